@@ -1,0 +1,95 @@
+import type { z } from 'zod';
+import type { AgentJob } from '../domain/job.js';
+import type { Logger } from '../logger.js';
+import { DocsApiError } from './errors.js';
+import { HttpTransport, type JsonRequest } from './http-transport.js';
+import { agentJobSchema, type PageViewsPage, pageViewsSchema } from './schemas.js';
+
+export interface DocsClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  projectId: string;
+  timeoutMs: number;
+  logger: Logger;
+  retries?: number;
+  retryBaseMs?: number;
+}
+
+export interface PageViewsQuery {
+  dateFrom: string;
+  /** Exclusive, as the API defines it. */
+  dateTo: string;
+  limit: number;
+  offset: number;
+}
+
+/** The docs platform's agent-job and analytics operations, with validated responses and typed errors. */
+export class DocsApiClient {
+  private readonly transport: HttpTransport;
+  private readonly project: string;
+
+  constructor(options: DocsClientOptions) {
+    this.transport = new HttpTransport(options);
+    this.project = encodeURIComponent(options.projectId);
+  }
+
+  createJob(prompt: string): Promise<AgentJob> {
+    // Never retried once it may have reached the server: a retry could start a second job.
+    return this.call(
+      { method: 'POST', path: `/v2/agent/${this.project}/job`, body: { prompt }, idempotent: false },
+      agentJobSchema,
+    );
+  }
+
+  getJob(jobId: string): Promise<AgentJob> {
+    return this.call(
+      { method: 'GET', path: `/v2/agent/${this.project}/job/${encodeURIComponent(jobId)}`, idempotent: true },
+      agentJobSchema,
+    );
+  }
+
+  sendMessage(jobId: string, prompt: string): Promise<AgentJob> {
+    return this.call(
+      {
+        method: 'POST',
+        path: `/v2/agent/${this.project}/job/${encodeURIComponent(jobId)}/message`,
+        body: { prompt },
+        idempotent: false,
+      },
+      agentJobSchema,
+    );
+  }
+
+  /** One page of views. Retried at most once: every call spends the organisation's hourly analytics budget. */
+  getPageViews(query: PageViewsQuery): Promise<PageViewsPage> {
+    return this.call(
+      {
+        method: 'GET',
+        path: `/v1/analytics/${this.project}/views`,
+        query: { dateFrom: query.dateFrom, dateTo: query.dateTo, limit: query.limit, offset: query.offset },
+        idempotent: true,
+        retries: 1,
+      },
+      pageViewsSchema,
+    );
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  private async call<S extends z.ZodType>(req: JsonRequest, schema: S): Promise<z.output<S>> {
+    const response = await this.transport.request(req);
+    const parsed = schema.safeParse(response.body);
+    if (!parsed.success) {
+      throw new DocsApiError(
+        'bad_response',
+        `The docs API answered ${response.status} with an unexpected body`,
+        {
+          status: response.status,
+        },
+      );
+    }
+    return parsed.data;
+  }
+}

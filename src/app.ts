@@ -1,0 +1,91 @@
+import { DocsApiClient } from './api/docs-client.js';
+import { type Config, secretsOf } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { MemoryPollQueue } from './scheduler/memory-poll-queue.js';
+import { AccessPolicy } from './services/access-policy.js';
+import { InMemoryHourlyQuota } from './services/hourly-quota.js';
+import { JobService } from './services/job-service.js';
+import { type Clock, systemClock } from './services/ports.js';
+import { SlackJobNotifier } from './slack/job-notifier.js';
+import { createSlackApp } from './slack/slack-app.js';
+import { createMemoryJobStore } from './store/keyv-job-store.js';
+
+/** The platform's documented limit on job creations and follow-ups per project. */
+const AGENT_JOBS_PER_HOUR = 100;
+
+export interface DocsAgentOptions {
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface DocsAgent {
+  logger: Logger;
+  /** Starts receiving Slack requests and resumes watching jobs; resolves the HTTP port. */
+  start(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Composition root: builds adapters, services and the Slack app from a validated config. */
+export function createDocsAgent(config: Config, options: DocsAgentOptions = {}): DocsAgent {
+  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
+  const clock = options.clock ?? systemClock;
+  let stopping = false;
+
+  const docsApi = new DocsApiClient({
+    baseUrl: config.docs.apiUrl,
+    apiKey: config.docs.apiKey,
+    projectId: config.docs.projectId,
+    timeoutMs: config.docs.timeoutMs,
+    logger: logger.child({ component: 'docs-api' }),
+  });
+  const store = createMemoryJobStore(logger, () => clock.now());
+  const queue = new MemoryPollQueue({ logger, concurrency: config.docs.maxConcurrency });
+  const quota = new InMemoryHourlyQuota(AGENT_JOBS_PER_HOUR, () => clock.now());
+
+  const slack = createSlackApp(config, logger, [
+    {
+      path: '/healthz',
+      handle: () =>
+        stopping ? { status: 503, body: { status: 'stopping' } } : { status: 200, body: { status: 'ok' } },
+    },
+  ]);
+  const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger);
+  const jobs = new JobService({
+    api: docsApi,
+    store,
+    notifier,
+    queue,
+    quota,
+    clock,
+    logger,
+    poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
+  });
+  slack.register({ jobs, access: new AccessPolicy(config.access), logger });
+
+  return {
+    logger,
+    async start() {
+      const port = await slack.start();
+      const resumed = await jobs.startWatching();
+      logger.info(
+        {
+          mode: slack.mode,
+          port,
+          state: 'in-memory',
+          resumedJobs: resumed,
+          project: config.docs.projectId,
+        },
+        slack.mode === 'http'
+          ? `docs-agent is listening for Slack on port ${port} (POST /slack/events); state is in memory (set REDIS_URL to keep it across restarts)`
+          : `docs-agent is connected in Socket Mode (health on port ${port}); state is in memory (set REDIS_URL to keep it across restarts)`,
+      );
+      return port;
+    },
+    async stop() {
+      stopping = true;
+      await slack.stop().catch(() => undefined);
+      await queue.close();
+      await docsApi.close();
+    },
+  };
+}

@@ -1,0 +1,236 @@
+import { z } from 'zod';
+import { AppError } from './errors.js';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const idList = (what: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^[A-Z0-9]+$/,
+            `each entry must be a Slack ${what} ID such as ${what === 'user' ? 'U0123ABCD' : 'C0123ABCD'}`,
+          ),
+      ),
+    );
+
+const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => (value === undefined || value === '' ? String(fallback) : value))
+    .pipe(
+      z
+        .string()
+        .regex(/^-?\d+$/, 'must be a whole number')
+        .transform(Number)
+        .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
+    );
+
+const httpUrl = z
+  .string()
+  .trim()
+  .url('must be a URL such as https://example.com')
+  .refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://');
+
+const envSchema = z
+  .object({
+    SLACK_BOT_TOKEN: z
+      .string({ error: 'is required: the Bot User OAuth Token (xoxb-…) from OAuth & Permissions' })
+      .trim()
+      .startsWith('xoxb-', 'must be a bot token starting with xoxb- (OAuth & Permissions page)'),
+    SLACK_SIGNING_SECRET: optionalText,
+    SLACK_APP_TOKEN: optionalText.pipe(
+      z
+        .string()
+        .startsWith(
+          'xapp-',
+          'must be an app-level token starting with xapp- (Basic Information → App-Level Tokens)',
+        )
+        .optional(),
+    ),
+    SLACK_API_URL: optionalText.pipe(httpUrl.optional()),
+    PORT: integer(3000, 0, 65535),
+    DOCS_API_URL: optionalText
+      .pipe(httpUrl.optional())
+      .transform((value) => value ?? 'https://api.mintlify.com'),
+    DOCS_API_KEY: z
+      .string({ error: 'is required: an admin API key (svc_…) from the docs dashboard’s API keys page' })
+      .trim()
+      .startsWith('svc_', 'must be an admin API key starting with svc_ (dashboard → API keys)'),
+    DOCS_PROJECT_ID: z
+      .string({ error: 'is required: the project ID shown on the dashboard’s API keys page' })
+      .trim()
+      .min(1, 'must not be empty')
+      .regex(/^[A-Za-z0-9_-]+$/, 'must be a project ID (letters, digits, - and _ only)'),
+    DOCS_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
+    DOCS_API_MAX_CONCURRENCY: integer(4, 1, 64),
+    DOCS_SITE_URL: optionalText.pipe(httpUrl.optional()),
+    REDIS_URL: optionalText.pipe(
+      z
+        .string()
+        .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+        .optional(),
+    ),
+    POLL_INTERVAL_MS: integer(5_000, 10),
+    POLL_MAX_INTERVAL_MS: integer(60_000, 10),
+    POLL_MAX_AGE_MS: integer(6 * 60 * 60 * 1000, 1_000),
+    SLACK_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
+    ALLOWED_CHANNEL_IDS: idList('channel'),
+    ALLOWED_USER_IDS: idList('user'),
+    FOLLOW_UPS_FROM: optionalText
+      .pipe(z.enum(['anyone', 'requester']).optional())
+      .transform((v) => v ?? 'anyone'),
+    ANALYTICS_MAX_PAGES: integer(40, 1, 1000),
+    ANALYTICS_CACHE_TTL_MS: integer(15 * 60 * 1000, 0),
+    ANALYTICS_HOURLY_BUDGET: integer(100, 1, 100_000),
+    WEEKLY_REPORT_CHANNEL: optionalText,
+    WEEKLY_REPORT_CRON: optionalText,
+    WEEKLY_REPORT_TZ: optionalText,
+    LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS).optional()).transform((v) => v ?? 'info'),
+  })
+  .superRefine((env, ctx) => {
+    if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SLACK_SIGNING_SECRET'],
+        message:
+          'is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode',
+      });
+    }
+    if (env.POLL_MAX_INTERVAL_MS < env.POLL_INTERVAL_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['POLL_MAX_INTERVAL_MS'],
+        message: `must be at least POLL_INTERVAL_MS (${env.POLL_INTERVAL_MS})`,
+      });
+    }
+  });
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  slack: {
+    botToken: string;
+    signingSecret: string | undefined;
+    appToken: string | undefined;
+    apiUrl: string | undefined;
+    timeoutMs: number;
+  };
+  port: number;
+  docs: {
+    apiUrl: string;
+    apiKey: string;
+    projectId: string;
+    timeoutMs: number;
+    maxConcurrency: number;
+    siteUrl: string | undefined;
+  };
+  redisUrl: string | undefined;
+  poll: { intervalMs: number; maxIntervalMs: number; maxAgeMs: number };
+  access: { channelIds: string[]; userIds: string[]; followUpsFrom: 'anyone' | 'requester' };
+  analytics: {
+    maxPages: number;
+    cacheTtlMs: number;
+    hourlyBudget: number;
+    weeklyReport: { channel: string | undefined; cron: string | undefined; timeZone: string | undefined };
+  };
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+export class ConfigError extends AppError<'invalid_config'> {
+  readonly problems: string[];
+
+  constructor(problems: string[]) {
+    super(
+      'invalid_config',
+      `docs-agent cannot start: fix these environment variables (see .env.example and the README):\n${problems
+        .map((problem) => `  - ${problem}`)
+        .join('\n')}`,
+    );
+    this.problems = problems;
+  }
+}
+
+/** Reads and validates the whole environment once; every problem is reported together. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const name = issue.path.join('.') || 'environment';
+      const isMissing = issue.code === 'invalid_type' && env[name] === undefined;
+      return isMissing && !issue.message.startsWith('is required')
+        ? `${name} is required`
+        : `${name} ${issue.message}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  return {
+    slack: {
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
+      apiUrl: e.SLACK_API_URL,
+      timeoutMs: e.SLACK_API_TIMEOUT_MS,
+    },
+    port: e.PORT,
+    docs: {
+      apiUrl: e.DOCS_API_URL,
+      apiKey: e.DOCS_API_KEY,
+      projectId: e.DOCS_PROJECT_ID,
+      timeoutMs: e.DOCS_API_TIMEOUT_MS,
+      maxConcurrency: e.DOCS_API_MAX_CONCURRENCY,
+      siteUrl: e.DOCS_SITE_URL,
+    },
+    redisUrl: e.REDIS_URL,
+    poll: {
+      intervalMs: e.POLL_INTERVAL_MS,
+      maxIntervalMs: e.POLL_MAX_INTERVAL_MS,
+      maxAgeMs: e.POLL_MAX_AGE_MS,
+    },
+    access: {
+      channelIds: e.ALLOWED_CHANNEL_IDS,
+      userIds: e.ALLOWED_USER_IDS,
+      followUpsFrom: e.FOLLOW_UPS_FROM,
+    },
+    analytics: {
+      maxPages: e.ANALYTICS_MAX_PAGES,
+      cacheTtlMs: e.ANALYTICS_CACHE_TTL_MS,
+      hourlyBudget: e.ANALYTICS_HOURLY_BUDGET,
+      weeklyReport: {
+        channel: e.WEEKLY_REPORT_CHANNEL,
+        cron: e.WEEKLY_REPORT_CRON,
+        timeZone: e.WEEKLY_REPORT_TZ,
+      },
+    },
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** The values that must never appear in logs or Slack messages. */
+export function secretsOf(config: Config): string[] {
+  return [
+    config.docs.apiKey,
+    config.slack.botToken,
+    config.slack.signingSecret,
+    config.slack.appToken,
+  ].filter((value): value is string => typeof value === 'string' && value.length >= 8);
+}

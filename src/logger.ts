@@ -1,0 +1,68 @@
+import { Writable } from 'node:stream';
+import { type DestinationStream, type Logger, pino } from 'pino';
+import pretty from 'pino-pretty';
+
+export type { Logger } from 'pino';
+
+const REDACT_PATHS = [
+  'token',
+  'apiKey',
+  'authorization',
+  'Authorization',
+  '*.token',
+  '*.apiKey',
+  '*.authorization',
+  '*.Authorization',
+  'headers.authorization',
+  'headers.Authorization',
+  '*.headers.authorization',
+];
+
+/** Replaces every occurrence of a known secret, wherever it hides in a log line (messages, causes, URLs). */
+export function scrubSecrets(line: string, secrets: readonly string[]): string {
+  let out = line;
+  for (const secret of secrets) {
+    if (out.includes(secret)) out = out.replaceAll(secret, '[redacted]');
+  }
+  return out;
+}
+
+export interface LoggerOptions {
+  level: string;
+  secrets: readonly string[];
+  /** Where lines go; stdout by default. Tests pass a collector. */
+  destination?: { write(line: string): unknown };
+  pretty?: boolean;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const target = options.destination ?? process.stdout;
+  const scrubbing: DestinationStream = {
+    write(line: string) {
+      target.write(scrubSecrets(line, options.secrets));
+    },
+  };
+  const usePretty = options.pretty ?? (options.destination === undefined && process.stdout.isTTY === true);
+  const stream = usePretty
+    ? pretty({
+        colorize: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname',
+        destination: new Writable({
+          write(chunk, _encoding, callback) {
+            scrubbing.write(String(chunk));
+            callback();
+          },
+        }),
+      })
+    : scrubbing;
+  return pino(
+    {
+      level: options.level,
+      base: { service: 'docs-agent' },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      serializers: { err: pino.stdSerializers.err },
+    },
+    stream,
+  );
+}

@@ -1,0 +1,139 @@
+import type { JobRecord } from '../domain/job.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type {
+  Clock,
+  JobNotifier,
+  JobStore,
+  StartingCard,
+  TerminalOutcome,
+  ThreadNotice,
+} from '../services/ports.js';
+import { SlackDeliveryError, type SlackGateway } from './slack-gateway.js';
+import { describeDocsFailure } from './views/failures.js';
+import { jobCardView } from './views/job-card.js';
+import { noticeView, terminalReplyView } from './views/job-replies.js';
+
+/** How long a claim on a terminal reply blocks other attempts; after that a retry checks the thread first. */
+const REPLY_CLAIM_MS = 2 * 60 * 1000;
+
+/** Renders job state into Slack: the card in place and the replies in its thread. */
+export class SlackJobNotifier implements JobNotifier {
+  constructor(
+    private readonly gateway: SlackGateway,
+    private readonly store: JobStore,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async postStartingCard(input: StartingCard): Promise<string> {
+    const message = jobCardView({
+      requesterId: input.requesterId,
+      prompt: input.prompt,
+      state: { phase: 'starting' },
+    });
+    const post = () =>
+      this.gateway.post({
+        channel: input.channelId,
+        threadTs: input.threadTs,
+        message,
+        dedupeKey: `card:${input.channelId}:${input.threadTs ?? ''}:${input.requesterId}:${this.clock.now()}`,
+      });
+    try {
+      return await post();
+    } catch (error) {
+      // Public channels can be joined without an invite (channels:join); then the post is tried once more.
+      if ((error as { code?: string }).code !== 'not_in_channel' || !input.channelId.startsWith('C'))
+        throw error;
+      await this.gateway.joinChannel(input.channelId);
+      this.logger.info({ channelId: input.channelId }, 'joined public channel to post a job card');
+      return await post();
+    }
+  }
+
+  async updateCard(record: JobRecord, now: number): Promise<void> {
+    const message = jobCardView({
+      requesterId: record.requesterId,
+      prompt: record.prompt,
+      state: { phase: 'tracked', record, now },
+    });
+    await this.gateway.update(record.channelId, record.cardTs, message).catch((error: unknown) => {
+      this.logger.warn({ jobId: record.jobId, error: describeError(error) }, 'could not update job card');
+    });
+  }
+
+  async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {
+    const reason = describeDocsFailure(input.error, this.clock.now());
+    const message = jobCardView({
+      requesterId: input.requesterId,
+      prompt: input.prompt,
+      state: { phase: 'not_started', reason },
+    });
+    await this.gateway.update(input.channelId, input.cardTs, message).catch((error: unknown) => {
+      this.logger.warn(
+        { channelId: input.channelId, error: describeError(error) },
+        'could not mark job card failed',
+      );
+    });
+  }
+
+  async postTerminalReply(
+    record: JobRecord,
+    outcome: TerminalOutcome,
+  ): Promise<'posted' | 'already_posted' | 'undeliverable'> {
+    const key = `terminal:${record.jobId}:${record.generation}`;
+    // The claim keeps two pollers (or a poll and its retry) from racing; the thread lookup covers a crash
+    // between posting and recording it.
+    if (!(await this.store.claim(key, REPLY_CLAIM_MS))) return 'already_posted';
+    const existing = await this.gateway
+      .findPosted(record.channelId, record.threadTs, key, record.activeSince)
+      .catch(() => undefined);
+    if (existing) return 'already_posted';
+    const message = terminalReplyView(record, outcome, this.clock.now());
+    try {
+      await this.gateway.post({
+        channel: record.channelId,
+        threadTs: record.threadTs,
+        message,
+        dedupeKey: key,
+      });
+      return 'posted';
+    } catch (error) {
+      await this.store.release(key).catch(() => undefined);
+      if (error instanceof SlackDeliveryError && isPermanent(error.code)) {
+        this.logger.error({ jobId: record.jobId, code: error.code }, 'Slack refused the terminal reply');
+        return 'undeliverable';
+      }
+      throw error;
+    }
+  }
+
+  async postNotice(record: JobRecord, notice: ThreadNotice): Promise<void> {
+    const key = `notice:${notice.kind}:${record.jobId}:${record.generation}`;
+    await this.gateway
+      .post({
+        channel: record.channelId,
+        threadTs: record.threadTs,
+        message: noticeView(record, notice),
+        dedupeKey: key,
+      })
+      .catch((error: unknown) => {
+        this.logger.warn(
+          { jobId: record.jobId, error: describeError(error) },
+          'could not post thread notice',
+        );
+      });
+  }
+}
+
+/** Slack errors that another attempt cannot fix (the bot was removed, the channel archived or deleted…). */
+function isPermanent(code: string): boolean {
+  return (
+    code !== 'ratelimited' &&
+    code !== 'request_failed' &&
+    !code.startsWith('http_') &&
+    code !== 'internal_error' &&
+    code !== 'fatal_error' &&
+    code !== 'service_unavailable'
+  );
+}

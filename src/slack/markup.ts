@@ -1,0 +1,57 @@
+/**
+ * Slack markup in user text. Two directions:
+ * - `escapeMrkdwn`: text we echo inside mrkdwn, so `<!channel>` or `<@U…>` in a prompt renders literally
+ *   and can never ping anyone.
+ * - `slackToPlainText`: what Slack sent us, turned into readable text for the docs agent.
+ */
+
+const ENTITY: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>' };
+
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function decodeEntities(text: string): string {
+  return text.replace(/&(amp|lt|gt);/g, (entity) => ENTITY[entity] ?? entity);
+}
+
+export type UserNameResolver = (userId: string) => string | undefined;
+
+/**
+ * `<@U123>` → `@name` (or `@U123` when the name is unknown), `<#C123|general>` → `#general`,
+ * `<!channel>` → `@channel`, `<!subteam^S1|@writers>` → `@writers`, `<https://x|label>` → `label (https://x)`,
+ * `<mailto:a@b|a@b>` → `a@b`; entities decoded last so escaped brackets stay text.
+ */
+export function slackToPlainText(text: string, resolveUser: UserNameResolver = () => undefined): string {
+  const converted = text.replace(/<([^<>\n]*)>/g, (_match, inner: string) => {
+    const [target = '', label] = splitLabel(inner);
+    if (target.startsWith('@')) {
+      const id = target.slice(1);
+      const name = label ?? resolveUser(id);
+      return `@${name ?? id}`;
+    }
+    if (target.startsWith('#')) return `#${label ?? target.slice(1)}`;
+    if (target.startsWith('!')) {
+      const special = target.slice(1);
+      if (special.startsWith('subteam^')) return label ?? '@group';
+      if (special.startsWith('date^')) return label ?? '';
+      return `@${label ?? special}`;
+    }
+    if (target.startsWith('mailto:')) return label ?? target.slice('mailto:'.length);
+    if (label && label !== target) return `${label} (${target})`;
+    return target;
+  });
+  return decodeEntities(converted);
+}
+
+function splitLabel(inner: string): [string, string | undefined] {
+  const bar = inner.indexOf('|');
+  if (bar === -1) return [inner, undefined];
+  const label = inner.slice(bar + 1);
+  return [inner.slice(0, bar), label === '' ? undefined : label];
+}
+
+/** Removes characters that render invisibly or flip direction, for one-line previews (not for prompts). */
+export function stripInvisible(text: string): string {
+  return text.replace(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g, '');
+}

@@ -1,0 +1,206 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { webApi } from '@slack/bolt';
+import { backoffDelay } from '../api/backoff.js';
+import { AppError, describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { SlackMessage } from './views/types.js';
+
+type WebClient = webApi.WebClient;
+
+/** Metadata type on every message the bot posts: lets a retry find out whether an earlier attempt landed. */
+export const MESSAGE_EVENT_TYPE = 'docs_agent_message';
+
+export class SlackDeliveryError extends AppError<string> {}
+
+export interface PostOptions {
+  channel: string;
+  threadTs?: string | null;
+  message: SlackMessage;
+  /**
+   * Identity of this message. With a key, a post whose outcome is unknown (timeout, 5xx) is looked up in
+   * the conversation before it is retried, so a retry never duplicates it. Without one it is never retried.
+   */
+  dedupeKey?: string;
+}
+
+export interface GatewayOptions {
+  logger: Logger;
+  /** Attempts for retryable failures (default 4). */
+  attempts?: number;
+  retryBaseMs?: number;
+  random?: () => number;
+}
+
+/**
+ * The bot's outbound Slack calls, on a WebClient built with retries off: this class decides what is safe
+ * to retry. 429s are always retried after Retry-After (Slack did not act on the call); updates, reactions
+ * and reads are idempotent; a post is retried only after proving the earlier attempt did not land.
+ */
+export class SlackGateway {
+  private readonly attempts: number;
+  private readonly retryBaseMs: number;
+  private readonly random: () => number;
+
+  constructor(
+    private readonly client: WebClient,
+    private readonly options: GatewayOptions,
+  ) {
+    this.attempts = options.attempts ?? 4;
+    this.retryBaseMs = options.retryBaseMs ?? 500;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** Posts a message; resolves its ts. */
+  async post({ channel, threadTs, message, dedupeKey }: PostOptions): Promise<string> {
+    const startedAt = Date.now();
+    let blocks: SlackMessage['blocks'] | undefined = message.blocks;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await this.client.chat.postMessage({
+          channel,
+          text: message.text,
+          ...(blocks ? { blocks } : {}),
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+          ...(dedupeKey
+            ? { metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { key: dedupeKey } } }
+            : {}),
+          unfurl_links: false,
+          unfurl_media: false,
+        });
+        return String(result.ts);
+      } catch (error) {
+        const kind = classify(error);
+        if (kind.type === 'platform' && blocks && isBlocksProblem(kind.code)) {
+          // Rare: Slack rejected the layout. The plain text still tells the user what happened.
+          this.options.logger.warn({ channel, code: kind.code }, 'Slack rejected blocks; posting text only');
+          blocks = undefined;
+          continue;
+        }
+        if (kind.type === 'platform' || attempt + 1 >= this.attempts) throw toDeliveryError(error, kind);
+        if (kind.type === 'ambiguous') {
+          if (!dedupeKey) throw toDeliveryError(error, kind);
+          const landed = await this.findPosted(channel, threadTs ?? null, dedupeKey, startedAt).catch(
+            () => undefined,
+          );
+          if (landed) return landed;
+        }
+        await sleep(this.retryDelay(kind, attempt));
+      }
+    }
+  }
+
+  async update(channel: string, ts: string, message: SlackMessage): Promise<void> {
+    let blocks: SlackMessage['blocks'] | undefined = message.blocks;
+    await this.retrying('chat.update', async () => {
+      try {
+        await this.client.chat.update({ channel, ts, text: message.text, blocks: blocks ?? [] });
+      } catch (error) {
+        const kind = classify(error);
+        if (kind.type === 'platform' && blocks && isBlocksProblem(kind.code)) {
+          blocks = undefined;
+          await this.client.chat.update({ channel, ts, text: message.text, blocks: [] });
+          return;
+        }
+        throw error;
+      }
+    });
+  }
+
+  async addReaction(channel: string, ts: string, name: string): Promise<void> {
+    await this.retrying('reactions.add', async () => {
+      try {
+        await this.client.reactions.add({ channel, timestamp: ts, name });
+      } catch (error) {
+        if (classify(error).code === 'already_reacted') return;
+        throw error;
+      }
+    });
+  }
+
+  async joinChannel(channel: string): Promise<void> {
+    await this.retrying('conversations.join', () => this.client.conversations.join({ channel }));
+  }
+
+  /** Looks for a message the bot posted with this dedupe key since `sinceMs`. */
+  async findPosted(
+    channel: string,
+    threadTs: string | null,
+    key: string,
+    sinceMs: number,
+  ): Promise<string | undefined> {
+    const oldest = ((sinceMs - 60_000) / 1000).toFixed(6);
+    const result = threadTs
+      ? await this.client.conversations.replies({
+          channel,
+          ts: threadTs,
+          oldest,
+          include_all_metadata: true,
+          limit: 200,
+        })
+      : await this.client.conversations.history({ channel, oldest, include_all_metadata: true, limit: 100 });
+    const messages = (result.messages ?? []) as Array<{
+      ts?: string;
+      metadata?: { event_type?: string; event_payload?: { key?: unknown } };
+    }>;
+    const found = messages.find(
+      (m) => m.metadata?.event_type === MESSAGE_EVENT_TYPE && m.metadata.event_payload?.key === key,
+    );
+    return found?.ts;
+  }
+
+  private async retrying<T>(method: string, call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        const kind = classify(error);
+        if (kind.type === 'platform' || attempt + 1 >= this.attempts) {
+          this.options.logger.debug({ method, error: describeError(error) }, 'Slack call failed');
+          throw toDeliveryError(error, kind);
+        }
+        await sleep(this.retryDelay(kind, attempt));
+      }
+    }
+  }
+
+  private retryDelay(kind: Classified, attempt: number): number {
+    if (kind.type === 'rate_limited') return kind.retryAfterMs;
+    return backoffDelay(attempt, { baseMs: this.retryBaseMs, maxMs: 10_000, random: this.random });
+  }
+}
+
+type Classified =
+  | { type: 'platform'; code: string }
+  | { type: 'rate_limited'; code: 'ratelimited'; retryAfterMs: number }
+  | { type: 'ambiguous'; code: string };
+
+function classify(error: unknown): Classified {
+  const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; statusCode?: number };
+  switch (e?.code) {
+    case webApi.ErrorCode.PlatformError:
+      return { type: 'platform', code: e.data?.error ?? 'unknown_error' };
+    case webApi.ErrorCode.RateLimitedError:
+      return {
+        type: 'rate_limited',
+        code: 'ratelimited',
+        retryAfterMs: Math.max(1, e.retryAfter ?? 1) * 1000,
+      };
+    case webApi.ErrorCode.HTTPError:
+      return { type: 'ambiguous', code: `http_${e.statusCode ?? 'error'}` };
+    default:
+      return { type: 'ambiguous', code: 'request_failed' };
+  }
+}
+
+function isBlocksProblem(code: string): boolean {
+  return (
+    code === 'invalid_blocks' ||
+    code === 'msg_too_long' ||
+    code === 'invalid_blocks_format' ||
+    code === 'too_many_blocks'
+  );
+}
+
+function toDeliveryError(error: unknown, kind: Classified): SlackDeliveryError {
+  return new SlackDeliveryError(kind.code, `Slack call failed: ${kind.code}`, { cause: error });
+}

@@ -1,0 +1,139 @@
+import type { JobRecord } from '../../domain/job.js';
+import { escapeMrkdwn } from '../markup.js';
+import { formatDuration, mrkdwnLink, repositoryBranchUrl, repositoryLabel } from './format.js';
+import { LIMITS, oneLine, truncate } from './limits.js';
+import type { SlackMessage } from './types.js';
+
+export type CardState =
+  | { phase: 'starting' }
+  | { phase: 'not_started'; reason: string }
+  | { phase: 'tracked'; record: JobRecord; now: number; untracked?: false };
+
+export interface JobCardInput {
+  requesterId: string;
+  prompt: string;
+  state: CardState;
+}
+
+interface StatusLine {
+  emoji: string;
+  label: string;
+}
+
+export function statusLine(record: JobRecord): StatusLine {
+  if (record.watchEnded === 'gone')
+    return { emoji: ':grey_question:', label: 'Job no longer exists on the docs platform' };
+  switch (record.status) {
+    case 'active':
+      return record.watchEnded === 'expired'
+        ? { emoji: ':zzz:', label: 'Still running when the bot stopped watching' }
+        : { emoji: ':gear:', label: 'Working: the agent is editing the docs' };
+    case 'completed':
+      return record.prLink
+        ? { emoji: ':white_check_mark:', label: 'Done: pull request opened' }
+        : { emoji: ':white_check_mark:', label: 'Done: no files changed' };
+    case 'failed':
+      return { emoji: ':x:', label: 'Failed' };
+    case 'archived':
+      return { emoji: ':file_cabinet:', label: 'Archived' };
+    default:
+      return { emoji: ':gear:', label: `Working (${escapeMrkdwn(oneLine(record.status, 40))})` };
+  }
+}
+
+/** The job card: who asked, the instruction (rendered literally), status and details. Pure. */
+export function jobCardView(input: JobCardInput): SlackMessage {
+  const { state } = input;
+  const blocks: SlackMessage['blocks'] = [
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: `:memo: *Docs agent job* requested by <@${safeId(input.requesterId)}>` },
+    },
+    promptQuote(input.prompt),
+  ];
+
+  let status: StatusLine;
+  if (state.phase === 'starting') {
+    status = { emoji: ':hourglass_flowing_sand:', label: 'Starting the agent…' };
+  } else if (state.phase === 'not_started') {
+    status = { emoji: ':warning:', label: 'Not started' };
+  } else {
+    status = statusLine(state.record);
+  }
+  blocks.push({
+    type: 'section',
+    text: { type: 'mrkdwn', text: truncate(`${status.emoji} *${status.label}*`, LIMITS.sectionText) },
+  });
+  if (state.phase === 'not_started') {
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: truncate(state.reason, LIMITS.sectionText) },
+    });
+  }
+  if (state.phase === 'tracked') {
+    blocks.push({ type: 'section', fields: detailFields(state.record, state.now) });
+    if (state.record.prLink) {
+      blocks.push({
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            action_id: 'open_pull_request',
+            text: { type: 'plain_text', text: 'View pull request', emoji: true },
+            url: state.record.prLink,
+            style: 'primary',
+          },
+        ],
+      });
+    }
+  }
+  return {
+    text: truncate(
+      `Docs agent job: ${status.label}. ${oneLine(escapeMrkdwn(input.prompt), 150)}`,
+      LIMITS.fallbackText,
+    ),
+    blocks,
+  };
+}
+
+function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; text: string }> {
+  const fields: string[] = [`*Job*\n\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``];
+  if (record.repository) {
+    fields.push(
+      `*Repository*\n${mrkdwnLink(record.repository, oneLine(repositoryLabel(record.repository), 200))}`,
+    );
+  }
+  if (record.ref) {
+    const branchUrl = record.repository ? repositoryBranchUrl(record.repository, record.ref) : undefined;
+    const label = `\`${escapeMrkdwn(oneLine(record.ref, 200))}\``;
+    fields.push(
+      `*Branch*\n${branchUrl ? `<${branchUrl}|${escapeMrkdwn(oneLine(record.ref, 200))}>` : label}`,
+    );
+  }
+  if (record.model) fields.push(`*Model*\n${escapeMrkdwn(oneLine(record.model, 100))}`);
+  const running = record.watching || record.status === 'active';
+  fields.push(`*${running ? 'Running for' : 'Took'}*\n${formatDuration(now - record.activeSince)}`);
+  return fields
+    .slice(0, LIMITS.fields)
+    .map((text) => ({ type: 'mrkdwn', text: truncate(text, LIMITS.fieldText) }));
+}
+
+/** The user's words, quoted as rich text: nothing in them is parsed, so no markup can ping or format. */
+export function promptQuote(prompt: string) {
+  return {
+    type: 'rich_text',
+    elements: [
+      {
+        type: 'rich_text_quote',
+        elements: [
+          { type: 'text', text: truncate(prompt.trim() === '' ? '(empty)' : prompt, LIMITS.richTextQuote) },
+        ],
+      },
+    ],
+  };
+}
+
+/** Slack IDs are upper-case alphanumerics; anything else is never interpolated into markup. */
+export function safeId(id: string): string {
+  return /^[A-Z0-9]+$/.test(id) ? id : 'unknown';
+}

@@ -1,0 +1,27 @@
+/** Slack Block Kit limits the views must respect (https://api.slack.com/reference/block-kit). */
+export const LIMITS = {
+  blocks: 50,
+  sectionText: 3000,
+  headerText: 150,
+  fieldText: 2000,
+  fields: 10,
+  contextElements: 10,
+  buttonText: 75,
+  buttonUrl: 3000,
+  buttonValue: 2000,
+  /** Top-level `text`: Slack truncates beyond 40,000; keep notifications short. */
+  fallbackText: 3000,
+  richTextQuote: 3500,
+} as const;
+
+/** Cuts to at most `max` characters (code points are not split), marking the cut with an ellipsis. */
+export function truncate(text: string, max: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  return `${chars.slice(0, Math.max(0, max - 1)).join('')}…`;
+}
+
+/** One line for notifications and previews. */
+export function oneLine(text: string, max: number): string {
+  return truncate(text.replace(/\s+/g, ' ').trim(), max);
+}

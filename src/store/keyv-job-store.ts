@@ -1,0 +1,137 @@
+import Keyv from 'keyv';
+import type { JobRecord } from '../domain/job.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { JobStore } from '../services/ports.js';
+
+/** Records outlive the watch so follow-ups in old threads still find their job. */
+const RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const WATCHED_SET = 'watched';
+
+export class StateUnavailableError extends AppError<'state_unavailable'> {
+  constructor(cause: unknown) {
+    super('state_unavailable', 'The bot could not reach its state store', { cause });
+  }
+}
+
+/**
+ * Operations Keyv cannot express atomically (it has no set-if-absent and no sets). The in-memory
+ * version relies on the single JS thread; a Redis version maps them to SET NX PX and SADD/SREM.
+ */
+export interface AtomicOps {
+  claim(key: string, ttlMs: number): Promise<boolean>;
+  release(key: string): Promise<void>;
+  addMember(set: string, member: string): Promise<void>;
+  removeMember(set: string, member: string): Promise<void>;
+  members(set: string): Promise<string[]>;
+}
+
+export class MemoryAtomicOps implements AtomicOps {
+  private readonly claims = new Map<string, number>();
+  private readonly sets = new Map<string, Set<string>>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async claim(key: string, ttlMs: number): Promise<boolean> {
+    const expires = this.claims.get(key);
+    const now = this.now();
+    if (expires !== undefined && expires > now) return false;
+    this.claims.set(key, now + ttlMs);
+    if (this.claims.size > 10_000) this.sweep(now);
+    return true;
+  }
+
+  async release(key: string): Promise<void> {
+    this.claims.delete(key);
+  }
+
+  async addMember(set: string, member: string): Promise<void> {
+    let members = this.sets.get(set);
+    if (!members) {
+      members = new Set();
+      this.sets.set(set, members);
+    }
+    members.add(member);
+  }
+
+  async removeMember(set: string, member: string): Promise<void> {
+    this.sets.get(set)?.delete(member);
+  }
+
+  async members(set: string): Promise<string[]> {
+    return [...(this.sets.get(set) ?? [])];
+  }
+
+  private sweep(now: number): void {
+    for (const [key, expires] of this.claims) if (expires <= now) this.claims.delete(key);
+  }
+}
+
+export class KeyvJobStore implements JobStore {
+  constructor(
+    private readonly keyv: Keyv,
+    private readonly atomics: AtomicOps,
+  ) {}
+
+  getJob(jobId: string): Promise<JobRecord | undefined> {
+    return this.guard(async () => {
+      const record = await this.keyv.get<JobRecord>(`job:${jobId}`);
+      return record ? { ...record } : undefined;
+    });
+  }
+
+  saveJob(record: JobRecord): Promise<void> {
+    return this.guard(async () => {
+      await this.keyv.set(`job:${record.jobId}`, { ...record }, RECORD_TTL_MS);
+      if (record.watching) await this.atomics.addMember(WATCHED_SET, record.jobId);
+      else await this.atomics.removeMember(WATCHED_SET, record.jobId);
+    });
+  }
+
+  linkThread(channelId: string, threadTs: string, jobId: string): Promise<void> {
+    return this.guard(async () => {
+      await this.keyv.set(`thread:${channelId}:${threadTs}`, jobId, RECORD_TTL_MS);
+    });
+  }
+
+  findJobByThread(channelId: string, threadTs: string): Promise<string | undefined> {
+    return this.guard(
+      async () => (await this.keyv.get<string>(`thread:${channelId}:${threadTs}`)) ?? undefined,
+    );
+  }
+
+  listWatched(channelId?: string): Promise<JobRecord[]> {
+    return this.guard(async () => {
+      const ids = await this.atomics.members(WATCHED_SET);
+      const records = await Promise.all(ids.map((id) => this.keyv.get<JobRecord>(`job:${id}`)));
+      return records
+        .filter((r): r is JobRecord => r?.watching === true)
+        .filter((r) => channelId === undefined || r.channelId === channelId)
+        .sort((a, b) => a.createdAt - b.createdAt);
+    });
+  }
+
+  claim(key: string, ttlMs: number): Promise<boolean> {
+    return this.guard(() => this.atomics.claim(`claim:${key}`, ttlMs));
+  }
+
+  release(key: string): Promise<void> {
+    return this.guard(() => this.atomics.release(`claim:${key}`));
+  }
+
+  private async guard<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      if (error instanceof StateUnavailableError) throw error;
+      throw new StateUnavailableError(error);
+    }
+  }
+}
+
+/** The embedded store: state lives in this process and is gone on restart. */
+export function createMemoryJobStore(logger: Logger, now?: () => number): KeyvJobStore {
+  const keyv = new Keyv({ namespace: 'docs-agent' });
+  keyv.on('error', (error: unknown) => logger.error({ err: error }, 'state store error'));
+  return new KeyvJobStore(keyv, new MemoryAtomicOps(now));
+}

@@ -1,0 +1,304 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listen, readBody, sendJson } from './http.js';
+
+export const FAKE_PROJECT_ID = 'proj_acme_docs';
+export const FAKE_API_KEY = 'svc_fake_test_key_0123456789abcdefghijkl';
+/** A key whose scope allows GET only: POSTs get 403, as the reference describes. */
+export const FAKE_READONLY_KEY = 'svc_fake_readonly_key_0123456789abcdefgh';
+
+export interface FakeJob {
+  id: string;
+  status: 'active' | 'completed' | 'archived' | 'failed';
+  source: { repository: string; ref: string | null };
+  model: string;
+  prLink: string | null;
+  createdAt: string;
+  archivedAt: string | null;
+  prompts: string[];
+}
+
+export interface ViewRow {
+  path: string;
+  human: number;
+  ai: number;
+  total: number;
+}
+
+type Fault =
+  | { kind: 'status'; status: number; body?: string; retryAfter?: string }
+  | { kind: 'delay'; ms: number }
+  | { kind: 'reset' }
+  | { kind: 'garbage'; body: string; status?: number };
+
+export interface FakeDocsRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: unknown;
+  authorization: string | undefined;
+}
+
+/**
+ * The docs platform as `../shared/reference/` describes it: agent jobs (201 on create, GET, follow-up
+ * messages, 100 jobs per project per rolling hour then 429, 401 on a wrong key, 403 for a read-only key on
+ * POST) and page-view analytics (offset paging, exclusive dateTo, views in no particular order).
+ */
+export class FakeDocs {
+  readonly jobs = new Map<string, FakeJob>();
+  readonly requests: FakeDocsRequest[] = [];
+  /** Per-project budget of job creations and follow-ups per hour. */
+  jobsPerHour = 100;
+  /** Delay before every answer (for "slow docs API" tests). */
+  latencyMs = 0;
+  /** Analytics rows per range key `${dateFrom}..${dateTo}`; `defaultViews` for any other range. */
+  readonly viewsByRange = new Map<string, ViewRow[]>();
+  defaultViews: ViewRow[] = [];
+  private readonly creations: number[] = [];
+  private readonly faults: Array<{ match: (r: FakeDocsRequest) => boolean; fault: Fault }> = [];
+  private counter = 0;
+  private close_: (() => Promise<void>) | undefined;
+  url = '';
+
+  static async start(): Promise<FakeDocs> {
+    const fake = new FakeDocs();
+    const server = await listen((req, res) => fake.handle(req, res));
+    fake.url = server.url;
+    fake.close_ = server.close;
+    return fake;
+  }
+
+  /** The next request matching `match` (method and path prefix) fails this way, `times` times. */
+  inject(match: { method?: string; path?: string | RegExp }, fault: Fault, times = 1): void {
+    for (let i = 0; i < times; i++) {
+      this.faults.push({
+        match: (r) =>
+          (match.method === undefined || r.method === match.method) &&
+          (match.path === undefined ||
+            (typeof match.path === 'string' ? r.path.startsWith(match.path) : match.path.test(r.path))),
+        fault,
+      });
+    }
+  }
+
+  requestsTo(method: string, pathPattern: RegExp): FakeDocsRequest[] {
+    return this.requests.filter((r) => r.method === method && pathPattern.test(r.path));
+  }
+
+  get onlyJob(): FakeJob {
+    const [job] = [...this.jobs.values()];
+    if (!job || this.jobs.size !== 1) throw new Error(`expected exactly one job, found ${this.jobs.size}`);
+    return job;
+  }
+
+  setRef(id: string, ref: string): void {
+    this.job(id).source.ref = ref;
+  }
+
+  complete(
+    id: string,
+    prLink: string | null = `https://github.com/acme/docs/pull/${100 + this.jobs.size}`,
+  ): void {
+    const job = this.job(id);
+    job.status = 'completed';
+    job.prLink = prLink;
+    job.source.ref ??= `docs-agent/${id}`;
+  }
+
+  fail(id: string): void {
+    this.job(id).status = 'failed';
+  }
+
+  archive(id: string): void {
+    const job = this.job(id);
+    job.status = 'archived';
+    job.archivedAt = new Date().toISOString();
+  }
+
+  remove(id: string): void {
+    this.jobs.delete(id);
+  }
+
+  async close(): Promise<void> {
+    await this.close_?.();
+  }
+
+  private job(id: string): FakeJob {
+    const job = this.jobs.get(id);
+    if (!job) throw new Error(`no fake job ${id}`);
+    return job;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const url = new URL(req.url ?? '/', 'http://fake');
+    let body: unknown;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      body = raw;
+    }
+    const request: FakeDocsRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      body,
+      authorization: req.headers.authorization,
+    };
+    this.requests.push(request);
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+
+    const faultIndex = this.faults.findIndex((f) => f.match(request));
+    if (faultIndex !== -1) {
+      const { fault } = this.faults.splice(faultIndex, 1)[0]!;
+      if (fault.kind === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      if (fault.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+      if (fault.kind === 'status') {
+        res.writeHead(fault.status, {
+          'content-type': 'application/json',
+          ...(fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter }),
+        });
+        res.end(fault.body ?? JSON.stringify({ error: `injected ${fault.status}` }));
+        return;
+      }
+      if (fault.kind === 'garbage') {
+        res.writeHead(fault.status ?? 200, { 'content-type': 'text/html' });
+        res.end(fault.body);
+        return;
+      }
+    }
+    this.route(request, res);
+  }
+
+  private route(r: FakeDocsRequest, res: ServerResponse) {
+    const key = r.authorization?.replace(/^Bearer /, '');
+    if (key !== FAKE_API_KEY && key !== FAKE_READONLY_KEY)
+      return sendJson(res, 401, { error: 'Invalid API key' });
+    if (r.method === 'POST' && key === FAKE_READONLY_KEY)
+      return sendJson(res, 403, { error: 'API key lacks write scope' });
+
+    const jobs = /^\/v2\/agent\/([^/]+)\/job(?:\/([^/]+))?(\/message)?$/.exec(r.path);
+    if (jobs) {
+      const [, project, id, message] = jobs;
+      if (project !== FAKE_PROJECT_ID) return sendJson(res, 404, { error: 'Project not found' });
+      if (r.method === 'POST' && !id) return this.createJob(r, res);
+      if (r.method === 'GET' && id && !message) {
+        const job = this.jobs.get(decodeURIComponent(id));
+        return job ? sendJson(res, 200, publicJob(job)) : sendJson(res, 404, { error: 'Job not found' });
+      }
+      if (r.method === 'POST' && id && message) return this.sendMessage(decodeURIComponent(id), r, res);
+    }
+    const views = /^\/v1\/analytics\/([^/]+)\/views$/.exec(r.path);
+    if (views && r.method === 'GET') {
+      if (views[1] !== FAKE_PROJECT_ID) return sendJson(res, 404, { error: 'Project not found' });
+      return this.pageViews(r, res);
+    }
+    sendJson(res, 404, { error: 'Not found' });
+  }
+
+  private promptOf(r: FakeDocsRequest): string | undefined {
+    const prompt = (r.body as { prompt?: unknown } | undefined)?.prompt;
+    return typeof prompt === 'string' && prompt.length >= 1 ? prompt : undefined;
+  }
+
+  private takeSlot(): boolean {
+    const now = Date.now();
+    while (this.creations.length > 0 && this.creations[0]! <= now - 3_600_000) this.creations.shift();
+    if (this.creations.length >= this.jobsPerHour) return false;
+    this.creations.push(now);
+    return true;
+  }
+
+  private createJob(r: FakeDocsRequest, res: ServerResponse) {
+    const prompt = this.promptOf(r);
+    if (!prompt) return sendJson(res, 400, { error: 'prompt: String must contain at least 1 character(s)' });
+    if (!this.takeSlot()) return sendJson(res, 429, { error: 'Rate limit exceeded' });
+    this.counter += 1;
+    const id = `job_${String(this.counter).padStart(4, '0')}`;
+    const job: FakeJob = {
+      id,
+      status: 'active',
+      source: { repository: 'https://github.com/acme/docs', ref: null },
+      model: 'claude-sonnet-4-5',
+      prLink: null,
+      createdAt: new Date().toISOString(),
+      archivedAt: null,
+      prompts: [prompt],
+    };
+    this.jobs.set(id, job);
+    sendJson(res, 201, publicJob(job));
+  }
+
+  private sendMessage(id: string, r: FakeDocsRequest, res: ServerResponse) {
+    const job = this.jobs.get(id);
+    if (!job) return sendJson(res, 404, { error: 'Job not found' });
+    const prompt = this.promptOf(r);
+    if (!prompt) return sendJson(res, 400, { error: 'prompt: String must contain at least 1 character(s)' });
+    if (!this.takeSlot()) return sendJson(res, 429, { error: 'Rate limit exceeded' });
+    job.prompts.push(prompt);
+    job.status = 'active';
+    sendJson(res, 200, publicJob(job));
+  }
+
+  private pageViews(r: FakeDocsRequest, res: ServerResponse) {
+    const limit = r.query.has('limit') ? Number(r.query.get('limit')) : 50;
+    const offset = r.query.has('offset') ? Number(r.query.get('offset')) : 0;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 250) {
+      return sendJson(res, 400, {
+        error: 'Invalid query parameters',
+        details: [{ message: 'limit must be between 1 and 250' }],
+      });
+    }
+    if (!Number.isInteger(offset) || offset < 0) {
+      return sendJson(res, 400, {
+        error: 'Invalid query parameters',
+        details: [{ message: 'offset must be >= 0' }],
+      });
+    }
+    const dateFrom = r.query.get('dateFrom') ?? '';
+    const dateTo = r.query.get('dateTo') ?? '';
+    const dateFormat = /^\d{4}-\d{2}-\d{2}/;
+    if ((dateFrom && !dateFormat.test(dateFrom)) || (dateTo && !dateFormat.test(dateTo))) {
+      return sendJson(res, 400, {
+        error: 'Invalid query parameters',
+        details: [{ message: 'dates must be YYYY-MM-DD' }],
+      });
+    }
+    const rows = this.viewsByRange.get(`${dateFrom}..${dateTo}`) ?? this.defaultViews;
+    const totals = rows.reduce(
+      (t, row) => ({ human: t.human + row.human, ai: t.ai + row.ai, total: t.total + row.total }),
+      { human: 0, ai: 0, total: 0 },
+    );
+    sendJson(res, 200, {
+      totals,
+      views: rows.slice(offset, offset + limit),
+      hasMore: offset + limit < rows.length,
+    });
+  }
+}
+
+function publicJob(job: FakeJob): Omit<FakeJob, 'prompts'> {
+  const { prompts: _prompts, ...rest } = job;
+  return structuredClone(rest);
+}
+
+/** `count` page rows with distinct totals, shuffled so the API's order says nothing about rank. */
+export function makeViewRows(count: number, seed = 42): ViewRow[] {
+  let state = seed;
+  const random = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+  const rows: ViewRow[] = Array.from({ length: count }, (_, i) => {
+    const total = (count - i) * 3 + 1;
+    const ai = Math.floor(total * random() * 0.6);
+    return { path: `/docs/page-${String(i).padStart(5, '0')}`, human: total - ai, ai, total };
+  });
+  for (let i = rows.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [rows[i], rows[j]] = [rows[j]!, rows[i]!];
+  }
+  return rows;
+}

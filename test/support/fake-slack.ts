@@ -1,0 +1,239 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listen, readBody, sendJson, waitFor } from './http.js';
+
+export interface SlackCall {
+  method: string;
+  args: Record<string, unknown>;
+  /** Authorization header, to check the bot token is sent (and never anywhere else). */
+  authorization: string | undefined;
+}
+
+export interface StoredMessage {
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  blocks?: unknown[];
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
+  user: string;
+  bot_id?: string;
+}
+
+type Fault =
+  | { kind: 'error'; error: string }
+  | { kind: 'status'; status: number; retryAfter?: number }
+  | { kind: 'delay'; ms: number; thenSucceed: boolean }
+  | { kind: 'drop' };
+
+/**
+ * A fake of Slack's Web API (the methods the bot calls) and of response_url endpoints. It records every call,
+ * keeps posted messages so conversations.history/replies answer realistically, and can inject faults.
+ */
+export class FakeSlack {
+  readonly calls: SlackCall[] = [];
+  readonly messages: StoredMessage[] = [];
+  readonly responses: Array<{ path: string; body: Record<string, unknown> }> = [];
+  /** Channels the bot is not a member of; public ones (C…) can be joined. */
+  readonly notMemberOf = new Set<string>();
+  readonly users = new Map<string, { name: string; real_name?: string; display_name?: string }>();
+  readonly botUserId = 'U0DOCSBOT';
+  readonly botId = 'B0DOCSBOT';
+  private readonly faults = new Map<string, Fault[]>();
+  private tsCounter = 0;
+  private close_: (() => Promise<void>) | undefined;
+  url = '';
+
+  static async start(): Promise<FakeSlack> {
+    const fake = new FakeSlack();
+    const server = await listen((req, res) => fake.handle(req, res));
+    fake.url = server.url;
+    fake.close_ = server.close;
+    return fake;
+  }
+
+  get apiUrl(): string {
+    return `${this.url}/api/`;
+  }
+
+  responseUrl(id = 'cmd'): string {
+    return `${this.url}/response/${id}`;
+  }
+
+  /** The next `times` calls of `method` fail this way. */
+  inject(method: string, fault: Fault, times = 1): void {
+    const list = this.faults.get(method) ?? [];
+    for (let i = 0; i < times; i++) list.push(fault);
+    this.faults.set(method, list);
+  }
+
+  callsOf(method: string): SlackCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  threadReplies(channel: string, threadTs: string): StoredMessage[] {
+    return this.messages.filter(
+      (m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs,
+    );
+  }
+
+  message(channel: string, ts: string): StoredMessage | undefined {
+    return this.messages.find((m) => m.channel === channel && m.ts === ts);
+  }
+
+  waitForCall(
+    method: string,
+    predicate: (call: SlackCall) => boolean = () => true,
+    timeoutMs = 5000,
+  ): Promise<SlackCall> {
+    return waitFor(() => this.calls.find((c) => c.method === method && predicate(c)), {
+      timeoutMs,
+      what: `Slack ${method}`,
+    });
+  }
+
+  /** Every text the bot sent to Slack (messages, updates, responses), for leak checks. */
+  everythingSent(): string {
+    return JSON.stringify({ calls: this.calls.map((c) => c.args), responses: this.responses });
+  }
+
+  nextTs(): string {
+    this.tsCounter += 1;
+    return `${Math.floor(Date.now() / 1000)}.${String(this.tsCounter).padStart(6, '0')}`;
+  }
+
+  async close(): Promise<void> {
+    await this.close_?.();
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const path = req.url ?? '/';
+    if (path.startsWith('/response/')) {
+      this.responses.push({ path, body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {} });
+      sendJson(res, 200, { ok: true });
+      return;
+    }
+    const method = path.replace(/^\/api\//, '').split('?')[0] ?? '';
+    const args = parseArgs(raw, req.headers['content-type']);
+    this.calls.push({ method, args, authorization: req.headers.authorization });
+    const fault = this.faults.get(method)?.shift();
+    if (fault) {
+      if (fault.kind === 'error') return sendJson(res, 200, { ok: false, error: fault.error });
+      if (fault.kind === 'status') {
+        const headers: Record<string, string> =
+          fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) };
+        return sendJson(res, fault.status, { ok: false, error: 'fault' }, headers);
+      }
+      if (fault.kind === 'drop') {
+        req.socket.destroy();
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, fault.ms));
+      if (!fault.thenSucceed) {
+        res.destroy();
+        return;
+      }
+    }
+    sendJson(res, 200, this.answer(method, args));
+  }
+
+  private answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
+    const channel = String(args.channel ?? '');
+    switch (method) {
+      case 'auth.test':
+        return {
+          ok: true,
+          url: 'https://acme.slack.com/',
+          team: 'Acme',
+          team_id: 'T0TEAM',
+          user: 'docs-agent',
+          user_id: this.botUserId,
+          bot_id: this.botId,
+        };
+      case 'chat.postMessage': {
+        if (this.notMemberOf.has(channel))
+          return { ok: false, error: channel.startsWith('C') ? 'not_in_channel' : 'channel_not_found' };
+        const message: StoredMessage = {
+          channel,
+          ts: this.nextTs(),
+          text: String(args.text ?? ''),
+          blocks: args.blocks as unknown[] | undefined,
+          metadata: args.metadata as StoredMessage['metadata'],
+          user: this.botUserId,
+          bot_id: this.botId,
+          ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+        };
+        this.messages.push(message);
+        return { ok: true, channel, ts: message.ts, message };
+      }
+      case 'chat.update': {
+        const message = this.message(channel, String(args.ts));
+        if (!message) return { ok: false, error: 'message_not_found' };
+        message.text = String(args.text ?? '');
+        message.blocks = args.blocks as unknown[] | undefined;
+        return { ok: true, channel, ts: message.ts };
+      }
+      case 'chat.postEphemeral':
+        return { ok: true, message_ts: this.nextTs() };
+      case 'conversations.join':
+        if (!channel.startsWith('C')) return { ok: false, error: 'method_not_supported_for_channel_type' };
+        this.notMemberOf.delete(channel);
+        return { ok: true, channel: { id: channel } };
+      case 'conversations.history': {
+        const oldest = Number(args.oldest ?? 0);
+        const messages = this.messages
+          .filter(
+            (m) => m.channel === channel && (!m.thread_ts || m.thread_ts === m.ts) && Number(m.ts) >= oldest,
+          )
+          .reverse();
+        return { ok: true, messages, has_more: false };
+      }
+      case 'conversations.replies': {
+        const ts = String(args.ts);
+        const oldest = Number(args.oldest ?? 0);
+        const root = this.messages.filter((m) => m.channel === channel && m.ts === ts);
+        const replies = this.messages.filter(
+          (m) => m.channel === channel && m.thread_ts === ts && m.ts !== ts && Number(m.ts) >= oldest,
+        );
+        return { ok: true, messages: [...root, ...replies], has_more: false };
+      }
+      case 'reactions.add':
+        return { ok: true };
+      case 'users.info': {
+        const id = String(args.user);
+        const user = this.users.get(id);
+        if (!user) return { ok: false, error: 'user_not_found' };
+        return {
+          ok: true,
+          user: {
+            id,
+            name: user.name,
+            real_name: user.real_name ?? user.name,
+            profile: { display_name: user.display_name ?? user.name },
+          },
+        };
+      }
+      default:
+        return { ok: true };
+    }
+  }
+}
+
+function parseArgs(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if (!raw) return {};
+  if (contentType?.includes('application/json')) return JSON.parse(raw) as Record<string, unknown>;
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    // The WebClient JSON-encodes nested values (blocks, metadata) inside the form body.
+    args[key] = /^[[{]/.test(value) ? safeParse(value) : value;
+  }
+  return args;
+}
+
+function safeParse(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}

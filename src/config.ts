@@ -50,79 +50,80 @@ const httpUrl = z
   .url('must be a URL such as https://example.com')
   .refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://');
 
-const envSchema = z
-  .object({
-    SLACK_BOT_TOKEN: z
-      .string({ error: 'is required: the Bot User OAuth Token (xoxb-…) from OAuth & Permissions' })
-      .trim()
-      .startsWith('xoxb-', 'must be a bot token starting with xoxb- (OAuth & Permissions page)'),
-    SLACK_SIGNING_SECRET: optionalText,
-    SLACK_APP_TOKEN: optionalText.pipe(
-      z
-        .string()
-        .startsWith(
-          'xapp-',
-          'must be an app-level token starting with xapp- (Basic Information → App-Level Tokens)',
-        )
-        .optional(),
-    ),
-    SLACK_API_URL: optionalText.pipe(httpUrl.optional()),
-    PORT: integer(3000, 0, 65535),
-    DOCS_API_URL: optionalText
-      .pipe(httpUrl.optional())
-      .transform((value) => value ?? 'https://api.mintlify.com'),
-    DOCS_API_KEY: z
-      .string({ error: 'is required: an admin API key (svc_…) from the docs dashboard’s API keys page' })
-      .trim()
-      .startsWith('svc_', 'must be an admin API key starting with svc_ (dashboard → API keys)'),
-    DOCS_PROJECT_ID: z
-      .string({ error: 'is required: the project ID shown on the dashboard’s API keys page' })
-      .trim()
-      .min(1, 'must not be empty')
-      .regex(/^[A-Za-z0-9_-]+$/, 'must be a project ID (letters, digits, - and _ only)'),
-    DOCS_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
-    DOCS_API_MAX_CONCURRENCY: integer(4, 1, 64),
-    DOCS_SITE_URL: optionalText.pipe(httpUrl.optional()),
-    REDIS_URL: optionalText.pipe(
-      z
-        .string()
-        .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
-        .optional(),
-    ),
-    POLL_INTERVAL_MS: integer(5_000, 10),
-    POLL_MAX_INTERVAL_MS: integer(60_000, 10),
-    POLL_MAX_AGE_MS: integer(6 * 60 * 60 * 1000, 1_000),
-    SLACK_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
-    ALLOWED_CHANNEL_IDS: idList('channel'),
-    ALLOWED_USER_IDS: idList('user'),
-    FOLLOW_UPS_FROM: optionalText
-      .pipe(z.enum(['anyone', 'requester']).optional())
-      .transform((v) => v ?? 'anyone'),
-    ANALYTICS_MAX_PAGES: integer(40, 1, 1000),
-    ANALYTICS_CACHE_TTL_MS: integer(15 * 60 * 1000, 0),
-    ANALYTICS_HOURLY_BUDGET: integer(100, 1, 100_000),
-    WEEKLY_REPORT_CHANNEL: optionalText,
-    WEEKLY_REPORT_CRON: optionalText,
-    WEEKLY_REPORT_TZ: optionalText,
-    LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS).optional()).transform((v) => v ?? 'info'),
-  })
-  .superRefine((env, ctx) => {
-    if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['SLACK_SIGNING_SECRET'],
-        message:
-          'is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode',
-      });
-    }
-    if (env.POLL_MAX_INTERVAL_MS < env.POLL_INTERVAL_MS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['POLL_MAX_INTERVAL_MS'],
-        message: `must be at least POLL_INTERVAL_MS (${env.POLL_INTERVAL_MS})`,
-      });
-    }
-  });
+const envSchema = z.object({
+  SLACK_BOT_TOKEN: z
+    .string({ error: 'is required: the Bot User OAuth Token (xoxb-…) from OAuth & Permissions' })
+    .trim()
+    .startsWith('xoxb-', 'must be a bot token starting with xoxb- (OAuth & Permissions page)'),
+  SLACK_SIGNING_SECRET: optionalText,
+  SLACK_APP_TOKEN: optionalText.pipe(
+    z
+      .string()
+      .startsWith(
+        'xapp-',
+        'must be an app-level token starting with xapp- (Basic Information → App-Level Tokens)',
+      )
+      .optional(),
+  ),
+  SLACK_API_URL: optionalText.pipe(httpUrl.optional()),
+  PORT: integer(3000, 0, 65535),
+  DOCS_API_URL: optionalText
+    .pipe(httpUrl.optional())
+    .transform((value) => value ?? 'https://api.mintlify.com'),
+  DOCS_API_KEY: z
+    .string({ error: 'is required: an admin API key (svc_…) from the docs dashboard’s API keys page' })
+    .trim()
+    .startsWith('svc_', 'must be an admin API key starting with svc_ (dashboard → API keys)'),
+  DOCS_PROJECT_ID: z
+    .string({ error: 'is required: the project ID shown on the dashboard’s API keys page' })
+    .trim()
+    .min(1, 'must not be empty')
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be a project ID (letters, digits, - and _ only)'),
+  DOCS_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
+  DOCS_API_MAX_CONCURRENCY: integer(4, 1, 64),
+  DOCS_SITE_URL: optionalText.pipe(httpUrl.optional()),
+  REDIS_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+      .optional(),
+  ),
+  POLL_INTERVAL_MS: integer(5_000, 10),
+  POLL_MAX_INTERVAL_MS: integer(60_000, 10),
+  POLL_MAX_AGE_MS: integer(6 * 60 * 60 * 1000, 1_000),
+  SLACK_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
+  ALLOWED_CHANNEL_IDS: idList('channel'),
+  ALLOWED_USER_IDS: idList('user'),
+  FOLLOW_UPS_FROM: optionalText
+    .pipe(z.enum(['anyone', 'requester']).optional())
+    .transform((v) => v ?? 'anyone'),
+  ANALYTICS_MAX_PAGES: integer(40, 1, 1000),
+  ANALYTICS_CACHE_TTL_MS: integer(15 * 60 * 1000, 0),
+  ANALYTICS_HOURLY_BUDGET: integer(100, 1, 100_000),
+  WEEKLY_REPORT_CHANNEL: optionalText,
+  WEEKLY_REPORT_CRON: optionalText,
+  WEEKLY_REPORT_TZ: optionalText,
+  LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS).optional()).transform((v) => v ?? 'info'),
+});
+
+/**
+ * Rules across variables, checked on the raw environment so they are reported together with field
+ * errors (zod skips object refinements once a field has failed).
+ */
+function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  if (!env.SLACK_APP_TOKEN?.trim() && !env.SLACK_SIGNING_SECRET?.trim()) {
+    problems.push(
+      'SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode',
+    );
+  }
+  const min = Number(env.POLL_INTERVAL_MS?.trim() || 5000);
+  const max = Number(env.POLL_MAX_INTERVAL_MS?.trim() || 60000);
+  if (Number.isFinite(min) && Number.isFinite(max) && max < min) {
+    problems.push(`POLL_MAX_INTERVAL_MS must be at least POLL_INTERVAL_MS (${min})`);
+  }
+  return problems;
+}
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -172,15 +173,16 @@ export class ConfigError extends AppError<'invalid_config'> {
 /** Reads and validates the whole environment once; every problem is reported together. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
+  const crossField = crossFieldProblems(env);
+  if (!parsed.success || crossField.length > 0) {
+    const fieldProblems = (parsed.error?.issues ?? []).map((issue) => {
       const name = issue.path.join('.') || 'environment';
       const isMissing = issue.code === 'invalid_type' && env[name] === undefined;
       return isMissing && !issue.message.startsWith('is required')
         ? `${name} is required`
         : `${name} ${issue.message}`;
     });
-    throw new ConfigError(problems);
+    throw new ConfigError([...fieldProblems, ...crossField]);
   }
   const e = parsed.data;
   return {

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { backoffDelay, parseRetryAfter } from '../../src/api/backoff.js';
+import { failedPollDelay, nextPollDelay } from '../../src/services/poll-timing.js';
+
+describe('backoffDelay', () => {
+  it('grows exponentially with full jitter between half and all of the ceiling', () => {
+    const opts = { baseMs: 100, maxMs: 10_000 };
+    expect(backoffDelay(0, { ...opts, random: () => 0 })).toBe(50);
+    expect(backoffDelay(0, { ...opts, random: () => 1 })).toBe(100);
+    expect(backoffDelay(3, { ...opts, random: () => 1 })).toBe(800);
+    expect(backoffDelay(20, { ...opts, random: () => 1 })).toBe(10_000);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads delta-seconds and HTTP dates', () => {
+    expect(parseRetryAfter('30')).toBe(30_000);
+    expect(parseRetryAfter('1.5')).toBe(1500);
+    const now = Date.parse('2026-11-21T10:00:00Z');
+    expect(parseRetryAfter('Sat, 21 Nov 2026 10:02:00 GMT', now)).toBe(120_000);
+    expect(parseRetryAfter(['7'])).toBe(7000);
+  });
+
+  it('ignores what it cannot read', () => {
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+    expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+});
+
+describe('nextPollDelay', () => {
+  const timing = { minMs: 5000, maxMs: 60_000 };
+  const mid = () => 0.5;
+
+  it('polls at the fastest rate while a job is young', () => {
+    expect(nextPollDelay(0, timing, mid)).toBe(5000);
+    expect(nextPollDelay(19_000, timing, mid)).toBe(5000);
+  });
+
+  it('backs off to at most 15 s for jobs under five minutes', () => {
+    expect(nextPollDelay(40_000, timing, mid)).toBe(10_000);
+    expect(nextPollDelay(4 * 60_000, timing, mid)).toBe(15_000);
+  });
+
+  it('keeps the interval under a tenth of the age for long jobs, up to the cap', () => {
+    expect(nextPollDelay(10 * 60_000, timing, mid)).toBe(54_000);
+    expect(nextPollDelay(60 * 60_000, timing, mid)).toBe(60_000);
+  });
+
+  it('jitters by at most ±10% and never leaves [min, max]', () => {
+    for (const r of [0, 0.25, 0.75, 1]) {
+      const d = nextPollDelay(4 * 60_000, timing, () => r);
+      expect(d).toBeGreaterThanOrEqual(13_500);
+      expect(d).toBeLessThanOrEqual(16_500);
+      expect(nextPollDelay(0, timing, () => r)).toBeGreaterThanOrEqual(5000);
+      expect(nextPollDelay(10 * 3600_000, timing, () => r)).toBeLessThanOrEqual(60_000);
+    }
+  });
+
+  it('fails over to exponential backoff or the server’s Retry-After', () => {
+    expect(failedPollDelay(1, timing)).toBe(10_000);
+    expect(failedPollDelay(3, timing)).toBe(40_000);
+    expect(failedPollDelay(10, timing)).toBe(60_000);
+    expect(failedPollDelay(1, timing, 90_000)).toBe(90_000);
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const valid = {
+  SLACK_BOT_TOKEN: 'xoxb-1-2-abc',
+  SLACK_SIGNING_SECRET: 'secret-secret',
+  DOCS_API_KEY: 'svc_abcdefghijklmnopqrstuvwxyz',
+  DOCS_PROJECT_ID: 'proj_1',
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies documented defaults', () => {
+    const config = loadConfig(valid);
+    expect(config.port).toBe(3000);
+    expect(config.poll).toEqual({ intervalMs: 5000, maxIntervalMs: 60000, maxAgeMs: 6 * 3600 * 1000 });
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.access).toEqual({ channelIds: [], userIds: [], followUpsFrom: 'anyone' });
+    expect(config.slack.appToken).toBeUndefined();
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('lists every missing variable at once, each with how to fix it', () => {
+    const problems = problemsOf({});
+    expect(problems.map((p) => p.split(' ')[0])).toEqual(
+      expect.arrayContaining(['SLACK_BOT_TOKEN', 'DOCS_API_KEY', 'DOCS_PROJECT_ID', 'SLACK_SIGNING_SECRET']),
+    );
+    expect(problems.find((p) => p.startsWith('SLACK_BOT_TOKEN'))).toContain('xoxb-');
+    expect(problems.find((p) => p.startsWith('SLACK_SIGNING_SECRET'))).toContain('SLACK_APP_TOKEN');
+  });
+
+  it('reports invalid values with the variable name', () => {
+    const problems = problemsOf({
+      ...valid,
+      SLACK_BOT_TOKEN: 'xoxp-user-token',
+      DOCS_API_KEY: 'not-an-admin-key',
+      PORT: 'eighty',
+      POLL_INTERVAL_MS: '5000',
+      POLL_MAX_INTERVAL_MS: '1000',
+      REDIS_URL: 'localhost:6379',
+      ALLOWED_USER_IDS: 'U123, bob',
+      LOG_LEVEL: 'loud',
+    });
+    const names = problems.map((p) => p.split(' ')[0]);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'SLACK_BOT_TOKEN',
+        'DOCS_API_KEY',
+        'PORT',
+        'POLL_MAX_INTERVAL_MS',
+        'REDIS_URL',
+        'ALLOWED_USER_IDS.1',
+        'LOG_LEVEL',
+      ]),
+    );
+  });
+
+  it('never echoes secret values in its message', () => {
+    try {
+      loadConfig({ ...valid, SLACK_BOT_TOKEN: 'xoxp-very-secret-user-token', PORT: 'x' });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('xoxp-very-secret-user-token');
+      return;
+    }
+    throw new Error('expected a ConfigError');
+  });
+
+  it('Socket Mode needs no signing secret; lists are trimmed', () => {
+    const { SLACK_SIGNING_SECRET: _omit, ...rest } = valid;
+    const config = loadConfig({ ...rest, SLACK_APP_TOKEN: 'xapp-1-abc', ALLOWED_CHANNEL_IDS: ' C1 ,C2,, ' });
+    expect(config.slack.appToken).toBe('xapp-1-abc');
+    expect(config.access.channelIds).toEqual(['C1', 'C2']);
+  });
+});

@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../src/domain/job.js';
+import { formatDuration, repositoryLabel, slackTime } from '../../src/slack/views/format.js';
+import { jobCardView } from '../../src/slack/views/job-card.js';
+import { noticeView, terminalReplyView } from '../../src/slack/views/job-replies.js';
+import { LIMITS } from '../../src/slack/views/limits.js';
+import type { SlackMessage } from '../../src/slack/views/types.js';
+
+const NOW = Date.parse('2026-11-21T10:00:00Z');
+
+function record(overrides: Partial<JobRecord> = {}): JobRecord {
+  return {
+    jobId: 'job_0001',
+    teamId: 'T1',
+    channelId: 'C1',
+    threadTs: '1.000001',
+    cardTs: '1.000001',
+    requesterId: 'U0ALICE',
+    prompt: 'Document the 429 response',
+    origin: 'command',
+    status: 'active',
+    repository: 'https://github.com/acme/docs',
+    ref: 'docs-agent/429',
+    model: 'claude',
+    prLink: null,
+    createdAt: NOW - 65_000,
+    activeSince: NOW - 65_000,
+    generation: 1,
+    repliedGeneration: 0,
+    watching: true,
+    watchEnded: null,
+    consecutiveFailures: 0,
+    updatedAt: NOW,
+    ...overrides,
+  };
+}
+
+/** Every Slack limit the views promise to respect. */
+function expectWithinLimits(message: SlackMessage): void {
+  expect(message.text.length).toBeGreaterThan(0);
+  expect(message.text.length).toBeLessThanOrEqual(LIMITS.fallbackText);
+  expect(message.blocks.length).toBeLessThanOrEqual(LIMITS.blocks);
+  for (const block of message.blocks) {
+    if (block.type === 'section' && block.text)
+      expect(block.text.text.length).toBeLessThanOrEqual(LIMITS.sectionText);
+    if (block.type === 'section' && block.fields) {
+      expect(block.fields.length).toBeLessThanOrEqual(LIMITS.fields);
+      for (const field of block.fields) expect(field.text.length).toBeLessThanOrEqual(LIMITS.fieldText);
+    }
+    if (block.type === 'header') expect(block.text.text.length).toBeLessThanOrEqual(LIMITS.headerText);
+    if (block.type === 'actions') {
+      for (const el of block.elements) {
+        expect(el.text.text.length).toBeLessThanOrEqual(LIMITS.buttonText);
+        if (el.url) expect(el.url.length).toBeLessThanOrEqual(LIMITS.buttonUrl);
+      }
+    }
+  }
+}
+
+/** Text that Slack would turn into a ping if it reached mrkdwn unescaped. */
+const PINGS = /<!channel>|<!here>|<!everyone>|<@U0EVIL>|<!subteam/;
+
+describe('job card', () => {
+  it('shows requester, status and details once tracked', () => {
+    const view = jobCardView({
+      requesterId: 'U0ALICE',
+      prompt: 'Document it',
+      state: { phase: 'tracked', record: record(), now: NOW },
+    });
+    const json = JSON.stringify(view.blocks);
+    expect(json).toContain('<@U0ALICE>');
+    expect(json).toContain('job_0001');
+    expect(json).toContain('acme/docs');
+    expect(json).toContain('https://github.com/acme/docs/tree/docs-agent/429');
+    expect(json).toContain('1m 05s');
+    expect(view.text).toContain('Working');
+    expectWithinLimits(view);
+  });
+
+  it('quotes the prompt as literal rich text, so markup in it cannot ping or format', () => {
+    const prompt = 'Hey <!channel> and <@U0EVIL> see <https://evil.example|click> *bold* ```code```';
+    const view = jobCardView({ requesterId: 'U0ALICE', prompt, state: { phase: 'starting' } });
+    const quote = view.blocks.find((b) => b.type === 'rich_text');
+    expect(quote.elements[0].elements[0]).toEqual({ type: 'text', text: prompt });
+    const mrkdwn = view.blocks.filter((b) => b.type !== 'rich_text');
+    expect(JSON.stringify(mrkdwn)).not.toMatch(PINGS);
+    expect(view.text).not.toMatch(PINGS);
+    expectWithinLimits(view);
+  });
+
+  it('stays within limits for huge prompts and odd values', () => {
+    const huge = '𝔘'.repeat(40_000);
+    const view = jobCardView({
+      requesterId: 'U0ALICE',
+      prompt: huge,
+      state: {
+        phase: 'tracked',
+        record: record({
+          ref: 'x'.repeat(5000),
+          model: 'm'.repeat(5000),
+          prLink: 'https://github.com/acme/docs/pull/1',
+        }),
+        now: NOW,
+      },
+    });
+    expectWithinLimits(view);
+    const quoted = view.blocks.find((b) => b.type === 'rich_text').elements[0].elements[0].text as string;
+    expect(Array.from(quoted).length).toBeLessThanOrEqual(LIMITS.richTextQuote);
+    expect(JSON.stringify(view.blocks)).toContain('View pull request');
+  });
+
+  it('never interpolates a malformed user id into markup', () => {
+    const view = jobCardView({ requesterId: 'U1> <!channel', prompt: 'x', state: { phase: 'starting' } });
+    expect(JSON.stringify(view.blocks)).not.toMatch(PINGS);
+  });
+
+  it('shows why a job was not started', () => {
+    const view = jobCardView({
+      requesterId: 'U0ALICE',
+      prompt: 'x',
+      state: { phase: 'not_started', reason: 'The platform is down.' },
+    });
+    expect(JSON.stringify(view.blocks)).toContain('Not started');
+    expect(JSON.stringify(view.blocks)).toContain('The platform is down.');
+  });
+});
+
+describe('terminal replies', () => {
+  it('links the pull request with a button and mentions the requester', () => {
+    const view = terminalReplyView(
+      record({ status: 'completed' }),
+      { kind: 'pull_request', prLink: 'https://github.com/acme/docs/pull/7' },
+      NOW,
+    );
+    const json = JSON.stringify(view.blocks);
+    expect(json).toContain('<@U0ALICE>');
+    expect(json).toContain('"url":"https://github.com/acme/docs/pull/7"');
+    expect(view.text).toContain('https://github.com/acme/docs/pull/7');
+    expectWithinLimits(view);
+  });
+
+  it.each([
+    [{ kind: 'no_changes', previousPrLink: null }, 'without changing any files'],
+    [{ kind: 'no_changes', previousPrLink: 'https://github.com/acme/docs/pull/7' }, 'unchanged'],
+    [{ kind: 'failed' }, 'unrecoverable error'],
+    [{ kind: 'archived' }, 'archived'],
+  ] as const)('explains %o and what to do', (outcome, phrase) => {
+    const view = terminalReplyView(record(), outcome, NOW);
+    expect(JSON.stringify(view.blocks)).toContain(phrase);
+    expect(JSON.stringify(view.blocks)).toContain('<@U0ALICE>');
+    expectWithinLimits(view);
+  });
+
+  it('notices say why watching stopped', () => {
+    expect(
+      JSON.stringify(noticeView(record(), { kind: 'watch_expired', maxAgeMs: 6 * 3600_000 }).blocks),
+    ).toContain('6h 00m');
+    expect(JSON.stringify(noticeView(record(), { kind: 'job_gone' }).blocks)).toContain('no longer knows');
+  });
+});
+
+describe('formatting helpers', () => {
+  it('formats durations', () => {
+    expect(formatDuration(4_000)).toBe('4s');
+    expect(formatDuration(192_000)).toBe('3m 12s');
+    expect(formatDuration(3_840_000)).toBe('1h 04m');
+  });
+
+  it('labels repositories and renders local times with a UTC fallback', () => {
+    expect(repositoryLabel('https://github.com/acme/docs.git')).toBe('acme/docs');
+    expect(repositoryLabel('not a url')).toBe('not a url');
+    expect(slackTime(NOW)).toBe(`<!date^${NOW / 1000}^{time}|2026-11-21 10:00 UTC>`);
+  });
+});

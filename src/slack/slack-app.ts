@@ -78,7 +78,7 @@ export function createSlackApp(config: Config, logger: Logger, routes: HttpRoute
   app.error(async (error) => {
     logger.error({ error: describeError(error) }, 'unhandled error in a Slack listener');
   });
-  const gateway = new SlackGateway(app.client, { logger });
+  const gateway = new SlackGateway(app.client, { logger, settleMs: 2 * config.slack.timeoutMs });
 
   return {
     gateway,

@@ -28,6 +28,11 @@ export interface GatewayOptions {
   /** Attempts for retryable failures (default 4). */
   attempts?: number;
   retryBaseMs?: number;
+  /**
+   * How long to wait after a post with an unknown outcome before checking whether it landed: Slack may
+   * still be storing it. Twice the WebClient timeout by default.
+   */
+  settleMs?: number;
   random?: () => number;
 }
 
@@ -40,6 +45,7 @@ export class SlackGateway {
   private readonly attempts: number;
   private readonly retryBaseMs: number;
   private readonly random: () => number;
+  private readonly settleMs: number;
 
   constructor(
     private readonly client: WebClient,
@@ -48,6 +54,7 @@ export class SlackGateway {
     this.attempts = options.attempts ?? 4;
     this.retryBaseMs = options.retryBaseMs ?? 500;
     this.random = options.random ?? Math.random;
+    this.settleMs = options.settleMs ?? 2_000;
   }
 
   /** Posts a message; resolves its ts. */
@@ -67,7 +74,10 @@ export class SlackGateway {
           unfurl_links: false,
           unfurl_media: false,
         });
-        return String(result.ts);
+        const ts = String(result.ts);
+        if (attempt > 0 && dedupeKey)
+          this.removeDuplicatesLater(channel, threadTs ?? null, dedupeKey, startedAt);
+        return ts;
       } catch (error) {
         const kind = classify(error);
         if (kind.type === 'platform' && blocks && isBlocksProblem(kind.code)) {
@@ -79,10 +89,13 @@ export class SlackGateway {
         if (kind.type === 'platform' || attempt + 1 >= this.attempts) throw toDeliveryError(error, kind);
         if (kind.type === 'ambiguous') {
           if (!dedupeKey) throw toDeliveryError(error, kind);
+          // Slack may still be storing the message: let it settle, then look before posting again.
+          await sleep(Math.max(this.settleMs, this.retryDelay(kind, attempt)));
           const landed = await this.findPosted(channel, threadTs ?? null, dedupeKey, startedAt).catch(
             () => undefined,
           );
           if (landed) return landed;
+          continue;
         }
         await sleep(this.retryDelay(kind, attempt));
       }
@@ -121,13 +134,22 @@ export class SlackGateway {
     await this.retrying('conversations.join', () => this.client.conversations.join({ channel }));
   }
 
-  /** Looks for a message the bot posted with this dedupe key since `sinceMs`. */
+  /** Looks for a message the bot posted with this dedupe key since `sinceMs`; the earliest if several. */
   async findPosted(
     channel: string,
     threadTs: string | null,
     key: string,
     sinceMs: number,
   ): Promise<string | undefined> {
+    return (await this.findAllPosted(channel, threadTs, key, sinceMs))[0];
+  }
+
+  private async findAllPosted(
+    channel: string,
+    threadTs: string | null,
+    key: string,
+    sinceMs: number,
+  ): Promise<string[]> {
     const oldest = ((sinceMs - 60_000) / 1000).toFixed(6);
     const result = threadTs
       ? await this.client.conversations.replies({
@@ -142,10 +164,37 @@ export class SlackGateway {
       ts?: string;
       metadata?: { event_type?: string; event_payload?: { key?: unknown } };
     }>;
-    const found = messages.find(
-      (m) => m.metadata?.event_type === MESSAGE_EVENT_TYPE && m.metadata.event_payload?.key === key,
-    );
-    return found?.ts;
+    return messages
+      .filter(
+        (m) => m.metadata?.event_type === MESSAGE_EVENT_TYPE && m.metadata.event_payload?.key === key && m.ts,
+      )
+      .map((m) => m.ts as string)
+      .sort((a, b) => Number(a) - Number(b));
+  }
+
+  /**
+   * Last line of defence: an attempt that timed out may still land after its retry did. Once things have
+   * settled, every copy but the first is deleted, so readers end up with exactly one.
+   */
+  private removeDuplicatesLater(
+    channel: string,
+    threadTs: string | null,
+    key: string,
+    sinceMs: number,
+  ): void {
+    const timer = setTimeout(() => {
+      this.findAllPosted(channel, threadTs, key, sinceMs)
+        .then(async ([, ...extra]) => {
+          for (const ts of extra) {
+            await this.client.chat.delete({ channel, ts });
+            this.options.logger.warn({ channel, key }, 'deleted a duplicate left by a timed-out post');
+          }
+        })
+        .catch((error: unknown) =>
+          this.options.logger.warn({ error: describeError(error) }, 'duplicate check failed'),
+        );
+    }, this.settleMs);
+    timer.unref();
   }
 
   private async retrying<T>(method: string, call: () => Promise<T>): Promise<T> {

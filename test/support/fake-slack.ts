@@ -91,9 +91,10 @@ export class FakeSlack {
     });
   }
 
-  /** Every text the bot sent to Slack (messages, updates, responses), for leak checks. */
+  /** Everything the bot sent to Slack (messages, updates, responses) except the token it authenticates with. */
   everythingSent(): string {
-    return JSON.stringify({ calls: this.calls.map((c) => c.args), responses: this.responses });
+    const args = this.calls.map(({ args: { token: _token, ...rest } }) => rest);
+    return JSON.stringify({ calls: args, responses: this.responses });
   }
 
   nextTs(): string {
@@ -172,6 +173,12 @@ export class FakeSlack {
         message.text = String(args.text ?? '');
         message.blocks = args.blocks as unknown[] | undefined;
         return { ok: true, channel, ts: message.ts };
+      }
+      case 'chat.delete': {
+        const index = this.messages.findIndex((m) => m.channel === channel && m.ts === String(args.ts));
+        if (index === -1) return { ok: false, error: 'message_not_found' };
+        this.messages.splice(index, 1);
+        return { ok: true, channel, ts: String(args.ts) };
       }
       case 'chat.postEphemeral':
         return { ok: true, message_ts: this.nextTs() };

@@ -1,9 +1,12 @@
+import { existsSync } from 'node:fs';
 import { createDocsAgent } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { describeError } from './errors.js';
 
 /** Process wiring: config, signals and last-resort error handlers. The app itself is built in app.ts. */
 async function main(): Promise<void> {
+  // A local .env is a convenience for trying the bot; variables set in the environment win.
+  if (existsSync('.env')) process.loadEnvFile('.env');
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();

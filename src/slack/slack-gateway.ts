@@ -12,6 +12,15 @@ export const MESSAGE_EVENT_TYPE = 'docs_agent_message';
 
 export class SlackDeliveryError extends AppError<string> {}
 
+/** A message of a thread, as conversations.replies reports it (the fields the bot reads). */
+export interface ThreadReply {
+  ts?: string;
+  user?: string;
+  bot_id?: string;
+  subtype?: string;
+  text?: string;
+}
+
 export interface PostOptions {
   channel: string;
   threadTs?: string | null;
@@ -89,8 +98,10 @@ export class SlackGateway {
         if (kind.type === 'platform' || attempt + 1 >= this.attempts) throw toDeliveryError(error, kind);
         if (kind.type === 'ambiguous') {
           if (!dedupeKey) throw toDeliveryError(error, kind);
-          // Slack may still be storing the message: let it settle, then look before posting again.
-          await sleep(Math.max(this.settleMs, this.retryDelay(kind, attempt)));
+          // After a timeout or reset Slack may still be storing the message: let it settle, then look
+          // before posting again. An HTTP 5xx answer came back, so a short backoff is enough.
+          const settle = kind.code === 'request_failed' ? this.settleMs : 0;
+          await sleep(Math.max(settle, this.retryDelay(kind, attempt)));
           const landed = await this.findPosted(channel, threadTs ?? null, dedupeKey, startedAt).catch(
             () => undefined,
           );
@@ -132,6 +143,76 @@ export class SlackGateway {
 
   async joinChannel(channel: string): Promise<void> {
     await this.retrying('conversations.join', () => this.client.conversations.join({ channel }));
+  }
+
+  /**
+   * Uploads a text file into a conversation (files upload v2). Not retried: a failure after the upload
+   * step could otherwise share the file twice. Errors are SlackDeliveryErrors with Slack's code.
+   */
+  async uploadFile(input: {
+    channel: string;
+    filename: string;
+    title: string;
+    content: string;
+    initialComment?: string;
+  }): Promise<void> {
+    try {
+      await this.client.files.uploadV2({
+        channel_id: input.channel,
+        filename: input.filename,
+        title: input.title,
+        file: Buffer.from(input.content, 'utf8'),
+        ...(input.initialComment ? { initial_comment: input.initialComment } : {}),
+      });
+    } catch (error) {
+      const kind = classify(error);
+      this.options.logger.debug(
+        { method: 'files.uploadV2', error: describeError(error) },
+        'Slack upload failed',
+      );
+      throw toDeliveryError(error, kind);
+    }
+  }
+
+  /** A message only `user` sees; never retried on an ambiguous failure (it could show twice). */
+  async postEphemeral(
+    channel: string,
+    user: string,
+    message: SlackMessage,
+    threadTs?: string | null,
+  ): Promise<void> {
+    await this.client.chat
+      .postEphemeral({
+        channel,
+        user,
+        text: message.text,
+        ...(message.blocks ? { blocks: message.blocks } : {}),
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+      })
+      .catch((error: unknown) => {
+        throw toDeliveryError(error, classify(error));
+      });
+  }
+
+  /** A user's display name (users.info: display name, else real name, else handle); undefined if unknown. */
+  async userName(user: string): Promise<string | undefined> {
+    try {
+      const result = await this.retrying('users.info', () => this.client.users.info({ user }));
+      const info = result.user;
+      const name = info?.profile?.display_name || info?.real_name || info?.name;
+      return name || undefined;
+    } catch (error) {
+      if (error instanceof SlackDeliveryError && error.code === 'user_not_found') return undefined;
+      throw error;
+    }
+  }
+
+  /** The messages of a thread, oldest first, root included (first page of up to `limit`). */
+  async threadReplies(channel: string, ts: string, limit = 200): Promise<ThreadReply[]> {
+    const result = await this.retrying('conversations.replies', () =>
+      this.client.conversations.replies({ channel, ts, limit }),
+    );
+    return (result.messages ?? []) as ThreadReply[];
   }
 
   /** Looks for a message the bot posted with this dedupe key since `sinceMs`; the earliest if several. */

@@ -1,14 +1,25 @@
+import { AnalyticsService } from './analytics/analytics-service.js';
+import { SlidingWindowBudget } from './analytics/budget.js';
+import { WeeklyReports } from './analytics/weekly-reports.js';
 import { DocsApiClient } from './api/docs-client.js';
 import { type Config, secretsOf } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { MemoryPollQueue } from './scheduler/memory-poll-queue.js';
+import {
+  InProcessWeeklyScheduler,
+  type SchedulerTimers,
+  systemTimers,
+} from './scheduler/weekly-cron-scheduler.js';
 import { AccessPolicy } from './services/access-policy.js';
 import { InMemoryHourlyQuota } from './services/hourly-quota.js';
 import { JobService } from './services/job-service.js';
 import { type Clock, systemClock } from './services/ports.js';
 import { SlackJobNotifier } from './slack/job-notifier.js';
 import { createSlackApp } from './slack/slack-app.js';
+import { SlackReportPublisher } from './slack/views-publisher.js';
 import { createMemoryJobStore } from './store/keyv-job-store.js';
+import { createMemoryScheduleStore } from './store/keyv-schedule-store.js';
+import { createMemoryViewsCache } from './store/keyv-views-cache.js';
 
 /** The platform's documented limit on job creations and follow-ups per project. */
 const AGENT_JOBS_PER_HOUR = 100;
@@ -16,6 +27,8 @@ const AGENT_JOBS_PER_HOUR = 100;
 export interface DocsAgentOptions {
   logger?: Logger;
   clock?: Clock;
+  /** Time for the weekly report scheduler (tests pass a manual one); defaults to real timers on `clock`. */
+  schedulerTimers?: SchedulerTimers;
 }
 
 export interface DocsAgent {
@@ -60,13 +73,41 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger,
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
   });
-  slack.register({ jobs, access: new AccessPolicy(config.access), logger });
+  const analytics = new AnalyticsService({
+    api: docsApi,
+    cache: createMemoryViewsCache(logger, () => clock.now()),
+    budget: new SlidingWindowBudget(config.analytics.hourlyBudget, () => clock.now()),
+    publisher: new SlackReportPublisher(slack.gateway, config.docs.siteUrl),
+    clock,
+    logger: logger.child({ component: 'analytics' }),
+    projectId: config.docs.projectId,
+    maxPages: config.analytics.maxPages,
+    cacheTtlMs: config.analytics.cacheTtlMs,
+  });
+  const weekly = new WeeklyReports({
+    analytics,
+    store: createMemoryScheduleStore(logger, () => clock.now()),
+    scheduler: new InProcessWeeklyScheduler(
+      logger,
+      options.schedulerTimers ?? (options.clock ? { ...systemTimers, now: () => clock.now() } : systemTimers),
+    ),
+    clock,
+    logger: logger.child({ component: 'weekly-reports' }),
+    envDefault: config.analytics.weeklyReport,
+  });
+  slack.register({
+    jobs,
+    access: new AccessPolicy(config.access),
+    logger,
+    views: { analytics, weekly, siteUrl: config.docs.siteUrl },
+  });
 
   return {
     logger,
     async start() {
       const port = await slack.start();
       const resumed = await jobs.startWatching();
+      await weekly.start();
       logger.info(
         {
           mode: slack.mode,
@@ -84,6 +125,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     async stop() {
       stopping = true;
       await slack.stop().catch(() => undefined);
+      await weekly.stop();
       await queue.close();
       await docsApi.close();
     },

@@ -33,6 +33,8 @@ export class FakeSlack {
   readonly calls: SlackCall[] = [];
   readonly messages: StoredMessage[] = [];
   readonly responses: Array<{ path: string; body: Record<string, unknown> }> = [];
+  /** Bytes POSTed to upload URLs from files.getUploadURLExternal (files upload v2), by file id. */
+  readonly uploads: Array<{ fileId: string; content: string }> = [];
   /** Channels the bot is not a member of; public ones (C…) can be joined. */
   readonly notMemberOf = new Set<string>();
   readonly users = new Map<string, { name: string; real_name?: string; display_name?: string }>();
@@ -109,6 +111,15 @@ export class FakeSlack {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = req.url ?? '/';
+    if (path.startsWith('/upload/')) {
+      this.uploads.push({
+        fileId: path.slice('/upload/'.length),
+        content: multipartFile(raw, req.headers['content-type']),
+      });
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('OK');
+      return;
+    }
     if (path.startsWith('/response/')) {
       this.responses.push({ path, body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {} });
       sendJson(res, 200, { ok: true });
@@ -206,6 +217,16 @@ export class FakeSlack {
       }
       case 'reactions.add':
         return { ok: true };
+      case 'files.getUploadURLExternal': {
+        const fileId = `F${String(this.calls.length).padStart(8, '0')}`;
+        return { ok: true, file_id: fileId, upload_url: `${this.url}/upload/${fileId}` };
+      }
+      case 'files.completeUploadExternal': {
+        if (this.notMemberOf.has(String(args.channel_id ?? '')))
+          return { ok: false, error: 'not_in_channel' };
+        const files = (typeof args.files === 'string' ? safeParse(args.files) : args.files) as unknown;
+        return { ok: true, files: Array.isArray(files) ? files : [] };
+      }
       case 'users.info': {
         const id = String(args.user);
         const user = this.users.get(id);
@@ -243,4 +264,12 @@ function safeParse(value: string): unknown {
   } catch {
     return value;
   }
+}
+
+/** The file's bytes from an upload: the first part of a multipart body, or the body itself. */
+function multipartFile(raw: string, contentType: string | undefined): string {
+  const boundary = /boundary=([^;]+)/.exec(contentType ?? '')?.[1];
+  if (!contentType?.includes('multipart/form-data') || !boundary) return raw;
+  const part = raw.split(`--${boundary}`).find((p) => p.includes('\r\n\r\n')) ?? '';
+  return part.slice(part.indexOf('\r\n\r\n') + 4).replace(/\r\n$/, '');
 }

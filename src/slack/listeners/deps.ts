@@ -1,3 +1,5 @@
+import type { AnalyticsService } from '../../analytics/analytics-service.js';
+import type { WeeklyReports } from '../../analytics/weekly-reports.js';
 import type { Logger } from '../../logger.js';
 import type { AccessPolicy } from '../../services/access-policy.js';
 import type { JobService } from '../../services/job-service.js';
@@ -7,4 +9,6 @@ export interface SlackDeps {
   jobs: JobService;
   access: AccessPolicy;
   logger: Logger;
+  /** `/docs-views`: page-view reports and weekly posts. */
+  views: { analytics: AnalyticsService; weekly: WeeklyReports; siteUrl: string | undefined };
 }

@@ -1,9 +1,13 @@
 import type { App } from '@slack/bolt';
+import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
+import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
 
 export type { SlackDeps } from './deps.js';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsAgentCommand(app, deps);
+  registerDocsViewsCommand(app, deps);
+  registerDocsViewsPostAction(app, deps);
 }

@@ -1,0 +1,208 @@
+import { z } from 'zod';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Clock } from '../services/ports.js';
+import { type DateRange, describeSpec, isValidDate, previousPeriod, resolveRange } from './dates.js';
+import { AnalyticsBudgetError, fetchRangeViews, PAGE_SIZE } from './fetch-views.js';
+import { MAX_TOP, type ReportParams } from './grammar.js';
+import type {
+  AnalyticsBudget,
+  PageViewsApi,
+  RangeViews,
+  ReportPublisher,
+  ViewsCache,
+  ViewsTotals,
+} from './ports.js';
+import { buildReport, type ReportRequest, toCsv, type ViewsReport } from './report.js';
+
+export interface AnalyticsServiceOptions {
+  api: PageViewsApi;
+  cache: ViewsCache;
+  budget: AnalyticsBudget;
+  publisher: ReportPublisher;
+  clock: Clock;
+  logger: Logger;
+  projectId: string;
+  maxPages: number;
+  cacheTtlMs: number;
+}
+
+/**
+ * Page-view reports: fetches each range once (every page, sorted client-side), caches it by project and
+ * range, and guards the organisation's hourly analytics budget. Concurrent requests for one range share
+ * one fetch, so several channels' weekly posts cost one set of requests.
+ */
+export class AnalyticsService {
+  private readonly inFlight = new Map<string, Promise<RangeViews>>();
+  /** Requests the last full fetch needed: the estimate for the next one, so budget refusals come first. */
+  private lastFetchRequests = 1;
+
+  constructor(private readonly o: AnalyticsServiceOptions) {}
+
+  now(): number {
+    return this.o.clock.now();
+  }
+
+  /** Resolves the user's range in a time zone (UTC for ad-hoc reports). */
+  requestFor(params: ReportParams, timeZone = 'UTC', nowMs = this.now()): ReportRequest {
+    return {
+      range: resolveRange(params.range, nowMs, timeZone),
+      label: describeSpec(params.range),
+      timeZone,
+      top: params.top,
+      prefix: params.prefix,
+    };
+  }
+
+  async report(request: ReportRequest): Promise<ViewsReport> {
+    const previousRange = previousPeriod(request.range);
+    const needsPrevious = !(await this.cached(totalsKey(this.o.projectId, previousRange)));
+    const current = await this.views(request.range, needsPrevious ? 1 : 0);
+    const previous = await this.totals(previousRange).catch((error: unknown) => {
+      // The comparison is a nicety: the report still stands without it.
+      this.o.logger.warn({ error: describeError(error) }, 'could not fetch previous-period totals');
+      return undefined;
+    });
+    return buildReport(request, current, previous);
+  }
+
+  async csv(request: ReportRequest): Promise<{ filename: string; title: string; content: string }> {
+    const views = await this.views(request.range, 0);
+    const { from, toExclusive } = request.range;
+    const prefixPart = request.prefix
+      ? `-${request.prefix.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+/, '')}`
+      : '';
+    return {
+      filename: `page-views-${from}-to-${toExclusive}-exclusive${prefixPart}.csv`,
+      title: `Page views ${from} to ${toExclusive} (exclusive)${request.prefix ? ` under ${request.prefix}` : ''}`,
+      content: toCsv(views.pages, request.prefix),
+    };
+  }
+
+  /** Posts a report in a channel (the "Post to channel" button and weekly posts). */
+  async publish(channelId: string, request: ReportRequest, requestedBy?: string): Promise<ViewsReport> {
+    const report = await this.report(request);
+    await this.o.publisher.postReport(channelId, report, requestedBy ? { requestedBy } : {});
+    return report;
+  }
+
+  async uploadCsv(channelId: string, request: ReportRequest, requestedBy: string): Promise<void> {
+    const file = await this.csv(request);
+    await this.o.publisher.uploadCsv({ channelId, requestedBy, ...file });
+  }
+
+  /** Every page of a range, from the cache or fetched once. `extra` requests are budgeted alongside. */
+  async views(range: DateRange, extra = 0): Promise<RangeViews> {
+    const key = viewsKey(this.o.projectId, range);
+    const hit = await this.cached(key);
+    if (hit) return hit;
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const needed = this.lastFetchRequests + extra;
+    if (this.o.budget.remaining() < needed) throw new AnalyticsBudgetError(this.o.budget.msUntil(needed));
+    const fetching = fetchRangeViews(this.o.api, range, {
+      maxPages: this.o.maxPages,
+      budget: this.o.budget,
+      now: () => this.now(),
+    })
+      .then(async (views) => {
+        this.lastFetchRequests = views.requests;
+        this.o.logger.info(
+          { range, requests: views.requests, pages: views.pages.length, partial: views.partial },
+          'fetched page views',
+        );
+        await this.store(key, views);
+        return views;
+      })
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, fetching);
+    return fetching;
+  }
+
+  /** Site-wide totals of a range: from a cached full fetch, or one `limit=1` request. */
+  async totals(range: DateRange): Promise<ViewsTotals> {
+    const full = await this.cached(viewsKey(this.o.projectId, range));
+    if (full) return full.totals;
+    const key = totalsKey(this.o.projectId, range);
+    const hit = await this.cached(key);
+    if (hit) return hit.totals;
+    if (!this.o.budget.take()) throw new AnalyticsBudgetError(this.o.budget.msUntil(1));
+    const page = await this.o.api.getPageViews({
+      dateFrom: range.from,
+      dateTo: range.toExclusive,
+      limit: 1,
+      offset: 0,
+    });
+    await this.store(key, {
+      range,
+      totals: page.totals,
+      pages: [],
+      partial: true,
+      requests: 1,
+      fetchedAt: this.now(),
+    });
+    return page.totals;
+  }
+
+  private async cached(key: string): Promise<RangeViews | undefined> {
+    return this.o.cache.get(key).catch((error: unknown) => {
+      this.o.logger.warn({ error: describeError(error) }, 'analytics cache read failed; fetching');
+      return undefined;
+    });
+  }
+
+  private async store(key: string, value: RangeViews): Promise<void> {
+    if (this.o.cacheTtlMs <= 0) return;
+    await this.o.cache.set(key, value, this.o.cacheTtlMs).catch((error: unknown) => {
+      this.o.logger.warn({ error: describeError(error) }, 'analytics cache write failed');
+    });
+  }
+}
+
+function rangeKey(range: DateRange): string {
+  return `${range.from}..${range.toExclusive}`;
+}
+
+export function viewsKey(projectId: string, range: DateRange): string {
+  return `views:${projectId}:${rangeKey(range)}`;
+}
+
+function totalsKey(projectId: string, range: DateRange): string {
+  return `totals:${projectId}:${rangeKey(range)}`;
+}
+
+const LABEL_MAX = 40;
+const ymd = z.string().refine(isValidDate);
+const requestSchema = z.object({
+  f: ymd,
+  t: ymd,
+  l: z.string().max(LABEL_MAX),
+  z: z.string().max(64),
+  n: z.number().int().min(1).max(MAX_TOP),
+  p: z.string().max(200).optional(),
+});
+
+/** A report request as a button value (well under Slack's 2,000 characters): the parameters, not the report. */
+export function encodeReportRequest(request: ReportRequest): string {
+  return JSON.stringify({
+    f: request.range.from,
+    t: request.range.toExclusive,
+    l: request.label.slice(0, LABEL_MAX),
+    z: request.timeZone,
+    n: request.top,
+    ...(request.prefix ? { p: request.prefix } : {}),
+  });
+}
+
+export function decodeReportRequest(value: string | undefined): ReportRequest | undefined {
+  try {
+    const parsed = requestSchema.safeParse(JSON.parse(value ?? ''));
+    if (!parsed.success || parsed.data.t <= parsed.data.f) return undefined;
+    const d = parsed.data;
+    return { range: { from: d.f, toExclusive: d.t }, label: d.l, timeZone: d.z, top: d.n, prefix: d.p };
+  } catch {
+    return undefined;
+  }
+}
+
+export { PAGE_SIZE };

@@ -1,0 +1,51 @@
+import { AppError } from '../errors.js';
+import type { DateRange } from './dates.js';
+import type { AnalyticsBudget, PageViewRow, PageViewsApi, RangeViews } from './ports.js';
+import { comparePages } from './report.js';
+
+/** The API's largest page: the fewest requests per report. */
+export const PAGE_SIZE = 250;
+
+export class AnalyticsBudgetError extends AppError<'analytics_budget_exhausted'> {
+  constructor(readonly retryAfterMs: number) {
+    super('analytics_budget_exhausted', 'The hourly analytics request budget is used up');
+  }
+}
+
+/**
+ * Every page of a range: `limit=250`, following `hasMore` (offset += limit) up to `maxPages` requests,
+ * then sorted by total views (the API's order means nothing). Each request spends one unit of budget.
+ */
+export async function fetchRangeViews(
+  api: PageViewsApi,
+  range: DateRange,
+  options: { maxPages: number; budget: AnalyticsBudget; now: () => number; pageSize?: number },
+): Promise<RangeViews> {
+  const limit = options.pageSize ?? PAGE_SIZE;
+  const byPath = new Map<string, PageViewRow>();
+  let totals = { human: 0, ai: 0, total: 0 };
+  let offset = 0;
+  let requests = 0;
+  let hasMore = true;
+  while (hasMore && requests < options.maxPages) {
+    if (!options.budget.take()) throw new AnalyticsBudgetError(options.budget.msUntil(1));
+    requests += 1;
+    const page = await api.getPageViews({ dateFrom: range.from, dateTo: range.toExclusive, limit, offset });
+    totals = page.totals;
+    for (const row of page.views) {
+      // Rows can shift between pages if data lands mid-paging; never count a path twice.
+      const seen = byPath.get(row.path);
+      if (!seen || row.total > seen.total) byPath.set(row.path, { ...row });
+    }
+    hasMore = page.hasMore && page.views.length > 0;
+    offset += limit;
+  }
+  return {
+    range,
+    totals,
+    pages: [...byPath.values()].sort(comparePages),
+    partial: hasMore,
+    requests,
+    fetchedAt: options.now(),
+  };
+}

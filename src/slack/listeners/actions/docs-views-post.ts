@@ -1,0 +1,43 @@
+import type { App, BlockButtonAction } from '@slack/bolt';
+import { decodeReportRequest } from '../../../analytics/analytics-service.js';
+import { describeError, errorCode } from '../../../errors.js';
+import { SlackDeliveryError } from '../../slack-gateway.js';
+import { describePostFailure, describeViewsFailure } from '../../views/views-replies.js';
+import { POST_REPORT_ACTION } from '../../views/views-report.js';
+import type { SlackDeps } from '../deps.js';
+
+/** "Post to channel" on an ephemeral report: re-renders it from the cached range and posts it. */
+export function registerDocsViewsPostAction(app: App, deps: SlackDeps): void {
+  app.action<BlockButtonAction>(POST_REPORT_ACTION, async ({ ack, body, action, respond }) => {
+    await ack();
+    const { analytics } = deps.views;
+    const reply = (text: string, replaceOriginal: boolean) =>
+      respond({ response_type: 'ephemeral', replace_original: replaceOriginal, text }).catch(
+        (error: unknown) =>
+          deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
+      );
+    const channelId = body.channel?.id;
+    const request = decodeReportRequest(action.value);
+    if (!channelId || !request) {
+      await reply('This button no longer works. Run `/docs-views` again.', false);
+      return;
+    }
+    const access = deps.access.check(body.user.id, channelId);
+    if (!access.ok) {
+      await reply("You can't post reports in this conversation.", false);
+      return;
+    }
+    try {
+      await analytics.publish(channelId, request, body.user.id);
+      await reply('Posted the report to the channel.', true);
+    } catch (error) {
+      deps.logger.info({ error: describeError(error) }, 'could not post page-view report');
+      await reply(
+        error instanceof SlackDeliveryError
+          ? describePostFailure(errorCode(error))
+          : describeViewsFailure(error, analytics.now()),
+        false,
+      );
+    }
+  });
+}

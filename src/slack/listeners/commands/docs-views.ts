@@ -1,0 +1,101 @@
+import type { App } from '@slack/bolt';
+import { parseViewsCommand } from '../../../analytics/grammar.js';
+import { describeError, errorCode } from '../../../errors.js';
+import { accessDeniedMessage } from '../../command-text.js';
+import { viewsHelpView } from '../../views/views-help.js';
+import {
+  describeUploadFailure,
+  describeViewsFailure,
+  invalidViewsCommandMessage,
+  scheduleConfirmation,
+  schedulesList,
+  unscheduleReply,
+} from '../../views/views-replies.js';
+import { viewsReportView } from '../../views/views-report.js';
+import type { SlackDeps } from '../deps.js';
+
+/**
+ * `/docs-views`: page-view reports (ephemeral, with a "Post to channel" button; `csv` uploads every page)
+ * and weekly schedules. Unreadable text is answered at once, naming the token, with no API call.
+ */
+export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
+  app.command('/docs-views', async ({ command, ack, respond }) => {
+    const { analytics, weekly, siteUrl } = deps.views;
+    const access = deps.access.check(command.user_id, command.channel_id);
+    if (!access.ok) {
+      await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
+      return;
+    }
+    const parsed = parseViewsCommand(command.text);
+    const reply = (text: string) =>
+      respond({ response_type: 'ephemeral', text }).catch((error: unknown) =>
+        deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
+      );
+    switch (parsed.kind) {
+      case 'help':
+        await ack({ response_type: 'ephemeral', ...viewsHelpView(command.command) });
+        return;
+      case 'invalid':
+        await ack({
+          response_type: 'ephemeral',
+          text: invalidViewsCommandMessage(command.command, parsed.token, parsed.problem),
+        });
+        return;
+      case 'schedule': {
+        await ack();
+        try {
+          const result = await weekly.schedule({
+            channelId: command.channel_id,
+            userId: command.user_id,
+            weekday: parsed.weekday,
+            hour: parsed.hour,
+            minute: parsed.minute,
+            timeZone: parsed.timeZone ?? 'UTC',
+          });
+          await reply(scheduleConfirmation(result.schedule, result.nextRun, result.replaced));
+        } catch (error) {
+          await reply(describeViewsFailure(error, analytics.now()));
+        }
+        return;
+      }
+      case 'schedules':
+      case 'unschedule': {
+        await ack();
+        try {
+          await reply(
+            parsed.kind === 'schedules'
+              ? schedulesList(await weekly.list(), command.channel_id)
+              : unscheduleReply(await weekly.unschedule(command.channel_id)),
+          );
+        } catch (error) {
+          await reply(describeViewsFailure(error, analytics.now()));
+        }
+        return;
+      }
+      case 'report': {
+        await ack();
+        const request = analytics.requestFor(parsed.params);
+        try {
+          const report = await analytics.report(request);
+          await respond({
+            response_type: 'ephemeral',
+            ...viewsReportView(report, { siteUrl, interactive: true }),
+          });
+        } catch (error) {
+          deps.logger.info({ error: describeError(error) }, 'page-view report failed');
+          await reply(describeViewsFailure(error, analytics.now()));
+          return;
+        }
+        if (parsed.csv) {
+          try {
+            await analytics.uploadCsv(command.channel_id, request, command.user_id);
+          } catch (error) {
+            deps.logger.info({ error: describeError(error) }, 'CSV upload failed');
+            await reply(describeUploadFailure(errorCode(error)));
+          }
+        }
+        return;
+      }
+    }
+  });
+}

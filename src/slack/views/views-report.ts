@@ -1,0 +1,175 @@
+import { encodeReportRequest } from '../../analytics/analytics-service.js';
+import { daysBetween, formatRange } from '../../analytics/dates.js';
+import type { ViewsTotals } from '../../analytics/ports.js';
+import { aiShare, percentChange, type RankedPage, type ViewsReport } from '../../analytics/report.js';
+import { escapeMrkdwn } from '../markup.js';
+import { mrkdwnLink, slackTime } from './format.js';
+import { LIMITS, oneLine, truncate } from './limits.js';
+import type { SlackMessage } from './types.js';
+
+export const POST_REPORT_ACTION = 'docs_views_post';
+const BAR_CELLS = 10;
+const MAX_PATH_CHARS = 150;
+
+export interface ReportViewOptions {
+  /** DOCS_SITE_URL: paths become links when set. */
+  siteUrl: string | undefined;
+  /** Ephemeral reports carry the "Post to channel" button. */
+  interactive: boolean;
+  requestedBy?: string;
+}
+
+const n = (value: number) => value.toLocaleString('en-US');
+
+/** `█████░░░░░`: the human (█) and AI (░) split of a page's views. */
+export function splitBar(human: number, ai: number, cells = BAR_CELLS): string {
+  const all = human + ai;
+  const humanCells = all === 0 ? 0 : Math.round((human / all) * cells);
+  return `${'█'.repeat(humanCells)}${'░'.repeat(cells - humanCells)}`;
+}
+
+export function formatChange(current: number, previous: number | undefined): string {
+  const change = percentChange(current, previous);
+  if (change === undefined) return previous === 0 && current > 0 ? 'new' : 'no comparison';
+  if (Math.abs(change) < 0.05) return '±0%';
+  return `${change > 0 ? '▲' : '▼'} ${Math.abs(change).toFixed(1)}%`;
+}
+
+export function pageUrl(siteUrl: string | undefined, path: string): string | undefined {
+  if (!siteUrl) return undefined;
+  const url = `${siteUrl.replace(/\/+$/, '')}${encodeURI(path.startsWith('/') ? path : `/${path}`)}`;
+  return url.length <= LIMITS.buttonUrl ? url : undefined;
+}
+
+function pageLine(page: RankedPage, siteUrl: string | undefined): string {
+  const label = truncate(oneLine(page.path, MAX_PATH_CHARS), MAX_PATH_CHARS);
+  const url = pageUrl(siteUrl, page.path);
+  const path = url ? mrkdwnLink(url, label) : `\`${escapeMrkdwn(label).replace(/`/g, 'ˋ')}\``;
+  return `*${page.rank}.* ${path}  *${n(page.total)}*  \`${splitBar(page.human, page.ai)}\` ${n(page.human)} human · ${n(page.ai)} AI`;
+}
+
+/** Lines packed into as few sections as fit Slack's 3,000-character section limit. */
+function packLines(lines: string[]): string[] {
+  const sections: string[] = [];
+  let current = '';
+  for (const line of lines) {
+    const safe = truncate(line, LIMITS.sectionText);
+    if (current && current.length + 1 + safe.length > LIMITS.sectionText) {
+      sections.push(current);
+      current = safe;
+    } else {
+      current = current ? `${current}\n${safe}` : safe;
+    }
+  }
+  if (current) sections.push(current);
+  return sections;
+}
+
+function totalsFields(totals: ViewsTotals, previous: ViewsTotals | undefined, periodDays: string) {
+  const vs = previous ? ` vs previous ${periodDays}` : '';
+  const share = aiShare(totals);
+  const previousShare = previous ? aiShare(previous) : undefined;
+  const shareChange =
+    previousShare === undefined
+      ? ''
+      : ` (${share - previousShare >= 0 ? '+' : ''}${(share - previousShare).toFixed(1)} pts)`;
+  return [
+    {
+      type: 'mrkdwn',
+      text: `*Total views*\n${n(totals.total)}  ${previous ? `${formatChange(totals.total, previous.total)}${vs}` : ''}`.trim(),
+    },
+    {
+      type: 'mrkdwn',
+      text: `*Human*\n${n(totals.human)}  ${previous ? formatChange(totals.human, previous.human) : ''}`.trim(),
+    },
+    {
+      type: 'mrkdwn',
+      text: `*AI*\n${n(totals.ai)}  ${previous ? formatChange(totals.ai, previous.ai) : ''}`.trim(),
+    },
+    { type: 'mrkdwn', text: `*AI share*\n${share.toFixed(1)}%${shareChange}` },
+  ];
+}
+
+/** The page-view report: header, totals with change, top pages, footer, and (ephemeral) a post button. */
+export function viewsReportView(report: ViewsReport, options: ReportViewOptions): SlackMessage {
+  const { request } = report;
+  const dates = formatRange(request.range);
+  const days = daysBetween(request.range.from, request.range.toExclusive);
+  const periodDays = `${days} day${days === 1 ? '' : 's'}`;
+  const prefix = request.prefix ? escapeMrkdwn(oneLine(request.prefix, 200)).replace(/`/g, 'ˋ') : undefined;
+  // biome-ignore lint/suspicious/noExplicitAny: Block Kit JSON
+  const blocks: any[] = [
+    {
+      type: 'header',
+      text: {
+        type: 'plain_text',
+        text: truncate(`Page views · ${request.label}: ${dates} (${request.timeZone})`, LIMITS.headerText),
+        emoji: true,
+      },
+    },
+    { type: 'section', fields: totalsFields(report.totals, report.previousTotals, periodDays) },
+  ];
+  if (report.prefixTotals && prefix) {
+    const t = report.prefixTotals;
+    blocks.push({
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `*Pages under \`${prefix}\`:* ${n(t.pages)} pages · ${n(t.total)} views (${n(t.human)} human · ${n(t.ai)} AI · ${aiShare(t).toFixed(1)}% AI)`,
+      },
+    });
+  }
+  blocks.push({ type: 'divider' });
+  if (report.top.length === 0) {
+    blocks.push({
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: prefix
+          ? `No page under \`${prefix}\` has views in this range.`
+          : 'No page has views in this range.',
+      },
+    });
+  } else {
+    const title = `*Top ${report.top.length} pages${prefix ? ` under \`${prefix}\`` : ''}* (█ human · ░ AI)`;
+    for (const text of packLines([title, ...report.top.map((p) => pageLine(p, options.siteUrl))])) {
+      blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
+    }
+  }
+  const footer = [
+    `${n(report.pagesCounted)} pages counted`,
+    `generated ${slackTime(report.generatedAt, '{date_short_pretty} at {time}')}`,
+    ...(options.requestedBy ? [`requested by <@${options.requestedBy}>`] : []),
+  ].join(' · ');
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
+  if (report.partial) {
+    blocks.push({
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `:warning: Partial: the page cap stopped at ${n(report.pagesCounted)} pages, so pages beyond it are missing from the ranking (totals are complete). An admin can raise \`ANALYTICS_MAX_PAGES\`.`,
+        },
+      ],
+    });
+  }
+  if (options.interactive) {
+    blocks.push({
+      type: 'actions',
+      elements: [
+        {
+          type: 'button',
+          action_id: POST_REPORT_ACTION,
+          text: { type: 'plain_text', text: 'Post to channel' },
+          value: encodeReportRequest(request),
+        },
+      ],
+    });
+  }
+  const topPage = report.top[0];
+  const text = truncate(
+    `Page views ${dates} (${request.timeZone})${request.prefix ? ` under ${request.prefix}` : ''}: ${n(report.totals.total)} total, ${n(report.totals.human)} human, ${n(report.totals.ai)} AI${topPage ? `. Top page: ${topPage.path} (${n(topPage.total)})` : ''}`,
+    LIMITS.fallbackText,
+  );
+  return { text: escapeMrkdwn(text), blocks: blocks.slice(0, LIMITS.blocks) };
+}

@@ -1,0 +1,70 @@
+import Keyv from 'keyv';
+import type { ScheduleStore, WeeklySchedule } from '../analytics/ports.js';
+import type { Logger } from '../logger.js';
+import { type AtomicOps, MemoryAtomicOps, StateUnavailableError } from './keyv-job-store.js';
+
+const SCHEDULES_SET = 'weekly-schedules';
+
+/** Weekly report schedules (one per channel) and their once-per-occurrence claims. */
+export class KeyvScheduleStore implements ScheduleStore {
+  constructor(
+    private readonly keyv: Keyv,
+    private readonly atomics: AtomicOps,
+  ) {}
+
+  list(): Promise<WeeklySchedule[]> {
+    return this.guard(async () => {
+      const channels = await this.atomics.members(SCHEDULES_SET);
+      const schedules = await Promise.all(
+        channels.map((c) => this.keyv.get<WeeklySchedule>(`schedule:${c}`)),
+      );
+      return schedules
+        .filter((s): s is WeeklySchedule => s !== undefined && s !== null)
+        .sort((a, b) => a.channelId.localeCompare(b.channelId));
+    });
+  }
+
+  get(channelId: string): Promise<WeeklySchedule | undefined> {
+    return this.guard(
+      async () => (await this.keyv.get<WeeklySchedule>(`schedule:${channelId}`)) ?? undefined,
+    );
+  }
+
+  put(schedule: WeeklySchedule): Promise<void> {
+    return this.guard(async () => {
+      await this.keyv.set(`schedule:${schedule.channelId}`, { ...schedule });
+      await this.atomics.addMember(SCHEDULES_SET, schedule.channelId);
+    });
+  }
+
+  remove(channelId: string): Promise<boolean> {
+    return this.guard(async () => {
+      const deleted = await this.keyv.delete(`schedule:${channelId}`);
+      await this.atomics.removeMember(SCHEDULES_SET, channelId);
+      return deleted;
+    });
+  }
+
+  claim(key: string, ttlMs: number): Promise<boolean> {
+    return this.guard(() => this.atomics.claim(`claim:${key}`, ttlMs));
+  }
+
+  release(key: string): Promise<void> {
+    return this.guard(() => this.atomics.release(`claim:${key}`));
+  }
+
+  private async guard<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      if (error instanceof StateUnavailableError) throw error;
+      throw new StateUnavailableError(error);
+    }
+  }
+}
+
+export function createMemoryScheduleStore(logger: Logger, now?: () => number): KeyvScheduleStore {
+  const keyv = new Keyv({ namespace: 'docs-agent-schedules' });
+  keyv.on('error', (error: unknown) => logger.error({ err: error }, 'schedule store error'));
+  return new KeyvScheduleStore(keyv, new MemoryAtomicOps(now));
+}

@@ -1,0 +1,35 @@
+import Keyv from 'keyv';
+import type { RangeViews, ViewsCache } from '../analytics/ports.js';
+import type { Logger } from '../logger.js';
+
+interface Entry {
+  value: RangeViews;
+  expiresAt: number;
+}
+
+/**
+ * Fetched page-view ranges with a TTL. The expiry is also checked against the injected clock, so tests with a
+ * fake clock see the same TTL the store enforces (Keyv's own expiry uses the wall clock).
+ */
+export class KeyvViewsCache implements ViewsCache {
+  constructor(
+    private readonly keyv: Keyv,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(key: string): Promise<RangeViews | undefined> {
+    const entry = await this.keyv.get<Entry>(`views-cache:${key}`);
+    if (!entry || entry.expiresAt <= this.now()) return undefined;
+    return entry.value;
+  }
+
+  async set(key: string, value: RangeViews, ttlMs: number): Promise<void> {
+    await this.keyv.set(`views-cache:${key}`, { value, expiresAt: this.now() + ttlMs }, ttlMs);
+  }
+}
+
+export function createMemoryViewsCache(logger: Logger, now?: () => number): KeyvViewsCache {
+  const keyv = new Keyv({ namespace: 'docs-agent-views' });
+  keyv.on('error', (error: unknown) => logger.error({ err: error }, 'views cache error'));
+  return new KeyvViewsCache(keyv, now);
+}

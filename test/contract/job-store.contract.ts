@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../src/domain/job.js';
+import type { JobStore } from '../../src/services/ports.js';
+
+/** Builds a fresh, empty store (its own namespace) and says how to dispose of it. */
+export type JobStoreFactory = () => Promise<{ store: JobStore; close(): Promise<void> }>;
+
+export function record(overrides: Partial<JobRecord> = {}): JobRecord {
+  return {
+    jobId: 'job_1',
+    teamId: 'T1',
+    channelId: 'C1',
+    threadTs: '1700000000.000100',
+    cardTs: '1700000000.000100',
+    requesterId: 'U1',
+    prompt: 'Document the 429 response',
+    origin: 'command',
+    status: 'active',
+    repository: 'acme/docs',
+    ref: null,
+    model: null,
+    prLink: null,
+    createdAt: 1_000,
+    activeSince: 1_000,
+    generation: 1,
+    repliedGeneration: 0,
+    watching: true,
+    watchEnded: null,
+    consecutiveFailures: 0,
+    updatedAt: 1_000,
+    ...overrides,
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The `JobStore` contract: every implementation must pass these same tests. */
+export function jobStoreContract(create: JobStoreFactory): void {
+  async function withStore(test: (store: JobStore) => Promise<void>): Promise<void> {
+    const { store, close } = await create();
+    try {
+      await test(store);
+    } finally {
+      await close();
+    }
+  }
+
+  describe('JobStore contract', () => {
+    it('saves and reads back a record, as a copy', () =>
+      withStore(async (store) => {
+        const saved = record({ prLink: 'https://github.com/acme/docs/pull/1', ref: 'docs/x' });
+        await store.saveJob(saved);
+        const read = await store.getJob('job_1');
+        expect(read).toEqual(saved);
+        read!.status = 'changed';
+        expect((await store.getJob('job_1'))?.status).toBe('active');
+      }));
+
+    it('says "not found" only for a job it never saw', () =>
+      withStore(async (store) => {
+        expect(await store.getJob('nope')).toBeUndefined();
+        expect(await store.findJobByThread('C1', '1.2')).toBeUndefined();
+      }));
+
+    it('overwrites a record on save', () =>
+      withStore(async (store) => {
+        await store.saveJob(record());
+        await store.saveJob(record({ status: 'completed', repliedGeneration: 1 }));
+        expect(await store.getJob('job_1')).toMatchObject({ status: 'completed', repliedGeneration: 1 });
+      }));
+
+    it('links threads to jobs', () =>
+      withStore(async (store) => {
+        await store.linkThread('C1', '1.1', 'job_1');
+        await store.linkThread('C2', '1.1', 'job_2');
+        expect(await store.findJobByThread('C1', '1.1')).toBe('job_1');
+        expect(await store.findJobByThread('C2', '1.1')).toBe('job_2');
+        expect(await store.findJobByThread('C1', '9.9')).toBeUndefined();
+      }));
+
+    it('lists watched jobs oldest first, optionally for one channel, and forgets unwatched ones', () =>
+      withStore(async (store) => {
+        await store.saveJob(record({ jobId: 'b', channelId: 'C1', createdAt: 2 }));
+        await store.saveJob(record({ jobId: 'a', channelId: 'C1', createdAt: 1 }));
+        await store.saveJob(record({ jobId: 'c', channelId: 'C2', createdAt: 3 }));
+        await store.saveJob(record({ jobId: 'd', channelId: 'C1', createdAt: 4, watching: false }));
+        expect((await store.listWatched()).map((r) => r.jobId)).toEqual(['a', 'b', 'c']);
+        expect((await store.listWatched('C1')).map((r) => r.jobId)).toEqual(['a', 'b']);
+
+        await store.saveJob(record({ jobId: 'a', channelId: 'C1', createdAt: 1, watching: false }));
+        expect((await store.listWatched()).map((r) => r.jobId)).toEqual(['b', 'c']);
+        await store.saveJob(record({ jobId: 'd', channelId: 'C1', createdAt: 4, watching: true }));
+        expect((await store.listWatched('C1')).map((r) => r.jobId)).toEqual(['b', 'd']);
+      }));
+
+    it('claims a key for the first caller only, until released', () =>
+      withStore(async (store) => {
+        const results = await Promise.all([1, 2, 3, 4, 5].map(() => store.claim('reply:job_1:1', 60_000)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.claim('reply:job_1:2', 60_000)).toBe(true);
+        await store.release('reply:job_1:1');
+        expect(await store.claim('reply:job_1:1', 60_000)).toBe(true);
+        expect(await store.claim('reply:job_1:1', 60_000)).toBe(false);
+      }));
+
+    it('lets a claim expire after its time to live', () =>
+      withStore(async (store) => {
+        expect(await store.claim('event:Ev1', 40)).toBe(true);
+        expect(await store.claim('event:Ev1', 40)).toBe(false);
+        await sleep(120);
+        expect(await store.claim('event:Ev1', 40)).toBe(true);
+      }));
+  });
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { InMemoryHourlyQuota } from '../../src/services/hourly-quota.js';
+import { closeRedis, connectRedis, type RedisClient } from '../../src/store/redis-client.js';
+import { RedisHourlyQuota } from '../../src/store/redis-hourly-quota.js';
+import { hourlyQuotaContract } from '../contract/hourly-quota.contract.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+const logger = createLogger({ level: 'silent', secrets: [] });
+
+describe('in-memory hourly quota', () => {
+  hourlyQuotaContract(async (limit, now) => ({
+    quota: new InMemoryHourlyQuota(limit, now),
+    close: async () => {},
+  }));
+});
+
+describe('redis hourly quota', () => {
+  let redis: RedisServer;
+  let client: RedisClient;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    client = await connectRedis(redis.url, logger, { failFast: true });
+  });
+  afterAll(async () => {
+    if (client) await closeRedis(client);
+    await redis?.stop();
+  });
+
+  hourlyQuotaContract(async (limit, now) => ({
+    quota: new RedisHourlyQuota({ client, key: `quota:${randomUUID()}`, limit, now }),
+    close: async () => {},
+  }));
+
+  it('is one budget for every replica using the same key', async () => {
+    const key = `quota:${randomUUID()}`;
+    const other = await connectRedis(redis.url, logger, { failFast: true });
+    try {
+      const a = new RedisHourlyQuota({ client, key, limit: 3 });
+      const b = new RedisHourlyQuota({ client: other, key, limit: 3 });
+      const results = await Promise.all([a.take(), b.take(), a.take(), b.take(), a.take()]);
+      expect(results.filter((r) => r.ok)).toHaveLength(3);
+      expect(await a.remaining()).toBe(0);
+      expect(await b.remaining()).toBe(0);
+      const refused = await b.take();
+      expect(refused.ok).toBe(false);
+      if (!refused.ok) expect(refused.retryAfterMs).toBeGreaterThan(59 * 60 * 1000);
+    } finally {
+      await closeRedis(other);
+    }
+  });
+});

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { BullmqPollQueue } from '../../src/scheduler/bullmq-poll-queue.js';
+import { MemoryPollQueue } from '../../src/scheduler/memory-poll-queue.js';
+import { closeRedis, connectRedis } from '../../src/store/redis-client.js';
+import { gate, PollRecorder, pollQueueContract, sleep } from '../contract/poll-queue.contract.js';
+import { waitFor } from '../support/http.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+const logger = createLogger({ level: 'silent', secrets: [] });
+
+describe('memory poll queue', () => {
+  pollQueueContract(async ({ concurrency }) => {
+    const queue = new MemoryPollQueue({ logger, concurrency });
+    return { queue, close: () => queue.close() };
+  });
+});
+
+describe('bullmq poll queue', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  /** One replica: its own connection, a queue in `namespace`. */
+  async function replica(namespace: string, concurrency = 2) {
+    const client = await connectRedis(redis.url, logger, { failFast: false });
+    const queue = new BullmqPollQueue({
+      client,
+      logger,
+      concurrency,
+      namespace,
+      lockDurationMs: 2_000,
+      stalledIntervalMs: 1_000,
+    });
+    return {
+      queue,
+      async close() {
+        await queue.close();
+        await closeRedis(client);
+      },
+    };
+  }
+
+  pollQueueContract(({ concurrency }) => replica(`t-${randomUUID()}`, concurrency));
+
+  it('keeps a pending poll in Redis across a restart', async () => {
+    const namespace = `t-${randomUUID()}`;
+    const first = await replica(namespace);
+    const before = new PollRecorder(async () => null);
+    first.queue.start(before.handler);
+    await first.queue.schedule('job:restart', 400);
+    await first.close();
+
+    const second = await replica(namespace);
+    try {
+      const after = new PollRecorder(async () => null);
+      second.queue.start(after.handler);
+      await waitFor(() => after.callsOf('job:restart') === 1, { what: 'poll after restart' });
+      expect(before.calls).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('on close, lets a running poll finish and hands the job back for the next replica', async () => {
+    const namespace = `t-${randomUUID()}`;
+    const first = await replica(namespace);
+    const release = gate();
+    const started = gate();
+    const before = new PollRecorder(async () => {
+      started.open();
+      await release.promise;
+      return 50;
+    });
+    first.queue.start(before.handler);
+    await first.queue.schedule('job:handover', 0);
+    await started.promise;
+    const closing = first.close();
+    await sleep(50);
+    release.open();
+    await closing;
+    expect(before.callsOf('job:handover')).toBe(1);
+
+    const second = await replica(namespace);
+    try {
+      const after = new PollRecorder(async () => null);
+      second.queue.start(after.handler);
+      await waitFor(() => after.callsOf('job:handover') === 1, { what: 'poll on the next replica' });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('shares the work between two replicas, each job polled by one replica at a time', async () => {
+    const namespace = `t-${randomUUID()}`;
+    const a = await replica(namespace);
+    const b = await replica(namespace);
+    try {
+      // One recorder behind both replicas: it sees every poll of a job whichever replica runs it.
+      const polls = new PollRecorder(async (_id, call) => {
+        await sleep(15);
+        return call < 6 ? 5 : null;
+      });
+      const byReplica = { a: 0, b: 0 };
+      a.queue.start((id) => {
+        byReplica.a += 1;
+        return polls.handler(id);
+      });
+      b.queue.start((id) => {
+        byReplica.b += 1;
+        return polls.handler(id);
+      });
+      const ids = ['r1', 'r2', 'r3', 'r4'];
+      for (const id of ids) await (id < 'r3' ? a : b).queue.schedule(id, 0);
+      await waitFor(() => ids.every((id) => polls.callsOf(id) === 6), { what: 'six polls per job' });
+      await sleep(300);
+      expect(ids.map((id) => polls.callsOf(id))).toEqual([6, 6, 6, 6]);
+      expect(polls.maxActivePerJob).toBe(1);
+      expect(byReplica.a + byReplica.b).toBe(24);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

@@ -15,8 +15,41 @@ export interface StartJobRequest {
   requesterId: string;
   /** Plain text, already converted from Slack markup. */
   prompt: string;
+  /**
+   * Quoted conversation sent to the agent after the prompt (a mention inside an ordinary thread), already
+   * labelled as context. Not shown on the card.
+   */
+  context?: string;
   origin: JobOrigin;
 }
+
+export interface FollowUpRequest {
+  jobId: string;
+  /** What the agent receives: plain text with the author attributed. */
+  prompt: string;
+}
+
+export type FollowUpResult =
+  | { ok: true; record: JobRecord }
+  | { ok: false; reason: 'unknown_job' }
+  /** The docs API (or the bot's own count of its budget) refused the message; `error` says why. */
+  | { ok: false; reason: 'refused'; error: unknown; reachedApi: boolean };
+
+export type JobStatusResult =
+  | { ok: true; job: AgentJob; record: JobRecord | undefined }
+  | { ok: false; error: unknown };
+
+/**
+ * How long after a follow-up a terminal status is distrusted unless the job was seen running again in the
+ * new generation: right after send-message the platform may still report the previous run's `completed`.
+ */
+const FOLLOW_UP_GRACE_MIN_MS = 30_000;
+
+/** The record as stored, with what the stale-terminal guard needs (kept in the record, optional). */
+type TrackedRecord = JobRecord & {
+  /** The generation in which a poll last saw the job running (non-terminal). */
+  seenRunningGeneration?: number;
+};
 
 export type StartJobResult =
   | { ok: true; record: JobRecord }
@@ -32,6 +65,8 @@ export interface JobServiceDeps {
   clock: Clock;
   logger: Logger;
   poll: PollTiming & { maxAgeMs: number };
+  /** Distrust window for terminal statuses right after a follow-up (default: max(30 s, 6 fast polls)). */
+  followUpGraceMs?: number;
   random?: () => number;
 }
 
@@ -72,7 +107,7 @@ export class JobService {
           retryAfterMs: slot.retryAfterMs,
         });
       }
-      job = await api.createJob(request.prompt);
+      job = await api.createJob(request.context ? `${request.prompt}\n\n${request.context}` : request.prompt);
     } catch (error) {
       logger.warn(
         { channelId: request.channelId, error: describeError(error) },
@@ -124,6 +159,84 @@ export class JobService {
     return { ok: true, record };
   }
 
+  /**
+   * Sends a follow-up message to a job and starts a new generation: tracked again at the fast cadence, with
+   * its own terminal reply. Serialised with polls of the same job.
+   */
+  followUp(request: FollowUpRequest): Promise<FollowUpResult> {
+    return this.lock.run(request.jobId, () => this.followUpLocked(request));
+  }
+
+  private async followUpLocked(request: FollowUpRequest): Promise<FollowUpResult> {
+    const { store, api, notifier, queue, quota, clock, logger, poll } = this.deps;
+    const record: TrackedRecord | undefined = await store.getJob(request.jobId);
+    if (!record) return { ok: false, reason: 'unknown_job' };
+
+    const slot = await quota.take();
+    if (!slot.ok) {
+      const error = new DocsApiError('rate_limited', 'The hourly job budget counted by the bot is used up', {
+        retryAfterMs: slot.retryAfterMs,
+      });
+      return { ok: false, reason: 'refused', error, reachedApi: false };
+    }
+    let job: AgentJob;
+    try {
+      job = await api.sendMessage(request.jobId, request.prompt);
+    } catch (error) {
+      logger.warn({ jobId: request.jobId, error: describeError(error) }, 'follow-up refused');
+      if (error instanceof DocsApiError && error.code === 'not_found') {
+        const now = clock.now();
+        record.watching = false;
+        record.watchEnded = 'gone';
+        record.updatedAt = now;
+        await store.saveJob(record).catch(() => undefined);
+        await notifier.updateCard(record, now);
+      }
+      return { ok: false, reason: 'refused', error, reachedApi: true };
+    }
+
+    const now = clock.now();
+    applyJob(record, job);
+    record.generation += 1;
+    record.activeSince = now;
+    record.watching = true;
+    record.watchEnded = null;
+    record.consecutiveFailures = 0;
+    record.updatedAt = now;
+    logger.info({ jobId: record.jobId, generation: record.generation }, 'follow-up sent to agent job');
+    try {
+      await store.saveJob(record);
+    } catch (error) {
+      // The agent has the message; polling still runs from the previous state and catches up.
+      logger.error({ jobId: record.jobId, error: describeError(error) }, 'follow-up sent but not saved');
+    }
+    await notifier.updateCard(record, now);
+    await queue.schedule(record.jobId, poll.minMs);
+    return { ok: true, record };
+  }
+
+  /** A job's current state, fetched fresh from the platform, with what the bot knows about it. */
+  async status(jobId: string): Promise<JobStatusResult> {
+    try {
+      const job = await this.deps.api.getJob(jobId);
+      const record = await this.deps.store.getJob(jobId).catch(() => undefined);
+      return { ok: true, job, record };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }
+
+  /** Jobs of a channel that are still being watched, oldest first. */
+  listWatched(channelId: string): Promise<JobRecord[]> {
+    return this.deps.store.listWatched(channelId);
+  }
+
+  /** The job whose thread this is, if any. */
+  async jobOfThread(channelId: string, threadTs: string): Promise<JobRecord | undefined> {
+    const jobId = await this.deps.store.findJobByThread(channelId, threadTs);
+    return jobId ? this.deps.store.getJob(jobId) : undefined;
+  }
+
   /** One poll of one job; resolves the delay before the next, or null when the job is no longer watched. */
   poll(jobId: string): Promise<number | null> {
     return this.lock.run(jobId, () => this.pollLocked(jobId));
@@ -131,7 +244,7 @@ export class JobService {
 
   private async pollLocked(jobId: string): Promise<number | null> {
     const { store, api, notifier, clock, logger, poll } = this.deps;
-    const record = await store.getJob(jobId);
+    const record: TrackedRecord | undefined = await store.getJob(jobId);
     if (!record?.watching) return null;
     const now = clock.now();
 
@@ -172,6 +285,17 @@ export class JobService {
       return failedPollDelay(record.consecutiveFailures, poll, retryAfter);
     }
 
+    if (isTerminal(job.status) && !this.trustsTerminal(record, now)) {
+      // Probably the previous run's state, read before the platform applied the follow-up: wait for the
+      // job to show as running (or for the grace period to pass) before replying for this generation.
+      record.consecutiveFailures = 0;
+      record.updatedAt = now;
+      await store.saveJob(record);
+      logger.debug({ jobId, status: job.status }, 'ignoring terminal status seen right after a follow-up');
+      return poll.minMs;
+    }
+    if (!isTerminal(job.status)) record.seenRunningGeneration = record.generation;
+
     const previousPrLink = record.prLink;
     const changed = applyJob(record, job);
     record.consecutiveFailures = 0;
@@ -206,6 +330,17 @@ export class JobService {
     await store.saveJob(record);
     if (changed) await notifier.updateCard(record, now);
     return nextPollDelay(now - record.activeSince, poll, this.deps.random);
+  }
+
+  /**
+   * A terminal status ends a follow-up generation only once the job was seen running in it, or after a
+   * grace period (a very quick run may finish between two polls).
+   */
+  private trustsTerminal(record: TrackedRecord, now: number): boolean {
+    if (record.generation <= 1) return true;
+    if (record.seenRunningGeneration === record.generation) return true;
+    const grace = this.deps.followUpGraceMs ?? Math.max(FOLLOW_UP_GRACE_MIN_MS, 6 * this.deps.poll.minMs);
+    return now - record.activeSince >= grace;
   }
 }
 

@@ -3,16 +3,30 @@ import { MAX_PROMPT_CHARS } from './views/help.js';
 
 export type DocsAgentCommand =
   | { kind: 'help' }
+  | { kind: 'list' }
+  | { kind: 'status'; jobId: string }
+  | { kind: 'status_usage' }
   | { kind: 'start'; prompt: string }
   | { kind: 'too_long'; length: number };
 
-/** Parses `/docs-agent` text: help, or an instruction converted to plain text and checked for length. */
+/** Job ids as the platform issues them; anything else after `status` is an instruction, not a lookup. */
+const JOB_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+/**
+ * Parses `/docs-agent` text: `help`, `list`, `status <job id>`, or an instruction converted to plain text
+ * and checked for length. Only the exact one-word forms are subcommands, so an instruction that starts with
+ * "list" or "status" (`/docs-agent status codes need a table`) still starts a job.
+ */
 export function parseDocsAgentCommand(
   text: string | undefined,
   resolveUser?: UserNameResolver,
 ): DocsAgentCommand {
   const prompt = slackToPlainText(text ?? '', resolveUser).trim();
   if (prompt === '' || /^(help|-h|--help|\?)$/i.test(prompt)) return { kind: 'help' };
+  if (/^list$/i.test(prompt)) return { kind: 'list' };
+  if (/^status$/i.test(prompt)) return { kind: 'status_usage' };
+  const status = /^status\s+(\S+)$/i.exec(prompt);
+  if (status && JOB_ID.test(status[1]!)) return { kind: 'status', jobId: status[1]! };
   const length = Array.from(prompt).length;
   if (length > MAX_PROMPT_CHARS) return { kind: 'too_long', length };
   return { kind: 'start', prompt };
@@ -20,6 +34,10 @@ export function parseDocsAgentCommand(
 
 export function tooLongMessage(length: number): string {
   return `Your instruction is ${length.toLocaleString('en-US')} characters long; the limit is ${MAX_PROMPT_CHARS.toLocaleString('en-US')}. Nothing was started. Shorten it (link to a doc or issue instead of pasting it) and try again.`;
+}
+
+export function statusUsageMessage(command = '/docs-agent'): string {
+  return `Usage: \`${command} status <job id>\`. The job id is on the job card; \`${command} list\` shows the jobs of this channel.`;
 }
 
 export function accessDeniedMessage(reason: 'user' | 'channel'): string {

@@ -2,6 +2,12 @@ import type { JobRecord } from '../domain/job.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type {
+  ConversationNotifier,
+  MessageRef,
+  PrivateNotice,
+  ThreadMessage,
+} from '../services/conversation-service.js';
+import type {
   Clock,
   JobNotifier,
   JobStore,
@@ -12,25 +18,86 @@ import type {
 import { SlackDeliveryError, type SlackGateway } from './slack-gateway.js';
 import { describeDocsFailure } from './views/failures.js';
 import { jobCardView } from './views/job-card.js';
-import { noticeView, terminalReplyView } from './views/job-replies.js';
+import {
+  followUpRefusedView,
+  noticeView,
+  privateNoticeView,
+  terminalReplyView,
+} from './views/job-replies.js';
 
 /** How long a claim on a terminal reply blocks other attempts; after that a retry checks the thread first. */
 const REPLY_CLAIM_MS = 2 * 60 * 1000;
 
+/** The reaction on a reply that reached the agent. */
+export const FORWARDED_REACTION = 'eyes';
+
+export interface NotifierOptions {
+  /** Who may steer a job from its thread (FOLLOW_UPS_FROM), as the card explains it. */
+  followUpsFrom?: 'anyone' | 'requester';
+}
+
 /** Renders job state into Slack: the card in place and the replies in its thread. */
-export class SlackJobNotifier implements JobNotifier {
+export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   constructor(
     private readonly gateway: SlackGateway,
     private readonly store: JobStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly options: NotifierOptions = {},
   ) {}
+
+  async markForwarded(ref: MessageRef): Promise<void> {
+    await this.gateway.addReaction(ref.channelId, ref.ts, FORWARDED_REACTION).catch((error: unknown) => {
+      this.logger.warn({ channelId: ref.channelId, error: describeError(error) }, 'could not add reaction');
+    });
+  }
+
+  async followUpRefused(ref: MessageRef, error: unknown): Promise<void> {
+    await this.gateway
+      .post({
+        channel: ref.channelId,
+        threadTs: ref.threadTs,
+        message: followUpRefusedView(error, this.clock.now()),
+        dedupeKey: `followup-refused:${ref.channelId}:${ref.ts}`,
+      })
+      .catch((postError: unknown) => {
+        this.logger.warn(
+          { channelId: ref.channelId, error: describeError(postError) },
+          'could not say why a follow-up was refused',
+        );
+      });
+  }
+
+  async tellAuthor(ref: MessageRef, notice: PrivateNotice): Promise<void> {
+    await this.gateway
+      .postEphemeral(ref.channelId, ref.userId, privateNoticeView(notice), ref.threadTs)
+      .catch((error: unknown) => {
+        this.logger.warn(
+          { channelId: ref.channelId, notice: notice.kind, error: describeError(error) },
+          'could not answer a message privately',
+        );
+      });
+  }
+
+  async threadMessages(channelId: string, threadTs: string): Promise<ThreadMessage[]> {
+    const messages = await this.gateway.threadReplies(channelId, threadTs);
+    return messages
+      .filter((m) => typeof m.ts === 'string')
+      .map((m) => ({
+        ts: m.ts!,
+        userId: m.user,
+        botId: m.bot_id,
+        subtype: m.subtype,
+        text: m.text ?? '',
+      }));
+  }
 
   async postStartingCard(input: StartingCard): Promise<string> {
     const message = jobCardView({
       requesterId: input.requesterId,
       prompt: input.prompt,
       state: { phase: 'starting' },
+      followUpsFrom: this.options.followUpsFrom,
     });
     const post = () =>
       this.gateway.post({
@@ -56,6 +123,7 @@ export class SlackJobNotifier implements JobNotifier {
       requesterId: record.requesterId,
       prompt: record.prompt,
       state: { phase: 'tracked', record, now },
+      followUpsFrom: this.options.followUpsFrom,
     });
     await this.gateway.update(record.channelId, record.cardTs, message).catch((error: unknown) => {
       this.logger.warn({ jobId: record.jobId, error: describeError(error) }, 'could not update job card');

@@ -2,11 +2,13 @@ import type { AnalyticsService } from '../../analytics/analytics-service.js';
 import type { WeeklyReports } from '../../analytics/weekly-reports.js';
 import type { Logger } from '../../logger.js';
 import type { AccessPolicy } from '../../services/access-policy.js';
+import type { ConversationService } from '../../services/conversation-service.js';
 import type { JobService } from '../../services/job-service.js';
 
 /** What listeners may use: services, never adapters. */
 export interface SlackDeps {
   jobs: JobService;
+  conversations: ConversationService;
   access: AccessPolicy;
   logger: Logger;
   /** `/docs-views`: page-view reports and weekly posts. */

@@ -3,6 +3,8 @@ import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
+import { registerAppMentionEvents } from './events/app-mention.js';
+import { registerMessageEvents } from './events/message.js';
 
 export type { SlackDeps } from './deps.js';
 
@@ -10,4 +12,6 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);
+  registerAppMentionEvents(app, deps);
+  registerMessageEvents(app, deps);
 }

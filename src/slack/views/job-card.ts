@@ -13,6 +13,8 @@ export interface JobCardInput {
   requesterId: string;
   prompt: string;
   state: CardState;
+  /** Who may steer the job from its thread (FOLLOW_UPS_FROM); default `anyone`. */
+  followUpsFrom?: 'anyone' | 'requester';
 }
 
 interface StatusLine {
@@ -87,12 +89,27 @@ export function jobCardView(input: JobCardInput): SlackMessage {
       });
     }
   }
+  if (state.phase !== 'not_started') blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {
     text: truncate(
       `Docs agent job: ${status.label}. ${oneLine(escapeMrkdwn(input.prompt), 150)}`,
       LIMITS.fallbackText,
     ),
     blocks,
+  };
+}
+
+/** How to talk to the agent from the card's thread, and how to talk past it. */
+export function threadHint(requesterId: string, followUpsFrom: 'anyone' | 'requester' = 'anyone') {
+  const who = followUpsFrom === 'requester' ? `Replies from <@${safeId(requesterId)}>` : 'Replies';
+  return {
+    type: 'context',
+    elements: [
+      {
+        type: 'mrkdwn',
+        text: `:speech_balloon: ${who} in this thread go to the agent as follow-ups. Start a reply with \`(aside)\` or \`//\` to talk here without instructing it.`,
+      },
+    ],
   };
 }
 

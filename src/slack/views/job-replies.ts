@@ -1,6 +1,9 @@
+import { DocsApiError } from '../../api/errors.js';
 import type { JobRecord } from '../../domain/job.js';
+import type { PrivateNotice } from '../../services/conversation-service.js';
 import type { TerminalOutcome, ThreadNotice } from '../../services/ports.js';
 import { escapeMrkdwn } from '../markup.js';
+import { describeDocsFailure } from './failures.js';
 import { formatDuration, mrkdwnLink } from './format.js';
 import { safeId } from './job-card.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
@@ -11,13 +14,16 @@ export function terminalReplyView(record: JobRecord, outcome: TerminalOutcome, n
   const who = `<@${safeId(record.requesterId)}>`;
   const took = formatDuration(now - record.activeSince);
   const jobRef = `\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``;
+  const followUp = record.generation > 1;
   let text: string;
   let fallback: string;
   const blocks: SlackMessage['blocks'] = [];
   switch (outcome.kind) {
     case 'pull_request':
-      text = `${who} :white_check_mark: The agent finished and opened a pull request (took ${took}).`;
-      fallback = 'The docs agent opened a pull request';
+      text = followUp
+        ? `${who} :white_check_mark: The agent finished the follow-up; the pull request is ready (took ${took}).`
+        : `${who} :white_check_mark: The agent finished and opened a pull request (took ${took}).`;
+      fallback = followUp ? 'The docs agent finished the follow-up' : 'The docs agent opened a pull request';
       break;
     case 'no_changes':
       text = outcome.previousPrLink
@@ -70,6 +76,50 @@ export function noticeView(record: JobRecord, notice: ThreadNotice): SlackMessag
       notice.kind === 'watch_expired'
         ? 'Stopped watching this docs agent job'
         : 'This docs agent job no longer exists',
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+  };
+}
+
+/** Why a reply in a job's thread did not reach the agent, and what to do. Posted in the thread. */
+export function followUpRefusedView(error: unknown, now: number): SlackMessage {
+  let text: string;
+  if (error instanceof DocsApiError && error.code === 'not_found') {
+    text =
+      ':grey_question: The docs platform no longer knows this job, so your reply was not passed on. Start a new job with `/docs-agent` or by mentioning me.';
+  } else if (error instanceof DocsApiError && error.code === 'unavailable') {
+    text =
+      ":warning: The docs platform is down or did not answer in time, so I can't tell whether the agent got your reply. Wait a few minutes and check this thread before sending it again.";
+  } else {
+    text = `:warning: ${describeDocsFailure(error, now, 'pass your reply to the agent')}`;
+  }
+  return {
+    text: 'Your reply did not reach the docs agent',
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
+  };
+}
+
+/** Answers only the author of a message sees (ephemeral). */
+export function privateNoticeView(notice: PrivateNotice, commandName = '/docs-agent'): SlackMessage {
+  let text: string;
+  switch (notice.kind) {
+    case 'access_denied':
+      text =
+        notice.reason === 'user'
+          ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask an admin to add you to `ALLOWED_USER_IDS`."
+          : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask an admin to add this channel to `ALLOWED_CHANNEL_IDS`.';
+      break;
+    case 'requester_only':
+      text = `Only <@${safeId(notice.requesterId)}>, who started this job, can send it follow-ups. Start a reply with \`(aside)\` or \`//\` to talk in the thread, or start your own job.`;
+      break;
+    case 'too_long':
+      text = `Your message is ${notice.length.toLocaleString('en-US')} characters long; the limit is ${notice.max.toLocaleString('en-US')}. Nothing was sent to the agent. Shorten it (link to a doc or issue instead of pasting it) and try again.`;
+      break;
+    case 'empty':
+      text = `Tell me what to change in the docs, for example: _@docs-agent Document the new 429 response on the jobs API_. See \`${commandName} help\` for more.`;
+      break;
+  }
+  return {
+    text: oneLine(text, LIMITS.fallbackText),
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
   };
 }

@@ -1,11 +1,20 @@
 import type { App } from '@slack/bolt';
 import { describeError } from '../../../errors.js';
-import { accessDeniedMessage, parseDocsAgentCommand, tooLongMessage } from '../../command-text.js';
+import {
+  accessDeniedMessage,
+  parseDocsAgentCommand,
+  statusUsageMessage,
+  tooLongMessage,
+} from '../../command-text.js';
 import { describeSlackDeliveryFailure } from '../../views/failures.js';
 import { docsAgentHelpView } from '../../views/help.js';
+import { jobListView, jobStatusErrorView, jobStatusView } from '../../views/job-list.js';
 import type { SlackDeps } from '../deps.js';
 
-/** `/docs-agent <instruction>`: acknowledged at once; the card, the job and its polling follow. */
+/**
+ * `/docs-agent <instruction>`: acknowledged at once; the card, the job and its polling follow.
+ * `/docs-agent list` and `/docs-agent status <job id>` answer ephemerally.
+ */
 export function registerDocsAgentCommand(app: App, deps: SlackDeps): void {
   app.command('/docs-agent', async ({ command, ack, respond }) => {
     const access = deps.access.check(command.user_id, command.channel_id);
@@ -16,6 +25,37 @@ export function registerDocsAgentCommand(app: App, deps: SlackDeps): void {
     const parsed = parseDocsAgentCommand(command.text);
     if (parsed.kind === 'help') {
       await ack({ response_type: 'ephemeral', ...docsAgentHelpView(command.command) });
+      return;
+    }
+    if (parsed.kind === 'status_usage') {
+      await ack({ response_type: 'ephemeral', text: statusUsageMessage(command.command) });
+      return;
+    }
+    if (parsed.kind === 'list') {
+      let records: Awaited<ReturnType<typeof deps.jobs.listWatched>>;
+      try {
+        records = await deps.jobs.listWatched(command.channel_id);
+      } catch (error) {
+        deps.logger.warn({ error: describeError(error) }, 'could not list jobs');
+        await ack({
+          response_type: 'ephemeral',
+          text: "I can't reach my state store right now, so I can't list the jobs. Try again in a minute.",
+        });
+        return;
+      }
+      await ack({ response_type: 'ephemeral', ...jobListView(records, Date.now()) });
+      return;
+    }
+    if (parsed.kind === 'status') {
+      // Fetched fresh from the platform, which may be slow: acknowledge first, answer via response_url.
+      await ack();
+      const result = await deps.jobs.status(parsed.jobId);
+      const view = result.ok
+        ? jobStatusView(result.job, result.record)
+        : jobStatusErrorView(parsed.jobId, result.error, Date.now());
+      await respond({ response_type: 'ephemeral', ...view }).catch((error: unknown) =>
+        deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
+      );
       return;
     }
     if (parsed.kind === 'too_long') {

@@ -1,0 +1,79 @@
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { MessageText } from '../services/conversation-service.js';
+import { slackToPlainText } from './markup.js';
+
+/** How Slack resolves a user id to a name (users.info); undefined when unknown. */
+export type UserLookup = (userId: string) => Promise<{ name: string } | undefined>;
+
+export interface UserNamesOptions {
+  logger: Logger;
+  /** How long a known name is reused (default 1 hour). */
+  ttlMs?: number;
+  /** How long an unknown user or a failed lookup is remembered (default 1 minute). */
+  missTtlMs?: number;
+  /** Entries kept at most (oldest dropped first). */
+  maxEntries?: number;
+  now?: () => number;
+}
+
+const USER_MENTION = /<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g;
+
+/** Names for user ids, cached, and Slack markup to plain text with those names. */
+export class UserNames implements MessageText {
+  private readonly cache = new Map<string, { name: string | undefined; expires: number }>();
+  private readonly pending = new Map<string, Promise<string | undefined>>();
+  private readonly ttlMs: number;
+  private readonly missTtlMs: number;
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly lookup: UserLookup,
+    private readonly options: UserNamesOptions,
+  ) {
+    this.ttlMs = options.ttlMs ?? 60 * 60 * 1000;
+    this.missTtlMs = options.missTtlMs ?? 60 * 1000;
+    this.maxEntries = options.maxEntries ?? 5000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The user's name, or undefined when Slack does not know it (or could not be asked). */
+  async nameOf(userId: string): Promise<string | undefined> {
+    const cached = this.cache.get(userId);
+    if (cached && cached.expires > this.now()) return cached.name;
+    const inFlight = this.pending.get(userId);
+    if (inFlight) return inFlight;
+    const request = this.fetch(userId).finally(() => this.pending.delete(userId));
+    this.pending.set(userId, request);
+    return request;
+  }
+
+  async displayName(userId: string): Promise<string> {
+    return (await this.nameOf(userId)) ?? userId;
+  }
+
+  async toPlainText(markup: string): Promise<string> {
+    const ids = new Set([...markup.matchAll(USER_MENTION)].map((m) => m[1]!));
+    const names = new Map<string, string | undefined>();
+    await Promise.all([...ids].map(async (id) => names.set(id, await this.nameOf(id))));
+    return slackToPlainText(markup, (id) => names.get(id));
+  }
+
+  private async fetch(userId: string): Promise<string | undefined> {
+    let name: string | undefined;
+    let ttl = this.missTtlMs;
+    try {
+      name = (await this.lookup(userId))?.name;
+      if (name !== undefined) ttl = this.ttlMs;
+    } catch (error) {
+      this.options.logger.debug({ userId, error: describeError(error) }, 'could not look up a user name');
+    }
+    if (this.cache.size >= this.maxEntries) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(userId, { name, expires: this.now() + ttl });
+    return name;
+  }
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+
+export const TEAM_ID = 'T0TEAM';
+export const BOT_USER_ID = 'U0DOCSBOT';
+
+let tsCounter = 0;
+
+/** A fresh message ts, unique within the test run and ordered after earlier ones. */
+export function nextMessageTs(): string {
+  tsCounter += 1;
+  return `${Math.floor(Date.now() / 1000) - 100}.${String(500_000 + tsCounter).padStart(6, '0')}`;
+}
+
+export interface MessageFields {
+  type?: 'message' | 'app_mention';
+  channel?: string;
+  channel_type?: string;
+  user?: string;
+  text: string;
+  ts?: string;
+  thread_ts?: string;
+  bot_id?: string;
+  subtype?: string;
+  [key: string]: unknown;
+}
+
+/** A Slack message event (`message` or `app_mention`), with defaults for a person in #docs. */
+export function messageEvent(fields: MessageFields): Record<string, unknown> {
+  const type = fields.type ?? 'message';
+  const ts = fields.ts ?? nextMessageTs();
+  return {
+    type,
+    channel: 'C0DOCS',
+    ...(type === 'message' ? { channel_type: 'channel' } : {}),
+    user: 'U0ALICE',
+    team: TEAM_ID,
+    ...fields,
+    ts,
+    event_ts: ts,
+  };
+}
+
+/** The Events API envelope Slack posts to the request URL. A new event_id each call unless given. */
+export function eventEnvelope(event: Record<string, unknown>, eventId?: string): Record<string, unknown> {
+  return {
+    token: 'deprecated-verification-token',
+    team_id: TEAM_ID,
+    api_app_id: 'A0DOCSAGENT',
+    event,
+    type: 'event_callback',
+    event_id: eventId ?? `Ev${randomBytes(6).toString('hex').toUpperCase()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [
+      {
+        enterprise_id: null,
+        team_id: TEAM_ID,
+        user_id: BOT_USER_ID,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
+    ],
+    is_ext_shared_channel: false,
+    event_context: `4-${randomBytes(8).toString('hex')}`,
+  };
+}
+
+/** Headers of a Slack retry of an event delivery. */
+export function retryHeaders(num: number, reason = 'http_timeout'): Record<string, string> {
+  return { 'x-slack-retry-num': String(num), 'x-slack-retry-reason': reason };
+}

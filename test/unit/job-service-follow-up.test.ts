@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import { DocsApiError } from '../../src/api/errors.js';
+import type { AgentJob, JobRecord } from '../../src/domain/job.js';
+import { createLogger } from '../../src/logger.js';
+import { InMemoryHourlyQuota } from '../../src/services/hourly-quota.js';
+import { JobService } from '../../src/services/job-service.js';
+import type { JobNotifier, JobStore, PollQueue, TerminalOutcome } from '../../src/services/ports.js';
+
+const logger = createLogger({ level: 'silent', secrets: [], destination: { write: () => undefined } });
+
+function agentJob(status: string, prLink: string | null = null): AgentJob {
+  return {
+    id: 'job_1',
+    status,
+    repository: null,
+    ref: null,
+    model: null,
+    prLink,
+    createdAt: null,
+    archivedAt: null,
+  };
+}
+
+/** A JobService on in-memory fakes with a hand-driven clock and a scripted docs API. */
+function harness() {
+  let now = 1_000_000;
+  const records = new Map<string, JobRecord>();
+  const replies: Array<{ generation: number; outcome: TerminalOutcome }> = [];
+  const scheduled: number[] = [];
+  const gets: AgentJob[] = [];
+  let sendResult: AgentJob | Error = agentJob('active');
+  const store: JobStore = {
+    getJob: async (id) => (records.has(id) ? structuredClone(records.get(id)) : undefined),
+    saveJob: async (r) => void records.set(r.jobId, structuredClone(r)),
+    linkThread: async () => undefined,
+    findJobByThread: async () => undefined,
+    listWatched: async () => [...records.values()].filter((r) => r.watching),
+    claim: async () => true,
+    release: async () => undefined,
+  };
+  const notifier: JobNotifier = {
+    postStartingCard: async () => '1.0001',
+    updateCard: async () => undefined,
+    markCardFailed: async () => undefined,
+    postTerminalReply: async (record, outcome) => {
+      replies.push({ generation: record.generation, outcome });
+      return 'posted';
+    },
+    postNotice: async () => undefined,
+  };
+  const queue: PollQueue = {
+    start: () => undefined,
+    schedule: async (_id, delay) => void scheduled.push(delay),
+    cancel: async () => undefined,
+    close: async () => undefined,
+  };
+  const service = new JobService({
+    api: {
+      createJob: async () => agentJob('active'),
+      getJob: async () => gets.shift() ?? agentJob('active'),
+      sendMessage: async () => {
+        if (sendResult instanceof Error) throw sendResult;
+        return sendResult;
+      },
+    },
+    store,
+    notifier,
+    queue,
+    quota: new InMemoryHourlyQuota(100, () => now),
+    clock: { now: () => now },
+    logger,
+    poll: { minMs: 1000, maxMs: 10_000, maxAgeMs: 3_600_000 },
+    followUpGraceMs: 20_000,
+    random: () => 0.5,
+  });
+  return {
+    service,
+    records,
+    replies,
+    scheduled,
+    gets,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    setSend: (result: AgentJob | Error) => {
+      sendResult = result;
+    },
+  };
+}
+
+/** A job that was started and finished with a PR (generation 1 replied). */
+async function finishedJob(h: ReturnType<typeof harness>) {
+  await h.service.start({
+    teamId: 'T1',
+    channelId: 'C1',
+    threadTs: null,
+    requesterId: 'U1',
+    prompt: 'do it',
+    origin: 'command',
+  });
+  h.gets.push(agentJob('completed', 'https://github.com/acme/docs/pull/1'));
+  expect(await h.service.poll('job_1')).toBeNull();
+  expect(h.replies).toHaveLength(1);
+}
+
+describe('JobService follow-ups', () => {
+  it('starts a new generation, watched again at the fast cadence', async () => {
+    const h = harness();
+    await finishedJob(h);
+    h.advance(60_000);
+    const result = await h.service.followUp({ jobId: 'job_1', prompt: 'more' });
+    expect(result.ok).toBe(true);
+    const record = h.records.get('job_1')!;
+    expect(record).toMatchObject({ generation: 2, repliedGeneration: 1, watching: true, status: 'active' });
+    expect(record.activeSince).toBe(1_060_000);
+    expect(h.scheduled.at(-1)).toBe(1000);
+  });
+
+  it('ignores a stale terminal status until the job is seen running, then replies once', async () => {
+    const h = harness();
+    await finishedJob(h);
+    await h.service.followUp({ jobId: 'job_1', prompt: 'more' });
+    h.gets.push(agentJob('completed', 'https://github.com/acme/docs/pull/1'));
+    expect(await h.service.poll('job_1')).toBe(1000);
+    expect(h.replies).toHaveLength(1);
+    h.gets.push(agentJob('active'), agentJob('completed', 'https://github.com/acme/docs/pull/2'));
+    expect(await h.service.poll('job_1')).not.toBeNull();
+    expect(await h.service.poll('job_1')).toBeNull();
+    expect(h.replies).toHaveLength(2);
+    expect(h.replies[1]).toEqual({
+      generation: 2,
+      outcome: { kind: 'pull_request', prLink: 'https://github.com/acme/docs/pull/2' },
+    });
+  });
+
+  it('trusts a terminal status after the grace period even if the run was never seen', async () => {
+    const h = harness();
+    await finishedJob(h);
+    await h.service.followUp({ jobId: 'job_1', prompt: 'more' });
+    h.advance(20_000);
+    h.gets.push(agentJob('completed', null));
+    expect(await h.service.poll('job_1')).toBeNull();
+    expect(h.replies[1]).toEqual({
+      generation: 2,
+      outcome: { kind: 'no_changes', previousPrLink: 'https://github.com/acme/docs/pull/1' },
+    });
+  });
+
+  it('reports refusals without changing the generation; a 404 marks the job gone', async () => {
+    const h = harness();
+    await finishedJob(h);
+    h.setSend(new DocsApiError('invalid_request', 'bad', { status: 400, apiMessage: 'bad' }));
+    const refused = await h.service.followUp({ jobId: 'job_1', prompt: 'more' });
+    expect(refused).toMatchObject({ ok: false, reason: 'refused', reachedApi: true });
+    expect(h.records.get('job_1')!.generation).toBe(1);
+    h.setSend(new DocsApiError('not_found', 'gone', { status: 404 }));
+    await h.service.followUp({ jobId: 'job_1', prompt: 'more' });
+    expect(h.records.get('job_1')).toMatchObject({ watching: false, watchEnded: 'gone', generation: 1 });
+    expect(await h.service.followUp({ jobId: 'job_404', prompt: 'x' })).toEqual({
+      ok: false,
+      reason: 'unknown_job',
+    });
+  });
+});

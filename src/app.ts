@@ -4,6 +4,7 @@ import { WeeklyReports } from './analytics/weekly-reports.js';
 import { DocsApiClient } from './api/docs-client.js';
 import { type Config, secretsOf } from './config.js';
 import { createLogger, type Logger } from './logger.js';
+import { BullmqPollQueue } from './scheduler/bullmq-poll-queue.js';
 import { MemoryPollQueue } from './scheduler/memory-poll-queue.js';
 import {
   InProcessWeeklyScheduler,
@@ -11,18 +12,17 @@ import {
   systemTimers,
 } from './scheduler/weekly-cron-scheduler.js';
 import { AccessPolicy } from './services/access-policy.js';
-import { ConversationService } from './services/conversation-service.js';
 import { InMemoryHourlyQuota } from './services/hourly-quota.js';
 import { JobService } from './services/job-service.js';
 import { type Clock, systemClock } from './services/ports.js';
 import { SlackJobNotifier } from './slack/job-notifier.js';
 import { createSlackApp } from './slack/slack-app.js';
-import { UserNames } from './slack/user-names.js';
-import { MAX_PROMPT_CHARS } from './slack/views/help.js';
 import { SlackReportPublisher } from './slack/views-publisher.js';
 import { createMemoryJobStore } from './store/keyv-job-store.js';
 import { createMemoryScheduleStore } from './store/keyv-schedule-store.js';
 import { createMemoryViewsCache } from './store/keyv-views-cache.js';
+import { RedisHourlyQuota } from './store/redis-hourly-quota.js';
+import { createRedisState } from './store/redis-job-store.js';
 
 /** The platform's documented limit on job creations and follow-ups per project. */
 const AGENT_JOBS_PER_HOUR = 100;
@@ -54,9 +54,26 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     timeoutMs: config.docs.timeoutMs,
     logger: logger.child({ component: 'docs-api' }),
   });
-  const store = createMemoryJobStore(logger, () => clock.now());
-  const queue = new MemoryPollQueue({ logger, concurrency: config.docs.maxConcurrency });
-  const quota = new InMemoryHourlyQuota(AGENT_JOBS_PER_HOUR, () => clock.now());
+  // REDIS_URL: state, polls and the agent-job budget live in Redis, shared by replicas and kept across restarts.
+  const redis = config.redisUrl ? createRedisState(config.redisUrl, logger) : undefined;
+  const stateBackend = redis ? 'redis' : 'in-memory';
+  const store = redis?.store ?? createMemoryJobStore(logger, () => clock.now());
+  const queue = redis
+    ? new BullmqPollQueue({
+        client: redis.queueClient,
+        logger,
+        concurrency: config.docs.maxConcurrency,
+        namespace: redis.namespace,
+      })
+    : new MemoryPollQueue({ logger, concurrency: config.docs.maxConcurrency });
+  const quota = redis
+    ? new RedisHourlyQuota({
+        client: redis.client,
+        key: `${redis.namespace}:quota:agent-jobs:${config.docs.projectId}`,
+        limit: AGENT_JOBS_PER_HOUR,
+        now: () => clock.now(),
+      })
+    : new InMemoryHourlyQuota(AGENT_JOBS_PER_HOUR, () => clock.now());
 
   const slack = createSlackApp(config, logger, [
     {
@@ -65,9 +82,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         stopping ? { status: 503, body: { status: 'stopping' } } : { status: 200, body: { status: 'ok' } },
     },
   ]);
-  const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger, {
-    followUpsFrom: config.access.followUpsFrom,
-  });
+  const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger);
   const jobs = new JobService({
     api: docsApi,
     store,
@@ -100,28 +115,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'weekly-reports' }),
     envDefault: config.analytics.weeklyReport,
   });
-  const access = new AccessPolicy(config.access);
-  const userNames = new UserNames(
-    async (id) => {
-      const name = await slack.gateway.userName(id);
-      return name === undefined ? undefined : { name };
-    },
-    { logger },
-  );
-  const conversations = new ConversationService({
-    jobs,
-    store,
-    notifier,
-    text: userNames,
-    access,
-    followUpsFrom: config.access.followUpsFrom,
-    maxPromptChars: MAX_PROMPT_CHARS,
-    logger,
-  });
   slack.register({
     jobs,
-    conversations,
-    access,
+    access: new AccessPolicy(config.access),
     logger,
     views: { analytics, weekly, siteUrl: config.docs.siteUrl },
   });
@@ -129,6 +125,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   return {
     logger,
     async start() {
+      await redis?.connect();
       const port = await slack.start();
       const resumed = await jobs.startWatching();
       await weekly.start();
@@ -136,13 +133,13 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         {
           mode: slack.mode,
           port,
-          state: 'in-memory',
+          state: stateBackend,
           resumedJobs: resumed,
           project: config.docs.projectId,
         },
         slack.mode === 'http'
-          ? `docs-agent is listening for Slack on port ${port} (POST /slack/events); state is in memory (set REDIS_URL to keep it across restarts)`
-          : `docs-agent is connected in Socket Mode (health on port ${port}); state is in memory (set REDIS_URL to keep it across restarts)`,
+          ? `docs-agent is listening for Slack on port ${port} (POST /slack/events); ${stateNote(stateBackend)}`
+          : `docs-agent is connected in Socket Mode (health on port ${port}); ${stateNote(stateBackend)}`,
       );
       return port;
     },
@@ -151,7 +148,14 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       await slack.stop().catch(() => undefined);
       await weekly.stop();
       await queue.close();
+      await redis?.close();
       await docsApi.close();
     },
   };
+}
+
+function stateNote(backend: 'redis' | 'in-memory'): string {
+  return backend === 'redis'
+    ? 'state is in Redis (REDIS_URL): jobs, threads and polls survive restarts and are shared by replicas'
+    : 'state is in memory (set REDIS_URL to keep it across restarts)';
 }

@@ -49,7 +49,7 @@ function bullId(jobId: string): string {
  * being polled is left alone; its worker applies the recorded wake-up once the poll has moved it on.
  */
 export class BullmqPollQueue implements PollQueue {
-  private readonly queue: Queue<PollData>;
+  private queueInstance: Queue<PollData> | undefined;
   private readonly wakeupsKey: string;
   private readonly prefix: string;
   private readonly log: Logger;
@@ -61,14 +61,22 @@ export class BullmqPollQueue implements PollQueue {
     this.prefix = `${namespace}:bull`;
     this.wakeupsKey = `${namespace}:polls:wakeups`;
     this.log = options.logger.child({ component: 'poll-queue' });
-    this.queue = new Queue<PollData>(QUEUE_NAME, {
-      connection: options.client,
-      prefix: this.prefix,
-      defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
-    });
-    this.queue.on('error', (error: unknown) =>
-      this.log.error({ error: describeError(error) }, 'poll queue error'),
-    );
+  }
+
+  /** Created on first use, so that nothing touches Redis before the app has connected. */
+  private get queue(): Queue<PollData> {
+    if (!this.queueInstance) {
+      const queue = new Queue<PollData>(QUEUE_NAME, {
+        connection: this.options.client,
+        prefix: this.prefix,
+        defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
+      });
+      queue.on('error', (error: unknown) =>
+        this.log.error({ error: describeError(error) }, 'poll queue error'),
+      );
+      this.queueInstance = queue;
+    }
+    return this.queueInstance;
   }
 
   start(handler: (jobId: string) => Promise<number | null>): void {
@@ -114,7 +122,7 @@ export class BullmqPollQueue implements PollQueue {
   async close(): Promise<void> {
     this.closed = true;
     await this.worker?.close();
-    await this.queue.close();
+    await this.queueInstance?.close();
   }
 
   private async process(

@@ -26,12 +26,8 @@ export interface RedisClientOptions {
   connectTimeoutMs?: number;
 }
 
-/** Creates and connects a client that logs its errors (an unhandled `error` event would crash the process). */
-export async function connectRedis(
-  url: string,
-  logger: Logger,
-  options: RedisClientOptions,
-): Promise<RedisClient> {
+/** Creates a client that logs its errors (an unhandled `error` event would crash the process); not connected. */
+export function createRedisClient(url: string, logger: Logger, options: RedisClientOptions): RedisClient {
   const client = newClient(url, options);
   let lastLogged = 0;
   client.on('error', (error: unknown) => {
@@ -41,6 +37,16 @@ export async function connectRedis(
     lastLogged = now;
     logger.error({ error: describeError(error) }, 'redis connection error');
   });
+  return client;
+}
+
+/** Creates and connects a client. */
+export async function connectRedis(
+  url: string,
+  logger: Logger,
+  options: RedisClientOptions,
+): Promise<RedisClient> {
+  const client = createRedisClient(url, logger, options);
   await client.connect();
   return client;
 }

@@ -4,42 +4,64 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { KeyvJobStore } from './keyv-job-store.js';
 import { RedisAtomicOps } from './redis-atomic-ops.js';
-import { closeRedis, connectRedis, type RedisClient } from './redis-client.js';
+import { closeRedis, createRedisClient, type RedisClient } from './redis-client.js';
 
 /** Every key the bot writes starts with this (Keyv's records as `docs-agent::…`, the rest as `docs-agent:…`). */
 export const DEFAULT_REDIS_NAMESPACE = 'docs-agent';
 
-export interface RedisJobStore {
+export interface RedisState {
+  namespace: string;
   store: KeyvJobStore;
-  /** The store's fail-fast client, for other Redis adapters (the hourly quota) to share. */
+  /** Fail-fast connection (no offline queue) of the store, for other state adapters (quotas) to share. */
   client: RedisClient;
+  /** A second connection that queues commands while reconnecting, as BullMQ expects. */
+  queueClient: RedisClient;
+  /** Opens both connections; nothing is sent to Redis before. */
+  connect(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * The production store: job records and thread links through Keyv on `@keyv/redis`, claims and the watched
- * set through `RedisAtomicOps`, all on one connection. Keyv is namespaced (its `clear()` could only ever
- * delete the bot's own keys; nothing here calls it) and `throwOnErrors` is on, so a Redis failure rejects and
- * the store reports `state_unavailable` instead of an empty read ("no job for this thread").
+ * The production state: job records and thread links through Keyv on `@keyv/redis`, claims and the watched
+ * set through `RedisAtomicOps`. Keyv is namespaced (its `clear()` could only ever delete the bot's own keys;
+ * nothing here calls it) and `throwOnErrors` is on, so a Redis failure rejects and the store reports
+ * `state_unavailable` instead of an empty read ("no job for this thread", which would start a duplicate).
  */
-export async function createRedisJobStore(
+export function createRedisState(
   redisUrl: string,
   logger: Logger,
   options: { namespace?: string } = {},
-): Promise<RedisJobStore> {
+): RedisState {
   const namespace = options.namespace ?? DEFAULT_REDIS_NAMESPACE;
-  const log = logger.child({ component: 'redis-store' });
-  const client = await connectRedis(redisUrl, log, { failFast: true });
+  const log = logger.child({ component: 'redis' });
+  const client = createRedisClient(redisUrl, log, { failFast: true });
+  const queueClient = createRedisClient(redisUrl, log.child({ connection: 'queue' }), { failFast: false });
   const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
   const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
   // Keyv re-emits its adapter's errors; without a listener an error event would crash the process.
   keyv.on('error', (error: unknown) => log.error({ error: describeError(error) }, 'state store error'));
   const store = new KeyvJobStore(keyv, new RedisAtomicOps(client, `${namespace}:`));
   return {
+    namespace,
     store,
     client,
+    queueClient,
+    async connect() {
+      await Promise.all([client, queueClient].map((c) => (c.isOpen ? undefined : c.connect())));
+    },
     async close() {
-      await closeRedis(client);
+      await Promise.all([closeRedis(client), closeRedis(queueClient)]);
     },
   };
+}
+
+/** A connected store alone (tests, tools). */
+export async function createRedisJobStore(
+  redisUrl: string,
+  logger: Logger,
+  options: { namespace?: string } = {},
+): Promise<RedisState> {
+  const state = createRedisState(redisUrl, logger, options);
+  await state.connect();
+  return state;
 }

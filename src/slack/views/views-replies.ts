@@ -59,7 +59,7 @@ function describeCron(schedule: WeeklySchedule): string {
   const match = /^(\d{1,2}) (\d{1,2}) \* \* ([0-6])$/.exec(schedule.cron);
   if (!match) return `cron \`${escapeMrkdwn(schedule.cron)}\``;
   const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-  return `${days[Number(match[3])]}s at ${match[2]!.padStart(2, '0')}:${match[1]!.padStart(2, '0')}`;
+  return `${days[Number(match[3])]} at ${match[2]!.padStart(2, '0')}:${match[1]!.padStart(2, '0')}`;
 }
 
 export function scheduleConfirmation(

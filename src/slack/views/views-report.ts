@@ -10,6 +10,8 @@ import type { SlackMessage } from './types.js';
 export const POST_REPORT_ACTION = 'docs_views_post';
 const BAR_CELLS = 10;
 const MAX_PATH_CHARS = 150;
+/** Longer page URLs are shown as text: 50 lines must fit in a few sections. */
+const MAX_LINK_URL_CHARS = 500;
 
 export interface ReportViewOptions {
   /** DOCS_SITE_URL: paths become links when set. */
@@ -38,7 +40,7 @@ export function formatChange(current: number, previous: number | undefined): str
 export function pageUrl(siteUrl: string | undefined, path: string): string | undefined {
   if (!siteUrl) return undefined;
   const url = `${siteUrl.replace(/\/+$/, '')}${encodeURI(path.startsWith('/') ? path : `/${path}`)}`;
-  return url.length <= LIMITS.buttonUrl ? url : undefined;
+  return url.length <= MAX_LINK_URL_CHARS ? url : undefined;
 }
 
 function pageLine(page: RankedPage, siteUrl: string | undefined): string {
@@ -120,6 +122,8 @@ export function viewsReportView(report: ViewsReport, options: ReportViewOptions)
     });
   }
   blocks.push({ type: 'divider' });
+  // biome-ignore lint/suspicious/noExplicitAny: Block Kit JSON
+  const tail: any[] = [];
   if (report.top.length === 0) {
     blocks.push({
       type: 'section',
@@ -132,18 +136,20 @@ export function viewsReportView(report: ViewsReport, options: ReportViewOptions)
     });
   } else {
     const title = `*Top ${report.top.length} pages${prefix ? ` under \`${prefix}\`` : ''}* (█ human · ░ AI)`;
-    for (const text of packLines([title, ...report.top.map((p) => pageLine(p, options.siteUrl))])) {
+    const sections = packLines([title, ...report.top.map((p) => pageLine(p, options.siteUrl))]);
+    // Header, totals, footer, warning and button always fit: page sections get what is left.
+    const room = LIMITS.blocks - blocks.length - 3;
+    for (const text of sections.slice(0, room))
       blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
-    }
   }
   const footer = [
     `${n(report.pagesCounted)} pages counted`,
     `generated ${slackTime(report.generatedAt, '{date_short_pretty} at {time}')}`,
     ...(options.requestedBy ? [`requested by <@${options.requestedBy}>`] : []),
   ].join(' · ');
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
+  tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
   if (report.partial) {
-    blocks.push({
+    tail.push({
       type: 'context',
       elements: [
         {
@@ -154,7 +160,7 @@ export function viewsReportView(report: ViewsReport, options: ReportViewOptions)
     });
   }
   if (options.interactive) {
-    blocks.push({
+    tail.push({
       type: 'actions',
       elements: [
         {
@@ -171,5 +177,5 @@ export function viewsReportView(report: ViewsReport, options: ReportViewOptions)
     `Page views ${dates} (${request.timeZone})${request.prefix ? ` under ${request.prefix}` : ''}: ${n(report.totals.total)} total, ${n(report.totals.human)} human, ${n(report.totals.ai)} AI${topPage ? `. Top page: ${topPage.path} (${n(topPage.total)})` : ''}`,
     LIMITS.fallbackText,
   );
-  return { text: escapeMrkdwn(text), blocks: blocks.slice(0, LIMITS.blocks) };
+  return { text: escapeMrkdwn(text), blocks: [...blocks, ...tail] };
 }

@@ -1,0 +1,122 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDocsAgent, type DocsAgent } from '../../src/app.js';
+import { loadConfig, secretsOf } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import type { SchedulerTimers } from '../../src/scheduler/weekly-cron-scheduler.js';
+import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs, makeViewRows } from '../support/fake-docs.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { waitFor } from '../support/http.js';
+import { postSigned, slashCommandBody } from '../support/slack-signing.js';
+import { BOT_TOKEN, SIGNING_SECRET } from '../support/test-app.js';
+
+/** The scheduler's time source: it moves only when the test says so. */
+class ManualTimers implements SchedulerTimers {
+  private timers: Array<{ at: number; callback: () => void; id: number }> = [];
+  private ids = 0;
+  constructor(public current: number) {}
+  now = () => this.current;
+  setTimeout = (callback: () => void, ms: number) => {
+    this.ids += 1;
+    this.timers.push({ at: this.current + ms, callback, id: this.ids });
+    return this.ids;
+  };
+  clearTimeout = (handle: unknown) => {
+    this.timers = this.timers.filter((t) => t.id !== handle);
+  };
+  advanceTo(target: number): void {
+    for (;;) {
+      const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((t) => t !== due);
+      this.current = Math.max(this.current, due.at);
+      due.callback();
+    }
+    this.current = target;
+  }
+}
+
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+/** The real app (as startTestApp builds it) with a manual clock for the weekly scheduler. */
+async function startWithClock(timers: ManualTimers) {
+  const slack = await FakeSlack.start();
+  const docs = await FakeDocs.start();
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    DOCS_API_URL: docs.url,
+    DOCS_API_KEY: FAKE_API_KEY,
+    DOCS_PROJECT_ID: FAKE_PROJECT_ID,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+  });
+  const logs: string[] = [];
+  const logger = createLogger({
+    level: config.logLevel,
+    secrets: secretsOf(config),
+    destination: { write: (line: string) => logs.push(line) },
+  });
+  const agent: DocsAgent = createDocsAgent(config, {
+    logger,
+    clock: { now: timers.now },
+    schedulerTimers: timers,
+  });
+  const port = await agent.start();
+  cleanup.push(
+    () => slack.close(),
+    () => docs.close(),
+    () => agent.stop(),
+  );
+  const command = (text: string) =>
+    postSigned(
+      `http://127.0.0.1:${port}/slack/events`,
+      slashCommandBody({ command: '/docs-views', text, response_url: slack.responseUrl() }),
+      SIGNING_SECRET,
+    );
+  return { slack, docs, command, logs };
+}
+
+describe('/docs-views weekly posts', () => {
+  it('posts the last 7 full local days at the schedule time of the (fake) clock, once', async () => {
+    // Monday 2025-03-24, 08:59 in Berlin.
+    const timers = new ManualTimers(Date.parse('2025-03-24T07:59:00Z'));
+    const { slack, docs, command } = await startWithClock(timers);
+    const rows = makeViewRows(300);
+    docs.viewsByRange.set('2025-03-17..2025-03-24', rows);
+
+    const ack = await command('schedule monday 09:00 Europe/Berlin');
+    expect(ack.status).toBe(200);
+    const confirmation = await waitFor(() => slack.responses[0], { what: 'schedule confirmation' });
+    expect(String(confirmation.body.text)).toContain('Scheduled: every Monday at 09:00 (Europe/Berlin)');
+    expect(String(confirmation.body.text)).toContain('<!date^1742803200^');
+
+    timers.advanceTo(Date.parse('2025-03-24T07:59:59Z'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(slack.callsOf('chat.postMessage')).toHaveLength(0);
+
+    timers.advanceTo(Date.parse('2025-03-24T08:00:00Z'));
+    const post = await slack.waitForCall('chat.postMessage');
+    expect(post.args.channel).toBe('C0DOCS');
+    const blocks = JSON.stringify(post.args.blocks);
+    expect(blocks).toContain('2025-03-17 – 2025-03-23 (Europe/Berlin)');
+    expect(blocks).toContain(`${rows.reduce((s, r) => s + r.total, 0).toLocaleString('en-US')}`);
+    const rangeCalls = docs
+      .requestsTo('GET', /\/views$/)
+      .filter((r) => r.query.get('dateFrom') === '2025-03-17' && r.query.get('dateTo') === '2025-03-24');
+    expect(rangeCalls).toHaveLength(2);
+
+    timers.advanceTo(Date.parse('2025-03-24T09:00:00Z'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(slack.callsOf('chat.postMessage')).toHaveLength(1);
+
+    const listed = await command('schedules');
+    expect(listed.status).toBe(200);
+    const list = await waitFor(() => slack.responses[1], { what: 'schedules list' });
+    expect(String(list.body.text)).toContain('<#C0DOCS> (this channel)');
+  });
+});

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import type { AnalyticsService } from '../../src/analytics/analytics-service.js';
+import type { ReportRequest } from '../../src/analytics/report.js';
+import { MISSED_POST_GRACE_MS, WeeklyReports } from '../../src/analytics/weekly-reports.js';
+import { createLogger } from '../../src/logger.js';
+import { InProcessWeeklyScheduler, type SchedulerTimers } from '../../src/scheduler/weekly-cron-scheduler.js';
+import { createMemoryScheduleStore, type KeyvScheduleStore } from '../../src/store/keyv-schedule-store.js';
+
+/** A manual clock: timers fire only when the test advances time. */
+class ManualTimers implements SchedulerTimers {
+  private timers: Array<{ at: number; callback: () => void; id: number }> = [];
+  private ids = 0;
+  constructor(public current: number) {}
+  now = () => this.current;
+  setTimeout = (callback: () => void, ms: number) => {
+    this.ids += 1;
+    this.timers.push({ at: this.current + ms, callback, id: this.ids });
+    return this.ids;
+  };
+  clearTimeout = (handle: unknown) => {
+    this.timers = this.timers.filter((t) => t.id !== handle);
+  };
+  async advanceTo(target: number): Promise<void> {
+    for (;;) {
+      const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((t) => t !== due);
+      this.current = Math.max(this.current, due.at);
+      due.callback();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.current = target;
+  }
+}
+
+function setup(timers: ManualTimers, store?: KeyvScheduleStore) {
+  const lines: string[] = [];
+  const logger = createLogger({
+    level: 'info',
+    secrets: [],
+    destination: { write: (l: string) => lines.push(l) },
+  });
+  const published: Array<{ channelId: string; request: ReportRequest }> = [];
+  const analytics = {
+    requestFor: (_params: unknown, timeZone: string, nowMs: number): ReportRequest => {
+      const day = new Date(nowMs).toLocaleDateString('en-CA', { timeZone });
+      return {
+        range: { from: 'x', toExclusive: day },
+        label: 'Last 7 days',
+        timeZone,
+        top: 10,
+        prefix: undefined,
+      };
+    },
+    publish: async (channelId: string, request: ReportRequest) => {
+      published.push({ channelId, request });
+    },
+  } as unknown as AnalyticsService;
+  const schedules = store ?? createMemoryScheduleStore(logger, timers.now);
+  const weekly = new WeeklyReports({
+    analytics,
+    store: schedules,
+    scheduler: new InProcessWeeklyScheduler(logger, timers),
+    clock: { now: timers.now },
+    logger,
+  });
+  return { weekly, published, store: schedules, lines };
+}
+
+const at = (iso: string) => Date.parse(iso);
+
+describe('weekly reports', () => {
+  it('posts at 09:00 local time each week across a DST change, once per occurrence', async () => {
+    const timers = new ManualTimers(at('2025-03-20T10:00:00Z'));
+    const { weekly, published } = setup(timers);
+    await weekly.start();
+    const { nextRun } = await weekly.schedule({
+      channelId: 'C1',
+      userId: 'U1',
+      weekday: 1,
+      hour: 9,
+      minute: 0,
+      timeZone: 'Europe/Berlin',
+    });
+    expect(nextRun).toBe(at('2025-03-24T08:00:00Z'));
+    await timers.advanceTo(at('2025-03-24T07:59:59Z'));
+    expect(published).toHaveLength(0);
+    await timers.advanceTo(at('2025-03-24T08:30:00Z'));
+    expect(published).toHaveLength(1);
+    expect(published[0]!.request.range.toExclusive).toBe('2025-03-24');
+    // After the switch to summer time, 09:00 in Berlin is 07:00 UTC.
+    await timers.advanceTo(at('2025-03-31T06:59:00Z'));
+    expect(published).toHaveLength(1);
+    await timers.advanceTo(at('2025-03-31T07:00:00Z'));
+    expect(published).toHaveLength(2);
+    await timers.advanceTo(at('2025-04-01T00:00:00Z'));
+    expect(published).toHaveLength(2);
+    await weekly.stop();
+  });
+
+  it('posts each occurrence once even when two instances share the store', async () => {
+    const timers = new ManualTimers(at('2025-03-20T10:00:00Z'));
+    const a = setup(timers);
+    const b = setup(timers, a.store);
+    await a.weekly.start();
+    await a.weekly.schedule({
+      channelId: 'C1',
+      userId: 'U1',
+      weekday: 1,
+      hour: 9,
+      minute: 0,
+      timeZone: 'UTC',
+    });
+    await b.weekly.start();
+    await timers.advanceTo(at('2025-03-24T09:05:00Z'));
+    expect(a.published.length + b.published.length).toBe(1);
+    expect(await a.weekly.fire((await a.store.get('C1'))!, at('2025-03-24T09:00:00Z'))).toBe(
+      'already_posted',
+    );
+  });
+
+  it('sends a post missed while down if it is less than the grace late, otherwise skips it with a log line', async () => {
+    const store = createMemoryScheduleStore(createLogger({ level: 'silent', secrets: [] }), () => 0);
+    await store.put({
+      channelId: 'C1',
+      cron: '0 9 * * 1',
+      timeZone: 'UTC',
+      createdBy: 'U1',
+      createdAt: at('2025-03-01T00:00:00Z'),
+      source: 'command',
+    });
+    const late = setup(new ManualTimers(at('2025-03-24T10:30:00Z')), store);
+    await late.weekly.start();
+    expect(late.published).toHaveLength(1);
+    expect(late.lines.join('')).toContain('sent a missed weekly report');
+    await late.weekly.stop();
+
+    const tooLate = setup(
+      new ManualTimers(at('2025-03-24T09:00:00Z') + MISSED_POST_GRACE_MS + 60_000),
+      store,
+    );
+    await store.release(`weekly:C1:${at('2025-03-24T09:00:00Z')}`);
+    await tooLate.weekly.start();
+    expect(tooLate.published).toHaveLength(0);
+    expect(tooLate.lines.join('')).toContain('too late to post');
+  });
+
+  it('stops posting after unschedule and lists what is scheduled', async () => {
+    const timers = new ManualTimers(at('2025-03-20T10:00:00Z'));
+    const { weekly, published } = setup(timers);
+    await weekly.start();
+    await weekly.schedule({ channelId: 'C1', userId: 'U1', weekday: 1, hour: 9, minute: 0, timeZone: 'UTC' });
+    expect((await weekly.list()).map((s) => s.channelId)).toEqual(['C1']);
+    expect(await weekly.unschedule('C1')).toBe(true);
+    expect(await weekly.unschedule('C1')).toBe(false);
+    await timers.advanceTo(at('2025-03-25T00:00:00Z'));
+    expect(published).toHaveLength(0);
+  });
+});

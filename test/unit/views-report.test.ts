@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import { decodeReportRequest } from '../../src/analytics/analytics-service.js';
+import type { RangeViews } from '../../src/analytics/ports.js';
+import { buildReport, type ReportRequest, toCsv } from '../../src/analytics/report.js';
+import { LIMITS } from '../../src/slack/views/limits.js';
+import { viewsHelpView } from '../../src/slack/views/views-help.js';
+import { codeToken, invalidViewsCommandMessage, schedulesList } from '../../src/slack/views/views-replies.js';
+import { formatChange, splitBar, viewsReportView } from '../../src/slack/views/views-report.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: Block Kit JSON
+function checkLimits(message: { text: string; blocks: any[] }) {
+  expect(message.text.length).toBeGreaterThan(0);
+  expect(message.text.length).toBeLessThanOrEqual(LIMITS.fallbackText);
+  expect(message.blocks.length).toBeLessThanOrEqual(LIMITS.blocks);
+  for (const block of message.blocks) {
+    if (block.type === 'header')
+      expect(Array.from(block.text.text as string).length).toBeLessThanOrEqual(LIMITS.headerText);
+    if (block.type === 'section') {
+      if (block.text)
+        expect(Array.from(block.text.text as string).length).toBeLessThanOrEqual(LIMITS.sectionText);
+      if (block.fields) {
+        expect(block.fields.length).toBeLessThanOrEqual(LIMITS.fields);
+        for (const field of block.fields) expect(field.text.length).toBeLessThanOrEqual(LIMITS.fieldText);
+      }
+    }
+    if (block.type === 'context') expect(block.elements.length).toBeLessThanOrEqual(LIMITS.contextElements);
+    if (block.type === 'actions') {
+      for (const element of block.elements) {
+        expect(element.text.text.length).toBeLessThanOrEqual(LIMITS.buttonText);
+        expect(element.value.length).toBeLessThanOrEqual(LIMITS.buttonValue);
+      }
+    }
+  }
+}
+
+function rangeViews(count: number, pathOf: (i: number) => string): RangeViews {
+  const pages = Array.from({ length: count }, (_, i) => ({
+    path: pathOf(i),
+    human: (count - i) * 7,
+    ai: (count - i) * 3,
+    total: (count - i) * 10,
+  }));
+  return {
+    range: { from: '2025-03-03', toExclusive: '2025-03-10' },
+    totals: pages.reduce(
+      (t, p) => ({ human: t.human + p.human, ai: t.ai + p.ai, total: t.total + p.total }),
+      {
+        human: 0,
+        ai: 0,
+        total: 0,
+      },
+    ),
+    pages,
+    partial: false,
+    requests: 1,
+    fetchedAt: Date.parse('2025-03-10T09:00:00Z'),
+  };
+}
+
+const request = (overrides: Partial<ReportRequest> = {}): ReportRequest => ({
+  range: { from: '2025-03-03', toExclusive: '2025-03-10' },
+  label: 'Last 7 days',
+  timeZone: 'UTC',
+  top: 10,
+  prefix: undefined,
+  ...overrides,
+});
+
+describe('report view', () => {
+  it('shows header with range and zone, totals with change, ranked pages with links and bars, and a footer', () => {
+    const views = rangeViews(30, (i) => `/docs/page-${i}`);
+    const report = buildReport(request({ top: 3 }), views, { human: 100, ai: 100, total: 200 });
+    const message = viewsReportView(report, { siteUrl: 'https://docs.acme.dev/', interactive: true });
+    checkLimits(message);
+    const json = JSON.stringify(message.blocks);
+    expect(message.blocks[0].text.text).toBe('Page views · Last 7 days: 2025-03-03 – 2025-03-09 (UTC)');
+    expect(json).toContain(
+      '*1.* <https://docs.acme.dev/docs/page-0|/docs/page-0>  *300*  `███████░░░` 210 human · 90 AI',
+    );
+    expect(json).toContain('*3.* <https://docs.acme.dev/docs/page-2|/docs/page-2>');
+    expect(json).not.toContain('page-3|');
+    expect(json).toContain('vs previous 7 days');
+    expect(json).toContain('*AI share*\\n30.0% (-20.0 pts)');
+    expect(json).toContain('30 pages counted');
+    expect(json).toContain('Post to channel');
+    expect(message.text).toContain('Top page: /docs/page-0 (300)');
+  });
+
+  it('stays within Block Kit limits for top 50 with very long, hostile paths', () => {
+    expect.hasAssertions();
+    const long = (i: number) => `/${'x'.repeat(2000)}<!channel>|*_${i}`;
+    const views = { ...rangeViews(10_000, long), partial: true };
+    const report = buildReport(request({ top: 50, prefix: `/${'x'.repeat(199)}` }), views, undefined);
+    const message = viewsReportView(report, { siteUrl: 'https://docs.acme.dev', interactive: true });
+    checkLimits(message);
+    const json = JSON.stringify(message);
+    expect(json).not.toContain('<!channel>');
+    expect(json).toContain('Partial');
+    expect(json).toContain('*50.*');
+    expect(json).toContain('Post to channel');
+    expect(json).toContain('ANALYTICS_MAX_PAGES');
+    expect(report.top).toHaveLength(50);
+  });
+
+  it('without a site URL shows paths as code, and says when nothing matched a prefix', () => {
+    const views = rangeViews(5, (i) => `/guides/${i}`);
+    const plain = viewsReportView(buildReport(request(), views, undefined), {
+      siteUrl: undefined,
+      interactive: false,
+    });
+    checkLimits(plain);
+    expect(JSON.stringify(plain.blocks)).toContain('`/guides/0`');
+    expect(JSON.stringify(plain.blocks)).not.toContain('Post to channel');
+    const empty = viewsReportView(buildReport(request({ prefix: '/api' }), views, undefined), {
+      siteUrl: undefined,
+      interactive: true,
+    });
+    expect(JSON.stringify(empty.blocks)).toContain('No page under `/api` has views');
+  });
+
+  it('puts the request, not the report, in the button value, and reads it back', () => {
+    const req = request({ prefix: '/api', top: 50, timeZone: 'America/Argentina/ComodRivadavia' });
+    const message = viewsReportView(
+      buildReport(
+        req,
+        rangeViews(3, (i) => `/api/${i}`),
+        undefined,
+      ),
+      {
+        siteUrl: undefined,
+        interactive: true,
+      },
+    );
+    const button = message.blocks.find((b) => b.type === 'actions').elements[0];
+    expect(decodeReportRequest(button.value)).toEqual(req);
+    expect(
+      decodeReportRequest('{"f":"2025-03-10","t":"2025-03-03","l":"x","z":"UTC","n":5}'),
+    ).toBeUndefined();
+    expect(decodeReportRequest('not json')).toBeUndefined();
+  });
+
+  it('draws the human/AI bar and the change', () => {
+    expect(splitBar(70, 30)).toBe('███████░░░');
+    expect(splitBar(0, 0)).toBe('░░░░░░░░░░');
+    expect(formatChange(120, 100)).toBe('▲ 20.0%');
+    expect(formatChange(50, 100)).toBe('▼ 50.0%');
+    expect(formatChange(10, 0)).toBe('new');
+  });
+
+  it('writes a CSV of every matching page, escaped and safe for spreadsheets', () => {
+    const csv = toCsv(
+      [
+        { path: '/a,b', human: 2, ai: 1, total: 3 },
+        { path: '/q"x', human: 1, ai: 0, total: 1 },
+        { path: '-cmd', human: 1, ai: 0, total: 1 },
+      ],
+      undefined,
+    );
+    expect(csv).toBe('rank,path,total,human,ai\r\n1,"/a,b",3,2,1\r\n2,"/q""x",1,1,0\r\n3,\'-cmd,1,1,0\r\n');
+  });
+});
+
+describe('help and replies', () => {
+  it('explains the whole grammar with examples, within limits', () => {
+    const help = viewsHelpView('/docs-views');
+    checkLimits(help);
+    const json = JSON.stringify(help.blocks);
+    for (const part of [
+      '7d',
+      '30d',
+      '90d',
+      'yesterday',
+      'last-week',
+      'this-month',
+      'last-month',
+      'top N',
+      'csv',
+      'schedule',
+      'unschedule',
+      'schedules',
+      '/api',
+    ]) {
+      expect(json).toContain(part);
+    }
+  });
+
+  it('names the exact token, escaped so it can never ping', () => {
+    const message = invalidViewsCommandMessage('/docs-views', '<!here>`x', 'is not a range');
+    expect(message).toContain('`&lt;!here&gt;ˋx`');
+    expect(message).not.toContain('<!here>');
+    expect(codeToken('a'.repeat(500)).length).toBeLessThan(100);
+  });
+
+  it('lists schedules with their local times', () => {
+    const text = schedulesList(
+      [
+        {
+          channelId: 'C1',
+          cron: '0 9 * * 1',
+          timeZone: 'Europe/Berlin',
+          createdBy: 'U1',
+          createdAt: 0,
+          source: 'command',
+          nextRun: Date.parse('2025-03-31T07:00:00Z'),
+        },
+      ],
+      'C1',
+    );
+    expect(text).toContain('<#C1> (this channel): every Monday at 09:00 (Europe/Berlin), by <@U1>');
+  });
+});

@@ -12,11 +12,14 @@ import {
   systemTimers,
 } from './scheduler/weekly-cron-scheduler.js';
 import { AccessPolicy } from './services/access-policy.js';
+import { ConversationService } from './services/conversation-service.js';
 import { InMemoryHourlyQuota } from './services/hourly-quota.js';
 import { JobService } from './services/job-service.js';
 import { type Clock, systemClock } from './services/ports.js';
 import { SlackJobNotifier } from './slack/job-notifier.js';
 import { createSlackApp } from './slack/slack-app.js';
+import { UserNames } from './slack/user-names.js';
+import { MAX_PROMPT_CHARS } from './slack/views/help.js';
 import { SlackReportPublisher } from './slack/views-publisher.js';
 import { createMemoryJobStore } from './store/keyv-job-store.js';
 import { createMemoryScheduleStore } from './store/keyv-schedule-store.js';
@@ -82,7 +85,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         stopping ? { status: 503, body: { status: 'stopping' } } : { status: 200, body: { status: 'ok' } },
     },
   ]);
-  const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger);
+  const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger, {
+    followUpsFrom: config.access.followUpsFrom,
+  });
   const jobs = new JobService({
     api: docsApi,
     store,
@@ -115,9 +120,28 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'weekly-reports' }),
     envDefault: config.analytics.weeklyReport,
   });
+  const access = new AccessPolicy(config.access);
+  const userNames = new UserNames(
+    async (id) => {
+      const name = await slack.gateway.userName(id);
+      return name === undefined ? undefined : { name };
+    },
+    { logger },
+  );
+  const conversations = new ConversationService({
+    jobs,
+    store,
+    notifier,
+    text: userNames,
+    access,
+    followUpsFrom: config.access.followUpsFrom,
+    maxPromptChars: MAX_PROMPT_CHARS,
+    logger,
+  });
   slack.register({
     jobs,
-    access: new AccessPolicy(config.access),
+    conversations,
+    access,
     logger,
     views: { analytics, weekly, siteUrl: config.docs.siteUrl },
   });

@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import { z } from 'zod';
 import { AppError } from './errors.js';
 
@@ -123,7 +124,38 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
   if (Number.isFinite(min) && Number.isFinite(max) && max < min) {
     problems.push(`POLL_MAX_INTERVAL_MS must be at least POLL_INTERVAL_MS (${min})`);
   }
+  const channel = env.WEEKLY_REPORT_CHANNEL?.trim();
+  const cron = env.WEEKLY_REPORT_CRON?.trim();
+  const timeZone = env.WEEKLY_REPORT_TZ?.trim();
+  if (channel && !cron)
+    problems.push(
+      'WEEKLY_REPORT_CRON is required with WEEKLY_REPORT_CHANNEL, e.g. "0 9 * * 1" (Mondays 09:00)',
+    );
+  if (cron && !channel)
+    problems.push('WEEKLY_REPORT_CHANNEL is required with WEEKLY_REPORT_CRON: the channel ID to post in');
+  if (channel && !/^[CG][A-Z0-9]+$/.test(channel))
+    problems.push('WEEKLY_REPORT_CHANNEL must be a channel ID such as C0123ABCD');
+  if (timeZone && !isTimeZone(timeZone))
+    problems.push('WEEKLY_REPORT_TZ must be an IANA time zone such as Europe/Berlin');
+  if (cron) {
+    try {
+      new Cron(cron, { paused: true, timezone: timeZone && isTimeZone(timeZone) ? timeZone : 'UTC' }).stop();
+    } catch {
+      problems.push(
+        'WEEKLY_REPORT_CRON must be a cron pattern such as "0 9 * * 1" (minute hour day month weekday)',
+      );
+    }
+  }
   return problems;
+}
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export type Env = z.infer<typeof envSchema>;

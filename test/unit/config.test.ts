@@ -64,6 +64,32 @@ describe('loadConfig', () => {
     );
   });
 
+  it('checks the default weekly report settings together', () => {
+    expect(problemsOf({ ...valid, WEEKLY_REPORT_CHANNEL: 'C0123' }).join()).toContain(
+      'WEEKLY_REPORT_CRON is required',
+    );
+    const bad = problemsOf({
+      ...valid,
+      WEEKLY_REPORT_CHANNEL: 'C0123',
+      WEEKLY_REPORT_CRON: 'every monday',
+      WEEKLY_REPORT_TZ: 'Mars/Olympus',
+    });
+    expect(bad.map((p) => p.split(' ')[0])).toEqual(
+      expect.arrayContaining(['WEEKLY_REPORT_CRON', 'WEEKLY_REPORT_TZ']),
+    );
+    const config = loadConfig({
+      ...valid,
+      WEEKLY_REPORT_CHANNEL: 'C0123',
+      WEEKLY_REPORT_CRON: '0 9 * * 1',
+      WEEKLY_REPORT_TZ: 'Europe/Berlin',
+    });
+    expect(config.analytics.weeklyReport).toEqual({
+      channel: 'C0123',
+      cron: '0 9 * * 1',
+      timeZone: 'Europe/Berlin',
+    });
+  });
+
   it('never echoes secret values in its message', () => {
     try {
       loadConfig({ ...valid, SLACK_BOT_TOKEN: 'xoxp-very-secret-user-token', PORT: 'x' });

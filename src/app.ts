@@ -27,9 +27,6 @@ import { createMemoryViewsCache } from './store/keyv-views-cache.js';
 import { RedisHourlyQuota } from './store/redis-hourly-quota.js';
 import { createRedisState } from './store/redis-job-store.js';
 
-/** The platform's documented limit on job creations and follow-ups per project. */
-const AGENT_JOBS_PER_HOUR = 100;
-
 export interface DocsAgentOptions {
   logger?: Logger;
   clock?: Clock;
@@ -73,10 +70,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ? new RedisHourlyQuota({
         client: redis.client,
         key: `${redis.namespace}:quota:agent-jobs:${config.docs.projectId}`,
-        limit: AGENT_JOBS_PER_HOUR,
+        limit: config.docs.jobsPerHour,
         now: () => clock.now(),
       })
-    : new InMemoryHourlyQuota(AGENT_JOBS_PER_HOUR, () => clock.now());
+    : new InMemoryHourlyQuota(config.docs.jobsPerHour, () => clock.now());
 
   const slack = createSlackApp(config, logger, [
     {
@@ -98,6 +95,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger,
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
   });
+  const access = new AccessPolicy(config.access);
   const analytics = new AnalyticsService({
     api: docsApi,
     cache: createMemoryViewsCache(logger, () => clock.now()),
@@ -120,7 +118,6 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'weekly-reports' }),
     envDefault: config.analytics.weeklyReport,
   });
-  const access = new AccessPolicy(config.access);
   const userNames = new UserNames(
     async (id) => {
       const name = await slack.gateway.userName(id);

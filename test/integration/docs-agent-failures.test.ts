@@ -46,7 +46,11 @@ describe('/docs-agent failures users must understand', () => {
     app.docs.inject({ method: 'POST', path: '/v2/' }, { kind: 'status', status: 429, retryAfter: '600' });
     await app.command({ text: 'Second job' });
     const card = await waitFor(
-      () => app!.slack.messages.filter((m) => !m.thread_ts).map((m) => JSON.stringify(m.blocks)).find((b) => b.includes('Not started')),
+      () =>
+        app!.slack.messages
+          .filter((m) => !m.thread_ts)
+          .map((m) => JSON.stringify(m.blocks))
+          .find((b) => b.includes('Not started')),
       { what: 'second card failed' },
     );
     expect(card).toContain('hourly limit');
@@ -56,7 +60,14 @@ describe('/docs-agent failures users must understand', () => {
 
   it('a 400 shows the API’s message', async () => {
     app = await startTestApp();
-    app.docs.inject({ method: 'POST' }, { kind: 'status', status: 400, body: JSON.stringify({ error: 'Prompt mentions an unknown page <!channel>' }) });
+    app.docs.inject(
+      { method: 'POST' },
+      {
+        kind: 'status',
+        status: 400,
+        body: JSON.stringify({ error: 'Prompt mentions an unknown page <!channel>' }),
+      },
+    );
     await app.command({ text: 'Fix the page' });
     const card = await failedCard(app);
     expect(card).toContain('Prompt mentions an unknown page');
@@ -116,20 +127,30 @@ describe('/docs-agent failures users must understand', () => {
 
   it('neutralises Slack markup: the card pings nobody and the agent gets readable text', async () => {
     app = await startTestApp();
-    await app.command({ text: 'Tell <!channel> and <@U0BOB|bob> about <https://example.com/x|the guide> &amp; more' });
-    const job = await waitFor(() => (app!.docs.jobs.size === 1 ? app!.docs.onlyJob : undefined), { what: 'job' });
+    await app.command({
+      text: 'Tell <!channel> and <@U0BOB|bob> about <https://example.com/x|the guide> &amp; more',
+    });
+    const job = await waitFor(() => (app!.docs.jobs.size === 1 ? app!.docs.onlyJob : undefined), {
+      what: 'job',
+    });
     expect(job.prompts[0]).toBe('Tell @channel and @bob about the guide (https://example.com/x) & more');
-    const sent = JSON.stringify(app.slack.callsOf('chat.postMessage').map((c) => [c.args.text, c.args.blocks]));
+    const sent = JSON.stringify(
+      app.slack.callsOf('chat.postMessage').map((c) => [c.args.text, c.args.blocks]),
+    );
     expect(sent).not.toMatch(/<!channel>|<@U0BOB/);
   });
 
   it('a job that fails upstream gets one reply explaining what to do', async () => {
     app = await startTestApp();
     await app.command({ text: 'Risky change' });
-    const job = await waitFor(() => (app!.docs.jobs.size === 1 ? app!.docs.onlyJob : undefined), { what: 'job' });
+    const job = await waitFor(() => (app!.docs.jobs.size === 1 ? app!.docs.onlyJob : undefined), {
+      what: 'job',
+    });
     app.docs.fail(job.id);
     const card = app.slack.messages.find((m) => !m.thread_ts)!;
-    const reply = await waitFor(() => app!.slack.threadReplies(card.channel, card.ts)[0], { what: 'failure reply' });
+    const reply = await waitFor(() => app!.slack.threadReplies(card.channel, card.ts)[0], {
+      what: 'failure reply',
+    });
     expect(JSON.stringify(reply.blocks)).toContain('unrecoverable error');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(app.slack.threadReplies(card.channel, card.ts)).toHaveLength(1);
@@ -138,7 +159,9 @@ describe('/docs-agent failures users must understand', () => {
   it('a job that completes without changes says no PR was opened', async () => {
     app = await startTestApp();
     await app.command({ text: 'Nothing to do' });
-    const job = await waitFor(() => (app!.docs.jobs.size === 1 ? app!.docs.onlyJob : undefined), { what: 'job' });
+    const job = await waitFor(() => (app!.docs.jobs.size === 1 ? app!.docs.onlyJob : undefined), {
+      what: 'job',
+    });
     app.docs.complete(job.id, null);
     const card = app.slack.messages.find((m) => !m.thread_ts)!;
     const reply = await waitFor(() => app!.slack.threadReplies(card.channel, card.ts)[0], { what: 'reply' });
@@ -148,14 +171,18 @@ describe('/docs-agent failures users must understand', () => {
   it('a timed-out terminal post is not duplicated: the retry finds the first one', async () => {
     app = await startTestApp({ env: { SLACK_API_TIMEOUT_MS: '300' } });
     await app.command({ text: 'Timeouts' });
-    const job = await waitFor(() => (app!.docs.jobs.size === 1 ? app!.docs.onlyJob : undefined), { what: 'job' });
+    const job = await waitFor(() => (app!.docs.jobs.size === 1 ? app!.docs.onlyJob : undefined), {
+      what: 'job',
+    });
     await waitFor(() => app!.slack.callsOf('chat.update').length > 0, { what: 'card tracked' });
     // Slack stores the reply but answers too late: the bot must not post it again.
     app.slack.inject('chat.postMessage', { kind: 'delay', ms: 600, thenSucceed: true });
     app.docs.complete(job.id);
     const card = app.slack.messages.find((m) => !m.thread_ts)!;
     await waitFor(() => app!.slack.threadReplies(card.channel, card.ts).length === 1, { what: 'reply' });
-    await waitFor(() => app!.slack.callsOf('conversations.replies').length >= 2, { what: 'lookup after timeout' });
+    await waitFor(() => app!.slack.callsOf('conversations.replies').length >= 2, {
+      what: 'lookup after timeout',
+    });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(app.slack.threadReplies(card.channel, card.ts)).toHaveLength(1);
   });

@@ -100,3 +100,30 @@ describe('/docs-agent end to end', () => {
     expect(await response.json()).toEqual({ status: 'ok' });
   });
 });
+
+describe('View pull request button', () => {
+  it('acknowledges the link button’s click so Slack shows no error', async () => {
+    app = await startTestApp();
+    const response = await app.interaction({
+      type: 'block_actions',
+      team: { id: 'T0TEAM' },
+      user: { id: 'U0ALICE' },
+      api_app_id: 'A0DOCSAGENT',
+      container: { type: 'message', channel_id: 'C0DOCS', message_ts: '1.000001' },
+      channel: { id: 'C0DOCS' },
+      trigger_id: '1.2.3',
+      response_url: app.slack.responseUrl('button'),
+      actions: [
+        {
+          type: 'button',
+          action_id: 'open_pull_request',
+          block_id: 'b',
+          action_ts: '1.2',
+          url: 'https://github.com/acme/docs/pull/1',
+        },
+      ],
+    });
+    expect(response.status).toBe(200);
+    expect(app.logs.join('\n')).not.toMatch(/unhandled/i);
+  });
+});

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
+import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
@@ -12,6 +13,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);
+  registerOpenPullRequestAction(app);
   registerAppMentionEvents(app, deps);
   registerMessageEvents(app, deps);
 }

@@ -74,20 +74,7 @@ export function jobCardView(input: JobCardInput): SlackMessage {
   }
   if (state.phase === 'tracked') {
     blocks.push({ type: 'section', fields: detailFields(state.record, state.now) });
-    if (state.record.prLink) {
-      blocks.push({
-        type: 'actions',
-        elements: [
-          {
-            type: 'button',
-            action_id: 'open_pull_request',
-            text: { type: 'plain_text', text: 'View pull request', emoji: true },
-            url: state.record.prLink,
-            style: 'primary',
-          },
-        ],
-      });
-    }
+    if (state.record.prLink) blocks.push(pullRequestActions(state.record.prLink));
   }
   if (state.phase !== 'not_started') blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {
@@ -133,6 +120,24 @@ function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; t
   return fields
     .slice(0, LIMITS.fields)
     .map((text) => ({ type: 'mrkdwn', text: truncate(text, LIMITS.fieldText) }));
+}
+
+export const OPEN_PULL_REQUEST_ACTION = 'open_pull_request';
+
+/** The "View pull request" link button, on the card and in the terminal reply. */
+export function pullRequestActions(url: string) {
+  return {
+    type: 'actions',
+    elements: [
+      {
+        type: 'button',
+        action_id: OPEN_PULL_REQUEST_ACTION,
+        text: { type: 'plain_text', text: 'View pull request', emoji: true },
+        url,
+        style: 'primary',
+      },
+    ],
+  };
 }
 
 /** The user's words, quoted as rich text: nothing in them is parsed, so no markup can ping or format. */

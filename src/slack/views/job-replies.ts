@@ -5,7 +5,7 @@ import type { TerminalOutcome, ThreadNotice } from '../../services/ports.js';
 import { escapeMrkdwn } from '../markup.js';
 import { describeDocsFailure } from './failures.js';
 import { formatDuration, mrkdwnLink } from './format.js';
-import { safeId } from './job-card.js';
+import { pullRequestActions, safeId } from './job-card.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
 
@@ -42,18 +42,7 @@ export function terminalReplyView(record: JobRecord, outcome: TerminalOutcome, n
   }
   blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } });
   if (outcome.kind === 'pull_request') {
-    blocks.push({
-      type: 'actions',
-      elements: [
-        {
-          type: 'button',
-          action_id: 'open_pull_request',
-          text: { type: 'plain_text', text: 'View pull request', emoji: true },
-          url: outcome.prLink,
-          style: 'primary',
-        },
-      ],
-    });
+    blocks.push(pullRequestActions(outcome.prLink));
     const details = [`Job ${jobRef}`];
     if (record.ref) details.push(`branch \`${escapeMrkdwn(oneLine(record.ref, 200))}\``);
     blocks.push({

@@ -40,6 +40,8 @@ export class FakeSlack {
   readonly users = new Map<string, { name: string; real_name?: string; display_name?: string }>();
   readonly botUserId = 'U0DOCSBOT';
   readonly botId = 'B0DOCSBOT';
+  /** What apps.connections.open hands out (Socket Mode tests run a WebSocket server there). */
+  socketUrl = '';
   private readonly faults = new Map<string, Fault[]>();
   private tsCounter = 0;
   private close_: (() => Promise<void>) | undefined;
@@ -162,6 +164,8 @@ export class FakeSlack {
           user_id: this.botUserId,
           bot_id: this.botId,
         };
+      case 'apps.connections.open':
+        return this.socketUrl ? { ok: true, url: this.socketUrl } : { ok: false, error: 'invalid_auth' };
       case 'chat.postMessage': {
         if (this.notMemberOf.has(channel))
           return { ok: false, error: channel.startsWith('C') ? 'not_in_channel' : 'channel_not_found' };

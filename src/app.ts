@@ -15,7 +15,7 @@ import { AccessPolicy } from './services/access-policy.js';
 import { ConversationService } from './services/conversation-service.js';
 import { InMemoryHourlyQuota } from './services/hourly-quota.js';
 import { JobService } from './services/job-service.js';
-import { type Clock, systemClock } from './services/ports.js';
+import { type Clock, type JobStore, systemClock } from './services/ports.js';
 import { SlackJobNotifier } from './slack/job-notifier.js';
 import { createSlackApp } from './slack/slack-app.js';
 import { UserNames } from './slack/user-names.js';
@@ -32,6 +32,8 @@ export interface DocsAgentOptions {
   clock?: Clock;
   /** Time for the weekly report scheduler (tests pass a manual one); defaults to real timers on `clock`. */
   schedulerTimers?: SchedulerTimers;
+  /** A prepared in-memory job store (benchmarks seed thousands of watched jobs); ignored with REDIS_URL. */
+  jobStore?: JobStore;
 }
 
 export interface DocsAgent {
@@ -57,15 +59,20 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   // REDIS_URL: state, polls and the agent-job budget live in Redis, shared by replicas and kept across restarts.
   const redis = config.redisUrl ? createRedisState(config.redisUrl, logger) : undefined;
   const stateBackend = redis ? 'redis' : 'in-memory';
-  const store = redis?.store ?? createMemoryJobStore(logger, () => clock.now());
+  const store = redis?.store ?? options.jobStore ?? createMemoryJobStore(logger, () => clock.now());
   const queue = redis
     ? new BullmqPollQueue({
         client: redis.queueClient,
         logger,
         concurrency: config.docs.maxConcurrency,
+        maxPerSecond: config.docs.maxPollsPerSecond,
         namespace: redis.namespace,
       })
-    : new MemoryPollQueue({ logger, concurrency: config.docs.maxConcurrency });
+    : new MemoryPollQueue({
+        logger,
+        concurrency: config.docs.maxConcurrency,
+        minGapMs: config.docs.maxPollsPerSecond > 0 ? Math.ceil(1000 / config.docs.maxPollsPerSecond) : 0,
+      });
   const quota = redis
     ? new RedisHourlyQuota({
         client: redis.client,

@@ -82,6 +82,7 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9_-]+$/, 'must be a project ID (letters, digits, - and _ only)'),
   DOCS_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
   DOCS_API_MAX_CONCURRENCY: integer(4, 1, 64),
+  DOCS_API_MAX_RPS: integer(10, 0, 1000),
   AGENT_JOBS_PER_HOUR: integer(100, 1, 1_000_000),
   DOCS_SITE_URL: optionalText.pipe(httpUrl.optional()),
   REDIS_URL: optionalText.pipe(
@@ -175,6 +176,8 @@ export interface Config {
     projectId: string;
     timeoutMs: number;
     maxConcurrency: number;
+    /** Ceiling on job polls started per second (whole process in memory mode, all replicas with Redis; 0 = none). */
+    maxPollsPerSecond: number;
     /** Job creations plus follow-ups allowed per project per rolling hour (the platform's limit). */
     jobsPerHour: number;
     siteUrl: string | undefined;
@@ -235,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       projectId: e.DOCS_PROJECT_ID,
       timeoutMs: e.DOCS_API_TIMEOUT_MS,
       maxConcurrency: e.DOCS_API_MAX_CONCURRENCY,
+      maxPollsPerSecond: e.DOCS_API_MAX_RPS,
       jobsPerHour: e.AGENT_JOBS_PER_HOUR,
       siteUrl: e.DOCS_SITE_URL,
     },

@@ -10,6 +10,8 @@ export interface BullmqPollQueueOptions {
   logger: Logger;
   /** Polls running at once in this replica. */
   concurrency: number;
+  /** Ceiling on polls started per second by all replicas together (BullMQ's queue-wide limiter; 0 = none). */
+  maxPerSecond?: number;
   /** Key namespace: BullMQ keys live under `<ns>:bull:polls:…`, pending wake-ups at `<ns>:polls:wakeups`. */
   namespace?: string;
   /** Delay before retrying a poll whose handler threw. */
@@ -85,6 +87,7 @@ export class BullmqPollQueue implements PollQueue {
       connection: this.options.client,
       prefix: this.prefix,
       concurrency: this.options.concurrency,
+      ...(this.options.maxPerSecond ? { limiter: { max: this.options.maxPerSecond, duration: 1000 } } : {}),
       lockDuration: this.options.lockDurationMs ?? 30_000,
       stalledInterval: this.options.stalledIntervalMs ?? 30_000,
       // A poll that stalled twice (its replica died twice) fails; the `failed` listener re-schedules it.

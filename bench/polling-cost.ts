@@ -47,12 +47,20 @@ export function runPollingCost(): {
   };
   const rows: Array<Record<string, string | number>> = [];
   const calls: Record<string, number> = {};
+  const delays: Record<string, { medianShortS: number; p95LongPct: number }> = {};
   for (const [name, next] of Object.entries(strategies)) {
     const outcomes = jobs.map((d) => ({ d, ...simulate(d, next) }));
     const short = outcomes.filter((o) => o.d < 5 * 60_000);
     const long = outcomes.filter((o) => o.d >= 5 * 60_000);
     const total = outcomes.reduce((sum, o) => sum + o.calls, 0);
     calls[name] = total;
+    delays[name] = {
+      medianShortS: median(short.map((o) => o.delayMs / 1000)),
+      p95LongPct: percentile(
+        long.map((o) => (100 * o.delayMs) / o.d),
+        95,
+      ),
+    };
     rows.push({
       poller: name,
       'GET calls': total,
@@ -80,6 +88,8 @@ export function runPollingCost(): {
       shortJobs: jobs.filter((d) => d < 5 * 60_000).length,
       medianDurationS: median(jobs) / 1000,
       callRatio: ratio,
+      adaptiveMedianShortS: delays.adaptive!.medianShortS,
+      adaptiveP95LongPct: delays.adaptive!.p95LongPct,
     },
   };
 }

@@ -29,3 +29,5 @@ export function table(rows: Array<Record<string, string | number>>): string {
 }
 
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+export type Row = Record<string, string | number>;

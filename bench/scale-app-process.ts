@@ -1,0 +1,144 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { JobRecord } from '../src/domain/job.js';
+import { createLogger } from '../src/logger.js';
+import type { JobStore } from '../src/services/ports.js';
+import { createMemoryJobStore } from '../src/store/keyv-job-store.js';
+import { createRedisJobStore } from '../src/store/redis-job-store.js';
+import type { FakesUrls } from './fakes-process.js';
+import { startBenchApp } from './harness.js';
+
+/**
+ * Benchmark 3, the app side, in a process of its own so that its resident memory is the app's alone:
+ * seeds `jobs` watched job records into the store (memory: a store handed to `createDocsAgent`; Redis: written
+ * to Redis before the app starts), starts the real app, which resumes watching every one of them exactly as
+ * after a restart, then samples RSS and event-loop delay for `windowMs`. Prints one JSON line.
+ */
+export interface ScaleArgs {
+  urls: FakesUrls;
+  mode: 'memory' | 'redis';
+  redisUrl?: string;
+  jobIds: string[];
+  windowMs: number;
+  maxRps: number;
+}
+
+export interface ScaleResult {
+  seedMs: number;
+  startMs: number;
+  startedAt: number;
+  rssBeforeMb: number;
+  rssMaxMb: number;
+  rssEndMb: number;
+  heapUsedEndMb: number;
+  loopP50Ms: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+  startLoopP99Ms: number;
+}
+
+function record(jobId: string, i: number, now: number): JobRecord {
+  return {
+    jobId,
+    teamId: 'T0TEAM',
+    channelId: `C0DOCS${i % 50}`,
+    threadTs: `1700000000.${String(i).padStart(6, '0')}`,
+    cardTs: `1700000000.${String(i).padStart(6, '0')}`,
+    requesterId: 'U0ALICE',
+    prompt: `Document the change number ${i} in the API reference`,
+    origin: 'command',
+    status: 'active',
+    repository: 'https://github.com/acme/docs',
+    ref: null,
+    model: 'claude-sonnet-4-5',
+    prLink: null,
+    createdAt: now,
+    activeSince: now,
+    generation: 1,
+    repliedGeneration: 0,
+    watching: true,
+    watchEnded: null,
+    consecutiveFailures: 0,
+    updatedAt: now,
+  };
+}
+
+async function seed(store: JobStore, jobIds: string[]): Promise<void> {
+  const now = Date.now();
+  for (let i = 0; i < jobIds.length; i += 200) {
+    await Promise.all(
+      jobIds.slice(i, i + 200).map(async (jobId, k) => {
+        const r = record(jobId, i + k, now);
+        await store.saveJob(r);
+        await store.linkThread(r.channelId, r.threadTs, r.jobId);
+      }),
+    );
+  }
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+async function main(args: ScaleArgs): Promise<ScaleResult> {
+  const silent = createLogger({ level: 'silent', secrets: [] });
+  const seedStarted = Date.now();
+  let jobStore: JobStore | undefined;
+  if (args.mode === 'memory') {
+    jobStore = createMemoryJobStore(silent);
+    await seed(jobStore, args.jobIds);
+  } else {
+    const state = await createRedisJobStore(args.redisUrl!, silent);
+    await seed(state.store, args.jobIds);
+    await state.close();
+  }
+  const seedMs = Date.now() - seedStarted;
+  global.gc?.();
+  const rssBeforeMb = mb(process.memoryUsage().rss);
+
+  const startLoop = monitorEventLoopDelay({ resolution: 1 });
+  startLoop.enable();
+  const startedAt = Date.now();
+  const app = await startBenchApp(
+    args.urls,
+    {
+      // Production defaults for polling (5 s, backing off to 60 s); the global ceiling under test.
+      DOCS_API_MAX_RPS: String(args.maxRps),
+      ...(args.redisUrl ? { REDIS_URL: args.redisUrl } : {}),
+    },
+    jobStore ? { jobStore } : {},
+  );
+  const startMs = Date.now() - startedAt;
+  startLoop.disable();
+
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  let rssMax = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    rssMax = Math.max(rssMax, process.memoryUsage().rss);
+  }, 250);
+  await new Promise((resolve) => setTimeout(resolve, args.windowMs));
+  clearInterval(sampler);
+  loop.disable();
+  const end = process.memoryUsage();
+  await app.stop();
+  const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+  return {
+    seedMs,
+    startMs,
+    startedAt,
+    rssBeforeMb,
+    rssMaxMb: mb(Math.max(rssMax, end.rss)),
+    rssEndMb: mb(end.rss),
+    heapUsedEndMb: mb(end.heapUsed),
+    loopP50Ms: ms(loop.percentile(50)),
+    loopP99Ms: ms(loop.percentile(99)),
+    loopMaxMs: ms(loop.max),
+    startLoopP99Ms: ms(startLoop.percentile(99)),
+  };
+}
+
+if (process.argv.includes('--child')) {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const result = await main(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ScaleArgs);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+}

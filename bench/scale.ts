@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startRedisServer } from '../test/support/redis-server.js';
+import { FakesProcess } from './fakes-process.js';
+import type { ScaleArgs, ScaleResult } from './scale-app-process.js';
+import { fmt, median, type Row } from './stats.js';
+
+/**
+ * Benchmark 3: 10,000 active jobs watched by one process, memory mode and Redis mode (a real redis-server):
+ * resident memory, event-loop delay p99, and the rate of upstream polls against DOCS_API_MAX_RPS.
+ *
+ * Method: the fake docs platform (10,000 jobs, all `active`, 50 ms latency) runs in one child process; the
+ * app in another (bench/scale-app-process.ts), which seeds the 10,000 watched records directly into its
+ * store (not through 10,000 slash commands), starts, resumes watching all of them as after a restart, and
+ * samples for the window. Poll GETs are counted per second on the fake's side.
+ */
+const JOBS = Number(process.env.BENCH_SCALE_JOBS ?? 10_000);
+const WINDOW_MS = Number(process.env.BENCH_SCALE_WINDOW_MS ?? 30_000);
+const MAX_RPS = 10;
+
+function runApp(args: ScaleArgs): Promise<ScaleResult> {
+  const file = fileURLToPath(new URL('./scale-app-process.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', file, '--child'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stdin.end(JSON.stringify(args));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), args.windowMs + 180_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      const line = out.trim().split('\n').pop() ?? '';
+      if (code === 0 && line) resolve(JSON.parse(line) as ScaleResult);
+      else reject(new Error(`scale app process exited with ${code}: ${out}`));
+    });
+  });
+}
+
+export async function runScale(): Promise<{ rows: Row[]; summary: Record<string, number> }> {
+  const fakes = await FakesProcess.start();
+  const redis = await startRedisServer();
+  try {
+    await fakes.send({ cmd: 'configure', latencyMs: 50 });
+    const jobIds = await fakes.send<string[]>({ cmd: 'seedJobs', count: JOBS });
+    const rows: Row[] = [];
+    const summary: Record<string, number> = {};
+    for (const mode of ['memory', 'redis'] as const) {
+      await fakes.send({ cmd: 'forget' });
+      const result = await runApp({
+        urls: fakes.urls,
+        mode,
+        ...(mode === 'redis' ? { redisUrl: redis.url } : {}),
+        jobIds,
+        windowMs: WINDOW_MS,
+        maxRps: MAX_RPS,
+      });
+      const perSecond = await fakes.send<number[]>({ cmd: 'jobGetsPerSecond', sinceMs: result.startedAt });
+      // Seconds from the first poll on (the first 5 s after start nothing is due yet) to the window's end.
+      const first = perSecond.findIndex((n) => n > 0);
+      const active =
+        first === -1 ? [] : perSecond.slice(first, Math.ceil((result.startMs + WINDOW_MS) / 1000));
+      const polls = active.reduce((a, b) => a + b, 0);
+      const meanRps = active.length ? polls / active.length : 0;
+      const maxRps = Math.max(0, ...active);
+      rows.push({
+        mode,
+        jobs: JOBS,
+        'seed (s)': fmt(result.seedMs / 1000, 1),
+        'start+resume (s)': fmt(result.startMs / 1000, 1),
+        'RSS max (MB)': fmt(result.rssMaxMb, 0),
+        'heap end (MB)': fmt(result.heapUsedEndMb, 0),
+        'loop p50 (ms)': fmt(result.loopP50Ms, 2),
+        'loop p99 (ms)': fmt(result.loopP99Ms, 2),
+        'loop max (ms)': fmt(result.loopMaxMs, 1),
+        'polls in window': polls,
+        'polls/s mean': fmt(meanRps, 1),
+        'polls/s median': fmt(median(active), 0),
+        'polls/s max 1-s bucket': maxRps,
+      });
+      summary[`${mode}RssMb`] = result.rssMaxMb;
+      summary[`${mode}LoopP99Ms`] = result.loopP99Ms;
+      summary[`${mode}MeanRps`] = meanRps;
+      summary[`${mode}MaxRps`] = maxRps;
+      summary[`${mode}Polls`] = polls;
+      summary[`${mode}StartLoopP99Ms`] = result.startLoopP99Ms;
+    }
+    summary.limitRps = MAX_RPS;
+    return { rows, summary };
+  } finally {
+    await fakes.stop();
+    await redis.stop();
+  }
+}
+
+export function scaleVerdict(s: Record<string, number>): string[] {
+  return (['memory', 'redis'] as const).flatMap((mode) => [
+    `${mode}: RSS ${fmt(s[`${mode}RssMb`]!, 0)} MB: target < 300 MB ${s[`${mode}RssMb`]! < 300 ? 'MET' : 'MISSED'}; event-loop p99 ${fmt(
+      s[`${mode}LoopP99Ms`]!,
+      2,
+    )} ms: target < 20 ms ${s[`${mode}LoopP99Ms`]! < 20 ? 'MET' : 'MISSED'}`,
+    `${mode}: polls ${fmt(s[`${mode}MeanRps`]!, 1)}/s on average (max ${s[`${mode}MaxRps`]} in one second) with DOCS_API_MAX_RPS=${s.limitRps}: ${
+      s[`${mode}MeanRps`]! <= s.limitRps! && s[`${mode}Polls`]! > 0 ? 'under the ceiling' : 'OVER the ceiling'
+    }`,
+  ]);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { table } = await import('./stats.js');
+  const { rows, summary } = await runScale();
+  console.log(table(rows));
+  for (const line of scaleVerdict(summary)) console.log(line);
+  process.exit(0);
+}

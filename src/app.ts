@@ -1,10 +1,10 @@
 import { AnalyticsService } from './analytics/analytics-service.js';
-import { SlidingWindowBudget } from './analytics/budget.js';
 import { WeeklyReports } from './analytics/weekly-reports.js';
 import { DocsApiClient } from './api/docs-client.js';
 import { type Config, secretsOf } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { BullmqPollQueue } from './scheduler/bullmq-poll-queue.js';
+import { BullmqWeeklyScheduler } from './scheduler/bullmq-weekly-scheduler.js';
 import { MemoryPollQueue } from './scheduler/memory-poll-queue.js';
 import {
   InProcessWeeklyScheduler,
@@ -22,8 +22,8 @@ import { UserNames } from './slack/user-names.js';
 import { MAX_PROMPT_CHARS } from './slack/views/help.js';
 import { SlackReportPublisher } from './slack/views-publisher.js';
 import { createMemoryJobStore } from './store/keyv-job-store.js';
-import { createMemoryScheduleStore } from './store/keyv-schedule-store.js';
-import { createMemoryViewsCache } from './store/keyv-views-cache.js';
+import { createMemoryScheduleStore, createRedisScheduleStore } from './store/keyv-schedule-store.js';
+import { createMemoryViewsCache, createRedisViewsCache } from './store/keyv-views-cache.js';
 import { RedisHourlyQuota } from './store/redis-hourly-quota.js';
 import { createRedisState } from './store/redis-job-store.js';
 
@@ -105,8 +105,18 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const access = new AccessPolicy(config.access);
   const analytics = new AnalyticsService({
     api: docsApi,
-    cache: createMemoryViewsCache(logger, () => clock.now()),
-    budget: new SlidingWindowBudget(config.analytics.hourlyBudget, () => clock.now()),
+    // With REDIS_URL the range cache and the organisation's analytics budget are shared by every replica.
+    cache: redis
+      ? createRedisViewsCache(redis.client, redis.namespace, logger, () => clock.now())
+      : createMemoryViewsCache(logger, () => clock.now()),
+    budget: redis
+      ? new RedisHourlyQuota({
+          client: redis.client,
+          key: `${redis.namespace}:quota:analytics:${config.docs.projectId}`,
+          limit: config.analytics.hourlyBudget,
+          now: () => clock.now(),
+        })
+      : new InMemoryHourlyQuota(config.analytics.hourlyBudget, () => clock.now()),
     publisher: new SlackReportPublisher(slack.gateway, config.docs.siteUrl),
     clock,
     logger: logger.child({ component: 'analytics' }),
@@ -116,11 +126,17 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   });
   const weekly = new WeeklyReports({
     analytics,
-    store: createMemoryScheduleStore(logger, () => clock.now()),
-    scheduler: new InProcessWeeklyScheduler(
-      logger,
-      options.schedulerTimers ?? (options.clock ? { ...systemTimers, now: () => clock.now() } : systemTimers),
-    ),
+    // With REDIS_URL schedules and claims live in Redis and BullMQ job schedulers fire each occurrence once.
+    store: redis
+      ? createRedisScheduleStore(redis.client, redis.namespace, logger)
+      : createMemoryScheduleStore(logger, () => clock.now()),
+    scheduler: redis
+      ? new BullmqWeeklyScheduler({ client: redis.queueClient, logger, namespace: redis.namespace })
+      : new InProcessWeeklyScheduler(
+          logger,
+          options.schedulerTimers ??
+            (options.clock ? { ...systemTimers, now: () => clock.now() } : systemTimers),
+        ),
     clock,
     logger: logger.child({ component: 'weekly-reports' }),
     envDefault: config.analytics.weeklyReport,

@@ -1,24 +1,19 @@
 import { z } from 'zod';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { HourlyQuota } from '../services/hourly-quota.js';
 import type { Clock } from '../services/ports.js';
 import { type DateRange, describeSpec, isValidDate, previousPeriod, resolveRange } from './dates.js';
 import { AnalyticsBudgetError, fetchRangeViews, PAGE_SIZE } from './fetch-views.js';
 import { MAX_TOP, type ReportParams } from './grammar.js';
-import type {
-  AnalyticsBudget,
-  PageViewsApi,
-  RangeViews,
-  ReportPublisher,
-  ViewsCache,
-  ViewsTotals,
-} from './ports.js';
+import type { PageViewsApi, RangeViews, ReportPublisher, ViewsCache, ViewsTotals } from './ports.js';
 import { buildReport, type ReportRequest, toCsv, type ViewsReport } from './report.js';
 
 export interface AnalyticsServiceOptions {
   api: PageViewsApi;
   cache: ViewsCache;
-  budget: AnalyticsBudget;
+  /** The organisation's analytics budget: a rolling hour shared by every analytics call (and replica). */
+  budget: HourlyQuota;
   publisher: ReportPublisher;
   clock: Clock;
   logger: Logger;
@@ -98,13 +93,8 @@ export class AnalyticsService {
     if (hit) return hit;
     const running = this.inFlight.get(key);
     if (running) return running;
-    const needed = this.lastFetchRequests + extra;
-    if (this.o.budget.remaining() < needed) throw new AnalyticsBudgetError(this.o.budget.msUntil(needed));
-    const fetching = fetchRangeViews(this.o.api, range, {
-      maxPages: this.o.maxPages,
-      budget: this.o.budget,
-      now: () => this.now(),
-    })
+    // Registered before the first await, so concurrent requests for the range share this fetch.
+    const fetching = this.fetchWithinBudget(range, this.lastFetchRequests + extra)
       .then(async (views) => {
         this.lastFetchRequests = views.requests;
         this.o.logger.info(
@@ -119,6 +109,17 @@ export class AnalyticsService {
     return fetching;
   }
 
+  private async fetchWithinBudget(range: DateRange, needed: number): Promise<RangeViews> {
+    if ((await this.o.budget.remaining()) < needed) {
+      throw new AnalyticsBudgetError(await this.o.budget.waitTime(needed));
+    }
+    return fetchRangeViews(this.o.api, range, {
+      maxPages: this.o.maxPages,
+      budget: this.o.budget,
+      now: () => this.now(),
+    });
+  }
+
   /** Site-wide totals of a range: from a cached full fetch, or one `limit=1` request. */
   async totals(range: DateRange): Promise<ViewsTotals> {
     const full = await this.cached(viewsKey(this.o.projectId, range));
@@ -126,7 +127,8 @@ export class AnalyticsService {
     const key = totalsKey(this.o.projectId, range);
     const hit = await this.cached(key);
     if (hit) return hit.totals;
-    if (!this.o.budget.take()) throw new AnalyticsBudgetError(this.o.budget.msUntil(1));
+    const slot = await this.o.budget.take();
+    if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
     const page = await this.o.api.getPageViews({
       dateFrom: range.from,
       dateTo: range.toExclusive,

@@ -1,6 +1,7 @@
 import { AppError } from '../errors.js';
+import type { HourlyQuota } from '../services/hourly-quota.js';
 import type { DateRange } from './dates.js';
-import type { AnalyticsBudget, PageViewRow, PageViewsApi, RangeViews } from './ports.js';
+import type { PageViewRow, PageViewsApi, RangeViews } from './ports.js';
 import { comparePages } from './report.js';
 
 /** The API's largest page: the fewest requests per report. */
@@ -19,7 +20,7 @@ export class AnalyticsBudgetError extends AppError<'analytics_budget_exhausted'>
 export async function fetchRangeViews(
   api: PageViewsApi,
   range: DateRange,
-  options: { maxPages: number; budget: AnalyticsBudget; now: () => number; pageSize?: number },
+  options: { maxPages: number; budget: HourlyQuota; now: () => number; pageSize?: number },
 ): Promise<RangeViews> {
   const limit = options.pageSize ?? PAGE_SIZE;
   const byPath = new Map<string, PageViewRow>();
@@ -28,7 +29,8 @@ export async function fetchRangeViews(
   let requests = 0;
   let hasMore = true;
   while (hasMore && requests < options.maxPages) {
-    if (!options.budget.take()) throw new AnalyticsBudgetError(options.budget.msUntil(1));
+    const slot = await options.budget.take();
+    if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
     requests += 1;
     const page = await api.getPageViews({ dateFrom: range.from, dateTo: range.toExclusive, limit, offset });
     totals = page.totals;

@@ -39,16 +39,6 @@ export interface ViewsCache {
   set(key: string, value: RangeViews, ttlMs: number): Promise<void>;
 }
 
-/** The organisation's analytics request budget: a rolling hour shared by every analytics call. */
-export interface AnalyticsBudget {
-  /** How many requests may be made now. */
-  remaining(): number;
-  /** Milliseconds until `count` requests may be made (0 when they may be now). */
-  msUntil(count: number): number;
-  /** Spends one request; false (and nothing spent) when none is left. */
-  take(): boolean;
-}
-
 export interface WeeklySchedule {
   channelId: string;
   /** Croner pattern, e.g. `0 9 * * 1` (Mondays 09:00). */
@@ -70,11 +60,18 @@ export interface ScheduleStore {
   release(key: string): Promise<void>;
 }
 
-/** Fires registered schedules at their local times. A BullMQ version can replace the in-process one. */
+/**
+ * Fires registered schedules at their local times: in-process (croner timers) in memory mode, BullMQ job
+ * schedulers in Redis mode (one replica runs each occurrence). `occurrenceMs` is the scheduled time, which
+ * may be in the past when the fire is late; exactly-once per occurrence is the store claim's job.
+ */
 export interface WeeklyReportScheduler {
-  start(onFire: (schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>): void;
-  upsert(schedule: WeeklySchedule): void;
-  remove(channelId: string): void;
+  /** Starts firing; `upsert`s made before are kept. */
+  start(onFire: (schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>): Promise<void>;
+  /** Registers (or replaces) the channel's schedule. */
+  upsert(schedule: WeeklySchedule): Promise<void>;
+  remove(channelId: string): Promise<void>;
+  /** Stops firing and waits for running fires. */
   stop(): Promise<void>;
 }
 

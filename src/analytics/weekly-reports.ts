@@ -34,10 +34,10 @@ export class WeeklyReports {
     const schedules = await this.o.store.list();
     const now = this.o.clock.now();
     for (const schedule of schedules) await this.catchUp(schedule, now);
-    this.o.scheduler.start(async (schedule, occurrence) => {
-      await this.fire(schedule, occurrence);
+    await this.o.scheduler.start(async (schedule, occurrence) => {
+      await this.fireOnTime(schedule, occurrence);
     });
-    for (const schedule of schedules) this.o.scheduler.upsert(schedule);
+    for (const schedule of schedules) await this.o.scheduler.upsert(schedule);
   }
 
   async stop(): Promise<void> {
@@ -62,13 +62,13 @@ export class WeeklyReports {
     };
     const replaced = (await this.o.store.get(input.channelId)) !== undefined;
     await this.o.store.put(schedule);
-    this.o.scheduler.upsert(schedule);
+    await this.o.scheduler.upsert(schedule);
     return { schedule, nextRun: this.nextRun(schedule), replaced };
   }
 
   async unschedule(channelId: string): Promise<boolean> {
     const removed = await this.o.store.remove(channelId);
-    this.o.scheduler.remove(channelId);
+    await this.o.scheduler.remove(channelId);
     return removed;
   }
 
@@ -113,19 +113,37 @@ export class WeeklyReports {
     }
   }
 
+  /**
+   * A scheduler's fire. It can be late (a queued BullMQ occurrence found when the first replica starts after
+   * an outage, a suspended machine): the same grace as the start-up catch-up applies, so a stale week is
+   * skipped with a log line rather than posted hours late.
+   */
+  async fireOnTime(schedule: WeeklySchedule, occurrenceMs: number): Promise<void> {
+    const lateMs = this.o.clock.now() - occurrenceMs;
+    if (lateMs > MISSED_POST_GRACE_MS) {
+      this.logSkipped(schedule, occurrenceMs, lateMs);
+      return;
+    }
+    await this.fire(schedule, occurrenceMs);
+  }
+
+  private logSkipped(schedule: WeeklySchedule, occurrenceMs: number, lateMs: number): void {
+    this.o.logger.info(
+      {
+        channelId: schedule.channelId,
+        occurrence: new Date(occurrenceMs).toISOString(),
+        lateMinutes: Math.round(lateMs / 60_000),
+      },
+      'skipping a weekly report missed while the bot was down: too late to post',
+    );
+  }
+
   private async catchUp(schedule: WeeklySchedule, now: number): Promise<void> {
     const missed = previousOccurrence(schedule.cron, schedule.timeZone, now);
     if (missed === undefined || missed < schedule.createdAt) return;
     const lateMs = now - missed;
     if (lateMs > MISSED_POST_GRACE_MS) {
-      this.o.logger.info(
-        {
-          channelId: schedule.channelId,
-          occurrence: new Date(missed).toISOString(),
-          lateMinutes: Math.round(lateMs / 60_000),
-        },
-        'skipping a weekly report missed while the bot was down: too late to post',
-      );
+      this.logSkipped(schedule, missed, lateMs);
       return;
     }
     const outcome = await this.fire(schedule, missed);

@@ -45,15 +45,15 @@ export class InProcessWeeklyScheduler implements WeeklyReportScheduler {
     private readonly timers: SchedulerTimers = systemTimers,
   ) {}
 
-  start(onFire: (schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>): void {
+  async start(onFire: (schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>): Promise<void> {
     this.onFire = onFire;
     this.stopped = false;
     for (const armed of this.armed.values()) this.arm(armed.schedule, armed.next);
   }
 
-  upsert(schedule: WeeklySchedule): void {
+  async upsert(schedule: WeeklySchedule): Promise<void> {
     const next = nextOccurrence(schedule.cron, schedule.timeZone, this.timers.now());
-    this.remove(schedule.channelId);
+    this.disarm(schedule.channelId);
     if (next === undefined) {
       this.logger.warn({ channelId: schedule.channelId, cron: schedule.cron }, 'weekly schedule never fires');
       return;
@@ -61,7 +61,11 @@ export class InProcessWeeklyScheduler implements WeeklyReportScheduler {
     this.arm(schedule, next);
   }
 
-  remove(channelId: string): void {
+  async remove(channelId: string): Promise<void> {
+    this.disarm(channelId);
+  }
+
+  private disarm(channelId: string): void {
     const armed = this.armed.get(channelId);
     if (armed?.handle !== undefined) this.timers.clearTimeout(armed.handle);
     this.armed.delete(channelId);

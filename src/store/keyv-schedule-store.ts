@@ -1,7 +1,11 @@
+import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import type { ScheduleStore, WeeklySchedule } from '../analytics/ports.js';
+import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type AtomicOps, MemoryAtomicOps, StateUnavailableError } from './keyv-job-store.js';
+import { RedisAtomicOps } from './redis-atomic-ops.js';
+import type { RedisClient } from './redis-client.js';
 
 const SCHEDULES_SET = 'weekly-schedules';
 
@@ -67,4 +71,20 @@ export function createMemoryScheduleStore(logger: Logger, now?: () => number): K
   const keyv = new Keyv({ namespace: 'docs-agent-schedules' });
   keyv.on('error', (error: unknown) => logger.error({ err: error }, 'schedule store error'));
   return new KeyvScheduleStore(keyv, new MemoryAtomicOps(now));
+}
+
+/**
+ * Schedules and occurrence claims in Redis, beside the job store: records `<ns>::schedule:<channel>` (Keyv,
+ * namespaced, `throwOnErrors`), the channel set `<ns>:set:weekly-schedules`, claims `<ns>:claim:weekly:…`
+ * (`SET NX PX`). Shared by replicas, kept across restarts; Redis errors become `state_unavailable`.
+ */
+export function createRedisScheduleStore(
+  client: RedisClient,
+  namespace: string,
+  logger: Logger,
+): KeyvScheduleStore {
+  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
+  const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
+  keyv.on('error', (error: unknown) => logger.error({ error: describeError(error) }, 'schedule store error'));
+  return new KeyvScheduleStore(keyv, new RedisAtomicOps(client, `${namespace}:`));
 }

@@ -1,6 +1,9 @@
+import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import type { RangeViews, ViewsCache } from '../analytics/ports.js';
+import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { RedisClient } from './redis-client.js';
 
 interface Entry {
   value: RangeViews;
@@ -31,5 +34,22 @@ export class KeyvViewsCache implements ViewsCache {
 export function createMemoryViewsCache(logger: Logger, now?: () => number): KeyvViewsCache {
   const keyv = new Keyv({ namespace: 'docs-agent-views' });
   keyv.on('error', (error: unknown) => logger.error({ err: error }, 'views cache error'));
+  return new KeyvViewsCache(keyv, now);
+}
+
+/**
+ * The range cache in Redis (`<ns>::views-cache:<project>:<range>`, Keyv, namespaced, expiring with the TTL),
+ * so replicas share fetched ranges and the analytics budget is not spent twice for one range. Errors throw;
+ * the analytics service treats them as misses.
+ */
+export function createRedisViewsCache(
+  client: RedisClient,
+  namespace: string,
+  logger: Logger,
+  now?: () => number,
+): KeyvViewsCache {
+  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
+  const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
+  keyv.on('error', (error: unknown) => logger.warn({ error: describeError(error) }, 'views cache error'));
   return new KeyvViewsCache(keyv, now);
 }

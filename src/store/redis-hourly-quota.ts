@@ -1,25 +1,43 @@
-import type { HourlyQuota } from '../services/hourly-quota.js';
+import { HOUR_MS, type HourlyQuota, type QuotaTake } from '../services/hourly-quota.js';
 import type { RedisClient } from './redis-client.js';
-
-const HOUR_MS = 60 * 60 * 1000;
 
 /*
  * A sliding-window log: one sorted-set member per unit taken, scored by when. Each script runs atomically on
  * the server, so replicas sharing the key can never take more than `limit` units in any rolling window.
  * (rate-limiter-flexible's RateLimiterRedis was considered: it counts fixed windows, which lets up to twice
  * the limit through around a window boundary, while the platform counts a rolling hour.)
+ *
+ * KEYS[1] the log; ARGV: now, window, limit, count, member prefix (TAKE only).
+ * The wait for `count` units (capped at the limit): the (used + count - limit)-th oldest unit must leave.
  */
-const TAKE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-local count = redis.call('ZCARD', KEYS[1])
-if count >= tonumber(ARGV[3]) then
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  if oldest[2] == nil then return {0, tonumber(ARGV[2])} end
-  return {0, tonumber(oldest[2]) + tonumber(ARGV[2]) - tonumber(ARGV[1])}
+const WAIT = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+local count = tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local used = redis.call('ZCARD', KEYS[1])
+local function wait()
+  local needed = math.min(math.max(count, 0), limit)
+  local index = used + needed - limit - 1
+  if index < 0 then return 0 end
+  local unit = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
+  if unit[2] == nil then return window end
+  return math.max(0, tonumber(unit[2]) + window - now)
 end
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+`;
+
+const TAKE = `${WAIT}
+if count > limit or used + count > limit then return {0, wait()} end
+for i = 1, count do
+  redis.call('ZADD', KEYS[1], now, ARGV[5] .. ':' .. i)
+end
+redis.call('PEXPIRE', KEYS[1], window)
 return {1, 0}
+`;
+
+const WAIT_TIME = `${WAIT}
+return wait()
 `;
 
 const COUNT = `
@@ -54,16 +72,24 @@ export class RedisHourlyQuota implements HourlyQuota {
     this.windowMs = options.windowMs ?? HOUR_MS;
   }
 
-  async take(): Promise<{ ok: true } | { ok: false; retryAfterMs: number }> {
+  async take(count = 1): Promise<QuotaTake> {
     const now = Math.floor(this.now());
-    // Unique member per unit, or two takes in the same millisecond would count once.
+    // Unique members per unit, or two takes in the same millisecond would count once.
     this.sequence = (this.sequence + 1) % 1_000_000;
     const member = `${now}:${process.pid}:${this.sequence}:${Math.random().toString(36).slice(2, 10)}`;
     const reply = (await this.client.eval(TAKE, {
       keys: [this.key],
-      arguments: [String(now), String(this.windowMs), String(this.limit), member],
+      arguments: [...this.args(now, count), member],
     })) as [number, number];
     return reply[0] === 1 ? { ok: true } : { ok: false, retryAfterMs: Math.max(0, Number(reply[1])) };
+  }
+
+  async waitTime(count = 1): Promise<number> {
+    const reply = await this.client.eval(WAIT_TIME, {
+      keys: [this.key],
+      arguments: this.args(Math.floor(this.now()), count),
+    });
+    return Math.max(0, Number(reply));
   }
 
   /** Gives back the most recent unit (the in-memory quota does the same). */
@@ -77,5 +103,9 @@ export class RedisHourlyQuota implements HourlyQuota {
       arguments: [String(Math.floor(this.now())), String(this.windowMs)],
     });
     return Math.max(0, this.limit - Number(used));
+  }
+
+  private args(now: number, count: number): string[] {
+    return [String(now), String(this.windowMs), String(this.limit), String(Math.max(0, Math.floor(count)))];
   }
 }

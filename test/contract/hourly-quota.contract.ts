@@ -61,6 +61,51 @@ export function hourlyQuotaContract(create: HourlyQuotaFactory): void {
         expect(await quota.take()).toEqual({ ok: true });
       }));
 
+    it('takes several units at once, or none of them', () =>
+      withQuota(5, async (quota, clock) => {
+        expect(await quota.take(3)).toEqual({ ok: true });
+        expect(await quota.remaining()).toBe(2);
+        clock.t += 10 * MINUTE;
+        // 3 do not fit in the 2 left: nothing is taken, and the wait is until the first batch leaves.
+        expect(await quota.take(3)).toEqual({ ok: false, retryAfterMs: 50 * MINUTE });
+        expect(await quota.remaining()).toBe(2);
+        expect(await quota.take(2)).toEqual({ ok: true });
+        expect(await quota.remaining()).toBe(0);
+        // More than the limit is never granted; the wait is until the whole budget is free.
+        expect(await quota.take(6)).toEqual({ ok: false, retryAfterMs: HOUR });
+      }));
+
+    it('says how long until N units are free, without taking any', () =>
+      withQuota(3, async (quota, clock) => {
+        const start = clock.t;
+        expect(await quota.waitTime()).toBe(0);
+        expect(await quota.waitTime(3)).toBe(0);
+        await quota.take();
+        clock.t = start + 10 * MINUTE;
+        await quota.take(2);
+        clock.t = start + 30 * MINUTE;
+        expect(await quota.waitTime(1)).toBe(30 * MINUTE);
+        expect(await quota.waitTime(2)).toBe(40 * MINUTE);
+        expect(await quota.waitTime(3)).toBe(40 * MINUTE);
+        // Capped at the limit: the time until the whole budget is free.
+        expect(await quota.waitTime(10)).toBe(40 * MINUTE);
+        expect(await quota.waitTime(0)).toBe(0);
+        expect(await quota.remaining()).toBe(0);
+        clock.t = start + HOUR;
+        expect(await quota.remaining()).toBe(1);
+        expect(await quota.waitTime(1)).toBe(0);
+        expect(await quota.waitTime(2)).toBe(10 * MINUTE);
+        // A refusal names the same wait.
+        expect(await quota.take(2)).toEqual({ ok: false, retryAfterMs: await quota.waitTime(2) });
+      }));
+
+    it('never gives out more than the limit to concurrent batch takers', () =>
+      withQuota(10, async (quota) => {
+        const results = await Promise.all(Array.from({ length: 6 }, () => quota.take(3)));
+        expect(results.filter((r) => r.ok)).toHaveLength(3);
+        expect(await quota.remaining()).toBe(1);
+      }));
+
     it('never gives out more than the limit to concurrent takers', () =>
       withQuota(5, async (quota) => {
         const results = await Promise.all(Array.from({ length: 12 }, () => quota.take()));

@@ -42,13 +42,22 @@ function answersPing(port: number): Promise<boolean> {
 /**
  * A throw-away `redis-server` on a free loopback port, no persistence, data dir in a temp folder.
  * Fails (never skips) when redis-server is not installed: `.ci/run` installs it.
+ * Pass the `port` (and `dataDir`) of a stopped one to bring that Redis back.
  */
-export async function startRedisServer(): Promise<RedisServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'docs-agent-redis-'));
-  const port = await freePort();
+export async function startRedisServer(
+  options: { port?: number; dataDir?: string } = {},
+): Promise<RedisServer> {
+  // With `dataDir`, every write is appended and fsynced there (and the directory kept on stop), so a Redis
+  // started again on that directory comes back with its data, as a production Redis with AOF would.
+  const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'docs-agent-redis-'));
+  const persistence = options.dataDir
+    ? ['--appendonly', 'yes', '--appendfsync', 'always']
+    : ['--appendonly', 'no'];
+  // A given port restarts "the same" Redis for clients that reconnect to it (tests of Redis outages).
+  const port = options.port ?? (await freePort());
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -92,7 +101,7 @@ export async function startRedisServer(): Promise<RedisServer> {
         child.kill('SIGKILL');
         await gone;
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../src/analytics/analytics-service.js';
-import { SlidingWindowBudget } from '../../src/analytics/budget.js';
 import { AnalyticsBudgetError, fetchRangeViews } from '../../src/analytics/fetch-views.js';
 import type { ReportPublisher } from '../../src/analytics/ports.js';
 import { DocsApiClient } from '../../src/api/docs-client.js';
 import { createLogger } from '../../src/logger.js';
+import { InMemoryHourlyQuota } from '../../src/services/hourly-quota.js';
 import { createMemoryViewsCache } from '../../src/store/keyv-views-cache.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs, makeViewRows, type ViewRow } from '../support/fake-docs.js';
 
@@ -41,7 +41,7 @@ describe('paging and sorting', () => {
     // The API's order says nothing about rank: the first page does not hold the top page.
     expect(rows.slice(0, 250).map((r) => r.path)).not.toContain(ranked(rows)[0]);
     docs.viewsByRange.set('2025-03-03..2025-03-10', rows);
-    const budget = new SlidingWindowBudget(100);
+    const budget = new InMemoryHourlyQuota(100);
     const views = await fetchRangeViews(api, range, { maxPages: 40, budget, now: () => 0 });
     expect(viewsCalls()).toHaveLength(40);
     expect(viewsCalls().map((r) => r.query.get('offset'))).toEqual(
@@ -54,7 +54,7 @@ describe('paging and sorting', () => {
     expect(views.partial).toBe(false);
     expect(views.requests).toBe(40);
     expect(views.totals.total).toBe(rows.reduce((s, r) => s + r.total, 0));
-    expect(budget.remaining()).toBe(60);
+    expect(await budget.remaining()).toBe(60);
   });
 
   it('stops at the page cap and marks the result partial, totals still from the API', async () => {
@@ -62,7 +62,7 @@ describe('paging and sorting', () => {
     docs.defaultViews = rows;
     const views = await fetchRangeViews(api, range, {
       maxPages: 10,
-      budget: new SlidingWindowBudget(100),
+      budget: new InMemoryHourlyQuota(100),
       now: () => 0,
     });
     expect(viewsCalls()).toHaveLength(10);
@@ -75,7 +75,7 @@ describe('paging and sorting', () => {
     docs.defaultViews = makeViewRows(250);
     const one = await fetchRangeViews(api, range, {
       maxPages: 40,
-      budget: new SlidingWindowBudget(100),
+      budget: new InMemoryHourlyQuota(100),
       now: () => 0,
     });
     expect(one.pages).toHaveLength(250);
@@ -83,7 +83,7 @@ describe('paging and sorting', () => {
     docs.defaultViews = [];
     const none = await fetchRangeViews(api, range, {
       maxPages: 40,
-      budget: new SlidingWindowBudget(100),
+      budget: new InMemoryHourlyQuota(100),
       now: () => 0,
     });
     expect(none.pages).toEqual([]);
@@ -93,7 +93,7 @@ describe('paging and sorting', () => {
   it('throws a budget error with the time until a slot frees instead of calling beyond the budget', async () => {
     docs.defaultViews = makeViewRows(1000);
     let now = 1_000_000;
-    const budget = new SlidingWindowBudget(2, () => now);
+    const budget = new InMemoryHourlyQuota(2, () => now);
     const error = await fetchRangeViews(api, range, { maxPages: 40, budget, now: () => now }).catch(
       (e: unknown) => e,
     );
@@ -101,12 +101,12 @@ describe('paging and sorting', () => {
     expect((error as AnalyticsBudgetError).retryAfterMs).toBe(3_600_000);
     expect(viewsCalls()).toHaveLength(2);
     now += 3_600_000;
-    expect(budget.remaining()).toBe(2);
+    expect(await budget.remaining()).toBe(2);
   });
 });
 
 describe('AnalyticsService cache and budget', () => {
-  function service(options: { now: () => number; budget?: SlidingWindowBudget; ttl?: number }) {
+  function service(options: { now: () => number; budget?: InMemoryHourlyQuota; ttl?: number }) {
     const publisher: ReportPublisher = {
       postReport: async () => undefined,
       uploadCsv: async () => undefined,
@@ -114,7 +114,7 @@ describe('AnalyticsService cache and budget', () => {
     return new AnalyticsService({
       api,
       cache: createMemoryViewsCache(logger, options.now),
-      budget: options.budget ?? new SlidingWindowBudget(100, options.now),
+      budget: options.budget ?? new InMemoryHourlyQuota(100, options.now),
       publisher,
       clock: { now: options.now },
       logger,
@@ -163,7 +163,7 @@ describe('AnalyticsService cache and budget', () => {
   it('refuses up front when the last fetch size no longer fits the remaining budget', async () => {
     docs.defaultViews = makeViewRows(1000);
     const now = Date.parse('2025-03-10T12:00:00Z');
-    const budget = new SlidingWindowBudget(8, () => now);
+    const budget = new InMemoryHourlyQuota(8, () => now);
     const analytics = service({ now: () => now, budget });
     await analytics.report(
       analytics.requestFor({ range: { kind: 'days', days: 7 }, top: 10, prefix: undefined }),
@@ -174,22 +174,5 @@ describe('AnalyticsService cache and budget', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AnalyticsBudgetError);
     expect(viewsCalls()).toHaveLength(5);
-  });
-});
-
-describe('SlidingWindowBudget', () => {
-  it('says when N requests will be free in a rolling hour', () => {
-    let now = 0;
-    const budget = new SlidingWindowBudget(3, () => now);
-    expect(budget.take()).toBe(true);
-    now = 10 * 60_000;
-    expect(budget.take()).toBe(true);
-    expect(budget.take()).toBe(true);
-    expect(budget.take()).toBe(false);
-    expect(budget.msUntil(1)).toBe(60 * 60_000 - 10 * 60_000);
-    expect(budget.msUntil(2)).toBe(60 * 60_000);
-    now = 60 * 60_000;
-    expect(budget.remaining()).toBe(1);
-    expect(budget.msUntil(1)).toBe(0);
   });
 });

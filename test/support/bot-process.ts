@@ -1,0 +1,176 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FAKE_API_KEY, FAKE_PROJECT_ID, type FakeDocs } from './fake-docs.js';
+import type { FakeSlack } from './fake-slack.js';
+import { waitFor } from './http.js';
+import { postSigned, type SlashCommandFields, slashCommandBody } from './slack-signing.js';
+import { BOT_TOKEN, SIGNING_SECRET } from './test-app.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const MAIN = join(ROOT, 'src/main.ts');
+/** tsx's loader by absolute path: the child runs in an empty directory (so no `.env` is loaded). */
+const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
+
+/** A free loopback port (the bot must listen on a port the test knows: `PORT=0` is not visible outside). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface BotProcess {
+  name: string;
+  port: number;
+  url: string;
+  /** Every JSON log line the process wrote so far (stdout), parsed; non-JSON lines as `{ msg }`. */
+  logs: Array<Record<string, unknown>>;
+  /** Raw stderr. */
+  stderr(): string;
+  pid: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  command(
+    fields: Partial<SlashCommandFields> & { text: string },
+  ): Promise<{ status: number; body: string; ms: number }>;
+  event(
+    payload: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: string; ms: number }>;
+  /** SIGKILL: no shutdown, no cleanup, like a crashed container. */
+  kill(): Promise<void>;
+  /** SIGTERM and wait for the exit (SIGKILL after `graceMs`). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface BotProcessOptions {
+  name?: string;
+  slack: FakeSlack;
+  docs: FakeDocs;
+  redisUrl?: string;
+  env?: Record<string, string>;
+  /** How long to wait for the startup log line. */
+  startTimeoutMs?: number;
+}
+
+/**
+ * The real bot as a child process (`node --import tsx src/main.ts`, as `npm run dev` runs it, no build step),
+ * in HTTP mode on a free port, talking to the in-test fake Slack (`SLACK_API_URL`) and fake docs platform,
+ * and to Redis when `redisUrl` is given. Resolves once the bot logged that it listens.
+ */
+export async function startBotProcess(options: BotProcessOptions): Promise<BotProcess> {
+  const name = options.name ?? 'bot';
+  const port = await freePort();
+  const cwd = mkdtempSync(join(tmpdir(), 'docs-agent-bot-'));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? cwd,
+    NODE_ENV: 'test',
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: options.slack.apiUrl,
+    DOCS_API_URL: options.docs.url,
+    DOCS_API_KEY: FAKE_API_KEY,
+    DOCS_PROJECT_ID: FAKE_PROJECT_ID,
+    PORT: String(port),
+    POLL_INTERVAL_MS: '50',
+    POLL_MAX_INTERVAL_MS: '200',
+    SLACK_API_TIMEOUT_MS: '2000',
+    DOCS_API_TIMEOUT_MS: '2000',
+    LOG_LEVEL: 'debug',
+    ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
+    ...options.env,
+  };
+  const child: ChildProcess = spawn(process.execPath, ['--import', TSX, MAIN], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  let partial = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    partial += chunk.toString();
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.trim()) continue;
+      try {
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        logs.push({ msg: line });
+      }
+    }
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
+    child.once('exit', (code, signal) => {
+      rmSync(cwd, { recursive: true, force: true });
+      done({ code, signal });
+    });
+  });
+  let exitedEarly: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  void exited.then((exit) => {
+    exitedEarly = exit;
+  });
+
+  const url = `http://127.0.0.1:${port}`;
+  const events = `${url}/slack/events`;
+  try {
+    await waitFor(
+      () => {
+        if (exitedEarly) {
+          throw new Error(
+            `${name} exited (${exitedEarly.code ?? exitedEarly.signal}) before listening:\n${stderr}\n${logs.map((l) => JSON.stringify(l)).join('\n')}`,
+          );
+        }
+        return logs.some((l) => typeof l.msg === 'string' && l.msg.includes('docs-agent is listening'));
+      },
+      { what: `${name} to listen on ${port}`, timeoutMs: options.startTimeoutMs ?? 20_000 },
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+
+  const signal = async (sig: NodeJS.Signals, graceMs: number) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(sig);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  return {
+    name,
+    port,
+    url,
+    logs,
+    stderr: () => stderr,
+    pid: child.pid ?? -1,
+    exited,
+    command: (fields) =>
+      postSigned(
+        events,
+        slashCommandBody({ response_url: options.slack.responseUrl(`${name}-cmd`), ...fields }),
+        SIGNING_SECRET,
+      ),
+    event: (payload, headers = {}) =>
+      postSigned(events, JSON.stringify(payload), SIGNING_SECRET, {
+        contentType: 'application/json',
+        headers,
+      }),
+    kill: () => signal('SIGKILL', 0),
+    stop: (graceMs = 12_000) => signal('SIGTERM', graceMs),
+  };
+}

@@ -39,6 +39,28 @@ export function codeForStatus(status: number): DocsApiErrorCode {
   return 'bad_response';
 }
 
+/** Network failures before a request can have reached the server (kept in step with the transport's list). */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+]);
+
+/**
+ * True when the platform may have acted on a request although the bot saw it fail: no answer came back
+ * (timeout, connection reset) after the request could have been sent, or a gateway timed out (504). For a
+ * POST this means the job or message may exist upstream.
+ */
+export function outcomeUnknown(error: unknown): boolean {
+  if (!(error instanceof DocsApiError) || error.code !== 'unavailable') return false;
+  if (error.status === 504) return true;
+  if (error.status !== undefined) return false;
+  const cause = error.cause as { code?: unknown } | undefined;
+  return !(typeof cause?.code === 'string' && NOT_SENT_CODES.has(cause.code));
+}
+
 /** Errors after which the same request may succeed later. */
 export function isTransient(error: unknown): boolean {
   return error instanceof DocsApiError && (error.code === 'unavailable' || error.code === 'rate_limited');

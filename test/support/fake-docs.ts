@@ -30,6 +30,43 @@ type Fault =
   | { kind: 'reset' }
   | { kind: 'garbage'; body: string; status?: number };
 
+/** Faults the seeded random mode draws from (see `randomFaults`). */
+export type RandomFaultKind =
+  | 'status_500'
+  | 'status_502'
+  | 'status_503'
+  | 'reset'
+  | 'timeout'
+  | 'rate_limited_retry_after'
+  | 'rate_limited'
+  | 'truncated_json'
+  | 'wrong_shape'
+  | 'html_error';
+
+export const RANDOM_FAULT_KINDS: readonly RandomFaultKind[] = [
+  'status_500',
+  'status_502',
+  'status_503',
+  'reset',
+  'timeout',
+  'rate_limited_retry_after',
+  'rate_limited',
+  'truncated_json',
+  'wrong_shape',
+  'html_error',
+];
+
+export interface RandomFaultOptions {
+  /** Seed of the generator: the same seed draws the same sequence of faults. */
+  seed: number;
+  /** Share of matching requests that fail, 0..1. */
+  rate: number;
+  kinds?: readonly RandomFaultKind[];
+  match?: { method?: string; path?: string | RegExp };
+  /** How long a `timeout` fault holds the answer (make it longer than the client's timeout). */
+  timeoutMs?: number;
+}
+
 export interface FakeDocsRequest {
   method: string;
   path: string;
@@ -55,6 +92,9 @@ export class FakeDocs {
   defaultViews: ViewRow[] = [];
   private readonly creations: number[] = [];
   private readonly faults: Array<{ match: (r: FakeDocsRequest) => boolean; fault: Fault }> = [];
+  /** Every fault the random mode injected, in order. */
+  readonly randomInjected: Array<{ method: string; path: string; kind: RandomFaultKind }> = [];
+  private random: { options: RandomFaultOptions; next: () => number } | undefined;
   private counter = 0;
   private close_: (() => Promise<void>) | undefined;
   url = '';
@@ -78,6 +118,14 @@ export class FakeDocs {
         fault,
       });
     }
+  }
+
+  /**
+   * Seeded random faults: each request matching `match` (after explicit `inject` faults) fails with
+   * probability `rate`, with a kind drawn from `kinds`. `undefined` turns the mode off.
+   */
+  randomFaults(options: RandomFaultOptions | undefined): void {
+    this.random = options ? { options, next: seededRandom(options.seed) } : undefined;
   }
 
   requestsTo(method: string, pathPattern: RegExp): FakeDocsRequest[] {
@@ -148,8 +196,8 @@ export class FakeDocs {
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
 
     const faultIndex = this.faults.findIndex((f) => f.match(request));
-    if (faultIndex !== -1) {
-      const { fault } = this.faults.splice(faultIndex, 1)[0]!;
+    const fault = faultIndex !== -1 ? this.faults.splice(faultIndex, 1)[0]!.fault : this.randomFault(request);
+    if (fault) {
       if (fault.kind === 'reset') {
         req.socket.destroy();
         return;
@@ -170,6 +218,48 @@ export class FakeDocs {
       }
     }
     this.route(request, res);
+  }
+
+  private randomFault(r: FakeDocsRequest): Fault | undefined {
+    if (!this.random) return undefined;
+    const { options, next } = this.random;
+    const { match } = options;
+    if (match?.method !== undefined && r.method !== match.method) return undefined;
+    if (
+      match?.path !== undefined &&
+      !(typeof match.path === 'string' ? r.path.startsWith(match.path) : match.path.test(r.path))
+    )
+      return undefined;
+    if (next() >= options.rate) return undefined;
+    const kinds = options.kinds ?? RANDOM_FAULT_KINDS;
+    const kind = kinds[Math.floor(next() * kinds.length)]!;
+    this.randomInjected.push({ method: r.method, path: r.path, kind });
+    switch (kind) {
+      case 'status_500':
+        return { kind: 'status', status: 500 };
+      case 'status_502':
+        return { kind: 'status', status: 502 };
+      case 'status_503':
+        return { kind: 'status', status: 503 };
+      case 'reset':
+        return { kind: 'reset' };
+      case 'timeout':
+        return { kind: 'delay', ms: options.timeoutMs ?? 1_000 };
+      case 'rate_limited_retry_after':
+        return { kind: 'status', status: 429, retryAfter: '1', body: JSON.stringify({ error: 'Slow down' }) };
+      case 'rate_limited':
+        return { kind: 'status', status: 429, body: JSON.stringify({ error: 'Rate limit exceeded' }) };
+      case 'truncated_json':
+        return { kind: 'garbage', status: 200, body: '{"id":"job_trunc","status":"act' };
+      case 'wrong_shape':
+        return { kind: 'garbage', status: 200, body: JSON.stringify({ data: { jobs: [] }, ok: true }) };
+      case 'html_error':
+        return {
+          kind: 'garbage',
+          status: 502,
+          body: '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>',
+        };
+    }
   }
 
   private route(r: FakeDocsRequest, res: ServerResponse) {
@@ -301,4 +391,16 @@ export function makeViewRows(count: number, seed = 42): ViewRow[] {
     [rows[i], rows[j]] = [rows[j]!, rows[i]!];
   }
   return rows;
+}
+
+/** mulberry32: a small seeded generator, so random faults repeat run after run. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
 }

@@ -19,7 +19,7 @@ export interface StoredMessage {
   bot_id?: string;
 }
 
-type Fault =
+export type Fault =
   | { kind: 'error'; error: string }
   | { kind: 'status'; status: number; retryAfter?: number }
   | { kind: 'delay'; ms: number; thenSucceed: boolean }
@@ -43,6 +43,9 @@ export class FakeSlack {
   /** What apps.connections.open hands out (Socket Mode tests run a WebSocket server there). */
   socketUrl = '';
   private readonly faults = new Map<string, Fault[]>();
+  /** Every fault the seeded random mode injected, in order. */
+  readonly randomInjected: Array<{ method: string; fault: Fault }> = [];
+  private random: { rate: number; faults: Record<string, Fault[]>; next: () => number } | undefined;
   private tsCounter = 0;
   private close_: (() => Promise<void>) | undefined;
   url = '';
@@ -68,6 +71,34 @@ export class FakeSlack {
     const list = this.faults.get(method) ?? [];
     for (let i = 0; i < times; i++) list.push(fault);
     this.faults.set(method, list);
+  }
+
+  /**
+   * Seeded random faults: a call of a method listed in `faults` (after explicit `inject` faults) fails with
+   * probability `rate`, with a fault drawn from that method's list. `undefined` turns the mode off.
+   */
+  randomFaults(options: { seed: number; rate: number; faults: Record<string, Fault[]> } | undefined): void {
+    if (!options) {
+      this.random = undefined;
+      return;
+    }
+    let state = options.seed >>> 0;
+    const next = () => {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+    };
+    this.random = { rate: options.rate, faults: options.faults, next };
+  }
+
+  private randomFault(method: string): Fault | undefined {
+    const choices = this.random?.faults[method];
+    if (!this.random || !choices?.length || this.random.next() >= this.random.rate) return undefined;
+    const fault = choices[Math.floor(this.random.next() * choices.length)]!;
+    this.randomInjected.push({ method, fault });
+    return fault;
   }
 
   callsOf(method: string): SlackCall[] {
@@ -130,7 +161,7 @@ export class FakeSlack {
     const method = path.replace(/^\/api\//, '').split('?')[0] ?? '';
     const args = parseArgs(raw, req.headers['content-type']);
     this.calls.push({ method, args, authorization: req.headers.authorization });
-    const fault = this.faults.get(method)?.shift();
+    const fault = this.faults.get(method)?.shift() ?? this.randomFault(method);
     if (fault) {
       if (fault.kind === 'error') return sendJson(res, 200, { ok: false, error: fault.error });
       if (fault.kind === 'status') {

@@ -1,4 +1,4 @@
-import { DocsApiError } from '../../api/errors.js';
+import { DocsApiError, outcomeUnknown } from '../../api/errors.js';
 import { AppError } from '../../errors.js';
 import { escapeMrkdwn } from '../markup.js';
 import { slackTime } from './format.js';
@@ -22,6 +22,9 @@ export function describeDocsFailure(error: unknown, now: number, action = 'start
       case 'not_found':
         return `The docs platform does not know this project or job (404), so I could not ${action}. An admin must check \`DOCS_PROJECT_ID\`.`;
       case 'unavailable':
+        // A create that got no answer may still have started the job: a blind retry would run it twice.
+        if (action === 'start the job' && outcomeUnknown(error))
+          return "The docs platform did not answer in time, so I can't tell whether the job started: it may have started anyway. Check the docs dashboard (or wait a few minutes for a pull request) before trying again, so it doesn't run twice.";
         return `The docs platform is down or did not answer in time, so I could not ${action}. Try again in a few minutes.`;
       case 'bad_response':
         return `The docs platform gave an answer I could not read, so I could not confirm the request. Check the docs dashboard before trying again.`;

@@ -269,10 +269,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** The values that must never appear in logs or Slack messages. */
 export function secretsOf(config: Config): string[] {
+  const redisPassword = redisPasswordOf(config.redisUrl);
   return [
     config.docs.apiKey,
     config.slack.botToken,
     config.slack.signingSecret,
     config.slack.appToken,
+    // Both forms: the URL may appear as typed (percent-encoded) or a client may log the decoded password.
+    ...(redisPassword ? [redisPassword.raw, redisPassword.decoded] : []),
   ].filter((value): value is string => typeof value === 'string' && value.length >= 8);
+}
+
+/** The password of a `redis://user:password@host` URL, as written and decoded; undefined when there is none. */
+function redisPasswordOf(url: string | undefined): { raw: string; decoded: string } | undefined {
+  if (!url) return undefined;
+  let raw: string;
+  try {
+    raw = new URL(url).password;
+  } catch {
+    return undefined;
+  }
+  if (raw === '') return undefined;
+  let decoded = raw;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    // Not valid percent-encoding: the raw form is what appears anywhere.
+  }
+  return { raw, decoded };
 }

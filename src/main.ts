@@ -3,6 +3,8 @@ import { createDocsAgent } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { describeError } from './errors.js';
 
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
 /** Process wiring: config, signals and last-resort error handlers. The app itself is built in app.ts. */
 async function main(): Promise<void> {
   // A local .env is a convenience for trying the bot; variables set in the environment win.
@@ -29,18 +31,27 @@ async function main(): Promise<void> {
     process.exit(1);
   });
 
+  // SIGTERM/SIGINT: readiness turns 503, the receiver stops taking requests, acknowledged work finishes,
+  // polls go back to the queue and connections close (app.ts `stop()`, about 9 s at most). Whatever is
+  // still hanging at 10 s is abandoned: the process exits so the orchestrator's grace period is kept.
   let shuttingDown = false;
-  const shutdown = (signal: string) => {
-    if (shuttingDown) return;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (shuttingDown) {
+      logger.warn({ signal }, 'second signal during shutdown; exiting now');
+      process.exit(1);
+    }
     shuttingDown = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal }, 'shutting down: no new requests; finishing work in flight (at most 10 s)');
     const force = setTimeout(() => {
       logger.warn('shutdown took longer than 10 s; exiting');
       process.exit(1);
-    }, 10_000);
+    }, SHUTDOWN_DEADLINE_MS);
     force.unref();
     agent.stop().then(
-      () => process.exit(0),
+      () => {
+        logger.info({ signal }, 'shutdown complete');
+        process.exit(0);
+      },
       (error: unknown) => {
         logger.error({ error: describeError(error) }, 'error during shutdown');
         process.exit(1);

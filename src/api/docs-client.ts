@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { AgentJob } from '../domain/job.js';
 import type { Logger } from '../logger.js';
 import { DocsApiError } from './errors.js';
-import { HttpTransport, type JsonRequest } from './http-transport.js';
+import { type ApiMetrics, HttpTransport, type JsonRequest } from './http-transport.js';
 import { agentJobSchema, type PageViewsPage, pageViewsSchema } from './schemas.js';
 
 export interface DocsClientOptions {
@@ -13,6 +13,8 @@ export interface DocsClientOptions {
   logger: Logger;
   retries?: number;
   retryBaseMs?: number;
+  /** Counts each upstream attempt by outcome (see `ApiMetrics`). */
+  metrics?: ApiMetrics;
 }
 
 export interface PageViewsQuery {

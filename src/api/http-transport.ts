@@ -17,6 +17,11 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** A Retry-After longer than this is not waited out inside one call; the caller gets `rate_limited`. */
 const MAX_INLINE_WAIT_MS = 30_000;
 
+/** Where each attempt's outcome is counted (`code`: `ok` or the `DocsApiError` code). Injected; optional. */
+export interface ApiMetrics {
+  apiCall(method: string, code: string): void;
+}
+
 export interface TransportOptions {
   baseUrl: string;
   apiKey: string;
@@ -27,6 +32,7 @@ export interface TransportOptions {
   retryBaseMs?: number;
   connections?: number;
   random?: () => number;
+  metrics?: ApiMetrics;
 }
 
 export interface JsonRequest {
@@ -49,7 +55,10 @@ export interface JsonResponse {
 export class HttpTransport {
   private readonly pool: Pool;
   private readonly basePath: string;
-  private readonly options: Required<Omit<TransportOptions, 'random'>> & { random: () => number };
+  private readonly options: Required<Omit<TransportOptions, 'random' | 'metrics'>> & {
+    random: () => number;
+    metrics?: ApiMetrics;
+  };
 
   constructor(options: TransportOptions) {
     const url = new URL(options.baseUrl);
@@ -74,8 +83,11 @@ export class HttpTransport {
     const maxRetries = req.retries ?? this.options.retries;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once(req);
+        const response = await this.once(req);
+        this.options.metrics?.apiCall(req.method, 'ok');
+        return response;
       } catch (error) {
+        this.options.metrics?.apiCall(req.method, error instanceof DocsApiError ? error.code : 'unknown');
         const wait = this.retryDelay(req, error, attempt, maxRetries);
         if (wait === undefined) throw error;
         this.options.logger.debug(

@@ -1,4 +1,4 @@
-import { describeError } from '../errors.js';
+import { describeError, errorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AccessPolicy } from './access-policy.js';
 import type { FollowUpResult, JobService, StartJobResult } from './job-service.js';
@@ -23,6 +23,8 @@ export interface InboundMessage {
   text: string;
   /** Our bot's user id, to recognise and strip mentions of it. */
   botUserId: string | undefined;
+  /** Author of the thread's root message, when Slack says (thread replies carry `parent_user_id`). */
+  parentUserId?: string | undefined;
 }
 
 /** Where to answer about one inbound message. */
@@ -48,7 +50,9 @@ export type PrivateNotice =
   | { kind: 'access_denied'; reason: 'user' | 'channel' }
   | { kind: 'requester_only'; requesterId: string }
   | { kind: 'too_long'; length: number; max: number }
-  | { kind: 'empty' };
+  | { kind: 'empty' }
+  /** The state store did not answer: nothing was started or sent; try again in a minute. */
+  | { kind: 'state_unavailable' };
 
 /** Slack-side effects of conversations with a job. */
 export interface ConversationNotifier {
@@ -87,6 +91,8 @@ export type ConversationOutcome =
   | { kind: 'duplicate' }
   | { kind: 'denied' }
   | { kind: 'rejected' }
+  /** The state store did not answer; the author was told (when the message was for the bot). */
+  | { kind: 'state_unavailable'; told: boolean }
   | { kind: 'started'; result: StartJobResult }
   | { kind: 'followed_up'; result: FollowUpResult };
 
@@ -113,11 +119,76 @@ const MAX_CONTEXT_MESSAGES = 50;
 export class ConversationService {
   private readonly dedupeTtlMs: number;
 
+  /**
+   * Messages already told that the state store is down. With the store down its dedupe claims cannot
+   * work, so this process remembers (briefly) whom it told, so a message's twin events answer once.
+   */
+  private readonly toldUnavailable = new Map<string, number>();
+
   constructor(private readonly deps: ConversationServiceDeps) {
     this.dedupeTtlMs = deps.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
   }
 
+  /**
+   * Acts on one message at most once. A state-store failure is never taken for "no job here": the author
+   * is told the bot cannot reach its state and that nothing was started or sent.
+   */
   async handle(message: InboundMessage): Promise<ConversationOutcome> {
+    try {
+      const outcome = await this.handleOnce(message);
+      if (outcome.kind === 'started' && !outcome.result.ok && outcome.result.stage === 'state') {
+        return await this.stateUnavailable(message, outcome.result.error);
+      }
+      return outcome;
+    } catch (error) {
+      if (errorCode(error) === 'state_unavailable') return this.stateUnavailable(message, error);
+      throw error;
+    }
+  }
+
+  private async stateUnavailable(message: InboundMessage, error: unknown): Promise<ConversationOutcome> {
+    const { logger } = this.deps;
+    logger.warn(
+      { channelId: message.channelId, ts: message.ts, error: describeError(error) },
+      'state store unavailable; message not acted on',
+    );
+    const userId = message.userId;
+    if (!userId || !this.shouldTellUnavailable(message)) return { kind: 'state_unavailable', told: false };
+    const key = `${message.teamId ?? '-'}:${message.channelId}:${message.ts}`;
+    const now = Date.now();
+    for (const [k, at] of this.toldUnavailable) if (now - at > 10 * 60_000) this.toldUnavailable.delete(k);
+    if (this.toldUnavailable.has(key)) return { kind: 'state_unavailable', told: false };
+    this.toldUnavailable.set(key, now);
+    const inThread = message.threadTs !== undefined && message.threadTs !== message.ts;
+    await this.deps.notifier.tellAuthor(
+      {
+        channelId: message.channelId,
+        ts: message.ts,
+        threadTs: inThread ? message.threadTs! : message.ts,
+        userId,
+      },
+      { kind: 'state_unavailable' },
+    );
+    return { kind: 'state_unavailable', told: true };
+  }
+
+  /**
+   * Whether a message the bot could not look up was meant for it: a DM, a mention, or a reply in a thread
+   * the bot started (its card is the root). A reply in someone else's thread may be plain conversation, and
+   * without state it cannot be told from a follow-up, so it is only logged. For a channel mention the
+   * `app_mention` event answers (its `message` twin may reach another replica).
+   */
+  private shouldTellUnavailable(message: InboundMessage): boolean {
+    if (message.botId || message.subtype || message.userId === message.botUserId) return false;
+    if (isAside(stripMention(message.text, message.botUserId))) return false;
+    if (message.channelType === 'im') return message.kind === 'message';
+    if (message.kind === 'app_mention') return true;
+    if (mentionsUser(message.text, message.botUserId)) return false;
+    const inThread = message.threadTs !== undefined && message.threadTs !== message.ts;
+    return inThread && message.botUserId !== undefined && message.parentUserId === message.botUserId;
+  }
+
+  private async handleOnce(message: InboundMessage): Promise<ConversationOutcome> {
     const { jobs, access, logger } = this.deps;
     if (message.botId) return ignored('bot');
     if (message.subtype) return ignored('subtype');
@@ -166,8 +237,8 @@ export class ConversationService {
         return { kind: 'denied' };
       }
       const prompt = (await this.deps.text.toPlainText(stripped)).trim();
-      if (prompt === '') {
-        if (record) return ignored('empty');
+      if (isBlank(prompt)) {
+        // Said privately in a job thread too: a bare mention or invisible-only text got no answer before.
         await this.deps.notifier.tellAuthor(ref, { kind: 'empty' });
         return { kind: 'rejected' };
       }
@@ -252,6 +323,11 @@ function ignored(why: IgnoredBecause): ConversationOutcome {
 
 export function followUpPrompt(author: string, text: string): string {
   return `Follow-up from @${author} in the job's Slack thread:\n\n${text}`;
+}
+
+/** Text with nothing visible in it: whitespace, zero-width and direction marks only. */
+export function isBlank(text: string): boolean {
+  return text.replace(/[\s\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g, '') === '';
 }
 
 /** Replies starting with `(aside)` or `//` are people talking in the thread, not instructions. */

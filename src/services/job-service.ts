@@ -53,6 +53,8 @@ type TrackedRecord = JobRecord & {
 
 export type StartJobResult =
   | { ok: true; record: JobRecord }
+  /** The state store did not answer: nothing was posted or created. */
+  | { ok: false; stage: 'state'; error: unknown }
   | { ok: false; stage: 'card'; error: unknown }
   | { ok: false; stage: 'create'; error: unknown };
 
@@ -68,6 +70,25 @@ export interface JobServiceDeps {
   /** Distrust window for terminal statuses right after a follow-up (default: max(30 s, 6 fast polls)). */
   followUpGraceMs?: number;
   random?: () => number;
+  metrics?: JobMetrics;
+}
+
+/** Counts job lifecycle transitions (implemented by src/metrics). Optional. */
+export interface JobMetrics {
+  jobStarted(outcome: 'started' | 'card_failed' | 'create_failed' | 'state_unavailable'): void;
+  followUp(outcome: 'sent' | 'refused'): void;
+  polled(
+    outcome:
+      | 'running'
+      | 'terminal'
+      | 'stale_terminal'
+      | 'failed'
+      | 'reply_failed'
+      | 'gone'
+      | 'expired'
+      | 'not_watched',
+  ): void;
+  jobFinished(status: string): void;
 }
 
 /** Starts agent jobs from Slack and follows them to their terminal reply. */
@@ -92,10 +113,21 @@ export class JobService {
       requesterId: request.requesterId,
       prompt: request.prompt,
     };
+    const metrics = this.deps.metrics;
+    try {
+      // A cheap read first: with the state store down the job could be created but never followed, so
+      // nothing is posted or created and the user is told to retry.
+      await store.findJobByThread(request.channelId, request.threadTs ?? cardlessProbe);
+    } catch (error) {
+      logger.warn({ channelId: request.channelId, error: describeError(error) }, 'state store unavailable');
+      metrics?.jobStarted('state_unavailable');
+      return { ok: false, stage: 'state', error };
+    }
     let cardTs: string;
     try {
       cardTs = await notifier.postStartingCard(card);
     } catch (error) {
+      metrics?.jobStarted('card_failed');
       return { ok: false, stage: 'card', error };
     }
 
@@ -114,6 +146,7 @@ export class JobService {
         'could not create agent job',
       );
       await notifier.markCardFailed({ ...card, cardTs, error });
+      metrics?.jobStarted('create_failed');
       return { ok: false, stage: 'create', error };
     }
 
@@ -152,8 +185,10 @@ export class JobService {
         'job created but its state could not be saved',
       );
       await notifier.markCardFailed({ ...card, cardTs, error: new UntrackedJobError(job.id, error) });
+      metrics?.jobStarted('create_failed');
       return { ok: false, stage: 'create', error };
     }
+    metrics?.jobStarted('started');
     await notifier.updateCard(record, now);
     await queue.schedule(record.jobId, this.deps.poll.minMs);
     return { ok: true, record };
@@ -177,6 +212,7 @@ export class JobService {
       const error = new DocsApiError('rate_limited', 'The hourly job budget counted by the bot is used up', {
         retryAfterMs: slot.retryAfterMs,
       });
+      this.deps.metrics?.followUp('refused');
       return { ok: false, reason: 'refused', error, reachedApi: false };
     }
     let job: AgentJob;
@@ -192,8 +228,10 @@ export class JobService {
         await store.saveJob(record).catch(() => undefined);
         await notifier.updateCard(record, now);
       }
+      this.deps.metrics?.followUp('refused');
       return { ok: false, reason: 'refused', error, reachedApi: true };
     }
+    this.deps.metrics?.followUp('sent');
 
     const now = clock.now();
     applyJob(record, job);
@@ -244,8 +282,12 @@ export class JobService {
 
   private async pollLocked(jobId: string): Promise<number | null> {
     const { store, api, notifier, clock, logger, poll } = this.deps;
+    const polled = (outcome: Parameters<JobMetrics['polled']>[0]) => this.deps.metrics?.polled(outcome);
     const record: TrackedRecord | undefined = await store.getJob(jobId);
-    if (!record?.watching) return null;
+    if (!record?.watching) {
+      polled('not_watched');
+      return null;
+    }
     const now = clock.now();
 
     if (now - record.activeSince > poll.maxAgeMs) {
@@ -256,6 +298,7 @@ export class JobService {
       await notifier.updateCard(record, now);
       await notifier.postNotice(record, { kind: 'watch_expired', maxAgeMs: poll.maxAgeMs });
       logger.info({ jobId }, 'stopped watching job: maximum age reached');
+      polled('expired');
       return null;
     }
 
@@ -271,6 +314,7 @@ export class JobService {
         await notifier.updateCard(record, now);
         await notifier.postNotice(record, { kind: 'job_gone' });
         logger.warn({ jobId }, 'job no longer exists upstream; stopped watching');
+        polled('gone');
         return null;
       }
       record.consecutiveFailures += 1;
@@ -282,6 +326,7 @@ export class JobService {
         'poll failed',
       );
       const retryAfter = error instanceof DocsApiError ? error.retryAfterMs : undefined;
+      polled('failed');
       return failedPollDelay(record.consecutiveFailures, poll, retryAfter);
     }
 
@@ -292,6 +337,7 @@ export class JobService {
       record.updatedAt = now;
       await store.saveJob(record);
       logger.debug({ jobId, status: job.status }, 'ignoring terminal status seen right after a follow-up');
+      polled('stale_terminal');
       return poll.minMs;
     }
     if (!isTerminal(job.status)) record.seenRunningGeneration = record.generation;
@@ -314,6 +360,7 @@ export class JobService {
           record.consecutiveFailures += 1;
           await store.saveJob(record);
           logger.warn({ jobId, error: describeError(error) }, 'terminal reply failed; will retry');
+          polled('reply_failed');
           return failedPollDelay(record.consecutiveFailures, poll);
         }
         record.repliedGeneration = record.generation;
@@ -324,11 +371,14 @@ export class JobService {
         { jobId, status: job.status, pullRequest: job.prLink !== null },
         'job reached a terminal state',
       );
+      polled('terminal');
+      this.deps.metrics?.jobFinished(job.status);
       return null;
     }
 
     await store.saveJob(record);
     if (changed) await notifier.updateCard(record, now);
+    polled('running');
     return nextPollDelay(now - record.activeSince, poll, this.deps.random);
   }
 
@@ -343,6 +393,9 @@ export class JobService {
     return now - record.activeSince >= grace;
   }
 }
+
+/** Thread key no Slack message has: the probe read of a slash command (no thread yet). */
+const cardlessProbe = '0000000000.000000';
 
 export class UntrackedJobError extends AppError<'state_unavailable'> {
   constructor(

@@ -87,6 +87,10 @@ export function followUpRefusedView(error: unknown, now: number): SlackMessage {
   };
 }
 
+/** Said wherever a Redis (state store) failure stops a request: nothing happened; retry shortly. */
+export const STATE_UNAVAILABLE_TEXT =
+  ":warning: I can't reach my state store right now, so nothing was started or sent. Try again in a minute.";
+
 /** Answers only the author of a message sees (ephemeral). */
 export function privateNoticeView(notice: PrivateNotice, commandName = '/docs-agent'): SlackMessage {
   let text: string;
@@ -102,6 +106,9 @@ export function privateNoticeView(notice: PrivateNotice, commandName = '/docs-ag
       break;
     case 'too_long':
       text = `Your message is ${notice.length.toLocaleString('en-US')} characters long; the limit is ${notice.max.toLocaleString('en-US')}. Nothing was sent to the agent. Shorten it (link to a doc or issue instead of pasting it) and try again.`;
+      break;
+    case 'state_unavailable':
+      text = STATE_UNAVAILABLE_TEXT;
       break;
     case 'empty':
       text = `Tell me what to change in the docs, for example: _@docs-agent Document the new 429 response on the jobs API_. See \`${commandName} help\` for more.`;

@@ -9,6 +9,7 @@ import {
 import { describeSlackDeliveryFailure } from '../../views/failures.js';
 import { docsAgentHelpView } from '../../views/help.js';
 import { jobListView, jobStatusErrorView, jobStatusView } from '../../views/job-list.js';
+import { STATE_UNAVAILABLE_TEXT } from '../../views/job-replies.js';
 import type { SlackDeps } from '../deps.js';
 
 /**
@@ -71,6 +72,12 @@ export function registerDocsAgentCommand(app: App, deps: SlackDeps): void {
       prompt: parsed.prompt,
       origin: 'command',
     });
+    if (!result.ok && result.stage === 'state') {
+      await respond({ response_type: 'ephemeral', text: STATE_UNAVAILABLE_TEXT }).catch((error: unknown) =>
+        deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
+      );
+      return;
+    }
     if (!result.ok && result.stage === 'card') {
       deps.logger.info(
         { channelId: command.channel_id, error: describeError(result.error) },

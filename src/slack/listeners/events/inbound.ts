@@ -13,6 +13,7 @@ interface RawMessageEvent {
   bot_id?: string;
   ts?: string;
   thread_ts?: string;
+  parent_user_id?: string;
   text?: string;
   team?: string;
 }
@@ -43,6 +44,7 @@ export function toInbound(
     threadTs: e.thread_ts,
     text: e.text ?? '',
     botUserId,
+    parentUserId: e.parent_user_id,
   };
 }
 

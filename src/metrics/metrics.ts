@@ -1,0 +1,173 @@
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+
+/**
+ * The one module that knows prom-client. Services and adapters accept the narrow recorder interfaces below
+ * (declared where they are used, so `src/api` and `src/slack` import nothing from here); `Metrics` implements
+ * them all. Each app instance has its own registry, so several apps in one process (tests) never collide.
+ */
+
+/** One attempt of an upstream docs-API call: `code` is `ok` or the `DocsApiError` code. */
+export interface ApiCallRecorder {
+  apiCall(method: string, code: string): void;
+}
+
+/** A Slack Web API call that failed (each failed attempt), by Slack's error code. */
+export interface SlackErrorRecorder {
+  slackError(method: string, code: string): void;
+}
+
+export type JobStartOutcome = 'started' | 'card_failed' | 'create_failed' | 'state_unavailable';
+export type PollOutcome =
+  | 'running'
+  | 'terminal'
+  | 'stale_terminal'
+  | 'failed'
+  | 'reply_failed'
+  | 'gone'
+  | 'expired'
+  | 'not_watched';
+
+/** Job lifecycle transitions seen by this process. */
+export interface JobRecorder {
+  jobStarted(outcome: JobStartOutcome): void;
+  followUp(outcome: 'sent' | 'refused'): void;
+  polled(outcome: PollOutcome): void;
+  /** A job reached a terminal status (`completed`, `failed`, `archived`…). */
+  jobFinished(status: string): void;
+}
+
+/** Recorders that do nothing (the default when no metrics are wired). */
+export const noMetrics: ApiCallRecorder & SlackErrorRecorder & JobRecorder = {
+  apiCall: () => undefined,
+  slackError: () => undefined,
+  jobStarted: () => undefined,
+  followUp: () => undefined,
+  polled: () => undefined,
+  jobFinished: () => undefined,
+};
+
+export interface MetricsSources {
+  /** Jobs currently watched, by their last known status. Read from the state store on each scrape. */
+  watchedJobs?: () => Promise<Array<{ status: string }>>;
+  /** Units left in each hourly budget (`agent_jobs`, `analytics`), read on each scrape. */
+  quotas?: Record<string, () => Promise<number>>;
+}
+
+const PREFIX = 'docs_agent_';
+
+export class Metrics implements ApiCallRecorder, SlackErrorRecorder, JobRecorder {
+  readonly registry = new Registry();
+  private readonly apiCalls: Counter<'method' | 'code'>;
+  private readonly slackErrors: Counter<'method' | 'code'>;
+  private readonly jobStarts: Counter<'outcome'>;
+  private readonly followUps: Counter<'outcome'>;
+  private readonly polls: Counter<'outcome'>;
+  private readonly finished: Counter<'status'>;
+  private sources: MetricsSources = {};
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.apiCalls = new Counter({
+      name: `${PREFIX}docs_api_requests_total`,
+      help: 'Upstream docs-API requests (each attempt), by HTTP method and outcome code (ok or the error code)',
+      labelNames: ['method', 'code'],
+      registers,
+    });
+    this.slackErrors = new Counter({
+      name: `${PREFIX}slack_api_errors_total`,
+      help: 'Failed Slack Web API calls (each attempt), by API method and Slack error code',
+      labelNames: ['method', 'code'],
+      registers,
+    });
+    this.jobStarts = new Counter({
+      name: `${PREFIX}job_starts_total`,
+      help: 'Requests to start an agent job, by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.followUps = new Counter({
+      name: `${PREFIX}follow_ups_total`,
+      help: 'Follow-up messages to agent jobs, by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.polls = new Counter({
+      name: `${PREFIX}polls_total`,
+      help: 'Polls of watched agent jobs, by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.finished = new Counter({
+      name: `${PREFIX}jobs_finished_total`,
+      help: 'Agent jobs (generations) seen reaching a terminal status, by status',
+      labelNames: ['status'],
+      registers,
+    });
+    const sources = () => this.sources;
+    new Gauge({
+      name: `${PREFIX}watched_jobs`,
+      help: 'Agent jobs currently watched, by last known status (from the shared state store)',
+      labelNames: ['status'],
+      registers,
+      async collect() {
+        this.reset();
+        const read = sources().watchedJobs;
+        if (!read) return;
+        const counts = new Map<string, number>();
+        for (const job of await read().catch(() => [])) {
+          counts.set(job.status, (counts.get(job.status) ?? 0) + 1);
+        }
+        for (const [status, count] of counts) this.set({ status }, count);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}quota_remaining`,
+      help: 'Units left in a rolling-hour budget (agent_jobs: per project; analytics: per organisation)',
+      labelNames: ['budget'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const [budget, read] of Object.entries(sources().quotas ?? {})) {
+          // An unreachable store leaves the series out rather than failing the whole scrape.
+          const value = await read().catch(() => undefined);
+          if (value !== undefined) this.set({ budget }, value);
+        }
+      },
+    });
+  }
+
+  /** Where scrape-time gauges read from; set once the app's adapters exist. */
+  setSources(sources: MetricsSources): void {
+    this.sources = sources;
+  }
+
+  apiCall(method: string, code: string): void {
+    this.apiCalls.inc({ method, code });
+  }
+
+  slackError(method: string, code: string): void {
+    this.slackErrors.inc({ method, code });
+  }
+
+  jobStarted(outcome: JobStartOutcome): void {
+    this.jobStarts.inc({ outcome });
+  }
+
+  followUp(outcome: 'sent' | 'refused'): void {
+    this.followUps.inc({ outcome });
+  }
+
+  polled(outcome: PollOutcome): void {
+    this.polls.inc({ outcome });
+  }
+
+  jobFinished(status: string): void {
+    this.finished.inc({ status });
+  }
+
+  /** The exposition text and its content type. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -2,7 +2,9 @@ import { AnalyticsService } from './analytics/analytics-service.js';
 import { WeeklyReports } from './analytics/weekly-reports.js';
 import { DocsApiClient } from './api/docs-client.js';
 import { type Config, secretsOf } from './config.js';
+import { describeError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
+import { Metrics } from './metrics/metrics.js';
 import { BullmqPollQueue } from './scheduler/bullmq-poll-queue.js';
 import { BullmqWeeklyScheduler } from './scheduler/bullmq-weekly-scheduler.js';
 import { MemoryPollQueue } from './scheduler/memory-poll-queue.js';
@@ -48,6 +50,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
   const clock = options.clock ?? systemClock;
   let stopping = false;
+  let stopped: Promise<void> | undefined;
+  const metrics = new Metrics();
 
   const docsApi = new DocsApiClient({
     baseUrl: config.docs.apiUrl,
@@ -55,6 +59,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     projectId: config.docs.projectId,
     timeoutMs: config.docs.timeoutMs,
     logger: logger.child({ component: 'docs-api' }),
+    metrics,
   });
   // REDIS_URL: state, polls and the agent-job budget live in Redis, shared by replicas and kept across restarts.
   const redis = config.redisUrl ? createRedisState(config.redisUrl, logger) : undefined;
@@ -82,13 +87,41 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       })
     : new InMemoryHourlyQuota(config.docs.jobsPerHour, () => clock.now());
 
-  const slack = createSlackApp(config, logger, [
-    {
-      path: '/healthz',
-      handle: () =>
-        stopping ? { status: 503, body: { status: 'stopping' } } : { status: 200, body: { status: 'ok' } },
-    },
-  ]);
+  const slack = createSlackApp(
+    config,
+    logger,
+    [
+      {
+        path: '/healthz',
+        handle: () =>
+          stopping ? { status: 503, body: { status: 'stopping' } } : { status: 200, body: { status: 'ok' } },
+      },
+      {
+        // Readiness: send traffic here only while Redis answers, Slack is connected and no shutdown began.
+        path: '/readyz',
+        handle: async () => {
+          const state = redis ? await pingState(redis.client) : 'in-memory';
+          const slackState = slack.connected() ? 'ok' : 'disconnected';
+          const ready = !stopping && state !== 'unreachable' && slackState === 'ok';
+          return {
+            status: ready ? 200 : 503,
+            body: {
+              status: ready ? 'ready' : stopping ? 'stopping' : 'not_ready',
+              checks: { state, slack: slackState, shuttingDown: stopping },
+            },
+          };
+        },
+      },
+      {
+        path: '/metrics',
+        handle: async () => {
+          const { contentType, body } = await metrics.render();
+          return { status: 200, body, contentType };
+        },
+      },
+    ],
+    { metrics },
+  );
   const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,
   });
@@ -101,22 +134,28 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     clock,
     logger,
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
+    metrics,
   });
   const access = new AccessPolicy(config.access);
+  const analyticsBudget = redis
+    ? new RedisHourlyQuota({
+        client: redis.client,
+        key: `${redis.namespace}:quota:analytics:${config.docs.projectId}`,
+        limit: config.analytics.hourlyBudget,
+        now: () => clock.now(),
+      })
+    : new InMemoryHourlyQuota(config.analytics.hourlyBudget, () => clock.now());
+  metrics.setSources({
+    watchedJobs: () => store.listWatched(),
+    quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
+  });
   const analytics = new AnalyticsService({
     api: docsApi,
     // With REDIS_URL the range cache and the organisation's analytics budget are shared by every replica.
     cache: redis
       ? createRedisViewsCache(redis.client, redis.namespace, logger, () => clock.now())
       : createMemoryViewsCache(logger, () => clock.now()),
-    budget: redis
-      ? new RedisHourlyQuota({
-          client: redis.client,
-          key: `${redis.namespace}:quota:analytics:${config.docs.projectId}`,
-          limit: config.analytics.hourlyBudget,
-          now: () => clock.now(),
-        })
-      : new InMemoryHourlyQuota(config.analytics.hourlyBudget, () => clock.now()),
+    budget: analyticsBudget,
     publisher: new SlackReportPublisher(slack.gateway, config.docs.siteUrl),
     clock,
     logger: logger.child({ component: 'analytics' }),
@@ -187,15 +226,65 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       );
       return port;
     },
-    async stop() {
-      stopping = true;
-      await slack.stop().catch(() => undefined);
-      await weekly.stop();
-      await queue.close();
-      await redis?.close();
-      await docsApi.close();
+    stop() {
+      stopped ??= (async () => {
+        // Not ready from now on: load balancers and orchestrators stop sending work here.
+        stopping = true;
+        const started = Date.now();
+        // 1. No new Slack requests: the HTTP server stops accepting (or the socket disconnects).
+        await within(slack.stop(), 1_500, 'closing the Slack receiver', logger);
+        // 2. Finish what was already acknowledged (slash commands, mentions, replies, buttons).
+        const unfinished = await slack.drain(3_500);
+        if (unfinished > 0) logger.warn({ unfinished }, 'shutdown: Slack work still running after 3.5 s');
+        // 3. Hand polls back: running polls finish and re-delay themselves in the queue (Redis keeps them
+        //    for the next replica); the weekly scheduler stops firing.
+        await within(weekly.stop(), 1_000, 'stopping weekly reports', logger);
+        await within(queue.close(), 2_000, 'closing the poll queue', logger);
+        // 4. Connections.
+        await within(redis?.close() ?? Promise.resolve(), 500, 'closing Redis', logger);
+        await within(docsApi.close(), 500, 'closing the docs API pool', logger);
+        logger.info({ ms: Date.now() - started }, 'docs-agent stopped');
+      })();
+      return stopped;
     },
   };
+}
+
+/** `ok` when Redis answers a PING within a second, else `unreachable`. */
+async function pingState(client: { ping(): Promise<unknown> }): Promise<'ok' | 'unreachable'> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.ping(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), 1_000);
+      }),
+    ]);
+    return 'ok';
+  } catch {
+    return 'unreachable';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits for a shutdown step at most `ms`; a step that fails or overruns is logged and left behind. */
+async function within(step: Promise<unknown>, ms: number, what: string, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    step.then(
+      () => 'done' as const,
+      (error: unknown) => {
+        logger.warn({ error: describeError(error) }, `shutdown: ${what} failed`);
+        return 'failed' as const;
+      },
+    ),
+    new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') logger.warn({ ms }, `shutdown: ${what} took too long; moving on`);
 }
 
 function stateNote(backend: 'redis' | 'in-memory'): string {

@@ -6,12 +6,23 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
 import { registerListeners, type SlackDeps } from './listeners/index.js';
-import { SlackGateway } from './slack-gateway.js';
+import { type SlackApiMetrics, SlackGateway } from './slack-gateway.js';
+
+export interface RouteAnswer {
+  status: number;
+  /** Sent as JSON, or as-is (a string) when `contentType` is set. */
+  body: unknown;
+  contentType?: string;
+}
 
 export interface HttpRoute {
   path: string;
-  /** Status and JSON body; evaluated per request. */
-  handle(): { status: number; body: unknown };
+  /** Evaluated per request. */
+  handle(): RouteAnswer | Promise<RouteAnswer>;
+}
+
+export interface SlackAppOptions {
+  metrics?: SlackApiMetrics;
 }
 
 export interface SlackApp {
@@ -20,6 +31,13 @@ export interface SlackApp {
   register(deps: SlackDeps): void;
   /** Starts receiving; resolves the HTTP port (Slack requests in HTTP mode, health routes in both). */
   start(): Promise<number>;
+  /**
+   * Whether Slack can reach the bot: in Socket Mode the socket is connected; in HTTP mode auth.test
+   * succeeded (checked at start, retried in the background until it does).
+   */
+  connected(): boolean;
+  /** Waits until no listener is running, at most `timeoutMs`; resolves how many were still running. */
+  drain(timeoutMs: number): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -27,29 +45,50 @@ export interface SlackApp {
  * The Bolt app in HTTP mode (requests at POST /slack/events) or Socket Mode (when SLACK_APP_TOKEN is set).
  * Its WebClient has a timeout and no automatic retries: SlackGateway decides what is safe to repeat.
  */
-export function createSlackApp(config: Config, logger: Logger, routes: HttpRoute[]): SlackApp {
+export function createSlackApp(
+  config: Config,
+  logger: Logger,
+  routes: HttpRoute[],
+  options: SlackAppOptions = {},
+): SlackApp {
   const log = boltLogger(logger);
   const logLevel = boltLevel(config.logLevel);
   const customRoutes: CustomRoute[] = routes.map((route) => ({
     path: route.path,
     method: ['GET'],
     handler: (_req, res) => {
-      const { status, body } = route.handle();
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
+      Promise.resolve()
+        .then(() => route.handle())
+        .then(
+          ({ status, body, contentType }) => {
+            res.writeHead(status, { 'content-type': contentType ?? 'application/json' });
+            res.end(contentType ? String(body) : JSON.stringify(body));
+          },
+          (error: unknown) => {
+            logger.warn({ path: route.path, error: describeError(error) }, 'HTTP route failed');
+            res.writeHead(500, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ status: 'error' }));
+          },
+        );
     },
   }));
   const socketMode = config.slack.appToken !== undefined;
   let receiver: Receiver;
   let httpReceiver: HTTPReceiver | undefined;
+  let socketReceiver: SocketModeReceiver | undefined;
   if (socketMode) {
-    receiver = new SocketModeReceiver({
+    socketReceiver = new SocketModeReceiver({
       appToken: config.slack.appToken!,
       customRoutes,
-      installerOptions: { port: config.port },
+      // Its own WebClient (apps.connections.open) must honour SLACK_API_URL too, for proxies.
+      installerOptions: {
+        port: config.port,
+        clientOptions: config.slack.apiUrl ? { slackApiUrl: withTrailingSlash(config.slack.apiUrl) } : {},
+      },
       logger: log,
       logLevel,
     });
+    receiver = socketReceiver;
   } else {
     httpReceiver = new HTTPReceiver({
       signingSecret: config.slack.signingSecret!,
@@ -78,7 +117,35 @@ export function createSlackApp(config: Config, logger: Logger, routes: HttpRoute
   app.error(async (error) => {
     logger.error({ error: describeError(error) }, 'unhandled error in a Slack listener');
   });
-  const gateway = new SlackGateway(app.client, { logger, settleMs: 2 * config.slack.timeoutMs });
+  // Every request's listeners run inside this middleware (after the ack in HTTP mode), so shutdown can
+  // wait for work already taken on.
+  const inFlight = new Set<Promise<void>>();
+  app.use(async ({ next }) => {
+    const work = next();
+    inFlight.add(work);
+    try {
+      await work;
+    } finally {
+      inFlight.delete(work);
+    }
+  });
+  const gateway = new SlackGateway(app.client, {
+    logger,
+    settleMs: 2 * config.slack.timeoutMs,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+  let authenticated = false;
+  let authRetry: NodeJS.Timeout | undefined;
+  const verifyAuth = async (): Promise<void> => {
+    try {
+      await app.client.auth.test();
+      authenticated = true;
+    } catch (error) {
+      logger.warn({ error: describeError(error) }, 'Slack auth.test failed; not ready; retrying in 10 s');
+      authRetry = setTimeout(() => void verifyAuth(), 10_000);
+      authRetry.unref();
+    }
+  };
 
   return {
     gateway,
@@ -87,12 +154,31 @@ export function createSlackApp(config: Config, logger: Logger, routes: HttpRoute
     async start() {
       if (httpReceiver) {
         const server = (await app.start(config.port)) as Server;
+        await verifyAuth();
         return (server.address() as AddressInfo).port;
       }
       await app.start();
       return config.port;
     },
+    connected() {
+      if (socketReceiver) return socketReceiver.client.websocket?.isActive() === true;
+      return authenticated;
+    },
+    async drain(timeoutMs) {
+      if (inFlight.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.allSettled([...inFlight]),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, timeoutMs);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      return inFlight.size;
+    },
     async stop() {
+      clearTimeout(authRetry);
       await app.stop();
     },
   };

@@ -32,8 +32,14 @@ export interface PostOptions {
   dedupeKey?: string;
 }
 
+/** Counts failed Slack Web API calls (each attempt) by method and Slack's error code. Injected; optional. */
+export interface SlackApiMetrics {
+  slackError(method: string, code: string): void;
+}
+
 export interface GatewayOptions {
   logger: Logger;
+  metrics?: SlackApiMetrics;
   /** Attempts for retryable failures (default 4). */
   attempts?: number;
   retryBaseMs?: number;
@@ -89,6 +95,7 @@ export class SlackGateway {
         return ts;
       } catch (error) {
         const kind = classify(error);
+        this.options.metrics?.slackError('chat.postMessage', kind.code);
         if (kind.type === 'platform' && blocks && isBlocksProblem(kind.code)) {
           // Rare: Slack rejected the layout. The plain text still tells the user what happened.
           this.options.logger.warn({ channel, code: kind.code }, 'Slack rejected blocks; posting text only');
@@ -166,6 +173,7 @@ export class SlackGateway {
       });
     } catch (error) {
       const kind = classify(error);
+      this.options.metrics?.slackError('files.uploadV2', kind.code);
       this.options.logger.debug(
         { method: 'files.uploadV2', error: describeError(error) },
         'Slack upload failed',
@@ -190,7 +198,9 @@ export class SlackGateway {
         ...(threadTs ? { thread_ts: threadTs } : {}),
       })
       .catch((error: unknown) => {
-        throw toDeliveryError(error, classify(error));
+        const kind = classify(error);
+        this.options.metrics?.slackError('chat.postEphemeral', kind.code);
+        throw toDeliveryError(error, kind);
       });
   }
 
@@ -284,6 +294,7 @@ export class SlackGateway {
         return await call();
       } catch (error) {
         const kind = classify(error);
+        this.options.metrics?.slackError(method, kind.code);
         if (kind.type === 'platform' || attempt + 1 >= this.attempts) {
           this.options.logger.debug({ method, error: describeError(error) }, 'Slack call failed');
           throw toDeliveryError(error, kind);

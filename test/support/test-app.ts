@@ -1,4 +1,4 @@
-import { createDocsAgent, type DocsAgent } from '../../src/app.js';
+import { createDocsAgent, type DocsAgent, type DocsAgentOptions } from '../../src/app.js';
 import { loadConfig, secretsOf } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs } from './fake-docs.js';
@@ -33,7 +33,13 @@ export interface TestApp {
  * Pass `env` to override settings; `slack`/`docs` to reuse fakes across restarts.
  */
 export async function startTestApp(
-  options: { env?: Record<string, string>; slack?: FakeSlack; docs?: FakeDocs } = {},
+  options: {
+    env?: Record<string, string>;
+    slack?: FakeSlack;
+    docs?: FakeDocs;
+    /** Extra wiring for the app (e.g. a job store that fails on demand). */
+    agentOptions?: Omit<DocsAgentOptions, 'logger'>;
+  } = {},
 ): Promise<TestApp> {
   const slack = options.slack ?? (await FakeSlack.start());
   const docs = options.docs ?? (await FakeDocs.start());
@@ -58,7 +64,7 @@ export async function startTestApp(
     secrets: secretsOf(config),
     destination: { write: (line: string) => logs.push(line) },
   });
-  const agent = createDocsAgent(config, { logger });
+  const agent = createDocsAgent(config, { ...options.agentOptions, logger });
   const port = await agent.start();
   const url = `http://127.0.0.1:${port}`;
   const events = `${url}/slack/events`;

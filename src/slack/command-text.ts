@@ -1,3 +1,4 @@
+import { isBlank } from '../services/conversation-service.js';
 import { slackToPlainText, type UserNameResolver } from './markup.js';
 import { MAX_PROMPT_CHARS } from './views/help.js';
 
@@ -22,7 +23,8 @@ export function parseDocsAgentCommand(
   resolveUser?: UserNameResolver,
 ): DocsAgentCommand {
   const prompt = slackToPlainText(text ?? '', resolveUser).trim();
-  if (prompt === '' || /^(help|-h|--help|\?)$/i.test(prompt)) return { kind: 'help' };
+  // Invisible-only text (zero-width, direction marks) is no instruction: answer with help, start nothing.
+  if (isBlank(prompt) || /^(help|-h|--help|\?)$/i.test(prompt)) return { kind: 'help' };
   if (/^list$/i.test(prompt)) return { kind: 'list' };
   if (/^status$/i.test(prompt)) return { kind: 'status_usage' };
   const status = /^status\s+(\S+)$/i.exec(prompt);

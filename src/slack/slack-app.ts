@@ -97,7 +97,11 @@ export function createSlackApp(
       logger: log,
       logLevel,
       processBeforeResponse: false,
+      // Bolt's default is 4 MB; Slack's largest payloads (a 40,000-character message with blocks) are far
+      // smaller, and a signed body is buffered in full before it is checked.
+      bodyLimit: MAX_REQUEST_BODY_BYTES,
     });
+    rejectFutureDated(httpReceiver, logger);
     receiver = httpReceiver;
   }
   const app = new App({
@@ -181,6 +185,36 @@ export function createSlackApp(
       clearTimeout(authRetry);
       await app.stop();
     },
+  };
+}
+
+/** Largest request body accepted on POST /slack/events (413 above it). */
+const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+/** Slack's replay window; Bolt refuses older timestamps but accepts any timestamp in the future. */
+const MAX_CLOCK_SKEW_SEC = 5 * 60;
+
+/**
+ * Refuses (401) requests whose x-slack-request-timestamp is more than five minutes ahead: Bolt checks only
+ * the past side of Slack's replay window, so a request signed with a future timestamp would stay replayable
+ * until that time plus five minutes.
+ */
+function rejectFutureDated(receiver: HTTPReceiver, logger: Logger): void {
+  const verified = receiver.requestListener;
+  receiver.requestListener = (req, res) => {
+    const header = req.headers['x-slack-request-timestamp'];
+    const timestamp = Number(Array.isArray(header) ? header[0] : header);
+    if (
+      header !== undefined &&
+      Number.isFinite(timestamp) &&
+      timestamp - Date.now() / 1000 > MAX_CLOCK_SKEW_SEC
+    ) {
+      logger.warn({ timestamp }, 'refused a Slack request dated in the future');
+      req.resume();
+      res.writeHead(401);
+      res.end();
+      return;
+    }
+    verified(req, res);
   };
 }
 

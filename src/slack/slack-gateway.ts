@@ -242,15 +242,21 @@ export class SlackGateway {
     sinceMs: number,
   ): Promise<string[]> {
     const oldest = ((sinceMs - 60_000) / 1000).toFixed(6);
+    // Retried like any read: a lookup that fails once would otherwise repost a message that did land, or
+    // leave a duplicate the sweep could not see.
     const result = threadTs
-      ? await this.client.conversations.replies({
-          channel,
-          ts: threadTs,
-          oldest,
-          include_all_metadata: true,
-          limit: 200,
-        })
-      : await this.client.conversations.history({ channel, oldest, include_all_metadata: true, limit: 100 });
+      ? await this.retrying('conversations.replies', () =>
+          this.client.conversations.replies({
+            channel,
+            ts: threadTs,
+            oldest,
+            include_all_metadata: true,
+            limit: 200,
+          }),
+        )
+      : await this.retrying('conversations.history', () =>
+          this.client.conversations.history({ channel, oldest, include_all_metadata: true, limit: 100 }),
+        );
     const messages = (result.messages ?? []) as Array<{
       ts?: string;
       metadata?: { event_type?: string; event_payload?: { key?: unknown } };

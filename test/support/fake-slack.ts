@@ -93,10 +93,13 @@ export class FakeSlack {
     this.random = { rate: options.rate, faults: options.faults, next };
   }
 
-  private randomFault(method: string): Fault | undefined {
+  private randomFault(method: string, args: Record<string, unknown>): Fault | undefined {
     const choices = this.random?.faults[method];
     if (!this.random || !choices?.length || this.random.next() >= this.random.rate) return undefined;
     const fault = choices[Math.floor(this.random.next() * choices.length)]!;
+    // Layout errors only happen to calls that carry blocks (a text-only post cannot have invalid blocks).
+    const hasBlocks = Array.isArray(args.blocks) && args.blocks.length > 0;
+    if (fault.kind === 'error' && /blocks|msg_too_long/.test(fault.error) && !hasBlocks) return undefined;
     this.randomInjected.push({ method, fault });
     return fault;
   }
@@ -161,7 +164,7 @@ export class FakeSlack {
     const method = path.replace(/^\/api\//, '').split('?')[0] ?? '';
     const args = parseArgs(raw, req.headers['content-type']);
     this.calls.push({ method, args, authorization: req.headers.authorization });
-    const fault = this.faults.get(method)?.shift() ?? this.randomFault(method);
+    const fault = this.faults.get(method)?.shift() ?? this.randomFault(method, args);
     if (fault) {
       if (fault.kind === 'error') return sendJson(res, 200, { ok: false, error: fault.error });
       if (fault.kind === 'status') {

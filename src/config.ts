@@ -95,6 +95,7 @@ const envSchema = z.object({
   POLL_MAX_INTERVAL_MS: integer(60_000, 10),
   POLL_MAX_AGE_MS: integer(6 * 60 * 60 * 1000, 1_000),
   SLACK_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
+  SLACK_CHANNEL_POST_INTERVAL_MS: integer(1_000, 0, 60_000),
   ALLOWED_CHANNEL_IDS: idList('channel'),
   ALLOWED_USER_IDS: idList('user'),
   FOLLOW_UPS_FROM: optionalText
@@ -168,6 +169,8 @@ export interface Config {
     appToken: string | undefined;
     apiUrl: string | undefined;
     timeoutMs: number;
+    /** Pacing of posts per channel (Slack allows ~1 per second per channel); 0 = off. */
+    channelPostIntervalMs: number;
   };
   port: number;
   docs: {
@@ -230,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       appToken: e.SLACK_APP_TOKEN,
       apiUrl: e.SLACK_API_URL,
       timeoutMs: e.SLACK_API_TIMEOUT_MS,
+      channelPostIntervalMs: e.SLACK_CHANNEL_POST_INTERVAL_MS,
     },
     port: e.PORT,
     docs: {

@@ -106,6 +106,8 @@ export function createSlackApp(
   }
   const app = new App({
     token: config.slack.botToken,
+    // Bolt's conversation store runs on every request; the bot keeps its own state and never reads it.
+    convoStore: false,
     receiver,
     logger: log,
     logLevel,
@@ -136,6 +138,7 @@ export function createSlackApp(
   const gateway = new SlackGateway(app.client, {
     logger,
     settleMs: 2 * config.slack.timeoutMs,
+    channelPostIntervalMs: config.slack.channelPostIntervalMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   let authenticated = false;
@@ -184,6 +187,7 @@ export function createSlackApp(
     async stop() {
       clearTimeout(authRetry);
       await app.stop();
+      await gateway.close();
     },
   };
 }

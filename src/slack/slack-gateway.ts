@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { webApi } from '@slack/bolt';
+import Bottleneck from 'bottleneck';
 import { backoffDelay } from '../api/backoff.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -48,6 +49,13 @@ export interface GatewayOptions {
    * still be storing it. Twice the WebClient timeout by default.
    */
   settleMs?: number;
+  /**
+   * Slack allows about one chat.postMessage per second per channel, with short bursts. Posts to one
+   * channel are paced to that (a burst of `channelPostBurst`, then one per interval) instead of running
+   * into 429s, which also keeps a flood of commands from crowding out acknowledgements. 0 turns it off.
+   */
+  channelPostIntervalMs?: number;
+  channelPostBurst?: number;
   random?: () => number;
 }
 
@@ -61,6 +69,7 @@ export class SlackGateway {
   private readonly retryBaseMs: number;
   private readonly random: () => number;
   private readonly settleMs: number;
+  private readonly channelPacing: Bottleneck.Group | undefined;
 
   constructor(
     private readonly client: WebClient,
@@ -70,10 +79,35 @@ export class SlackGateway {
     this.retryBaseMs = options.retryBaseMs ?? 500;
     this.random = options.random ?? Math.random;
     this.settleMs = options.settleMs ?? 2_000;
+    const interval = options.channelPostIntervalMs ?? 0;
+    const burst = options.channelPostBurst ?? 4;
+    this.channelPacing =
+      interval > 0
+        ? new Bottleneck.Group({
+            maxConcurrent: burst,
+            reservoir: burst,
+            reservoirIncreaseAmount: 1,
+            reservoirIncreaseInterval: interval,
+            reservoirIncreaseMaximum: burst,
+          })
+        : undefined;
   }
 
-  /** Posts a message; resolves its ts. */
-  async post({ channel, threadTs, message, dedupeKey }: PostOptions): Promise<string> {
+  /** Posts a message (paced per channel); resolves its ts. */
+  post(options: PostOptions): Promise<string> {
+    const pacing = this.channelPacing;
+    return pacing ? pacing.key(options.channel).schedule(() => this.postNow(options)) : this.postNow(options);
+  }
+
+  /** Stops pacing timers (on shutdown); queued posts are dropped. */
+  async close(): Promise<void> {
+    if (!this.channelPacing) return;
+    await Promise.all(
+      this.channelPacing.limiters().map(({ limiter }) => limiter.stop({ dropWaitingJobs: true })),
+    );
+  }
+
+  private async postNow({ channel, threadTs, message, dedupeKey }: PostOptions): Promise<string> {
     const startedAt = Date.now();
     let blocks: SlackMessage['blocks'] | undefined = message.blocks;
     for (let attempt = 0; ; attempt++) {

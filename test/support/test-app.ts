@@ -54,6 +54,8 @@ export async function startTestApp(
     POLL_INTERVAL_MS: '25',
     POLL_MAX_INTERVAL_MS: '200',
     SLACK_API_TIMEOUT_MS: '2000',
+    // Per-channel post pacing is covered by its own test; elsewhere it would only slow the suite down.
+    SLACK_CHANNEL_POST_INTERVAL_MS: '0',
     DOCS_API_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'debug',
     ...options.env,

@@ -61,6 +61,21 @@ export class AnalyticsService {
     return buildReport(request, current, previous);
   }
 
+  /**
+   * The report when everything it needs is already cached (no API call, no budget), else undefined: lets
+   * the command answer in its acknowledgement instead of a second request to Slack.
+   */
+  async cachedReport(request: ReportRequest): Promise<ViewsReport | undefined> {
+    const previousRange = previousPeriod(request.range);
+    const current = await this.cached(viewsKey(this.o.projectId, request.range));
+    if (!current) return undefined;
+    const previous =
+      (await this.cached(viewsKey(this.o.projectId, previousRange))) ??
+      (await this.cached(totalsKey(this.o.projectId, previousRange)));
+    if (!previous) return undefined;
+    return buildReport(request, current, previous.totals);
+  }
+
   async csv(request: ReportRequest): Promise<{ filename: string; title: string; content: string }> {
     const views = await this.views(request.range, 0);
     const { from, toExclusive } = request.range;

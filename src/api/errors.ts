@@ -39,7 +39,7 @@ export function codeForStatus(status: number): DocsApiErrorCode {
   return 'bad_response';
 }
 
-/** Network failures before a request can have reached the server (kept in step with the transport's list). */
+/** Network failures before a request can have reached the server. */
 const NOT_SENT_CODES = new Set([
   'ECONNREFUSED',
   'UND_ERR_CONNECT_TIMEOUT',
@@ -47,6 +47,13 @@ const NOT_SENT_CODES = new Set([
   'EAI_AGAIN',
   'EHOSTUNREACH',
 ]);
+
+/** True when the request surely never left (connection refused, DNS…): even a POST is safe to repeat. */
+export function requestNeverSent(error: unknown): boolean {
+  if (!(error instanceof DocsApiError) || error.status !== undefined) return false;
+  const cause = error.cause as { code?: unknown } | undefined;
+  return typeof cause?.code === 'string' && NOT_SENT_CODES.has(cause.code);
+}
 
 /**
  * True when the platform may have acted on a request although the bot saw it fail: no answer came back
@@ -57,8 +64,7 @@ export function outcomeUnknown(error: unknown): boolean {
   if (!(error instanceof DocsApiError) || error.code !== 'unavailable') return false;
   if (error.status === 504) return true;
   if (error.status !== undefined) return false;
-  const cause = error.cause as { code?: unknown } | undefined;
-  return !(typeof cause?.code === 'string' && NOT_SENT_CODES.has(cause.code));
+  return !requestNeverSent(error);
 }
 
 /** Errors after which the same request may succeed later. */

@@ -2,17 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { Logger } from '../logger.js';
 import { backoffDelay, parseRetryAfter } from './backoff.js';
-import { codeForStatus, DocsApiError } from './errors.js';
+import { codeForStatus, DocsApiError, requestNeverSent } from './errors.js';
 import { errorBodySchema } from './schemas.js';
 
-/** Network failures that happen before a request can have reached the server: safe to retry even a POST. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-]);
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** A Retry-After longer than this is not waited out inside one call; the caller gets `rate_limited`. */
 const MAX_INLINE_WAIT_MS = 30_000;
@@ -110,8 +102,7 @@ export class HttpTransport {
     maxRetries: number,
   ): number | undefined {
     if (attempt >= maxRetries || !(error instanceof DocsApiError)) return undefined;
-    const notSent = error.cause instanceof Error && NOT_SENT_CODES.has(networkCode(error.cause) ?? '');
-    if (!req.idempotent && !notSent) return undefined;
+    if (!req.idempotent && !requestNeverSent(error)) return undefined;
     if (error.code !== 'unavailable' && error.code !== 'rate_limited') return undefined;
     if (error.retryAfterMs !== undefined) {
       return error.retryAfterMs <= MAX_INLINE_WAIT_MS ? error.retryAfterMs : undefined;

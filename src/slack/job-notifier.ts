@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { JobRecord } from '../domain/job.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -104,7 +105,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
         channel: input.channelId,
         threadTs: input.threadTs,
         message,
-        dedupeKey: `card:${input.channelId}:${input.threadTs ?? ''}:${input.requesterId}:${this.clock.now()}`,
+        dedupeKey: `card:${input.channelId}:${randomUUID()}`,
       });
     try {
       return await post();

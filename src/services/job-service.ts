@@ -45,6 +45,9 @@ export type JobStatusResult =
  */
 const FOLLOW_UP_GRACE_MIN_MS = 30_000;
 
+/** Watched jobs re-scheduled at once on start (Redis mode: a few round trips each). */
+const RESUME_BATCH = 100;
+
 /** The record as stored, with what the stale-terminal guard needs (kept in the record, optional). */
 type TrackedRecord = JobRecord & {
   /** The generation in which a poll last saw the job running (non-terminal). */
@@ -99,9 +102,20 @@ export class JobService {
 
   /** Registers the poll handler and re-schedules every job still watched (after a restart with durable state). */
   async startWatching(): Promise<number> {
-    this.deps.queue.start((jobId) => this.poll(jobId));
-    const watched = await this.deps.store.listWatched();
-    for (const record of watched) await this.deps.queue.schedule(record.jobId, this.deps.poll.minMs);
+    const { queue, store, poll } = this.deps;
+    const random = this.deps.random ?? Math.random;
+    queue.start((jobId) => this.poll(jobId));
+    const watched = await store.listWatched();
+    // After a restart every job would fall due at once: spread the first polls over a window that grows
+    // with the number of jobs (10 ms each, at most the backoff cap), and schedule a batch at a time.
+    const spreadMs = Math.min(poll.maxMs, watched.length * 10);
+    for (let i = 0; i < watched.length; i += RESUME_BATCH) {
+      await Promise.all(
+        watched
+          .slice(i, i + RESUME_BATCH)
+          .map((record) => queue.schedule(record.jobId, poll.minMs + Math.round(random() * spreadMs))),
+      );
+    }
     return watched.length;
   }
 

@@ -1,50 +1,14 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
+import type { ApiMetrics } from '../api/http-transport.js';
+import type { JobMetrics, JobStartOutcome, PollOutcome } from '../services/job-service.js';
+import type { SlackApiMetrics } from '../slack/slack-gateway.js';
+
 /**
- * The one module that knows prom-client. Services and adapters accept the narrow recorder interfaces below
- * (declared where they are used, so `src/api` and `src/slack` import nothing from here); `Metrics` implements
- * them all. Each app instance has its own registry, so several apps in one process (tests) never collide.
+ * The one module that knows prom-client. Services and adapters declare the narrow recorder interfaces they
+ * accept (ApiMetrics, SlackApiMetrics, JobMetrics); `Metrics` implements them all. Each app instance has its
+ * own registry, so several apps in one process (tests) never collide.
  */
-
-/** One attempt of an upstream docs-API call: `code` is `ok` or the `DocsApiError` code. */
-export interface ApiCallRecorder {
-  apiCall(method: string, code: string): void;
-}
-
-/** A Slack Web API call that failed (each failed attempt), by Slack's error code. */
-export interface SlackErrorRecorder {
-  slackError(method: string, code: string): void;
-}
-
-export type JobStartOutcome = 'started' | 'card_failed' | 'create_failed' | 'state_unavailable';
-export type PollOutcome =
-  | 'running'
-  | 'terminal'
-  | 'stale_terminal'
-  | 'failed'
-  | 'reply_failed'
-  | 'gone'
-  | 'expired'
-  | 'not_watched';
-
-/** Job lifecycle transitions seen by this process. */
-export interface JobRecorder {
-  jobStarted(outcome: JobStartOutcome): void;
-  followUp(outcome: 'sent' | 'refused'): void;
-  polled(outcome: PollOutcome): void;
-  /** A job reached a terminal status (`completed`, `failed`, `archived`…). */
-  jobFinished(status: string): void;
-}
-
-/** Recorders that do nothing (the default when no metrics are wired). */
-export const noMetrics: ApiCallRecorder & SlackErrorRecorder & JobRecorder = {
-  apiCall: () => undefined,
-  slackError: () => undefined,
-  jobStarted: () => undefined,
-  followUp: () => undefined,
-  polled: () => undefined,
-  jobFinished: () => undefined,
-};
 
 export interface MetricsSources {
   /** Jobs currently watched, by their last known status. Read from the state store on each scrape. */
@@ -55,7 +19,7 @@ export interface MetricsSources {
 
 const PREFIX = 'docs_agent_';
 
-export class Metrics implements ApiCallRecorder, SlackErrorRecorder, JobRecorder {
+export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics {
   readonly registry = new Registry();
   private readonly apiCalls: Counter<'method' | 'code'>;
   private readonly slackErrors: Counter<'method' | 'code'>;

@@ -76,21 +76,23 @@ export interface JobServiceDeps {
   metrics?: JobMetrics;
 }
 
+export type JobStartOutcome = 'started' | 'card_failed' | 'create_failed' | 'state_unavailable';
+export type PollOutcome =
+  | 'running'
+  | 'terminal'
+  | 'stale_terminal'
+  | 'failed'
+  | 'reply_failed'
+  | 'gone'
+  | 'expired'
+  | 'not_watched';
+
 /** Counts job lifecycle transitions (implemented by src/metrics). Optional. */
 export interface JobMetrics {
-  jobStarted(outcome: 'started' | 'card_failed' | 'create_failed' | 'state_unavailable'): void;
+  jobStarted(outcome: JobStartOutcome): void;
   followUp(outcome: 'sent' | 'refused'): void;
-  polled(
-    outcome:
-      | 'running'
-      | 'terminal'
-      | 'stale_terminal'
-      | 'failed'
-      | 'reply_failed'
-      | 'gone'
-      | 'expired'
-      | 'not_watched',
-  ): void;
+  polled(outcome: PollOutcome): void;
+  /** A job reached a terminal status (`completed`, `failed`, `archived`…). */
   jobFinished(status: string): void;
 }
 
@@ -296,7 +298,7 @@ export class JobService {
 
   private async pollLocked(jobId: string): Promise<number | null> {
     const { store, api, notifier, clock, logger, poll } = this.deps;
-    const polled = (outcome: Parameters<JobMetrics['polled']>[0]) => this.deps.metrics?.polled(outcome);
+    const polled = (outcome: PollOutcome) => this.deps.metrics?.polled(outcome);
     const record: TrackedRecord | undefined = await store.getJob(jobId);
     if (!record?.watching) {
       polled('not_watched');

@@ -1,13 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDocsAgent, type DocsAgent } from '../../src/app.js';
-import { loadConfig, secretsOf } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
 import type { SchedulerTimers } from '../../src/scheduler/weekly-cron-scheduler.js';
-import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs, makeViewRows } from '../support/fake-docs.js';
-import { FakeSlack } from '../support/fake-slack.js';
+import { makeViewRows } from '../support/fake-docs.js';
 import { waitFor } from '../support/http.js';
-import { postSigned, slashCommandBody } from '../support/slack-signing.js';
-import { BOT_TOKEN, SIGNING_SECRET } from '../support/test-app.js';
+import { startTestApp } from '../support/test-app.js';
 
 /** The scheduler's time source: it moves only when the test says so. */
 class ManualTimers implements SchedulerTimers {
@@ -41,44 +36,15 @@ afterEach(async () => {
   cleanup = [];
 });
 
-/** The real app (as startTestApp builds it) with a manual clock for the weekly scheduler. */
+/** The real app with a manual clock for the weekly scheduler. */
 async function startWithClock(timers: ManualTimers) {
-  const slack = await FakeSlack.start();
-  const docs = await FakeDocs.start();
-  const config = loadConfig({
-    SLACK_BOT_TOKEN: BOT_TOKEN,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    DOCS_API_URL: docs.url,
-    DOCS_API_KEY: FAKE_API_KEY,
-    DOCS_PROJECT_ID: FAKE_PROJECT_ID,
-    PORT: '0',
-    LOG_LEVEL: 'info',
+  const app = await startTestApp({
+    env: { LOG_LEVEL: 'info' },
+    agentOptions: { clock: { now: timers.now }, schedulerTimers: timers },
   });
-  const logs: string[] = [];
-  const logger = createLogger({
-    level: config.logLevel,
-    secrets: secretsOf(config),
-    destination: { write: (line: string) => logs.push(line) },
-  });
-  const agent: DocsAgent = createDocsAgent(config, {
-    logger,
-    clock: { now: timers.now },
-    schedulerTimers: timers,
-  });
-  const port = await agent.start();
-  cleanup.push(
-    () => slack.close(),
-    () => docs.close(),
-    () => agent.stop(),
-  );
-  const command = (text: string) =>
-    postSigned(
-      `http://127.0.0.1:${port}/slack/events`,
-      slashCommandBody({ command: '/docs-views', text, response_url: slack.responseUrl() }),
-      SIGNING_SECRET,
-    );
-  return { slack, docs, command, logs };
+  cleanup.push(() => app.stop());
+  const command = (text: string) => app.command({ command: '/docs-views', text });
+  return { slack: app.slack, docs: app.docs, command, logs: app.logs };
 }
 
 describe('/docs-views weekly posts', () => {

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs } from '../support/fake-docs.js';
+import { FakeDocs } from '../support/fake-docs.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
-import { BOT_TOKEN, SIGNING_SECRET, startTestApp, type TestApp } from '../support/test-app.js';
+import { BOT_TOKEN, startTestApp, type TestApp, testEnv } from '../support/test-app.js';
 
 let app: TestApp | undefined;
 let redis: RedisServer | undefined;
@@ -173,17 +173,7 @@ describe('shutdown', () => {
     const docs = await FakeDocs.start();
     try {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        env: {
-          PATH: process.env.PATH ?? '',
-          SLACK_BOT_TOKEN: BOT_TOKEN,
-          SLACK_SIGNING_SECRET: SIGNING_SECRET,
-          SLACK_API_URL: slack.apiUrl,
-          DOCS_API_URL: docs.url,
-          DOCS_API_KEY: FAKE_API_KEY,
-          DOCS_PROJECT_ID: FAKE_PROJECT_ID,
-          PORT: '0',
-          LOG_LEVEL: 'info',
-        },
+        env: { PATH: process.env.PATH ?? '', ...testEnv(slack, docs, { LOG_LEVEL: 'info' }) },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';

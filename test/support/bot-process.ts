@@ -4,11 +4,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FAKE_API_KEY, FAKE_PROJECT_ID, type FakeDocs } from './fake-docs.js';
+import type { FakeDocs } from './fake-docs.js';
 import type { FakeSlack } from './fake-slack.js';
 import { waitFor } from './http.js';
 import { postSigned, type SlashCommandFields, slashCommandBody } from './slack-signing.js';
-import { BOT_TOKEN, SIGNING_SECRET } from './test-app.js';
+import { SIGNING_SECRET, testEnv } from './test-app.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = join(ROOT, 'src/main.ts');
@@ -74,20 +74,12 @@ export async function startBotProcess(options: BotProcessOptions): Promise<BotPr
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? cwd,
     NODE_ENV: 'test',
-    SLACK_BOT_TOKEN: BOT_TOKEN,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: options.slack.apiUrl,
-    DOCS_API_URL: options.docs.url,
-    DOCS_API_KEY: FAKE_API_KEY,
-    DOCS_PROJECT_ID: FAKE_PROJECT_ID,
-    PORT: String(port),
-    POLL_INTERVAL_MS: '50',
-    POLL_MAX_INTERVAL_MS: '200',
-    SLACK_API_TIMEOUT_MS: '2000',
-    DOCS_API_TIMEOUT_MS: '2000',
-    LOG_LEVEL: 'debug',
-    ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
-    ...options.env,
+    ...testEnv(options.slack, options.docs, {
+      PORT: String(port),
+      POLL_INTERVAL_MS: '50',
+      ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
+      ...options.env,
+    }),
   };
   const child: ChildProcess = spawn(process.execPath, ['--import', TSX, MAIN], {
     cwd,

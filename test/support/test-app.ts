@@ -29,21 +29,15 @@ export interface TestApp {
 }
 
 /**
- * The real app, in HTTP mode on a random port, wired to a fake Slack and a fake docs platform.
- * Pass `env` to override settings; `slack`/`docs` to reuse fakes across restarts.
+ * The environment every test app and bot process starts from: fakes wired in, fast polling, short
+ * timeouts, debug logs (so the secret scans see everything). `overrides` win.
  */
-export async function startTestApp(
-  options: {
-    env?: Record<string, string>;
-    slack?: FakeSlack;
-    docs?: FakeDocs;
-    /** Extra wiring for the app (e.g. a job store that fails on demand). */
-    agentOptions?: Omit<DocsAgentOptions, 'logger'>;
-  } = {},
-): Promise<TestApp> {
-  const slack = options.slack ?? (await FakeSlack.start());
-  const docs = options.docs ?? (await FakeDocs.start());
-  const config = loadConfig({
+export function testEnv(
+  slack: FakeSlack,
+  docs: FakeDocs,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
+  return {
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.apiUrl,
@@ -58,8 +52,26 @@ export async function startTestApp(
     SLACK_CHANNEL_POST_INTERVAL_MS: '0',
     DOCS_API_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'debug',
-    ...options.env,
-  });
+    ...overrides,
+  };
+}
+
+/**
+ * The real app, in HTTP mode on a random port, wired to a fake Slack and a fake docs platform.
+ * Pass `env` to override settings; `slack`/`docs` to reuse fakes across restarts.
+ */
+export async function startTestApp(
+  options: {
+    env?: Record<string, string>;
+    slack?: FakeSlack;
+    docs?: FakeDocs;
+    /** Extra wiring for the app (e.g. a job store that fails on demand). */
+    agentOptions?: Omit<DocsAgentOptions, 'logger'>;
+  } = {},
+): Promise<TestApp> {
+  const slack = options.slack ?? (await FakeSlack.start());
+  const docs = options.docs ?? (await FakeDocs.start());
+  const config = loadConfig(testEnv(slack, docs, options.env));
   const logs: string[] = [];
   const logger = createLogger({
     level: config.logLevel,

@@ -14,6 +14,16 @@ export class StateUnavailableError extends AppError<'state_unavailable'> {
   }
 }
 
+/** Runs a store operation; any failure becomes `state_unavailable` (never "not found"). */
+export async function guardState<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof StateUnavailableError) throw error;
+    throw new StateUnavailableError(error);
+  }
+}
+
 /**
  * Operations Keyv cannot express atomically (it has no set-if-absent and no sets). The in-memory
  * version relies on the single JS thread; a Redis version maps them to SET NX PX and SADD/SREM.
@@ -74,14 +84,14 @@ export class KeyvJobStore implements JobStore {
   ) {}
 
   getJob(jobId: string): Promise<JobRecord | undefined> {
-    return this.guard(async () => {
+    return guardState(async () => {
       const record = await this.keyv.get<JobRecord>(`job:${jobId}`);
       return record ? { ...record } : undefined;
     });
   }
 
   saveJob(record: JobRecord): Promise<void> {
-    return this.guard(async () => {
+    return guardState(async () => {
       await this.keyv.set(`job:${record.jobId}`, { ...record }, RECORD_TTL_MS);
       if (record.watching) await this.atomics.addMember(WATCHED_SET, record.jobId);
       else await this.atomics.removeMember(WATCHED_SET, record.jobId);
@@ -89,19 +99,19 @@ export class KeyvJobStore implements JobStore {
   }
 
   linkThread(channelId: string, threadTs: string, jobId: string): Promise<void> {
-    return this.guard(async () => {
+    return guardState(async () => {
       await this.keyv.set(`thread:${channelId}:${threadTs}`, jobId, RECORD_TTL_MS);
     });
   }
 
   findJobByThread(channelId: string, threadTs: string): Promise<string | undefined> {
-    return this.guard(
+    return guardState(
       async () => (await this.keyv.get<string>(`thread:${channelId}:${threadTs}`)) ?? undefined,
     );
   }
 
   listWatched(channelId?: string): Promise<JobRecord[]> {
-    return this.guard(async () => {
+    return guardState(async () => {
       const ids = await this.atomics.members(WATCHED_SET);
       const records = await Promise.all(ids.map((id) => this.keyv.get<JobRecord>(`job:${id}`)));
       return records
@@ -112,20 +122,11 @@ export class KeyvJobStore implements JobStore {
   }
 
   claim(key: string, ttlMs: number): Promise<boolean> {
-    return this.guard(() => this.atomics.claim(`claim:${key}`, ttlMs));
+    return guardState(() => this.atomics.claim(`claim:${key}`, ttlMs));
   }
 
   release(key: string): Promise<void> {
-    return this.guard(() => this.atomics.release(`claim:${key}`));
-  }
-
-  private async guard<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (error) {
-      if (error instanceof StateUnavailableError) throw error;
-      throw new StateUnavailableError(error);
-    }
+    return guardState(() => this.atomics.release(`claim:${key}`));
   }
 }
 

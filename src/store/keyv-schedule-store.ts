@@ -3,7 +3,7 @@ import Keyv from 'keyv';
 import type { ScheduleStore, WeeklySchedule } from '../analytics/ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type AtomicOps, MemoryAtomicOps, StateUnavailableError } from './keyv-job-store.js';
+import { type AtomicOps, guardState, MemoryAtomicOps } from './keyv-job-store.js';
 import { RedisAtomicOps } from './redis-atomic-ops.js';
 import type { RedisClient } from './redis-client.js';
 
@@ -17,7 +17,7 @@ export class KeyvScheduleStore implements ScheduleStore {
   ) {}
 
   list(): Promise<WeeklySchedule[]> {
-    return this.guard(async () => {
+    return guardState(async () => {
       const channels = await this.atomics.members(SCHEDULES_SET);
       const schedules = await Promise.all(
         channels.map((c) => this.keyv.get<WeeklySchedule>(`schedule:${c}`)),
@@ -29,20 +29,20 @@ export class KeyvScheduleStore implements ScheduleStore {
   }
 
   get(channelId: string): Promise<WeeklySchedule | undefined> {
-    return this.guard(
+    return guardState(
       async () => (await this.keyv.get<WeeklySchedule>(`schedule:${channelId}`)) ?? undefined,
     );
   }
 
   put(schedule: WeeklySchedule): Promise<void> {
-    return this.guard(async () => {
+    return guardState(async () => {
       await this.keyv.set(`schedule:${schedule.channelId}`, { ...schedule });
       await this.atomics.addMember(SCHEDULES_SET, schedule.channelId);
     });
   }
 
   remove(channelId: string): Promise<boolean> {
-    return this.guard(async () => {
+    return guardState(async () => {
       const deleted = await this.keyv.delete(`schedule:${channelId}`);
       await this.atomics.removeMember(SCHEDULES_SET, channelId);
       return deleted;
@@ -50,20 +50,11 @@ export class KeyvScheduleStore implements ScheduleStore {
   }
 
   claim(key: string, ttlMs: number): Promise<boolean> {
-    return this.guard(() => this.atomics.claim(`claim:${key}`, ttlMs));
+    return guardState(() => this.atomics.claim(`claim:${key}`, ttlMs));
   }
 
   release(key: string): Promise<void> {
-    return this.guard(() => this.atomics.release(`claim:${key}`));
-  }
-
-  private async guard<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (error) {
-      if (error instanceof StateUnavailableError) throw error;
-      throw new StateUnavailableError(error);
-    }
+    return guardState(() => this.atomics.release(`claim:${key}`));
   }
 }
 

@@ -44,6 +44,12 @@ export interface JobRecord {
   generation: number;
   /** The generation whose terminal reply has been posted (0 = none yet). */
   repliedGeneration: number;
+  /**
+   * The generation in which a poll last saw the job running. Right after a follow-up the platform may
+   * still report the previous run's terminal status; it ends the new generation only once this matches
+   * (or a grace period has passed). Absent on records written before it existed.
+   */
+  seenRunningGeneration?: number;
   watching: boolean;
   /** Why watching stopped early, when it did. */
   watchEnded: 'expired' | 'gone' | null;

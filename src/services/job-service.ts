@@ -48,12 +48,6 @@ const FOLLOW_UP_GRACE_MIN_MS = 30_000;
 /** Watched jobs re-scheduled at once on start (Redis mode: a few round trips each). */
 const RESUME_BATCH = 100;
 
-/** The record as stored, with what the stale-terminal guard needs (kept in the record, optional). */
-type TrackedRecord = JobRecord & {
-  /** The generation in which a poll last saw the job running (non-terminal). */
-  seenRunningGeneration?: number;
-};
-
 export type StartJobResult =
   | { ok: true; record: JobRecord }
   /** The state store did not answer: nothing was posted or created. */
@@ -220,7 +214,7 @@ export class JobService {
 
   private async followUpLocked(request: FollowUpRequest): Promise<FollowUpResult> {
     const { store, api, notifier, queue, quota, clock, logger, poll } = this.deps;
-    const record: TrackedRecord | undefined = await store.getJob(request.jobId);
+    const record: JobRecord | undefined = await store.getJob(request.jobId);
     if (!record) return { ok: false, reason: 'unknown_job' };
 
     const slot = await quota.take();
@@ -299,7 +293,7 @@ export class JobService {
   private async pollLocked(jobId: string): Promise<number | null> {
     const { store, api, notifier, clock, logger, poll } = this.deps;
     const polled = (outcome: PollOutcome) => this.deps.metrics?.polled(outcome);
-    const record: TrackedRecord | undefined = await store.getJob(jobId);
+    const record: JobRecord | undefined = await store.getJob(jobId);
     if (!record?.watching) {
       polled('not_watched');
       return null;
@@ -402,7 +396,7 @@ export class JobService {
    * A terminal status ends a follow-up generation only once the job was seen running in it, or after a
    * grace period (a very quick run may finish between two polls).
    */
-  private trustsTerminal(record: TrackedRecord, now: number): boolean {
+  private trustsTerminal(record: JobRecord, now: number): boolean {
     if (record.generation <= 1) return true;
     if (record.seenRunningGeneration === record.generation) return true;
     const grace = this.deps.followUpGraceMs ?? Math.max(FOLLOW_UP_GRACE_MIN_MS, 6 * this.deps.poll.minMs);

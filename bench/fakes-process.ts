@@ -50,9 +50,14 @@ export class FakesProcess {
 
   static async start(): Promise<FakesProcess> {
     const file = fileURLToPath(import.meta.url);
-    const child = spawn(process.execPath, ['--import', 'tsx', file, '--child'], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    // With BENCH_PIN=1 the fakes and the load generator get CPU 1 and the process under test CPU 0
+    // (taskset), so on a 2-core machine they stop competing for the same core.
+    const pinned = process.env.BENCH_PIN === '1';
+    const child = pinned
+      ? spawn('taskset', ['-c', '1', process.execPath, '--import', 'tsx', file, '--child'], {
+          stdio: ['pipe', 'pipe', 'inherit'],
+        })
+      : spawn(process.execPath, ['--import', 'tsx', file, '--child'], { stdio: ['pipe', 'pipe', 'inherit'] });
     const lines = createInterface({ input: child.stdout! });
     let proc: FakesProcess | undefined;
     const ready = new Promise<FakesProcess>((resolve, reject) => {

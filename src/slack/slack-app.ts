@@ -1,6 +1,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, type CustomRoute, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
+import {
+  App,
+  type AuthorizeResult,
+  type CustomRoute,
+  HTTPReceiver,
+  type Receiver,
+  SocketModeReceiver,
+  webApi,
+} from '@slack/bolt';
 import type { Config } from '../config.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -104,21 +112,27 @@ export function createSlackApp(
     rejectFutureDated(httpReceiver, logger);
     receiver = httpReceiver;
   }
+  const clientOptions = {
+    ...(config.slack.apiUrl ? { slackApiUrl: withTrailingSlash(config.slack.apiUrl) } : {}),
+    timeout: config.slack.timeoutMs,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    logger: log,
+    logLevel,
+  };
+  // The bot's own client (gateway, readiness): it carries the token; Bolt builds per-request clients from
+  // `authorize` with the same options.
+  const client = new webApi.WebClient(config.slack.botToken, clientOptions);
   const app = new App({
-    token: config.slack.botToken,
+    // Not `token`: with it Bolt calls auth.test once in its constructor and caches the promise, so if Slack
+    // is unreachable at that moment every later request fails authorization until a restart.
+    authorize: cachedAuthorize(client, config.slack.botToken),
     // Bolt's conversation store runs on every request; the bot keeps its own state and never reads it.
     convoStore: false,
     receiver,
     logger: log,
     logLevel,
-    clientOptions: {
-      ...(config.slack.apiUrl ? { slackApiUrl: withTrailingSlash(config.slack.apiUrl) } : {}),
-      timeout: config.slack.timeoutMs,
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
-      logger: log,
-      logLevel,
-    },
+    clientOptions,
   });
   app.error(async (error) => {
     logger.error({ error: describeError(error) }, 'unhandled error in a Slack listener');
@@ -135,7 +149,7 @@ export function createSlackApp(
       inFlight.delete(work);
     }
   });
-  const gateway = new SlackGateway(app.client, {
+  const gateway = new SlackGateway(client, {
     logger,
     settleMs: 2 * config.slack.timeoutMs,
     channelPostIntervalMs: config.slack.channelPostIntervalMs,
@@ -145,7 +159,7 @@ export function createSlackApp(
   let authRetry: NodeJS.Timeout | undefined;
   const verifyAuth = async (): Promise<void> => {
     try {
-      await app.client.auth.test();
+      await client.auth.test();
       authenticated = true;
     } catch (error) {
       logger.warn({ error: describeError(error) }, 'Slack auth.test failed; not ready; retrying in 10 s');
@@ -224,4 +238,24 @@ function rejectFutureDated(receiver: HTTPReceiver, logger: Logger): void {
 
 function withTrailingSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`;
+}
+
+/**
+ * Single-workspace authorization: auth.test once, cached on success; a failure is not cached, so the next
+ * request tries again once Slack is reachable.
+ */
+function cachedAuthorize(client: webApi.WebClient, botToken: string): () => Promise<AuthorizeResult> {
+  let identity: Promise<AuthorizeResult> | undefined;
+  return () => {
+    identity ??= client.auth.test().then((result) => ({
+      botToken,
+      botId: result.bot_id,
+      botUserId: result.user_id,
+      teamId: result.team_id,
+    }));
+    return identity.catch((error: unknown) => {
+      identity = undefined;
+      throw error;
+    });
+  };
 }

@@ -199,3 +199,27 @@ describe('/docs-agent failures users must understand', () => {
     expect(logs).not.toMatch(/svc_fake_test_key/);
   });
 });
+
+describe('Slack unreachable at start', () => {
+  it('does not stay broken: once auth.test succeeds, commands work without a restart', async () => {
+    const { FakeSlack } = await import('../support/fake-slack.js');
+    const slack = await FakeSlack.start();
+    // Every auth.test fails until the fault list runs out: at start-up and for the first command.
+    slack.inject('auth.test', { kind: 'status', status: 503 }, 2);
+    app = await startTestApp({ slack });
+    const t = app;
+    await t.command({ text: 'While Slack is flaky' });
+    await waitFor(() => slack.callsOf('auth.test').length >= 2, { what: 'second auth.test' });
+    await t.command({ text: 'After Slack is back' });
+    const job = await waitFor(
+      () => [...t.docs.jobs.values()].find((j) => j.prompts[0] === 'After Slack is back'),
+      {
+        what: 'job after recovery',
+      },
+    );
+    expect(job.status).toBe('active');
+    await t.stop();
+    app = undefined;
+    await slack.close();
+  });
+});

@@ -114,6 +114,23 @@ describe('job card', () => {
     expect(JSON.stringify(view.blocks)).not.toMatch(PINGS);
   });
 
+  it('says how long a finished job took, even while the record is still marked watched', () => {
+    const done = record({
+      status: 'completed',
+      watching: true,
+      prLink: 'https://github.com/acme/docs/pull/1',
+    });
+    const json = JSON.stringify(
+      jobCardView({
+        requesterId: 'U0ALICE',
+        prompt: 'x',
+        state: { phase: 'tracked', record: done, now: NOW },
+      }).blocks,
+    );
+    expect(json).toContain('*Took*');
+    expect(json).not.toContain('Running for');
+  });
+
   it('shows why a job was not started', () => {
     const view = jobCardView({
       requesterId: 'U0ALICE',

@@ -1,4 +1,4 @@
-import type { JobRecord } from '../../domain/job.js';
+import { isTerminal, type JobRecord } from '../../domain/job.js';
 import { escapeMrkdwn } from '../markup.js';
 import { formatDuration, mrkdwnLink, repositoryBranchUrl, repositoryLabel } from './format.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
@@ -115,7 +115,8 @@ function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; t
     );
   }
   if (record.model) fields.push(`*Model*\n${escapeMrkdwn(oneLine(record.model, 100))}`);
-  const running = record.watching || record.status === 'active';
+  // By status, not by `watching`: the final card is rendered just before the job stops being watched.
+  const running = !isTerminal(record.status);
   fields.push(`*${running ? 'Running for' : 'Took'}*\n${formatDuration(now - record.activeSince)}`);
   return fields
     .slice(0, LIMITS.fields)

@@ -1,34 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SchedulerTimers } from '../../src/scheduler/weekly-cron-scheduler.js';
 import { makeViewRows } from '../support/fake-docs.js';
 import { waitFor } from '../support/http.js';
+import { ManualTimers } from '../support/manual-timers.js';
 import { startTestApp } from '../support/test-app.js';
-
-/** The scheduler's time source: it moves only when the test says so. */
-class ManualTimers implements SchedulerTimers {
-  private timers: Array<{ at: number; callback: () => void; id: number }> = [];
-  private ids = 0;
-  constructor(public current: number) {}
-  now = () => this.current;
-  setTimeout = (callback: () => void, ms: number) => {
-    this.ids += 1;
-    this.timers.push({ at: this.current + ms, callback, id: this.ids });
-    return this.ids;
-  };
-  clearTimeout = (handle: unknown) => {
-    this.timers = this.timers.filter((t) => t.id !== handle);
-  };
-  advanceTo(target: number): void {
-    for (;;) {
-      const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((t) => t !== due);
-      this.current = Math.max(this.current, due.at);
-      due.callback();
-    }
-    this.current = target;
-  }
-}
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -61,11 +35,11 @@ describe('/docs-views weekly posts', () => {
     expect(String(confirmation.body.text)).toContain('Scheduled: every Monday at 09:00 (Europe/Berlin)');
     expect(String(confirmation.body.text)).toContain('<!date^1742803200^');
 
-    timers.advanceTo(Date.parse('2025-03-24T07:59:59Z'));
+    await timers.advanceTo(Date.parse('2025-03-24T07:59:59Z'));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(slack.callsOf('chat.postMessage')).toHaveLength(0);
 
-    timers.advanceTo(Date.parse('2025-03-24T08:00:00Z'));
+    await timers.advanceTo(Date.parse('2025-03-24T08:00:00Z'));
     const post = await slack.waitForCall('chat.postMessage');
     expect(post.args.channel).toBe('C0DOCS');
     const blocks = JSON.stringify(post.args.blocks);
@@ -76,7 +50,7 @@ describe('/docs-views weekly posts', () => {
       .filter((r) => r.query.get('dateFrom') === '2025-03-17' && r.query.get('dateTo') === '2025-03-24');
     expect(rangeCalls).toHaveLength(2);
 
-    timers.advanceTo(Date.parse('2025-03-24T09:00:00Z'));
+    await timers.advanceTo(Date.parse('2025-03-24T09:00:00Z'));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(slack.callsOf('chat.postMessage')).toHaveLength(1);
 

@@ -3,35 +3,9 @@ import type { AnalyticsService } from '../../src/analytics/analytics-service.js'
 import type { ReportRequest } from '../../src/analytics/report.js';
 import { MISSED_POST_GRACE_MS, WeeklyReports } from '../../src/analytics/weekly-reports.js';
 import { createLogger } from '../../src/logger.js';
-import { InProcessWeeklyScheduler, type SchedulerTimers } from '../../src/scheduler/weekly-cron-scheduler.js';
+import { InProcessWeeklyScheduler } from '../../src/scheduler/weekly-cron-scheduler.js';
 import { createMemoryScheduleStore, type KeyvScheduleStore } from '../../src/store/keyv-schedule-store.js';
-
-/** A manual clock: timers fire only when the test advances time. */
-class ManualTimers implements SchedulerTimers {
-  private timers: Array<{ at: number; callback: () => void; id: number }> = [];
-  private ids = 0;
-  constructor(public current: number) {}
-  now = () => this.current;
-  setTimeout = (callback: () => void, ms: number) => {
-    this.ids += 1;
-    this.timers.push({ at: this.current + ms, callback, id: this.ids });
-    return this.ids;
-  };
-  clearTimeout = (handle: unknown) => {
-    this.timers = this.timers.filter((t) => t.id !== handle);
-  };
-  async advanceTo(target: number): Promise<void> {
-    for (;;) {
-      const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((t) => t !== due);
-      this.current = Math.max(this.current, due.at);
-      due.callback();
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    this.current = target;
-  }
-}
+import { ManualTimers } from '../support/manual-timers.js';
 
 function setup(timers: ManualTimers, store?: KeyvScheduleStore) {
   const lines: string[] = [];

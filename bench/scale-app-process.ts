@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { JobRecord } from '../src/domain/job.js';
+import { type JobRecord, newJobRecord } from '../src/domain/job.js';
 import { createLogger } from '../src/logger.js';
 import type { JobStore } from '../src/services/ports.js';
 import { createMemoryJobStore } from '../src/store/keyv-job-store.js';
@@ -37,29 +37,25 @@ export interface ScaleResult {
 }
 
 function record(jobId: string, i: number, now: number): JobRecord {
-  return {
-    jobId,
-    teamId: 'T0TEAM',
-    channelId: `C0DOCS${i % 50}`,
-    threadTs: `1700000000.${String(i).padStart(6, '0')}`,
-    cardTs: `1700000000.${String(i).padStart(6, '0')}`,
-    requesterId: 'U0ALICE',
-    prompt: `Document the change number ${i} in the API reference`,
-    origin: 'command',
-    status: 'active',
-    repository: 'https://github.com/acme/docs',
-    ref: null,
-    model: 'claude-sonnet-4-5',
-    prLink: null,
-    createdAt: now,
-    activeSince: now,
-    generation: 1,
-    repliedGeneration: 0,
-    watching: true,
-    watchEnded: null,
-    consecutiveFailures: 0,
-    updatedAt: now,
-  };
+  const ts = `1700000000.${String(i).padStart(6, '0')}`;
+  return newJobRecord(
+    {
+      jobId,
+      teamId: 'T0TEAM',
+      channelId: `C0DOCS${i % 50}`,
+      threadTs: ts,
+      cardTs: ts,
+      requesterId: 'U0ALICE',
+      prompt: `Document the change number ${i} in the API reference`,
+      origin: 'command',
+      status: 'active',
+      repository: 'https://github.com/acme/docs',
+      ref: null,
+      model: 'claude-sonnet-4-5',
+      prLink: null,
+    },
+    now,
+  );
 }
 
 async function seed(store: JobStore, jobIds: string[]): Promise<void> {

@@ -56,3 +56,36 @@ export interface JobRecord {
   consecutiveFailures: number;
   updatedAt: number;
 }
+
+/** What a new record is made of: where its thread is, who asked, and the job as the platform reported it. */
+export type NewJobFields = Pick<
+  JobRecord,
+  | 'jobId'
+  | 'teamId'
+  | 'channelId'
+  | 'threadTs'
+  | 'cardTs'
+  | 'requesterId'
+  | 'prompt'
+  | 'origin'
+  | 'status'
+  | 'repository'
+  | 'ref'
+  | 'model'
+  | 'prLink'
+>;
+
+/** A job the bot has just started: first generation, active now, watched, nothing replied yet. */
+export function newJobRecord(fields: NewJobFields, now: number): JobRecord {
+  return {
+    ...fields,
+    createdAt: now,
+    activeSince: now,
+    generation: 1,
+    repliedGeneration: 0,
+    watching: true,
+    watchEnded: null,
+    consecutiveFailures: 0,
+    updatedAt: now,
+  };
+}

@@ -1,5 +1,5 @@
 import { DocsApiError } from '../api/errors.js';
-import { type AgentJob, isTerminal, type JobOrigin, type JobRecord } from '../domain/job.js';
+import { type AgentJob, isTerminal, type JobOrigin, type JobRecord, newJobRecord } from '../domain/job.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { HourlyQuota } from './hourly-quota.js';
@@ -161,29 +161,24 @@ export class JobService {
     }
 
     const now = clock.now();
-    const record: JobRecord = {
-      jobId: job.id,
-      teamId: request.teamId,
-      channelId: request.channelId,
-      threadTs: request.threadTs ?? cardTs,
-      cardTs,
-      requesterId: request.requesterId,
-      prompt: request.prompt,
-      origin: request.origin,
-      status: job.status,
-      repository: job.repository,
-      ref: job.ref,
-      model: job.model,
-      prLink: job.prLink,
-      createdAt: now,
-      activeSince: now,
-      generation: 1,
-      repliedGeneration: 0,
-      watching: true,
-      watchEnded: null,
-      consecutiveFailures: 0,
-      updatedAt: now,
-    };
+    const record = newJobRecord(
+      {
+        jobId: job.id,
+        teamId: request.teamId,
+        channelId: request.channelId,
+        threadTs: request.threadTs ?? cardTs,
+        cardTs,
+        requesterId: request.requesterId,
+        prompt: request.prompt,
+        origin: request.origin,
+        status: job.status,
+        repository: job.repository,
+        ref: job.ref,
+        model: job.model,
+        prLink: job.prLink,
+      },
+      now,
+    );
     logger.info({ jobId: job.id, channelId: record.channelId, origin: record.origin }, 'agent job created');
     try {
       await store.saveJob(record);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/domain/job.js';
+import { type JobRecord, newJobRecord } from '../../src/domain/job.js';
 import type { JobStore } from '../../src/services/ports.js';
 
 /** Builds a fresh, empty store (its own namespace) and says how to dispose of it. */
@@ -7,27 +7,24 @@ export type JobStoreFactory = () => Promise<{ store: JobStore; close(): Promise<
 
 export function record(overrides: Partial<JobRecord> = {}): JobRecord {
   return {
-    jobId: 'job_1',
-    teamId: 'T1',
-    channelId: 'C1',
-    threadTs: '1700000000.000100',
-    cardTs: '1700000000.000100',
-    requesterId: 'U1',
-    prompt: 'Document the 429 response',
-    origin: 'command',
-    status: 'active',
-    repository: 'acme/docs',
-    ref: null,
-    model: null,
-    prLink: null,
-    createdAt: 1_000,
-    activeSince: 1_000,
-    generation: 1,
-    repliedGeneration: 0,
-    watching: true,
-    watchEnded: null,
-    consecutiveFailures: 0,
-    updatedAt: 1_000,
+    ...newJobRecord(
+      {
+        jobId: 'job_1',
+        teamId: 'T1',
+        channelId: 'C1',
+        threadTs: '1700000000.000100',
+        cardTs: '1700000000.000100',
+        requesterId: 'U1',
+        prompt: 'Document the 429 response',
+        origin: 'command',
+        status: 'active',
+        repository: 'acme/docs',
+        ref: null,
+        model: null,
+        prLink: null,
+      },
+      1_000,
+    ),
     ...overrides,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/domain/job.js';
+import { type JobRecord, newJobRecord } from '../../src/domain/job.js';
 import { formatDuration, repositoryLabel, slackTime } from '../../src/slack/views/format.js';
 import { jobCardView } from '../../src/slack/views/job-card.js';
 import { noticeView, terminalReplyView } from '../../src/slack/views/job-replies.js';
@@ -10,26 +10,24 @@ const NOW = Date.parse('2026-11-21T10:00:00Z');
 
 function record(overrides: Partial<JobRecord> = {}): JobRecord {
   return {
-    jobId: 'job_0001',
-    teamId: 'T1',
-    channelId: 'C1',
-    threadTs: '1.000001',
-    cardTs: '1.000001',
-    requesterId: 'U0ALICE',
-    prompt: 'Document the 429 response',
-    origin: 'command',
-    status: 'active',
-    repository: 'https://github.com/acme/docs',
-    ref: 'docs-agent/429',
-    model: 'claude',
-    prLink: null,
-    createdAt: NOW - 65_000,
-    activeSince: NOW - 65_000,
-    generation: 1,
-    repliedGeneration: 0,
-    watching: true,
-    watchEnded: null,
-    consecutiveFailures: 0,
+    ...newJobRecord(
+      {
+        jobId: 'job_0001',
+        teamId: 'T1',
+        channelId: 'C1',
+        threadTs: '1.000001',
+        cardTs: '1.000001',
+        requesterId: 'U0ALICE',
+        prompt: 'Document the 429 response',
+        origin: 'command',
+        status: 'active',
+        repository: 'https://github.com/acme/docs',
+        ref: 'docs-agent/429',
+        model: 'claude',
+        prLink: null,
+      },
+      NOW - 65_000,
+    ),
     updatedAt: NOW,
     ...overrides,
   };

@@ -216,16 +216,7 @@ async function child(): Promise<void> {
           const ids: string[] = [];
           for (let i = 0; i < command.count; i++) {
             const jobId = `job_seed_${String(i).padStart(5, '0')}`;
-            docs.jobs.set(jobId, {
-              id: jobId,
-              status: 'active',
-              source: { repository: 'https://github.com/acme/docs', ref: null },
-              model: 'claude-sonnet-4-5',
-              prLink: null,
-              createdAt: new Date().toISOString(),
-              archivedAt: null,
-              prompts: ['seeded'],
-            });
+            docs.addJob(jobId, 'seeded');
             ids.push(jobId);
           }
           return reply(id, ids);

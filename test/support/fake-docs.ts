@@ -138,6 +138,22 @@ export class FakeDocs {
     return job;
   }
 
+  /** A new active job, as the platform creates it (also for seeding jobs directly). */
+  addJob(id: string, prompt: string): FakeJob {
+    const job: FakeJob = {
+      id,
+      status: 'active',
+      source: { repository: 'https://github.com/acme/docs', ref: null },
+      model: 'claude-sonnet-4-5',
+      prLink: null,
+      createdAt: new Date().toISOString(),
+      archivedAt: null,
+      prompts: [prompt],
+    };
+    this.jobs.set(id, job);
+    return job;
+  }
+
   setRef(id: string, ref: string): void {
     this.job(id).source.ref = ref;
   }
@@ -306,18 +322,7 @@ export class FakeDocs {
     if (!prompt) return sendJson(res, 400, { error: 'prompt: String must contain at least 1 character(s)' });
     if (!this.takeSlot()) return sendJson(res, 429, { error: 'Rate limit exceeded' });
     this.counter += 1;
-    const id = `job_${String(this.counter).padStart(4, '0')}`;
-    const job: FakeJob = {
-      id,
-      status: 'active',
-      source: { repository: 'https://github.com/acme/docs', ref: null },
-      model: 'claude-sonnet-4-5',
-      prLink: null,
-      createdAt: new Date().toISOString(),
-      archivedAt: null,
-      prompts: [prompt],
-    };
-    this.jobs.set(id, job);
+    const job = this.addJob(`job_${String(this.counter).padStart(4, '0')}`, prompt);
     sendJson(res, 201, publicJob(job));
   }
 

@@ -106,20 +106,24 @@ export class AnalyticsService {
     const key = viewsKey(this.o.projectId, range);
     const hit = await this.cached(key);
     if (hit) return hit;
+    return this.shared(key, async () => {
+      const views = await this.fetchWithinBudget(range, this.lastFetchRequests + extra);
+      this.lastFetchRequests = views.requests;
+      this.o.logger.info(
+        { range, requests: views.requests, pages: views.pages.length, partial: views.partial },
+        'fetched page views',
+      );
+      await this.store(key, views);
+      return views;
+    });
+  }
+
+  /** One fetch per cache key at a time: concurrent callers share the running one. */
+  private shared(key: string, fetch: () => Promise<RangeViews>): Promise<RangeViews> {
     const running = this.inFlight.get(key);
     if (running) return running;
-    // Registered before the first await, so concurrent requests for the range share this fetch.
-    const fetching = this.fetchWithinBudget(range, this.lastFetchRequests + extra)
-      .then(async (views) => {
-        this.lastFetchRequests = views.requests;
-        this.o.logger.info(
-          { range, requests: views.requests, pages: views.pages.length, partial: views.partial },
-          'fetched page views',
-        );
-        await this.store(key, views);
-        return views;
-      })
-      .finally(() => this.inFlight.delete(key));
+    // Registered before the fetch's first await, so every concurrent caller finds it.
+    const fetching = fetch().finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, fetching);
     return fetching;
   }
@@ -142,23 +146,27 @@ export class AnalyticsService {
     const key = totalsKey(this.o.projectId, range);
     const hit = await this.cached(key);
     if (hit) return hit.totals;
-    const slot = await this.o.budget.take();
-    if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
-    const page = await this.o.api.getPageViews({
-      dateFrom: range.from,
-      dateTo: range.toExclusive,
-      limit: 1,
-      offset: 0,
+    const fetched = await this.shared(key, async () => {
+      const slot = await this.o.budget.take();
+      if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
+      const page = await this.o.api.getPageViews({
+        dateFrom: range.from,
+        dateTo: range.toExclusive,
+        limit: 1,
+        offset: 0,
+      });
+      const views = {
+        range,
+        totals: page.totals,
+        pages: [],
+        partial: true,
+        requests: 1,
+        fetchedAt: this.now(),
+      };
+      await this.store(key, views);
+      return views;
     });
-    await this.store(key, {
-      range,
-      totals: page.totals,
-      pages: [],
-      partial: true,
-      requests: 1,
-      fetchedAt: this.now(),
-    });
-    return page.totals;
+    return fetched.totals;
   }
 
   private async cached(key: string): Promise<RangeViews | undefined> {

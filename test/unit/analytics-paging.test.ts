@@ -141,7 +141,7 @@ describe('AnalyticsService cache and budget', () => {
     expect(viewsCalls()).toHaveLength(8);
   });
 
-  it('shares one fetch between concurrent reports of the same range', async () => {
+  it('shares one fetch of the range and one of the previous totals between concurrent reports', async () => {
     docs.defaultViews = makeViewRows(600);
     docs.latencyMs = 20;
     const analytics = service({ now: () => Date.parse('2025-03-10T12:00:00Z') });
@@ -158,6 +158,8 @@ describe('AnalyticsService cache and budget', () => {
     ]);
     const rangeCalls = viewsCalls().filter((r) => r.query.get('limit') === '250');
     expect(rangeCalls).toHaveLength(3);
+    // The previous period's totals too: one `limit=1` call, not one per waiting report.
+    expect(viewsCalls().filter((r) => r.query.get('limit') === '1')).toHaveLength(1);
   });
 
   it('refuses up front when the last fetch size no longer fits the remaining budget', async () => {

@@ -50,6 +50,8 @@ function dayFormatter(timeZone: string): Intl.DateTimeFormat {
 
 /** The calendar day (`YYYY-MM-DD`) it is at `epochMs` in `timeZone`. */
 export function localDate(epochMs: number, timeZone: string): string {
+  // Ad-hoc reports are in UTC: no formatter needed (formatToParts was the costliest step of a cached report).
+  if (timeZone === 'UTC') return fromUtcMs(epochMs);
   const parts = dayFormatter(timeZone).formatToParts(new Date(epochMs));
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${get('year')}-${get('month')}-${get('day')}`;

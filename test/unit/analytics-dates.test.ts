@@ -20,6 +20,18 @@ describe('report date math', () => {
     expect(localDate(at('2025-03-10T05:00:00Z'), 'America/Los_Angeles')).toBe('2025-03-09');
   });
 
+  it('gives the same UTC day through its shortcut as through Intl, around midnight and leap days', () => {
+    for (const iso of [
+      '2024-02-28T23:59:59.999Z',
+      '2024-02-29T00:00:00Z',
+      '2025-12-31T23:59:59Z',
+      '1999-01-01T00:00:00Z',
+    ]) {
+      expect(localDate(at(iso), 'UTC')).toBe(localDate(at(iso), 'Etc/UTC'));
+    }
+    expect(localDate(at('2024-02-29T00:00:00Z'), 'UTC')).toBe('2024-02-29');
+  });
+
   it('gives the last N full days with an exclusive dateTo of today', () => {
     const now = at('2025-03-10T12:00:00Z');
     expect(resolveRange({ kind: 'days', days: 7 }, now, 'UTC')).toEqual({

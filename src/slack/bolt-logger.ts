@@ -11,12 +11,18 @@ const TO_PINO: Record<LogLevel, string> = {
 /** Routes Bolt's and the WebClient's logs through our logger, so redaction applies to them too. */
 export function boltLogger(logger: Logger): BoltLogger {
   const child = logger.child({ component: 'bolt' });
-  const join = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : safeJson(m))).join(' ');
+  // Bolt logs debug lines on every request whatever its own level: format only what will be written.
+  const at =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...msg: unknown[]) => {
+      if (child.isLevelEnabled(level))
+        child[level](msg.map((m) => (typeof m === 'string' ? m : safeJson(m))).join(' '));
+    };
   return {
-    debug: (...msg) => child.debug(join(msg)),
-    info: (...msg) => child.info(join(msg)),
-    warn: (...msg) => child.warn(join(msg)),
-    error: (...msg) => child.error(join(msg)),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
     setLevel: () => undefined,
     getLevel: () => {
       const level = child.level;

@@ -3,7 +3,7 @@ import { type JobRecord, newJobRecord } from '../../src/domain/job.js';
 import { formatDuration, repositoryLabel, slackTime } from '../../src/slack/views/format.js';
 import { jobCardView } from '../../src/slack/views/job-card.js';
 import { noticeView, terminalReplyView } from '../../src/slack/views/job-replies.js';
-import { LIMITS } from '../../src/slack/views/limits.js';
+import { LIMITS, truncate } from '../../src/slack/views/limits.js';
 import type { SlackMessage } from '../../src/slack/views/types.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
@@ -179,6 +179,13 @@ describe('formatting helpers', () => {
     expect(formatDuration(4_000)).toBe('4s');
     expect(formatDuration(192_000)).toBe('3m 12s');
     expect(formatDuration(3_840_000)).toBe('1h 04m');
+  });
+
+  it('truncates by code points, never splitting an emoji, and leaves short text as it is', () => {
+    expect(truncate('short', 5)).toBe('short');
+    expect(truncate('👍👍👍', 3)).toBe('👍👍👍');
+    expect(truncate('👍👍👍👍', 3)).toBe('👍👍…');
+    expect(truncate('abcdef', 4)).toBe('abc…');
   });
 
   it('labels repositories and renders local times with a UTC fallback', () => {

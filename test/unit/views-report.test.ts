@@ -86,6 +86,16 @@ describe('report view', () => {
     expect(message.text).toContain('Top page: /docs/page-0 (300)');
   });
 
+  it('groups thousands as en-US does', () => {
+    const views = rangeViews(1, () => '/big');
+    const big = { ...views, totals: { human: 1_234_567, ai: 1_000, total: 1_235_567 } };
+    const report = buildReport(request({ top: 1 }), big, { human: 999, ai: 0, total: 999 });
+    const json = JSON.stringify(viewsReportView(report, { siteUrl: undefined, interactive: false }).blocks);
+    expect(json).toContain('*Total views*\\n1,235,567');
+    expect(json).toContain('*Human*\\n1,234,567');
+    expect(json).toContain('*AI*\\n1,000');
+  });
+
   it('stays within Block Kit limits for top 50 with very long, hostile paths', () => {
     expect.hasAssertions();
     const long = (i: number) => `/${'x'.repeat(2000)}<!channel>|*_${i}`;

@@ -16,6 +16,9 @@ export const LIMITS = {
 
 /** Cuts to at most `max` characters (code points are not split), marking the cut with an ellipsis. */
 export function truncate(text: string, max: number): string {
+  // UTF-16 length never undercounts code points: short text needs no split into characters (which cost
+  // more than the rest of rendering a report).
+  if (text.length <= max) return text;
   const chars = Array.from(text);
   if (chars.length <= max) return text;
   return `${chars.slice(0, Math.max(0, max - 1)).join('')}…`;

@@ -21,7 +21,11 @@ export interface ReportViewOptions {
   requestedBy?: string;
 }
 
-const n = (value: number) => value.toLocaleString('en-US');
+/** `1,502,500`: en-US grouping; plain integers without Intl (a report formats dozens of numbers). */
+const n = (value: number) =>
+  Number.isSafeInteger(value)
+    ? String(value).replace(/\B(?=(\d{3})+$)/g, ',')
+    : value.toLocaleString('en-US');
 
 /** `█████░░░░░`: the human (█) and AI (░) split of a page's views. */
 export function splitBar(human: number, ai: number, cells = BAR_CELLS): string {

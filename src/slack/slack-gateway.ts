@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { webApi } from '@slack/bolt';
-import Bottleneck from 'bottleneck';
 import { backoffDelay } from '../api/backoff.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { KeyedPacer } from '../services/keyed-pacer.js';
 import type { SlackMessage } from './views/types.js';
 
 type WebClient = webApi.WebClient;
@@ -69,7 +69,7 @@ export class SlackGateway {
   private readonly retryBaseMs: number;
   private readonly random: () => number;
   private readonly settleMs: number;
-  private readonly channelPacing: Bottleneck.Group | undefined;
+  private readonly channelPacing: KeyedPacer | undefined;
 
   constructor(
     private readonly client: WebClient,
@@ -81,30 +81,18 @@ export class SlackGateway {
     this.settleMs = options.settleMs ?? 2_000;
     const interval = options.channelPostIntervalMs ?? 0;
     const burst = options.channelPostBurst ?? 4;
-    this.channelPacing =
-      interval > 0
-        ? new Bottleneck.Group({
-            maxConcurrent: burst,
-            reservoir: burst,
-            reservoirIncreaseAmount: 1,
-            reservoirIncreaseInterval: interval,
-            reservoirIncreaseMaximum: burst,
-          })
-        : undefined;
+    this.channelPacing = interval > 0 ? new KeyedPacer(interval, burst) : undefined;
   }
 
   /** Posts a message (paced per channel); resolves its ts. */
   post(options: PostOptions): Promise<string> {
     const pacing = this.channelPacing;
-    return pacing ? pacing.key(options.channel).schedule(() => this.postNow(options)) : this.postNow(options);
+    return pacing ? pacing.run(options.channel, () => this.postNow(options)) : this.postNow(options);
   }
 
   /** Stops pacing timers (on shutdown); queued posts are dropped. */
   async close(): Promise<void> {
-    if (!this.channelPacing) return;
-    await Promise.all(
-      this.channelPacing.limiters().map(({ limiter }) => limiter.stop({ dropWaitingJobs: true })),
-    );
+    this.channelPacing?.close();
   }
 
   private async postNow({ channel, threadTs, message, dedupeKey }: PostOptions): Promise<string> {

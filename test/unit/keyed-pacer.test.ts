@@ -1,0 +1,72 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { errorCode } from '../../src/errors.js';
+import { KeyedPacer } from '../../src/services/keyed-pacer.js';
+
+describe('KeyedPacer', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Runs `count` items on `key`, resolving the offsets (ms from t0) at which each started. */
+  function startTimes(pacer: KeyedPacer, key: string, count: number, t0: number): Promise<number[]> {
+    return Promise.all(Array.from({ length: count }, () => pacer.run(key, async () => Date.now() - t0)));
+  }
+
+  it('starts a burst at once, then one per interval, in arrival order', async () => {
+    const pacer = new KeyedPacer(1000, 4);
+    const t0 = Date.now();
+    const order: number[] = [];
+    const runs = Array.from({ length: 7 }, (_, i) =>
+      pacer.run('C1', async () => {
+        order.push(i);
+        return Date.now() - t0;
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await Promise.all(runs)).toEqual([0, 0, 0, 0, 1000, 2000, 3000]);
+    expect(order).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it('paces each key on its own, and an idle key gets its whole burst back', async () => {
+    const pacer = new KeyedPacer(1000, 2);
+    const t0 = Date.now();
+    const c1 = startTimes(pacer, 'C1', 3, t0);
+    const c2 = startTimes(pacer, 'C2', 1, t0);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await c1).toEqual([0, 0, 1000]);
+    expect(await c2).toEqual([0]);
+    const again = startTimes(pacer, 'C1', 3, t0);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await again).toEqual([5000, 5000, 6000]);
+  });
+
+  it('keeps pacing correctly while it prunes idle keys', async () => {
+    const pacer = new KeyedPacer(1000, 1);
+    const t0 = Date.now();
+    const busy = startTimes(pacer, 'busy', 3, t0);
+    for (let i = 0; i < 1500; i++) await pacer.run(`idle-${i}`, async () => undefined);
+    await vi.advanceTimersByTimeAsync(1500);
+    const late = startTimes(pacer, 'busy', 1, t0);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await busy).toEqual([0, 1000, 2000]);
+    expect(await late).toEqual([3000]);
+  });
+
+  it('on close, drops delayed work with a shutting_down error and refuses new work', async () => {
+    const pacer = new KeyedPacer(1000, 1);
+    let ran = 0;
+    const first = pacer.run('C1', async () => ++ran);
+    const queued = pacer.run('C1', async () => ++ran).catch((error: unknown) => errorCode(error));
+    expect(await first).toBe(1);
+    pacer.close();
+    expect(await queued).toBe('shutting_down');
+    expect(await pacer.run('C2', async () => ++ran).catch((error: unknown) => errorCode(error))).toBe(
+      'shutting_down',
+    );
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(ran).toBe(1);
+  });
+});

@@ -31,6 +31,11 @@ export class AnalyticsService {
   private readonly inFlight = new Map<string, Promise<RangeViews>>();
   /** Requests the last full fetch needed: the estimate for the next one, so budget refusals come first. */
   private lastFetchRequests = 1;
+  /**
+   * Reports built from cached ranges, by request: while the cache hands out the same range objects (memory
+   * mode), a repeated `/docs-views` returns the same frozen report, which the Slack side renders once.
+   */
+  private readonly builtReports = new Map<string, BuiltReport>();
 
   constructor(private readonly o: AnalyticsServiceOptions) {}
 
@@ -73,7 +78,14 @@ export class AnalyticsService {
       (await this.cached(viewsKey(this.o.projectId, previousRange))) ??
       (await this.cached(totalsKey(this.o.projectId, previousRange)));
     if (!previous) return undefined;
-    return buildReport(request, current, previous.totals);
+    const key = encodeReportRequest(request);
+    const built = this.builtReports.get(key);
+    if (built?.current === current && built.previous === previous) return built.report;
+    const report = Object.freeze(buildReport(request, current, previous.totals));
+    if (this.builtReports.size >= BUILT_REPORTS_KEPT)
+      this.builtReports.delete(this.builtReports.keys().next().value!);
+    this.builtReports.set(key, { current, previous, report });
+    return report;
   }
 
   async csv(request: ReportRequest): Promise<{ filename: string; title: string; content: string }> {
@@ -183,6 +195,14 @@ export class AnalyticsService {
     });
   }
 }
+
+interface BuiltReport {
+  current: RangeViews;
+  previous: RangeViews;
+  report: ViewsReport;
+}
+
+const BUILT_REPORTS_KEPT = 100;
 
 function rangeKey(range: DateRange): string {
   return `${range.from}..${range.toExclusive}`;

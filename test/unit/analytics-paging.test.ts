@@ -162,6 +162,26 @@ describe('AnalyticsService cache and budget', () => {
     expect(viewsCalls().filter((r) => r.query.get('limit') === '1')).toHaveLength(1);
   });
 
+  it('hands out the same frozen report for a repeat from the cache, and a new one once the range is refetched', async () => {
+    docs.defaultViews = makeViewRows(300);
+    let now = Date.parse('2025-03-10T12:00:00Z');
+    const analytics = service({ now: () => now });
+    const request = analytics.requestFor({ range: { kind: 'days', days: 7 }, top: 10, prefix: undefined });
+    expect(await analytics.cachedReport(request)).toBeUndefined();
+    await analytics.report(request);
+    const first = await analytics.cachedReport(request);
+    expect(first?.top).toHaveLength(10);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(await analytics.cachedReport({ ...request })).toBe(first);
+    expect(await analytics.cachedReport({ ...request, top: 5 })).not.toBe(first);
+    now += 16 * 60_000;
+    expect(await analytics.cachedReport(request)).toBeUndefined();
+    await analytics.report(request);
+    const refreshed = await analytics.cachedReport(request);
+    expect(refreshed).toBeDefined();
+    expect(refreshed).not.toBe(first);
+  });
+
   it('refuses up front when the last fetch size no longer fits the remaining budget', async () => {
     docs.defaultViews = makeViewRows(1000);
     const now = Date.parse('2025-03-10T12:00:00Z');

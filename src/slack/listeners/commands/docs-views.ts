@@ -1,7 +1,9 @@
 import type { App } from '@slack/bolt';
 import { parseViewsCommand } from '../../../analytics/grammar.js';
+import type { ViewsReport } from '../../../analytics/report.js';
 import { describeError, errorCode } from '../../../errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
+import type { SlackMessage } from '../../views/types.js';
 import { viewsHelpView } from '../../views/views-help.js';
 import {
   describeUploadFailure,
@@ -19,6 +21,16 @@ import type { SlackDeps } from '../deps.js';
  * and weekly schedules. Unreadable text is answered at once, naming the token, with no API call.
  */
 export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
+  // A report served again from the cache is the same object: render it once.
+  const rendered = new WeakMap<ViewsReport, SlackMessage>();
+  const renderCached = (report: ViewsReport) => {
+    let view = rendered.get(report);
+    if (!view) {
+      view = viewsReportView(report, { siteUrl: deps.views.siteUrl, interactive: true });
+      rendered.set(report, view);
+    }
+    return view;
+  };
   app.command('/docs-views', async ({ command, ack, respond }) => {
     const { analytics, weekly, siteUrl } = deps.views;
     const access = deps.access.check(command.user_id, command.channel_id);
@@ -78,10 +90,7 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
         // one request to Slack instead of two. Anything that needs the API is answered via response_url.
         const cached = await analytics.cachedReport(request).catch(() => undefined);
         if (cached) {
-          await ack({
-            response_type: 'ephemeral',
-            ...viewsReportView(cached, { siteUrl, interactive: true }),
-          });
+          await ack({ response_type: 'ephemeral', ...renderCached(cached) });
         } else {
           await ack();
           try {

@@ -36,7 +36,7 @@ export interface SlackAppOptions {
 export interface SlackApp {
   gateway: SlackGateway;
   mode: 'http' | 'socket';
-  register(deps: SlackDeps): void;
+  register(deps: Omit<SlackDeps, 'afterAck'>): void;
   /** Starts receiving; resolves the HTTP port (Slack requests in HTTP mode, health routes in both). */
   start(): Promise<number>;
   /**
@@ -137,18 +137,27 @@ export function createSlackApp(
   app.error(async (error) => {
     logger.error({ error: describeError(error) }, 'unhandled error in a Slack listener');
   });
-  // Every request's listeners run inside this middleware (after the ack in HTTP mode), so shutdown can
-  // wait for work already taken on.
-  const inFlight = new Set<Promise<void>>();
+  // Every request's listeners, and the work they hand to `afterAck`, are tracked so shutdown can wait for
+  // work already taken on.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    inFlight.add(work);
+    const done = () => inFlight.delete(work);
+    work.then(done, done);
+  };
   app.use(async ({ next }) => {
     const work = next();
-    inFlight.add(work);
-    try {
-      await work;
-    } finally {
-      inFlight.delete(work);
-    }
+    track(work);
+    await work;
   });
+  const afterAck = (work: () => Promise<void>) =>
+    track(
+      Promise.resolve()
+        .then(work)
+        .catch((error: unknown) => {
+          logger.error({ error: describeError(error) }, 'unhandled error in work after an acknowledgement');
+        }),
+    );
   const gateway = new SlackGateway(client, {
     logger,
     settleMs: 2 * config.slack.timeoutMs,
@@ -171,7 +180,7 @@ export function createSlackApp(
   return {
     gateway,
     mode: socketMode ? 'socket' : 'http',
-    register: (deps) => registerListeners(app, deps),
+    register: (deps) => registerListeners(app, { ...deps, afterAck }),
     async start() {
       if (httpReceiver) {
         const server = (await app.start(config.port)) as Server;

@@ -13,4 +13,10 @@ export interface SlackDeps {
   logger: Logger;
   /** `/docs-views`: page-view reports and weekly posts. */
   views: { analytics: AnalyticsService; weekly: WeeklyReports; siteUrl: string | undefined };
+  /**
+   * Runs work that follows an acknowledgement outside Bolt's middleware chain, so the request's Bolt
+   * objects are freed at once instead of living as long as the work (a card post paced behind others in a
+   * busy channel can wait minutes). Shutdown still waits for it; a rejection is logged, never unhandled.
+   */
+  afterAck(work: () => Promise<void>): void;
 }

@@ -64,31 +64,34 @@ export function registerDocsAgentCommand(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    const result = await deps.jobs.start({
+    const start = {
       teamId: command.team_id ?? null,
       channelId: command.channel_id,
       threadTs: null,
       requesterId: command.user_id,
       prompt: parsed.prompt,
       origin: 'command',
+    } as const;
+    deps.afterAck(async () => {
+      const result = await deps.jobs.start(start);
+      if (!result.ok && result.stage === 'state') {
+        await respond({ response_type: 'ephemeral', text: STATE_UNAVAILABLE_TEXT }).catch((error: unknown) =>
+          deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
+        );
+        return;
+      }
+      if (!result.ok && result.stage === 'card') {
+        deps.logger.info(
+          { channelId: start.channelId, error: describeError(result.error) },
+          'could not post job card',
+        );
+        await respond({
+          response_type: 'ephemeral',
+          text: describeSlackDeliveryFailure((result.error as { code?: string }).code),
+        }).catch((error: unknown) =>
+          deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
+        );
+      }
     });
-    if (!result.ok && result.stage === 'state') {
-      await respond({ response_type: 'ephemeral', text: STATE_UNAVAILABLE_TEXT }).catch((error: unknown) =>
-        deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
-      );
-      return;
-    }
-    if (!result.ok && result.stage === 'card') {
-      deps.logger.info(
-        { channelId: command.channel_id, error: describeError(result.error) },
-        'could not post job card',
-      );
-      await respond({
-        response_type: 'ephemeral',
-        text: describeSlackDeliveryFailure((result.error as { code?: string }).code),
-      }).catch((error: unknown) =>
-        deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
-      );
-    }
   });
 }

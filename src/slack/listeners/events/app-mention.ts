@@ -8,6 +8,7 @@ import { handleInbound, toInbound } from './inbound.js';
  */
 export function registerAppMentionEvents(app: App, deps: SlackDeps): void {
   app.event('app_mention', async ({ event, body, context }) => {
-    await handleInbound(deps, toInbound('app_mention', event, body, context));
+    const message = toInbound('app_mention', event, body, context);
+    deps.afterAck(() => handleInbound(deps, message));
   });
 }

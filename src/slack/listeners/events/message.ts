@@ -8,6 +8,7 @@ import { handleInbound, toInbound } from './inbound.js';
  */
 export function registerMessageEvents(app: App, deps: SlackDeps): void {
   app.event('message', async ({ event, body, context }) => {
-    await handleInbound(deps, toInbound('message', event, body, context));
+    const message = toInbound('message', event, body, context);
+    deps.afterAck(() => handleInbound(deps, message));
   });
 }

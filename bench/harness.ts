@@ -1,9 +1,8 @@
-import { createDocsAgent, type DocsAgentOptions } from '../src/app.js';
-import { loadConfig, secretsOf } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import type { DocsAgentOptions } from '../src/app.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID } from '../test/support/fake-docs.js';
 import { BOT_TOKEN, SIGNING_SECRET } from '../test/support/test-app.js';
 import type { FakesUrls } from './fakes-process.js';
+import { createDocsAgent, createLogger, loadConfig, secretsOf } from './product.js';
 
 export interface BenchApp {
   /** POST /slack/events */
@@ -14,7 +13,7 @@ export interface BenchApp {
 }
 
 /**
- * The real app as `main.ts` builds it (`createDocsAgent`, production log level `info` unless `LOG_LEVEL` is
+ * The real app as `main.ts` builds it (`createDocsAgent` from the compiled `dist/`, production log level `info` unless `LOG_LEVEL` is
  * given; lines are counted and discarded), on the fakes of a `FakesProcess`.
  */
 export async function startBenchApp(

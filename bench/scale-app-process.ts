@@ -1,11 +1,9 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { type JobRecord, newJobRecord } from '../src/domain/job.js';
-import { createLogger } from '../src/logger.js';
+import type { JobRecord } from '../src/domain/job.js';
 import type { JobStore } from '../src/services/ports.js';
-import { createMemoryJobStore } from '../src/store/keyv-job-store.js';
-import { createRedisJobStore } from '../src/store/redis-job-store.js';
 import type { FakesUrls } from './fakes-process.js';
 import { startBenchApp } from './harness.js';
+import { createLogger, createMemoryJobStore, createRedisJobStore, newJobRecord } from './product.js';
 
 /**
  * Benchmark 3, the app side, in a process of its own so that its resident memory is the app's alone:

@@ -4,7 +4,6 @@ import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
-import { registerAppMentionEvents } from './events/app-mention.js';
 import { registerMessageEvents } from './events/message.js';
 
 export type { SlackDeps } from './deps.js';
@@ -14,6 +13,5 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);
   registerOpenPullRequestAction(app);
-  registerAppMentionEvents(app, deps);
   registerMessageEvents(app, deps);
 }

@@ -2,13 +2,18 @@ import type { App } from '@slack/bolt';
 import type { SlackDeps } from '../deps.js';
 import { handleInbound, toInbound } from './inbound.js';
 
+/** Both event types the bot reads; one listener, because Bolt runs every listener's matchers per request. */
+const MESSAGE_EVENT_TYPES = /^(?:message|app_mention)$/;
+
 /**
- * `message` events (message.channels, .groups, .im): replies in job threads become follow-ups, DMs start
- * jobs. Bolt acknowledges the event before this runs; bots, edits and asides are filtered by the service.
+ * `message` events (message.channels, .groups, .im) and `app_mention`: replies in job threads become
+ * follow-ups; mentions and DMs start jobs (a mention's thread is the job thread). A mention's `message`
+ * twin is deduplicated by the service on the message identity. Bolt acknowledges events before this runs;
+ * bots, edits and asides are filtered by the service.
  */
 export function registerMessageEvents(app: App, deps: SlackDeps): void {
-  app.event('message', async ({ event, body, context }) => {
-    const message = toInbound('message', event, body, context);
+  app.event(MESSAGE_EVENT_TYPES, async ({ event, body, context }) => {
+    const message = toInbound(event.type === 'app_mention' ? 'app_mention' : 'message', event, body, context);
     deps.afterAck(() => handleInbound(deps, message));
   });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type JobRecord, newJobRecord } from '../../src/domain/job.js';
+import { describeSlackDeliveryFailure } from '../../src/slack/views/failures.js';
 import { formatDuration, repositoryLabel, slackTime } from '../../src/slack/views/format.js';
 import { jobCardView } from '../../src/slack/views/job-card.js';
 import { noticeView, terminalReplyView } from '../../src/slack/views/job-replies.js';
@@ -179,6 +180,13 @@ describe('formatting helpers', () => {
     expect(formatDuration(4_000)).toBe('4s');
     expect(formatDuration(192_000)).toBe('3m 12s');
     expect(formatDuration(3_840_000)).toBe('1h 04m');
+  });
+
+  it('says why a card could not be posted, and what to do', () => {
+    expect(describeSlackDeliveryFailure('not_in_channel')).toContain('/invite @docs-agent');
+    expect(describeSlackDeliveryFailure('shutting_down')).toContain('restarting');
+    expect(describeSlackDeliveryFailure('shutting_down')).toContain('not started');
+    expect(describeSlackDeliveryFailure('<!channel>')).not.toContain('<!channel>');
   });
 
   it('truncates by code points, never splitting an emoji, and leaves short text as it is', () => {

@@ -56,6 +56,8 @@ export function describeSlackDeliveryFailure(code: string | undefined): string {
     case 'restricted_action':
     case 'cant_post_message':
       return "This channel doesn't allow me to post. Ask a channel manager to allow apps, or use another channel.";
+    case 'shutting_down':
+      return 'I was restarting before I could post the job here, so it was not started. Try again in a minute.';
     default:
       return `Slack refused my message${code ? ` (\`${escapeMrkdwn(code)}\`)` : ''}, so the job was not started. Try again in a moment.`;
   }

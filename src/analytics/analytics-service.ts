@@ -82,6 +82,9 @@ export class AnalyticsService {
     const built = this.builtReports.get(key);
     if (built?.current === current && built.previous === previous) return built.report;
     const report = Object.freeze(buildReport(request, current, previous.totals));
+    // Never keep a range alive after the cache has let it go: drop reports of expired ranges, then the oldest.
+    const expired = this.now() - this.o.cacheTtlMs;
+    for (const [k, b] of this.builtReports) if (b.current.fetchedAt <= expired) this.builtReports.delete(k);
     if (this.builtReports.size >= BUILT_REPORTS_KEPT)
       this.builtReports.delete(this.builtReports.keys().next().value!);
     this.builtReports.set(key, { current, previous, report });
@@ -202,7 +205,7 @@ interface BuiltReport {
   report: ViewsReport;
 }
 
-const BUILT_REPORTS_KEPT = 100;
+const BUILT_REPORTS_KEPT = 20;
 
 function rangeKey(range: DateRange): string {
   return `${range.from}..${range.toExclusive}`;

@@ -180,6 +180,8 @@ describe('AnalyticsService cache and budget', () => {
     const refreshed = await analytics.cachedReport(request);
     expect(refreshed).toBeDefined();
     expect(refreshed).not.toBe(first);
+    // The two reports of the expired range were let go with it: nothing keeps the old range alive.
+    expect((analytics as unknown as { builtReports: Map<string, unknown> }).builtReports.size).toBe(1);
   });
 
   it('refuses up front when the last fetch size no longer fits the remaining budget', async () => {

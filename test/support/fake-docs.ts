@@ -24,6 +24,12 @@ export interface ViewRow {
   total: number;
 }
 
+export interface ViewsBody {
+  totals: Omit<ViewRow, 'path'>;
+  views: ViewRow[];
+  hasMore: boolean;
+}
+
 type Fault =
   | { kind: 'status'; status: number; body?: string; retryAfter?: string }
   | { kind: 'delay'; ms: number }
@@ -90,6 +96,14 @@ export class FakeDocs {
   /** Analytics rows per range key `${dateFrom}..${dateTo}`; `defaultViews` for any other range. */
   readonly viewsByRange = new Map<string, ViewRow[]>();
   defaultViews: ViewRow[] = [];
+  /**
+   * Spec-allowed variations of what the platform answers (missing optional fields, extra fields, fractional
+   * counts, a `hasMore` that never turns false…): each rewrites a response body before it is sent.
+   */
+  readonly reshape: {
+    job?: (job: Record<string, unknown>) => unknown;
+    views?: (body: ViewsBody, query: URLSearchParams) => unknown;
+  } = {};
   private readonly creations: number[] = [];
   private readonly faults: Array<{ match: (r: FakeDocsRequest) => boolean; fault: Fault }> = [];
   /** Every fault the random mode injected, in order. */
@@ -292,7 +306,7 @@ export class FakeDocs {
       if (r.method === 'POST' && !id) return this.createJob(r, res);
       if (r.method === 'GET' && id && !message) {
         const job = this.jobs.get(decodeURIComponent(id));
-        return job ? sendJson(res, 200, publicJob(job)) : sendJson(res, 404, { error: 'Job not found' });
+        return job ? sendJson(res, 200, this.publicJob(job)) : sendJson(res, 404, { error: 'Job not found' });
       }
       if (r.method === 'POST' && id && message) return this.sendMessage(decodeURIComponent(id), r, res);
     }
@@ -302,6 +316,11 @@ export class FakeDocs {
       return this.pageViews(r, res);
     }
     sendJson(res, 404, { error: 'Not found' });
+  }
+
+  private publicJob(job: FakeJob): unknown {
+    const body = publicJob(job);
+    return this.reshape.job ? this.reshape.job(body as unknown as Record<string, unknown>) : body;
   }
 
   private promptOf(r: FakeDocsRequest): string | undefined {
@@ -323,7 +342,7 @@ export class FakeDocs {
     if (!this.takeSlot()) return sendJson(res, 429, { error: 'Rate limit exceeded' });
     this.counter += 1;
     const job = this.addJob(`job_${String(this.counter).padStart(4, '0')}`, prompt);
-    sendJson(res, 201, publicJob(job));
+    sendJson(res, 201, this.publicJob(job));
   }
 
   private sendMessage(id: string, r: FakeDocsRequest, res: ServerResponse) {
@@ -334,7 +353,7 @@ export class FakeDocs {
     if (!this.takeSlot()) return sendJson(res, 429, { error: 'Rate limit exceeded' });
     job.prompts.push(prompt);
     job.status = 'active';
-    sendJson(res, 200, publicJob(job));
+    sendJson(res, 200, this.publicJob(job));
   }
 
   private pageViews(r: FakeDocsRequest, res: ServerResponse) {
@@ -366,11 +385,12 @@ export class FakeDocs {
       (t, row) => ({ human: t.human + row.human, ai: t.ai + row.ai, total: t.total + row.total }),
       { human: 0, ai: 0, total: 0 },
     );
-    sendJson(res, 200, {
+    const body: ViewsBody = {
       totals,
       views: rows.slice(offset, offset + limit),
       hasMore: offset + limit < rows.length,
-    });
+    };
+    sendJson(res, 200, this.reshape.views ? this.reshape.views(body, r.query) : body);
   }
 }
 

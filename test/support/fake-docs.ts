@@ -336,7 +336,8 @@ export class FakeDocs {
     if (violation) {
       this.contractViolations.push(violation);
       process.stderr.write(`fake-docs contract drift: ${violation}\n`);
-      return sendJson(res, 500, { error: 'fake-docs contract drift (see test output)' });
+      sendJson(res, 500, { error: 'fake-docs contract drift (see test output)' });
+      return;
     }
     sendJson(res, status, body);
   }

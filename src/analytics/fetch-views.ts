@@ -3,6 +3,7 @@ import type { HourlyQuota } from '../services/hourly-quota.js';
 import type { DateRange } from './dates.js';
 import type { PageViewRow, PageViewsApi, RangeViews } from './ports.js';
 import { comparePages } from './report.js';
+import { apiBounds } from './zone-instants.js';
 
 /** The API's largest page: the fewest requests per report. */
 export const PAGE_SIZE = 250;
@@ -23,6 +24,7 @@ export async function fetchRangeViews(
   options: { maxPages: number; budget: HourlyQuota; now: () => number; pageSize?: number },
 ): Promise<RangeViews> {
   const limit = options.pageSize ?? PAGE_SIZE;
+  const bounds = apiBounds(range);
   const byPath = new Map<string, PageViewRow>();
   let totals = { human: 0, ai: 0, total: 0 };
   let offset = 0;
@@ -33,7 +35,7 @@ export async function fetchRangeViews(
     const slot = await options.budget.take();
     if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
     requests += 1;
-    const page = await api.getPageViews({ dateFrom: range.from, dateTo: range.toExclusive, limit, offset });
+    const page = await api.getPageViews({ ...bounds, limit, offset });
     totals = page.totals;
     let newPaths = 0;
     for (const row of page.views) {

@@ -3,11 +3,19 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { HourlyQuota } from '../services/hourly-quota.js';
 import type { Clock } from '../services/ports.js';
-import { type DateRange, describeSpec, isValidDate, previousPeriod, resolveRange } from './dates.js';
+import {
+  type DateRange,
+  describeSpec,
+  isValidDate,
+  isValidTimeZone,
+  previousPeriod,
+  resolveRange,
+} from './dates.js';
 import { AnalyticsBudgetError, fetchRangeViews, PAGE_SIZE } from './fetch-views.js';
 import { MAX_TOP, type ReportParams } from './grammar.js';
 import type { PageViewsApi, RangeViews, ReportPublisher, ViewsCache, ViewsTotals } from './ports.js';
 import { buildReport, type ReportRequest, toCsv, type ViewsReport } from './report.js';
+import { apiBounds } from './zone-instants.js';
 
 export interface AnalyticsServiceOptions {
   api: PageViewsApi;
@@ -164,12 +172,7 @@ export class AnalyticsService {
     const fetched = await this.shared(key, async () => {
       const slot = await this.o.budget.take();
       if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
-      const page = await this.o.api.getPageViews({
-        dateFrom: range.from,
-        dateTo: range.toExclusive,
-        limit: 1,
-        offset: 0,
-      });
+      const page = await this.o.api.getPageViews({ ...apiBounds(range), limit: 1, offset: 0 });
       const views = {
         range,
         totals: page.totals,
@@ -207,8 +210,10 @@ interface BuiltReport {
 
 const BUILT_REPORTS_KEPT = 20;
 
+/** The instants the API is asked for: the same days in two time zones are two different spans. */
 function rangeKey(range: DateRange): string {
-  return `${range.from}..${range.toExclusive}`;
+  const { dateFrom, dateTo } = apiBounds(range);
+  return `${dateFrom}..${dateTo}`;
 }
 
 export function viewsKey(projectId: string, range: DateRange): string {
@@ -225,7 +230,7 @@ const requestSchema = z.object({
   f: ymd,
   t: ymd,
   l: z.string().max(LABEL_MAX),
-  z: z.string().max(64),
+  z: z.string().max(64).refine(isValidTimeZone),
   n: z.number().int().min(1).max(MAX_TOP),
   p: z.string().max(200).optional(),
 });
@@ -247,7 +252,8 @@ export function decodeReportRequest(value: string | undefined): ReportRequest | 
     const parsed = requestSchema.safeParse(JSON.parse(value ?? ''));
     if (!parsed.success || parsed.data.t <= parsed.data.f) return undefined;
     const d = parsed.data;
-    return { range: { from: d.f, toExclusive: d.t }, label: d.l, timeZone: d.z, top: d.n, prefix: d.p };
+    const range = { from: d.f, toExclusive: d.t, ...(d.z === 'UTC' ? {} : { timeZone: d.z }) };
+    return { range, label: d.l, timeZone: d.z, top: d.n, prefix: d.p };
   } catch {
     return undefined;
   }

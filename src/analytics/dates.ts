@@ -1,7 +1,8 @@
 /**
  * Calendar math for report ranges. Days are plain `YYYY-MM-DD` strings: "today" is computed in a time zone
  * with `Intl`, and everything after that is date arithmetic in UTC, where every day has 24 hours, so DST
- * never shifts a range. The API's `dateTo` is exclusive; people say inclusive end dates.
+ * never shifts a range. A range keeps its time zone: the API gets its local midnights (`apiBounds`). The
+ * API's `dateTo` is exclusive; people say inclusive end dates.
  */
 
 export type RangeSpec =
@@ -16,6 +17,8 @@ export type RangeSpec =
 export interface DateRange {
   from: string;
   toExclusive: string;
+  /** Whose midnights bound the days (see `apiBounds`); UTC when absent. */
+  timeZone?: string;
 }
 
 export const DEFAULT_RANGE: RangeSpec = { kind: 'days', days: 7 };
@@ -96,7 +99,11 @@ function firstOfMonth(ymd: string, monthsAhead = 0): string {
 
 /** The days a spec covers when it is `nowMs` in `timeZone`. Full days only, except `this-month` (to date). */
 export function resolveRange(spec: RangeSpec, nowMs: number, timeZone: string): DateRange {
-  const today = localDate(nowMs, timeZone);
+  const days = resolveDays(spec, localDate(nowMs, timeZone));
+  return timeZone === 'UTC' ? days : { ...days, timeZone };
+}
+
+function resolveDays(spec: RangeSpec, today: string): DateRange {
   switch (spec.kind) {
     case 'days':
       return { from: addDays(today, -spec.days), toExclusive: today };
@@ -118,7 +125,8 @@ export function resolveRange(spec: RangeSpec, nowMs: number, timeZone: string): 
 /** The range of the same length just before `range`, for "change against the previous period". */
 export function previousPeriod(range: DateRange): DateRange {
   const length = daysBetween(range.from, range.toExclusive);
-  return { from: addDays(range.from, -length), toExclusive: range.from };
+  const previous = { from: addDays(range.from, -length), toExclusive: range.from };
+  return range.timeZone ? { ...previous, timeZone: range.timeZone } : previous;
 }
 
 /** "2025-03-01 – 2025-03-31" (inclusive end, as people read it) or one day. */

@@ -29,9 +29,11 @@ export interface PageViewsQuery {
 export class DocsApiClient {
   private readonly transport: HttpTransport;
   private readonly project: string;
+  private readonly logger: Logger;
 
   constructor(options: DocsClientOptions) {
     this.transport = new HttpTransport(options);
+    this.logger = options.logger;
     this.project = encodeURIComponent(options.projectId);
   }
 
@@ -84,6 +86,16 @@ export class DocsApiClient {
     const response = await this.transport.request(req);
     const parsed = schema.safeParse(response.body);
     if (!parsed.success) {
+      // Which field and why, never the value: a body may carry anything, including a leaked credential.
+      this.logger.warn(
+        {
+          method: req.method,
+          path: req.path,
+          status: response.status,
+          problems: describeIssues(parsed.error),
+        },
+        'docs API response rejected',
+      );
       throw new DocsApiError(
         'bad_response',
         `The docs API answered ${response.status} with an unexpected body`,
@@ -94,4 +106,20 @@ export class DocsApiClient {
     }
     return parsed.data;
   }
+}
+
+const MAX_LOGGED_ISSUES = 5;
+
+/** `views.3.total: expected number, received string`: field paths and zod's reasons (no input values). */
+export function describeIssues(error: z.ZodError): string[] {
+  return error.issues.slice(0, MAX_LOGGED_ISSUES).map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.map(String).join('.') : '(body)';
+    const reason =
+      issue.code === 'invalid_type'
+        ? `expected ${issue.expected}`
+        : issue.code === 'too_big' || issue.code === 'too_small'
+          ? `${issue.code.replace('_', ' ')} (${issue.origin})`
+          : issue.code;
+    return `${field}: ${reason}`;
+  });
 }

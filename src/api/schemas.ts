@@ -42,7 +42,8 @@ export const errorBodySchema = z
   })
   .passthrough();
 
-const count = z.number().int().nonnegative();
+/** The analytics spec types counts as `number`: any finite number is valid (display rounds them). */
+const count = z.number().finite();
 
 export const viewsTotalsSchema = z.object({ human: count, ai: count, total: count });
 

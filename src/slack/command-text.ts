@@ -15,8 +15,9 @@ const JOB_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 /**
  * Parses `/docs-agent` text: `help`, `list`, `status <job id>`, or an instruction converted to plain text
- * and checked for length. Only the exact one-word forms are subcommands, so an instruction that starts with
- * "list" or "status" (`/docs-agent status codes need a table`) still starts a job.
+ * and checked for length. Only the exact forms are subcommands, so an instruction that starts with "list"
+ * or "status" (`/docs-agent status codes need a table`) still starts a job. `status` followed by one word
+ * is always a lookup: a word that is no job id gets the usage, never a job whose prompt is "status …".
  */
 export function parseDocsAgentCommand(
   text: string | undefined,
@@ -28,7 +29,8 @@ export function parseDocsAgentCommand(
   if (/^list$/i.test(prompt)) return { kind: 'list' };
   if (/^status$/i.test(prompt)) return { kind: 'status_usage' };
   const status = /^status\s+(\S+)$/i.exec(prompt);
-  if (status && JOB_ID.test(status[1]!)) return { kind: 'status', jobId: status[1]! };
+  if (status)
+    return JOB_ID.test(status[1]!) ? { kind: 'status', jobId: status[1]! } : { kind: 'status_usage' };
   const length = Array.from(prompt).length;
   if (length > MAX_PROMPT_CHARS) return { kind: 'too_long', length };
   return { kind: 'start', prompt };

@@ -69,6 +69,18 @@ describe('/docs-agent end to end', () => {
     expect(app.docs.requests).toHaveLength(0);
   });
 
+  it('answers status with a word that is no job id with usage and starts nothing', async () => {
+    app = await startTestApp();
+    const ack = await app.command({ text: 'status job/0001' });
+    expect(ack.status).toBe(200);
+    const body = JSON.parse(ack.body) as { response_type: string; text: string };
+    expect(body.response_type).toBe('ephemeral');
+    expect(body.text).toContain('/docs-agent status <job id>');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(app.docs.requests).toHaveLength(0);
+    expect(app.slack.messages).toHaveLength(0);
+  });
+
   it('rejects forged and stale signatures without running anything', async () => {
     app = await startTestApp();
     const body = slashCommandBody({ text: 'do something', response_url: app.slack.responseUrl() });

@@ -27,7 +27,10 @@ describe('/docs-views weekly posts', () => {
     const timers = new ManualTimers(Date.parse('2025-03-24T07:59:00Z'));
     const { slack, docs, command } = await startWithClock(timers);
     const rows = makeViewRows(300);
-    docs.viewsByRange.set('2025-03-17..2025-03-24', rows);
+    // Berlin's local midnights (CET, +01:00), not UTC days: no local hour falls between two weekly posts.
+    const from = '2025-03-17T00:00:00+01:00';
+    const to = '2025-03-24T00:00:00+01:00';
+    docs.viewsByRange.set(`${from}..${to}`, rows);
 
     const ack = await command('schedule monday 09:00 Europe/Berlin');
     expect(ack.status).toBe(200);
@@ -47,7 +50,7 @@ describe('/docs-views weekly posts', () => {
     expect(blocks).toContain(`${rows.reduce((s, r) => s + r.total, 0).toLocaleString('en-US')}`);
     const rangeCalls = docs
       .requestsTo('GET', /\/views$/)
-      .filter((r) => r.query.get('dateFrom') === '2025-03-17' && r.query.get('dateTo') === '2025-03-24');
+      .filter((r) => r.query.get('dateFrom') === from && r.query.get('dateTo') === to);
     expect(rangeCalls).toHaveLength(2);
 
     await timers.advanceTo(Date.parse('2025-03-24T09:00:00Z'));

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, readBody, sendJson } from './http.js';
+import { contractViolation } from './openapi-contract.js';
 
 export const FAKE_PROJECT_ID = 'proj_acme_docs';
 export const FAKE_API_KEY = 'svc_fake_test_key_0123456789abcdefghijkl';
@@ -22,6 +23,12 @@ export interface ViewRow {
   human: number;
   ai: number;
   total: number;
+}
+
+export interface ViewsBody {
+  totals: Omit<ViewRow, 'path'>;
+  views: ViewRow[];
+  hasMore: boolean;
 }
 
 type Fault =
@@ -76,7 +83,8 @@ export interface FakeDocsRequest {
 }
 
 /**
- * The docs platform as `../shared/reference/` describes it: agent jobs (201 on create, GET, follow-up
+ * The docs platform as its published specs (`test/fixtures/openapi/`, every answer validated) and the
+ * reference README describe it: agent jobs (201 on create, GET, follow-up
  * messages, 100 jobs per project per rolling hour then 429, 401 on a wrong key, 403 for a read-only key on
  * POST) and page-view analytics (offset paging, exclusive dateTo, views in no particular order).
  */
@@ -90,6 +98,16 @@ export class FakeDocs {
   /** Analytics rows per range key `${dateFrom}..${dateTo}`; `defaultViews` for any other range. */
   readonly viewsByRange = new Map<string, ViewRow[]>();
   defaultViews: ViewRow[] = [];
+  /**
+   * Spec-allowed variations of what the platform answers (missing optional fields, extra fields, fractional
+   * counts, a `hasMore` that never turns false…): each rewrites a response body before it is sent.
+   */
+  readonly reshape: {
+    job?: (job: Record<string, unknown>) => unknown;
+    views?: (body: ViewsBody, query: URLSearchParams) => unknown;
+  } = {};
+  /** Answers that broke the published specs (see `answer`); `close` throws when there are any. */
+  readonly contractViolations: string[] = [];
   private readonly creations: number[] = [];
   private readonly faults: Array<{ match: (r: FakeDocsRequest) => boolean; fault: Fault }> = [];
   /** Every fault the random mode injected, in order. */
@@ -182,8 +200,14 @@ export class FakeDocs {
     this.jobs.delete(id);
   }
 
+  /** Closes the server; throws when any answer broke the published specs, so no test passes on drift. */
   async close(): Promise<void> {
     await this.close_?.();
+    if (this.contractViolations.length > 0) {
+      throw new Error(
+        `fake-docs answered outside the published specs:\n${this.contractViolations.join('\n')}`,
+      );
+    }
   }
 
   private job(id: string): FakeJob {
@@ -281,27 +305,46 @@ export class FakeDocs {
   private route(r: FakeDocsRequest, res: ServerResponse) {
     const key = r.authorization?.replace(/^Bearer /, '');
     if (key !== FAKE_API_KEY && key !== FAKE_READONLY_KEY)
-      return sendJson(res, 401, { error: 'Invalid API key' });
+      return this.answer(r, res, 401, { error: 'Invalid API key' });
     if (r.method === 'POST' && key === FAKE_READONLY_KEY)
-      return sendJson(res, 403, { error: 'API key lacks write scope' });
+      return this.answer(r, res, 403, { error: 'API key lacks write scope' });
 
     const jobs = /^\/v2\/agent\/([^/]+)\/job(?:\/([^/]+))?(\/message)?$/.exec(r.path);
     if (jobs) {
       const [, project, id, message] = jobs;
-      if (project !== FAKE_PROJECT_ID) return sendJson(res, 404, { error: 'Project not found' });
+      if (project !== FAKE_PROJECT_ID) return this.answer(r, res, 404, { error: 'Project not found' });
       if (r.method === 'POST' && !id) return this.createJob(r, res);
       if (r.method === 'GET' && id && !message) {
         const job = this.jobs.get(decodeURIComponent(id));
-        return job ? sendJson(res, 200, publicJob(job)) : sendJson(res, 404, { error: 'Job not found' });
+        return job
+          ? this.answer(r, res, 200, this.publicJob(job))
+          : this.answer(r, res, 404, { error: 'Job not found' });
       }
       if (r.method === 'POST' && id && message) return this.sendMessage(decodeURIComponent(id), r, res);
     }
     const views = /^\/v1\/analytics\/([^/]+)\/views$/.exec(r.path);
     if (views && r.method === 'GET') {
-      if (views[1] !== FAKE_PROJECT_ID) return sendJson(res, 404, { error: 'Project not found' });
+      if (views[1] !== FAKE_PROJECT_ID) return this.answer(r, res, 404, { error: 'Project not found' });
       return this.pageViews(r, res);
     }
-    sendJson(res, 404, { error: 'Not found' });
+    this.answer(r, res, 404, { error: 'Not found' });
+  }
+
+  /** Every answer of the routes is checked against the published specs: drift fails the test, loudly. */
+  private answer(r: FakeDocsRequest, res: ServerResponse, status: number, body: unknown): void {
+    const violation = contractViolation(r.method, r.path, status, body);
+    if (violation) {
+      this.contractViolations.push(violation);
+      process.stderr.write(`fake-docs contract drift: ${violation}\n`);
+      sendJson(res, 500, { error: 'fake-docs contract drift (see test output)' });
+      return;
+    }
+    sendJson(res, status, body);
+  }
+
+  private publicJob(job: FakeJob): unknown {
+    const body = publicJob(job);
+    return this.reshape.job ? this.reshape.job(body as unknown as Record<string, unknown>) : body;
   }
 
   private promptOf(r: FakeDocsRequest): string | undefined {
@@ -319,46 +362,50 @@ export class FakeDocs {
 
   private createJob(r: FakeDocsRequest, res: ServerResponse) {
     const prompt = this.promptOf(r);
-    if (!prompt) return sendJson(res, 400, { error: 'prompt: String must contain at least 1 character(s)' });
-    if (!this.takeSlot()) return sendJson(res, 429, { error: 'Rate limit exceeded' });
+    if (!prompt)
+      return this.answer(r, res, 400, { error: 'prompt: String must contain at least 1 character(s)' });
+    if (!this.takeSlot()) return this.answer(r, res, 429, { error: 'Rate limit exceeded' });
     this.counter += 1;
     const job = this.addJob(`job_${String(this.counter).padStart(4, '0')}`, prompt);
-    sendJson(res, 201, publicJob(job));
+    this.answer(r, res, 201, this.publicJob(job));
   }
 
   private sendMessage(id: string, r: FakeDocsRequest, res: ServerResponse) {
     const job = this.jobs.get(id);
-    if (!job) return sendJson(res, 404, { error: 'Job not found' });
+    if (!job) return this.answer(r, res, 404, { error: 'Job not found' });
     const prompt = this.promptOf(r);
-    if (!prompt) return sendJson(res, 400, { error: 'prompt: String must contain at least 1 character(s)' });
-    if (!this.takeSlot()) return sendJson(res, 429, { error: 'Rate limit exceeded' });
+    if (!prompt)
+      return this.answer(r, res, 400, { error: 'prompt: String must contain at least 1 character(s)' });
+    if (!this.takeSlot()) return this.answer(r, res, 429, { error: 'Rate limit exceeded' });
     job.prompts.push(prompt);
     job.status = 'active';
-    sendJson(res, 200, publicJob(job));
+    this.answer(r, res, 200, this.publicJob(job));
   }
 
   private pageViews(r: FakeDocsRequest, res: ServerResponse) {
     const limit = r.query.has('limit') ? Number(r.query.get('limit')) : 50;
     const offset = r.query.has('offset') ? Number(r.query.get('offset')) : 0;
     if (!Number.isInteger(limit) || limit < 1 || limit > 250) {
-      return sendJson(res, 400, {
+      return this.answer(r, res, 400, {
         error: 'Invalid query parameters',
         details: [{ message: 'limit must be between 1 and 250' }],
       });
     }
     if (!Number.isInteger(offset) || offset < 0) {
-      return sendJson(res, 400, {
+      return this.answer(r, res, 400, {
         error: 'Invalid query parameters',
         details: [{ message: 'offset must be >= 0' }],
       });
     }
     const dateFrom = r.query.get('dateFrom') ?? '';
     const dateTo = r.query.get('dateTo') ?? '';
-    const dateFormat = /^\d{4}-\d{2}-\d{2}/;
-    if ((dateFrom && !dateFormat.test(dateFrom)) || (dateTo && !dateFormat.test(dateTo))) {
-      return sendJson(res, 400, {
+    // The spec allows `YYYY-MM-DD` or ISO 8601 (an instant with its offset).
+    const dateFormat = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
+    const isDate = (value: string) => dateFormat.test(value) && !Number.isNaN(Date.parse(value));
+    if ((dateFrom && !isDate(dateFrom)) || (dateTo && !isDate(dateTo))) {
+      return this.answer(r, res, 400, {
         error: 'Invalid query parameters',
-        details: [{ message: 'dates must be YYYY-MM-DD' }],
+        details: [{ message: 'dates must be YYYY-MM-DD or ISO 8601' }],
       });
     }
     const rows = this.viewsByRange.get(`${dateFrom}..${dateTo}`) ?? this.defaultViews;
@@ -366,11 +413,12 @@ export class FakeDocs {
       (t, row) => ({ human: t.human + row.human, ai: t.ai + row.ai, total: t.total + row.total }),
       { human: 0, ai: 0, total: 0 },
     );
-    sendJson(res, 200, {
+    const body: ViewsBody = {
       totals,
       views: rows.slice(offset, offset + limit),
       hasMore: offset + limit < rows.length,
-    });
+    };
+    this.answer(r, res, 200, this.reshape.views ? this.reshape.views(body, r.query) : body);
   }
 }
 

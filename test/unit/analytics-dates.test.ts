@@ -86,6 +86,7 @@ describe('report date math', () => {
     expect(resolveRange({ kind: 'this-month' }, at('2025-03-01T03:00:00Z'), 'America/New_York')).toEqual({
       from: '2025-02-01',
       toExclusive: '2025-03-01',
+      timeZone: 'America/New_York',
     });
   });
 
@@ -94,16 +95,19 @@ describe('report date math', () => {
     expect(resolveRange({ kind: 'last-week' }, at('2025-04-03T10:00:00Z'), 'Europe/Berlin')).toEqual({
       from: '2025-03-24',
       toExclusive: '2025-03-31',
+      timeZone: 'Europe/Berlin',
     });
     // On a Monday, last week is the one that just ended.
     expect(resolveRange({ kind: 'last-week' }, at('2025-03-31T06:00:00Z'), 'Europe/Berlin')).toEqual({
       from: '2025-03-24',
       toExclusive: '2025-03-31',
+      timeZone: 'Europe/Berlin',
     });
     // On a Sunday it is still the week before.
     expect(resolveRange({ kind: 'last-week' }, at('2025-03-30T12:00:00Z'), 'Europe/Berlin')).toEqual({
       from: '2025-03-17',
       toExclusive: '2025-03-24',
+      timeZone: 'Europe/Berlin',
     });
   });
 
@@ -111,10 +115,12 @@ describe('report date math', () => {
     expect(resolveRange({ kind: 'days', days: 7 }, at('2025-03-31T07:00:00Z'), 'Europe/Berlin')).toEqual({
       from: '2025-03-24',
       toExclusive: '2025-03-31',
+      timeZone: 'Europe/Berlin',
     });
     expect(resolveRange({ kind: 'days', days: 7 }, at('2025-11-03T14:00:00Z'), 'America/New_York')).toEqual({
       from: '2025-10-27',
       toExclusive: '2025-11-03',
+      timeZone: 'America/New_York',
     });
   });
 

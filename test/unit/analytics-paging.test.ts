@@ -71,6 +71,35 @@ describe('paging and sorting', () => {
     expect(views.totals.total).toBe(rows.reduce((s, r) => s + r.total, 0));
   });
 
+  it('stops when a page adds no new path although hasMore stays true (a static mock ignoring offset)', async () => {
+    const rows = makeViewRows(250);
+    docs.reshape.views = (body) => ({ ...body, views: rows, hasMore: true });
+    const budget = new InMemoryHourlyQuota(100);
+    const views = await fetchRangeViews(api, range, { maxPages: 40, budget, now: () => 0 });
+    // One page of rows, one page that repeats it: not the 40 the cap allows.
+    expect(viewsCalls()).toHaveLength(2);
+    expect(await budget.remaining()).toBe(98);
+    expect(views.pages.map((p) => p.path)).toEqual(ranked(rows));
+    expect(views.partial).toBe(true);
+  });
+
+  it('accepts fractional counts, as the spec types them number', async () => {
+    docs.defaultViews = [
+      { path: '/a', human: 10.4, ai: 2.25, total: 12.65 },
+      { path: '/b', human: 30.5, ai: 0, total: 30.5 },
+    ];
+    const views = await fetchRangeViews(api, range, {
+      maxPages: 40,
+      budget: new InMemoryHourlyQuota(100),
+      now: () => 0,
+    });
+    expect(views.pages.map((p) => [p.path, p.total])).toEqual([
+      ['/b', 30.5],
+      ['/a', 12.65],
+    ]);
+    expect(views.totals.total).toBeCloseTo(43.15);
+  });
+
   it('makes one call for a range that fits in one page, and handles an empty range', async () => {
     docs.defaultViews = makeViewRows(250);
     const one = await fetchRangeViews(api, range, {

@@ -17,6 +17,17 @@ describe('parseDocsAgentCommand', () => {
     expect(parseDocsAgentCommand('status')).toEqual({ kind: 'status_usage' });
   });
 
+  it('answers usage, never a new job, for status followed by a word that is no job id', () => {
+    for (const text of [
+      'status job/0001',
+      'status #12',
+      'status <https://x.example/job/1>',
+      `status ${'a'.repeat(200)}`,
+    ]) {
+      expect(parseDocsAgentCommand(text, () => undefined)).toEqual({ kind: 'status_usage' });
+    }
+  });
+
   it('keeps instructions that merely start with list or status as instructions', () => {
     expect(parseDocsAgentCommand('list every endpoint in the API reference')).toEqual({
       kind: 'start',

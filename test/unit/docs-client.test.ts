@@ -158,6 +158,25 @@ describe('DocsApiClient', () => {
     expect((await codeOf(client().createJob('x'))).code).toBe('bad_response');
   });
 
+  it('logs which field of a rejected body failed and why, never its values', async () => {
+    const from = logs.length;
+    handler = reply(200, {
+      totals: { human: 'sk_live_leaked_value', ai: 1, total: 2 },
+      views: [{ path: '/a', human: 1, ai: 1, total: null }],
+      hasMore: false,
+    });
+    const error = await codeOf(
+      client().getPageViews({ dateFrom: '2026-11-01', dateTo: '2026-11-08', limit: 250, offset: 0 }),
+    );
+    expect(error.code).toBe('bad_response');
+    const line = logs.slice(from).find((l) => l.includes('docs API response rejected'));
+    expect(line).toBeDefined();
+    const entry = JSON.parse(line!) as { problems: string[]; path: string };
+    expect(entry.problems).toEqual(['totals.human: expected number', 'views.0.total: expected number']);
+    expect(entry.path).toBe('/v1/analytics/proj%201/views');
+    expect(logs.slice(from).join('\n')).not.toContain('sk_live_leaked_value');
+  });
+
   it('times out a hanging server as unavailable, and the POST is not repeated', async () => {
     handler = () => undefined; // never answers
     const error = await codeOf(client(150).createJob('x'));

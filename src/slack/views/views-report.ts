@@ -21,11 +21,16 @@ export interface ReportViewOptions {
   requestedBy?: string;
 }
 
-/** `1,502,500`: en-US grouping; plain integers without Intl (a report formats dozens of numbers). */
-const n = (value: number) =>
-  Number.isSafeInteger(value)
-    ? String(value).replace(/\B(?=(\d{3})+$)/g, ',')
-    : value.toLocaleString('en-US');
+/**
+ * `1,502,500`: en-US grouping; plain integers without Intl (a report formats dozens of numbers). The spec
+ * types counts as any number, so fractions are rounded for display.
+ */
+const n = (value: number) => {
+  const rounded = Math.round(value);
+  return Number.isSafeInteger(rounded)
+    ? String(rounded).replace(/\B(?=(\d{3})+$)/g, ',')
+    : rounded.toLocaleString('en-US');
+};
 
 /** `█████░░░░░`: the human (█) and AI (░) split of a page's views. */
 export function splitBar(human: number, ai: number, cells = BAR_CELLS): string {

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { Ajv, type ValidateFunction } from 'ajv';
+
+/**
+ * The docs platform's published OpenAPI specs (vendored in `test/fixtures/openapi/`; `.ci/run` checks them
+ * against `../shared/reference/` when that folder exists) as response validators, so the fake docs platform
+ * can only answer what the specs allow.
+ */
+
+type Json = Record<string, unknown>;
+interface Spec {
+  id: 'admin' | 'analytics';
+  doc: Json;
+  /** The spec's error schema, for the statuses the reference README adds to every operation. */
+  errorSchema: string;
+}
+
+const fixtures = new URL('../fixtures/openapi/', import.meta.url);
+const load = (name: string) => JSON.parse(readFileSync(new URL(name, fixtures), 'utf8')) as Json;
+
+const SPECS: Spec[] = [
+  { id: 'admin', doc: load('admin-openapi.json'), errorSchema: 'Error' },
+  { id: 'analytics', doc: load('analytics.openapi.json'), errorSchema: 'AnalyticsErrorResponse' },
+];
+
+/**
+ * Statuses the reference README documents beyond the specs: 401 (wrong key) and 403 (scope, IP allowlist)
+ * on every call, and 404 for a project or path the platform does not know. Their bodies must still be the
+ * spec's error object.
+ */
+const PLATFORM_WIDE_STATUSES = new Set([401, 403, 404]);
+
+const ajv = new Ajv({ strict: false, allErrors: true });
+// The formats the specs use, checked as the platform would produce them.
+ajv.addFormat('uri', (value: string) => URL.canParse(value));
+ajv.addFormat('date-time', (value: string) =>
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value),
+);
+ajv.addFormat('ulid', /^[0-9A-HJKMNP-TV-Z]{26}$/);
+for (const spec of SPECS) ajv.addSchema(spec.doc, spec.id);
+
+const compiled = new Map<string, ValidateFunction>();
+
+function validator(spec: Spec, schema: Json): ValidateFunction {
+  // Local `#/components/...` refs point into the spec they came from.
+  const text = JSON.stringify(schema).replaceAll('"$ref":"#/', `"$ref":"${spec.id}#/`);
+  let validate = compiled.get(text);
+  if (!validate) {
+    validate = ajv.compile(JSON.parse(text) as Json);
+    compiled.set(text, validate);
+  }
+  return validate;
+}
+
+function findOperation(method: string, path: string): { spec: Spec; operation: Json } | undefined {
+  for (const spec of SPECS) {
+    const paths = spec.doc.paths as Record<string, Record<string, Json>>;
+    for (const [template, item] of Object.entries(paths)) {
+      const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      const operation = item[method.toLowerCase()];
+      if (operation && pattern.test(path)) return { spec, operation };
+    }
+  }
+  return undefined;
+}
+
+/** Why this response breaks the published contract, or undefined when the specs allow it. */
+export function contractViolation(
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+): string | undefined {
+  const found = findOperation(method, path);
+  if (!found) {
+    if (status !== 404) return `${method} ${path} is no operation of the specs, yet answered ${status}`;
+    return undefined;
+  }
+  const { spec, operation } = found;
+  const responses = operation.responses as Record<string, Json>;
+  const documented = responses[String(status)];
+  let schema: Json;
+  if (documented) {
+    const content = documented.content as Record<string, { schema: Json }> | undefined;
+    const json = content?.['application/json'];
+    if (!json) return body === undefined ? undefined : `${status} is documented without a body`;
+    schema = json.schema;
+  } else if (PLATFORM_WIDE_STATUSES.has(status)) {
+    schema = { $ref: `#/components/schemas/${spec.errorSchema}` };
+  } else {
+    return `${method} ${path} answered ${status}, which the ${spec.id} spec does not document (${Object.keys(responses).join(', ')})`;
+  }
+  const validate = validator(spec, schema);
+  if (validate(body)) return undefined;
+  const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message}`);
+  return `${method} ${path} ${status} breaks the ${spec.id} spec: ${problems.join('; ')}`;
+}

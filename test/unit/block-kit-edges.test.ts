@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildReport, type ReportRequest } from '../../src/analytics/report.js';
 import { DocsApiError } from '../../src/api/errors.js';
 import { type JobRecord, newJobRecord } from '../../src/domain/job.js';
+import { describeDocsFailure } from '../../src/slack/views/failures.js';
 import { docsAgentHelpView } from '../../src/slack/views/help.js';
 import { jobCardView } from '../../src/slack/views/job-card.js';
 import { jobListView, jobStatusErrorView, jobStatusView } from '../../src/slack/views/job-list.js';
@@ -65,7 +66,10 @@ describe('every message builder at its edges is accepted by Slack', () => {
       jobCardView({
         requesterId: 'U0ALICE',
         prompt: HOSTILE,
-        state: { phase: 'not_started', reason: HOSTILE },
+        state: {
+          phase: 'not_started',
+          reason: describeDocsFailure(new DocsApiError('invalid_request', 'x', { apiMessage: HOSTILE }), NOW),
+        },
       }),
     );
     for (const status of ['active', 'completed', 'failed', 'archived', 'weird'.repeat(50)]) {
@@ -98,7 +102,9 @@ describe('every message builder at its edges is accepted by Slack', () => {
     };
     // biome-ignore lint/suspicious/noExplicitAny: the platform's job, as parsed
     accepted(jobStatusView(job as any, record(1)));
-    accepted(jobStatusErrorView(HOSTILE, new DocsApiError('invalid_request', HOSTILE), NOW));
+    accepted(
+      jobStatusErrorView(HOSTILE, new DocsApiError('invalid_request', 'x', { apiMessage: HOSTILE }), NOW),
+    );
   });
 
   it('thread replies: every outcome with a 3,000+ character link, notices, refusals, private notices', () => {
@@ -111,7 +117,7 @@ describe('every message builder at its edges is accepted by Slack', () => {
       accepted(terminalReplyView(record(1, { generation: 2 }), outcome, NOW));
     accepted(noticeView(record(1), { kind: 'watch_expired', maxAgeMs: 86_400_000 }));
     accepted(noticeView(record(1), { kind: 'job_gone' }));
-    accepted(followUpRefusedView(new DocsApiError('invalid_request', HOSTILE), NOW));
+    accepted(followUpRefusedView(new DocsApiError('invalid_request', 'x', { apiMessage: HOSTILE }), NOW));
     for (const notice of [
       { kind: 'access_denied', reason: 'user' },
       { kind: 'requester_only', requesterId: 'U0ALICE' },

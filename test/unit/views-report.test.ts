@@ -3,35 +3,21 @@ import { decodeReportRequest } from '../../src/analytics/analytics-service.js';
 import type { RangeViews } from '../../src/analytics/ports.js';
 import { buildReport, type ReportRequest, toCsv } from '../../src/analytics/report.js';
 import { LIMITS } from '../../src/slack/views/limits.js';
+import type { SlackMessage } from '../../src/slack/views/types.js';
 import { viewsHelpView } from '../../src/slack/views/views-help.js';
 import { codeToken, invalidViewsCommandMessage, schedulesList } from '../../src/slack/views/views-replies.js';
 import { formatChange, splitBar, viewsReportView } from '../../src/slack/views/views-report.js';
+import { checkMessage } from '../support/slack-block-kit-limits.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: Block Kit JSON
-function checkLimits(message: { text: string; blocks: any[] }) {
+function checkLimits(message: SlackMessage) {
   expect(message.text.length).toBeGreaterThan(0);
   expect(message.text.length).toBeLessThanOrEqual(LIMITS.fallbackText);
-  expect(message.blocks.length).toBeLessThanOrEqual(LIMITS.blocks);
-  for (const block of message.blocks) {
-    if (block.type === 'header')
-      expect(Array.from(block.text.text as string).length).toBeLessThanOrEqual(LIMITS.headerText);
-    if (block.type === 'section') {
-      if (block.text)
-        expect(Array.from(block.text.text as string).length).toBeLessThanOrEqual(LIMITS.sectionText);
-      if (block.fields) {
-        expect(block.fields.length).toBeLessThanOrEqual(LIMITS.fields);
-        for (const field of block.fields) expect(field.text.length).toBeLessThanOrEqual(LIMITS.fieldText);
-      }
-    }
-    if (block.type === 'context') expect(block.elements.length).toBeLessThanOrEqual(LIMITS.contextElements);
-    if (block.type === 'actions') {
-      for (const element of block.elements) {
-        expect(element.text.text.length).toBeLessThanOrEqual(LIMITS.buttonText);
-        expect(element.value.length).toBeLessThanOrEqual(LIMITS.buttonValue);
-      }
-    }
-  }
+  expect(checkMessage(message)).toEqual({ ok: true });
 }
+
+/** The blocks as plain JSON, to look inside them. */
+// biome-ignore lint/suspicious/noExplicitAny: inspecting Block Kit JSON
+const blocksOf = (message: SlackMessage): any[] => message.blocks;
 
 function rangeViews(count: number, pathOf: (i: number) => string): RangeViews {
   const pages = Array.from({ length: count }, (_, i) => ({
@@ -73,7 +59,7 @@ describe('report view', () => {
     const message = viewsReportView(report, { siteUrl: 'https://docs.acme.dev/', interactive: true });
     checkLimits(message);
     const json = JSON.stringify(message.blocks);
-    expect(message.blocks[0].text.text).toBe('Page views · Last 7 days: 2025-03-03 – 2025-03-09 (UTC)');
+    expect(blocksOf(message)[0].text.text).toBe('Page views · Last 7 days: 2025-03-03 – 2025-03-09 (UTC)');
     expect(json).toContain(
       '*1.* <https://docs.acme.dev/docs/page-0|/docs/page-0>  *300*  `███████░░░` 210 human · 90 AI',
     );
@@ -141,7 +127,7 @@ describe('report view', () => {
         interactive: true,
       },
     );
-    const button = message.blocks.find((b) => b.type === 'actions').elements[0];
+    const button = blocksOf(message).find((b) => b.type === 'actions').elements[0];
     expect(decodeReportRequest(button.value)).toEqual(req);
     expect(
       decodeReportRequest('{"f":"2025-03-10","t":"2025-03-03","l":"x","z":"UTC","n":5}'),

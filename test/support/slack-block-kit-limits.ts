@@ -65,7 +65,9 @@ export function checkMessage(
   const errors: string[] = [];
   const max = surface === 'message' ? SLACK_LIMITS.messageBlocks : SLACK_LIMITS.surfaceBlocks;
   if (blocks.length > max) errors.push(`must be less than ${max + 1} items [json-pointer:/blocks]`);
-  blocks.forEach((block, i) => checkBlock(block, `/blocks/${i}`, errors));
+  blocks.forEach((block, i) => {
+    checkBlock(block, `/blocks/${i}`, errors);
+  });
   if (errors.length > 0) return { ok: false, error: 'invalid_blocks', errors };
   if (totalBlockText(blocks) > SLACK_LIMITS.totalBlockText)
     return { ok: false, error: 'msg_blocks_too_long' };
@@ -105,9 +107,9 @@ function checkBlock(block: unknown, pointer: string, errors: string[]): void {
         if (!Array.isArray(block.fields) || block.fields.length > SLACK_LIMITS.fields)
           errors.push(`must be less than ${SLACK_LIMITS.fields + 1} items [json-pointer:${pointer}/fields]`);
         if (Array.isArray(block.fields))
-          block.fields.forEach((f, i) =>
-            textObject(f, `${pointer}/fields/${i}`, SLACK_LIMITS.fieldText, errors),
-          );
+          block.fields.forEach((f, i) => {
+            textObject(f, `${pointer}/fields/${i}`, SLACK_LIMITS.fieldText, errors);
+          });
       }
       if (block.accessory !== undefined) checkElement(block.accessory, `${pointer}/accessory`, errors);
       return;
@@ -145,7 +147,9 @@ function checkBlock(block: unknown, pointer: string, errors: string[]): void {
         );
         return;
       }
-      elements.forEach((e, i) => checkElement(e, `${pointer}/elements/${i}`, errors));
+      elements.forEach((e, i) => {
+        checkElement(e, `${pointer}/elements/${i}`, errors);
+      });
       return;
     }
     case 'divider':

@@ -157,9 +157,49 @@ describe('every message builder at its edges is accepted by Slack', () => {
       const message = viewsReportView(report, { siteUrl: 'https://docs.acme.dev/en/latest', interactive });
       accepted(message);
       expect(totalBlockText(message.blocks)).toBeLessThanOrEqual(SLACK_LIMITS.totalBlockText);
-      // Degraded on purpose: the reader is told how many rows are shown and where the rest is.
-      expect(JSON.stringify(message.blocks)).toMatch(/Showing the top \d+ of 50 pages/);
+      // Degraded on purpose: every row is shown, the lower ones without links, and the reader is told.
+      const json = JSON.stringify(message.blocks);
+      expect(json).toContain('*50.*');
+      expect(json).toMatch(/Pages \d+–50 are shown without links: Slack limits how long a message can be/);
     }
+  });
+
+  it('a ranking too long even without links shows fewer rows and says so', () => {
+    // `&` is escaped to `&amp;`: 150 of them make each row about 800 characters.
+    const pages = Array.from({ length: 60 }, (_, i) => ({
+      path: `/${i}${'&'.repeat(200)}`,
+      human: 100 - i,
+      ai: 1,
+      total: 101 - i,
+    }));
+    const request: ReportRequest = {
+      range: { from: '2025-03-03', toExclusive: '2025-03-10' },
+      label: 'Last 7 days',
+      timeZone: 'UTC',
+      top: 50,
+      prefix: undefined,
+    };
+    const views = {
+      range: request.range,
+      totals: { human: 1, ai: 1, total: 2 },
+      pages,
+      partial: true,
+      requests: 1,
+      fetchedAt: NOW,
+    };
+    const message = viewsReportView(buildReport(request, views, undefined), {
+      siteUrl: 'https://docs.acme.dev',
+      interactive: true,
+    });
+    accepted(message);
+    const json = JSON.stringify(message.blocks);
+    const shown = Number(/Showing the top (\d+) of 50 pages/.exec(json)?.[1]);
+    expect(shown).toBeGreaterThan(5);
+    expect(shown).toBeLessThan(50);
+    expect(json).toContain(`*Top ${shown} pages*`);
+    expect(json).toContain(`*${shown}.*`);
+    expect(json).not.toContain(`*${shown + 1}.*`);
+    expect(json).toContain('Post to channel');
   });
 });
 

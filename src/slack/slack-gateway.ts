@@ -364,6 +364,8 @@ function classify(error: unknown): Classified {
 function isBlocksProblem(code: string): boolean {
   return (
     code === 'invalid_blocks' ||
+    // Undocumented: more than ~12,000 characters of text across the blocks (bolt-js #2509).
+    code === 'msg_blocks_too_long' ||
     code === 'msg_too_long' ||
     code === 'invalid_blocks_format' ||
     code === 'too_many_blocks'

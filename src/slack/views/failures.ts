@@ -56,6 +56,13 @@ export function describeSlackDeliveryFailure(code: string | undefined): string {
     case 'restricted_action':
     case 'cant_post_message':
       return "This channel doesn't allow me to post. Ask a channel manager to allow apps, or use another channel.";
+    case 'msg_blocks_too_long':
+    case 'msg_too_long':
+    case 'invalid_blocks':
+    case 'invalid_blocks_format':
+    case 'too_many_blocks':
+      // The same message would be refused again: never suggest a retry that fails forever.
+      return `Slack refused my message as too long or malformed (\`${code}\`), so the job was not started; trying again will not help. Shorten the instruction, and if it keeps happening ask an admin to check the bot's logs.`;
     case 'shutting_down':
       return 'I was restarting before I could post the job here, so it was not started. Try again in a minute.';
     default:

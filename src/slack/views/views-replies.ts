@@ -51,7 +51,18 @@ export function describeUploadFailure(code: string | undefined): string {
   return `I couldn't upload the CSV${code ? ` (\`${escapeMrkdwn(code)}\`)` : ''}. Try again in a moment.`;
 }
 
+/** Slack refusals that depend on the message itself: the same message is refused every time. */
+const REFUSED_AS_MESSAGE = new Set([
+  'msg_blocks_too_long',
+  'msg_too_long',
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'too_many_blocks',
+]);
+
 export function describePostFailure(code: string | undefined): string {
+  if (code && REFUSED_AS_MESSAGE.has(code))
+    return `Slack refused the report as too long or malformed (\`${escapeMrkdwn(code)}\`), so it was not posted; posting it again will not help. Ask for fewer pages (\`top 10\`) or add \`csv\` to get every page as a file.`;
   return describeSlackDeliveryFailure(code).replace('the job was not started', 'the report was not posted');
 }
 

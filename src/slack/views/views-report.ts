@@ -156,7 +156,7 @@ export function viewsReportView(report: ViewsReport, options: ReportViewOptions)
   blocks.push({ type: 'divider' });
   const tail: KnownBlock[] = [];
   const footer = [
-    plural(report.pagesCounted, 'page') + ' counted',
+    `${plural(report.pagesCounted, 'page')} counted`,
     `generated ${slackTime(report.generatedAt, '{date_short_pretty} at {time}')}`,
     ...(options.requestedBy ? [`requested by <@${options.requestedBy}>`] : []),
   ].join(' · ');

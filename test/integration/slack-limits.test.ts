@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/http.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+let app: TestApp | undefined;
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: Block Kit JSON as Slack received it
+type Blocks = any[];
+
+describe('messages Slack accepts, end to end against the enforcing fake Slack', () => {
+  it('a top 50 report with 200-character paths and DOCS_SITE_URL is shown, then posted to the channel', async () => {
+    app = await startTestApp({ env: { DOCS_SITE_URL: 'https://docs.acme.dev/en/latest' } });
+    app.docs.defaultViews = Array.from({ length: 80 }, (_, i) => ({
+      path: `/${`guides-${i}/`.repeat(25)}`.slice(0, 200),
+      human: 1000 - i,
+      ai: 10,
+      total: 1010 - i,
+    }));
+
+    await app.command({ command: '/docs-views', text: 'top 50' });
+    const shown = await waitFor(() => app!.slack.responses[0], { what: 'ephemeral report' });
+    const blocks = shown.body.blocks as Blocks;
+    expect(JSON.stringify(blocks)).toContain('*50.*');
+    const button = blocks.flatMap((b) => (b.type === 'actions' ? b.elements : []))[0];
+
+    await app.interaction({
+      type: 'block_actions',
+      team: { id: 'T0TEAM', domain: 'acme' },
+      user: { id: 'U0ALICE', name: 'alice', team_id: 'T0TEAM' },
+      api_app_id: 'A0DOCSAGENT',
+      token: 'deprecated',
+      trigger_id: '1.2.3',
+      container: { type: 'message', message_ts: '1.000001', channel_id: 'C0DOCS', is_ephemeral: true },
+      channel: { id: 'C0DOCS', name: 'docs' },
+      response_url: app.slack.responseUrl('post-button'),
+      actions: [
+        {
+          type: 'button',
+          action_id: 'docs_views_post',
+          block_id: 'b1',
+          value: button.value,
+          action_ts: '1.5',
+        },
+      ],
+    });
+    const posted = await waitFor(() => app!.slack.messages.find((m) => m.channel === 'C0DOCS'), {
+      what: 'report in the channel',
+    });
+    const json = JSON.stringify(posted.blocks);
+    expect(json).toContain('*50.*');
+    expect(json).toContain('shown without links: Slack limits how long a message can be');
+    const answer = await waitFor(() => app!.slack.responses.find((r) => r.path.endsWith('/post-button')), {
+      what: 'button answer',
+    });
+    expect(answer.body.text).toBe('Posted the report to the channel.');
+    expect(app.slack.blockKit.refusals).toEqual([]);
+  });
+
+  it('a report Slack refuses as too long is posted as text, and a refusal that would repeat is not "try again"', async () => {
+    app = await startTestApp();
+    app.docs.defaultViews = [{ path: '/docs/a', human: 5, ai: 1, total: 6 }];
+    await app.command({ command: '/docs-views', text: 'top 5' });
+    const shown = await waitFor(() => app!.slack.responses[0], { what: 'ephemeral report' });
+    const value = (shown.body.blocks as Blocks).flatMap((b) => (b.type === 'actions' ? b.elements : []))[0]
+      .value;
+    const click = (id: string) =>
+      app!.interaction({
+        type: 'block_actions',
+        team: { id: 'T0TEAM', domain: 'acme' },
+        user: { id: 'U0ALICE', name: 'alice', team_id: 'T0TEAM' },
+        api_app_id: 'A0DOCSAGENT',
+        token: 'deprecated',
+        trigger_id: '1.2.3',
+        container: { type: 'message', message_ts: '1.000001', channel_id: 'C0DOCS', is_ephemeral: true },
+        channel: { id: 'C0DOCS', name: 'docs' },
+        response_url: app!.slack.responseUrl(id),
+        actions: [{ type: 'button', action_id: 'docs_views_post', block_id: 'b1', value, action_ts: '1.5' }],
+      });
+    const answerTo = (id: string) =>
+      waitFor(() => app!.slack.responses.find((r) => r.path.endsWith(`/${id}`)), { what: `answer ${id}` });
+
+    app.slack.inject('chat.postMessage', { kind: 'error', error: 'msg_blocks_too_long' });
+    await click('first');
+    expect((await answerTo('first')).body.text).toBe('Posted the report to the channel.');
+    const posted = app.slack.messages.find((m) => m.channel === 'C0DOCS');
+    expect(posted?.blocks).toBeUndefined();
+    expect(posted?.text).toContain('6 total');
+
+    // Refused even as text: the user learns that the same post would be refused again.
+    app.slack.inject('chat.postMessage', { kind: 'error', error: 'msg_too_long' }, 2);
+    await click('second');
+    const answer = String((await answerTo('second')).body.text);
+    expect(answer).toContain('posting it again will not help');
+    expect(answer).not.toMatch(/try again/i);
+  });
+});

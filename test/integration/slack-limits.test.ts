@@ -97,4 +97,31 @@ describe('messages Slack accepts, end to end against the enforcing fake Slack', 
     expect(answer).toContain('posting it again will not help');
     expect(answer).not.toMatch(/try again/i);
   });
+
+  it('a PR link over 3,000 characters is reported as a pull request, shown as a text link', async () => {
+    app = await startTestApp();
+    await app.command({ text: 'Document the long links' });
+    const job = await waitFor(() => (app!.docs.jobs.size === 1 ? app!.docs.onlyJob : undefined), {
+      what: 'job',
+    });
+    const card = await waitFor(() => app!.slack.messages.find((m) => !m.thread_ts), { what: 'card' });
+    const prLink = `https://github.com/acme/docs/pull/42?${'tab=files&'.repeat(330)}`;
+    expect(prLink.length).toBeGreaterThan(3000);
+    // Slack refuses the first try of the reply's blocks: the text that remains still pings and links.
+    app.slack.inject('chat.postMessage', { kind: 'error', error: 'invalid_blocks' });
+    app.docs.complete(job.id, prLink);
+    const reply = await waitFor(() => app!.slack.threadReplies(card.channel, card.ts)[0], { what: 'reply' });
+    expect(reply.text).toContain('<@U0ALICE>');
+    expect(reply.text).toContain(prLink);
+    expect(reply.text).not.toContain('without changing any files');
+    const updated = await waitFor(
+      () => {
+        const json = JSON.stringify(app!.slack.message(card.channel, card.ts)?.blocks);
+        return json.includes('Done: pull request opened') ? json : undefined;
+      },
+      { what: 'final card' },
+    );
+    expect(updated).toContain(`"type":"link","url":"${prLink}"`);
+    expect(app.slack.blockKit.refusals).toEqual([]);
+  });
 });

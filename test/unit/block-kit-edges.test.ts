@@ -84,6 +84,20 @@ describe('every message builder at its edges is accepted by Slack', () => {
     }
   });
 
+  it('a list of 30 jobs whose instructions escape to five times their length stays within the total', () => {
+    const records = Array.from({ length: 30 }, (_, i) => record(i, { prompt: '&<>'.repeat(1300) }));
+    const message = jobListView(records, NOW);
+    accepted(message);
+    const json = JSON.stringify(message.blocks);
+    expect(json).toMatch(/…and \d+ more/);
+    // Every entry keeps its thread link whole.
+    const entries = message.blocks.filter((b) => b.type === 'section').slice(1);
+    expect(entries.length).toBeGreaterThan(5);
+    for (const entry of entries)
+      expect(JSON.stringify(entry)).toMatch(/<https:\/\/slack\.com\/archives\/C1\/p\d+\|thread>/);
+    expect(json).not.toMatch(/&a…|&am…|&l…|&g…/);
+  });
+
   it('job list of 30 jobs and status of a job with every field at its longest', () => {
     accepted(
       jobListView(

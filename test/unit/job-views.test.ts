@@ -3,6 +3,7 @@ import { type JobRecord, newJobRecord } from '../../src/domain/job.js';
 import { describeSlackDeliveryFailure } from '../../src/slack/views/failures.js';
 import { formatDuration, repositoryLabel, slackTime } from '../../src/slack/views/format.js';
 import { jobCardView } from '../../src/slack/views/job-card.js';
+import { jobStatusView } from '../../src/slack/views/job-list.js';
 import { noticeView, terminalReplyView } from '../../src/slack/views/job-replies.js';
 import { LIMITS, truncate } from '../../src/slack/views/limits.js';
 import type { SlackMessage } from '../../src/slack/views/types.js';
@@ -48,6 +49,47 @@ const json = (message: SlackMessage): any[] => message.blocks;
 
 /** Text that Slack would turn into a ping if it reached mrkdwn unescaped. */
 const PINGS = /<!channel>|<!here>|<!everyone>|<@U0EVIL>|<!subteam/;
+
+describe('job status and replies', () => {
+  const job = {
+    id: 'job_0001',
+    status: 'active',
+    repository: 'https://github.com/acme/docs',
+    ref: 'docs-agent/429',
+    model: 'claude',
+    prLink: null,
+    createdAt: '2026-11-21T09:58:55Z',
+    archivedAt: null,
+  };
+
+  it('/docs-agent status uses the card words and Slack date formatting, not raw status and ISO time', () => {
+    const view = jobStatusView(job, record());
+    const text = JSON.stringify(view.blocks);
+    expect(text).toContain('*Working: the agent is editing the docs*');
+    expect(text).not.toContain('*active*');
+    expect(text).toContain(`<!date^${Date.parse(job.createdAt) / 1000}^{date_short_pretty} at {time}|`);
+    expect(text).not.toContain('2026-11-21T09:58:55Z');
+    expect(view.text).toBe('Docs agent job job_0001: Working: the agent is editing the docs');
+  });
+
+  it('the failed reply says what is known and where to look, not that nothing changed', () => {
+    const reply = terminalReplyView(record({ status: 'failed' }), { kind: 'failed' }, NOW);
+    const text = JSON.stringify(reply.blocks);
+    expect(text).not.toContain('Nothing was changed');
+    expect(text).toContain('no pull request was opened');
+    expect(text).toContain('branch `docs-agent/429`');
+    expect(text).toContain('docs dashboard');
+  });
+
+  it('the terminal reply text keeps the mention and the whole PR link, for when Slack refuses the blocks', () => {
+    const prLink = `https://github.com/acme/docs/pull/7?${'x'.repeat(3200)}`;
+    const reply = terminalReplyView(record(), { kind: 'pull_request', prLink }, NOW);
+    expect(reply.text).toContain('<@U0ALICE>');
+    expect(reply.text).toContain(prLink);
+    expect(checkMessage(reply)).toEqual({ ok: true });
+    expect(JSON.stringify(reply.blocks)).toContain(`"url":"${prLink}"`);
+  });
+});
 
 describe('job card', () => {
   it('shows requester, status and details once tracked', () => {

@@ -26,13 +26,18 @@ interface StatusLine {
 export function statusLine(record: JobRecord): StatusLine {
   if (record.watchEnded === 'gone')
     return { emoji: ':grey_question:', label: 'Job no longer exists on the docs platform' };
-  switch (record.status) {
+  if (record.status === 'active' && record.watchEnded === 'expired')
+    return { emoji: ':zzz:', label: 'Still running when the bot stopped watching' };
+  return statusWords(record.status, record.prLink);
+}
+
+/** A platform status in the words the card uses (also for `/docs-agent status`). */
+export function statusWords(status: string, prLink: string | null): StatusLine {
+  switch (status) {
     case 'active':
-      return record.watchEnded === 'expired'
-        ? { emoji: ':zzz:', label: 'Still running when the bot stopped watching' }
-        : { emoji: ':gear:', label: 'Working: the agent is editing the docs' };
+      return { emoji: ':gear:', label: 'Working: the agent is editing the docs' };
     case 'completed':
-      return record.prLink
+      return prLink
         ? { emoji: ':white_check_mark:', label: 'Done: pull request opened' }
         : { emoji: ':white_check_mark:', label: 'Done: no files changed' };
     case 'failed':
@@ -40,7 +45,7 @@ export function statusLine(record: JobRecord): StatusLine {
     case 'archived':
       return { emoji: ':file_cabinet:', label: 'Archived' };
     default:
-      return { emoji: ':gear:', label: `Working (${escapeMrkdwn(oneLine(record.status, 40))})` };
+      return { emoji: ':gear:', label: `Working (${escapeMrkdwn(oneLine(status, 40))})` };
   }
 }
 

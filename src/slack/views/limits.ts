@@ -11,6 +11,8 @@ export const LIMITS = {
   buttonValue: 2000,
   /** Top-level `text`: Slack truncates beyond 40,000; keep notifications short. */
   fallbackText: 3000,
+  /** Slack's hard limit on top-level `text`, for texts that must carry a long link whole. */
+  messageText: 40_000,
   richTextQuote: 3500,
 } as const;
 

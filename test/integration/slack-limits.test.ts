@@ -124,4 +124,34 @@ describe('messages Slack accepts, end to end against the enforcing fake Slack', 
     expect(updated).toContain(`"type":"link","url":"${prLink}"`);
     expect(app.slack.blockKit.refusals).toEqual([]);
   });
+
+  it('an ephemeral answer Slack refuses is sent again as plain text instead of silence', async () => {
+    app = await startTestApp();
+    app.slack.blockKit.refuseNextBlocksResponse('invalid_blocks');
+    await app.command({ text: 'status job_missing', response_url: app.slack.responseUrl('status') });
+    const answer = await waitFor(() => app!.slack.responses.find((r) => r.path.endsWith('/status')), {
+      what: 'plain-text answer',
+    });
+    expect(answer.body.blocks).toBeUndefined();
+    expect(String(answer.body.text)).toContain('No job `job_missing` exists in this docs project');
+  });
+
+  it('response_url answers like Slack: 400 for bad blocks, used_url after 5 uses, expired after 30 minutes', async () => {
+    app = await startTestApp();
+    const post = (id: string, body: unknown) =>
+      fetch(app!.slack.responseUrl(id), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (r) => `${r.status} ${await r.text()}`);
+    const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
+    expect(await post('a', { text: 'x', blocks: [section('y'.repeat(3001))] })).toBe('400 invalid_blocks');
+    for (let i = 0; i < 4; i++) expect(await post('a', { text: 'ok' })).toMatch(/^200/);
+    expect(await post('a', { text: 'ok' })).toBe('404 used_url');
+    const start = Date.now();
+    app.slack.blockKit.now = () => start;
+    expect(await post('b', { text: 'ok' })).toMatch(/^200/);
+    app.slack.blockKit.now = () => start + 31 * 60_000;
+    expect(await post('b', { text: 'ok' })).toBe('404 expired_url');
+  });
 });

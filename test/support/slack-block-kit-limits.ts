@@ -188,6 +188,12 @@ export class BlockKitEnforcer {
   now: () => number = () => Date.now();
   private readonly issuedAt = new Map<string, number>();
   private readonly uses = new Map<string, number>();
+  private readonly forcedRefusals: string[] = [];
+
+  /** The next response_url answer that carries blocks is refused with HTTP 400 and this error. */
+  refuseNextBlocksResponse(error = 'invalid_blocks'): void {
+    this.forcedRefusals.push(error);
+  }
 
   methodRefusal(method: string, args: Json): BlockKitVerdict | undefined {
     if (!BLOCK_KIT_METHODS.has(method)) return undefined;
@@ -205,6 +211,8 @@ export class BlockKitEnforcer {
     this.uses.set(path, uses);
     if (this.now() - issuedAt > 30 * 60_000) return { status: 404, error: 'expired_url' };
     if (uses > 5) return { status: 404, error: 'used_url' };
+    if (Array.isArray(body.blocks) && body.blocks.length > 0 && this.forcedRefusals.length > 0)
+      return { status: 400, error: this.forcedRefusals.shift()! };
     const verdict = checkMessage(body);
     if (verdict.ok) return undefined;
     this.refusals.push({ method: 'response_url', verdict });

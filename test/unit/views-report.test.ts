@@ -72,6 +72,16 @@ describe('report view', () => {
     expect(message.text).toContain('Top page: /docs/page-0 (300)');
   });
 
+  it('writes singular counts in the singular', () => {
+    const views = rangeViews(1, (i) => `/docs/only-${i}`);
+    const report = buildReport(request({ top: 5, prefix: '/docs' }), views, undefined);
+    const json = JSON.stringify(viewsReportView(report, { siteUrl: undefined, interactive: false }).blocks);
+    expect(json).toContain('*Top 1 page under `/docs`*');
+    expect(json).toContain('1 page counted');
+    expect(json).toContain('1 page ·');
+    expect(json).not.toMatch(/\b1 pages\b/);
+  });
+
   it('groups thousands as en-US does', () => {
     const views = rangeViews(1, () => '/big');
     const big = { ...views, totals: { human: 1_234_567, ai: 1_000, total: 1_235_567 } };
@@ -204,5 +214,43 @@ describe('help and replies', () => {
       'C1',
     );
     expect(text).toContain('<#C1> (this channel): every Monday at 09:00 (Europe/Berlin), by <@U1>');
+  });
+
+  it('describes a cron with a named weekday (as in .env.example) like a numeric one', () => {
+    const text = schedulesList(
+      [
+        {
+          channelId: 'C2',
+          cron: '0 9 * * MON',
+          timeZone: 'UTC',
+          createdBy: 'U1',
+          createdAt: 0,
+          source: 'env',
+          nextRun: undefined,
+        },
+        {
+          channelId: 'C3',
+          cron: '30 17 * * fri',
+          timeZone: 'UTC',
+          createdBy: 'U1',
+          createdAt: 0,
+          source: 'env',
+          nextRun: undefined,
+        },
+        {
+          channelId: 'C4',
+          cron: '0 9 * * 1-5',
+          timeZone: 'UTC',
+          createdBy: 'U1',
+          createdAt: 0,
+          source: 'env',
+          nextRun: undefined,
+        },
+      ],
+      'C1',
+    );
+    expect(text).toContain('<#C2>: every Monday at 09:00 (UTC)');
+    expect(text).toContain('<#C3>: every Friday at 17:30 (UTC)');
+    expect(text).toContain('<#C4>: every cron `0 9 * * 1-5` (UTC)');
   });
 });

@@ -1,3 +1,4 @@
+import { describeWeeklyCron } from '../../analytics/cron-times.js';
 import type { WeeklySchedule } from '../../analytics/ports.js';
 import { DocsApiError } from '../../api/errors.js';
 import { AppError } from '../../errors.js';
@@ -67,10 +68,7 @@ export function describePostFailure(code: string | undefined): string {
 }
 
 function describeCron(schedule: WeeklySchedule): string {
-  const match = /^(\d{1,2}) (\d{1,2}) \* \* ([0-6])$/.exec(schedule.cron);
-  if (!match) return `cron \`${escapeMrkdwn(schedule.cron)}\``;
-  const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-  return `${days[Number(match[3])]} at ${match[2]!.padStart(2, '0')}:${match[1]!.padStart(2, '0')}`;
+  return describeWeeklyCron(schedule.cron) ?? `cron \`${escapeMrkdwn(schedule.cron)}\``;
 }
 
 export function scheduleConfirmation(

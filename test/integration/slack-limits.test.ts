@@ -154,4 +154,30 @@ describe('messages Slack accepts, end to end against the enforcing fake Slack', 
     app.slack.blockKit.now = () => start + 31 * 60_000;
     expect(await post('b', { text: 'ok' })).toBe('404 expired_url');
   });
+
+  it('limit texts name the configured AGENT_JOBS_PER_HOUR and ANALYTICS_HOURLY_BUDGET, not 100', async () => {
+    app = await startTestApp({ env: { AGENT_JOBS_PER_HOUR: '1', ANALYTICS_HOURLY_BUDGET: '3' } });
+    await app.command({ text: 'First job' });
+    await waitFor(() => app!.docs.jobs.size === 1, { what: 'first job' });
+    await app.command({ text: 'Second job' });
+    const card = await waitFor(
+      () => app!.slack.messages.map((m) => JSON.stringify(m.blocks)).find((b) => b.includes('Not started')),
+      { what: 'refused card' },
+    );
+    expect(card).toContain('hourly limit for agent jobs (1 job per hour)');
+    expect(card).not.toContain('100');
+
+    app.docs.defaultViews = [{ path: '/a', human: 1, ai: 1, total: 2 }];
+    await app.command({ command: '/docs-views', text: '7d', response_url: app.slack.responseUrl('views-1') });
+    await waitFor(() => app!.slack.responses.find((r) => r.path.endsWith('/views-1')), { what: 'report' });
+    await app.command({
+      command: '/docs-views',
+      text: '30d',
+      response_url: app.slack.responseUrl('views-2'),
+    });
+    const refused = await waitFor(() => app!.slack.responses.find((r) => r.path.endsWith('/views-2')), {
+      what: 'refusal',
+    });
+    expect(String(refused.body.text)).toContain('analytics budget (3 requests per hour, shared');
+  });
 });

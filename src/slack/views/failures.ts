@@ -8,7 +8,18 @@ import { oneLine } from './limits.js';
  * What a user reads when something fails: what happened and what to do. Chosen by error code only,
  * so no internal detail (and never a key or token) reaches Slack.
  */
-export function describeDocsFailure(error: unknown, now: number, action = 'start the job'): string {
+/** The hourly budgets as configured (AGENT_JOBS_PER_HOUR, ANALYTICS_HOURLY_BUDGET), for the texts that name them. */
+export interface HourlyLimits {
+  jobsPerHour?: number;
+  analyticsPerHour?: number;
+}
+
+export function describeDocsFailure(
+  error: unknown,
+  now: number,
+  action = 'start the job',
+  limits: HourlyLimits = {},
+): string {
   if (error instanceof DocsApiError) {
     switch (error.code) {
       case 'unauthorized':
@@ -16,7 +27,7 @@ export function describeDocsFailure(error: unknown, now: number, action = 'start
       case 'forbidden':
         return `The docs platform refused the bot's API key (403), so I could not ${action}. An admin must check that the key has write scope and that its IP allowlist includes this bot.`;
       case 'rate_limited':
-        return `The project's hourly limit for agent jobs (100 per hour) is reached, so I could not ${action}. ${retryHint(error.retryAfterMs, now)}`;
+        return `The project's hourly limit for agent jobs${limits.jobsPerHour ? ` (${perHour(limits.jobsPerHour, 'job')})` : ''} is reached, so I could not ${action}. ${retryHint(error.retryAfterMs, now)}`;
       case 'invalid_request':
         return `The docs platform refused the instruction${error.apiMessage ? `: “${escapeMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Rephrase it and try again.`;
       case 'not_found':
@@ -37,6 +48,11 @@ export function describeDocsFailure(error: unknown, now: number, action = 'start
       : `I can't reach my state store right now, so I could not ${action}. Try again in a minute.`;
   }
   return `Something went wrong and I could not ${action}. Try again; if it keeps happening, ask an admin to check the bot's logs.`;
+}
+
+/** `1 job per hour`, `1,000 requests per hour`. */
+export function perHour(count: number, noun: string): string {
+  return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'} per hour`;
 }
 
 export function retryHint(retryAfterMs: number | undefined, now: number): string {

@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import { type AgentJob, isTerminal, type JobRecord } from '../../domain/job.js';
 import { escapeMrkdwn } from '../markup.js';
-import { describeDocsFailure } from './failures.js';
+import { describeDocsFailure, type HourlyLimits } from './failures.js';
 import { formatDuration, mrkdwnLink, repositoryLabel, slackTime } from './format.js';
 import { pullRequestActions, statusLine, statusWords } from './job-card.js';
 import { blockTextLength, fitLink, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
@@ -120,12 +120,17 @@ export function jobStatusView(job: AgentJob, record: JobRecord | undefined): Sla
 }
 
 /** Why `/docs-agent status <id>` could not show the job. */
-export function jobStatusErrorView(jobId: string, error: unknown, now: number): SlackMessage {
+export function jobStatusErrorView(
+  jobId: string,
+  error: unknown,
+  now: number,
+  limits: HourlyLimits = {},
+): SlackMessage {
   const code = (error as { code?: unknown } | null)?.code;
   const text =
     code === 'not_found'
       ? `No job \`${escapeMrkdwn(oneLine(jobId, 100))}\` exists in this docs project. Check the id on the job card (or with \`/docs-agent list\`).`
-      : describeDocsFailure(error, now, 'look the job up');
+      : describeDocsFailure(error, now, 'look the job up', limits);
   return {
     text: oneLine(text, LIMITS.fallbackText),
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],

@@ -3,7 +3,7 @@ import type { JobRecord } from '../../domain/job.js';
 import type { PrivateNotice } from '../../services/conversation-service.js';
 import type { TerminalOutcome, ThreadNotice } from '../../services/ports.js';
 import { escapeMrkdwn } from '../markup.js';
-import { describeDocsFailure } from './failures.js';
+import { describeDocsFailure, type HourlyLimits } from './failures.js';
 import { formatDuration } from './format.js';
 import { pullRequestActions, safeId } from './job-card.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
@@ -82,7 +82,7 @@ export function noticeView(record: JobRecord, notice: ThreadNotice): SlackMessag
 }
 
 /** Why a reply in a job's thread did not reach the agent, and what to do. Posted in the thread. */
-export function followUpRefusedView(error: unknown, now: number): SlackMessage {
+export function followUpRefusedView(error: unknown, now: number, limits: HourlyLimits = {}): SlackMessage {
   let text: string;
   if (error instanceof DocsApiError && error.code === 'not_found') {
     text =
@@ -91,7 +91,7 @@ export function followUpRefusedView(error: unknown, now: number): SlackMessage {
     text =
       ":warning: The docs platform is down or did not answer in time, so I can't tell whether the agent got your reply. Wait a few minutes and check this thread before sending it again.";
   } else {
-    text = `:warning: ${describeDocsFailure(error, now, 'pass your reply to the agent')}`;
+    text = `:warning: ${describeDocsFailure(error, now, 'pass your reply to the agent', limits)}`;
   }
   return {
     text: 'Your reply did not reach the docs agent',

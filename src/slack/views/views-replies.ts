@@ -3,7 +3,7 @@ import type { WeeklySchedule } from '../../analytics/ports.js';
 import { DocsApiError } from '../../api/errors.js';
 import { AppError } from '../../errors.js';
 import { escapeMrkdwn } from '../markup.js';
-import { describeSlackDeliveryFailure, retryHint } from './failures.js';
+import { describeSlackDeliveryFailure, type HourlyLimits, perHour, retryHint } from './failures.js';
 import { slackTime } from './format.js';
 import { oneLine } from './limits.js';
 
@@ -17,17 +17,18 @@ export function invalidViewsCommandMessage(command: string, token: string, probl
 }
 
 /** What went wrong with a report, and what to do. Chosen by error code; never leaks internals. */
-export function describeViewsFailure(error: unknown, now: number): string {
+export function describeViewsFailure(error: unknown, now: number, limits: HourlyLimits = {}): string {
   if (error instanceof AppError && error.code === 'analytics_budget_exhausted') {
     const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
-    return `The organisation's analytics budget (requests per hour, shared with every analytics tool) would run out, so I didn't fetch anything. ${retryHint(retryAfterMs, now)} Reports already fetched in the last few minutes are still available.`;
+    const budget = limits.analyticsPerHour ? `${perHour(limits.analyticsPerHour, 'request')}, ` : '';
+    return `The organisation's analytics budget (${budget}shared with every analytics tool) would run out, so I didn't fetch anything. ${retryHint(retryAfterMs, now)} Reports already fetched in the last few minutes are still available.`;
   }
   if (error instanceof DocsApiError) {
     switch (error.code) {
       case 'invalid_request':
         return `The docs platform refused the request${error.apiMessage ? `: “${escapeMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Check the range (dates as \`YYYY-MM-DD\`) and try again.`;
       case 'rate_limited':
-        return `The docs platform's analytics limit (100 requests per organisation per hour) is reached, possibly by other tools. ${retryHint(error.retryAfterMs, now)}`;
+        return `The docs platform's analytics limit for the organisation${limits.analyticsPerHour ? ` (${perHour(limits.analyticsPerHour, 'request')})` : ''} is reached, possibly by other tools. ${retryHint(error.retryAfterMs, now)}`;
       case 'unavailable':
         return 'The docs platform failed or did not answer in time, so I have no report. Try again in a few minutes.';
       case 'unauthorized':

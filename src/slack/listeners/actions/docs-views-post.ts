@@ -33,7 +33,7 @@ export function registerDocsViewsPostAction(app: App, deps: SlackDeps): void {
       await reply(
         error instanceof SlackDeliveryError
           ? describePostFailure(errorCode(error))
-          : describeViewsFailure(error, analytics.now()),
+          : describeViewsFailure(error, analytics.now(), deps.limits),
         false,
       );
     }

@@ -54,7 +54,7 @@ export function registerDocsAgentCommand(app: App, deps: SlackDeps): void {
       const result = await deps.jobs.status(parsed.jobId);
       const view = result.ok
         ? jobStatusView(result.job, result.record)
-        : jobStatusErrorView(parsed.jobId, result.error, Date.now());
+        : jobStatusErrorView(parsed.jobId, result.error, Date.now(), deps.limits);
       await respondSafely(respond, view, deps.logger);
       return;
     }

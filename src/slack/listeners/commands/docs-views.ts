@@ -64,7 +64,7 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
           });
           await reply(scheduleConfirmation(result.schedule, result.nextRun, result.replaced));
         } catch (error) {
-          await reply(describeViewsFailure(error, analytics.now()));
+          await reply(describeViewsFailure(error, analytics.now(), deps.limits));
         }
         return;
       }
@@ -78,7 +78,7 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
               : unscheduleReply(await weekly.unschedule(command.channel_id)),
           );
         } catch (error) {
-          await reply(describeViewsFailure(error, analytics.now()));
+          await reply(describeViewsFailure(error, analytics.now(), deps.limits));
         }
         return;
       }
@@ -96,7 +96,7 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
             report = await analytics.report(request);
           } catch (error) {
             deps.logger.info({ error: describeError(error) }, 'page-view report failed');
-            await reply(describeViewsFailure(error, analytics.now()));
+            await reply(describeViewsFailure(error, analytics.now(), deps.limits));
             return;
           }
           // A refused report is answered in plain text, not as a failure of the report itself.

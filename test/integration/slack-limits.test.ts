@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/http.js';
+import { BOT_USER_ID, eventEnvelope, messageEvent } from '../support/slack-events.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 let app: TestApp | undefined;
@@ -179,5 +180,20 @@ describe('messages Slack accepts, end to end against the enforcing fake Slack', 
       what: 'refusal',
     });
     expect(String(refused.body.text)).toContain('analytics budget (3 requests per hour, shared');
+  });
+
+  it('a private (ephemeral) answer whose blocks Slack refuses is sent as plain text', async () => {
+    app = await startTestApp();
+    app.slack.inject('chat.postEphemeral', { kind: 'error', error: 'invalid_blocks' });
+    await app.event(eventEnvelope(messageEvent({ type: 'app_mention', text: `<@${BOT_USER_ID}>` })));
+    const calls = await waitFor(
+      () =>
+        app!.slack.callsOf('chat.postEphemeral').length === 2
+          ? app!.slack.callsOf('chat.postEphemeral')
+          : undefined,
+      { what: 'plain-text ephemeral' },
+    );
+    expect(calls[1]!.args.blocks).toBeUndefined();
+    expect(String(calls[1]!.args.text)).toContain('Tell me what to change in the docs');
   });
 });

@@ -124,6 +124,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   );
   const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,
+    jobsPerHour: config.docs.jobsPerHour,
   });
   const jobs = new JobService({
     api: docsApi,
@@ -203,6 +204,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     access,
     logger,
     views: { analytics, weekly, siteUrl: config.docs.siteUrl },
+    limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
   });
 
   return {

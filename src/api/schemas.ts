@@ -7,7 +7,8 @@ const lenientString = z.string().nullish().catch(null);
 const httpUrl = z
   .string()
   .url()
-  .refine((value) => /^https?:\/\//i.test(value) && value.length <= 3000)
+  // Long links are kept: the views show one too long for a button as a text link.
+  .refine((value) => /^https?:\/\//i.test(value) && value.length <= 30_000)
   .nullish()
   .catch(null);
 

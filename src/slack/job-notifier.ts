@@ -35,6 +35,8 @@ export const FORWARDED_REACTION = 'eyes';
 export interface NotifierOptions {
   /** Who may steer a job from its thread (FOLLOW_UPS_FROM), as the card explains it. */
   followUpsFrom?: 'anyone' | 'requester';
+  /** AGENT_JOBS_PER_HOUR, named when a job is refused for it. */
+  jobsPerHour?: number;
 }
 
 /** Renders job state into Slack: the card in place and the replies in its thread. */
@@ -47,6 +49,10 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     private readonly options: NotifierOptions = {},
   ) {}
 
+  private limits() {
+    return this.options.jobsPerHour ? { jobsPerHour: this.options.jobsPerHour } : {};
+  }
+
   async markForwarded(ref: MessageRef): Promise<void> {
     await this.gateway.addReaction(ref.channelId, ref.ts, FORWARDED_REACTION).catch((error: unknown) => {
       this.logger.warn({ channelId: ref.channelId, error: describeError(error) }, 'could not add reaction');
@@ -58,7 +64,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       .post({
         channel: ref.channelId,
         threadTs: ref.threadTs,
-        message: followUpRefusedView(error, this.clock.now()),
+        message: followUpRefusedView(error, this.clock.now(), this.limits()),
         dedupeKey: `followup-refused:${ref.channelId}:${ref.ts}`,
       })
       .catch((postError: unknown) => {
@@ -132,7 +138,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   }
 
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {
-    const reason = describeDocsFailure(input.error, this.clock.now());
+    const reason = describeDocsFailure(input.error, this.clock.now(), undefined, this.limits());
     const message = jobCardView({
       requesterId: input.requesterId,
       prompt: input.prompt,

@@ -211,19 +211,24 @@ export class SlackGateway {
     message: SlackMessage,
     threadTs?: string | null,
   ): Promise<void> {
-    await this.client.chat
-      .postEphemeral({
+    const send = (blocks: SlackMessage['blocks'] | undefined) =>
+      this.client.chat.postEphemeral({
         channel,
         user,
         text: message.text,
-        ...(message.blocks ? { blocks: message.blocks } : {}),
+        ...(blocks ? { blocks } : {}),
         ...(threadTs ? { thread_ts: threadTs } : {}),
-      })
-      .catch((error: unknown) => {
-        const kind = classify(error);
-        this.options.metrics?.slackError('chat.postEphemeral', kind.code);
-        throw toDeliveryError(error, kind);
       });
+    await send(message.blocks).catch(async (error: unknown) => {
+      const kind = classify(error);
+      this.options.metrics?.slackError('chat.postEphemeral', kind.code);
+      // Refused layout: the plain text still tells the user, instead of silence.
+      if (kind.type === 'platform' && message.blocks && isBlocksProblem(kind.code))
+        return send(undefined).catch((retryError: unknown) => {
+          throw toDeliveryError(retryError, classify(retryError));
+        });
+      throw toDeliveryError(error, kind);
+    });
   }
 
   /** A user's display name (users.info: display name, else real name, else handle); undefined if unknown. */
@@ -364,6 +369,8 @@ function classify(error: unknown): Classified {
 function isBlocksProblem(code: string): boolean {
   return (
     code === 'invalid_blocks' ||
+    // Undocumented: more than ~12,000 characters of text across the blocks (bolt-js #2509).
+    code === 'msg_blocks_too_long' ||
     code === 'msg_too_long' ||
     code === 'invalid_blocks_format' ||
     code === 'too_many_blocks'

@@ -345,7 +345,7 @@ describe('/docs-agent list and status', () => {
       },
     );
     expect(answer.body.response_type).toBe('ephemeral');
-    expect(JSON.stringify(answer.body)).toContain('completed');
+    expect(JSON.stringify(answer.body)).toContain('Done: pull request opened');
     expect(t.docs.requestsTo('GET', new RegExp(`/job/${job.id}$`)).length).toBeGreaterThan(gets);
 
     await t.command({ text: 'status job_9999' });

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, readBody, sendJson, waitFor } from './http.js';
+import { BlockKitEnforcer } from './slack-block-kit-limits.js';
 
 export interface SlackCall {
   method: string;
@@ -47,6 +48,9 @@ export class FakeSlack {
   readonly randomInjected: Array<{ method: string; fault: Fault }> = [];
   private random: { rate: number; faults: Record<string, Fault[]>; next: () => number } | undefined;
   private tsCounter = 0;
+  /** Block Kit limits, response_url rules, and every refusal they caused (`blockKit.refusals`). */
+  readonly blockKit = new BlockKitEnforcer();
+  private responseUrlCounter = 0;
   private close_: (() => Promise<void>) | undefined;
   url = '';
 
@@ -62,8 +66,10 @@ export class FakeSlack {
     return `${this.url}/api/`;
   }
 
-  responseUrl(id = 'cmd'): string {
-    return `${this.url}/response/${id}`;
+  /** A response_url; without an id each call mints a fresh one (Slack gives every request its own). */
+  responseUrl(id?: string): string {
+    this.responseUrlCounter += 1;
+    return `${this.url}/response/${id ?? `cmd-${this.responseUrlCounter}`}`;
   }
 
   /** The next `times` calls of `method` fail this way. */
@@ -157,7 +163,14 @@ export class FakeSlack {
       return;
     }
     if (path.startsWith('/response/')) {
-      this.responses.push({ path, body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {} });
+      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+      const refusal = this.blockKit.responseUrlRefusal(path, body);
+      if (refusal) {
+        res.writeHead(refusal.status, { 'content-type': 'text/plain' });
+        res.end(refusal.error);
+        return;
+      }
+      this.responses.push({ path, body });
       sendJson(res, 200, { ok: true });
       return;
     }
@@ -182,6 +195,8 @@ export class FakeSlack {
         return;
       }
     }
+    const refused = this.blockKit.methodRefusal(method, args);
+    if (refused) return sendJson(res, 200, refused);
     sendJson(res, 200, this.answer(method, args));
   }
 

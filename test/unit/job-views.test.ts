@@ -3,9 +3,11 @@ import { type JobRecord, newJobRecord } from '../../src/domain/job.js';
 import { describeSlackDeliveryFailure } from '../../src/slack/views/failures.js';
 import { formatDuration, repositoryLabel, slackTime } from '../../src/slack/views/format.js';
 import { jobCardView } from '../../src/slack/views/job-card.js';
+import { jobStatusView } from '../../src/slack/views/job-list.js';
 import { noticeView, terminalReplyView } from '../../src/slack/views/job-replies.js';
 import { LIMITS, truncate } from '../../src/slack/views/limits.js';
 import type { SlackMessage } from '../../src/slack/views/types.js';
+import { checkMessage } from '../support/slack-block-kit-limits.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
 
@@ -34,30 +36,60 @@ function record(overrides: Partial<JobRecord> = {}): JobRecord {
   };
 }
 
-/** Every Slack limit the views promise to respect. */
+/** Every Slack limit the views promise to respect, checked as the fake Slack checks them. */
 function expectWithinLimits(message: SlackMessage): void {
   expect(message.text.length).toBeGreaterThan(0);
   expect(message.text.length).toBeLessThanOrEqual(LIMITS.fallbackText);
-  expect(message.blocks.length).toBeLessThanOrEqual(LIMITS.blocks);
-  for (const block of message.blocks) {
-    if (block.type === 'section' && block.text)
-      expect(block.text.text.length).toBeLessThanOrEqual(LIMITS.sectionText);
-    if (block.type === 'section' && block.fields) {
-      expect(block.fields.length).toBeLessThanOrEqual(LIMITS.fields);
-      for (const field of block.fields) expect(field.text.length).toBeLessThanOrEqual(LIMITS.fieldText);
-    }
-    if (block.type === 'header') expect(block.text.text.length).toBeLessThanOrEqual(LIMITS.headerText);
-    if (block.type === 'actions') {
-      for (const el of block.elements) {
-        expect(el.text.text.length).toBeLessThanOrEqual(LIMITS.buttonText);
-        if (el.url) expect(el.url.length).toBeLessThanOrEqual(LIMITS.buttonUrl);
-      }
-    }
-  }
+  expect(checkMessage(message)).toEqual({ ok: true });
 }
+
+/** The blocks as plain JSON, to look inside them. */
+// biome-ignore lint/suspicious/noExplicitAny: inspecting Block Kit JSON
+const json = (message: SlackMessage): any[] => message.blocks;
 
 /** Text that Slack would turn into a ping if it reached mrkdwn unescaped. */
 const PINGS = /<!channel>|<!here>|<!everyone>|<@U0EVIL>|<!subteam/;
+
+describe('job status and replies', () => {
+  const job = {
+    id: 'job_0001',
+    status: 'active',
+    repository: 'https://github.com/acme/docs',
+    ref: 'docs-agent/429',
+    model: 'claude',
+    prLink: null,
+    createdAt: '2026-11-21T09:58:55Z',
+    archivedAt: null,
+  };
+
+  it('/docs-agent status uses the card words and Slack date formatting, not raw status and ISO time', () => {
+    const view = jobStatusView(job, record());
+    const text = JSON.stringify(view.blocks);
+    expect(text).toContain('*Working: the agent is editing the docs*');
+    expect(text).not.toContain('*active*');
+    expect(text).toContain(`<!date^${Date.parse(job.createdAt) / 1000}^{date_short_pretty} at {time}|`);
+    expect(text).not.toContain('2026-11-21T09:58:55Z');
+    expect(view.text).toBe('Docs agent job job_0001: Working: the agent is editing the docs');
+  });
+
+  it('the failed reply says what is known and where to look, not that nothing changed', () => {
+    const reply = terminalReplyView(record({ status: 'failed' }), { kind: 'failed' }, NOW);
+    const text = JSON.stringify(reply.blocks);
+    expect(text).not.toContain('Nothing was changed');
+    expect(text).toContain('no pull request was opened');
+    expect(text).toContain('branch `docs-agent/429`');
+    expect(text).toContain('docs dashboard');
+  });
+
+  it('the terminal reply text keeps the mention and the whole PR link, for when Slack refuses the blocks', () => {
+    const prLink = `https://github.com/acme/docs/pull/7?${'x'.repeat(3200)}`;
+    const reply = terminalReplyView(record(), { kind: 'pull_request', prLink }, NOW);
+    expect(reply.text).toContain('<@U0ALICE>');
+    expect(reply.text).toContain(prLink);
+    expect(checkMessage(reply)).toEqual({ ok: true });
+    expect(JSON.stringify(reply.blocks)).toContain(`"url":"${prLink}"`);
+  });
+});
 
 describe('job card', () => {
   it('shows requester, status and details once tracked', () => {
@@ -71,15 +103,64 @@ describe('job card', () => {
     expect(json).toContain('job_0001');
     expect(json).toContain('acme/docs');
     expect(json).toContain('https://github.com/acme/docs/tree/docs-agent/429');
-    expect(json).toContain('1m 05s');
     expect(view.text).toContain('Working');
     expectWithinLimits(view);
+  });
+
+  it('shows when a running job started in Slack relative time, which stays true without updates', () => {
+    const view = jobCardView({
+      requesterId: 'U0ALICE',
+      prompt: 'Document it',
+      state: { phase: 'tracked', record: record(), now: NOW },
+    });
+    const started = Math.floor((NOW - 65_000) / 1000);
+    expect(JSON.stringify(view.blocks)).toContain(`*Started*\\n<!date^${started}^{ago}|`);
+    // Rendered a minute later, the card is the same: nothing needs to be re-sent for time to move.
+    const later = jobCardView({
+      requesterId: 'U0ALICE',
+      prompt: 'Document it',
+      state: { phase: 'tracked', record: record(), now: NOW + 60_000 },
+    });
+    expect(later.blocks).toEqual(view.blocks);
+  });
+
+  it('the starting card notification has no doubled punctuation', () => {
+    const view = jobCardView({ requesterId: 'U0ALICE', prompt: 'Fix it', state: { phase: 'starting' } });
+    expect(view.text).toBe('Docs agent job: Starting the agent. Fix it');
+  });
+
+  it('shortens a long branch label, never its link markup', () => {
+    const ref = `docs-agent/${'b'.repeat(1800)}`;
+    const view = jobCardView({
+      requesterId: 'U0ALICE',
+      prompt: 'Document it',
+      state: { phase: 'tracked', record: record({ ref }), now: NOW },
+    });
+    expectWithinLimits(view);
+    const fields = json(view)
+      .find((b) => b.fields)
+      .fields.map((f: { text: string }) => f.text);
+    const branch = fields.find((f: string) => f.startsWith('*Branch*')) as string;
+    expect(branch).toMatch(
+      /^\*Branch\*\n<https:\/\/github\.com\/acme\/docs\/tree\/docs-agent\/b+\|docs-agent\/b+…>$/,
+    );
+  });
+
+  it('shows a pull request link too long for a button as a text link, not as nothing', () => {
+    const prLink = `https://github.com/acme/docs/pull/1?${'x'.repeat(3100)}`;
+    const view = jobCardView({
+      requesterId: 'U0ALICE',
+      prompt: 'Document it',
+      state: { phase: 'tracked', record: record({ status: 'completed', prLink }), now: NOW },
+    });
+    expectWithinLimits(view);
+    expect(JSON.stringify(view.blocks)).toContain(`"type":"link","url":"${prLink}"`);
   });
 
   it('quotes the prompt as literal rich text, so markup in it cannot ping or format', () => {
     const prompt = 'Hey <!channel> and <@U0EVIL> see <https://evil.example|click> *bold* ```code```';
     const view = jobCardView({ requesterId: 'U0ALICE', prompt, state: { phase: 'starting' } });
-    const quote = view.blocks.find((b) => b.type === 'rich_text');
+    const quote = json(view).find((b) => b.type === 'rich_text');
     expect(quote.elements[0].elements[0]).toEqual({ type: 'text', text: prompt });
     const mrkdwn = view.blocks.filter((b) => b.type !== 'rich_text');
     expect(JSON.stringify(mrkdwn)).not.toMatch(PINGS);
@@ -103,7 +184,7 @@ describe('job card', () => {
       },
     });
     expectWithinLimits(view);
-    const quoted = view.blocks.find((b) => b.type === 'rich_text').elements[0].elements[0].text as string;
+    const quoted = json(view).find((b) => b.type === 'rich_text').elements[0].elements[0].text as string;
     expect(Array.from(quoted).length).toBeLessThanOrEqual(LIMITS.richTextQuote);
     expect(JSON.stringify(view.blocks)).toContain('View pull request');
   });

@@ -25,6 +25,11 @@ describe('manifest.yml', () => {
     expect(commands).toEqual(expect.arrayContaining(['/docs-agent', '/docs-views']));
   });
 
+  it('keeps every usage hint short enough for Slack’s autocomplete to show whole', () => {
+    for (const command of manifest.features.slash_commands as Array<{ usage_hint?: string }>)
+      expect((command.usage_hint ?? '').length).toBeLessThanOrEqual(64);
+  });
+
   it('gives every bot scope a comment saying why', () => {
     const text = readFileSync(join(ROOT, 'manifest.yml'), 'utf8');
     const scopes: string[] = manifest.oauth_config.scopes.bot;

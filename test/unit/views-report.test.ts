@@ -3,35 +3,21 @@ import { decodeReportRequest } from '../../src/analytics/analytics-service.js';
 import type { RangeViews } from '../../src/analytics/ports.js';
 import { buildReport, type ReportRequest, toCsv } from '../../src/analytics/report.js';
 import { LIMITS } from '../../src/slack/views/limits.js';
+import type { SlackMessage } from '../../src/slack/views/types.js';
 import { viewsHelpView } from '../../src/slack/views/views-help.js';
 import { codeToken, invalidViewsCommandMessage, schedulesList } from '../../src/slack/views/views-replies.js';
 import { formatChange, splitBar, viewsReportView } from '../../src/slack/views/views-report.js';
+import { checkMessage } from '../support/slack-block-kit-limits.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: Block Kit JSON
-function checkLimits(message: { text: string; blocks: any[] }) {
+function checkLimits(message: SlackMessage) {
   expect(message.text.length).toBeGreaterThan(0);
   expect(message.text.length).toBeLessThanOrEqual(LIMITS.fallbackText);
-  expect(message.blocks.length).toBeLessThanOrEqual(LIMITS.blocks);
-  for (const block of message.blocks) {
-    if (block.type === 'header')
-      expect(Array.from(block.text.text as string).length).toBeLessThanOrEqual(LIMITS.headerText);
-    if (block.type === 'section') {
-      if (block.text)
-        expect(Array.from(block.text.text as string).length).toBeLessThanOrEqual(LIMITS.sectionText);
-      if (block.fields) {
-        expect(block.fields.length).toBeLessThanOrEqual(LIMITS.fields);
-        for (const field of block.fields) expect(field.text.length).toBeLessThanOrEqual(LIMITS.fieldText);
-      }
-    }
-    if (block.type === 'context') expect(block.elements.length).toBeLessThanOrEqual(LIMITS.contextElements);
-    if (block.type === 'actions') {
-      for (const element of block.elements) {
-        expect(element.text.text.length).toBeLessThanOrEqual(LIMITS.buttonText);
-        expect(element.value.length).toBeLessThanOrEqual(LIMITS.buttonValue);
-      }
-    }
-  }
+  expect(checkMessage(message)).toEqual({ ok: true });
 }
+
+/** The blocks as plain JSON, to look inside them. */
+// biome-ignore lint/suspicious/noExplicitAny: inspecting Block Kit JSON
+const blocksOf = (message: SlackMessage): any[] => message.blocks;
 
 function rangeViews(count: number, pathOf: (i: number) => string): RangeViews {
   const pages = Array.from({ length: count }, (_, i) => ({
@@ -73,7 +59,7 @@ describe('report view', () => {
     const message = viewsReportView(report, { siteUrl: 'https://docs.acme.dev/', interactive: true });
     checkLimits(message);
     const json = JSON.stringify(message.blocks);
-    expect(message.blocks[0].text.text).toBe('Page views · Last 7 days: 2025-03-03 – 2025-03-09 (UTC)');
+    expect(blocksOf(message)[0].text.text).toBe('Page views · Last 7 days: 2025-03-03 – 2025-03-09 (UTC)');
     expect(json).toContain(
       '*1.* <https://docs.acme.dev/docs/page-0|/docs/page-0>  *300*  `███████░░░` 210 human · 90 AI',
     );
@@ -84,6 +70,16 @@ describe('report view', () => {
     expect(json).toContain('30 pages counted');
     expect(json).toContain('Post to channel');
     expect(message.text).toContain('Top page: /docs/page-0 (300)');
+  });
+
+  it('writes singular counts in the singular', () => {
+    const views = rangeViews(1, (i) => `/docs/only-${i}`);
+    const report = buildReport(request({ top: 5, prefix: '/docs' }), views, undefined);
+    const json = JSON.stringify(viewsReportView(report, { siteUrl: undefined, interactive: false }).blocks);
+    expect(json).toContain('*Top 1 page under `/docs`*');
+    expect(json).toContain('1 page counted');
+    expect(json).toContain('1 page ·');
+    expect(json).not.toMatch(/\b1 pages\b/);
   });
 
   it('groups thousands as en-US does', () => {
@@ -106,7 +102,8 @@ describe('report view', () => {
     const json = JSON.stringify(message);
     expect(json).not.toContain('<!channel>');
     expect(json).toContain('Partial');
-    expect(json).toContain('*50.*');
+    // 50 such rows would break Slack's ~12,000-character total (msg_blocks_too_long): fewer, and said so.
+    expect(json).toMatch(/Showing the top \d+ of 50 pages/);
     expect(json).toContain('Post to channel');
     expect(json).toContain('ANALYTICS_MAX_PAGES');
     expect(report.top).toHaveLength(50);
@@ -141,7 +138,7 @@ describe('report view', () => {
         interactive: true,
       },
     );
-    const button = message.blocks.find((b) => b.type === 'actions').elements[0];
+    const button = blocksOf(message).find((b) => b.type === 'actions').elements[0];
     // The range keeps the report's time zone, so the posted copy asks the API for the same instants.
     expect(decodeReportRequest(button.value)).toEqual({
       ...req,
@@ -221,5 +218,43 @@ describe('help and replies', () => {
       'C1',
     );
     expect(text).toContain('<#C1> (this channel): every Monday at 09:00 (Europe/Berlin), by <@U1>');
+  });
+
+  it('describes a cron with a named weekday (as in .env.example) like a numeric one', () => {
+    const text = schedulesList(
+      [
+        {
+          channelId: 'C2',
+          cron: '0 9 * * MON',
+          timeZone: 'UTC',
+          createdBy: 'U1',
+          createdAt: 0,
+          source: 'env',
+          nextRun: undefined,
+        },
+        {
+          channelId: 'C3',
+          cron: '30 17 * * fri',
+          timeZone: 'UTC',
+          createdBy: 'U1',
+          createdAt: 0,
+          source: 'env',
+          nextRun: undefined,
+        },
+        {
+          channelId: 'C4',
+          cron: '0 9 * * 1-5',
+          timeZone: 'UTC',
+          createdBy: 'U1',
+          createdAt: 0,
+          source: 'env',
+          nextRun: undefined,
+        },
+      ],
+      'C1',
+    );
+    expect(text).toContain('<#C2>: every Monday at 09:00 (UTC)');
+    expect(text).toContain('<#C3>: every Friday at 17:30 (UTC)');
+    expect(text).toContain('<#C4>: every cron `0 9 * * 1-5` (UTC)');
   });
 });

@@ -8,7 +8,18 @@ import { oneLine } from './limits.js';
  * What a user reads when something fails: what happened and what to do. Chosen by error code only,
  * so no internal detail (and never a key or token) reaches Slack.
  */
-export function describeDocsFailure(error: unknown, now: number, action = 'start the job'): string {
+/** The hourly budgets as configured (AGENT_JOBS_PER_HOUR, ANALYTICS_HOURLY_BUDGET), for the texts that name them. */
+export interface HourlyLimits {
+  jobsPerHour?: number;
+  analyticsPerHour?: number;
+}
+
+export function describeDocsFailure(
+  error: unknown,
+  now: number,
+  action = 'start the job',
+  limits: HourlyLimits = {},
+): string {
   if (error instanceof DocsApiError) {
     switch (error.code) {
       case 'unauthorized':
@@ -16,7 +27,7 @@ export function describeDocsFailure(error: unknown, now: number, action = 'start
       case 'forbidden':
         return `The docs platform refused the bot's API key (403), so I could not ${action}. An admin must check that the key has write scope and that its IP allowlist includes this bot.`;
       case 'rate_limited':
-        return `The project's hourly limit for agent jobs (100 per hour) is reached, so I could not ${action}. ${retryHint(error.retryAfterMs, now)}`;
+        return `The project's hourly limit for agent jobs${limits.jobsPerHour ? ` (${perHour(limits.jobsPerHour, 'job')})` : ''} is reached, so I could not ${action}. ${retryHint(error.retryAfterMs, now)}`;
       case 'invalid_request':
         return `The docs platform refused the instruction${error.apiMessage ? `: “${escapeMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Rephrase it and try again.`;
       case 'not_found':
@@ -39,6 +50,11 @@ export function describeDocsFailure(error: unknown, now: number, action = 'start
   return `Something went wrong and I could not ${action}. Try again; if it keeps happening, ask an admin to check the bot's logs.`;
 }
 
+/** `1 job per hour`, `1,000 requests per hour`. */
+export function perHour(count: number, noun: string): string {
+  return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'} per hour`;
+}
+
 export function retryHint(retryAfterMs: number | undefined, now: number): string {
   if (retryAfterMs === undefined) return 'Try again later this hour.';
   const minutes = Math.max(1, Math.ceil(retryAfterMs / 60_000));
@@ -56,6 +72,13 @@ export function describeSlackDeliveryFailure(code: string | undefined): string {
     case 'restricted_action':
     case 'cant_post_message':
       return "This channel doesn't allow me to post. Ask a channel manager to allow apps, or use another channel.";
+    case 'msg_blocks_too_long':
+    case 'msg_too_long':
+    case 'invalid_blocks':
+    case 'invalid_blocks_format':
+    case 'too_many_blocks':
+      // The same message would be refused again: never suggest a retry that fails forever.
+      return `Slack refused my message as too long or malformed (\`${code}\`), so the job was not started; trying again will not help. Shorten the instruction, and if it keeps happening ask an admin to check the bot's logs.`;
     case 'shutting_down':
       return 'I was restarting before I could post the job here, so it was not started. Try again in a minute.';
     default:

@@ -14,7 +14,7 @@ export function formatDuration(ms: number): string {
 /** A time each reader sees in their own time zone, with a UTC fallback for clients that cannot. */
 export function slackTime(
   epochMs: number,
-  token: '{time}' | '{date_short_pretty} at {time}' = '{time}',
+  token: '{time}' | '{date_short_pretty} at {time}' | '{ago}' = '{time}',
 ): string {
   const seconds = Math.floor(epochMs / 1000);
   const fallback = `${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;

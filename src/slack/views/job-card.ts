@@ -1,7 +1,8 @@
+import type { ContextBlock, KnownBlock, RichTextBlock } from '@slack/types';
 import { isTerminal, type JobRecord } from '../../domain/job.js';
 import { escapeMrkdwn } from '../markup.js';
-import { formatDuration, mrkdwnLink, repositoryBranchUrl, repositoryLabel } from './format.js';
-import { LIMITS, oneLine, truncate } from './limits.js';
+import { formatDuration, repositoryBranchUrl, repositoryLabel, slackTime } from './format.js';
+import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
 
 export type CardState =
@@ -25,13 +26,18 @@ interface StatusLine {
 export function statusLine(record: JobRecord): StatusLine {
   if (record.watchEnded === 'gone')
     return { emoji: ':grey_question:', label: 'Job no longer exists on the docs platform' };
-  switch (record.status) {
+  if (record.status === 'active' && record.watchEnded === 'expired')
+    return { emoji: ':zzz:', label: 'Still running when the bot stopped watching' };
+  return statusWords(record.status, record.prLink);
+}
+
+/** A platform status in the words the card uses (also for `/docs-agent status`). */
+export function statusWords(status: string, prLink: string | null): StatusLine {
+  switch (status) {
     case 'active':
-      return record.watchEnded === 'expired'
-        ? { emoji: ':zzz:', label: 'Still running when the bot stopped watching' }
-        : { emoji: ':gear:', label: 'Working: the agent is editing the docs' };
+      return { emoji: ':gear:', label: 'Working: the agent is editing the docs' };
     case 'completed':
-      return record.prLink
+      return prLink
         ? { emoji: ':white_check_mark:', label: 'Done: pull request opened' }
         : { emoji: ':white_check_mark:', label: 'Done: no files changed' };
     case 'failed':
@@ -39,7 +45,7 @@ export function statusLine(record: JobRecord): StatusLine {
     case 'archived':
       return { emoji: ':file_cabinet:', label: 'Archived' };
     default:
-      return { emoji: ':gear:', label: `Working (${escapeMrkdwn(oneLine(record.status, 40))})` };
+      return { emoji: ':gear:', label: `Working (${escapeMrkdwn(oneLine(status, 40))})` };
   }
 }
 
@@ -79,7 +85,7 @@ export function jobCardView(input: JobCardInput): SlackMessage {
   if (state.phase !== 'not_started') blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {
     text: truncate(
-      `Docs agent job: ${status.label}. ${oneLine(escapeMrkdwn(input.prompt), 150)}`,
+      `Docs agent job: ${status.label.replace(/[.…!:]+$/, '')}. ${oneLine(escapeMrkdwn(input.prompt), 150)}`,
       LIMITS.fallbackText,
     ),
     blocks,
@@ -87,7 +93,10 @@ export function jobCardView(input: JobCardInput): SlackMessage {
 }
 
 /** How to talk to the agent from the card's thread, and how to talk past it. */
-export function threadHint(requesterId: string, followUpsFrom: 'anyone' | 'requester' = 'anyone') {
+export function threadHint(
+  requesterId: string,
+  followUpsFrom: 'anyone' | 'requester' = 'anyone',
+): ContextBlock {
   const who = followUpsFrom === 'requester' ? `Replies from <@${safeId(requesterId)}>` : 'Replies';
   return {
     type: 'context',
@@ -102,31 +111,58 @@ export function threadHint(requesterId: string, followUpsFrom: 'anyone' | 'reque
 
 function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; text: string }> {
   const fields: string[] = [`*Job*\n\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``];
+  // Links get what is left of the field after their title: only the label is ever shortened.
+  const room = (title: string) => LIMITS.fieldText - title.length;
   if (record.repository) {
+    const label = escapeMrkdwn(oneLine(repositoryLabel(record.repository), 200));
+    const title = '*Repository*\n';
     fields.push(
-      `*Repository*\n${mrkdwnLink(record.repository, oneLine(repositoryLabel(record.repository), 200))}`,
+      `${title}${isLinkable(record.repository) ? fitLink(record.repository, label, room(title)) : label}`,
     );
   }
   if (record.ref) {
     const branchUrl = record.repository ? repositoryBranchUrl(record.repository, record.ref) : undefined;
-    const label = `\`${escapeMrkdwn(oneLine(record.ref, 200))}\``;
-    fields.push(
-      `*Branch*\n${branchUrl ? `<${branchUrl}|${escapeMrkdwn(oneLine(record.ref, 200))}>` : label}`,
-    );
+    const label = escapeMrkdwn(oneLine(record.ref, 200));
+    const title = '*Branch*\n';
+    fields.push(`${title}${branchUrl ? fitLink(branchUrl, label, room(title)) : `\`${label}\``}`);
   }
   if (record.model) fields.push(`*Model*\n${escapeMrkdwn(oneLine(record.model, 100))}`);
   // By status, not by `watching`: the final card is rendered just before the job stops being watched.
-  const running = !isTerminal(record.status);
-  fields.push(`*${running ? 'Running for' : 'Took'}*\n${formatDuration(now - record.activeSince)}`);
+  // A running job shows its start in Slack's relative format ("5 minutes ago"), which each client keeps
+  // true by itself: no card update is needed for the time to move.
+  if (isTerminal(record.status)) fields.push(`*Took*\n${formatDuration(now - record.activeSince)}`);
+  else fields.push(`*Started*\n${slackTime(record.activeSince, '{ago}')}`);
   return fields
     .slice(0, LIMITS.fields)
     .map((text) => ({ type: 'mrkdwn', text: truncate(text, LIMITS.fieldText) }));
 }
 
+function isLinkable(url: string): boolean {
+  return /^https?:\/\/[^\s<>|]+$/i.test(url);
+}
+
 export const OPEN_PULL_REQUEST_ACTION = 'open_pull_request';
 
-/** The "View pull request" link button, on the card and in the terminal reply. */
-export function pullRequestActions(url: string) {
+/**
+ * The "View pull request" link button, on the card and in the terminal reply. A link too long for a button
+ * is still shown, as a rich-text link (which Slack renders without parsing and without the 3,000 limit).
+ */
+export function pullRequestActions(url: string): KnownBlock {
+  if (url.length > LIMITS.buttonUrl) {
+    return {
+      type: 'rich_text',
+      elements: [
+        {
+          type: 'rich_text_section',
+          elements: [
+            { type: 'emoji', name: 'link' },
+            { type: 'text', text: ' ' },
+            { type: 'link', url, text: 'View pull request', style: { bold: true } },
+          ],
+        },
+      ],
+    };
+  }
   return {
     type: 'actions',
     elements: [
@@ -142,7 +178,7 @@ export function pullRequestActions(url: string) {
 }
 
 /** The user's words, quoted as rich text: nothing in them is parsed, so no markup can ping or format. */
-export function promptQuote(prompt: string) {
+export function promptQuote(prompt: string): RichTextBlock {
   return {
     type: 'rich_text',
     elements: [

@@ -3,10 +3,14 @@ import type { JobRecord } from '../../domain/job.js';
 import type { PrivateNotice } from '../../services/conversation-service.js';
 import type { TerminalOutcome, ThreadNotice } from '../../services/ports.js';
 import { escapeMrkdwn } from '../markup.js';
-import { describeDocsFailure } from './failures.js';
-import { formatDuration, mrkdwnLink } from './format.js';
+import { describeDocsFailure, type HourlyLimits } from './failures.js';
+import { formatDuration } from './format.js';
 import { pullRequestActions, safeId } from './job-card.js';
-import { LIMITS, oneLine, truncate } from './limits.js';
+import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
+
+/** Longer links get their own block instead of a place in a sentence. */
+const INLINE_LINK_MAX = 2000;
+
 import type { SlackMessage } from './types.js';
 
 /** The one reply posted in the job's thread when a run ends. Pure. */
@@ -27,12 +31,13 @@ export function terminalReplyView(record: JobRecord, outcome: TerminalOutcome, n
       break;
     case 'no_changes':
       text = outcome.previousPrLink
-        ? `${who} :white_check_mark: The agent finished without further changes; the ${mrkdwnLink(outcome.previousPrLink, 'pull request')} is unchanged.`
+        ? `${who} :white_check_mark: The agent finished without further changes; the ${fitLink(outcome.previousPrLink, 'pull request', INLINE_LINK_MAX)} is unchanged.`
         : `${who} :white_check_mark: The agent finished without changing any files, so no pull request was opened. Reply in this thread with more detail, or start a new job with \`/docs-agent\`.`;
       fallback = 'The docs agent finished without changing any files';
       break;
     case 'failed':
-      text = `${who} :x: The agent hit an unrecoverable error and stopped (job ${jobRef}). Nothing was changed in your docs. Try again with \`/docs-agent\`, perhaps with a more specific instruction; if it keeps failing, look the job up in the docs dashboard.`;
+      // The platform says only that the job failed, not what it did before: say what is known.
+      text = `${who} :x: The agent hit an unrecoverable error and stopped (job ${jobRef}), so no pull request was opened.${record.ref ? ` It may have pushed work to branch \`${escapeMrkdwn(oneLine(record.ref, 200))}\` before stopping.` : ''} Look the job up in the docs dashboard to see what it did, then try again with \`/docs-agent\`, perhaps with a more specific instruction.`;
       fallback = 'The docs agent job failed';
       break;
     case 'archived':
@@ -41,6 +46,12 @@ export function terminalReplyView(record: JobRecord, outcome: TerminalOutcome, n
       break;
   }
   blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } });
+  if (
+    outcome.kind === 'no_changes' &&
+    outcome.previousPrLink &&
+    outcome.previousPrLink.length > INLINE_LINK_MAX
+  )
+    blocks.push(pullRequestActions(outcome.previousPrLink));
   if (outcome.kind === 'pull_request') {
     blocks.push(pullRequestActions(outcome.prLink));
     const details = [`Job ${jobRef}`];
@@ -51,7 +62,8 @@ export function terminalReplyView(record: JobRecord, outcome: TerminalOutcome, n
     });
     fallback = `${fallback}: ${outcome.prLink}`;
   }
-  return { text: fallback, blocks };
+  // The notification text is also what Slack shows if it refuses the blocks: it keeps who and the link.
+  return { text: truncate(`${who} ${fallback}`, LIMITS.messageText), blocks };
 }
 
 export function noticeView(record: JobRecord, notice: ThreadNotice): SlackMessage {
@@ -70,7 +82,7 @@ export function noticeView(record: JobRecord, notice: ThreadNotice): SlackMessag
 }
 
 /** Why a reply in a job's thread did not reach the agent, and what to do. Posted in the thread. */
-export function followUpRefusedView(error: unknown, now: number): SlackMessage {
+export function followUpRefusedView(error: unknown, now: number, limits: HourlyLimits = {}): SlackMessage {
   let text: string;
   if (error instanceof DocsApiError && error.code === 'not_found') {
     text =
@@ -79,7 +91,7 @@ export function followUpRefusedView(error: unknown, now: number): SlackMessage {
     text =
       ":warning: The docs platform is down or did not answer in time, so I can't tell whether the agent got your reply. Wait a few minutes and check this thread before sending it again.";
   } else {
-    text = `:warning: ${describeDocsFailure(error, now, 'pass your reply to the agent')}`;
+    text = `:warning: ${describeDocsFailure(error, now, 'pass your reply to the agent', limits)}`;
   }
   return {
     text: 'Your reply did not reach the docs agent',

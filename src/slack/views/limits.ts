@@ -11,6 +11,8 @@ export const LIMITS = {
   buttonValue: 2000,
   /** Top-level `text`: Slack truncates beyond 40,000; keep notifications short. */
   fallbackText: 3000,
+  /** Slack's hard limit on top-level `text`, for texts that must carry a long link whole. */
+  messageText: 40_000,
   richTextQuote: 3500,
 } as const;
 
@@ -27,4 +29,30 @@ export function truncate(text: string, max: number): string {
 /** One line for notifications and previews. */
 export function oneLine(text: string, max: number): string {
   return truncate(text.replace(/\s+/g, ' ').trim(), max);
+}
+
+/**
+ * `<url|label>` in at most `max` characters: only the label is shortened, never the markup. A URL too long
+ * to fit leaves the label alone (as text), so a cut can never show half a link.
+ */
+export function fitLink(url: string, label: string, max: number): string {
+  const room = max - url.length - 3;
+  if (room < 1) return truncate(label, max);
+  return `<${url}|${truncate(label, room)}>`;
+}
+
+/** Slack refuses (`msg_blocks_too_long`) a message whose blocks hold more text than this in total. */
+export const TOTAL_BLOCK_TEXT = 11_500;
+
+/** The text Slack counts toward that limit: every `text` string in the blocks. */
+export function blockTextLength(blocks: unknown): number {
+  let total = 0;
+  const walk = (value: unknown, key: string | undefined): void => {
+    if (typeof value === 'string') total += key === 'text' ? value.length : 0;
+    else if (Array.isArray(value)) for (const item of value) walk(item, undefined);
+    else if (typeof value === 'object' && value !== null)
+      for (const [k, v] of Object.entries(value)) walk(v, k);
+  };
+  walk(blocks, undefined);
+  return total;
 }

@@ -1,6 +1,7 @@
-/** A Block Kit message: blocks plus the plain-text fallback Slack shows in notifications. */
+import type { KnownBlock } from '@slack/types';
+
+/** A Block Kit message: typed blocks (a wrong block is a compile error) plus the notification text. */
 export interface SlackMessage {
   text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: Block Kit JSON; shapes are checked by the view tests.
-  blocks: any[];
+  blocks: KnownBlock[];
 }

@@ -1,8 +1,9 @@
+import { describeWeeklyCron } from '../../analytics/cron-times.js';
 import type { WeeklySchedule } from '../../analytics/ports.js';
 import { DocsApiError } from '../../api/errors.js';
 import { AppError } from '../../errors.js';
 import { escapeMrkdwn } from '../markup.js';
-import { describeSlackDeliveryFailure, retryHint } from './failures.js';
+import { describeSlackDeliveryFailure, type HourlyLimits, perHour, retryHint } from './failures.js';
 import { slackTime } from './format.js';
 import { oneLine } from './limits.js';
 
@@ -16,17 +17,18 @@ export function invalidViewsCommandMessage(command: string, token: string, probl
 }
 
 /** What went wrong with a report, and what to do. Chosen by error code; never leaks internals. */
-export function describeViewsFailure(error: unknown, now: number): string {
+export function describeViewsFailure(error: unknown, now: number, limits: HourlyLimits = {}): string {
   if (error instanceof AppError && error.code === 'analytics_budget_exhausted') {
     const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
-    return `The organisation's analytics budget (requests per hour, shared with every analytics tool) would run out, so I didn't fetch anything. ${retryHint(retryAfterMs, now)} Reports already fetched in the last few minutes are still available.`;
+    const budget = limits.analyticsPerHour ? `${perHour(limits.analyticsPerHour, 'request')}, ` : '';
+    return `The organisation's analytics budget (${budget}shared with every analytics tool) would run out, so I didn't fetch anything. ${retryHint(retryAfterMs, now)} Reports already fetched in the last few minutes are still available.`;
   }
   if (error instanceof DocsApiError) {
     switch (error.code) {
       case 'invalid_request':
         return `The docs platform refused the request${error.apiMessage ? `: “${escapeMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Check the range (dates as \`YYYY-MM-DD\`) and try again.`;
       case 'rate_limited':
-        return `The docs platform's analytics limit (100 requests per organisation per hour) is reached, possibly by other tools. ${retryHint(error.retryAfterMs, now)}`;
+        return `The docs platform's analytics limit for the organisation${limits.analyticsPerHour ? ` (${perHour(limits.analyticsPerHour, 'request')})` : ''} is reached, possibly by other tools. ${retryHint(error.retryAfterMs, now)}`;
       case 'unavailable':
         return 'The docs platform failed or did not answer in time, so I have no report. Try again in a few minutes.';
       case 'unauthorized':
@@ -51,15 +53,23 @@ export function describeUploadFailure(code: string | undefined): string {
   return `I couldn't upload the CSV${code ? ` (\`${escapeMrkdwn(code)}\`)` : ''}. Try again in a moment.`;
 }
 
+/** Slack refusals that depend on the message itself: the same message is refused every time. */
+const REFUSED_AS_MESSAGE = new Set([
+  'msg_blocks_too_long',
+  'msg_too_long',
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'too_many_blocks',
+]);
+
 export function describePostFailure(code: string | undefined): string {
+  if (code && REFUSED_AS_MESSAGE.has(code))
+    return `Slack refused the report as too long or malformed (\`${escapeMrkdwn(code)}\`), so it was not posted; posting it again will not help. Ask for fewer pages (\`top 10\`) or add \`csv\` to get every page as a file.`;
   return describeSlackDeliveryFailure(code).replace('the job was not started', 'the report was not posted');
 }
 
 function describeCron(schedule: WeeklySchedule): string {
-  const match = /^(\d{1,2}) (\d{1,2}) \* \* ([0-6])$/.exec(schedule.cron);
-  if (!match) return `cron \`${escapeMrkdwn(schedule.cron)}\``;
-  const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-  return `${days[Number(match[3])]} at ${match[2]!.padStart(2, '0')}:${match[1]!.padStart(2, '0')}`;
+  return describeWeeklyCron(schedule.cron) ?? `cron \`${escapeMrkdwn(schedule.cron)}\``;
 }
 
 export function scheduleConfirmation(

@@ -1,10 +1,11 @@
+import type { KnownBlock, MrkdwnElement } from '@slack/types';
 import { encodeReportRequest } from '../../analytics/analytics-service.js';
 import { daysBetween, formatRange } from '../../analytics/dates.js';
 import type { ViewsTotals } from '../../analytics/ports.js';
 import { aiShare, percentChange, type RankedPage, type ViewsReport } from '../../analytics/report.js';
 import { escapeMrkdwn } from '../markup.js';
 import { mrkdwnLink, slackTime } from './format.js';
-import { LIMITS, oneLine, truncate } from './limits.js';
+import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
 
 export const POST_REPORT_ACTION = 'docs_views_post';
@@ -59,6 +60,30 @@ function pageLine(page: RankedPage, siteUrl: string | undefined): string {
   return `*${page.rank}.* ${path}  *${n(page.total)}*  \`${splitBar(page.human, page.ai)}\` ${n(page.human)} human · ${n(page.ai)} AI`;
 }
 
+/** `1 page`, `1,204 pages`. */
+export function plural(count: number, noun: string): string {
+  return `${n(count)} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+const capitalise = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+
+/** Room kept for the note that says rows were left out. */
+const SHORTENED_NOTE_ROOM = 200;
+
+/**
+ * The title and as many rows as fit in `budget` characters and `sections` section blocks; the title is
+ * written for the number of rows shown.
+ */
+function fitRows(lines: string[], budget: number, sections: number, title: (k: number) => string): string[] {
+  let count = lines.length;
+  for (;;) {
+    const candidate = [title(count), ...lines.slice(0, count)];
+    const packed = packLines(candidate);
+    if (count === 0 || (packed.join('').length <= budget && packed.length <= sections)) return candidate;
+    count -= 1;
+  }
+}
+
 /** Lines packed into as few sections as fit Slack's 3,000-character section limit. */
 function packLines(lines: string[]): string[] {
   const sections: string[] = [];
@@ -76,7 +101,11 @@ function packLines(lines: string[]): string[] {
   return sections;
 }
 
-function totalsFields(totals: ViewsTotals, previous: ViewsTotals | undefined, periodDays: string) {
+function totalsFields(
+  totals: ViewsTotals,
+  previous: ViewsTotals | undefined,
+  periodDays: string,
+): MrkdwnElement[] {
   const vs = previous ? ` vs previous ${periodDays}` : '';
   const share = aiShare(totals);
   const previousShare = previous ? aiShare(previous) : undefined;
@@ -108,8 +137,7 @@ export function viewsReportView(report: ViewsReport, options: ReportViewOptions)
   const days = daysBetween(request.range.from, request.range.toExclusive);
   const periodDays = `${days} day${days === 1 ? '' : 's'}`;
   const prefix = request.prefix ? escapeMrkdwn(oneLine(request.prefix, 200)).replace(/`/g, 'ˋ') : undefined;
-  // biome-ignore lint/suspicious/noExplicitAny: Block Kit JSON
-  const blocks: any[] = [
+  const blocks: KnownBlock[] = [
     {
       type: 'header',
       text: {
@@ -126,33 +154,14 @@ export function viewsReportView(report: ViewsReport, options: ReportViewOptions)
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `*Pages under \`${prefix}\`:* ${n(t.pages)} pages · ${n(t.total)} views (${n(t.human)} human · ${n(t.ai)} AI · ${aiShare(t).toFixed(1)}% AI)`,
+        text: `*Pages under \`${prefix}\`:* ${plural(t.pages, 'page')} · ${n(t.total)} views (${n(t.human)} human · ${n(t.ai)} AI · ${aiShare(t).toFixed(1)}% AI)`,
       },
     });
   }
   blocks.push({ type: 'divider' });
-  // biome-ignore lint/suspicious/noExplicitAny: Block Kit JSON
-  const tail: any[] = [];
-  if (report.top.length === 0) {
-    blocks.push({
-      type: 'section',
-      text: {
-        type: 'mrkdwn',
-        text: prefix
-          ? `No page under \`${prefix}\` has views in this range.`
-          : 'No page has views in this range.',
-      },
-    });
-  } else {
-    const title = `*Top ${report.top.length} pages${prefix ? ` under \`${prefix}\`` : ''}* (█ human · ░ AI)`;
-    const sections = packLines([title, ...report.top.map((p) => pageLine(p, options.siteUrl))]);
-    // Header, totals, footer, warning and button always fit: page sections get what is left.
-    const room = LIMITS.blocks - blocks.length - 3;
-    for (const text of sections.slice(0, room))
-      blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
-  }
+  const tail: KnownBlock[] = [];
   const footer = [
-    `${n(report.pagesCounted)} pages counted`,
+    `${plural(report.pagesCounted, 'page')} counted`,
     `generated ${slackTime(report.generatedAt, '{date_short_pretty} at {time}')}`,
     ...(options.requestedBy ? [`requested by <@${options.requestedBy}>`] : []),
   ].join(' · ');
@@ -163,7 +172,7 @@ export function viewsReportView(report: ViewsReport, options: ReportViewOptions)
       elements: [
         {
           type: 'mrkdwn',
-          text: `:warning: Partial: the page cap stopped at ${n(report.pagesCounted)} pages, so pages beyond it are missing from the ranking (totals are complete). An admin can raise \`ANALYTICS_MAX_PAGES\`.`,
+          text: `:warning: Partial: the page cap stopped at ${plural(report.pagesCounted, 'page')}, so pages beyond it are missing from the ranking (totals are complete). An admin can raise \`ANALYTICS_MAX_PAGES\`.`,
         },
       ],
     });
@@ -180,6 +189,55 @@ export function viewsReportView(report: ViewsReport, options: ReportViewOptions)
         },
       ],
     });
+  }
+  if (report.top.length === 0) {
+    blocks.push({
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: prefix
+          ? `No page under \`${prefix}\` has views in this range.`
+          : 'No page has views in this range.',
+      },
+    });
+  } else {
+    // Slack refuses a message whose blocks hold more than about 12,000 characters in all
+    // (`msg_blocks_too_long`), so the ranking gets what the rest leaves, and says when rows are left out.
+    const budget = TOTAL_BLOCK_TEXT - blockTextLength(blocks) - blockTextLength(tail) - SHORTENED_NOTE_ROOM;
+    const room = LIMITS.blocks - blocks.length - tail.length - 1;
+    const under = prefix ? ` under \`${prefix}\`` : '';
+    const linked = report.top.map((p) => pageLine(p, options.siteUrl));
+    const plain = options.siteUrl ? report.top.map((p) => pageLine(p, undefined)) : linked;
+    // Links cost characters: the first rows keep theirs while the rest still fit as plain rows.
+    let plainRest = plain.reduce((sum, line) => sum + line.length + 1, 0);
+    let used = 0;
+    let linkedRows = 0;
+    const lines = report.top.map((_, i) => {
+      plainRest -= plain[i]!.length + 1;
+      const line = used + linked[i]!.length + 1 + plainRest <= budget ? linked[i]! : plain[i]!;
+      if (line === linked[i]) linkedRows = i + 1;
+      used += line.length + 1;
+      return line;
+    });
+    const shown = fitRows(lines, budget, room, (k) => `*Top ${plural(k, 'page')}${under}* (█ human · ░ AI)`);
+    for (const text of packLines(shown)) blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
+    const rows = shown.length - 1;
+    const notes: string[] = [];
+    if (rows < report.top.length)
+      notes.push(`Showing the top ${rows} of ${plural(report.top.length, 'page')}`);
+    if (options.siteUrl && linkedRows < Math.min(rows, report.top.length))
+      notes.push(`${linkedRows === 0 ? 'pages' : `pages ${linkedRows + 1}–${rows}`} are shown without links`);
+    if (notes.length > 0) {
+      tail.unshift({
+        type: 'context',
+        elements: [
+          {
+            type: 'mrkdwn',
+            text: `:information_source: ${capitalise(notes.join('; '))}: Slack limits how long a message can be. Add \`csv\` to the command for every page.`,
+          },
+        ],
+      });
+    }
   }
   const topPage = report.top[0];
   const text = truncate(

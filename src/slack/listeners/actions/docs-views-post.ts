@@ -5,6 +5,7 @@ import { SlackDeliveryError } from '../../slack-gateway.js';
 import { describePostFailure, describeViewsFailure } from '../../views/views-replies.js';
 import { POST_REPORT_ACTION } from '../../views/views-report.js';
 import type { SlackDeps } from '../deps.js';
+import { respondSafely } from '../respond-safely.js';
 
 /** "Post to channel" on an ephemeral report: re-renders it from the cached range and posts it. */
 export function registerDocsViewsPostAction(app: App, deps: SlackDeps): void {
@@ -12,10 +13,7 @@ export function registerDocsViewsPostAction(app: App, deps: SlackDeps): void {
     await ack();
     const { analytics } = deps.views;
     const reply = (text: string, replaceOriginal: boolean) =>
-      respond({ response_type: 'ephemeral', replace_original: replaceOriginal, text }).catch(
-        (error: unknown) =>
-          deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
-      );
+      respondSafely(respond, { text }, deps.logger, { replaceOriginal });
     const channelId = body.channel?.id;
     const request = decodeReportRequest(action.value);
     if (!channelId || !request) {
@@ -35,7 +33,7 @@ export function registerDocsViewsPostAction(app: App, deps: SlackDeps): void {
       await reply(
         error instanceof SlackDeliveryError
           ? describePostFailure(errorCode(error))
-          : describeViewsFailure(error, analytics.now()),
+          : describeViewsFailure(error, analytics.now(), deps.limits),
         false,
       );
     }

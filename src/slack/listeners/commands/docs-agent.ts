@@ -11,6 +11,7 @@ import { docsAgentHelpView } from '../../views/help.js';
 import { jobListView, jobStatusErrorView, jobStatusView } from '../../views/job-list.js';
 import { STATE_UNAVAILABLE_TEXT } from '../../views/job-replies.js';
 import type { SlackDeps } from '../deps.js';
+import { respondSafely } from '../respond-safely.js';
 
 /**
  * `/docs-agent <instruction>`: acknowledged at once; the card, the job and its polling follow.
@@ -53,10 +54,8 @@ export function registerDocsAgentCommand(app: App, deps: SlackDeps): void {
       const result = await deps.jobs.status(parsed.jobId);
       const view = result.ok
         ? jobStatusView(result.job, result.record)
-        : jobStatusErrorView(parsed.jobId, result.error, Date.now());
-      await respond({ response_type: 'ephemeral', ...view }).catch((error: unknown) =>
-        deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
-      );
+        : jobStatusErrorView(parsed.jobId, result.error, Date.now(), deps.limits);
+      await respondSafely(respond, view, deps.logger);
       return;
     }
     if (parsed.kind === 'too_long') {
@@ -75,9 +74,7 @@ export function registerDocsAgentCommand(app: App, deps: SlackDeps): void {
     deps.afterAck(async () => {
       const result = await deps.jobs.start(start);
       if (!result.ok && result.stage === 'state') {
-        await respond({ response_type: 'ephemeral', text: STATE_UNAVAILABLE_TEXT }).catch((error: unknown) =>
-          deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
-        );
+        await respondSafely(respond, { text: STATE_UNAVAILABLE_TEXT }, deps.logger);
         return;
       }
       if (!result.ok && result.stage === 'card') {
@@ -85,11 +82,10 @@ export function registerDocsAgentCommand(app: App, deps: SlackDeps): void {
           { channelId: start.channelId, error: describeError(result.error) },
           'could not post job card',
         );
-        await respond({
-          response_type: 'ephemeral',
-          text: describeSlackDeliveryFailure((result.error as { code?: string }).code),
-        }).catch((error: unknown) =>
-          deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
+        await respondSafely(
+          respond,
+          { text: describeSlackDeliveryFailure((result.error as { code?: string }).code) },
+          deps.logger,
         );
       }
     });

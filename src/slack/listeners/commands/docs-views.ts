@@ -15,6 +15,7 @@ import {
 } from '../../views/views-replies.js';
 import { viewsReportView } from '../../views/views-report.js';
 import type { SlackDeps } from '../deps.js';
+import { respondSafely } from '../respond-safely.js';
 
 /**
  * `/docs-views`: page-view reports (ephemeral, with a "Post to channel" button; `csv` uploads every page)
@@ -39,10 +40,7 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
       return;
     }
     const parsed = parseViewsCommand(command.text);
-    const reply = (text: string) =>
-      respond({ response_type: 'ephemeral', text }).catch((error: unknown) =>
-        deps.logger.warn({ error: describeError(error) }, 'could not answer via response_url'),
-      );
+    const reply = (text: string) => respondSafely(respond, { text }, deps.logger);
     switch (parsed.kind) {
       case 'help':
         await ack({ response_type: 'ephemeral', ...viewsHelpView(command.command) });
@@ -66,7 +64,7 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
           });
           await reply(scheduleConfirmation(result.schedule, result.nextRun, result.replaced));
         } catch (error) {
-          await reply(describeViewsFailure(error, analytics.now()));
+          await reply(describeViewsFailure(error, analytics.now(), deps.limits));
         }
         return;
       }
@@ -80,7 +78,7 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
               : unscheduleReply(await weekly.unschedule(command.channel_id)),
           );
         } catch (error) {
-          await reply(describeViewsFailure(error, analytics.now()));
+          await reply(describeViewsFailure(error, analytics.now(), deps.limits));
         }
         return;
       }
@@ -93,17 +91,16 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
           await ack({ response_type: 'ephemeral', ...renderCached(cached) });
         } else {
           await ack();
+          let report: ViewsReport;
           try {
-            const report = await analytics.report(request);
-            await respond({
-              response_type: 'ephemeral',
-              ...viewsReportView(report, { siteUrl, interactive: true }),
-            });
+            report = await analytics.report(request);
           } catch (error) {
             deps.logger.info({ error: describeError(error) }, 'page-view report failed');
-            await reply(describeViewsFailure(error, analytics.now()));
+            await reply(describeViewsFailure(error, analytics.now(), deps.limits));
             return;
           }
+          // A refused report is answered in plain text, not as a failure of the report itself.
+          await respondSafely(respond, viewsReportView(report, { siteUrl, interactive: true }), deps.logger);
         }
         if (parsed.csv) {
           try {

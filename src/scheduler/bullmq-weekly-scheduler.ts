@@ -80,15 +80,25 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
   }
 
   async upsert(schedule: WeeklySchedule): Promise<void> {
-    await this.queue.upsertJobScheduler(
-      schedulerId(schedule.channelId),
-      { pattern: schedule.cron, tz: schedule.timeZone },
-      {
-        name: 'weekly-report',
-        data: { schedule },
-        opts: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
-      },
-    );
+    try {
+      await this.queue.upsertJobScheduler(
+        schedulerId(schedule.channelId),
+        { pattern: schedule.cron, tz: schedule.timeZone },
+        {
+          name: 'weekly-report',
+          data: { schedule },
+          opts: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
+        },
+      );
+    } catch (error) {
+      // Two replicas upserting the same schedule at once: the other one already created this iteration,
+      // which is the state we asked for.
+      if (!(error instanceof Error && /job ID already exists/i.test(error.message))) throw error;
+      this.log.debug(
+        { channelId: schedule.channelId },
+        'weekly scheduler already upserted by another replica',
+      );
+    }
   }
 
   async remove(channelId: string): Promise<void> {

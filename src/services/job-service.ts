@@ -1,4 +1,4 @@
-import { DocsApiError } from '../api/errors.js';
+import { DocsApiError, requestNeverSent } from '../api/errors.js';
 import { type AgentJob, isTerminal, type JobOrigin, type JobRecord, newJobRecord } from '../domain/job.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -142,6 +142,7 @@ export class JobService {
     }
 
     let job: AgentJob;
+    let taken = false;
     try {
       const slot = await quota.take();
       if (!slot.ok) {
@@ -149,8 +150,10 @@ export class JobService {
           retryAfterMs: slot.retryAfterMs,
         });
       }
+      taken = true;
       job = await api.createJob(request.context ? `${request.prompt}\n\n${request.context}` : request.prompt);
     } catch (error) {
+      if (taken) await this.refundIfNeverSent(error);
       logger.warn(
         { channelId: request.channelId, error: describeError(error) },
         'could not create agent job',
@@ -225,6 +228,7 @@ export class JobService {
       job = await api.sendMessage(request.jobId, request.prompt);
     } catch (error) {
       logger.warn({ jobId: request.jobId, error: describeError(error) }, 'follow-up refused');
+      const neverSent = await this.refundIfNeverSent(error);
       if (error instanceof DocsApiError && error.code === 'not_found') {
         const now = clock.now();
         record.watching = false;
@@ -234,7 +238,7 @@ export class JobService {
         await notifier.updateCard(record, now);
       }
       this.deps.metrics?.followUp('refused');
-      return { ok: false, reason: 'refused', error, reachedApi: true };
+      return { ok: false, reason: 'refused', error, reachedApi: !neverSent };
     }
     this.deps.metrics?.followUp('sent');
 
@@ -385,6 +389,15 @@ export class JobService {
     if (changed) await notifier.updateCard(record, now);
     polled('running');
     return nextPollDelay(now - record.activeSince, poll, this.deps.random);
+  }
+
+  /** A request that surely never left cannot count against the platform's budget: give its unit back. */
+  private async refundIfNeverSent(error: unknown): Promise<boolean> {
+    if (!requestNeverSent(error)) return false;
+    await this.deps.quota.refund().catch((e: unknown) => {
+      this.deps.logger.warn({ error: describeError(e) }, 'could not refund the job budget');
+    });
+    return true;
   }
 
   /**

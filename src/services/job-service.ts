@@ -334,6 +334,7 @@ export class JobService {
   private async pollLocked(jobId: string): Promise<number | null> {
     const { store, api, notifier, clock, logger, poll } = this.deps;
     const polled = (outcome: PollOutcome) => this.deps.metrics?.polled(outcome);
+    logger.debug({ jobId }, 'polling job');
     const record: JobRecord | undefined = await store.getJob(jobId);
     if (!record?.watching) {
       polled('not_watched');

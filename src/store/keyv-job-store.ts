@@ -3,6 +3,7 @@ import { type JobRecord, JobVersionConflictError, versionOf } from '../domain/jo
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { JobStore } from '../services/ports.js';
+import { BoundedMemoryStore } from './bounded-memory-store.js';
 import { LockedVersionedWrite, type VersionedWrite } from './versioned-save.js';
 
 /** Records outlive the watch so follow-ups in old threads still find their job. */
@@ -143,7 +144,9 @@ export class KeyvJobStore implements JobStore {
 
 /** The embedded store: state lives in this process and is gone on restart. */
 export function createMemoryJobStore(logger: Logger, now?: () => number): KeyvJobStore {
-  const keyv = new Keyv({ namespace: 'docs-agent' });
+  // Records and thread links of 30 days of jobs (~2,400 a day at the platform's hourly budget, two entries
+  // each) fit; watched jobs are read at every poll, so the least recently used are long-finished ones.
+  const keyv = new Keyv({ store: new BoundedMemoryStore({ maxEntries: 200_000 }), namespace: 'docs-agent' });
   keyv.on('error', (error: unknown) => logger.error({ err: error }, 'state store error'));
   return new KeyvJobStore(keyv, new MemoryAtomicOps(now));
 }

@@ -7,9 +7,14 @@ import { createMemoryViewsCache, MEMORY_VIEWS_CACHE_ENTRIES } from '../../src/st
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
-/** Entries held by the store behind a Keyv (the Map Keyv makes by default, or ours). */
-function entriesOf(keyv: Keyv): number {
-  return (keyv.store as { size: number }).size;
+/** The Keyv inside a memory-mode adapter (a private field: what the test inspects is the memory it holds). */
+function keyvOf(adapter: unknown): Keyv {
+  return (adapter as { keyv: Keyv }).keyv;
+}
+
+/** Entries held by the store behind an adapter's Keyv (the Map Keyv makes by default, or ours). */
+function entriesOf(adapter: unknown): number {
+  return (keyvOf(adapter).store as { size: number }).size;
 }
 
 describe('BoundedMemoryStore', () => {
@@ -62,14 +67,14 @@ describe('BoundedMemoryStore', () => {
     for (let i = 0; i < 1_000; i++) await cache.set(`proj:range-${i}`, { rows: [] } as never, 1_000);
     const jobs = createMemoryJobStore(logger);
     for (let i = 0; i < 50; i++) await jobs.linkThread('C1', `${i}.0`, `job_${i}`);
-    expect(entriesOf(cache['keyv'])).toBe(MEMORY_VIEWS_CACHE_ENTRIES);
+    expect(entriesOf(cache)).toBe(MEMORY_VIEWS_CACHE_ENTRIES);
     // Thread links live 30 days; a day later they are still there, ranges a second old are gone.
     await vi.advanceTimersByTimeAsync(24 * 60 * 60 * 1000);
-    expect(entriesOf(cache['keyv'])).toBe(0);
-    expect(entriesOf(jobs['keyv'])).toBe(50);
+    expect(entriesOf(cache)).toBe(0);
+    expect(entriesOf(jobs)).toBe(50);
     await vi.advanceTimersByTimeAsync(30 * 24 * 60 * 60 * 1000);
-    expect(entriesOf(jobs['keyv'])).toBe(0);
-    await cache['keyv'].disconnect();
-    await jobs['keyv'].disconnect();
+    expect(entriesOf(jobs)).toBe(0);
+    await keyvOf(cache).disconnect();
+    await keyvOf(jobs).disconnect();
   });
 });

@@ -1,3 +1,5 @@
+import { AppError } from '../errors.js';
+
 /** An agent job as the docs platform reports it, reduced to what the bot uses. */
 export interface AgentJob {
   id: string;
@@ -55,6 +57,30 @@ export interface JobRecord {
   watchEnded: 'expired' | 'gone' | null;
   consecutiveFailures: number;
   updatedAt: number;
+  /**
+   * How many times the stored record was saved: a save is refused (`version_conflict`) unless the stored
+   * record still has the version this copy was read with, so a replica holding a stale copy cannot
+   * overwrite newer state. Set by the store; absent on new records and on records written before it existed.
+   */
+  version?: number;
+}
+
+/** The version a record was read with (absent = 0, as for a record not stored yet). */
+export function versionOf(record: Pick<JobRecord, 'version'> | undefined | null): number {
+  return record?.version ?? 0;
+}
+
+/**
+ * A job record was saved from a copy older than the stored one: another replica (or another task here)
+ * saved it meanwhile. The caller re-reads the record instead of overwriting newer state with stale state.
+ */
+export class JobVersionConflictError extends AppError<'version_conflict'> {
+  constructor(
+    readonly jobId: string,
+    readonly expectedVersion: number,
+  ) {
+    super('version_conflict', `Job ${jobId} changed since version ${expectedVersion} was read`);
+  }
 }
 
 /** What a new record is made of: where its thread is, who asked, and the job as the platform reported it. */

@@ -14,12 +14,35 @@ export interface BullmqPollQueueOptions {
   maxPerSecond?: number;
   /** Key namespace: BullMQ keys live under `<ns>:bull:polls:…`, pending wake-ups at `<ns>:polls:wakeups`. */
   namespace?: string;
-  /** Delay before retrying a poll whose handler threw. */
+  /** Delay before retrying a poll whose handler threw (the state store was down, most often). */
   retryDelayMs?: number;
   /** How long a replica may hold a poll without renewing its lock before another replica takes it over. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
 }
+
+/**
+ * A replica killed mid-poll: its lock lapses after `lockDuration` and the next stalled check (every
+ * `stalledInterval`) hands the poll to a live replica, so the poll resumes within ~12 s (BullMQ's
+ * defaults, 30 s + 30 s, kept a reply up to a minute late). Locks are renewed every half lock duration, so
+ * only an event loop blocked for 8 s could lose one, and then the poll merely runs twice (saves are
+ * version-checked).
+ */
+export const POLL_LOCK_DURATION_MS = 8_000;
+export const POLL_STALLED_INTERVAL_MS = 4_000;
+/**
+ * A handler that threw (the state store unreachable) is retried this soon: after an outage the due polls
+ * run as soon as Redis is back instead of a fixed 30 s later.
+ */
+export const POLL_RETRY_DELAY_MS = 1_000;
+/** Cap of BullMQ's own retries of a poll that failed outside the handler (lock lost, Redis gone). */
+const QUEUE_RETRY_MAX_MS = 5_000;
+/**
+ * BullMQ's own retries of a failed poll job: practically unlimited, so a poll is never dropped. The retry
+ * is part of the same Redis script that fails the attempt, so it does not depend on the replica that saw
+ * the failure staying alive.
+ */
+const QUEUE_ATTEMPTS = 1_000_000;
 
 interface PollData {
   jobId: string;
@@ -58,6 +81,10 @@ export class BullmqPollQueue implements PollQueue {
   private worker: Worker<PollData> | undefined;
   private closed = false;
 
+  private get retryDelayMs(): number {
+    return this.options.retryDelayMs ?? POLL_RETRY_DELAY_MS;
+  }
+
   constructor(private readonly options: BullmqPollQueueOptions) {
     const namespace = options.namespace ?? 'docs-agent';
     this.prefix = `${namespace}:bull`;
@@ -71,7 +98,12 @@ export class BullmqPollQueue implements PollQueue {
       const queue = new Queue<PollData>(QUEUE_NAME, {
         connection: this.options.client,
         prefix: this.prefix,
-        defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
+        defaultJobOptions: {
+          removeOnComplete: true,
+          removeOnFail: true,
+          attempts: QUEUE_ATTEMPTS,
+          backoff: { type: 'poll-retry' },
+        },
       });
       queue.on('error', (error: unknown) =>
         this.log.error({ error: describeError(error) }, 'poll queue error'),
@@ -88,20 +120,29 @@ export class BullmqPollQueue implements PollQueue {
       prefix: this.prefix,
       concurrency: this.options.concurrency,
       ...(this.options.maxPerSecond ? { limiter: { max: this.options.maxPerSecond, duration: 1000 } } : {}),
-      lockDuration: this.options.lockDurationMs ?? 30_000,
-      stalledInterval: this.options.stalledIntervalMs ?? 30_000,
-      // A poll that stalled twice (its replica died twice) fails; the `failed` listener re-schedules it.
-      maxStalledCount: 2,
+      lockDuration: this.options.lockDurationMs ?? POLL_LOCK_DURATION_MS,
+      stalledInterval: this.options.stalledIntervalMs ?? POLL_STALLED_INTERVAL_MS,
+      // A stalled poll goes back to waiting however often its replica died: past this count BullMQ would
+      // fail it for good (no retry), and the job would never be polled again.
+      maxStalledCount: QUEUE_ATTEMPTS,
+      settings: {
+        backoffStrategy: (attemptsMade: number) =>
+          Math.min(QUEUE_RETRY_MAX_MS, this.retryDelayMs * 2 ** Math.min(Math.max(0, attemptsMade - 1), 8)),
+      },
     });
     worker.on('error', (error: unknown) =>
       this.log.error({ error: describeError(error) }, 'poll worker error'),
     );
     // A poll that ended (handler resolved null) may have been re-scheduled meanwhile: apply that now.
     worker.on('completed', (job) => this.applyInBackground(job.data.jobId));
+    // BullMQ retries a failed poll itself (attempts + backoff). Only a poll that finished failing for good
+    // (a job added before retries existed, or out of attempts) is re-scheduled from here.
     worker.on('failed', (job, error) => {
       if (!job || this.closed) return;
-      this.log.warn({ jobId: job.data.jobId, error: describeError(error) }, 'poll job failed; re-scheduling');
-      void this.schedule(job.data.jobId, this.options.retryDelayMs ?? 30_000).catch((e: unknown) =>
+      const retried = !job.finishedOn;
+      this.log.warn({ jobId: job.data.jobId, retried, error: describeError(error) }, 'poll job failed');
+      if (retried) return;
+      void this.schedule(job.data.jobId, this.retryDelayMs).catch((e: unknown) =>
         this.log.error({ jobId: job.data.jobId, error: describeError(e) }, 'could not re-schedule poll'),
       );
     });
@@ -139,7 +180,7 @@ export class BullmqPollQueue implements PollQueue {
       next = await handler(jobId);
     } catch (error) {
       this.log.error({ jobId, error: describeError(error) }, 'poll failed unexpectedly; retrying later');
-      next = this.options.retryDelayMs ?? 30_000;
+      next = this.retryDelayMs;
     }
     if (next === null) return; // completes (and is removed); see the `completed` listener
     const dueAt = Date.now() + Math.max(0, next);

@@ -9,7 +9,12 @@ export interface MemoryPollQueueOptions {
   concurrency: number;
   /** Smallest gap between poll starts: a global request-rate ceiling (0 = none). */
   minGapMs?: number;
+  /** Delay before retrying a poll whose handler threw (the state store failed, most often). */
+  retryDelayMs?: number;
 }
+
+/** As in `BullmqPollQueue`: a failed poll is retried soon, not a fixed 30 s later. */
+const RETRY_DELAY_MS = 1_000;
 
 /**
  * In-process poll scheduling: one timer per watched job, polls run through a Bottleneck limiter so a burst of
@@ -96,7 +101,7 @@ export class MemoryPollQueue implements PollQueue {
             { jobId, error: describeError(error) },
             'poll failed unexpectedly; retrying later',
           );
-          void this.schedule(jobId, 30_000);
+          void this.schedule(jobId, this.options.retryDelayMs ?? RETRY_DELAY_MS);
         },
       );
   }

@@ -1,5 +1,12 @@
-import { DocsApiError } from '../api/errors.js';
-import { type AgentJob, isTerminal, type JobOrigin, type JobRecord, newJobRecord } from '../domain/job.js';
+import { DocsApiError, requestNeverSent } from '../api/errors.js';
+import {
+  type AgentJob,
+  isTerminal,
+  type JobOrigin,
+  type JobRecord,
+  JobVersionConflictError,
+  newJobRecord,
+} from '../domain/job.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { HourlyQuota } from './hourly-quota.js';
@@ -48,6 +55,9 @@ const FOLLOW_UP_GRACE_MIN_MS = 30_000;
 /** Watched jobs re-scheduled at once on start (Redis mode: a few round trips each). */
 const RESUME_BATCH = 100;
 
+/** Saves of a sent follow-up tried against fresh copies before giving up (each conflict is another save). */
+const FOLLOW_UP_SAVE_ATTEMPTS = 5;
+
 export type StartJobResult =
   | { ok: true; record: JobRecord }
   /** The state store did not answer: nothing was posted or created. */
@@ -79,7 +89,9 @@ export type PollOutcome =
   | 'reply_failed'
   | 'gone'
   | 'expired'
-  | 'not_watched';
+  | 'not_watched'
+  /** Another replica changed the record during the poll; polled again from the fresh record. */
+  | 'superseded';
 
 /** Counts job lifecycle transitions (implemented by src/metrics). Optional. */
 export interface JobMetrics {
@@ -142,6 +154,7 @@ export class JobService {
     }
 
     let job: AgentJob;
+    let taken = false;
     try {
       const slot = await quota.take();
       if (!slot.ok) {
@@ -149,8 +162,10 @@ export class JobService {
           retryAfterMs: slot.retryAfterMs,
         });
       }
+      taken = true;
       job = await api.createJob(request.context ? `${request.prompt}\n\n${request.context}` : request.prompt);
     } catch (error) {
+      if (taken) await this.refundIfNeverSent(error);
       logger.warn(
         { channelId: request.channelId, error: describeError(error) },
         'could not create agent job',
@@ -225,6 +240,7 @@ export class JobService {
       job = await api.sendMessage(request.jobId, request.prompt);
     } catch (error) {
       logger.warn({ jobId: request.jobId, error: describeError(error) }, 'follow-up refused');
+      const neverSent = await this.refundIfNeverSent(error);
       if (error instanceof DocsApiError && error.code === 'not_found') {
         const now = clock.now();
         record.watching = false;
@@ -234,28 +250,47 @@ export class JobService {
         await notifier.updateCard(record, now);
       }
       this.deps.metrics?.followUp('refused');
-      return { ok: false, reason: 'refused', error, reachedApi: true };
+      return { ok: false, reason: 'refused', error, reachedApi: !neverSent };
     }
     this.deps.metrics?.followUp('sent');
 
     const now = clock.now();
-    applyJob(record, job);
-    record.generation += 1;
-    record.activeSince = now;
-    record.watching = true;
-    record.watchEnded = null;
-    record.consecutiveFailures = 0;
-    record.updatedAt = now;
+    startGeneration(record, job, now);
     logger.info({ jobId: record.jobId, generation: record.generation }, 'follow-up sent to agent job');
-    try {
-      await store.saveJob(record);
-    } catch (error) {
-      // The agent has the message; polling still runs from the previous state and catches up.
-      logger.error({ jobId: record.jobId, error: describeError(error) }, 'follow-up sent but not saved');
-    }
-    await notifier.updateCard(record, now);
+    const saved = await this.saveFollowUp(record, job, now);
+    await notifier.updateCard(saved, now);
     await queue.schedule(record.jobId, poll.minMs);
-    return { ok: true, record };
+    return { ok: true, record: saved };
+  }
+
+  /**
+   * The agent has the message: its new generation must be saved even when another replica saved the record
+   * meanwhile (a poll holding an older copy). On a version conflict, re-read and start the generation on
+   * the fresh record; the other replica's stale save is refused in turn and it re-reads this one.
+   */
+  private async saveFollowUp(record: JobRecord, job: AgentJob, now: number): Promise<JobRecord> {
+    const { store, logger } = this.deps;
+    let current = record;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await store.saveJob(current);
+        return current;
+      } catch (error) {
+        if (!(error instanceof JobVersionConflictError) || attempt >= FOLLOW_UP_SAVE_ATTEMPTS) {
+          // Polling still runs from the previous state and catches up.
+          logger.error({ jobId: record.jobId, error: describeError(error) }, 'follow-up sent but not saved');
+          return current;
+        }
+        const fresh = await store.getJob(record.jobId).catch(() => undefined);
+        if (!fresh) return current;
+        startGeneration(fresh, job, now);
+        logger.info(
+          { jobId: record.jobId, generation: fresh.generation },
+          'job record changed meanwhile; follow-up applied to the fresh record',
+        );
+        current = fresh;
+      }
+    }
   }
 
   /** A job's current state, fetched fresh from the platform, with what the bot knows about it. */
@@ -282,12 +317,24 @@ export class JobService {
 
   /** One poll of one job; resolves the delay before the next, or null when the job is no longer watched. */
   poll(jobId: string): Promise<number | null> {
-    return this.lock.run(jobId, () => this.pollLocked(jobId));
+    return this.lock.run(jobId, async () => {
+      try {
+        return await this.pollLocked(jobId);
+      } catch (error) {
+        if (!(error instanceof JobVersionConflictError)) throw error;
+        // Another replica saved the record since this poll read it (a follow-up's new generation): drop
+        // this poll's stale view and poll again soon from the fresh record.
+        this.deps.logger.info({ jobId }, 'job record changed during the poll; polling again');
+        this.deps.metrics?.polled('superseded');
+        return this.deps.poll.minMs;
+      }
+    });
   }
 
   private async pollLocked(jobId: string): Promise<number | null> {
     const { store, api, notifier, clock, logger, poll } = this.deps;
     const polled = (outcome: PollOutcome) => this.deps.metrics?.polled(outcome);
+    logger.debug({ jobId }, 'polling job');
     const record: JobRecord | undefined = await store.getJob(jobId);
     if (!record?.watching) {
       polled('not_watched');
@@ -358,6 +405,7 @@ export class JobService {
       await store.saveJob(record);
       if (changed) await notifier.updateCard(record, now);
       if (record.repliedGeneration < record.generation) {
+        logger.debug({ jobId, generation: record.generation }, 'posting terminal reply');
         try {
           const delivery = await notifier.postTerminalReply(record, outcomeOf(job, previousPrLink));
           if (delivery === 'undeliverable') logger.error({ jobId }, 'terminal reply could not be delivered');
@@ -387,6 +435,15 @@ export class JobService {
     return nextPollDelay(now - record.activeSince, poll, this.deps.random);
   }
 
+  /** A request that surely never left cannot count against the platform's budget: give its unit back. */
+  private async refundIfNeverSent(error: unknown): Promise<boolean> {
+    if (!requestNeverSent(error)) return false;
+    await this.deps.quota.refund().catch((e: unknown) => {
+      this.deps.logger.warn({ error: describeError(e) }, 'could not refund the job budget');
+    });
+    return true;
+  }
+
   /**
    * A terminal status ends a follow-up generation only once the job was seen running in it, or after a
    * grace period (a very quick run may finish between two polls).
@@ -397,6 +454,17 @@ export class JobService {
     const grace = this.deps.followUpGraceMs ?? Math.max(FOLLOW_UP_GRACE_MIN_MS, 6 * this.deps.poll.minMs);
     return now - record.activeSince >= grace;
   }
+}
+
+/** Starts the generation a follow-up opens: active again, watched again, failures forgotten. */
+function startGeneration(record: JobRecord, job: AgentJob, now: number): void {
+  applyJob(record, job);
+  record.generation += 1;
+  record.activeSince = now;
+  record.watching = true;
+  record.watchEnded = null;
+  record.consecutiveFailures = 0;
+  record.updatedAt = now;
 }
 
 /** Thread key no Slack message has: the probe read of a slash command (no thread yet). */

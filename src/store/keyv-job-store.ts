@@ -1,8 +1,10 @@
 import Keyv from 'keyv';
-import type { JobRecord } from '../domain/job.js';
+import { type JobRecord, JobVersionConflictError, versionOf } from '../domain/job.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { JobStore } from '../services/ports.js';
+import { BoundedMemoryStore } from './bounded-memory-store.js';
+import { LockedVersionedWrite, type VersionedWrite } from './versioned-save.js';
 
 /** Records outlive the watch so follow-ups in old threads still find their job. */
 const RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -78,10 +80,16 @@ export class MemoryAtomicOps implements AtomicOps {
 }
 
 export class KeyvJobStore implements JobStore {
+  private readonly writes: VersionedWrite;
+
   constructor(
     private readonly keyv: Keyv,
     private readonly atomics: AtomicOps,
-  ) {}
+    /** How saves check the stored version; by default a per-job lock in this process (memory mode). */
+    writes?: VersionedWrite,
+  ) {
+    this.writes = writes ?? new LockedVersionedWrite(keyv, atomics);
+  }
 
   getJob(jobId: string): Promise<JobRecord | undefined> {
     return guardState(async () => {
@@ -90,12 +98,16 @@ export class KeyvJobStore implements JobStore {
     });
   }
 
-  saveJob(record: JobRecord): Promise<void> {
-    return guardState(async () => {
-      await this.keyv.set(`job:${record.jobId}`, { ...record }, RECORD_TTL_MS);
-      if (record.watching) await this.atomics.addMember(WATCHED_SET, record.jobId);
-      else await this.atomics.removeMember(WATCHED_SET, record.jobId);
-    });
+  /**
+   * Saves only if the stored record still has the version `record` was read with; on success the caller's
+   * copy takes the new version (so it can be saved again). Otherwise throws `version_conflict`.
+   */
+  async saveJob(record: JobRecord): Promise<void> {
+    const expected = versionOf(record);
+    const next = { ...record, version: expected + 1 };
+    const saved = await guardState(() => this.writes.save(next, expected, RECORD_TTL_MS, WATCHED_SET));
+    if (!saved) throw new JobVersionConflictError(record.jobId, expected);
+    record.version = next.version;
   }
 
   linkThread(channelId: string, threadTs: string, jobId: string): Promise<void> {
@@ -132,7 +144,9 @@ export class KeyvJobStore implements JobStore {
 
 /** The embedded store: state lives in this process and is gone on restart. */
 export function createMemoryJobStore(logger: Logger, now?: () => number): KeyvJobStore {
-  const keyv = new Keyv({ namespace: 'docs-agent' });
+  // Records and thread links of 30 days of jobs (~2,400 a day at the platform's hourly budget, two entries
+  // each) fit; watched jobs are read at every poll, so the least recently used are long-finished ones.
+  const keyv = new Keyv({ store: new BoundedMemoryStore({ maxEntries: 200_000 }), namespace: 'docs-agent' });
   keyv.on('error', (error: unknown) => logger.error({ err: error }, 'state store error'));
   return new KeyvJobStore(keyv, new MemoryAtomicOps(now));
 }

@@ -3,6 +3,7 @@ import Keyv from 'keyv';
 import type { ScheduleStore, WeeklySchedule } from '../analytics/ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { BoundedMemoryStore } from './bounded-memory-store.js';
 import { type AtomicOps, guardState, MemoryAtomicOps } from './keyv-job-store.js';
 import { RedisAtomicOps } from './redis-atomic-ops.js';
 import type { RedisClient } from './redis-client.js';
@@ -59,7 +60,10 @@ export class KeyvScheduleStore implements ScheduleStore {
 }
 
 export function createMemoryScheduleStore(logger: Logger, now?: () => number): KeyvScheduleStore {
-  const keyv = new Keyv({ namespace: 'docs-agent-schedules' });
+  const keyv = new Keyv({
+    store: new BoundedMemoryStore({ maxEntries: 10_000 }),
+    namespace: 'docs-agent-schedules',
+  });
   keyv.on('error', (error: unknown) => logger.error({ err: error }, 'schedule store error'));
   return new KeyvScheduleStore(keyv, new MemoryAtomicOps(now));
 }

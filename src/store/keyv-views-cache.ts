@@ -3,7 +3,10 @@ import Keyv from 'keyv';
 import type { RangeViews, ViewsCache } from '../analytics/ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { BoundedMemoryStore } from './bounded-memory-store.js';
 import type { RedisClient } from './redis-client.js';
+
+export const MEMORY_VIEWS_CACHE_ENTRIES = 500;
 
 interface Entry {
   value: RangeViews;
@@ -40,6 +43,8 @@ export class KeyvViewsCache implements ViewsCache {
  */
 export function createMemoryViewsCache(logger: Logger, now?: () => number): KeyvViewsCache {
   const keyv = new Keyv({
+    // Ranges can hold 10,000 rows each: a few hundred, expired ones swept, bound the memory they take.
+    store: new BoundedMemoryStore({ maxEntries: MEMORY_VIEWS_CACHE_ENTRIES }),
     namespace: 'docs-agent-views',
     serialize: undefined,
     deserialize: undefined,

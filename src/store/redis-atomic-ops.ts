@@ -36,7 +36,8 @@ export class RedisAtomicOps implements AtomicOps {
     return this.client.sMembers(this.setKey(set));
   }
 
-  private setKey(set: string): string {
+  /** The Redis key of a named set. */
+  setKey(set: string): string {
     return `${this.prefix}set:${set}`;
   }
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { KeyvJobStore } from './keyv-job-store.js';
 import { RedisAtomicOps } from './redis-atomic-ops.js';
 import { closeRedis, createRedisClient, type RedisClient } from './redis-client.js';
+import { RedisVersionedWrite } from './versioned-save.js';
 
 /** Every key the bot writes starts with this (Keyv's records as `docs-agent::…`, the rest as `docs-agent:…`). */
 export const DEFAULT_REDIS_NAMESPACE = 'docs-agent';
@@ -40,7 +41,9 @@ export function createRedisState(
   const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
   // Keyv re-emits its adapter's errors; without a listener an error event would crash the process.
   keyv.on('error', (error: unknown) => log.error({ error: describeError(error) }, 'state store error'));
-  const store = new KeyvJobStore(keyv, new RedisAtomicOps(client, `${namespace}:`));
+  const atomics = new RedisAtomicOps(client, `${namespace}:`);
+  const writes = new RedisVersionedWrite(client, keyv, adapter, namespace, (set) => atomics.setKey(set));
+  const store = new KeyvJobStore(keyv, atomics, writes);
   return {
     namespace,
     store,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type JobRecord, newJobRecord } from '../../src/domain/job.js';
+import { type JobRecord, JobVersionConflictError, newJobRecord } from '../../src/domain/job.js';
 import type { JobStore } from '../../src/services/ports.js';
 
 /** Builds a fresh, empty store (its own namespace) and says how to dispose of it. */
@@ -49,6 +49,7 @@ export function jobStoreContract(create: JobStoreFactory): void {
         await store.saveJob(saved);
         const read = await store.getJob('job_1');
         expect(read).toEqual(saved);
+        expect(read?.version).toBe(1);
         read!.status = 'changed';
         expect((await store.getJob('job_1'))?.status).toBe('active');
       }));
@@ -61,9 +62,43 @@ export function jobStoreContract(create: JobStoreFactory): void {
 
     it('overwrites a record on save', () =>
       withStore(async (store) => {
+        const saved = record();
+        await store.saveJob(saved);
+        await store.saveJob(Object.assign(saved, { status: 'completed', repliedGeneration: 1 }));
+        expect(await store.getJob('job_1')).toMatchObject({
+          status: 'completed',
+          repliedGeneration: 1,
+          version: 2,
+        });
+      }));
+
+    it('refuses a save from a stale copy (version check), and keeps the newer record', () =>
+      withStore(async (store) => {
         await store.saveJob(record());
-        await store.saveJob(record({ status: 'completed', repliedGeneration: 1 }));
-        expect(await store.getJob('job_1')).toMatchObject({ status: 'completed', repliedGeneration: 1 });
+        const a = (await store.getJob('job_1'))!;
+        const b = (await store.getJob('job_1'))!;
+        a.generation = 2;
+        await store.saveJob(a);
+        b.watching = false;
+        await expect(store.saveJob(b)).rejects.toBeInstanceOf(JobVersionConflictError);
+        await expect(store.saveJob(b)).rejects.toMatchObject({ code: 'version_conflict' });
+        expect(b.version).toBe(1);
+        expect(await store.getJob('job_1')).toMatchObject({ generation: 2, watching: true, version: 2 });
+        expect((await store.listWatched()).map((r) => r.jobId)).toEqual(['job_1']);
+        // A new record for a job that is already stored is a stale copy too.
+        await expect(store.saveJob(record())).rejects.toMatchObject({ code: 'version_conflict' });
+      }));
+
+    it('lets exactly one of several concurrent saves of the same version win', () =>
+      withStore(async (store) => {
+        await store.saveJob(record());
+        const copies = await Promise.all([1, 2, 3, 4, 5].map(() => store.getJob('job_1')));
+        const results = await Promise.allSettled(
+          copies.map((copy, i) => store.saveJob({ ...copy!, prompt: `writer ${i}` })),
+        );
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        const winner = results.findIndex((r) => r.status === 'fulfilled');
+        expect(await store.getJob('job_1')).toMatchObject({ prompt: `writer ${winner}`, version: 2 });
       }));
 
     it('links threads to jobs', () =>
@@ -84,9 +119,13 @@ export function jobStoreContract(create: JobStoreFactory): void {
         expect((await store.listWatched()).map((r) => r.jobId)).toEqual(['a', 'b', 'c']);
         expect((await store.listWatched('C1')).map((r) => r.jobId)).toEqual(['a', 'b']);
 
-        await store.saveJob(record({ jobId: 'a', channelId: 'C1', createdAt: 1, watching: false }));
+        await store.saveJob(
+          record({ jobId: 'a', channelId: 'C1', createdAt: 1, watching: false, version: 1 }),
+        );
         expect((await store.listWatched()).map((r) => r.jobId)).toEqual(['b', 'c']);
-        await store.saveJob(record({ jobId: 'd', channelId: 'C1', createdAt: 4, watching: true }));
+        await store.saveJob(
+          record({ jobId: 'd', channelId: 'C1', createdAt: 4, watching: true, version: 1 }),
+        );
         expect((await store.listWatched('C1')).map((r) => r.jobId)).toEqual(['b', 'd']);
       }));
 

@@ -48,7 +48,7 @@ describe('redis job store', () => {
     try {
       await a.store.saveJob(record());
       await a.store.linkThread('C1', '1.1', 'job_1');
-      expect(await b.store.getJob('job_1')).toEqual(record());
+      expect(await b.store.getJob('job_1')).toEqual(record({ version: 1 }));
       expect(await b.store.findJobByThread('C1', '1.1')).toBe('job_1');
       expect((await b.store.listWatched()).map((r) => r.jobId)).toEqual(['job_1']);
       expect(await a.store.claim('reply:job_1:1', 60_000)).toBe(true);

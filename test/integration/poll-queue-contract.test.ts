@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Job } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { BullmqPollQueue } from '../../src/scheduler/bullmq-poll-queue.js';
 import { MemoryPollQueue } from '../../src/scheduler/memory-poll-queue.js';
@@ -125,6 +126,32 @@ describe('bullmq poll queue', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('a poll that failed after its handler is retried by the queue, not by the replica that saw it', async () => {
+    const namespace = `t-${randomUUID()}`;
+    const a = await replica(namespace);
+    // Re-delaying the poll fails once (Redis dropped the command), and this replica cannot re-queue the
+    // job itself either (as if it died right after): only BullMQ's own retry can bring the poll back.
+    const moveToDelayed = vi
+      .spyOn(Job.prototype, 'moveToDelayed')
+      .mockRejectedValueOnce(new Error('Connection lost while re-delaying'));
+    const schedule = vi.spyOn(a.queue, 'schedule');
+    try {
+      const polls = new PollRecorder(async (_id, call) => (call === 1 ? 50 : null));
+      a.queue.start(polls.handler);
+      await a.queue.schedule('job:retried', 0);
+      schedule.mockRejectedValue(new Error('this replica is gone'));
+      await waitFor(() => polls.callsOf('job:retried') === 2, {
+        what: 'the poll retried',
+        timeoutMs: 10_000,
+      });
+      expect(moveToDelayed).toHaveBeenCalled();
+    } finally {
+      moveToDelayed.mockRestore();
+      schedule.mockRestore();
+      await a.close();
     }
   });
 });

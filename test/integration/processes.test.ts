@@ -81,7 +81,7 @@ describe('processes on one Redis', () => {
     const { slack, docs } = await fakes();
     const redis = await redisServer();
     // Polls every 1-2 s, so the kill can land between polls (a poll killed mid-flight is recovered by
-    // BullMQ's stalled-job check after its 30 s lock, which the tests below do not wait for).
+    // BullMQ's stalled-job check once its 8 s lock lapses: see replicas.test.ts).
     const env = { POLL_INTERVAL_MS: '1000', POLL_MAX_INTERVAL_MS: '2000' };
     const first = await bot({ name: 'first', slack, docs, redisUrl: redis.url, env });
 

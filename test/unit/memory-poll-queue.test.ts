@@ -118,4 +118,20 @@ describe('MemoryPollQueue', () => {
     expect(calls).toBe(2);
     await queue.close();
   });
+
+  it('retries a poll whose handler threw after a short delay, not 30 s later', async () => {
+    const queue = new MemoryPollQueue({ logger, concurrency: 1 });
+    const polls: number[] = [];
+    queue.start(async () => {
+      polls.push(Date.now());
+      if (polls.length === 1) throw new Error('state store unreachable');
+      return null;
+    });
+    const t0 = Date.now();
+    await queue.schedule('job', 0);
+    await vi.advanceTimersByTimeAsync(1_100);
+    expect(polls).toHaveLength(2);
+    expect(polls[1]! - t0).toBeGreaterThanOrEqual(1_000);
+    await queue.close();
+  });
 });

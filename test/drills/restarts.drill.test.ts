@@ -11,7 +11,7 @@ import {
   nextMessageTs,
   retryHeaders,
 } from '../support/slack-events.js';
-import { recordDrill, sleep } from './drill-support.js';
+import { recordDrill, SECRETS, sleep } from './drill-support.js';
 
 /*
  * Restarts under load (Redis mode): the real bot as a child process is SIGKILLed again and again while jobs
@@ -21,9 +21,8 @@ import { recordDrill, sleep } from './drill-support.js';
  * and again to its successor. Only the shared dedupe claim in Redis keeps each message to one job or one
  * follow-up: without it this drill fails (checked by disabling the claim).
  *
- * Scope: a slash command or event that a process acknowledged and then died on before reaching the docs
- * API is not retried by Slack; the drill kills after each accepted unit of work has reached the platform
- * (what a crash can never undo), but at a random moment relative to the polls.
+ * Scope: Slack does not retry what a process acknowledged and died on before reaching the docs API; the
+ * drill kills after each accepted unit of work reached the platform, at a random moment among the polls.
  */
 
 const CYCLES = 4;
@@ -138,6 +137,7 @@ describe('restarts under load (Redis mode, SIGKILL)', () => {
     let delivered: Message[] = [];
     let deliveries = 0;
     let kills = 0;
+    const processes: BotProcess[] = [];
     // Jobs that get follow-ups stay running until the end, so each job's expected count of terminal
     // replies is exactly one (a follow-up to a finished job would rightly earn a second).
     const steered = new Set<Started>();
@@ -165,6 +165,7 @@ describe('restarts under load (Redis mode, SIGKILL)', () => {
 
     for (let cycle = 0; cycle <= CYCLES; cycle++) {
       bot = await startBotProcess({ name: `bot-${cycle}`, slack, docs, redisUrl: redis.url, env: ENV });
+      processes.push(bot);
       // Slack redelivers to the successor every message the dead process saw, and the ones it never answered.
       for (const message of delivered) {
         deliveries += await deliver(bot, message, false);
@@ -242,7 +243,6 @@ describe('restarts under load (Redis mode, SIGKILL)', () => {
         delivered.push(message);
       }
     }
-
     // The last process: everything finishes upstream; every job gets its terminal reply, once.
     for (const { message, target } of followUps) {
       await waitFor(() => target.job!.prompts.some((p) => p.includes(message.text)), {
@@ -259,7 +259,6 @@ describe('restarts under load (Redis mode, SIGKILL)', () => {
       });
     }
     await sleep(2_000);
-
     const replies = started.map((entry) => terminalReplies(entry.job!).length);
     const followUpsUpstream = followUps.map(
       ({ message, target }) => target.job!.prompts.filter((p) => p.includes(message.text)).length,
@@ -284,8 +283,10 @@ describe('restarts under load (Redis mode, SIGKILL)', () => {
         jobsPerMention.filter((n) => n > 1).length +
         (docs.jobs.size - started.length),
     };
-    recordDrill('restarts', { seed: SEED, ...figures });
-
+    // Secrets: the raw stdout/stderr of every process, killed ones included (not a scrubbed copy).
+    const output = processes.map((p) => `${p.stdout()}\n${p.stderr()}`).join('\n');
+    recordDrill('restarts', { seed: SEED, ...figures, rawOutputBytesScanned: output.length });
+    for (const secret of SECRETS) expect(output).not.toContain(secret);
     // Each message identity was delivered at least 4 times (twice to a process that was then killed).
     expect(deliveries).toBeGreaterThanOrEqual(4 * figures.messageIdentities);
     expect(jobsPerMention).toEqual(mentions.map(() => 1));

@@ -255,7 +255,7 @@ describe('restarts under load (Redis mode, SIGKILL)', () => {
     for (const entry of started) {
       await waitFor(() => terminalReplies(entry.job!).length > 0, {
         what: `terminal reply for ${entry.prompt}`,
-        timeoutMs: 60_000,
+        timeoutMs: 90_000,
       });
     }
     await sleep(2_000);

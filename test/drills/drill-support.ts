@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { FAKE_API_KEY } from '../support/fake-docs.js';
-import type { StoredMessage } from '../support/fake-slack.js';
+import type { FakeSlack, StoredMessage } from '../support/fake-slack.js';
 import { BOT_TOKEN, SIGNING_SECRET, type TestApp } from '../support/test-app.js';
 
 const DRILLS_DIR = join(process.cwd(), '.drills');
@@ -63,6 +63,23 @@ export function expectNoSecretsLeaked(app: TestApp, extra: string[] = []): numbe
   }
   return haystacks.length;
 }
+
+/**
+ * Every message that lands in the fake Slack from now on, kept after a `chat.delete` removes it from the
+ * fake's live list: duplicates are counted before the bot's duplicate sweep deletes them.
+ */
+export function recordLandedPosts(slack: FakeSlack): StoredMessage[] {
+  const landed: StoredMessage[] = [];
+  const push = slack.messages.push.bind(slack.messages);
+  slack.messages.push = (...items: StoredMessage[]) => {
+    landed.push(...items);
+    return push(...items);
+  };
+  return landed;
+}
+
+/** The dedupe key a bot message carries in its metadata (`card:…`, `terminal:<job>:<generation>`, …). */
+export const keyOf = (m: StoredMessage): string => String(m.metadata?.event_payload?.key ?? '');
 
 /** Every message the bot posted with this dedupe key (terminal replies carry `terminal:<job>:<generation>`). */
 export function messagesWithKey(app: TestApp, key: string): StoredMessage[] {

@@ -1,12 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Fault } from '../support/fake-slack.js';
+import type { Fault, StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import {
   cards,
   expectNoSecretsLeaked,
+  keyOf,
   messagesWithKey,
   recordDrill,
+  recordLandedPosts,
   sleep,
   watchUnhandledRejections,
 } from './drill-support.js';
@@ -46,6 +48,7 @@ describe('drill: Slack faults', () => {
       env: { SLACK_API_TIMEOUT_MS: '300', AGENT_JOBS_PER_HOUR: '10000', DOCS_API_MAX_RPS: '500' },
     });
     const t = app;
+    const landed = recordLandedPosts(t.slack);
     t.docs.jobsPerHour = 10_000;
     t.slack.randomFaults({
       seed: SEED,
@@ -90,8 +93,60 @@ describe('drill: Slack faults', () => {
       what: 'a terminal reply for every job',
     });
     t.slack.randomFaults(undefined);
+
+    // Part 1b, so the sweep has work every run: a card and a terminal reply whose first attempt times out
+    // and lands 1.2 s later, after the bot's settle wait (twice the 300 ms timeout) and lookup found nothing,
+    // so the retry posts a second copy; the sweep must delete the late copy and keep the job's.
+    const late = { kind: 'delay', ms: 1_200, thenSucceed: true } as const;
+    await sleep(1_500); // retries of the random phase are done: the injected fault hits this card
+    t.slack.inject('chat.postMessage', late);
+    await t.command({ text: 'Slack drill: a late copy', response_url: t.slack.responseUrl('drill-late') });
+    const lateJob = await waitFor(
+      () => [...t.docs.jobs.values()].find((j) => j.prompts[0]?.includes('late copy')),
+      {
+        what: 'the late-copy job',
+      },
+    );
+    await waitFor(
+      () => t.slack.callsOf('chat.update').some((c) => JSON.stringify(c.args).includes(lateJob.id)),
+      {
+        what: 'late-copy card tracked',
+      },
+    );
+    t.slack.inject('chat.postMessage', late);
+    t.docs.complete(lateJob.id);
+    await waitFor(() => messagesWithKey(t, `terminal:${lateJob.id}:1`).length >= 1, {
+      what: 'late-copy reply',
+    });
     // Let late-landing posts arrive and the duplicate sweep (after twice the timeout) run.
-    await sleep(1_500);
+    await sleep(2_500);
+
+    // Duplicates as they landed, before the sweep deleted them: the sweep removes exactly the extras.
+    const live = new Set(t.slack.messages);
+    const copiesByKey = new Map<string, StoredMessage[]>();
+    for (const m of landed.filter(keyOf))
+      copiesByKey.set(keyOf(m), [...(copiesByKey.get(keyOf(m)) ?? []), m]);
+    const landedExtras = (prefix: string) =>
+      [...copiesByKey].reduce((n, [key, copies]) => n + (key.startsWith(prefix) ? copies.length - 1 : 0), 0);
+    const swept = landed.filter((m) => !live.has(m));
+    // Checked after the figures are written: a key left without exactly one live copy, a job whose card
+    // (the ts it tracks, its thread) is gone or is not the copy that survived.
+    const sweepProblems = [...copiesByKey]
+      .filter(([, copies]) => copies.filter((c) => live.has(c)).length !== 1)
+      .map(([key, copies]) => `${key}: ${copies.filter((c) => live.has(c)).length} of ${copies.length} live`);
+    for (const job of [...jobs, lateJob]) {
+      // The job's card is the root of its terminal reply's thread; it must be a copy that survived.
+      const thread = messagesWithKey(t, `terminal:${job.id}:1`)[0]?.thread_ts;
+      const card = cards(t).find((c) => c.ts === thread);
+      const updates = t.slack.callsOf('chat.update').filter((c) => JSON.stringify(c.args).includes(job.id));
+      const updated = updates.at(-1)?.args.ts;
+      if (!card || thread !== card.ts || updated !== card.ts) {
+        const sweptTs = swept.map((m) => m.ts);
+        sweepProblems.push(
+          `${job.id}: live card ${card?.ts}, reply thread ${thread}${sweptTs.includes(String(thread)) ? ' (swept)' : ''}, last update ${updated}`,
+        );
+      }
+    }
 
     let duplicates = 0;
     for (const job of jobs) {
@@ -173,7 +228,12 @@ describe('drill: Slack faults', () => {
         .length,
       duplicateTerminalReplies: duplicates,
       duplicateCards: cardDuplicates,
-      strayCopiesDeletedBySweep: t.slack.callsOf('chat.delete').length,
+      duplicateCardsLanded: landedExtras('card:'),
+      duplicateTerminalRepliesLanded: landedExtras('terminal:'),
+      duplicatesLanded: landedExtras(''),
+      duplicatesDeletedBySweep: swept.length,
+      sweepProblems,
+      deleteCalls: t.slack.callsOf('chat.delete').length,
       lost: jobs.filter((j) => messagesWithKey(t, `terminal:${j.id}:1`).length === 0).length,
       channelsLostMidJob: lostChannels.length,
       undeliverableRepliesLogged: lostJobs.length,
@@ -182,6 +242,11 @@ describe('drill: Slack faults', () => {
     });
 
     expect(injected).toBeGreaterThan(15);
+    expect(sweepProblems).toEqual([]);
+    expect(landedExtras('card:')).toBeGreaterThanOrEqual(1);
+    expect(landedExtras('terminal:')).toBeGreaterThanOrEqual(1);
+    expect(swept.length).toBe(landedExtras(''));
+    expect(swept.filter((m) => !keyOf(m))).toEqual([]);
     expect(duplicates).toBe(0);
     expect(cardDuplicates).toBe(0);
     expect(jobs.length + notPosted).toBe(JOBS);

@@ -36,6 +36,8 @@ export interface BotProcess {
   logs: Array<Record<string, unknown>>;
   /** Raw stderr. */
   stderr(): string;
+  /** Raw stdout, byte for byte as the process wrote it (secret scans read this, not the parsed `logs`). */
+  stdout(): string;
   pid: number;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   command(
@@ -88,8 +90,10 @@ export async function startBotProcess(options: BotProcessOptions): Promise<BotPr
   });
   const logs: Array<Record<string, unknown>> = [];
   let stderr = '';
+  let stdout = '';
   let partial = '';
   child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
     partial += chunk.toString();
     const lines = partial.split('\n');
     partial = lines.pop() ?? '';
@@ -149,6 +153,7 @@ export async function startBotProcess(options: BotProcessOptions): Promise<BotPr
     url,
     logs,
     stderr: () => stderr,
+    stdout: () => stdout,
     pid: child.pid ?? -1,
     exited,
     command: (fields) =>

@@ -162,6 +162,7 @@ export function createSlackApp(
     logger,
     settleMs: 2 * config.slack.timeoutMs,
     channelPostIntervalMs: config.slack.channelPostIntervalMs,
+    tierRatePercent: config.slack.tierRatePercent,
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   let authenticated = false;

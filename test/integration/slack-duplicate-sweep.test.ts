@@ -32,7 +32,7 @@ describe('duplicate sweep after a timed-out post', () => {
 
     const ts = await gateway.post({
       channel: 'C0SWEEP',
-      message: { text: 'Starting the agent…' },
+      message: { text: 'Starting the agent…', blocks: [] },
       dedupeKey: 'card:C0SWEEP:1',
     });
     expect(slack.messages.filter((m) => m.channel === 'C0SWEEP')).toHaveLength(2);

@@ -81,7 +81,7 @@ export class SlackCalls {
     this.settleMs = options.settleMs ?? 2_000;
     this.pacing = new SlackPacing({
       channelPostIntervalMs: options.channelPostIntervalMs ?? 0,
-      channelPostBurst: options.channelPostBurst ?? 3,
+      channelPostBurst: options.channelPostBurst ?? 2,
       tierRatePercent: options.tierRatePercent ?? 100,
     });
   }

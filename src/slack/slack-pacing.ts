@@ -34,8 +34,11 @@ export interface PacingOptions {
   channelPostBurst?: number;
 }
 
-/** Calls in a burst before pacing starts; Slack tolerates short bursts, and one spare absorbs jitter. */
-const TIER_BURST = 3;
+/**
+ * No bursts of our own: Slack tolerates short bursts, and leaving that headroom unused absorbs event-loop
+ * stalls and network jitter that would otherwise bunch paced calls into one of Slack's slots (a 429).
+ */
+const TIER_BURST = 1;
 /** Paced a little below the tier so network jitter never bunches two calls into one of Slack's slots. */
 const MARGIN = 1.05;
 
@@ -51,7 +54,7 @@ export class SlackPacing {
   constructor(options: PacingOptions) {
     this.percent = options.tierRatePercent ?? 100;
     const interval = options.channelPostIntervalMs ?? 0;
-    this.posts = interval > 0 ? new KeyedPacer(interval, options.channelPostBurst ?? 4) : undefined;
+    this.posts = interval > 0 ? new KeyedPacer(interval * MARGIN, options.channelPostBurst ?? 2) : undefined;
   }
 
   run<T>(method: string, channel: string | undefined, priority: SlackPriority, work: () => Promise<T>) {

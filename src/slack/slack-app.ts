@@ -210,8 +210,9 @@ export function createSlackApp(
     },
     async stop() {
       clearTimeout(authRetry);
+      // The gateway stays open: acknowledged work and running polls still reply while the app drains
+      // (the app closes it last).
       await app.stop();
-      await gateway.close();
     },
   };
 }

@@ -1,3 +1,4 @@
+import { AppError } from '../errors.js';
 import { KeyedPacer } from '../services/keyed-pacer.js';
 
 /**
@@ -50,6 +51,7 @@ export class SlackPacing {
   private readonly methods = new Map<string, KeyedPacer>();
   private readonly posts: KeyedPacer | undefined;
   private readonly percent: number;
+  private closed = false;
 
   constructor(options: PacingOptions) {
     this.percent = options.tierRatePercent ?? 100;
@@ -59,6 +61,7 @@ export class SlackPacing {
 
   run<T>(method: string, channel: string | undefined, priority: SlackPriority, work: () => Promise<T>) {
     const { pacer, key } = this.pacerOf(method, channel);
+    if (this.closed) return Promise.reject(shuttingDown());
     return pacer ? pacer.run(key, work, RANK[priority]) : work();
   }
 
@@ -73,6 +76,7 @@ export class SlackPacing {
   }
 
   close(): void {
+    this.closed = true;
     this.posts?.close();
     for (const pacer of this.methods.values()) pacer.close();
   }
@@ -88,4 +92,8 @@ export class SlackPacing {
     }
     return { pacer, key: method };
   }
+}
+
+function shuttingDown(): AppError {
+  return new AppError('shutting_down', 'The bot is shutting down; the Slack call was not sent');
 }

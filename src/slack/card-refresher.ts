@@ -66,6 +66,11 @@ export class CardRefresher {
     return this.pending.size;
   }
 
+  /** Resolves when no refresh is queued or in flight (on shutdown, before the gateway closes). */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0 && !this.closed) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
   /** Stops retrying (on shutdown); the gateway's close drops what is queued there. */
   close(): void {
     this.closed = true;

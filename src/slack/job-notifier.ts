@@ -71,6 +71,16 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     );
   }
 
+  /** Waits for queued card refreshes (shutdown: before the gateway closes; bound it with a timeout). */
+  async flushCards(): Promise<void> {
+    await this.cards.idle();
+  }
+
+  /** Stops retrying card refreshes (shutdown). */
+  closeCards(): void {
+    this.cards.close();
+  }
+
   /** Cards whose latest state is still on its way to Slack. */
   get cardBacklog(): number {
     return this.cards.backlog;

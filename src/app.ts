@@ -242,6 +242,11 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         //    for the next replica); the weekly scheduler stops firing.
         await within(weekly.stop(), 1_000, 'stopping weekly reports', logger);
         await within(queue.close(), 2_000, 'closing the poll queue', logger);
+        // Card refreshes queued by the work above get a moment to land; then Slack calls still waiting for
+        // their rate-limit slot are dropped (`shutting_down`).
+        await within(notifier.flushCards(), 1_000, 'sending card refreshes', logger);
+        notifier.closeCards();
+        await slack.gateway.close();
         // 4. Connections.
         await within(redis?.close() ?? Promise.resolve(), 500, 'closing Redis', logger);
         await within(docsApi.close(), 500, 'closing the docs API pool', logger);

@@ -96,6 +96,7 @@ const envSchema = z.object({
   POLL_MAX_AGE_MS: integer(6 * 60 * 60 * 1000, 1_000),
   SLACK_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
   SLACK_CHANNEL_POST_INTERVAL_MS: integer(1_000, 0, 60_000),
+  SLACK_TIER_RATE_PERCENT: integer(100, 0, 100_000),
   ALLOWED_CHANNEL_IDS: idList('channel'),
   ALLOWED_USER_IDS: idList('user'),
   FOLLOW_UPS_FROM: optionalText
@@ -171,6 +172,8 @@ export interface Config {
     timeoutMs: number;
     /** Pacing of posts per channel (Slack allows ~1 per second per channel); 0 = off. */
     channelPostIntervalMs: number;
+    /** Pacing of every other Web API method, as a percentage of its documented tier; 0 = off. */
+    tierRatePercent: number;
   };
   port: number;
   docs: {
@@ -234,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiUrl: e.SLACK_API_URL,
       timeoutMs: e.SLACK_API_TIMEOUT_MS,
       channelPostIntervalMs: e.SLACK_CHANNEL_POST_INTERVAL_MS,
+      tierRatePercent: e.SLACK_TIER_RATE_PERCENT,
     },
     port: e.PORT,
     docs: {

@@ -403,7 +403,6 @@ export class JobService {
       // Recorded before replying and marked unwatched only after: a crash or a failed post leads to another
       // poll, and the reply is idempotent per (job, generation), so it is neither lost nor posted twice.
       await store.saveJob(record);
-      if (changed) await notifier.updateCard(record, now);
       if (record.repliedGeneration < record.generation) {
         logger.debug({ jobId, generation: record.generation }, 'posting terminal reply');
         try {
@@ -420,6 +419,9 @@ export class JobService {
       }
       record.watching = false;
       await store.saveJob(record);
+      // After the reply (a person waits for the reply; the card refresh queues behind it) and even when
+      // unchanged by this poll: an earlier poll of this state may have failed to reply before refreshing.
+      await notifier.updateCard(record, now);
       logger.info(
         { jobId, status: job.status, pullRequest: job.prLink !== null },
         'job reached a terminal state',

@@ -1,15 +1,26 @@
 import { AppError } from '../errors.js';
 
+interface Waiting {
+  start: () => void;
+  reject: (error: Error) => void;
+}
+
+interface KeyState {
+  /** When the next start would be due if bursts were not allowed (GCRA's "theoretical arrival time"). */
+  due: number;
+  /** Waiting work by priority, 0 first; arrival order within a priority. */
+  queues: Waiting[][];
+  timer: NodeJS.Timeout | undefined;
+}
+
 /**
- * Paces work per key the way Slack paces posts per channel: a burst of `burst` starts at once, then one
- * start per `intervalMs`, in arrival order. One number per key (the generic cell rate algorithm's
- * "theoretical arrival time"), one timer per delayed start: queueing a post costs about a microsecond, where
- * a Bottleneck group spent 20–50 µs of CPU per scheduled job, on the path of every `/docs-agent`.
+ * Paces work per key the way Slack rate-limits (per channel, per method): a burst of `burst` starts at
+ * once, then one start per `intervalMs`. Work that has to wait is queued per key and started by priority
+ * (0 first, then arrival order), so a user-visible answer queued behind a hundred card refreshes is the
+ * next one out. One number per idle key and one timer per waiting key: queueing costs about a microsecond.
  */
 export class KeyedPacer {
-  /** Per key: when the next start would be due if bursts were not allowed. Past values mean "idle". */
-  private readonly due = new Map<string, number>();
-  private readonly delayed = new Map<NodeJS.Timeout, (error: Error) => void>();
+  private readonly keys = new Map<string, KeyState>();
   private closed = false;
 
   constructor(
@@ -18,41 +29,97 @@ export class KeyedPacer {
     private readonly now: () => number = Date.now,
   ) {}
 
-  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+  run<T>(key: string, work: () => Promise<T>, priority = 0): Promise<T> {
     if (this.closed) return Promise.reject(pacerClosed());
     const now = this.now();
-    const due = Math.max(this.due.get(key) ?? now, now);
-    const startAt = Math.max(now, due - (this.burst - 1) * this.intervalMs);
-    if (this.due.size >= PRUNE_AT) this.prune(now);
-    this.due.set(key, due + this.intervalMs);
-    if (startAt <= now) return work();
+    if (this.keys.size >= PRUNE_AT) this.prune(now);
+    const state = this.state(key, now);
+    if (!state.timer && this.startable(state, now)) {
+      this.take(state, now);
+      return work();
+    }
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.delayed.delete(timer);
-        work().then(resolve, reject);
-      }, startAt - now);
-      this.delayed.set(timer, reject);
+      const start = () => void work().then(resolve, reject);
+      const level = Math.max(0, Math.floor(priority));
+      while (state.queues.length <= level) state.queues.push([]);
+      state.queues[level]!.push({ start, reject });
+      this.arm(key, state, now);
     });
   }
 
-  /** Drops every delayed start (on shutdown): their callers get a `shutting_down` error. */
-  close(): void {
-    this.closed = true;
-    for (const [timer, reject] of this.delayed) {
-      clearTimeout(timer);
-      reject(pacerClosed());
+  /** Nothing starts on `key` before `untilMs` (Slack answered 429 with Retry-After). */
+  holdUntil(key: string, untilMs: number): void {
+    const state = this.state(key, this.now());
+    state.due = Math.max(state.due, untilMs + (this.burst - 1) * this.intervalMs);
+    if (state.timer) {
+      clearTimeout(state.timer);
+      state.timer = undefined;
+      this.arm(key, state, this.now());
     }
-    this.delayed.clear();
   }
 
-  /** Keys whose due time has passed are idle with a full burst: the same as absent. */
+  /** Work waiting on `key` (for tests and metrics). */
+  waiting(key: string): number {
+    return this.keys.get(key)?.queues.reduce((sum, q) => sum + q.length, 0) ?? 0;
+  }
+
+  /** Drops all waiting work (on shutdown): its callers get a `shutting_down` error. */
+  close(): void {
+    this.closed = true;
+    for (const state of this.keys.values()) {
+      clearTimeout(state.timer);
+      for (const queue of state.queues) for (const waiting of queue) waiting.reject(pacerClosed());
+    }
+    this.keys.clear();
+  }
+
+  private state(key: string, now: number): KeyState {
+    let state = this.keys.get(key);
+    if (!state) {
+      state = { due: now, queues: [], timer: undefined };
+      this.keys.set(key, state);
+    }
+    return state;
+  }
+
+  private startable(state: KeyState, now: number): boolean {
+    return Math.max(state.due, now) - (this.burst - 1) * this.intervalMs <= now;
+  }
+
+  private take(state: KeyState, now: number): void {
+    state.due = Math.max(state.due, now) + this.intervalMs;
+  }
+
+  private arm(key: string, state: KeyState, now: number): void {
+    if (state.timer) return;
+    const wait = Math.max(0, Math.max(state.due, now) - (this.burst - 1) * this.intervalMs - now);
+    state.timer = setTimeout(() => {
+      state.timer = undefined;
+      this.drain(key, state);
+    }, wait);
+  }
+
+  private drain(key: string, state: KeyState): void {
+    const now = this.now();
+    while (this.startable(state, now)) {
+      const next = state.queues.find((queue) => queue.length > 0)?.shift();
+      if (!next) return;
+      this.take(state, now);
+      next.start();
+    }
+    if (state.queues.some((queue) => queue.length > 0)) this.arm(key, state, now);
+  }
+
+  /** Keys whose due time has passed and that have nothing waiting are idle with a full burst. */
   private prune(now: number): void {
-    for (const [key, due] of this.due) if (due <= now) this.due.delete(key);
+    for (const [key, state] of this.keys)
+      if (state.due <= now && !state.timer && state.queues.every((q) => q.length === 0))
+        this.keys.delete(key);
   }
 }
 
 const PRUNE_AT = 1_000;
 
 function pacerClosed(): AppError {
-  return new AppError('shutting_down', 'The bot is shutting down; the queued message was not sent');
+  return new AppError('shutting_down', 'The bot is shutting down; the queued Slack call was not sent');
 }

@@ -16,6 +16,8 @@ import type {
   TerminalOutcome,
   ThreadNotice,
 } from '../services/ports.js';
+import { CardRefresher, type CardRefresherOptions } from './card-refresher.js';
+import { isPermanentSlackError } from './slack-errors.js';
 import { SlackDeliveryError, type SlackGateway } from './slack-gateway.js';
 import { describeDocsFailure } from './views/failures.js';
 import { jobCardView } from './views/job-card.js';
@@ -26,8 +28,12 @@ import {
   terminalReplyView,
 } from './views/job-replies.js';
 
-/** How long a claim on a terminal reply blocks other attempts; after that a retry checks the thread first. */
-const REPLY_CLAIM_MS = 2 * 60 * 1000;
+/**
+ * How long the claim on a terminal reply stands. It is released when the post fails, and otherwise outlives
+ * any retry of the same (job, generation) (a crash between posting and recording it, a store outage), so
+ * the claim alone keeps the reply to one copy: no thread look-up before each reply.
+ */
+const REPLY_CLAIM_MS = 24 * 60 * 60 * 1000;
 
 /** The reaction on a reply that reached the agent. */
 export const FORWARDED_REACTION = 'eyes';
@@ -37,17 +43,50 @@ export interface NotifierOptions {
   followUpsFrom?: 'anyone' | 'requester';
   /** AGENT_JOBS_PER_HOUR, named when a job is refused for it. */
   jobsPerHour?: number;
+  /** Retry policy of background card refreshes. */
+  cards?: CardRefresherOptions;
 }
 
 /** Renders job state into Slack: the card in place and the replies in its thread. */
 export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
+  private readonly cards: CardRefresher;
+
   constructor(
     private readonly gateway: SlackGateway,
     private readonly store: JobStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: NotifierOptions = {},
-  ) {}
+  ) {
+    this.cards = new CardRefresher(
+      gateway,
+      store,
+      logger,
+      (record, now) =>
+        jobCardView({
+          requesterId: record.requesterId,
+          prompt: record.prompt,
+          state: { phase: 'tracked', record, now },
+          followUpsFrom: this.options.followUpsFrom,
+        }),
+      options.cards,
+    );
+  }
+
+  /** Waits for queued card refreshes (shutdown: before the gateway closes; bound it with a timeout). */
+  async flushCards(): Promise<void> {
+    await this.cards.idle();
+  }
+
+  /** Stops retrying card refreshes (shutdown). */
+  closeCards(): void {
+    this.cards.close();
+  }
+
+  /** Cards whose latest state is still on its way to Slack. */
+  get cardBacklog(): number {
+    return this.cards.backlog;
+  }
 
   private limits() {
     return this.options.jobsPerHour ? { jobsPerHour: this.options.jobsPerHour } : {};
@@ -125,16 +164,9 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     }
   }
 
+  /** Resolves at once: the refresh runs in the background (coalesced, retried; see CardRefresher). */
   async updateCard(record: JobRecord, now: number): Promise<void> {
-    const message = jobCardView({
-      requesterId: record.requesterId,
-      prompt: record.prompt,
-      state: { phase: 'tracked', record, now },
-      followUpsFrom: this.options.followUpsFrom,
-    });
-    await this.gateway.update(record.channelId, record.cardTs, message).catch((error: unknown) => {
-      this.logger.warn({ jobId: record.jobId, error: describeError(error) }, 'could not update job card');
-    });
+    this.cards.refresh(record, now);
   }
 
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {
@@ -157,13 +189,9 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     outcome: TerminalOutcome,
   ): Promise<'posted' | 'already_posted' | 'undeliverable'> {
     const key = `terminal:${record.jobId}:${record.generation}`;
-    // The claim keeps two pollers (or a poll and its retry) from racing; the thread lookup covers a crash
-    // between posting and recording it.
+    // The claim keeps two pollers (or a poll and its retry) from racing and, as it stands until long after
+    // the reply, also covers a crash between posting and recording it.
     if (!(await this.store.claim(key, REPLY_CLAIM_MS))) return 'already_posted';
-    const existing = await this.gateway
-      .findPosted(record.channelId, record.threadTs, key, record.activeSince)
-      .catch(() => undefined);
-    if (existing) return 'already_posted';
     const message = terminalReplyView(record, outcome, this.clock.now());
     try {
       await this.gateway.post({
@@ -171,11 +199,12 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
         threadTs: record.threadTs,
         message,
         dedupeKey: key,
+        priority: 'reply',
       });
       return 'posted';
     } catch (error) {
       await this.store.release(key).catch(() => undefined);
-      if (error instanceof SlackDeliveryError && isPermanent(error.code)) {
+      if (error instanceof SlackDeliveryError && isPermanentSlackError(error.code)) {
         this.logger.error({ jobId: record.jobId, code: error.code }, 'Slack refused the terminal reply');
         return 'undeliverable';
       }
@@ -191,6 +220,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
         threadTs: record.threadTs,
         message: noticeView(record, notice),
         dedupeKey: key,
+        priority: 'reply',
       })
       .catch((error: unknown) => {
         this.logger.warn(
@@ -199,16 +229,4 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
         );
       });
   }
-}
-
-/** Slack errors that another attempt cannot fix (the bot was removed, the channel archived or deleted…). */
-function isPermanent(code: string): boolean {
-  return (
-    code !== 'ratelimited' &&
-    code !== 'request_failed' &&
-    !code.startsWith('http_') &&
-    code !== 'internal_error' &&
-    code !== 'fatal_error' &&
-    code !== 'service_unavailable'
-  );
 }

@@ -162,6 +162,7 @@ export function createSlackApp(
     logger,
     settleMs: 2 * config.slack.timeoutMs,
     channelPostIntervalMs: config.slack.channelPostIntervalMs,
+    tierRatePercent: config.slack.tierRatePercent,
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   let authenticated = false;
@@ -209,8 +210,9 @@ export function createSlackApp(
     },
     async stop() {
       clearTimeout(authRetry);
+      // The gateway stays open: acknowledged work and running polls still reply while the app drains
+      // (the app closes it last).
       await app.stop();
-      await gateway.close();
     },
   };
 }

@@ -1,119 +1,48 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { webApi } from '@slack/bolt';
-import { backoffDelay } from '../api/backoff.js';
-import { AppError, describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import { KeyedPacer } from '../services/keyed-pacer.js';
+import { describeError } from '../errors.js';
+import type { PostOptions, ThreadReply } from './slack-calls.js';
+import { SlackCalls } from './slack-calls.js';
+import { classify, isBlocksProblem, SlackDeliveryError, toDeliveryError } from './slack-errors.js';
+import type { SlackPriority } from './slack-pacing.js';
 import type { SlackMessage } from './views/types.js';
 
-type WebClient = webApi.WebClient;
+export type { GatewayOptions, PostOptions, SlackApiMetrics, ThreadReply } from './slack-calls.js';
+export { SlackDeliveryError } from './slack-errors.js';
+export type { SlackPriority } from './slack-pacing.js';
 
 /** Metadata type on every message the bot posts: lets a retry find out whether an earlier attempt landed. */
 export const MESSAGE_EVENT_TYPE = 'docs_agent_message';
-
-export class SlackDeliveryError extends AppError<string> {}
-
-/** A message of a thread, as conversations.replies reports it (the fields the bot reads). */
-export interface ThreadReply {
-  ts?: string;
-  user?: string;
-  bot_id?: string;
-  subtype?: string;
-  text?: string;
-}
-
-export interface PostOptions {
-  channel: string;
-  threadTs?: string | null;
-  message: SlackMessage;
-  /**
-   * Identity of this message. With a key, a post whose outcome is unknown (timeout, 5xx) is looked up in
-   * the conversation before it is retried, so a retry never duplicates it. Without one it is never retried.
-   */
-  dedupeKey?: string;
-}
-
-/** Counts failed Slack Web API calls (each attempt) by method and Slack's error code. Injected; optional. */
-export interface SlackApiMetrics {
-  slackError(method: string, code: string): void;
-}
-
-export interface GatewayOptions {
-  logger: Logger;
-  metrics?: SlackApiMetrics;
-  /** Attempts for retryable failures (default 4). */
-  attempts?: number;
-  retryBaseMs?: number;
-  /**
-   * How long to wait after a post with an unknown outcome before checking whether it landed: Slack may
-   * still be storing it. Twice the WebClient timeout by default.
-   */
-  settleMs?: number;
-  /**
-   * Slack allows about one chat.postMessage per second per channel, with short bursts. Posts to one
-   * channel are paced to that (a burst of `channelPostBurst`, then one per interval) instead of running
-   * into 429s, which also keeps a flood of commands from crowding out acknowledgements. 0 turns it off.
-   */
-  channelPostIntervalMs?: number;
-  channelPostBurst?: number;
-  random?: () => number;
-}
 
 /**
  * The bot's outbound Slack calls, on a WebClient built with retries off: this class decides what is safe
  * to retry. 429s are always retried after Retry-After (Slack did not act on the call); updates, reactions
  * and reads are idempotent; a post is retried only after proving the earlier attempt did not land.
  */
-export class SlackGateway {
-  private readonly attempts: number;
-  private readonly retryBaseMs: number;
-  private readonly random: () => number;
-  private readonly settleMs: number;
-  private readonly channelPacing: KeyedPacer | undefined;
-
-  constructor(
-    private readonly client: WebClient,
-    private readonly options: GatewayOptions,
-  ) {
-    this.attempts = options.attempts ?? 4;
-    this.retryBaseMs = options.retryBaseMs ?? 500;
-    this.random = options.random ?? Math.random;
-    this.settleMs = options.settleMs ?? 2_000;
-    const interval = options.channelPostIntervalMs ?? 0;
-    const burst = options.channelPostBurst ?? 4;
-    this.channelPacing = interval > 0 ? new KeyedPacer(interval, burst) : undefined;
-  }
-
+export class SlackGateway extends SlackCalls {
   /** Posts a message (paced per channel); resolves its ts. */
-  post(options: PostOptions): Promise<string> {
-    const pacing = this.channelPacing;
-    return pacing ? pacing.run(options.channel, () => this.postNow(options)) : this.postNow(options);
-  }
-
-  /** Stops pacing timers (on shutdown); queued posts are dropped. */
-  async close(): Promise<void> {
-    this.channelPacing?.close();
-  }
-
-  private async postNow({ channel, threadTs, message, dedupeKey }: PostOptions): Promise<string> {
+  async post({ channel, threadTs, message, dedupeKey, priority = 'user' }: PostOptions): Promise<string> {
     const startedAt = Date.now();
     let blocks: SlackMessage['blocks'] | undefined = message.blocks;
+    let ambiguous = false;
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await this.client.chat.postMessage({
-          channel,
-          text: message.text,
-          ...(blocks ? { blocks } : {}),
-          ...(threadTs ? { thread_ts: threadTs } : {}),
-          ...(dedupeKey
-            ? { metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { key: dedupeKey } } }
-            : {}),
-          unfurl_links: false,
-          unfurl_media: false,
-        });
+        const result = await this.paced('chat.postMessage', channel, priority, () =>
+          this.client.chat.postMessage({
+            channel,
+            text: message.text,
+            ...(blocks ? { blocks } : {}),
+            ...(threadTs ? { thread_ts: threadTs } : {}),
+            ...(dedupeKey
+              ? { metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { key: dedupeKey } } }
+              : {}),
+            unfurl_links: false,
+            unfurl_media: false,
+          }),
+        );
         const ts = String(result.ts);
-        if (attempt > 0 && dedupeKey)
-          this.removeDuplicatesLater(channel, threadTs ?? null, dedupeKey, startedAt);
+        // This ts is handed back and becomes the message everyone uses: any other copy is the duplicate.
+        if (ambiguous && dedupeKey)
+          this.removeDuplicatesLater(channel, threadTs ?? null, dedupeKey, startedAt, ts);
         return ts;
       } catch (error) {
         const kind = classify(error);
@@ -127,6 +56,7 @@ export class SlackGateway {
         if (kind.type === 'platform' || attempt + 1 >= this.attempts) throw toDeliveryError(error, kind);
         if (kind.type === 'ambiguous') {
           if (!dedupeKey) throw toDeliveryError(error, kind);
+          ambiguous = true;
           // After a timeout or reset Slack may still be storing the message: let it settle, then look
           // before posting again. An HTTP 5xx answer came back, so a short backoff is enough.
           const settle = kind.code === 'request_failed' ? this.settleMs : 0;
@@ -134,17 +64,27 @@ export class SlackGateway {
           const landed = await this.findPosted(channel, threadTs ?? null, dedupeKey, startedAt).catch(
             () => undefined,
           );
-          if (landed) return landed;
+          if (landed) {
+            // Another timed-out attempt may still land after the one found: the found one is canonical.
+            this.removeDuplicatesLater(channel, threadTs ?? null, dedupeKey, startedAt, landed);
+            return landed;
+          }
           continue;
         }
-        await sleep(this.retryDelay(kind, attempt));
+        await this.waitBeforeRetry('chat.postMessage', channel, kind, attempt);
       }
     }
   }
 
-  async update(channel: string, ts: string, message: SlackMessage): Promise<void> {
+  /** Replaces a message (a job card); `refresh` waits behind everything a person is waiting for. */
+  async update(
+    channel: string,
+    ts: string,
+    message: SlackMessage,
+    priority: SlackPriority = 'user',
+  ): Promise<void> {
     let blocks: SlackMessage['blocks'] | undefined = message.blocks;
-    await this.retrying('chat.update', async () => {
+    await this.retrying('chat.update', channel, priority, async () => {
       try {
         await this.client.chat.update({ channel, ts, text: message.text, blocks: blocks ?? [] });
       } catch (error) {
@@ -160,7 +100,7 @@ export class SlackGateway {
   }
 
   async addReaction(channel: string, ts: string, name: string): Promise<void> {
-    await this.retrying('reactions.add', async () => {
+    await this.retrying('reactions.add', channel, 'user', async () => {
       try {
         await this.client.reactions.add({ channel, timestamp: ts, name });
       } catch (error) {
@@ -171,7 +111,9 @@ export class SlackGateway {
   }
 
   async joinChannel(channel: string): Promise<void> {
-    await this.retrying('conversations.join', () => this.client.conversations.join({ channel }));
+    await this.retrying('conversations.join', channel, 'user', () =>
+      this.client.conversations.join({ channel }),
+    );
   }
 
   /**
@@ -186,13 +128,15 @@ export class SlackGateway {
     initialComment?: string;
   }): Promise<void> {
     try {
-      await this.client.files.uploadV2({
-        channel_id: input.channel,
-        filename: input.filename,
-        title: input.title,
-        file: Buffer.from(input.content, 'utf8'),
-        ...(input.initialComment ? { initial_comment: input.initialComment } : {}),
-      });
+      await this.paced('files.uploadV2', input.channel, 'user', () =>
+        this.client.files.uploadV2({
+          channel_id: input.channel,
+          filename: input.filename,
+          title: input.title,
+          file: Buffer.from(input.content, 'utf8'),
+          ...(input.initialComment ? { initial_comment: input.initialComment } : {}),
+        }),
+      );
     } catch (error) {
       const kind = classify(error);
       this.options.metrics?.slackError('files.uploadV2', kind.code);
@@ -212,13 +156,15 @@ export class SlackGateway {
     threadTs?: string | null,
   ): Promise<void> {
     const send = (blocks: SlackMessage['blocks'] | undefined) =>
-      this.client.chat.postEphemeral({
-        channel,
-        user,
-        text: message.text,
-        ...(blocks ? { blocks } : {}),
-        ...(threadTs ? { thread_ts: threadTs } : {}),
-      });
+      this.paced('chat.postEphemeral', channel, 'user', () =>
+        this.client.chat.postEphemeral({
+          channel,
+          user,
+          text: message.text,
+          ...(blocks ? { blocks } : {}),
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+        }),
+      );
     await send(message.blocks).catch(async (error: unknown) => {
       const kind = classify(error);
       this.options.metrics?.slackError('chat.postEphemeral', kind.code);
@@ -234,7 +180,9 @@ export class SlackGateway {
   /** A user's display name (users.info: display name, else real name, else handle); undefined if unknown. */
   async userName(user: string): Promise<string | undefined> {
     try {
-      const result = await this.retrying('users.info', () => this.client.users.info({ user }));
+      const result = await this.retrying('users.info', undefined, 'user', () =>
+        this.client.users.info({ user }),
+      );
       const info = result.user;
       const name = info?.profile?.display_name || info?.real_name || info?.name;
       return name || undefined;
@@ -246,7 +194,7 @@ export class SlackGateway {
 
   /** The messages of a thread, oldest first, root included (first page of up to `limit`). */
   async threadReplies(channel: string, ts: string, limit = 200): Promise<ThreadReply[]> {
-    const result = await this.retrying('conversations.replies', () =>
+    const result = await this.retrying('conversations.replies', channel, 'user', () =>
       this.client.conversations.replies({ channel, ts, limit }),
     );
     return (result.messages ?? []) as ThreadReply[];
@@ -272,7 +220,7 @@ export class SlackGateway {
     // Retried like any read: a lookup that fails once would otherwise repost a message that did land, or
     // leave a duplicate the sweep could not see.
     const result = threadTs
-      ? await this.retrying('conversations.replies', () =>
+      ? await this.retrying('conversations.replies', channel, 'reply', () =>
           this.client.conversations.replies({
             channel,
             ts: threadTs,
@@ -281,7 +229,7 @@ export class SlackGateway {
             limit: 200,
           }),
         )
-      : await this.retrying('conversations.history', () =>
+      : await this.retrying('conversations.history', channel, 'reply', () =>
           this.client.conversations.history({ channel, oldest, include_all_metadata: true, limit: 100 }),
         );
     const messages = (result.messages ?? []) as Array<{
@@ -298,19 +246,23 @@ export class SlackGateway {
 
   /**
    * Last line of defence: an attempt that timed out may still land after its retry did. Once things have
-   * settled, every copy but the first is deleted, so readers end up with exactly one.
+   * settled, every copy but `keepTs` is deleted. `keepTs` is the ts handed back to the caller (the card
+   * and thread everyone uses from then on), never "the earliest": that one may be the stray.
    */
   private removeDuplicatesLater(
     channel: string,
     threadTs: string | null,
     key: string,
     sinceMs: number,
+    keepTs: string,
   ): void {
     const timer = setTimeout(() => {
       this.findAllPosted(channel, threadTs, key, sinceMs)
-        .then(async ([, ...extra]) => {
-          for (const ts of extra) {
-            await this.client.chat.delete({ channel, ts });
+        .then(async (copies) => {
+          for (const ts of copies.filter((ts) => ts !== keepTs)) {
+            await this.retrying('chat.delete', channel, 'reply', () =>
+              this.client.chat.delete({ channel, ts }),
+            );
             this.options.logger.warn({ channel, key }, 'deleted a duplicate left by a timed-out post');
           }
         })
@@ -320,63 +272,4 @@ export class SlackGateway {
     }, this.settleMs);
     timer.unref();
   }
-
-  private async retrying<T>(method: string, call: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await call();
-      } catch (error) {
-        const kind = classify(error);
-        this.options.metrics?.slackError(method, kind.code);
-        if (kind.type === 'platform' || attempt + 1 >= this.attempts) {
-          this.options.logger.debug({ method, error: describeError(error) }, 'Slack call failed');
-          throw toDeliveryError(error, kind);
-        }
-        await sleep(this.retryDelay(kind, attempt));
-      }
-    }
-  }
-
-  private retryDelay(kind: Classified, attempt: number): number {
-    if (kind.type === 'rate_limited') return kind.retryAfterMs;
-    return backoffDelay(attempt, { baseMs: this.retryBaseMs, maxMs: 10_000, random: this.random });
-  }
-}
-
-type Classified =
-  | { type: 'platform'; code: string }
-  | { type: 'rate_limited'; code: 'ratelimited'; retryAfterMs: number }
-  | { type: 'ambiguous'; code: string };
-
-function classify(error: unknown): Classified {
-  const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; statusCode?: number };
-  switch (e?.code) {
-    case webApi.ErrorCode.PlatformError:
-      return { type: 'platform', code: e.data?.error ?? 'unknown_error' };
-    case webApi.ErrorCode.RateLimitedError:
-      return {
-        type: 'rate_limited',
-        code: 'ratelimited',
-        retryAfterMs: Math.max(1, e.retryAfter ?? 1) * 1000,
-      };
-    case webApi.ErrorCode.HTTPError:
-      return { type: 'ambiguous', code: `http_${e.statusCode ?? 'error'}` };
-    default:
-      return { type: 'ambiguous', code: 'request_failed' };
-  }
-}
-
-function isBlocksProblem(code: string): boolean {
-  return (
-    code === 'invalid_blocks' ||
-    // Undocumented: more than ~12,000 characters of text across the blocks (bolt-js #2509).
-    code === 'msg_blocks_too_long' ||
-    code === 'msg_too_long' ||
-    code === 'invalid_blocks_format' ||
-    code === 'too_many_blocks'
-  );
-}
-
-function toDeliveryError(error: unknown, kind: Classified): SlackDeliveryError {
-  return new SlackDeliveryError(kind.code, `Slack call failed: ${kind.code}`, { cause: error });
 }

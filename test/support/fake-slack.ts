@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, readBody, sendJson, waitFor } from './http.js';
 import { BlockKitEnforcer } from './slack-block-kit-limits.js';
+import type { SlackRateTiers } from './slack-rate-tiers.js';
 
 export interface SlackCall {
   method: string;
@@ -43,6 +44,8 @@ export class FakeSlack {
   readonly botId = 'B0DOCSBOT';
   /** What apps.connections.open hands out (Socket Mode tests run a WebSocket server there). */
   socketUrl = '';
+  /** Slack's per-method rate tiers (test/support/slack-rate-tiers.ts); off unless a test sets it. */
+  rateTiers: SlackRateTiers | undefined;
   private readonly faults = new Map<string, Fault[]>();
   /** Every fault the seeded random mode injected, in order. */
   readonly randomInjected: Array<{ method: string; fault: Fault }> = [];
@@ -177,6 +180,9 @@ export class FakeSlack {
     const method = path.replace(/^\/api\//, '').split('?')[0] ?? '';
     const args = parseArgs(raw, req.headers['content-type']);
     this.calls.push({ method, args, authorization: req.headers.authorization });
+    const retryAfter = this.rateTiers?.take(method, 'T0TEAM', args);
+    if (retryAfter !== undefined)
+      return sendJson(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });
     const fault = this.faults.get(method)?.shift() ?? this.randomFault(method, args);
     if (fault) {
       if (fault.kind === 'error') return sendJson(res, 200, { ok: false, error: fault.error });

@@ -50,6 +50,8 @@ export function testEnv(
     SLACK_API_TIMEOUT_MS: '2000',
     // Per-channel post pacing is covered by its own test; elsewhere it would only slow the suite down.
     SLACK_CHANNEL_POST_INTERVAL_MS: '0',
+    // Likewise the per-method tier pacing (test/integration/slack-rate-tiers.test.ts covers it).
+    SLACK_TIER_RATE_PERCENT: '0',
     DOCS_API_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'debug',
     ...overrides,

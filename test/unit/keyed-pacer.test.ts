@@ -69,4 +69,36 @@ describe('KeyedPacer', () => {
     await vi.advanceTimersByTimeAsync(5000);
     expect(ran).toBe(1);
   });
+
+  it('starts waiting work by priority, then in arrival order', async () => {
+    const pacer = new KeyedPacer(1000, 1);
+    const t0 = Date.now();
+    const order: string[] = [];
+    const run = (name: string, priority: number) =>
+      pacer.run(
+        'chat.update',
+        async () => {
+          order.push(name);
+          return Date.now() - t0;
+        },
+        priority,
+      );
+    const first = run('refresh-1', 2);
+    const later = [run('refresh-2', 2), run('refresh-3', 2), run('reply', 1), run('user', 0)];
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await first).toBe(0);
+    expect(await Promise.all(later)).toEqual([3000, 4000, 2000, 1000]);
+    expect(order).toEqual(['refresh-1', 'user', 'reply', 'refresh-2', 'refresh-3']);
+  });
+
+  it('holds a key back until a Retry-After has passed', async () => {
+    const pacer = new KeyedPacer(1000, 2);
+    const t0 = Date.now();
+    pacer.holdUntil('chat.update', t0 + 5000);
+    const held = pacer.run('chat.update', async () => Date.now() - t0);
+    const other = pacer.run('reactions.add', async () => Date.now() - t0);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await held).toBe(5000);
+    expect(await other).toBe(0);
+  });
 });

@@ -1,0 +1,141 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { webApi } from '@slack/bolt';
+import { backoffDelay } from '../api/backoff.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { type Classified, classify, toDeliveryError } from './slack-errors.js';
+import { type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';
+import type { SlackMessage } from './views/types.js';
+
+export type WebClient = webApi.WebClient;
+
+/** A message of a thread, as conversations.replies reports it (the fields the bot reads). */
+export interface ThreadReply {
+  ts?: string;
+  user?: string;
+  bot_id?: string;
+  subtype?: string;
+  text?: string;
+}
+
+export interface PostOptions {
+  channel: string;
+  threadTs?: string | null;
+  message: SlackMessage;
+  /**
+   * Identity of this message. With a key, a post whose outcome is unknown (timeout, 5xx) is looked up in
+   * the conversation before it is retried, so a retry never duplicates it. Without one it is never retried.
+   */
+  dedupeKey?: string;
+  /** Queue position when Slack's per-channel limit makes posts wait (default `user`). */
+  priority?: SlackPriority;
+}
+
+/** Counts failed Slack Web API calls (each attempt) by method and Slack's error code. Injected; optional. */
+export interface SlackApiMetrics {
+  slackError(method: string, code: string): void;
+}
+
+export interface GatewayOptions {
+  logger: Logger;
+  metrics?: SlackApiMetrics;
+  /** Attempts for retryable failures (default 4). */
+  attempts?: number;
+  retryBaseMs?: number;
+  /**
+   * How long to wait after a post with an unknown outcome before checking whether it landed: Slack may
+   * still be storing it. Twice the WebClient timeout by default.
+   */
+  settleMs?: number;
+  /**
+   * Slack allows about one chat.postMessage per second per channel, with short bursts. Posts to one
+   * channel are paced to that (a burst of `channelPostBurst`, then one per interval) instead of running
+   * into 429s, which also keeps a flood of commands from crowding out acknowledgements. 0 turns it off.
+   */
+  channelPostIntervalMs?: number;
+  channelPostBurst?: number;
+  /** Every other method is paced to its tier per workspace, at this percentage of it (0 = off). */
+  tierRatePercent?: PacingOptions['tierRatePercent'];
+  random?: () => number;
+}
+
+/**
+ * Paced, retried Web API calls: every call waits for its method's pace (per channel for posts); 429s hold
+ * the method back for Retry-After (Slack did not act on the call); other failures of idempotent calls are
+ * retried with backoff. The WebClient itself is built with retries off, so this is the only retry loop.
+ */
+export class SlackCalls {
+  protected readonly attempts: number;
+  protected readonly retryBaseMs: number;
+  protected readonly random: () => number;
+  protected readonly settleMs: number;
+  private readonly pacing: SlackPacing;
+
+  constructor(
+    protected readonly client: WebClient,
+    protected readonly options: GatewayOptions,
+  ) {
+    this.attempts = options.attempts ?? 4;
+    this.retryBaseMs = options.retryBaseMs ?? 500;
+    this.random = options.random ?? Math.random;
+    this.settleMs = options.settleMs ?? 2_000;
+    this.pacing = new SlackPacing({
+      channelPostIntervalMs: options.channelPostIntervalMs ?? 0,
+      channelPostBurst: options.channelPostBurst ?? 2,
+      tierRatePercent: options.tierRatePercent ?? 100,
+    });
+  }
+
+  /** Stops pacing timers (on shutdown); queued calls fail with `shutting_down`. */
+  async close(): Promise<void> {
+    this.pacing.close();
+  }
+
+  /** Runs one Web API call in its method's (and channel's) pace. */
+  protected paced<T>(
+    method: string,
+    channel: string | undefined,
+    priority: SlackPriority,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    return this.pacing.run(method, channel, priority, call);
+  }
+
+  protected async retrying<T>(
+    method: string,
+    channel: string | undefined,
+    priority: SlackPriority,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.paced(method, channel, priority, call);
+      } catch (error) {
+        const kind = classify(error);
+        this.options.metrics?.slackError(method, kind.code);
+        if (kind.type === 'platform' || attempt + 1 >= this.attempts) {
+          this.options.logger.debug({ method, error: describeError(error) }, 'Slack call failed');
+          throw toDeliveryError(error, kind);
+        }
+        await this.waitBeforeRetry(method, channel, kind, attempt);
+      }
+    }
+  }
+
+  /** A 429 holds the whole method (it is Slack's per-method budget), not just this call. */
+  protected async waitBeforeRetry(
+    method: string,
+    channel: string | undefined,
+    kind: Classified,
+    attempt: number,
+  ): Promise<void> {
+    // Paced methods wait in the pacer (with the rest of the method's calls); unpaced ones wait here.
+    if (kind.type === 'rate_limited' && this.pacing.holdOff(method, channel, kind.retryAfterMs)) return;
+    await sleep(this.retryDelay(kind, attempt));
+  }
+
+  protected retryDelay(kind: Classified, attempt: number): number {
+    if (kind.type === 'rate_limited') return kind.retryAfterMs;
+    return backoffDelay(attempt, { baseMs: this.retryBaseMs, maxMs: 10_000, random: this.random });
+  }
+}

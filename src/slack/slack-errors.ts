@@ -1,0 +1,59 @@
+import { webApi } from '@slack/bolt';
+import { AppError } from '../errors.js';
+
+export class SlackDeliveryError extends AppError<string> {}
+
+/** What a failed Web API call means for a retry. */
+export type Classified =
+  | { type: 'platform'; code: string }
+  | { type: 'rate_limited'; code: 'ratelimited'; retryAfterMs: number }
+  | { type: 'ambiguous'; code: string };
+
+export function classify(error: unknown): Classified {
+  const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; statusCode?: number };
+  switch (e?.code) {
+    // Our own pacer refused the call (shutdown): nothing reached Slack and nothing will; not a Slack fault.
+    case 'shutting_down':
+      return { type: 'platform', code: 'shutting_down' };
+    case webApi.ErrorCode.PlatformError:
+      return { type: 'platform', code: e.data?.error ?? 'unknown_error' };
+    case webApi.ErrorCode.RateLimitedError:
+      return {
+        type: 'rate_limited',
+        code: 'ratelimited',
+        retryAfterMs: Math.max(1, e.retryAfter ?? 1) * 1000,
+      };
+    case webApi.ErrorCode.HTTPError:
+      return { type: 'ambiguous', code: `http_${e.statusCode ?? 'error'}` };
+    default:
+      return { type: 'ambiguous', code: 'request_failed' };
+  }
+}
+
+export function isBlocksProblem(code: string): boolean {
+  return (
+    code === 'invalid_blocks' ||
+    // Undocumented: more than ~12,000 characters of text across the blocks (bolt-js #2509).
+    code === 'msg_blocks_too_long' ||
+    code === 'msg_too_long' ||
+    code === 'invalid_blocks_format' ||
+    code === 'too_many_blocks'
+  );
+}
+
+export function toDeliveryError(error: unknown, kind: Classified): SlackDeliveryError {
+  return new SlackDeliveryError(kind.code, `Slack call failed: ${kind.code}`, { cause: error });
+}
+
+/** Slack errors that another attempt cannot fix (the bot was removed, the channel archived or deleted…). */
+export function isPermanentSlackError(code: string): boolean {
+  return (
+    code !== 'ratelimited' &&
+    code !== 'request_failed' &&
+    !code.startsWith('http_') &&
+    code !== 'internal_error' &&
+    code !== 'fatal_error' &&
+    code !== 'service_unavailable' &&
+    code !== 'shutting_down'
+  );
+}

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, readBody, sendJson } from './http.js';
+import { FakeDocsHealth } from './fake-docs-health.js';
 import { contractViolation } from './openapi-contract.js';
 
 export const FAKE_PROJECT_ID = 'proj_acme_docs';
@@ -98,6 +99,8 @@ export class FakeDocs {
   /** Analytics rows per range key `${dateFrom}..${dateTo}`; `defaultViews` for any other range. */
   readonly viewsByRange = new Map<string, ViewRow[]>();
   defaultViews: ViewRow[] = [];
+  /** Searches, feedback and assistant conversations (the `/docs-health` endpoints). */
+  readonly health = new FakeDocsHealth();
   /**
    * Spec-allowed variations of what the platform answers (missing optional fields, extra fields, fractional
    * counts, a `hasMore` that never turns false…): each rewrites a response body before it is sent.
@@ -327,6 +330,7 @@ export class FakeDocs {
       if (views[1] !== FAKE_PROJECT_ID) return this.answer(r, res, 404, { error: 'Project not found' });
       return this.pageViews(r, res);
     }
+    if (this.health.route(r, FAKE_PROJECT_ID, (status, body) => this.answer(r, res, status, body))) return;
     this.answer(r, res, 404, { error: 'Not found' });
   }
 

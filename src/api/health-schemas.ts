@@ -78,11 +78,3 @@ export type FeedbackPage = z.infer<typeof feedbackPageSchema>;
 export type FeedbackEntry = FeedbackPage['feedback'][number];
 export type AssistantPage = z.infer<typeof assistantPageSchema>;
 export type AssistantConversation = AssistantPage['conversations'][number];
-
-/** The spec's maximum `limit` of each endpoint: the fewest requests of the shared hourly budget. */
-export const HEALTH_PAGE_SIZES = {
-  searches: 100,
-  feedbackByPage: 100,
-  feedback: 100,
-  assistant: 1000,
-} as const;

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type { AgentJob } from '../domain/job.js';
 import type { Logger } from '../logger.js';
 import { DocsApiError } from './errors.js';
-import { type ApiMetrics, HttpTransport, type JsonRequest } from './http-transport.js';
 import {
   type AssistantPage,
   assistantPageSchema,
@@ -13,6 +12,7 @@ import {
   type SearchesPage,
   searchesPageSchema,
 } from './health-schemas.js';
+import { type ApiMetrics, HttpTransport, type JsonRequest } from './http-transport.js';
 import { agentJobSchema, type PageViewsPage, pageViewsSchema } from './schemas.js';
 
 export interface DocsClientOptions {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { listen, readBody, sendJson } from './http.js';
 import { FakeDocsHealth } from './fake-docs-health.js';
+import { listen, readBody, sendJson } from './http.js';
 import { contractViolation } from './openapi-contract.js';
 
 export const FAKE_PROJECT_ID = 'proj_acme_docs';

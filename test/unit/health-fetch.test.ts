@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnalyticsBudgetError } from '../../src/analytics/fetch-views.js';
 import { DocsApiClient } from '../../src/api/docs-client.js';
-import { DocsApiError } from '../../src/api/errors.js';
+import type { DocsApiError } from '../../src/api/errors.js';
 import { fetchHealthWindow } from '../../src/insights/health/fetch-health.js';
 import { createLogger } from '../../src/logger.js';
 import { InMemoryHourlyQuota } from '../../src/services/hourly-quota.js';
-import { fakeUlid, makeConversation, makeFeedback, makeSearches } from '../support/fake-docs-health.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs } from '../support/fake-docs.js';
+import { fakeUlid, makeConversation, makeFeedback, makeSearches } from '../support/fake-docs-health.js';
 import { listen } from '../support/http.js';
 import { contractViolation } from '../support/openapi-contract.js';
 

@@ -87,7 +87,8 @@ export interface FakeDocsRequest {
  * The docs platform as its published specs (`test/fixtures/openapi/`, every answer validated) and the
  * reference README describe it: agent jobs (201 on create, GET, follow-up
  * messages, 100 jobs per project per rolling hour then 429, 401 on a wrong key, 403 for a read-only key on
- * POST) and page-view analytics (offset paging, exclusive dateTo, views in no particular order).
+ * POST), page-view analytics (offset paging, exclusive dateTo, views in no particular order) and, through
+ * `health` (fake-docs-health.ts), searches, feedback and assistant conversations.
  */
 export class FakeDocs {
   readonly jobs = new Map<string, FakeJob>();

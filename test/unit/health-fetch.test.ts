@@ -130,6 +130,16 @@ describe('health endpoints through the client and the fake platform', () => {
     expect(docs.requests).toHaveLength(0);
   });
 
+  it('stops paging with the budget error when the hour runs out mid-report', async () => {
+    seed();
+    const budget = new InMemoryHourlyQuota(100);
+    await budget.take(95);
+    const error = await fetchHealthWindow(api, window, { maxPages: 10, budget }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AnalyticsBudgetError);
+    // 3 searches pages + by-page + 1 feedback page spent the 5 units; nothing beyond the budget was sent.
+    expect(docs.requests).toHaveLength(5);
+  });
+
   it('accepts what the spec allows: fractional counts, null clicked page, missing optional fields', async () => {
     docs.health.defaults.searches = [
       { searchQuery: 'sso', hits: 2.5, ctr: 0, topClickedPage: null, lastSearchedAt: '2025-03-04T00:00:00Z' },

@@ -2,6 +2,16 @@ import type { z } from 'zod';
 import type { AgentJob } from '../domain/job.js';
 import type { Logger } from '../logger.js';
 import { DocsApiError } from './errors.js';
+import {
+  type AssistantPage,
+  assistantPageSchema,
+  type FeedbackByPage,
+  type FeedbackPage,
+  feedbackByPageSchema,
+  feedbackPageSchema,
+  type SearchesPage,
+  searchesPageSchema,
+} from './health-schemas.js';
 import { type ApiMetrics, HttpTransport, type JsonRequest } from './http-transport.js';
 import { agentJobSchema, type PageViewsPage, pageViewsSchema } from './schemas.js';
 
@@ -23,6 +33,15 @@ export interface PageViewsQuery {
   dateTo: string;
   limit: number;
   offset: number;
+}
+
+/** A range and one cursor page of a cursor-paged analytics endpoint (no cursor: the first page). */
+export interface CursorQuery {
+  dateFrom: string;
+  /** Exclusive, as the API defines it. */
+  dateTo: string;
+  limit: number;
+  cursor?: string;
 }
 
 /** The docs platform's agent-job and analytics operations, with validated responses and typed errors. */
@@ -78,8 +97,51 @@ export class DocsApiClient {
     );
   }
 
+  /** Search terms by hits, descending (`limit` ≤ 100, `nextCursor`). */
+  getSearches(query: CursorQuery): Promise<SearchesPage> {
+    return this.analytics('searches', query, searchesPageSchema);
+  }
+
+  /** 👍/👎 per page: the spec gives no cursor or offset, so one call of `limit` ≤ 100 is all there is. */
+  getFeedbackByPage(query: Omit<CursorQuery, 'cursor'>): Promise<FeedbackByPage> {
+    return this.analytics('feedback/by-page', query, feedbackByPageSchema);
+  }
+
+  /** Feedback entries with their comments (`limit` ≤ 100, `nextCursor`). */
+  getFeedback(query: CursorQuery): Promise<FeedbackPage> {
+    return this.analytics('feedback', query, feedbackPageSchema);
+  }
+
+  /** Assistant conversations (`limit` ≤ 1000, ULID `nextCursor`). */
+  getAssistantConversations(query: CursorQuery): Promise<AssistantPage> {
+    return this.analytics('assistant', query, assistantPageSchema);
+  }
+
   close(): Promise<void> {
     return this.transport.close();
+  }
+
+  /** Retried at most once, as page views: every call spends the organisation's hourly analytics budget. */
+  private analytics<S extends z.ZodType>(
+    endpoint: string,
+    query: CursorQuery,
+    schema: S,
+  ): Promise<z.output<S>> {
+    return this.call(
+      {
+        method: 'GET',
+        path: `/v1/analytics/${this.project}/${endpoint}`,
+        query: {
+          dateFrom: query.dateFrom,
+          dateTo: query.dateTo,
+          limit: query.limit,
+          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+        },
+        idempotent: true,
+        retries: 1,
+      },
+      schema,
+    );
   }
 
   private async call<S extends z.ZodType>(req: JsonRequest, schema: S): Promise<z.output<S>> {

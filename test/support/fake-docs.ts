@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeDocsHealth } from './fake-docs-health.js';
 import { listen, readBody, sendJson } from './http.js';
 import { contractViolation } from './openapi-contract.js';
 
@@ -86,7 +87,8 @@ export interface FakeDocsRequest {
  * The docs platform as its published specs (`test/fixtures/openapi/`, every answer validated) and the
  * reference README describe it: agent jobs (201 on create, GET, follow-up
  * messages, 100 jobs per project per rolling hour then 429, 401 on a wrong key, 403 for a read-only key on
- * POST) and page-view analytics (offset paging, exclusive dateTo, views in no particular order).
+ * POST), page-view analytics (offset paging, exclusive dateTo, views in no particular order) and, through
+ * `health` (fake-docs-health.ts), searches, feedback and assistant conversations.
  */
 export class FakeDocs {
   readonly jobs = new Map<string, FakeJob>();
@@ -98,6 +100,8 @@ export class FakeDocs {
   /** Analytics rows per range key `${dateFrom}..${dateTo}`; `defaultViews` for any other range. */
   readonly viewsByRange = new Map<string, ViewRow[]>();
   defaultViews: ViewRow[] = [];
+  /** Searches, feedback and assistant conversations (the `/docs-health` endpoints). */
+  readonly health = new FakeDocsHealth();
   /**
    * Spec-allowed variations of what the platform answers (missing optional fields, extra fields, fractional
    * counts, a `hasMore` that never turns false…): each rewrites a response body before it is sent.
@@ -327,6 +331,7 @@ export class FakeDocs {
       if (views[1] !== FAKE_PROJECT_ID) return this.answer(r, res, 404, { error: 'Project not found' });
       return this.pageViews(r, res);
     }
+    if (this.health.route(r, FAKE_PROJECT_ID, (status, body) => this.answer(r, res, status, body))) return;
     this.answer(r, res, 404, { error: 'Not found' });
   }
 

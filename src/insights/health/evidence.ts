@@ -1,0 +1,73 @@
+/** What a health-report row stands on: the gap it names and its figures over the report's window. */
+export type Evidence = SearchEvidence | PageEvidence | QuestionEvidence;
+
+export interface HealthRange {
+  /** First day, `YYYY-MM-DD`. */
+  from: string;
+  /** Day after the last, `YYYY-MM-DD` (the API's exclusive `dateTo`). */
+  toExclusive: string;
+}
+
+export interface SearchEvidence {
+  kind: 'search';
+  query: string;
+  hits: number;
+  /** Click-through rate, 0..1 as the API gives it. */
+  ctr: number;
+  /** Share of all searches in the window, 0..1; undefined when the API counted none. */
+  share: number | undefined;
+  range: HealthRange;
+}
+
+export interface PageEvidence {
+  kind: 'page';
+  path: string;
+  thumbsDown: number;
+  thumbsUp: number;
+  /** The latest readers' comments on the page, newest first (possibly none). */
+  comments: string[];
+  range: HealthRange;
+}
+
+export interface QuestionEvidence {
+  kind: 'question';
+  /** The most recent wording of the question. */
+  question: string;
+  asked: number;
+  range: HealthRange;
+}
+
+export type EvidenceKind = Evidence['kind'];
+
+/** What identifies the gap across windows (the impact post measures the same thing again). */
+export function evidenceKey(evidence: Evidence): string {
+  switch (evidence.kind) {
+    case 'search':
+      return evidence.query;
+    case 'page':
+      return normalisePath(evidence.path);
+    case 'question':
+      return normaliseQuestion(evidence.question);
+  }
+}
+
+/**
+ * One question however it was typed: trimmed, case-folded, whitespace collapsed and trailing `?`/`!`/`.`
+ * dropped, so "How do I rotate keys?" and "how do i  rotate keys" count as one.
+ */
+export function normaliseQuestion(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[\s?!.]+$/u, '');
+}
+
+/** Feedback entries carry "the path or URL" of a page: both become `/path` without a trailing slash. */
+export function normalisePath(pathOrUrl: string): string {
+  let path = pathOrUrl.trim();
+  if (/^https?:\/\//i.test(path) && URL.canParse(path)) path = new URL(path).pathname;
+  if (!path.startsWith('/')) path = `/${path}`;
+  return path.length > 1 ? path.replace(/\/+$/, '') || '/' : path;
+}

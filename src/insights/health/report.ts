@@ -1,0 +1,150 @@
+import {
+  type Evidence,
+  type HealthRange,
+  normalisePath,
+  normaliseQuestion,
+  type PageEvidence,
+  type QuestionEvidence,
+  type SearchEvidence,
+} from './evidence.js';
+import type {
+  AssistantConversation,
+  FeedbackEntry,
+  HealthWindow,
+  PageFeedbackRow,
+  SearchRow,
+} from './ports.js';
+
+export const TOP_DEFAULT = 5;
+export const TOP_MAX = 25;
+/** Comments shown (and handed to the agent) per flagged page. */
+export const COMMENTS_PER_PAGE = 3;
+
+export interface HealthSection<E extends Evidence> {
+  /** The first `top` rows, ranked. */
+  rows: E[];
+  /** How many rows qualified before the cut to `top`. */
+  total: number;
+}
+
+export interface HealthReport {
+  range: HealthRange;
+  top: number;
+  totalSearches: number;
+  searches: HealthSection<SearchEvidence>;
+  pages: HealthSection<PageEvidence>;
+  questions: HealthSection<QuestionEvidence>;
+  /** Sections whose source rows may be incomplete (page cap, or by-page's single page). */
+  partial: HealthWindow['partial'];
+}
+
+/** `top N`, 1–25, default 5: anything else is clamped rather than refused (the grammar validates input). */
+export function clampTop(top: number | undefined): number {
+  if (top === undefined || !Number.isFinite(top)) return TOP_DEFAULT;
+  return Math.min(TOP_MAX, Math.max(1, Math.trunc(top)));
+}
+
+/** The three sections of `/docs-health` from one fetched window. Pure: same rows, same report. */
+export function buildHealthReport(window: HealthWindow, options: { top?: number } = {}): HealthReport {
+  const top = clampTop(options.top);
+  const range = { from: window.dateFrom, toExclusive: window.dateTo };
+  const searches = searchGaps(window.searches, window.totalSearches, range);
+  const pages = flaggedPages(window.pages, window.feedback, range);
+  const questions = openQuestions(window.conversations, range);
+  return {
+    range,
+    top,
+    totalSearches: window.totalSearches,
+    searches: { rows: searches.slice(0, top), total: searches.length },
+    pages: { rows: pages.slice(0, top), total: pages.length },
+    questions: { rows: questions.slice(0, top), total: questions.length },
+    partial: window.partial,
+  };
+}
+
+/** Searches that found nothing: no clicked page or a click-through of 0, most hits first. */
+export function searchGaps(rows: SearchRow[], totalSearches: number, range: HealthRange): SearchEvidence[] {
+  return rows
+    .filter((row) => row.searchQuery.trim() !== '' && (!row.topClickedPage || row.ctr === 0))
+    .map((row) => ({
+      kind: 'search' as const,
+      query: row.searchQuery,
+      hits: row.hits,
+      ctr: row.ctr,
+      share: totalSearches > 0 ? row.hits / totalSearches : undefined,
+      range,
+    }))
+    .sort((a, b) => b.hits - a.hits || a.query.localeCompare(b.query));
+}
+
+/** Pages with at least one 👎, most 👎 first, each with its latest comments (newest first). */
+export function flaggedPages(
+  rows: PageFeedbackRow[],
+  feedback: FeedbackEntry[],
+  range: HealthRange,
+): PageEvidence[] {
+  const comments = latestComments(feedback);
+  const byPath = new Map<string, PageEvidence>();
+  for (const row of rows) {
+    if (!(row.thumbsDown > 0)) continue;
+    const key = normalisePath(row.path);
+    const seen = byPath.get(key);
+    // The same page under two spellings (`/a/` and `/a`) is one page: its counts add up.
+    if (seen) {
+      seen.thumbsDown += row.thumbsDown;
+      seen.thumbsUp += row.thumbsUp;
+      continue;
+    }
+    byPath.set(key, {
+      kind: 'page',
+      path: row.path,
+      thumbsDown: row.thumbsDown,
+      thumbsUp: row.thumbsUp,
+      comments: comments.get(key) ?? [],
+      range,
+    });
+  }
+  return [...byPath.values()].sort(
+    (a, b) => b.thumbsDown - a.thumbsDown || a.thumbsUp - b.thumbsUp || a.path.localeCompare(b.path),
+  );
+}
+
+function latestComments(feedback: FeedbackEntry[]): Map<string, string[]> {
+  const withText = feedback
+    .map((entry) => ({ entry, text: entry.comment?.trim() ?? '' }))
+    .filter(({ text }) => text !== '')
+    // ISO timestamps sort as text; entries without one go last.
+    .sort((a, b) => (b.entry.createdAt ?? '').localeCompare(a.entry.createdAt ?? ''));
+  const byPath = new Map<string, string[]>();
+  for (const { entry, text } of withText) {
+    const key = normalisePath(entry.path);
+    const list = byPath.get(key) ?? [];
+    if (list.length < COMMENTS_PER_PAGE && !list.includes(text)) list.push(text);
+    byPath.set(key, list);
+  }
+  return byPath;
+}
+
+/** Unanswered questions, each counted once however it was typed, most asked first. */
+export function openQuestions(
+  conversations: AssistantConversation[],
+  range: HealthRange,
+): QuestionEvidence[] {
+  const byKey = new Map<string, { wording: string; at: string; asked: number }>();
+  for (const c of conversations) {
+    if (c.resolutionStatus !== 'unanswered') continue;
+    const key = normaliseQuestion(c.query);
+    if (key === '') continue;
+    const at = c.timestamp ?? '';
+    const seen = byKey.get(key);
+    if (!seen) byKey.set(key, { wording: c.query.replace(/\s+/g, ' ').trim(), at, asked: 1 });
+    else {
+      seen.asked += 1;
+      // The most recent wording is shown: it is how readers ask today.
+      if (at > seen.at) Object.assign(seen, { wording: c.query.replace(/\s+/g, ' ').trim(), at });
+    }
+  }
+  return [...byKey.values()]
+    .map(({ wording, asked }) => ({ kind: 'question' as const, question: wording, asked, range }))
+    .sort((a, b) => b.asked - a.asked || a.question.localeCompare(b.question));
+}

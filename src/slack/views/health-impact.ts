@@ -1,0 +1,56 @@
+import type { KnownBlock } from '@slack/types';
+import type { ImpactMetric, ImpactMetricName, ImpactModel } from '../../insights/health/impact.js';
+import { escapeMrkdwn } from '../markup.js';
+import { oneLine } from './limits.js';
+import type { SlackMessage } from './types.js';
+
+const LABELS: Record<ImpactMetricName, string> = {
+  hits: 'Searches',
+  ctr: 'Click-through',
+  thumbsDown: '👎',
+  thumbsUp: '👍',
+  pageViews: 'Page views',
+  asked: 'Times asked',
+};
+
+const value = (m: ImpactMetric, v: number) =>
+  m.name === 'ctr' ? `${(v * 100).toFixed(1)}%` : Math.round(v).toLocaleString('en-US');
+
+function line(m: ImpactMetric): string {
+  const change =
+    m.change === undefined
+      ? m.delta === 0
+        ? 'no change'
+        : 'new'
+      : `${m.delta > 0 ? '▲' : m.delta < 0 ? '▼' : '±'} ${Math.abs(m.change * 100).toFixed(0)}%`;
+  const verdict = m.improved === true ? ' ✅' : m.improved === false ? ' ⚠️' : '';
+  return `*${LABELS[m.name]}:* ${value(m, m.before)} → ${value(m, m.after)} (${change})${verdict}`;
+}
+
+function subject(model: ImpactModel): string {
+  const e = model.evidence;
+  const text = e.kind === 'search' ? e.query : e.kind === 'page' ? e.path : e.question;
+  const label = { search: 'The search', page: 'The page', question: 'The question' }[e.kind];
+  return `${label} “${escapeMrkdwn(oneLine(text, 300)).replace(/`/g, 'ˋ')}”`;
+}
+
+/** The thread post `HEALTH_IMPACT_DAYS` after the pull request: the evidence measured after vs before. */
+export function healthImpactMessage(model: ImpactModel): SlackMessage {
+  const period = (w: { from: string; toExclusive: string }) => `${w.from} – ${w.toExclusive}`;
+  const blocks: KnownBlock[] = [
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `*Did it work?* ${subject(model)}, since the pull request (${period(model.after)}) against as long before it (${period(model.before)}):`,
+      },
+    },
+    { type: 'section', text: { type: 'mrkdwn', text: model.metrics.map(line).join('\n') } },
+    {
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: "From readers' data in the docs analytics; end dates exclusive." }],
+    },
+  ];
+  const text = `Did it work? ${model.metrics.map((m) => `${LABELS[m.name]} ${value(m, m.before)} → ${value(m, m.after)}`).join(', ')}`;
+  return { text, blocks };
+}

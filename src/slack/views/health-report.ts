@@ -1,0 +1,154 @@
+import type { Button, KnownBlock } from '@slack/types';
+import type { Evidence, EvidenceKind } from '../../insights/health/evidence.js';
+import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
+import type { HealthReport, HealthSection } from '../../insights/health/report.js';
+import { escapeMrkdwn } from '../markup.js';
+import { mrkdwnLink } from './format.js';
+import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT } from './limits.js';
+import type { SlackMessage } from './types.js';
+
+/** Buttons of the rows: `health_fix_<kind>_<rank>` (unique in the message, as Slack wants action ids). */
+export const HEALTH_FIX_ACTION_PREFIX = 'health_fix';
+export const POST_HEALTH_ACTION = 'docs_health_post';
+/** Page URLs longer than this are shown as text: 25 links must leave room for the rest of the report. */
+const MAX_LINK_URL_CHARS = 300;
+
+export interface HealthReportViewOptions {
+  /** DOCS_SITE_URL: paths become links when set. */
+  siteUrl: string | undefined;
+  /** Ephemeral reports carry the "Post to channel" button and a fix button per row. */
+  interactive: boolean;
+  /** The button value that asks for the same report again, in the channel (range and top N). */
+  postValue?: string;
+  requestedBy?: string;
+}
+
+const n = (value: number) => Math.round(value).toLocaleString('en-US');
+const pct = (ratio: number) => `${(ratio * 100).toFixed(ratio * 100 < 10 ? 1 : 0)}%`;
+/** Reader text inside mrkdwn: no mentions, no links, no code spans breaking out. */
+const quoted = (text: string, max: number) => escapeMrkdwn(oneLine(text, max)).replace(/`/g, 'ˋ');
+
+export function healthPageUrl(siteUrl: string | undefined, path: string): string | undefined {
+  if (!siteUrl || /^https?:\/\//i.test(path)) return undefined;
+  const url = `${siteUrl.replace(/\/+$/, '')}${encodeURI(path.startsWith('/') ? path : `/${path}`)}`;
+  return url.length <= MAX_LINK_URL_CHARS ? url : undefined;
+}
+
+function rowLine(evidence: Evidence, rank: number, room: number, siteUrl: string | undefined): string {
+  switch (evidence.kind) {
+    case 'search': {
+      const share = evidence.share === undefined ? '' : ` · ${pct(evidence.share)} of searches`;
+      return `*${rank}.* “${quoted(evidence.query, room)}”  *${n(evidence.hits)}* hits${share}`;
+    }
+    case 'page': {
+      const label = oneLine(evidence.path, room);
+      // The URL counts toward Slack's total text too: when rows must shrink, long links become text.
+      const url = healthPageUrl(siteUrl, evidence.path);
+      const path = url && url.length <= room * 2 ? mrkdwnLink(url, label) : `\`${quoted(label, room)}\``;
+      const comments = evidence.comments
+        .slice(0, room >= 100 ? 2 : 1)
+        .map((c) => `\n>${quoted(c, room)}`)
+        .join('');
+      return `*${rank}.* ${path}  👎 *${n(evidence.thumbsDown)}*  👍 ${n(evidence.thumbsUp)}${comments}`;
+    }
+    case 'question':
+      return `*${rank}.* “${quoted(evidence.question, room)}”  asked *${n(evidence.asked)}*×`;
+  }
+}
+
+const TITLES: Record<EvidenceKind, { title: string; empty: string }> = {
+  search: { title: 'Searches that found nothing', empty: 'No search went without a result in this range.' },
+  page: { title: 'Pages readers flag', empty: 'No page got a 👎 in this range.' },
+  question: {
+    title: 'Questions the assistant could not answer',
+    empty: 'The assistant answered every question in this range.',
+  },
+};
+
+/** Lines packed into as few section texts as fit Slack's 3000 characters each. */
+function packLines(lines: string[]): string[] {
+  const texts: string[] = [];
+  let current = '';
+  for (const line of lines) {
+    const next = current ? `${current}\n${line}` : line;
+    if (next.length > LIMITS.sectionText && current) {
+      texts.push(current);
+      current = line;
+    } else current = next;
+  }
+  if (current) texts.push(current);
+  return texts;
+}
+
+function sectionBlocks(
+  section: HealthSection<Evidence>,
+  kind: EvidenceKind,
+  room: number,
+  options: HealthReportViewOptions,
+): KnownBlock[] {
+  const { title, empty } = TITLES[kind];
+  const shown = section.rows.length;
+  const count = section.total > shown ? ` (top ${shown} of ${n(section.total)})` : '';
+  const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: `*${title}*${count}` } }];
+  if (shown === 0) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `_${empty}_` }] });
+    return blocks;
+  }
+  const lines = section.rows.map((row, i) => rowLine(row, i + 1, room, options.siteUrl));
+  for (const text of packLines(lines)) blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
+  if (options.interactive) {
+    const buttons: Button[] = section.rows.map((row, i) => ({
+      type: 'button',
+      action_id: `${HEALTH_FIX_ACTION_PREFIX}_${kind}_${i + 1}`,
+      text: { type: 'plain_text', text: `Fix #${i + 1}` },
+      value: encodeEvidenceRef(row),
+    }));
+    blocks.push({ type: 'actions', block_id: `health_fix_${kind}`, elements: buttons });
+  }
+  return blocks;
+}
+
+/**
+ * The `/docs-health` report: three sections (each saying so when empty), a fix button per row and, when
+ * ephemeral, "Post to channel". Texts shrink until the message fits Slack's total-text limit, so 25 rows
+ * per section with long queries, paths and comments still post.
+ */
+export function healthReportMessage(report: HealthReport, options: HealthReportViewOptions): SlackMessage {
+  const range = `${report.range.from} – ${report.range.toExclusive} (exclusive)`;
+  const partial =
+    report.partial.length > 0
+      ? ` · Some rows may be missing (the platform had more: ${report.partial.join(', ')}).`
+      : '';
+  const by = options.requestedBy ? ` · Requested by <@${options.requestedBy}>` : '';
+  for (let room = 300; ; room = Math.floor(room * 0.8)) {
+    const blocks: KnownBlock[] = [
+      { type: 'header', text: { type: 'plain_text', text: 'Docs health' } },
+      {
+        type: 'context',
+        elements: [{ type: 'mrkdwn', text: `${range} · ${n(report.totalSearches)} searches${by}${partial}` }],
+      },
+      ...sectionBlocks(report.searches, 'search', room, options),
+      { type: 'divider' },
+      ...sectionBlocks(report.pages, 'page', room, options),
+      { type: 'divider' },
+      ...sectionBlocks(report.questions, 'question', room, options),
+    ];
+    if (options.interactive && options.postValue !== undefined) {
+      blocks.push({
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            action_id: POST_HEALTH_ACTION,
+            text: { type: 'plain_text', text: 'Post to channel' },
+            value: options.postValue.slice(0, LIMITS.buttonValue),
+          },
+        ],
+      });
+    }
+    if (blockTextLength(blocks) <= TOTAL_BLOCK_TEXT || room <= 20) {
+      const text = `Docs health ${range}: ${report.searches.total} searches without result, ${report.pages.total} flagged pages, ${report.questions.total} unanswered questions`;
+      return { text, blocks };
+    }
+  }
+}

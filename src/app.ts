@@ -232,18 +232,25 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         stopping = true;
         const started = Date.now();
         // 1. No new Slack requests: the HTTP server stops accepting (or the socket disconnects).
-        await within(slack.stop(), 1_500, 'closing the Slack receiver', logger);
-        // 2. Finish what was already acknowledged (slash commands, mentions, replies, buttons).
-        const unfinished = await slack.drain(3_500);
-        if (unfinished > 0) logger.warn({ unfinished }, 'shutdown: Slack work still running after 3.5 s');
-        // 3. Hand polls back: running polls finish and re-delay themselves in the queue (Redis keeps them
-        //    for the next replica); the weekly scheduler stops firing.
-        await within(weekly.stop(), 1_000, 'stopping weekly reports', logger);
+        await within(slack.stop(), 1_000, 'closing the Slack receiver', logger);
+        // 2. Finish what was already acknowledged (cards, job creations, follow-ups, buttons). The Slack
+        //    client and its per-channel posting queue stay open until every drain below is done.
+        const unfinished = await slack.drain(4_500);
+        if (unfinished > 0) logger.warn({ unfinished }, 'shutdown: Slack work still running after 4.5 s');
+        // 3. Hand polls back: running polls finish (and may post) and re-delay themselves in the queue
+        //    (Redis keeps them for the next replica); the weekly scheduler stops firing.
+        await within(weekly.stop(), 500, 'stopping weekly reports', logger);
         await within(queue.close(), 2_000, 'closing the poll queue', logger);
-        // 4. Connections.
+        // 4. Only now Slack's client, then the state store and the docs API pool.
+        await within(slack.close(), 500, 'closing the Slack client', logger);
         await within(redis?.close() ?? Promise.resolve(), 500, 'closing Redis', logger);
         await within(docsApi.close(), 500, 'closing the docs API pool', logger);
-        logger.info({ ms: Date.now() - started }, 'docs-agent stopped');
+        logger.info(
+          { ms: Date.now() - started, unfinishedSlackWork: unfinished },
+          unfinished > 0
+            ? `docs-agent stopped; ${unfinished} acknowledged Slack task(s) were still running and were dropped`
+            : 'docs-agent stopped',
+        );
       })();
       return stopped;
     },

@@ -46,7 +46,10 @@ export interface SlackApp {
   connected(): boolean;
   /** Waits until no listener is running, at most `timeoutMs`; resolves how many were still running. */
   drain(timeoutMs: number): Promise<number>;
+  /** Stops receiving Slack requests; the Web API client keeps working so acknowledged work can finish. */
   stop(): Promise<void>;
+  /** Closes the Web API side (per-channel posting queue); call after every drain. */
+  close(): Promise<void>;
 }
 
 /**
@@ -210,6 +213,8 @@ export function createSlackApp(
     async stop() {
       clearTimeout(authRetry);
       await app.stop();
+    },
+    async close() {
       await gateway.close();
     },
   };

@@ -98,6 +98,7 @@ const envSchema = z.object({
   SLACK_CHANNEL_POST_INTERVAL_MS: integer(1_000, 0, 60_000),
   ALLOWED_CHANNEL_IDS: idList('channel'),
   ALLOWED_USER_IDS: idList('user'),
+  ADMIN_USER_IDS: idList('user'),
   FOLLOW_UPS_FROM: optionalText
     .pipe(z.enum(['anyone', 'requester']).optional())
     .transform((v) => v ?? 'anyone'),
@@ -187,7 +188,13 @@ export interface Config {
   };
   redisUrl: string | undefined;
   poll: { intervalMs: number; maxIntervalMs: number; maxAgeMs: number };
-  access: { channelIds: string[]; userIds: string[]; followUpsFrom: 'anyone' | 'requester' };
+  access: {
+    channelIds: string[];
+    userIds: string[];
+    /** May see workspace-wide listings (every channel's weekly schedule). */
+    adminUserIds: string[];
+    followUpsFrom: 'anyone' | 'requester';
+  };
   analytics: {
     maxPages: number;
     cacheTtlMs: number;
@@ -255,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     access: {
       channelIds: e.ALLOWED_CHANNEL_IDS,
       userIds: e.ALLOWED_USER_IDS,
+      adminUserIds: e.ADMIN_USER_IDS,
       followUpsFrom: e.FOLLOW_UPS_FROM,
     },
     analytics: {

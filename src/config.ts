@@ -51,12 +51,21 @@ const httpUrl = z
   .url('must be a URL such as https://example.com')
   .refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://');
 
+/** The fill-in values of .env.example (`xoxb-your-bot-token`, `your-project-id`, …): an unedited copy must not boot. */
+const PLACEHOLDER = /(^|[-_])your[-_]/i;
+const PLACEHOLDER_MESSAGE = 'still holds the placeholder from .env.example: paste the real value';
+const notPlaceholder = (value: string | undefined) => value === undefined || !PLACEHOLDER.test(value);
+
 const envSchema = z.object({
   SLACK_BOT_TOKEN: z
     .string({ error: 'is required: the Bot User OAuth Token (xoxb-…) from OAuth & Permissions' })
     .trim()
-    .startsWith('xoxb-', 'must be a bot token starting with xoxb- (OAuth & Permissions page)'),
-  SLACK_SIGNING_SECRET: optionalText,
+    .startsWith('xoxb-', 'must be a bot token starting with xoxb- (OAuth & Permissions page)')
+    .refine(notPlaceholder, `${PLACEHOLDER_MESSAGE} (OAuth & Permissions → Bot User OAuth Token)`),
+  SLACK_SIGNING_SECRET: optionalText.refine(
+    notPlaceholder,
+    `${PLACEHOLDER_MESSAGE} (Basic Information → Signing Secret)`,
+  ),
   SLACK_APP_TOKEN: optionalText.pipe(
     z
       .string()
@@ -64,6 +73,7 @@ const envSchema = z.object({
         'xapp-',
         'must be an app-level token starting with xapp- (Basic Information → App-Level Tokens)',
       )
+      .refine(notPlaceholder, `${PLACEHOLDER_MESSAGE}, or leave it empty for HTTP mode`)
       .optional(),
   ),
   SLACK_API_URL: optionalText.pipe(httpUrl.optional()),
@@ -74,12 +84,14 @@ const envSchema = z.object({
   DOCS_API_KEY: z
     .string({ error: 'is required: an admin API key (svc_…) from the docs dashboard’s API keys page' })
     .trim()
-    .startsWith('svc_', 'must be an admin API key starting with svc_ (dashboard → API keys)'),
+    .startsWith('svc_', 'must be an admin API key starting with svc_ (dashboard → API keys)')
+    .refine(notPlaceholder, `${PLACEHOLDER_MESSAGE} (dashboard → API keys)`),
   DOCS_PROJECT_ID: z
     .string({ error: 'is required: the project ID shown on the dashboard’s API keys page' })
     .trim()
     .min(1, 'must not be empty')
-    .regex(/^[A-Za-z0-9_-]+$/, 'must be a project ID (letters, digits, - and _ only)'),
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be a project ID (letters, digits, - and _ only)')
+    .refine(notPlaceholder, `${PLACEHOLDER_MESSAGE} (the project ID on the dashboard’s API keys page)`),
   DOCS_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
   DOCS_API_MAX_CONCURRENCY: integer(4, 1, 64),
   DOCS_API_MAX_RPS: integer(10, 0, 1000),

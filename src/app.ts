@@ -26,6 +26,7 @@ import { SlackReportPublisher } from './slack/views-publisher.js';
 import { createMemoryJobStore } from './store/keyv-job-store.js';
 import { createMemoryScheduleStore, createRedisScheduleStore } from './store/keyv-schedule-store.js';
 import { createMemoryViewsCache, createRedisViewsCache } from './store/keyv-views-cache.js';
+import { waitForRedis } from './store/redis-client.js';
 import { RedisHourlyQuota } from './store/redis-hourly-quota.js';
 import { createRedisState } from './store/redis-job-store.js';
 
@@ -51,6 +52,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const clock = options.clock ?? systemClock;
   let stopping = false;
   let stopped: Promise<void> | undefined;
+  const startAbort = new AbortController();
   const metrics = new Metrics();
 
   const docsApi = new DocsApiClient({
@@ -208,8 +210,12 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   return {
     logger,
     async start() {
-      await redis?.connect();
+      // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
       const port = await slack.start();
+      if (redis && config.redisUrl) {
+        if (!(await waitForRedis(config.redisUrl, logger, startAbort.signal))) return port;
+        await redis.connect();
+      }
       const resumed = await jobs.startWatching();
       await weekly.start();
       logger.info(
@@ -230,6 +236,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       stopped ??= (async () => {
         // Not ready from now on: load balancers and orchestrators stop sending work here.
         stopping = true;
+        startAbort.abort();
         const started = Date.now();
         // 1. No new Slack requests: the HTTP server stops accepting (or the socket disconnects).
         await within(slack.stop(), 1_000, 'closing the Slack receiver', logger);

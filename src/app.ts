@@ -1,10 +1,11 @@
 import { AnalyticsService } from './analytics/analytics-service.js';
 import { WeeklyReports } from './analytics/weekly-reports.js';
 import { DocsApiClient } from './api/docs-client.js';
+import { pingState, stateNote, within } from './app-steps.js';
 import { type Config, secretsOf } from './config.js';
-import { describeError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics/metrics.js';
+import { type MetricsServer, startMetricsServer } from './metrics/metrics-server.js';
 import { BullmqPollQueue } from './scheduler/bullmq-poll-queue.js';
 import { BullmqWeeklyScheduler } from './scheduler/bullmq-weekly-scheduler.js';
 import { MemoryPollQueue } from './scheduler/memory-poll-queue.js';
@@ -44,6 +45,8 @@ export interface DocsAgent {
   /** Starts receiving Slack requests and resumes watching jobs; resolves the HTTP port. */
   start(): Promise<number>;
   stop(): Promise<void>;
+  /** The metrics port once started (METRICS_PORT; 0 picks a free one). */
+  metricsPort(): number | undefined;
 }
 
 /** Composition root: builds adapters, services and the Slack app from a validated config. */
@@ -53,6 +56,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   let stopping = false;
   let stopped: Promise<void> | undefined;
   const startAbort = new AbortController();
+  let metricsServer: MetricsServer | undefined;
   const metrics = new Metrics();
 
   const docsApi = new DocsApiClient({
@@ -112,13 +116,6 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
               checks: { state, slack: slackState, shuttingDown: stopping },
             },
           };
-        },
-      },
-      {
-        path: '/metrics',
-        handle: async () => {
-          const { contentType, body } = await metrics.render();
-          return { status: 200, body, contentType };
         },
       },
     ],
@@ -209,9 +206,11 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
 
   return {
     logger,
+    metricsPort: () => metricsServer?.port,
     async start() {
       // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
       const port = await slack.start();
+      metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (redis && config.redisUrl) {
         if (!(await waitForRedis(config.redisUrl, logger, startAbort.signal))) return port;
         await redis.connect();
@@ -252,6 +251,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         await within(slack.close(), 500, 'closing the Slack client', logger);
         await within(redis?.close() ?? Promise.resolve(), 500, 'closing Redis', logger);
         await within(docsApi.close(), 500, 'closing the docs API pool', logger);
+        await within(metricsServer?.close() ?? Promise.resolve(), 200, 'closing the metrics port', logger);
         logger.info(
           { ms: Date.now() - started, unfinishedSlackWork: unfinished },
           unfinished > 0
@@ -262,47 +262,4 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       return stopped;
     },
   };
-}
-
-/** `ok` when Redis answers a PING within a second, else `unreachable`. */
-async function pingState(client: { ping(): Promise<unknown> }): Promise<'ok' | 'unreachable'> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      client.ping(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timeout')), 1_000);
-      }),
-    ]);
-    return 'ok';
-  } catch {
-    return 'unreachable';
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Waits for a shutdown step at most `ms`; a step that fails or overruns is logged and left behind. */
-async function within(step: Promise<unknown>, ms: number, what: string, logger: Logger): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = await Promise.race([
-    step.then(
-      () => 'done' as const,
-      (error: unknown) => {
-        logger.warn({ error: describeError(error) }, `shutdown: ${what} failed`);
-        return 'failed' as const;
-      },
-    ),
-    new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), ms);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (outcome === 'timeout') logger.warn({ ms }, `shutdown: ${what} took too long; moving on`);
-}
-
-function stateNote(backend: 'redis' | 'in-memory'): string {
-  return backend === 'redis'
-    ? 'state is in Redis (REDIS_URL): jobs, threads and polls survive restarts and are shared by replicas'
-    : 'state is in memory (set REDIS_URL to keep it across restarts)';
 }

@@ -78,6 +78,8 @@ const envSchema = z.object({
   ),
   SLACK_API_URL: optionalText.pipe(httpUrl.optional()),
   PORT: integer(3000, 0, 65535),
+  METRICS_PORT: integer(9464, 0, 65535),
+  METRICS_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
   DOCS_API_URL: optionalText
     .pipe(httpUrl.optional())
     .transform((value) => value ?? 'https://api.mintlify.com'),
@@ -199,6 +201,8 @@ export interface Config {
     siteUrl: string | undefined;
   };
   redisUrl: string | undefined;
+  /** Where GET /metrics is served: its own port, loopback by default, never the port Slack reaches. */
+  metrics: { host: string; port: number };
   poll: { intervalMs: number; maxIntervalMs: number; maxAgeMs: number };
   access: {
     channelIds: string[];
@@ -255,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       channelPostIntervalMs: e.SLACK_CHANNEL_POST_INTERVAL_MS,
     },
     port: e.PORT,
+    metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT },
     docs: {
       apiUrl: e.DOCS_API_URL,
       apiKey: e.DOCS_API_KEY,

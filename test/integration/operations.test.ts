@@ -94,7 +94,7 @@ describe('/metrics', () => {
     await t.command({ text: 'Document the 429 response' });
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
     await waitFor(() => t.slack.callsOf('chat.update').length > 0, { what: 'card tracked' });
-    const watching = await (await fetch(`${t.url}/metrics`)).text();
+    const watching = await (await fetch(`${t.metricsUrl}/metrics`)).text();
     expect(watching).toMatch(/^docs_agent_watched_jobs\{status="\w+"\} 1$/m);
 
     await waitFor(() => t.docs.requestsTo('GET', /\/job\//).length > 0, {
@@ -107,7 +107,7 @@ describe('/metrics', () => {
     await t.command({ text: 'Another change', channel_id: 'C0ELSEWHERE' });
     await waitFor(() => t.docs.jobs.size === 2, { what: 'second job' });
 
-    const response = await fetch(`${t.url}/metrics`);
+    const response = await fetch(`${t.metricsUrl}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/plain');
     const text = await response.text();
@@ -129,6 +129,8 @@ describe('/metrics', () => {
     expect(text).toMatch(/^docs_agent_watched_jobs\{status="\w+"\} 1$/m);
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
+    // Not on the port Slack reaches.
+    expect((await fetch(`${t.url}/metrics`)).status).toBe(404);
   });
 
   it('counts docs-API errors by code', async () => {
@@ -137,12 +139,12 @@ describe('/metrics', () => {
     t.docs.inject({ method: 'POST' }, { kind: 'status', status: 401 });
     await t.command({ text: 'Document the 429 response' });
     await waitFor(
-      async () => (await (await fetch(`${t.url}/metrics`)).text()).includes('code="unauthorized"'),
+      async () => (await (await fetch(`${t.metricsUrl}/metrics`)).text()).includes('code="unauthorized"'),
       {
         what: 'error counted',
       },
     );
-    const text = await (await fetch(`${t.url}/metrics`)).text();
+    const text = await (await fetch(`${t.metricsUrl}/metrics`)).text();
     expect(text).toMatch(/^docs_agent_docs_api_requests_total\{method="POST",code="unauthorized"\} 1$/m);
     expect(text).toMatch(/^docs_agent_job_starts_total\{outcome="create_failed"\} 1$/m);
   });

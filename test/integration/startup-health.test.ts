@@ -8,7 +8,7 @@ import { FakeDocs } from '../support/fake-docs.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import { startRedisServer } from '../support/redis-server.js';
-import { testEnv } from '../support/test-app.js';
+import { BOT_TOKEN, startTestApp, type TestApp, testEnv } from '../support/test-app.js';
 
 /* Issue 11: start-up and health that tell the truth, with the real process (`src/main.ts`). */
 
@@ -121,4 +121,52 @@ describe('start-up with Redis unreachable', () => {
     });
     await waitFor(async () => (await get(`${base}/readyz`))?.status === 200, { what: 'ready' });
   }, 90_000);
+});
+
+describe('start-up checks the bot token (auth.test) in both modes', () => {
+  it('HTTP mode: a rejected token exits non-zero with one clear message', async () => {
+    const { slack, docs } = await fakes();
+    slack.inject('auth.test', { kind: 'error', error: 'invalid_auth' }, 5);
+    const bot = spawnBot(testEnv(slack, docs, { PORT: String(await freePort()), LOG_LEVEL: 'info' }));
+    expect(await bot.exited).toBe(1);
+    const rejected = bot.logs.filter((l) => String(l.msg).includes('Slack rejected SLACK_BOT_TOKEN'));
+    expect(rejected).toHaveLength(1);
+    expect(String(rejected[0]?.msg)).toContain('invalid_auth');
+    expect(bot.output()).not.toContain(BOT_TOKEN);
+  }, 30_000);
+
+  it('Socket Mode: a revoked token fails start before connecting, instead of looking connected', async () => {
+    const { slack } = await fakes();
+    slack.inject('auth.test', { kind: 'error', error: 'token_revoked' }, 5);
+    const started = startTestApp({
+      slack,
+      env: {
+        SLACK_APP_TOKEN: 'xapp-1-A0DOCSAGENT-0000-fakeapptoken',
+        SLACK_SIGNING_SECRET: '',
+        PORT: String(await freePort()),
+      },
+    });
+    await expect(started).rejects.toMatchObject({ code: 'slack_token_rejected' });
+    expect(slack.callsOf('apps.connections.open')).toHaveLength(0);
+  });
+
+  it('Slack unreachable: starts not ready and says which host it retries auth.test against', async () => {
+    const { slack, docs } = await fakes();
+    const closedPort = await freePort();
+    let app: TestApp | undefined;
+    try {
+      app = await startTestApp({
+        slack,
+        docs,
+        env: { SLACK_API_URL: `http://127.0.0.1:${closedPort}/api/`, LOG_LEVEL: 'info' },
+      });
+      const ready = await get(`${app.url}/readyz`);
+      expect(ready?.status).toBe(503);
+      const line = app.logs.find((l) => l.includes('auth.test'));
+      expect(line).toContain(`127.0.0.1:${closedPort}`);
+      expect(line).toContain('retrying auth.test');
+    } finally {
+      await app?.stop();
+    }
+  });
 });

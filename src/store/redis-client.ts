@@ -97,7 +97,11 @@ export async function waitForRedis(url: string, logger: Logger, signal: AbortSig
       );
       await new Promise<void>((done) => {
         const timer = setTimeout(done, retryInMs);
-        signal.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true });
+        const abort = () => {
+          clearTimeout(timer);
+          done();
+        };
+        signal.addEventListener('abort', abort, { once: true });
       });
     }
   }

@@ -1,10 +1,11 @@
 import { AnalyticsService } from './analytics/analytics-service.js';
 import { WeeklyReports } from './analytics/weekly-reports.js';
 import { DocsApiClient } from './api/docs-client.js';
+import { pingState, stateNote, within } from './app-steps.js';
 import { type Config, secretsOf } from './config.js';
-import { describeError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics/metrics.js';
+import { type MetricsServer, startMetricsServer } from './metrics/metrics-server.js';
 import { BullmqPollQueue } from './scheduler/bullmq-poll-queue.js';
 import { BullmqWeeklyScheduler } from './scheduler/bullmq-weekly-scheduler.js';
 import { MemoryPollQueue } from './scheduler/memory-poll-queue.js';
@@ -26,6 +27,7 @@ import { SlackReportPublisher } from './slack/views-publisher.js';
 import { createMemoryJobStore } from './store/keyv-job-store.js';
 import { createMemoryScheduleStore, createRedisScheduleStore } from './store/keyv-schedule-store.js';
 import { createMemoryViewsCache, createRedisViewsCache } from './store/keyv-views-cache.js';
+import { waitForRedis } from './store/redis-client.js';
 import { RedisHourlyQuota } from './store/redis-hourly-quota.js';
 import { createRedisState } from './store/redis-job-store.js';
 
@@ -43,6 +45,8 @@ export interface DocsAgent {
   /** Starts receiving Slack requests and resumes watching jobs; resolves the HTTP port. */
   start(): Promise<number>;
   stop(): Promise<void>;
+  /** The metrics port once started (METRICS_PORT; 0 picks a free one). */
+  metricsPort(): number | undefined;
 }
 
 /** Composition root: builds adapters, services and the Slack app from a validated config. */
@@ -51,6 +55,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const clock = options.clock ?? systemClock;
   let stopping = false;
   let stopped: Promise<void> | undefined;
+  const startAbort = new AbortController();
+  let metricsServer: MetricsServer | undefined;
   const metrics = new Metrics();
 
   const docsApi = new DocsApiClient({
@@ -110,13 +116,6 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
               checks: { state, slack: slackState, shuttingDown: stopping },
             },
           };
-        },
-      },
-      {
-        path: '/metrics',
-        handle: async () => {
-          const { contentType, body } = await metrics.render();
-          return { status: 200, body, contentType };
         },
       },
     ],
@@ -209,9 +208,15 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
 
   return {
     logger,
+    metricsPort: () => metricsServer?.port,
     async start() {
-      await redis?.connect();
+      // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
       const port = await slack.start();
+      metricsServer = await startMetricsServer(metrics, config.metrics, logger);
+      if (redis && config.redisUrl) {
+        if (!(await waitForRedis(config.redisUrl, logger, startAbort.signal))) return port;
+        await redis.connect();
+      }
       const resumed = await jobs.startWatching();
       await weekly.start();
       logger.info(
@@ -232,70 +237,35 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       stopped ??= (async () => {
         // Not ready from now on: load balancers and orchestrators stop sending work here.
         stopping = true;
+        startAbort.abort();
         const started = Date.now();
         // 1. No new Slack requests: the HTTP server stops accepting (or the socket disconnects).
-        await within(slack.stop(), 1_500, 'closing the Slack receiver', logger);
-        // 2. Finish what was already acknowledged (slash commands, mentions, replies, buttons).
-        const unfinished = await slack.drain(3_500);
-        if (unfinished > 0) logger.warn({ unfinished }, 'shutdown: Slack work still running after 3.5 s');
-        // 3. Hand polls back: running polls finish and re-delay themselves in the queue (Redis keeps them
-        //    for the next replica); the weekly scheduler stops firing.
-        await within(weekly.stop(), 1_000, 'stopping weekly reports', logger);
+        await within(slack.stop(), 1_000, 'closing the Slack receiver', logger);
+        // 2. Finish what was already acknowledged (cards, job creations, follow-ups, buttons). The Slack
+        //    client and its per-channel posting queue stay open until every drain below is done.
+        const unfinished = await slack.drain(4_500);
+        if (unfinished > 0) logger.warn({ unfinished }, 'shutdown: Slack work still running after 4.5 s');
+        // 3. Hand polls back: running polls finish (and may post) and re-delay themselves in the queue
+        //    (Redis keeps them for the next replica); the weekly scheduler stops firing.
+        await within(weekly.stop(), 500, 'stopping weekly reports', logger);
         await within(queue.close(), 2_000, 'closing the poll queue', logger);
         // Card refreshes queued by the work above get a moment to land; then Slack calls still waiting for
         // their rate-limit slot are dropped (`shutting_down`).
         await within(notifier.flushCards(), 1_000, 'sending card refreshes', logger);
         notifier.closeCards();
-        await slack.gateway.close();
-        // 4. Connections.
+        // 4. Only now Slack's client, then the state store and the docs API pool.
+        await within(slack.close(), 500, 'closing the Slack client', logger);
         await within(redis?.close() ?? Promise.resolve(), 500, 'closing Redis', logger);
         await within(docsApi.close(), 500, 'closing the docs API pool', logger);
-        logger.info({ ms: Date.now() - started }, 'docs-agent stopped');
+        await within(metricsServer?.close() ?? Promise.resolve(), 200, 'closing the metrics port', logger);
+        logger.info(
+          { ms: Date.now() - started, unfinishedSlackWork: unfinished },
+          unfinished > 0
+            ? `docs-agent stopped; ${unfinished} acknowledged Slack task(s) were still running and were dropped`
+            : 'docs-agent stopped',
+        );
       })();
       return stopped;
     },
   };
-}
-
-/** `ok` when Redis answers a PING within a second, else `unreachable`. */
-async function pingState(client: { ping(): Promise<unknown> }): Promise<'ok' | 'unreachable'> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      client.ping(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timeout')), 1_000);
-      }),
-    ]);
-    return 'ok';
-  } catch {
-    return 'unreachable';
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Waits for a shutdown step at most `ms`; a step that fails or overruns is logged and left behind. */
-async function within(step: Promise<unknown>, ms: number, what: string, logger: Logger): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = await Promise.race([
-    step.then(
-      () => 'done' as const,
-      (error: unknown) => {
-        logger.warn({ error: describeError(error) }, `shutdown: ${what} failed`);
-        return 'failed' as const;
-      },
-    ),
-    new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), ms);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (outcome === 'timeout') logger.warn({ ms }, `shutdown: ${what} took too long; moving on`);
-}
-
-function stateNote(backend: 'redis' | 'in-memory'): string {
-  return backend === 'redis'
-    ? 'state is in Redis (REDIS_URL): jobs, threads and polls survive restarts and are shared by replicas'
-    : 'state is in memory (set REDIS_URL to keep it across restarts)';
 }

@@ -1,5 +1,5 @@
-import { Cron } from 'croner';
 import { z } from 'zod';
+import { crossFieldProblems } from './config-checks.js';
 import { AppError } from './errors.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -51,12 +51,21 @@ const httpUrl = z
   .url('must be a URL such as https://example.com')
   .refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://');
 
+/** The fill-in values of .env.example (`xoxb-your-bot-token`, `your-project-id`, …): an unedited copy must not boot. */
+const PLACEHOLDER = /(^|[-_])your[-_]/i;
+const PLACEHOLDER_MESSAGE = 'still holds the placeholder from .env.example: paste the real value';
+const notPlaceholder = (value: string | undefined) => value === undefined || !PLACEHOLDER.test(value);
+
 const envSchema = z.object({
   SLACK_BOT_TOKEN: z
     .string({ error: 'is required: the Bot User OAuth Token (xoxb-…) from OAuth & Permissions' })
     .trim()
-    .startsWith('xoxb-', 'must be a bot token starting with xoxb- (OAuth & Permissions page)'),
-  SLACK_SIGNING_SECRET: optionalText,
+    .startsWith('xoxb-', 'must be a bot token starting with xoxb- (OAuth & Permissions page)')
+    .refine(notPlaceholder, `${PLACEHOLDER_MESSAGE} (OAuth & Permissions → Bot User OAuth Token)`),
+  SLACK_SIGNING_SECRET: optionalText.refine(
+    notPlaceholder,
+    `${PLACEHOLDER_MESSAGE} (Basic Information → Signing Secret)`,
+  ),
   SLACK_APP_TOKEN: optionalText.pipe(
     z
       .string()
@@ -64,22 +73,27 @@ const envSchema = z.object({
         'xapp-',
         'must be an app-level token starting with xapp- (Basic Information → App-Level Tokens)',
       )
+      .refine(notPlaceholder, `${PLACEHOLDER_MESSAGE}, or leave it empty for HTTP mode`)
       .optional(),
   ),
   SLACK_API_URL: optionalText.pipe(httpUrl.optional()),
   PORT: integer(3000, 0, 65535),
+  METRICS_PORT: integer(9464, 0, 65535),
+  METRICS_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
   DOCS_API_URL: optionalText
     .pipe(httpUrl.optional())
     .transform((value) => value ?? 'https://api.mintlify.com'),
   DOCS_API_KEY: z
     .string({ error: 'is required: an admin API key (svc_…) from the docs dashboard’s API keys page' })
     .trim()
-    .startsWith('svc_', 'must be an admin API key starting with svc_ (dashboard → API keys)'),
+    .startsWith('svc_', 'must be an admin API key starting with svc_ (dashboard → API keys)')
+    .refine(notPlaceholder, `${PLACEHOLDER_MESSAGE} (dashboard → API keys)`),
   DOCS_PROJECT_ID: z
     .string({ error: 'is required: the project ID shown on the dashboard’s API keys page' })
     .trim()
     .min(1, 'must not be empty')
-    .regex(/^[A-Za-z0-9_-]+$/, 'must be a project ID (letters, digits, - and _ only)'),
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be a project ID (letters, digits, - and _ only)')
+    .refine(notPlaceholder, `${PLACEHOLDER_MESSAGE} (the project ID on the dashboard’s API keys page)`),
   DOCS_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
   DOCS_API_MAX_CONCURRENCY: integer(4, 1, 64),
   DOCS_API_MAX_RPS: integer(10, 0, 1000),
@@ -99,6 +113,7 @@ const envSchema = z.object({
   SLACK_TIER_RATE_PERCENT: integer(100, 0, 100_000),
   ALLOWED_CHANNEL_IDS: idList('channel'),
   ALLOWED_USER_IDS: idList('user'),
+  ADMIN_USER_IDS: idList('user'),
   FOLLOW_UPS_FROM: optionalText
     .pipe(z.enum(['anyone', 'requester']).optional())
     .transform((v) => v ?? 'anyone'),
@@ -110,56 +125,6 @@ const envSchema = z.object({
   WEEKLY_REPORT_TZ: optionalText,
   LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS).optional()).transform((v) => v ?? 'info'),
 });
-
-/**
- * Rules across variables, checked on the raw environment so they are reported together with field
- * errors (zod skips object refinements once a field has failed).
- */
-function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
-  const problems: string[] = [];
-  if (!env.SLACK_APP_TOKEN?.trim() && !env.SLACK_SIGNING_SECRET?.trim()) {
-    problems.push(
-      'SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode',
-    );
-  }
-  const min = Number(env.POLL_INTERVAL_MS?.trim() || 5000);
-  const max = Number(env.POLL_MAX_INTERVAL_MS?.trim() || 60000);
-  if (Number.isFinite(min) && Number.isFinite(max) && max < min) {
-    problems.push(`POLL_MAX_INTERVAL_MS must be at least POLL_INTERVAL_MS (${min})`);
-  }
-  const channel = env.WEEKLY_REPORT_CHANNEL?.trim();
-  const cron = env.WEEKLY_REPORT_CRON?.trim();
-  const timeZone = env.WEEKLY_REPORT_TZ?.trim();
-  if (channel && !cron)
-    problems.push(
-      'WEEKLY_REPORT_CRON is required with WEEKLY_REPORT_CHANNEL, e.g. "0 9 * * 1" (Mondays 09:00)',
-    );
-  if (cron && !channel)
-    problems.push('WEEKLY_REPORT_CHANNEL is required with WEEKLY_REPORT_CRON: the channel ID to post in');
-  if (channel && !/^[CG][A-Z0-9]+$/.test(channel))
-    problems.push('WEEKLY_REPORT_CHANNEL must be a channel ID such as C0123ABCD');
-  if (timeZone && !isTimeZone(timeZone))
-    problems.push('WEEKLY_REPORT_TZ must be an IANA time zone such as Europe/Berlin');
-  if (cron) {
-    try {
-      new Cron(cron, { paused: true, timezone: timeZone && isTimeZone(timeZone) ? timeZone : 'UTC' }).stop();
-    } catch {
-      problems.push(
-        'WEEKLY_REPORT_CRON must be a cron pattern such as "0 9 * * 1" (minute hour day month weekday)',
-      );
-    }
-  }
-  return problems;
-}
-
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -189,8 +154,16 @@ export interface Config {
     siteUrl: string | undefined;
   };
   redisUrl: string | undefined;
+  /** Where GET /metrics is served: its own port, loopback by default, never the port Slack reaches. */
+  metrics: { host: string; port: number };
   poll: { intervalMs: number; maxIntervalMs: number; maxAgeMs: number };
-  access: { channelIds: string[]; userIds: string[]; followUpsFrom: 'anyone' | 'requester' };
+  access: {
+    channelIds: string[];
+    userIds: string[];
+    /** May see workspace-wide listings (every channel's weekly schedule). */
+    adminUserIds: string[];
+    followUpsFrom: 'anyone' | 'requester';
+  };
   analytics: {
     maxPages: number;
     cacheTtlMs: number;
@@ -240,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tierRatePercent: e.SLACK_TIER_RATE_PERCENT,
     },
     port: e.PORT,
+    metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT },
     docs: {
       apiUrl: e.DOCS_API_URL,
       apiKey: e.DOCS_API_KEY,
@@ -259,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     access: {
       channelIds: e.ALLOWED_CHANNEL_IDS,
       userIds: e.ALLOWED_USER_IDS,
+      adminUserIds: e.ADMIN_USER_IDS,
       followUpsFrom: e.FOLLOW_UPS_FROM,
     },
     analytics: {

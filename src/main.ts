@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createDocsAgent } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
-import { describeError } from './errors.js';
+import { AppError, describeError } from './errors.js';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -64,7 +64,9 @@ async function main(): Promise<void> {
   try {
     await agent.start();
   } catch (error) {
-    logger.fatal({ error: describeError(error) }, 'docs-agent could not start');
+    // A rejected token (or other coded start failure) is said in one line, with what to do.
+    const message = error instanceof AppError ? error.message : 'docs-agent could not start';
+    logger.fatal({ error: describeError(error) }, message);
     process.exit(1);
   }
 }

@@ -72,8 +72,10 @@ export class WeeklyReports {
     return removed;
   }
 
-  async list(): Promise<Array<WeeklySchedule & { nextRun: number | undefined }>> {
-    const schedules = await this.o.store.list();
+  /** Every channel's schedules, or only `channelId`'s (what a non-admin may see). */
+  async list(channelId?: string): Promise<Array<WeeklySchedule & { nextRun: number | undefined }>> {
+    const all = await this.o.store.list();
+    const schedules = channelId === undefined ? all : all.filter((s) => s.channelId === channelId);
     return schedules.map((s) => ({ ...s, nextRun: this.nextRun(s) }));
   }
 

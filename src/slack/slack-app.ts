@@ -10,7 +10,7 @@ import {
   webApi,
 } from '@slack/bolt';
 import type { Config } from '../config.js';
-import { describeError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
 import { registerListeners, type SlackDeps } from './listeners/index.js';
@@ -46,7 +46,10 @@ export interface SlackApp {
   connected(): boolean;
   /** Waits until no listener is running, at most `timeoutMs`; resolves how many were still running. */
   drain(timeoutMs: number): Promise<number>;
+  /** Stops receiving Slack requests; the Web API client keeps working so acknowledged work can finish. */
   stop(): Promise<void>;
+  /** Closes the Web API side (per-channel posting queue); call after every drain. */
+  close(): Promise<void>;
 }
 
 /**
@@ -167,13 +170,29 @@ export function createSlackApp(
   });
   let authenticated = false;
   let authRetry: NodeJS.Timeout | undefined;
+  const slackHost = new URL(config.slack.apiUrl ?? 'https://slack.com/api/').host;
+  /** auth.test: a rejected token throws (start fails, the process exits); anything else retries. */
   const verifyAuth = async (): Promise<void> => {
     try {
       await client.auth.test();
       authenticated = true;
     } catch (error) {
-      logger.warn({ error: describeError(error) }, 'Slack auth.test failed; not ready; retrying in 10 s');
-      authRetry = setTimeout(() => void verifyAuth(), 10_000);
+      const code = (error as { data?: { error?: unknown } }).data?.error;
+      if (typeof code === 'string' && TOKEN_REJECTED.has(code)) {
+        throw new AppError(
+          'slack_token_rejected',
+          `Slack rejected SLACK_BOT_TOKEN (auth.test: ${code}): copy the Bot User OAuth Token (xoxb-…) from OAuth & Permissions again, or reinstall the app`,
+        );
+      }
+      logger.warn(
+        { error: describeError(error), host: slackHost },
+        `could not check the bot token with Slack at ${slackHost} (auth.test); not ready; retrying auth.test in 10 s`,
+      );
+      authRetry = setTimeout(() => {
+        verifyAuth().catch((rejected: unknown) =>
+          logger.error({ error: describeError(rejected) }, String(rejected)),
+        );
+      }, 10_000);
       authRetry.unref();
     }
   };
@@ -183,16 +202,18 @@ export function createSlackApp(
     mode: socketMode ? 'socket' : 'http',
     register: (deps) => registerListeners(app, { ...deps, afterAck }),
     async start() {
+      // Both modes check the token first: Socket Mode connects with the app token alone, so a wrong bot
+      // token would otherwise look connected while every command fails.
+      await verifyAuth();
       if (httpReceiver) {
         const server = (await app.start(config.port)) as Server;
-        await verifyAuth();
         return (server.address() as AddressInfo).port;
       }
       await app.start();
       return config.port;
     },
     connected() {
-      if (socketReceiver) return socketReceiver.client.websocket?.isActive() === true;
+      if (socketReceiver) return authenticated && socketReceiver.client.websocket?.isActive() === true;
       return authenticated;
     },
     async drain(timeoutMs) {
@@ -214,8 +235,14 @@ export function createSlackApp(
       // (the app closes it last).
       await app.stop();
     },
+    async close() {
+      await gateway.close();
+    },
   };
 }
+
+/** auth.test answers that no retry fixes: the token is wrong, revoked, or its workspace/user is gone. */
+const TOKEN_REJECTED = new Set(['invalid_auth', 'not_authed', 'token_revoked', 'account_inactive']);
 
 /** Largest request body accepted on POST /slack/events (413 above it). */
 const MAX_REQUEST_BODY_BYTES = 1024 * 1024;

@@ -60,3 +60,55 @@ export async function closeRedis(client: RedisClient): Promise<void> {
     client.destroy();
   }
 }
+
+/** `host:port` of a Redis URL, without credentials (for log lines). */
+export function redisAddress(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '6379'}`;
+  } catch {
+    return 'the REDIS_URL host';
+  }
+}
+
+/**
+ * Start-up: waits until Redis answers PING, one log line per failed attempt with a growing wait (0.5 s up
+ * to 30 s), so the process can serve /healthz meanwhile. Resolves false when `signal` aborts (shutdown).
+ */
+export async function waitForRedis(url: string, logger: Logger, signal: AbortSignal): Promise<boolean> {
+  const where = redisAddress(url);
+  for (let attempt = 1; !signal.aborted; attempt++) {
+    // A throw-away probe without reconnects: the real clients connect once it answered, so a down Redis
+    // is reported here once per attempt instead of by every client.
+    const probe = createClient({ url, socket: { connectTimeout: 5_000, reconnectStrategy: false } });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      await probe.ping();
+      await probe.close();
+      if (attempt > 1) logger.info({ redis: where, attempt }, `Redis at ${where} answers; starting work`);
+      return true;
+    } catch (error) {
+      if (probe.isOpen) probe.destroy();
+      const retryInMs = Math.min(500 * 2 ** (attempt - 1), 30_000);
+      logger.warn(
+        { redis: where, attempt, retryInMs, error: describeError(error) },
+        `Redis at ${where} is not answering (${errorSummary(error)}); alive but not ready (/readyz 503), retrying in ${retryInMs / 1000} s`,
+      );
+      await new Promise<void>((done) => {
+        const timer = setTimeout(done, retryInMs);
+        const abort = () => {
+          clearTimeout(timer);
+          done();
+        };
+        signal.addEventListener('abort', abort, { once: true });
+      });
+    }
+  }
+  return false;
+}
+
+function errorSummary(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' ? code : error instanceof Error ? error.message : 'no answer';
+}

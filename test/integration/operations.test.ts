@@ -32,9 +32,10 @@ describe('/healthz and /readyz', () => {
     });
   });
 
-  it('say not ready while Slack rejects the token at start', async () => {
+  it('say not ready while Slack cannot check the token at start', async () => {
     const slack = await FakeSlack.start();
-    slack.inject('auth.test', { kind: 'error', error: 'invalid_auth' }, 5);
+    // A transient failure (a rejected token ends the process: startup-health.test.ts).
+    slack.inject('auth.test', { kind: 'status', status: 503 }, 5);
     try {
       app = await startTestApp({ slack });
       const ready = await getJson(`${app.url}/readyz`);
@@ -94,7 +95,7 @@ describe('/metrics', () => {
     await t.command({ text: 'Document the 429 response' });
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
     await waitFor(() => t.slack.callsOf('chat.update').length > 0, { what: 'card tracked' });
-    const watching = await (await fetch(`${t.url}/metrics`)).text();
+    const watching = await (await fetch(`${t.metricsUrl}/metrics`)).text();
     expect(watching).toMatch(/^docs_agent_watched_jobs\{status="\w+"\} 1$/m);
 
     await waitFor(() => t.docs.requestsTo('GET', /\/job\//).length > 0, {
@@ -107,7 +108,7 @@ describe('/metrics', () => {
     await t.command({ text: 'Another change', channel_id: 'C0ELSEWHERE' });
     await waitFor(() => t.docs.jobs.size === 2, { what: 'second job' });
 
-    const response = await fetch(`${t.url}/metrics`);
+    const response = await fetch(`${t.metricsUrl}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/plain');
     const text = await response.text();
@@ -129,6 +130,8 @@ describe('/metrics', () => {
     expect(text).toMatch(/^docs_agent_watched_jobs\{status="\w+"\} 1$/m);
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
+    // Not on the port Slack reaches.
+    expect((await fetch(`${t.url}/metrics`)).status).toBe(404);
   });
 
   it('counts docs-API errors by code', async () => {
@@ -137,12 +140,12 @@ describe('/metrics', () => {
     t.docs.inject({ method: 'POST' }, { kind: 'status', status: 401 });
     await t.command({ text: 'Document the 429 response' });
     await waitFor(
-      async () => (await (await fetch(`${t.url}/metrics`)).text()).includes('code="unauthorized"'),
+      async () => (await (await fetch(`${t.metricsUrl}/metrics`)).text()).includes('code="unauthorized"'),
       {
         what: 'error counted',
       },
     );
-    const text = await (await fetch(`${t.url}/metrics`)).text();
+    const text = await (await fetch(`${t.metricsUrl}/metrics`)).text();
     expect(text).toMatch(/^docs_agent_docs_api_requests_total\{method="POST",code="unauthorized"\} 1$/m);
     expect(text).toMatch(/^docs_agent_job_starts_total\{outcome="create_failed"\} 1$/m);
   });

@@ -10,6 +10,8 @@ export const BOT_TOKEN = 'xoxb-test-0000000000-0000000000000-faketoken';
 
 export interface TestApp {
   url: string;
+  /** Base URL of the metrics port (GET /metrics). */
+  metricsUrl: string;
   slack: FakeSlack;
   docs: FakeDocs;
   agent: DocsAgent;
@@ -45,6 +47,8 @@ export function testEnv(
     DOCS_API_KEY: FAKE_API_KEY,
     DOCS_PROJECT_ID: FAKE_PROJECT_ID,
     PORT: '0',
+    // Each app its own free metrics port: test files run in parallel.
+    METRICS_PORT: '0',
     POLL_INTERVAL_MS: '25',
     POLL_MAX_INTERVAL_MS: '200',
     SLACK_API_TIMEOUT_MS: '2000',
@@ -86,6 +90,7 @@ export async function startTestApp(
   const events = `${url}/slack/events`;
   return {
     url,
+    metricsUrl: `http://127.0.0.1:${agent.metricsPort()}`,
     slack,
     docs,
     agent,

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -24,7 +27,7 @@ describe('loadConfig', () => {
     expect(config.port).toBe(3000);
     expect(config.poll).toEqual({ intervalMs: 5000, maxIntervalMs: 60000, maxAgeMs: 6 * 3600 * 1000 });
     expect(config.redisUrl).toBeUndefined();
-    expect(config.access).toEqual({ channelIds: [], userIds: [], followUpsFrom: 'anyone' });
+    expect(config.access).toEqual({ channelIds: [], userIds: [], adminUserIds: [], followUpsFrom: 'anyone' });
     expect(config.slack.appToken).toBeUndefined();
     expect(config.logLevel).toBe('info');
   });
@@ -105,5 +108,28 @@ describe('loadConfig', () => {
     const config = loadConfig({ ...rest, SLACK_APP_TOKEN: 'xapp-1-abc', ALLOWED_CHANNEL_IDS: ' C1 ,C2,, ' });
     expect(config.slack.appToken).toBe('xapp-1-abc');
     expect(config.access.channelIds).toEqual(['C1', 'C2']);
+  });
+
+  it('an unedited copy of .env.example does not boot, and names every placeholder', () => {
+    const example = parseEnv(readFileSync(join(import.meta.dirname, '..', '..', '.env.example'), 'utf8'));
+    // Following the HTTP steps must not select Socket Mode by accident.
+    expect(example.SLACK_APP_TOKEN ?? '').toBe('');
+    const problems = problemsOf(example as Record<string, string>);
+    for (const name of ['SLACK_BOT_TOKEN', 'DOCS_API_KEY', 'DOCS_PROJECT_ID']) {
+      expect(
+        problems.find((p) => p.startsWith(`${name} `)),
+        name,
+      ).toMatch(/placeholder/);
+    }
+  });
+
+  it('refuses placeholder values however they are set', () => {
+    const problems = problemsOf({
+      ...valid,
+      SLACK_APP_TOKEN: 'xapp-your-app-token',
+      SLACK_SIGNING_SECRET: 'your-signing-secret',
+    });
+    expect(problems.map((p) => p.split(' ')[0])).toEqual(['SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN']);
+    expect(problems.join('\n')).not.toContain('your-');
   });
 });

@@ -74,7 +74,7 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
         try {
           await reply(
             parsed.kind === 'schedules'
-              ? schedulesList(await weekly.list(), command.channel_id)
+              ? await listSchedules(deps, command.user_id, command.channel_id)
               : unscheduleReply(await weekly.unschedule(command.channel_id)),
           );
         } catch (error) {
@@ -114,4 +114,17 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
       }
     }
   });
+}
+
+/**
+ * Schedules name private channels and their creators: members see the current channel's only; the
+ * workspace-wide list is for ADMIN_USER_IDS.
+ */
+async function listSchedules(deps: SlackDeps, userId: string, channelId: string): Promise<string> {
+  if (deps.access.isAdmin(userId)) return schedulesList(await deps.views.weekly.list(), channelId);
+  const here = await deps.views.weekly.list(channelId);
+  if (here.length === 0) {
+    return 'This channel has no weekly page-view post. Add one with `/docs-views schedule monday 09:00 Europe/Berlin`.';
+  }
+  return schedulesList(here, channelId);
 }

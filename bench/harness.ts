@@ -1,4 +1,4 @@
-import type { DocsAgentOptions } from '../src/app.js';
+import type { DocsAgentOptions } from '../src/composition/app.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID } from '../test/support/fake-docs.js';
 import { BOT_TOKEN, SIGNING_SECRET } from '../test/support/test-app.js';
 import type { FakesUrls } from './fakes-process.js';

@@ -1,4 +1,4 @@
-import { nextPollDelay, type PollTiming } from '../src/services/poll-timing.js';
+import { nextPollDelay, type PollTiming } from '../src/jobs/domain/poll-timing.js';
 import { fmt, median, percentile, seededRandom, table } from './stats.js';
 
 /**

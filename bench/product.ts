@@ -12,11 +12,14 @@ if (!existsSync(new URL('app.js', dist))) {
 }
 const load = <T>(path: string) => import(new URL(path, dist).href) as Promise<T>;
 
-export const { createDocsAgent } = await load<typeof import('../src/app.js')>('app.js');
-export const { loadConfig, secretsOf } = await load<typeof import('../src/config.js')>('config.js');
-export const { createLogger } = await load<typeof import('../src/logger.js')>('logger.js');
-export const { newJobRecord } = await load<typeof import('../src/domain/job.js')>('domain/job.js');
+export const { createDocsAgent } =
+  await load<typeof import('../src/composition/app.js')>('composition/app.js');
+export const { loadConfig, secretsOf } =
+  await load<typeof import('../src/shared/config.js')>('shared/config.js');
+export const { createLogger } = await load<typeof import('../src/shared/logger.js')>('shared/logger.js');
+export const { newJobRecord } = await load<typeof import('../src/jobs/domain/job.js')>('jobs/domain/job.js');
 export const { createMemoryJobStore } =
-  await load<typeof import('../src/store/keyv-job-store.js')>('store/keyv-job-store.js');
-export const { createRedisJobStore } =
-  await load<typeof import('../src/store/redis-job-store.js')>('store/redis-job-store.js');
+  await load<typeof import('../src/state/keyv-job-store.js')>('state/keyv-job-store.js');
+export const { createRedisJobStore } = await load<typeof import('../src/state/redis/redis-job-store.js')>(
+  'state/redis/redis-job-store.js',
+);

@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { JobRecord } from '../src/domain/job.js';
-import type { JobStore } from '../src/services/ports.js';
+import type { JobRecord } from '../src/jobs/domain/job.js';
+import type { JobStore } from '../src/jobs/ports.js';
 import type { FakesUrls } from './fakes-process.js';
 import { startBenchApp } from './harness.js';
 import { createLogger, createMemoryJobStore, createRedisJobStore, newJobRecord } from './product.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { createDocsAgent } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
-import { AppError, describeError } from './errors.js';
+import { createDocsAgent } from './composition/app.js';
+import { ConfigError, loadConfig } from './shared/config.js';
+import { AppError, describeError } from './shared/errors.js';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 

@@ -1,7 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-
-import type { ApiMetrics } from '../api/http-transport.js';
-import type { JobMetrics, JobStartOutcome, PollOutcome } from '../services/job-service.js';
+import type { JobMetrics, JobStartOutcome, PollOutcome } from '../jobs/job-service.js';
+import type { ApiMetrics } from '../platform/http-transport.js';
 import type { SlackApiMetrics } from '../slack/slack-gateway.js';
 
 /**

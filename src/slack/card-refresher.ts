@@ -1,11 +1,11 @@
-import { backoffDelay } from '../api/backoff.js';
-import type { JobRecord } from '../domain/job.js';
-import { describeError, errorCode } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { JobStore } from '../services/ports.js';
+import type { JobRecord } from '../jobs/domain/job.js';
+import type { JobStore } from '../jobs/ports.js';
+import { backoffDelay } from '../shared/backoff.js';
+import { describeError, errorCode } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { SlackMessage } from './messages/types.js';
 import { isPermanentSlackError } from './slack-errors.js';
 import type { SlackGateway } from './slack-gateway.js';
-import type { SlackMessage } from './views/types.js';
 
 export interface CardRefresherOptions {
   /** Retries stop this long after a card's latest state was handed in (default 6 h, a job's lifetime). */

@@ -1,6 +1,6 @@
-import { isBlank } from '../services/conversation-service.js';
+import { isBlank } from '../jobs/conversation-service.js';
 import { slackToPlainText, type UserNameResolver } from './markup.js';
-import { MAX_PROMPT_CHARS } from './views/help.js';
+import { MAX_PROMPT_CHARS } from './messages/help.js';
 
 export type DocsAgentCommand =
   | { kind: 'help' }

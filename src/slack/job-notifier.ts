@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { JobRecord } from '../domain/job.js';
-import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import type {
   ConversationNotifier,
   MessageRef,
   PrivateNotice,
   ThreadMessage,
-} from '../services/conversation-service.js';
+} from '../jobs/conversation-service.js';
+import type { JobRecord } from '../jobs/domain/job.js';
 import type {
   Clock,
   JobNotifier,
@@ -15,18 +13,20 @@ import type {
   StartingCard,
   TerminalOutcome,
   ThreadNotice,
-} from '../services/ports.js';
+} from '../jobs/ports.js';
+import { describeError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
 import { CardRefresher, type CardRefresherOptions } from './card-refresher.js';
-import { isPermanentSlackError } from './slack-errors.js';
-import { SlackDeliveryError, type SlackGateway } from './slack-gateway.js';
-import { describeDocsFailure } from './views/failures.js';
-import { jobCardView } from './views/job-card.js';
+import { describeDocsFailure } from './messages/failures.js';
+import { jobCardView } from './messages/job-card.js';
 import {
   followUpRefusedView,
   noticeView,
   privateNoticeView,
   terminalReplyView,
-} from './views/job-replies.js';
+} from './messages/job-replies.js';
+import { isPermanentSlackError } from './slack-errors.js';
+import { SlackDeliveryError, type SlackGateway } from './slack-gateway.js';
 
 /**
  * How long the claim on a terminal reply stands. It is released when the post fails, and otherwise outlives

@@ -9,9 +9,9 @@ import {
   SocketModeReceiver,
   webApi,
 } from '@slack/bolt';
-import type { Config } from '../config.js';
-import { AppError, describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../shared/config.js';
+import { AppError, describeError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
 import { registerListeners, type SlackDeps } from './listeners/index.js';
 import { type SlackApiMetrics, SlackGateway } from './slack-gateway.js';

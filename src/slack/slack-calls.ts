@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { webApi } from '@slack/bolt';
-import { backoffDelay } from '../api/backoff.js';
-import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { backoffDelay } from '../shared/backoff.js';
+import { describeError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { SlackMessage } from './messages/types.js';
 import { type Classified, classify, toDeliveryError } from './slack-errors.js';
 import { type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';
-import type { SlackMessage } from './views/types.js';
 
 export type WebClient = webApi.WebClient;
 

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeError } from '../errors.js';
+import { describeError } from '../shared/errors.js';
+import type { SlackMessage } from './messages/types.js';
 import type { PostOptions, ThreadReply } from './slack-calls.js';
 import { SlackCalls } from './slack-calls.js';
 import { classify, isBlocksProblem, SlackDeliveryError, toDeliveryError } from './slack-errors.js';
 import type { SlackPriority } from './slack-pacing.js';
-import type { SlackMessage } from './views/types.js';
 
 export type { GatewayOptions, PostOptions, SlackApiMetrics, ThreadReply } from './slack-calls.js';
 export { SlackDeliveryError } from './slack-errors.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type JobRecord, JobVersionConflictError, newJobRecord } from '../../src/domain/job.js';
-import type { JobStore } from '../../src/services/ports.js';
+import { type JobRecord, JobVersionConflictError, newJobRecord } from '../../src/jobs/domain/job.js';
+import type { JobStore } from '../../src/jobs/ports.js';
 
 /** Builds a fresh, empty store (its own namespace) and says how to dispose of it. */
 export type JobStoreFactory = () => Promise<{ store: JobStore; close(): Promise<void> }>;

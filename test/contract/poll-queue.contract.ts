@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PollQueue } from '../../src/services/ports.js';
+import type { PollQueue } from '../../src/jobs/ports.js';
 import { waitFor } from '../support/http.js';
 
 /** Builds a fresh queue (its own namespace) and says how to dispose of it and what it holds. */

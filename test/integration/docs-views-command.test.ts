@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../../src/analytics/dates.js';
+import { addDays, localDate } from '../../src/insights/ranges/dates.js';
 import { makeViewRows, type ViewRow } from '../support/fake-docs.js';
 import { waitFor } from '../support/http.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { InMemoryHourlyQuota } from '../../src/services/hourly-quota.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/store/redis-client.js';
-import { RedisHourlyQuota } from '../../src/store/redis-hourly-quota.js';
+import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
+import { RedisHourlyQuota } from '../../src/state/redis/redis-hourly-quota.js';
 import { hourlyQuotaContract } from '../contract/hourly-quota.contract.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 

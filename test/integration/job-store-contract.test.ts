@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { createMemoryJobStore, StateUnavailableError } from '../../src/store/keyv-job-store.js';
-import { createRedisJobStore } from '../../src/store/redis-job-store.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { createMemoryJobStore, StateUnavailableError } from '../../src/state/keyv-job-store.js';
+import { createRedisJobStore } from '../../src/state/redis/redis-job-store.js';
 import { jobStoreContract, record } from '../contract/job-store.contract.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { localDate } from '../../src/analytics/dates.js';
+import { localDate } from '../../src/insights/ranges/dates.js';
 import { FAKE_API_KEY, FakeDocs } from '../support/fake-docs.js';
 import { waitFor } from '../support/http.js';
 import { contractViolation } from '../support/openapi-contract.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { BullmqPollQueue } from '../../src/scheduler/bullmq-poll-queue.js';
-import { MemoryPollQueue } from '../../src/scheduler/memory-poll-queue.js';
-import { closeRedis, connectRedis } from '../../src/store/redis-client.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { MemoryPollQueue } from '../../src/state/memory/memory-poll-queue.js';
+import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
+import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
 import { gate, PollRecorder, pollQueueContract, sleep } from '../contract/poll-queue.contract.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';

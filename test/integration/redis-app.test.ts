@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/store/redis-client.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { FakeDocs } from '../support/fake-docs.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nextOccurrence } from '../../src/analytics/cron-times.js';
-import type { WeeklySchedule } from '../../src/analytics/ports.js';
-import { createLogger } from '../../src/logger.js';
-import { BullmqWeeklyScheduler } from '../../src/scheduler/bullmq-weekly-scheduler.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/store/redis-client.js';
+import type { WeeklySchedule } from '../../src/insights/ports.js';
+import { nextOccurrence } from '../../src/insights/ranges/cron-times.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { BullmqWeeklyScheduler } from '../../src/state/redis/bullmq-weekly-scheduler.js';
+import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 

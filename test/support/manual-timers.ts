@@ -1,4 +1,4 @@
-import type { SchedulerTimers } from '../../src/scheduler/weekly-cron-scheduler.js';
+import type { SchedulerTimers } from '../../src/state/memory/weekly-cron-scheduler.js';
 
 /** A manual clock for the weekly scheduler: timers fire only when the test advances time. */
 export class ManualTimers implements SchedulerTimers {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextOccurrence, previousOccurrence, weeklyCron } from '../../src/analytics/cron-times.js';
+import { nextOccurrence, previousOccurrence, weeklyCron } from '../../src/insights/ranges/cron-times.js';
 import {
   addDays,
   formatRange,
@@ -7,7 +7,7 @@ import {
   localDate,
   previousPeriod,
   resolveRange,
-} from '../../src/analytics/dates.js';
+} from '../../src/insights/ranges/dates.js';
 
 const at = (iso: string) => Date.parse(iso);
 

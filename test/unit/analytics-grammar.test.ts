@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RANGE } from '../../src/analytics/dates.js';
-import { parseViewsCommand, type ViewsCommand } from '../../src/analytics/grammar.js';
+import { DEFAULT_RANGE } from '../../src/insights/ranges/dates.js';
+import { parseViewsCommand, type ViewsCommand } from '../../src/insights/ranges/grammar.js';
 
 function report(text: string) {
   const parsed = parseViewsCommand(text);

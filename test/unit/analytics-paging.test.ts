@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AnalyticsService } from '../../src/analytics/analytics-service.js';
-import { AnalyticsBudgetError, fetchRangeViews } from '../../src/analytics/fetch-views.js';
-import type { ReportPublisher } from '../../src/analytics/ports.js';
-import { DocsApiClient } from '../../src/api/docs-client.js';
-import { createLogger } from '../../src/logger.js';
-import { InMemoryHourlyQuota } from '../../src/services/hourly-quota.js';
-import { createMemoryViewsCache } from '../../src/store/keyv-views-cache.js';
+import { AnalyticsBudgetError, fetchRangeViews } from '../../src/insights/page-views/fetch-page-views.js';
+import { AnalyticsService } from '../../src/insights/page-views/page-views-service.js';
+import type { ReportPublisher } from '../../src/insights/ports.js';
+import { DocsApiClient } from '../../src/platform/docs-client.js';
+import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { createMemoryViewsCache } from '../../src/state/keyv-page-views-cache.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs, makeViewRows, type ViewRow } from '../support/fake-docs.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });

@@ -3,18 +3,18 @@ import {
   AnalyticsService,
   decodeReportRequest,
   encodeReportRequest,
-} from '../../src/analytics/analytics-service.js';
-import { resolveRange } from '../../src/analytics/dates.js';
-import type { ReportPublisher } from '../../src/analytics/ports.js';
-import type { ViewsReport } from '../../src/analytics/report.js';
-import { WeeklyReports } from '../../src/analytics/weekly-reports.js';
-import { apiBounds, localInstant, startOfLocalDay } from '../../src/analytics/zone-instants.js';
-import { DocsApiClient } from '../../src/api/docs-client.js';
-import { createLogger } from '../../src/logger.js';
-import { InProcessWeeklyScheduler } from '../../src/scheduler/weekly-cron-scheduler.js';
-import { InMemoryHourlyQuota } from '../../src/services/hourly-quota.js';
-import { createMemoryScheduleStore } from '../../src/store/keyv-schedule-store.js';
-import { createMemoryViewsCache } from '../../src/store/keyv-views-cache.js';
+} from '../../src/insights/page-views/page-views-service.js';
+import type { ViewsReport } from '../../src/insights/page-views/report.js';
+import type { ReportPublisher } from '../../src/insights/ports.js';
+import { resolveRange } from '../../src/insights/ranges/dates.js';
+import { apiBounds, localInstant, startOfLocalDay } from '../../src/insights/ranges/zone-instants.js';
+import { WeeklyReports } from '../../src/insights/weekly/weekly-reports.js';
+import { DocsApiClient } from '../../src/platform/docs-client.js';
+import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { createMemoryViewsCache } from '../../src/state/keyv-page-views-cache.js';
+import { createMemoryScheduleStore } from '../../src/state/keyv-schedule-store.js';
+import { InProcessWeeklyScheduler } from '../../src/state/memory/weekly-cron-scheduler.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs, makeViewRows } from '../support/fake-docs.js';
 import { ManualTimers } from '../support/manual-timers.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { AnalyticsService } from '../../src/analytics/analytics-service.js';
-import type { ReportRequest } from '../../src/analytics/report.js';
-import { MISSED_POST_GRACE_MS, WeeklyReports } from '../../src/analytics/weekly-reports.js';
-import { createLogger } from '../../src/logger.js';
-import { InProcessWeeklyScheduler } from '../../src/scheduler/weekly-cron-scheduler.js';
-import { createMemoryScheduleStore, type KeyvScheduleStore } from '../../src/store/keyv-schedule-store.js';
+import type { AnalyticsService } from '../../src/insights/page-views/page-views-service.js';
+import type { ReportRequest } from '../../src/insights/page-views/report.js';
+import { MISSED_POST_GRACE_MS, WeeklyReports } from '../../src/insights/weekly/weekly-reports.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { createMemoryScheduleStore, type KeyvScheduleStore } from '../../src/state/keyv-schedule-store.js';
+import { InProcessWeeklyScheduler } from '../../src/state/memory/weekly-cron-scheduler.js';
 import { ManualTimers } from '../support/manual-timers.js';
 
 function setup(timers: ManualTimers, store?: KeyvScheduleStore) {

@@ -18,14 +18,24 @@ function importsOf(file: string): string[] {
   ].map((m) => m[1] ?? m[2] ?? '');
 }
 
-/** Which folders of src/ may import each outbound library. */
+const inFolder = (file: string, folders: string) =>
+  folders.split('|').some((f) => relative(SRC, file).startsWith(`${f}/`));
+
+/** Which folders of src/ may import each outbound library: every library stays at its edge. */
 const OWNERS: Array<{ pattern: RegExp; folder: string }> = [
   { pattern: /^@slack\//, folder: 'slack' },
-  { pattern: /^undici$/, folder: 'api' },
-  { pattern: /^(keyv|@keyv\/)/, folder: 'store' },
+  { pattern: /^undici$/, folder: 'platform' },
+  { pattern: /^(keyv|@keyv\/)/, folder: 'state' },
+  { pattern: /^(bullmq|@redis\/|redis$)/, folder: 'state' },
   { pattern: /^prom-client$/, folder: 'metrics' },
-  { pattern: /^(bullmq|@redis\/|redis$)/, folder: 'store|scheduler' },
+  { pattern: /^pino/, folder: 'shared' },
+  // Cron arithmetic: config validates patterns, weekly ranges describe them, the in-process scheduler fires.
+  { pattern: /^croner$/, folder: 'insights/ranges|state/memory|shared' },
 ];
+
+/** The capability modules: domain and use cases on their own ports, never an adapter or the edge. */
+const CAPABILITIES = ['jobs', 'insights'];
+const EDGES = /(^|\/)(slack|state|platform|metrics|composition)\//;
 
 describe('architecture', () => {
   const files = sourceFiles(SRC);
@@ -36,20 +46,24 @@ describe('architecture', () => {
 
   it.each(OWNERS)('only src/$folder imports $pattern', ({ pattern, folder }) => {
     const offenders = files
-      .filter((file) => !folder.split('|').some((f) => relative(SRC, file).startsWith(`${f}/`)))
+      .filter((file) => !inFolder(file, folder))
       .filter((file) => importsOf(file).some((spec) => pattern.test(spec)))
       .map((file) => relative(SRC, file));
     expect(offenders).toEqual([]);
   });
 
-  it('services depend on ports, not on adapters', () => {
+  it.each(CAPABILITIES)('src/%s depends on its own ports and src/shared, not on adapters', (module) => {
     const offenders = files
-      .filter((file) => relative(SRC, file).startsWith('services/'))
-      .filter((file) =>
-        importsOf(file).some(
-          (spec) => /\/(slack|store|scheduler)\//.test(spec) || /^\.\.\/(slack|store|scheduler)\//.test(spec),
-        ),
-      )
+      .filter((file) => inFolder(file, module))
+      .filter((file) => importsOf(file).some((spec) => spec.startsWith('.') && EDGES.test(spec)))
+      .map((file) => relative(SRC, file));
+    expect(offenders).toEqual([]);
+  });
+
+  it('src/shared depends on no module', () => {
+    const offenders = files
+      .filter((file) => inFolder(file, 'shared'))
+      .filter((file) => importsOf(file).some((spec) => spec.startsWith('../')))
       .map((file) => relative(SRC, file));
     expect(offenders).toEqual([]);
   });

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { buildReport, type ReportRequest } from '../../src/analytics/report.js';
-import { DocsApiError } from '../../src/api/errors.js';
-import { type JobRecord, newJobRecord } from '../../src/domain/job.js';
-import { describeDocsFailure } from '../../src/slack/views/failures.js';
-import { docsAgentHelpView } from '../../src/slack/views/help.js';
-import { jobCardView } from '../../src/slack/views/job-card.js';
-import { jobListView, jobStatusErrorView, jobStatusView } from '../../src/slack/views/job-list.js';
+import { buildReport, type ReportRequest } from '../../src/insights/page-views/report.js';
+import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
+import { DocsApiError } from '../../src/shared/docs-api-error.js';
+import { describeDocsFailure } from '../../src/slack/messages/failures.js';
+import { docsAgentHelpView } from '../../src/slack/messages/help.js';
+import { jobCardView } from '../../src/slack/messages/job-card.js';
+import { jobListView, jobStatusErrorView, jobStatusView } from '../../src/slack/messages/job-list.js';
 import {
   followUpRefusedView,
   noticeView,
   privateNoticeView,
   terminalReplyView,
-} from '../../src/slack/views/job-replies.js';
-import type { SlackMessage } from '../../src/slack/views/types.js';
-import { viewsHelpView } from '../../src/slack/views/views-help.js';
-import { viewsReportView } from '../../src/slack/views/views-report.js';
+} from '../../src/slack/messages/job-replies.js';
+import { viewsHelpView } from '../../src/slack/messages/page-views-help.js';
+import { viewsReportView } from '../../src/slack/messages/page-views-report.js';
+import type { SlackMessage } from '../../src/slack/messages/types.js';
 import { checkMessage, SLACK_LIMITS, totalBlockText } from '../support/slack-block-kit-limits.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');

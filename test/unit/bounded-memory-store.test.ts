@@ -1,9 +1,9 @@
 import Keyv from 'keyv';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { BoundedMemoryStore } from '../../src/store/bounded-memory-store.js';
-import { createMemoryJobStore } from '../../src/store/keyv-job-store.js';
-import { createMemoryViewsCache, MEMORY_VIEWS_CACHE_ENTRIES } from '../../src/store/keyv-views-cache.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { createMemoryJobStore } from '../../src/state/keyv-job-store.js';
+import { createMemoryViewsCache, MEMORY_VIEWS_CACHE_ENTRIES } from '../../src/state/keyv-page-views-cache.js';
+import { BoundedMemoryStore } from '../../src/state/memory/bounded-memory-store.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDocsAgentCommand, statusUsageMessage, tooLongMessage } from '../../src/slack/command-text.js';
-import { MAX_PROMPT_CHARS } from '../../src/slack/views/help.js';
+import { MAX_PROMPT_CHARS } from '../../src/slack/messages/help.js';
 
 describe('parseDocsAgentCommand', () => {
   it('recognises help', () => {

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AnalyticsBudgetError } from '../../src/analytics/fetch-views.js';
-import { DocsApiClient } from '../../src/api/docs-client.js';
-import type { DocsApiError } from '../../src/api/errors.js';
 import { fetchHealthWindow } from '../../src/insights/health/fetch-health.js';
-import { createLogger } from '../../src/logger.js';
-import { InMemoryHourlyQuota } from '../../src/services/hourly-quota.js';
+import { AnalyticsBudgetError } from '../../src/insights/page-views/fetch-page-views.js';
+import { DocsApiClient } from '../../src/platform/docs-client.js';
+import type { DocsApiError } from '../../src/shared/docs-api-error.js';
+import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
+import { createLogger } from '../../src/shared/logger.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs } from '../support/fake-docs.js';
 import { fakeUlid, makeConversation, makeFeedback, makeSearches } from '../support/fake-docs-health.js';
 import { listen } from '../support/http.js';

@@ -5,9 +5,9 @@ import { decodeEvidenceRef } from '../../src/insights/health/evidence-ref.js';
 import { compareImpact } from '../../src/insights/health/impact.js';
 import type { HealthWindow } from '../../src/insights/health/ports.js';
 import { buildHealthReport } from '../../src/insights/health/report.js';
-import { healthImpactMessage } from '../../src/slack/views/health-impact.js';
-import { HEALTH_MODAL_CALLBACK, healthFixModal } from '../../src/slack/views/health-modal.js';
-import { healthReportMessage, POST_HEALTH_ACTION } from '../../src/slack/views/health-report.js';
+import { healthImpactMessage } from '../../src/slack/messages/health-impact.js';
+import { HEALTH_MODAL_CALLBACK, healthFixModal } from '../../src/slack/messages/health-modal.js';
+import { healthReportMessage, POST_HEALTH_ACTION } from '../../src/slack/messages/health-report.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
 
 const long = (seed: string, n: number) => `${seed} ${'<ünï>`*_~ 🚀 "q" & '.repeat(n)}`;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DocsApiError } from '../../src/api/errors.js';
-import type { AgentJob, JobRecord } from '../../src/domain/job.js';
-import { createLogger } from '../../src/logger.js';
-import { InMemoryHourlyQuota } from '../../src/services/hourly-quota.js';
-import { JobService } from '../../src/services/job-service.js';
-import type { JobNotifier, JobStore, PollQueue, TerminalOutcome } from '../../src/services/ports.js';
+import type { AgentJob, JobRecord } from '../../src/jobs/domain/job.js';
+import { JobService } from '../../src/jobs/job-service.js';
+import type { JobNotifier, JobStore, PollQueue, TerminalOutcome } from '../../src/jobs/ports.js';
+import { DocsApiError } from '../../src/shared/docs-api-error.js';
+import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
+import { createLogger } from '../../src/shared/logger.js';
 
 const logger = createLogger({ level: 'silent', secrets: [], destination: { write: () => undefined } });
 

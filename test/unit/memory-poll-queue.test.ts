@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { MemoryPollQueue } from '../../src/scheduler/memory-poll-queue.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { MemoryPollQueue } from '../../src/state/memory/memory-poll-queue.js';
 
 /** Bottleneck adds a few milliseconds of its own scheduling; offsets are compared within that slack. */
 function expectOffsets(actual: number[], expected: number[]): void {

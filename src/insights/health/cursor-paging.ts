@@ -1,5 +1,5 @@
-import { AnalyticsBudgetError } from '../../analytics/fetch-views.js';
-import type { HourlyQuota } from '../../services/hourly-quota.js';
+import type { HourlyQuota } from '../../shared/hourly-quota.js';
+import { AnalyticsBudgetError } from '../page-views/fetch-page-views.js';
 
 export interface CursorPage<Row> {
   rows: Row[];

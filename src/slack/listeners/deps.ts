@@ -1,10 +1,10 @@
-import type { AnalyticsService } from '../../analytics/analytics-service.js';
-import type { WeeklyReports } from '../../analytics/weekly-reports.js';
-import type { Logger } from '../../logger.js';
-import type { AccessPolicy } from '../../services/access-policy.js';
-import type { ConversationService } from '../../services/conversation-service.js';
-import type { JobService } from '../../services/job-service.js';
-import type { HourlyLimits } from '../views/failures.js';
+import type { AnalyticsService } from '../../insights/page-views/page-views-service.js';
+import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
+import type { ConversationService } from '../../jobs/conversation-service.js';
+import type { JobService } from '../../jobs/job-service.js';
+import type { AccessPolicy } from '../../shared/access-policy.js';
+import type { Logger } from '../../shared/logger.js';
+import type { HourlyLimits } from '../messages/failures.js';
 
 /** What listeners may use: services, never adapters. */
 export interface SlackDeps {

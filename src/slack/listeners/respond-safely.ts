@@ -1,8 +1,8 @@
 import type { RespondFn } from '@slack/bolt';
-import { describeError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
-import { LIMITS, truncate } from '../views/limits.js';
-import type { SlackMessage } from '../views/types.js';
+import { describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { LIMITS, truncate } from '../messages/limits.js';
+import type { SlackMessage } from '../messages/types.js';
 
 /**
  * Answers via response_url; if Slack refuses the blocks, answers again in plain text (the sections' own

@@ -1,9 +1,9 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
-import { decodeReportRequest } from '../../../analytics/analytics-service.js';
-import { describeError, errorCode } from '../../../errors.js';
+import { decodeReportRequest } from '../../../insights/page-views/page-views-service.js';
+import { describeError, errorCode } from '../../../shared/errors.js';
+import { describePostFailure, describeViewsFailure } from '../../messages/page-views-replies.js';
+import { POST_REPORT_ACTION } from '../../messages/page-views-report.js';
 import { SlackDeliveryError } from '../../slack-gateway.js';
-import { describePostFailure, describeViewsFailure } from '../../views/views-replies.js';
-import { POST_REPORT_ACTION } from '../../views/views-report.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 

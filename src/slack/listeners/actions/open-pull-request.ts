@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { OPEN_PULL_REQUEST_ACTION } from '../../views/job-card.js';
+import { OPEN_PULL_REQUEST_ACTION } from '../../messages/job-card.js';
 
 /**
  * "View pull request" is a link button: Slack opens the URL itself but still sends the click here, and an

@@ -1,15 +1,15 @@
 import type { App } from '@slack/bolt';
-import { describeError } from '../../../errors.js';
+import { describeError } from '../../../shared/errors.js';
 import {
   accessDeniedMessage,
   parseDocsAgentCommand,
   statusUsageMessage,
   tooLongMessage,
 } from '../../command-text.js';
-import { describeSlackDeliveryFailure } from '../../views/failures.js';
-import { docsAgentHelpView } from '../../views/help.js';
-import { jobListView, jobStatusErrorView, jobStatusView } from '../../views/job-list.js';
-import { STATE_UNAVAILABLE_TEXT } from '../../views/job-replies.js';
+import { describeSlackDeliveryFailure } from '../../messages/failures.js';
+import { docsAgentHelpView } from '../../messages/help.js';
+import { jobListView, jobStatusErrorView, jobStatusView } from '../../messages/job-list.js';
+import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 

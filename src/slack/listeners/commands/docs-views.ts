@@ -1,10 +1,9 @@
 import type { App } from '@slack/bolt';
-import { parseViewsCommand } from '../../../analytics/grammar.js';
-import type { ViewsReport } from '../../../analytics/report.js';
-import { describeError, errorCode } from '../../../errors.js';
+import type { ViewsReport } from '../../../insights/page-views/report.js';
+import { parseViewsCommand } from '../../../insights/ranges/grammar.js';
+import { describeError, errorCode } from '../../../shared/errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
-import type { SlackMessage } from '../../views/types.js';
-import { viewsHelpView } from '../../views/views-help.js';
+import { viewsHelpView } from '../../messages/page-views-help.js';
 import {
   describeUploadFailure,
   describeViewsFailure,
@@ -12,8 +11,9 @@ import {
   scheduleConfirmation,
   schedulesList,
   unscheduleReply,
-} from '../../views/views-replies.js';
-import { viewsReportView } from '../../views/views-report.js';
+} from '../../messages/page-views-replies.js';
+import { viewsReportView } from '../../messages/page-views-report.js';
+import type { SlackMessage } from '../../messages/types.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 

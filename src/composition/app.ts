@@ -1,0 +1,271 @@
+import { AnalyticsService } from '../insights/page-views/page-views-service.js';
+import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
+import { ConversationService } from '../jobs/conversation-service.js';
+import { JobService } from '../jobs/job-service.js';
+import { type Clock, type JobStore, systemClock } from '../jobs/ports.js';
+import { Metrics } from '../metrics/metrics.js';
+import { type MetricsServer, startMetricsServer } from '../metrics/metrics-server.js';
+import { DocsApiClient } from '../platform/docs-client.js';
+import { AccessPolicy } from '../shared/access-policy.js';
+import { type Config, secretsOf } from '../shared/config.js';
+import { InMemoryHourlyQuota } from '../shared/hourly-quota.js';
+import { createLogger, type Logger } from '../shared/logger.js';
+import { SlackJobNotifier } from '../slack/job-notifier.js';
+import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
+import { SlackReportPublisher } from '../slack/report-publisher.js';
+import { createSlackApp } from '../slack/slack-app.js';
+import { UserNames } from '../slack/user-names.js';
+import { createMemoryJobStore } from '../state/keyv-job-store.js';
+import { createMemoryViewsCache, createRedisViewsCache } from '../state/keyv-page-views-cache.js';
+import { createMemoryScheduleStore, createRedisScheduleStore } from '../state/keyv-schedule-store.js';
+import { MemoryPollQueue } from '../state/memory/memory-poll-queue.js';
+import {
+  InProcessWeeklyScheduler,
+  type SchedulerTimers,
+  systemTimers,
+} from '../state/memory/weekly-cron-scheduler.js';
+import { BullmqPollQueue } from '../state/redis/bullmq-poll-queue.js';
+import { BullmqWeeklyScheduler } from '../state/redis/bullmq-weekly-scheduler.js';
+import { waitForRedis } from '../state/redis/redis-client.js';
+import { RedisHourlyQuota } from '../state/redis/redis-hourly-quota.js';
+import { createRedisState } from '../state/redis/redis-job-store.js';
+import { pingState, stateNote, within } from './app-steps.js';
+
+export interface DocsAgentOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** Time for the weekly report scheduler (tests pass a manual one); defaults to real timers on `clock`. */
+  schedulerTimers?: SchedulerTimers;
+  /** A prepared in-memory job store (benchmarks seed thousands of watched jobs); ignored with REDIS_URL. */
+  jobStore?: JobStore;
+}
+
+export interface DocsAgent {
+  logger: Logger;
+  /** Starts receiving Slack requests and resumes watching jobs; resolves the HTTP port. */
+  start(): Promise<number>;
+  stop(): Promise<void>;
+  /** The metrics port once started (METRICS_PORT; 0 picks a free one). */
+  metricsPort(): number | undefined;
+}
+
+/** Composition root: builds adapters, services and the Slack app from a validated config. */
+export function createDocsAgent(config: Config, options: DocsAgentOptions = {}): DocsAgent {
+  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
+  const clock = options.clock ?? systemClock;
+  let stopping = false;
+  let stopped: Promise<void> | undefined;
+  const startAbort = new AbortController();
+  let metricsServer: MetricsServer | undefined;
+  const metrics = new Metrics();
+
+  const docsApi = new DocsApiClient({
+    baseUrl: config.docs.apiUrl,
+    apiKey: config.docs.apiKey,
+    projectId: config.docs.projectId,
+    timeoutMs: config.docs.timeoutMs,
+    logger: logger.child({ component: 'docs-api' }),
+    metrics,
+  });
+  // REDIS_URL: state, polls and the agent-job budget live in Redis, shared by replicas and kept across restarts.
+  const redis = config.redisUrl ? createRedisState(config.redisUrl, logger) : undefined;
+  const stateBackend = redis ? 'redis' : 'in-memory';
+  const store = redis?.store ?? options.jobStore ?? createMemoryJobStore(logger, () => clock.now());
+  const queue = redis
+    ? new BullmqPollQueue({
+        client: redis.queueClient,
+        logger,
+        concurrency: config.docs.maxConcurrency,
+        maxPerSecond: config.docs.maxPollsPerSecond,
+        namespace: redis.namespace,
+      })
+    : new MemoryPollQueue({
+        logger,
+        concurrency: config.docs.maxConcurrency,
+        minGapMs: config.docs.maxPollsPerSecond > 0 ? Math.ceil(1000 / config.docs.maxPollsPerSecond) : 0,
+      });
+  const quota = redis
+    ? new RedisHourlyQuota({
+        client: redis.client,
+        key: `${redis.namespace}:quota:agent-jobs:${config.docs.projectId}`,
+        limit: config.docs.jobsPerHour,
+        now: () => clock.now(),
+      })
+    : new InMemoryHourlyQuota(config.docs.jobsPerHour, () => clock.now());
+
+  const slack = createSlackApp(
+    config,
+    logger,
+    [
+      {
+        path: '/healthz',
+        handle: () =>
+          stopping ? { status: 503, body: { status: 'stopping' } } : { status: 200, body: { status: 'ok' } },
+      },
+      {
+        // Readiness: send traffic here only while Redis answers, Slack is connected and no shutdown began.
+        path: '/readyz',
+        handle: async () => {
+          const state = redis ? await pingState(redis.client) : 'in-memory';
+          const slackState = slack.connected() ? 'ok' : 'disconnected';
+          const ready = !stopping && state !== 'unreachable' && slackState === 'ok';
+          return {
+            status: ready ? 200 : 503,
+            body: {
+              status: ready ? 'ready' : stopping ? 'stopping' : 'not_ready',
+              checks: { state, slack: slackState, shuttingDown: stopping },
+            },
+          };
+        },
+      },
+    ],
+    { metrics },
+  );
+  const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger, {
+    followUpsFrom: config.access.followUpsFrom,
+    jobsPerHour: config.docs.jobsPerHour,
+  });
+  const jobs = new JobService({
+    api: docsApi,
+    store,
+    notifier,
+    queue,
+    quota,
+    clock,
+    logger,
+    poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
+    metrics,
+  });
+  const access = new AccessPolicy(config.access);
+  const analyticsBudget = redis
+    ? new RedisHourlyQuota({
+        client: redis.client,
+        key: `${redis.namespace}:quota:analytics:${config.docs.projectId}`,
+        limit: config.analytics.hourlyBudget,
+        now: () => clock.now(),
+      })
+    : new InMemoryHourlyQuota(config.analytics.hourlyBudget, () => clock.now());
+  metrics.setSources({
+    watchedJobs: () => store.listWatched(),
+    quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
+  });
+  const analytics = new AnalyticsService({
+    api: docsApi,
+    // With REDIS_URL the range cache and the organisation's analytics budget are shared by every replica.
+    cache: redis
+      ? createRedisViewsCache(redis.client, redis.namespace, logger, () => clock.now())
+      : createMemoryViewsCache(logger, () => clock.now()),
+    budget: analyticsBudget,
+    publisher: new SlackReportPublisher(slack.gateway, config.docs.siteUrl),
+    clock,
+    logger: logger.child({ component: 'analytics' }),
+    projectId: config.docs.projectId,
+    maxPages: config.analytics.maxPages,
+    cacheTtlMs: config.analytics.cacheTtlMs,
+  });
+  const weekly = new WeeklyReports({
+    analytics,
+    // With REDIS_URL schedules and claims live in Redis and BullMQ job schedulers fire each occurrence once.
+    store: redis
+      ? createRedisScheduleStore(redis.client, redis.namespace, logger)
+      : createMemoryScheduleStore(logger, () => clock.now()),
+    scheduler: redis
+      ? new BullmqWeeklyScheduler({ client: redis.queueClient, logger, namespace: redis.namespace })
+      : new InProcessWeeklyScheduler(
+          logger,
+          options.schedulerTimers ??
+            (options.clock ? { ...systemTimers, now: () => clock.now() } : systemTimers),
+        ),
+    clock,
+    logger: logger.child({ component: 'weekly-reports' }),
+    envDefault: config.analytics.weeklyReport,
+  });
+  const userNames = new UserNames(
+    async (id) => {
+      const name = await slack.gateway.userName(id);
+      return name === undefined ? undefined : { name };
+    },
+    { logger },
+  );
+  const conversations = new ConversationService({
+    jobs,
+    store,
+    notifier,
+    text: userNames,
+    access,
+    followUpsFrom: config.access.followUpsFrom,
+    maxPromptChars: MAX_PROMPT_CHARS,
+    logger,
+  });
+  slack.register({
+    jobs,
+    conversations,
+    access,
+    logger,
+    views: { analytics, weekly, siteUrl: config.docs.siteUrl },
+    limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
+  });
+
+  return {
+    logger,
+    metricsPort: () => metricsServer?.port,
+    async start() {
+      // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
+      const port = await slack.start();
+      metricsServer = await startMetricsServer(metrics, config.metrics, logger);
+      if (redis && config.redisUrl) {
+        if (!(await waitForRedis(config.redisUrl, logger, startAbort.signal))) return port;
+        await redis.connect();
+      }
+      const resumed = await jobs.startWatching();
+      await weekly.start();
+      logger.info(
+        {
+          mode: slack.mode,
+          port,
+          state: stateBackend,
+          resumedJobs: resumed,
+          project: config.docs.projectId,
+        },
+        slack.mode === 'http'
+          ? `docs-agent is listening for Slack on port ${port} (POST /slack/events); ${stateNote(stateBackend)}`
+          : `docs-agent is connected in Socket Mode (health on port ${port}); ${stateNote(stateBackend)}`,
+      );
+      return port;
+    },
+    stop() {
+      stopped ??= (async () => {
+        // Not ready from now on: load balancers and orchestrators stop sending work here.
+        stopping = true;
+        startAbort.abort();
+        const started = Date.now();
+        // 1. No new Slack requests: the HTTP server stops accepting (or the socket disconnects).
+        await within(slack.stop(), 1_000, 'closing the Slack receiver', logger);
+        // 2. Finish what was already acknowledged (cards, job creations, follow-ups, buttons). The Slack
+        //    client and its per-channel posting queue stay open until every drain below is done.
+        const unfinished = await slack.drain(4_500);
+        if (unfinished > 0) logger.warn({ unfinished }, 'shutdown: Slack work still running after 4.5 s');
+        // 3. Hand polls back: running polls finish (and may post) and re-delay themselves in the queue
+        //    (Redis keeps them for the next replica); the weekly scheduler stops firing.
+        await within(weekly.stop(), 500, 'stopping weekly reports', logger);
+        await within(queue.close(), 2_000, 'closing the poll queue', logger);
+        // Card refreshes queued by the work above get a moment to land; then Slack calls still waiting for
+        // their rate-limit slot are dropped (`shutting_down`).
+        await within(notifier.flushCards(), 1_000, 'sending card refreshes', logger);
+        notifier.closeCards();
+        // 4. Only now Slack's client, then the state store and the docs API pool.
+        await within(slack.close(), 500, 'closing the Slack client', logger);
+        await within(redis?.close() ?? Promise.resolve(), 500, 'closing Redis', logger);
+        await within(docsApi.close(), 500, 'closing the docs API pool', logger);
+        await within(metricsServer?.close() ?? Promise.resolve(), 200, 'closing the metrics port', logger);
+        logger.info(
+          { ms: Date.now() - started, unfinishedSlackWork: unfinished },
+          unfinished > 0
+            ? `docs-agent stopped; ${unfinished} acknowledged Slack task(s) were still running and were dropped`
+            : 'docs-agent stopped',
+        );
+      })();
+      return stopped;
+    },
+  };
+}

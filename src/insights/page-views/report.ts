@@ -1,0 +1,97 @@
+import type { PageViewRow, RangeViews, ViewsTotals } from '../ports.js';
+import type { DateRange } from '../ranges/dates.js';
+
+/** What one report shows: resolved range, sorted pages and totals. Rendering is the Slack adapter's job. */
+export interface ReportRequest {
+  range: DateRange;
+  /** "Last 7 days", "Custom range", … */
+  label: string;
+  timeZone: string;
+  top: number;
+  prefix: string | undefined;
+}
+
+export interface RankedPage extends PageViewRow {
+  rank: number;
+}
+
+export interface ViewsReport {
+  request: ReportRequest;
+  /** Site-wide totals for the range, from the API. */
+  totals: ViewsTotals;
+  /** Site-wide totals of the previous period of the same length; undefined when they could not be fetched. */
+  previousTotals: ViewsTotals | undefined;
+  /** With a prefix: the sum of the matching pages and how many there are. */
+  prefixTotals: (ViewsTotals & { pages: number }) | undefined;
+  top: RankedPage[];
+  pagesCounted: number;
+  partial: boolean;
+  generatedAt: number;
+}
+
+/** Total views descending; ties by path so the order is stable whatever order the API used. */
+export function comparePages(a: PageViewRow, b: PageViewRow): number {
+  return b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+
+export function matchesPrefix(path: string, prefix: string | undefined): boolean {
+  if (!prefix) return true;
+  return path.toLowerCase().startsWith(prefix.toLowerCase());
+}
+
+export function buildReport(
+  request: ReportRequest,
+  current: RangeViews,
+  previousTotals: ViewsTotals | undefined,
+): ViewsReport {
+  const matching = request.prefix
+    ? current.pages.filter((p) => matchesPrefix(p.path, request.prefix))
+    : current.pages;
+  const prefixTotals = request.prefix
+    ? {
+        ...matching.reduce(
+          (t, p) => ({ human: t.human + p.human, ai: t.ai + p.ai, total: t.total + p.total }),
+          { human: 0, ai: 0, total: 0 },
+        ),
+        pages: matching.length,
+      }
+    : undefined;
+  return {
+    request,
+    totals: current.totals,
+    previousTotals,
+    prefixTotals,
+    top: matching.slice(0, request.top).map((page, i) => ({ ...page, rank: i + 1 })),
+    pagesCounted: current.pages.length,
+    partial: current.partial,
+    generatedAt: current.fetchedAt,
+  };
+}
+
+/** Percentage change, or undefined when there is nothing to compare against. */
+export function percentChange(current: number, previous: number | undefined): number | undefined {
+  if (previous === undefined || previous === 0) return undefined;
+  return ((current - previous) / previous) * 100;
+}
+
+export function aiShare(totals: ViewsTotals): number {
+  const base = totals.human + totals.ai;
+  return base === 0 ? 0 : (totals.ai / base) * 100;
+}
+
+/** Every page of the range (matching the prefix) as CSV, guarded against spreadsheet formula injection. */
+export function toCsv(pages: PageViewRow[], prefix: string | undefined): string {
+  const lines = ['rank,path,total,human,ai'];
+  let rank = 0;
+  for (const page of pages) {
+    if (!matchesPrefix(page.path, prefix)) continue;
+    rank += 1;
+    lines.push([rank, csvCell(page.path), page.total, page.human, page.ai].join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}

@@ -1,0 +1,192 @@
+import type { Clock } from '../../jobs/ports.js';
+import { describeError, errorCode } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import type { AnalyticsService } from '../page-views/page-views-service.js';
+import type { ScheduleStore, WeeklyReportScheduler, WeeklySchedule } from '../ports.js';
+import { cronProblem, nextOccurrence, previousOccurrence, weeklyCron } from '../ranges/cron-times.js';
+import { isValidTimeZone } from '../ranges/dates.js';
+import { DEFAULT_TOP, type Weekday } from '../ranges/grammar.js';
+
+/** A post missed while the bot was down is still sent when it is at most this late. */
+export const MISSED_POST_GRACE_MS = 3 * 60 * 60 * 1000;
+/** How long an occurrence's claim lives: longer than the week between occurrences. */
+const CLAIM_TTL_MS = 8 * 24 * 60 * 60 * 1000;
+
+export interface WeeklyReportsOptions {
+  analytics: AnalyticsService;
+  store: ScheduleStore;
+  scheduler: WeeklyReportScheduler;
+  clock: Clock;
+  logger: Logger;
+  /** From WEEKLY_REPORT_CHANNEL / _CRON / _TZ. */
+  envDefault?: { channel: string | undefined; cron: string | undefined; timeZone: string | undefined };
+}
+
+/**
+ * Weekly channel posts: one schedule per channel, kept in the store. Each occurrence is claimed in the store
+ * before posting, so it is posted once per channel even with restarts or several instances.
+ */
+export class WeeklyReports {
+  constructor(private readonly o: WeeklyReportsOptions) {}
+
+  async start(): Promise<void> {
+    await this.seedFromEnv();
+    const schedules = await this.o.store.list();
+    const now = this.o.clock.now();
+    for (const schedule of schedules) await this.catchUp(schedule, now);
+    await this.o.scheduler.start(async (schedule, occurrence) => {
+      await this.fireOnTime(schedule, occurrence);
+    });
+    for (const schedule of schedules) await this.o.scheduler.upsert(schedule);
+  }
+
+  async stop(): Promise<void> {
+    await this.o.scheduler.stop();
+  }
+
+  async schedule(input: {
+    channelId: string;
+    userId: string;
+    weekday: Weekday;
+    hour: number;
+    minute: number;
+    timeZone: string;
+  }): Promise<{ schedule: WeeklySchedule; nextRun: number | undefined; replaced: boolean }> {
+    const schedule: WeeklySchedule = {
+      channelId: input.channelId,
+      cron: weeklyCron(input.weekday, input.hour, input.minute),
+      timeZone: input.timeZone,
+      createdBy: input.userId,
+      createdAt: this.o.clock.now(),
+      source: 'command',
+    };
+    const replaced = (await this.o.store.get(input.channelId)) !== undefined;
+    await this.o.store.put(schedule);
+    await this.o.scheduler.upsert(schedule);
+    return { schedule, nextRun: this.nextRun(schedule), replaced };
+  }
+
+  async unschedule(channelId: string): Promise<boolean> {
+    const removed = await this.o.store.remove(channelId);
+    await this.o.scheduler.remove(channelId);
+    return removed;
+  }
+
+  /** Every channel's schedules, or only `channelId`'s (what a non-admin may see). */
+  async list(channelId?: string): Promise<Array<WeeklySchedule & { nextRun: number | undefined }>> {
+    const all = await this.o.store.list();
+    const schedules = channelId === undefined ? all : all.filter((s) => s.channelId === channelId);
+    return schedules.map((s) => ({ ...s, nextRun: this.nextRun(s) }));
+  }
+
+  nextRun(schedule: WeeklySchedule): number | undefined {
+    return nextOccurrence(schedule.cron, schedule.timeZone, this.o.clock.now());
+  }
+
+  /** One occurrence: claimed once, then the last 7 full days before it, in the schedule's time zone. */
+  async fire(
+    schedule: WeeklySchedule,
+    occurrenceMs: number,
+  ): Promise<'posted' | 'already_posted' | 'failed'> {
+    const current = await this.o.store.get(schedule.channelId);
+    if (!current || current.cron !== schedule.cron || current.timeZone !== schedule.timeZone) {
+      return 'already_posted';
+    }
+    const claimKey = `weekly:${schedule.channelId}:${occurrenceMs}`;
+    if (!(await this.o.store.claim(claimKey, CLAIM_TTL_MS))) return 'already_posted';
+    const log = this.o.logger.child({
+      channelId: schedule.channelId,
+      occurrence: new Date(occurrenceMs).toISOString(),
+    });
+    try {
+      const request = this.o.analytics.requestFor(
+        { range: { kind: 'days', days: 7 }, top: DEFAULT_TOP, prefix: undefined },
+        schedule.timeZone,
+        occurrenceMs,
+      );
+      await this.o.analytics.publish(schedule.channelId, request);
+      log.info('posted weekly page-view report');
+      return 'posted';
+    } catch (error) {
+      log.error({ error: describeError(error), code: errorCode(error) }, 'weekly page-view report failed');
+      // Let a restart inside the grace period try this occurrence again.
+      await this.o.store.release(claimKey).catch(() => undefined);
+      return 'failed';
+    }
+  }
+
+  /**
+   * A scheduler's fire. It can be late (a queued BullMQ occurrence found when the first replica starts after
+   * an outage, a suspended machine): the same grace as the start-up catch-up applies, so a stale week is
+   * skipped with a log line rather than posted hours late.
+   */
+  async fireOnTime(schedule: WeeklySchedule, occurrenceMs: number): Promise<void> {
+    const lateMs = this.o.clock.now() - occurrenceMs;
+    if (lateMs > MISSED_POST_GRACE_MS) {
+      this.logSkipped(schedule, occurrenceMs, lateMs);
+      return;
+    }
+    await this.fire(schedule, occurrenceMs);
+  }
+
+  private logSkipped(schedule: WeeklySchedule, occurrenceMs: number, lateMs: number): void {
+    this.o.logger.info(
+      {
+        channelId: schedule.channelId,
+        occurrence: new Date(occurrenceMs).toISOString(),
+        lateMinutes: Math.round(lateMs / 60_000),
+      },
+      'skipping a weekly report missed while the bot was down: too late to post',
+    );
+  }
+
+  private async catchUp(schedule: WeeklySchedule, now: number): Promise<void> {
+    const missed = previousOccurrence(schedule.cron, schedule.timeZone, now);
+    if (missed === undefined || missed < schedule.createdAt) return;
+    const lateMs = now - missed;
+    if (lateMs > MISSED_POST_GRACE_MS) {
+      this.logSkipped(schedule, missed, lateMs);
+      return;
+    }
+    const outcome = await this.fire(schedule, missed);
+    if (outcome === 'posted') {
+      this.o.logger.info(
+        { channelId: schedule.channelId, lateMinutes: Math.round(lateMs / 60_000) },
+        'sent a missed weekly report',
+      );
+    }
+  }
+
+  private async seedFromEnv(): Promise<void> {
+    const env = this.o.envDefault;
+    if (!env?.channel && !env?.cron) return;
+    if (!env.channel || !env.cron) {
+      this.o.logger.error(
+        'WEEKLY_REPORT_CHANNEL and WEEKLY_REPORT_CRON must be set together; no default weekly report',
+      );
+      return;
+    }
+    const timeZone = env.timeZone ?? 'UTC';
+    const problem = isValidTimeZone(timeZone)
+      ? cronProblem(env.cron, timeZone)
+      : `unknown time zone ${timeZone}`;
+    if (problem) {
+      this.o.logger.error(
+        { problem },
+        'WEEKLY_REPORT_CRON / WEEKLY_REPORT_TZ are invalid; no default weekly report',
+      );
+      return;
+    }
+    const existing = await this.o.store.get(env.channel);
+    if (existing && existing.source === 'command') return;
+    if (existing && existing.cron === env.cron && existing.timeZone === timeZone) return;
+    await this.o.store.put({
+      channelId: env.channel,
+      cron: env.cron,
+      timeZone,
+      createdBy: 'environment',
+      createdAt: existing?.createdAt ?? this.o.clock.now(),
+      source: 'env',
+    });
+  }
+}

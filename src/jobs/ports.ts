@@ -1,0 +1,71 @@
+import type { AgentJob, JobRecord } from './domain/job.js';
+
+/** The docs platform's agent-job operations. Errors are `DocsApiError`s with stable codes. */
+export interface AgentJobsApi {
+  createJob(prompt: string): Promise<AgentJob>;
+  getJob(jobId: string): Promise<AgentJob>;
+  sendMessage(jobId: string, prompt: string): Promise<AgentJob>;
+}
+
+/** Durable state of watched jobs and their threads. A failure throws `state_unavailable`, never "not found". */
+export interface JobStore {
+  getJob(jobId: string): Promise<JobRecord | undefined>;
+  saveJob(record: JobRecord): Promise<void>;
+  linkThread(channelId: string, threadTs: string, jobId: string): Promise<void>;
+  findJobByThread(channelId: string, threadTs: string): Promise<string | undefined>;
+  /** Jobs still being watched, optionally only those of one channel. */
+  listWatched(channelId?: string): Promise<JobRecord[]>;
+  /** Set-if-absent with expiry: resolves true for the first caller only (dedupe, once-only replies). */
+  claim(key: string, ttlMs: number): Promise<boolean>;
+  release(key: string): Promise<void>;
+}
+
+/** Schedules the next poll of each watched job. One pending poll per job; scheduling again replaces it. */
+export interface PollQueue {
+  /** Registers the poll handler; it resolves the delay before the next poll, or null to stop watching. */
+  start(handler: (jobId: string) => Promise<number | null>): void;
+  schedule(jobId: string, delayMs: number): Promise<void>;
+  cancel(jobId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type TerminalOutcome =
+  | { kind: 'pull_request'; prLink: string }
+  | { kind: 'no_changes'; previousPrLink: string | null }
+  | { kind: 'failed' }
+  | { kind: 'archived' };
+
+export type ThreadNotice = { kind: 'watch_expired'; maxAgeMs: number } | { kind: 'job_gone' };
+
+/** The job card and thread replies, however Slack renders them. */
+export interface JobNotifier {
+  /** Posts the card for a job being created; resolves the card's ts (the thread root for slash commands). */
+  postStartingCard(input: StartingCard): Promise<string>;
+  /** Re-renders the card from the record (status, branch, PR, elapsed time). Failures are logged, not thrown. */
+  updateCard(record: JobRecord, now: number): Promise<void>;
+  /** Marks a card whose job could not be created. */
+  markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void>;
+  /**
+   * Posts the one reply for a generation reaching a terminal state; idempotent on (jobId, generation).
+   * Resolves how it ended; rejects only for failures worth retrying (timeouts, Slack down).
+   */
+  postTerminalReply(
+    record: JobRecord,
+    outcome: TerminalOutcome,
+  ): Promise<'posted' | 'already_posted' | 'undeliverable'>;
+  postNotice(record: JobRecord, notice: ThreadNotice): Promise<void>;
+}
+
+export interface StartingCard {
+  channelId: string;
+  /** Set when the card is itself a reply (mentions and DMs): the user's message is the thread root. */
+  threadTs: string | null;
+  requesterId: string;
+  prompt: string;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };

@@ -1,0 +1,239 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { backoffDelay, parseRetryAfter } from '../shared/backoff.js';
+import { codeForStatus, DocsApiError, requestNeverSent } from '../shared/docs-api-error.js';
+import type { Logger } from '../shared/logger.js';
+import { errorBodySchema } from './schemas.js';
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** A Retry-After longer than this is not waited out inside one call; the caller gets `rate_limited`. */
+const MAX_INLINE_WAIT_MS = 30_000;
+
+/** Where each attempt's outcome is counted (`code`: `ok` or the `DocsApiError` code). Injected; optional. */
+export interface ApiMetrics {
+  apiCall(method: string, code: string): void;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  logger: Logger;
+  /** Extra attempts for retryable requests (default 2). */
+  retries?: number;
+  retryBaseMs?: number;
+  connections?: number;
+  random?: () => number;
+  metrics?: ApiMetrics;
+}
+
+export interface JsonRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** GETs are retried on network errors, 5xx and 429; POSTs only when the request surely never left. */
+  idempotent: boolean;
+  /** Overrides the transport's retry count for this call (analytics spends a tight hourly budget). */
+  retries?: number;
+}
+
+export interface JsonResponse {
+  status: number;
+  body: unknown;
+}
+
+/** One keep-alive pool to the docs platform; explicit connect, header and body timeouts. */
+export class HttpTransport {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly options: Required<Omit<TransportOptions, 'random' | 'metrics'>> & {
+    random: () => number;
+    metrics?: ApiMetrics;
+  };
+
+  constructor(options: TransportOptions) {
+    const url = new URL(options.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.options = {
+      retries: 2,
+      retryBaseMs: 250,
+      connections: 16,
+      random: Math.random,
+      ...options,
+    };
+    this.pool = new Pool(url.origin, {
+      connections: this.options.connections,
+      keepAliveTimeout: 30_000,
+      connectTimeout: Math.min(options.timeoutMs, 10_000),
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+  }
+
+  async request(req: JsonRequest): Promise<JsonResponse> {
+    const maxRetries = req.retries ?? this.options.retries;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const response = await this.once(req);
+        this.options.metrics?.apiCall(req.method, 'ok');
+        return response;
+      } catch (error) {
+        this.options.metrics?.apiCall(req.method, error instanceof DocsApiError ? error.code : 'unknown');
+        const wait = this.retryDelay(req, error, attempt, maxRetries);
+        if (wait === undefined) throw error;
+        this.options.logger.debug(
+          { method: req.method, path: req.path, attempt: attempt + 1, waitMs: wait },
+          'docs API call failed; retrying',
+        );
+        await sleep(wait);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private retryDelay(
+    req: JsonRequest,
+    error: unknown,
+    attempt: number,
+    maxRetries: number,
+  ): number | undefined {
+    if (attempt >= maxRetries || !(error instanceof DocsApiError)) return undefined;
+    if (!req.idempotent && !requestNeverSent(error)) return undefined;
+    if (error.code !== 'unavailable' && error.code !== 'rate_limited') return undefined;
+    if (error.retryAfterMs !== undefined) {
+      return error.retryAfterMs <= MAX_INLINE_WAIT_MS ? error.retryAfterMs : undefined;
+    }
+    return backoffDelay(attempt, {
+      baseMs: this.options.retryBaseMs,
+      maxMs: 5_000,
+      random: this.options.random,
+    });
+  }
+
+  private async once(req: JsonRequest): Promise<JsonResponse> {
+    const started = performance.now();
+    const path = this.buildPath(req);
+    let statusCode: number;
+    let text: string;
+    let headers: Record<string, string | string[] | undefined>;
+    try {
+      const response = await this.pool.request({
+        method: req.method,
+        path,
+        headers: {
+          authorization: `Bearer ${this.options.apiKey}`,
+          accept: 'application/json',
+          ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        signal: AbortSignal.timeout(this.options.timeoutMs * 2),
+      });
+      statusCode = response.statusCode;
+      headers = response.headers;
+      // Always read (or destroy) the body: an unconsumed undici body holds its socket.
+      text = await readLimited(response.body);
+    } catch (error) {
+      this.options.logger.debug(
+        { method: req.method, path: req.path, ms: elapsed(started), error: networkCode(error) },
+        'docs API network error',
+      );
+      throw new DocsApiError(
+        'unavailable',
+        `The docs API could not be reached (${networkCode(error) ?? 'network error'})`,
+        {
+          cause: error,
+        },
+      );
+    }
+    this.options.logger.debug(
+      { method: req.method, path: req.path, status: statusCode, ms: elapsed(started) },
+      'docs API call',
+    );
+    if (statusCode >= 200 && statusCode < 300) {
+      try {
+        return { status: statusCode, body: text === '' ? undefined : JSON.parse(text) };
+      } catch (error) {
+        throw new DocsApiError(
+          'bad_response',
+          `The docs API answered ${statusCode} with a body that is not JSON`,
+          {
+            status: statusCode,
+            cause: error,
+          },
+        );
+      }
+    }
+    const code = codeForStatus(statusCode);
+    const apiMessage = extractApiMessage(text);
+    throw new DocsApiError(
+      code,
+      `The docs API answered ${statusCode}${apiMessage ? `: ${apiMessage}` : ''}`,
+      {
+        status: statusCode,
+        apiMessage,
+        retryAfterMs: parseRetryAfter(headers['retry-after']),
+      },
+    );
+  }
+
+  private buildPath(req: JsonRequest): string {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(req.query ?? {})) {
+      if (value !== undefined) params.set(key, String(value));
+    }
+    const query = params.toString();
+    return `${this.basePath}${req.path}${query ? `?${query}` : ''}`;
+  }
+}
+
+async function readLimited(
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      body.destroy();
+      throw new Error('response body too large');
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function extractApiMessage(text: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const body = errorBodySchema.safeParse(parsed);
+  if (!body.success) return undefined;
+  const parts = [
+    body.data.error ?? body.data.message,
+    ...(body.data.details ?? []).map((d) => d.message),
+  ].filter((part): part is string => typeof part === 'string' && part.trim() !== '');
+  if (parts.length === 0) return undefined;
+  const joined = parts.join('; ').replace(/\s+/g, ' ').trim();
+  return joined.length > 300 ? `${joined.slice(0, 299)}…` : joined;
+}
+
+function networkCode(error: unknown): string | undefined {
+  if (error && typeof error === 'object') {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const name = (error as { name?: unknown }).name;
+    if (name === 'TimeoutError' || name === 'AbortError') return 'TIMEOUT';
+  }
+  return undefined;
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import type { AgentJob } from '../jobs/domain/job.js';
+
+/** Optional fields degrade to null instead of failing the whole response: the spec marks nothing required. */
+const lenientString = z.string().nullish().catch(null);
+
+const httpUrl = z
+  .string()
+  .url()
+  // Long links are kept: the views show one too long for a button as a text link.
+  .refine((value) => /^https?:\/\//i.test(value) && value.length <= 30_000)
+  .nullish()
+  .catch(null);
+
+export const agentJobSchema = z
+  .object({
+    id: z.string().trim().min(1),
+    status: z.string().trim().min(1),
+    source: z.object({ repository: lenientString, ref: lenientString }).nullish().catch(null),
+    model: lenientString,
+    prLink: httpUrl,
+    createdAt: lenientString,
+    archivedAt: lenientString,
+  })
+  .transform(
+    (raw): AgentJob => ({
+      id: raw.id,
+      status: raw.status.toLowerCase(),
+      repository: raw.source?.repository ?? null,
+      ref: raw.source?.ref ?? null,
+      model: raw.model ?? null,
+      prLink: raw.prLink ?? null,
+      createdAt: raw.createdAt ?? null,
+      archivedAt: raw.archivedAt ?? null,
+    }),
+  );
+
+export const errorBodySchema = z
+  .object({
+    error: z.string().optional(),
+    message: z.string().optional(),
+    details: z.array(z.object({ message: z.string() }).passthrough()).optional(),
+  })
+  .passthrough();
+
+/** The analytics spec types counts as `number`: any finite number is valid (display rounds them). */
+const count = z.number().finite();
+
+export const viewsTotalsSchema = z.object({ human: count, ai: count, total: count });
+
+export const pageViewsSchema = z.object({
+  totals: viewsTotalsSchema,
+  views: z.array(z.object({ path: z.string(), human: count, ai: count, total: count })),
+  hasMore: z.boolean(),
+});
+
+export type ViewsTotals = z.infer<typeof viewsTotalsSchema>;
+export type PageViewsPage = z.infer<typeof pageViewsSchema>;

@@ -1,0 +1,125 @@
+import { AppError } from './errors.js';
+
+interface Waiting {
+  start: () => void;
+  reject: (error: Error) => void;
+}
+
+interface KeyState {
+  /** When the next start would be due if bursts were not allowed (GCRA's "theoretical arrival time"). */
+  due: number;
+  /** Waiting work by priority, 0 first; arrival order within a priority. */
+  queues: Waiting[][];
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Paces work per key the way Slack rate-limits (per channel, per method): a burst of `burst` starts at
+ * once, then one start per `intervalMs`. Work that has to wait is queued per key and started by priority
+ * (0 first, then arrival order), so a user-visible answer queued behind a hundred card refreshes is the
+ * next one out. One number per idle key and one timer per waiting key: queueing costs about a microsecond.
+ */
+export class KeyedPacer {
+  private readonly keys = new Map<string, KeyState>();
+  private closed = false;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly burst: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  run<T>(key: string, work: () => Promise<T>, priority = 0): Promise<T> {
+    if (this.closed) return Promise.reject(pacerClosed());
+    const now = this.now();
+    if (this.keys.size >= PRUNE_AT) this.prune(now);
+    const state = this.state(key, now);
+    if (!state.timer && this.startable(state, now)) {
+      this.take(state, now);
+      return work();
+    }
+    return new Promise<T>((resolve, reject) => {
+      const start = () => void work().then(resolve, reject);
+      const level = Math.max(0, Math.floor(priority));
+      while (state.queues.length <= level) state.queues.push([]);
+      state.queues[level]!.push({ start, reject });
+      this.arm(key, state, now);
+    });
+  }
+
+  /** Nothing starts on `key` before `untilMs` (Slack answered 429 with Retry-After). */
+  holdUntil(key: string, untilMs: number): void {
+    const state = this.state(key, this.now());
+    state.due = Math.max(state.due, untilMs + (this.burst - 1) * this.intervalMs);
+    if (state.timer) {
+      clearTimeout(state.timer);
+      state.timer = undefined;
+      this.arm(key, state, this.now());
+    }
+  }
+
+  /** Work waiting on `key` (for tests and metrics). */
+  waiting(key: string): number {
+    return this.keys.get(key)?.queues.reduce((sum, q) => sum + q.length, 0) ?? 0;
+  }
+
+  /** Drops all waiting work (on shutdown): its callers get a `shutting_down` error. */
+  close(): void {
+    this.closed = true;
+    for (const state of this.keys.values()) {
+      clearTimeout(state.timer);
+      for (const queue of state.queues) for (const waiting of queue) waiting.reject(pacerClosed());
+    }
+    this.keys.clear();
+  }
+
+  private state(key: string, now: number): KeyState {
+    let state = this.keys.get(key);
+    if (!state) {
+      state = { due: now, queues: [], timer: undefined };
+      this.keys.set(key, state);
+    }
+    return state;
+  }
+
+  private startable(state: KeyState, now: number): boolean {
+    return Math.max(state.due, now) - (this.burst - 1) * this.intervalMs <= now;
+  }
+
+  private take(state: KeyState, now: number): void {
+    state.due = Math.max(state.due, now) + this.intervalMs;
+  }
+
+  private arm(key: string, state: KeyState, now: number): void {
+    if (state.timer) return;
+    const wait = Math.max(0, Math.max(state.due, now) - (this.burst - 1) * this.intervalMs - now);
+    state.timer = setTimeout(() => {
+      state.timer = undefined;
+      this.drain(key, state);
+    }, wait);
+  }
+
+  private drain(key: string, state: KeyState): void {
+    const now = this.now();
+    while (this.startable(state, now)) {
+      const next = state.queues.find((queue) => queue.length > 0)?.shift();
+      if (!next) return;
+      this.take(state, now);
+      next.start();
+    }
+    if (state.queues.some((queue) => queue.length > 0)) this.arm(key, state, now);
+  }
+
+  /** Keys whose due time has passed and that have nothing waiting are idle with a full burst. */
+  private prune(now: number): void {
+    for (const [key, state] of this.keys)
+      if (state.due <= now && !state.timer && state.queues.every((q) => q.length === 0))
+        this.keys.delete(key);
+  }
+}
+
+const PRUNE_AT = 1_000;
+
+function pacerClosed(): AppError {
+  return new AppError('shutting_down', 'The bot is shutting down; the queued Slack call was not sent');
+}

@@ -1,0 +1,87 @@
+import { DocsApiError, outcomeUnknown } from '../../shared/docs-api-error.js';
+import { AppError } from '../../shared/errors.js';
+import { escapeMrkdwn } from '../markup.js';
+import { slackTime } from './format.js';
+import { oneLine } from './limits.js';
+
+/**
+ * What a user reads when something fails: what happened and what to do. Chosen by error code only,
+ * so no internal detail (and never a key or token) reaches Slack.
+ */
+/** The hourly budgets as configured (AGENT_JOBS_PER_HOUR, ANALYTICS_HOURLY_BUDGET), for the texts that name them. */
+export interface HourlyLimits {
+  jobsPerHour?: number;
+  analyticsPerHour?: number;
+}
+
+export function describeDocsFailure(
+  error: unknown,
+  now: number,
+  action = 'start the job',
+  limits: HourlyLimits = {},
+): string {
+  if (error instanceof DocsApiError) {
+    switch (error.code) {
+      case 'unauthorized':
+        return `The docs platform rejected the bot's API key (401), so I could not ${action}. An admin must check \`DOCS_API_KEY\`: it must be a valid admin key with write access.`;
+      case 'forbidden':
+        return `The docs platform refused the bot's API key (403), so I could not ${action}. An admin must check that the key has write scope and that its IP allowlist includes this bot.`;
+      case 'rate_limited':
+        return `The project's hourly limit for agent jobs${limits.jobsPerHour ? ` (${perHour(limits.jobsPerHour, 'job')})` : ''} is reached, so I could not ${action}. ${retryHint(error.retryAfterMs, now)}`;
+      case 'invalid_request':
+        return `The docs platform refused the instruction${error.apiMessage ? `: “${escapeMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Rephrase it and try again.`;
+      case 'not_found':
+        return `The docs platform does not know this project or job (404), so I could not ${action}. An admin must check \`DOCS_PROJECT_ID\`.`;
+      case 'unavailable':
+        // A create that got no answer may still have started the job: a blind retry would run it twice.
+        if (action === 'start the job' && outcomeUnknown(error))
+          return "The docs platform did not answer in time, so I can't tell whether the job started: it may have started anyway. Check the docs dashboard (or wait a few minutes for a pull request) before trying again, so it doesn't run twice.";
+        return `The docs platform is down or did not answer in time, so I could not ${action}. Try again in a few minutes.`;
+      case 'bad_response':
+        return `The docs platform gave an answer I could not read, so I could not confirm the request. Check the docs dashboard before trying again.`;
+    }
+  }
+  if (error instanceof AppError && error.code === 'state_unavailable') {
+    const jobId = (error as { jobId?: unknown }).jobId;
+    return typeof jobId === 'string'
+      ? `Job \`${escapeMrkdwn(oneLine(jobId, 100))}\` started, but I could not save it and cannot follow it here. Check it in the docs dashboard.`
+      : `I can't reach my state store right now, so I could not ${action}. Try again in a minute.`;
+  }
+  return `Something went wrong and I could not ${action}. Try again; if it keeps happening, ask an admin to check the bot's logs.`;
+}
+
+/** `1 job per hour`, `1,000 requests per hour`. */
+export function perHour(count: number, noun: string): string {
+  return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'} per hour`;
+}
+
+export function retryHint(retryAfterMs: number | undefined, now: number): string {
+  if (retryAfterMs === undefined) return 'Try again later this hour.';
+  const minutes = Math.max(1, Math.ceil(retryAfterMs / 60_000));
+  return `Try again after ${slackTime(now + retryAfterMs)} (in about ${minutes} min).`;
+}
+
+/** Why the bot could not post in a channel, and what the user can do about it. */
+export function describeSlackDeliveryFailure(code: string | undefined): string {
+  switch (code) {
+    case 'not_in_channel':
+    case 'channel_not_found':
+      return "I'm not a member of this conversation, so I can't post the job here. Invite me with `/invite @docs-agent` and try again.";
+    case 'is_archived':
+      return 'This channel is archived, so I cannot post in it.';
+    case 'restricted_action':
+    case 'cant_post_message':
+      return "This channel doesn't allow me to post. Ask a channel manager to allow apps, or use another channel.";
+    case 'msg_blocks_too_long':
+    case 'msg_too_long':
+    case 'invalid_blocks':
+    case 'invalid_blocks_format':
+    case 'too_many_blocks':
+      // The same message would be refused again: never suggest a retry that fails forever.
+      return `Slack refused my message as too long or malformed (\`${code}\`), so the job was not started; trying again will not help. Shorten the instruction, and if it keeps happening ask an admin to check the bot's logs.`;
+    case 'shutting_down':
+      return 'I was restarting before I could post the job here, so it was not started. Try again in a minute.';
+    default:
+      return `Slack refused my message${code ? ` (\`${escapeMrkdwn(code)}\`)` : ''}, so the job was not started. Try again in a moment.`;
+  }
+}

@@ -1,0 +1,198 @@
+import type { ContextBlock, KnownBlock, RichTextBlock } from '@slack/types';
+import { isTerminal, type JobRecord } from '../../jobs/domain/job.js';
+import { escapeMrkdwn } from '../markup.js';
+import { formatDuration, repositoryBranchUrl, repositoryLabel, slackTime } from './format.js';
+import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
+import type { SlackMessage } from './types.js';
+
+export type CardState =
+  | { phase: 'starting' }
+  | { phase: 'not_started'; reason: string }
+  | { phase: 'tracked'; record: JobRecord; now: number; untracked?: false };
+
+export interface JobCardInput {
+  requesterId: string;
+  prompt: string;
+  state: CardState;
+  /** Who may steer the job from its thread (FOLLOW_UPS_FROM); default `anyone`. */
+  followUpsFrom?: 'anyone' | 'requester';
+}
+
+interface StatusLine {
+  emoji: string;
+  label: string;
+}
+
+export function statusLine(record: JobRecord): StatusLine {
+  if (record.watchEnded === 'gone')
+    return { emoji: ':grey_question:', label: 'Job no longer exists on the docs platform' };
+  if (record.status === 'active' && record.watchEnded === 'expired')
+    return { emoji: ':zzz:', label: 'Still running when the bot stopped watching' };
+  return statusWords(record.status, record.prLink);
+}
+
+/** A platform status in the words the card uses (also for `/docs-agent status`). */
+export function statusWords(status: string, prLink: string | null): StatusLine {
+  switch (status) {
+    case 'active':
+      return { emoji: ':gear:', label: 'Working: the agent is editing the docs' };
+    case 'completed':
+      return prLink
+        ? { emoji: ':white_check_mark:', label: 'Done: pull request opened' }
+        : { emoji: ':white_check_mark:', label: 'Done: no files changed' };
+    case 'failed':
+      return { emoji: ':x:', label: 'Failed' };
+    case 'archived':
+      return { emoji: ':file_cabinet:', label: 'Archived' };
+    default:
+      return { emoji: ':gear:', label: `Working (${escapeMrkdwn(oneLine(status, 40))})` };
+  }
+}
+
+/** The job card: who asked, the instruction (rendered literally), status and details. Pure. */
+export function jobCardView(input: JobCardInput): SlackMessage {
+  const { state } = input;
+  const blocks: SlackMessage['blocks'] = [
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: `:memo: *Docs agent job* requested by <@${safeId(input.requesterId)}>` },
+    },
+    promptQuote(input.prompt),
+  ];
+
+  let status: StatusLine;
+  if (state.phase === 'starting') {
+    status = { emoji: ':hourglass_flowing_sand:', label: 'Starting the agent…' };
+  } else if (state.phase === 'not_started') {
+    status = { emoji: ':warning:', label: 'Not started' };
+  } else {
+    status = statusLine(state.record);
+  }
+  blocks.push({
+    type: 'section',
+    text: { type: 'mrkdwn', text: truncate(`${status.emoji} *${status.label}*`, LIMITS.sectionText) },
+  });
+  if (state.phase === 'not_started') {
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: truncate(state.reason, LIMITS.sectionText) },
+    });
+  }
+  if (state.phase === 'tracked') {
+    blocks.push({ type: 'section', fields: detailFields(state.record, state.now) });
+    if (state.record.prLink) blocks.push(pullRequestActions(state.record.prLink));
+  }
+  if (state.phase !== 'not_started') blocks.push(threadHint(input.requesterId, input.followUpsFrom));
+  return {
+    text: truncate(
+      `Docs agent job: ${status.label.replace(/[.…!:]+$/, '')}. ${oneLine(escapeMrkdwn(input.prompt), 150)}`,
+      LIMITS.fallbackText,
+    ),
+    blocks,
+  };
+}
+
+/** How to talk to the agent from the card's thread, and how to talk past it. */
+export function threadHint(
+  requesterId: string,
+  followUpsFrom: 'anyone' | 'requester' = 'anyone',
+): ContextBlock {
+  const who = followUpsFrom === 'requester' ? `Replies from <@${safeId(requesterId)}>` : 'Replies';
+  return {
+    type: 'context',
+    elements: [
+      {
+        type: 'mrkdwn',
+        text: `:speech_balloon: ${who} in this thread go to the agent as follow-ups. Start a reply with \`(aside)\` or \`//\` to talk here without instructing it.`,
+      },
+    ],
+  };
+}
+
+function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; text: string }> {
+  const fields: string[] = [`*Job*\n\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``];
+  // Links get what is left of the field after their title: only the label is ever shortened.
+  const room = (title: string) => LIMITS.fieldText - title.length;
+  if (record.repository) {
+    const label = escapeMrkdwn(oneLine(repositoryLabel(record.repository), 200));
+    const title = '*Repository*\n';
+    fields.push(
+      `${title}${isLinkable(record.repository) ? fitLink(record.repository, label, room(title)) : label}`,
+    );
+  }
+  if (record.ref) {
+    const branchUrl = record.repository ? repositoryBranchUrl(record.repository, record.ref) : undefined;
+    const label = escapeMrkdwn(oneLine(record.ref, 200));
+    const title = '*Branch*\n';
+    fields.push(`${title}${branchUrl ? fitLink(branchUrl, label, room(title)) : `\`${label}\``}`);
+  }
+  if (record.model) fields.push(`*Model*\n${escapeMrkdwn(oneLine(record.model, 100))}`);
+  // By status, not by `watching`: the final card is rendered just before the job stops being watched.
+  // A running job shows its start in Slack's relative format ("5 minutes ago"), which each client keeps
+  // true by itself: no card update is needed for the time to move.
+  if (isTerminal(record.status)) fields.push(`*Took*\n${formatDuration(now - record.activeSince)}`);
+  else fields.push(`*Started*\n${slackTime(record.activeSince, '{ago}')}`);
+  return fields
+    .slice(0, LIMITS.fields)
+    .map((text) => ({ type: 'mrkdwn', text: truncate(text, LIMITS.fieldText) }));
+}
+
+function isLinkable(url: string): boolean {
+  return /^https?:\/\/[^\s<>|]+$/i.test(url);
+}
+
+export const OPEN_PULL_REQUEST_ACTION = 'open_pull_request';
+
+/**
+ * The "View pull request" link button, on the card and in the terminal reply. A link too long for a button
+ * is still shown, as a rich-text link (which Slack renders without parsing and without the 3,000 limit).
+ */
+export function pullRequestActions(url: string): KnownBlock {
+  if (url.length > LIMITS.buttonUrl) {
+    return {
+      type: 'rich_text',
+      elements: [
+        {
+          type: 'rich_text_section',
+          elements: [
+            { type: 'emoji', name: 'link' },
+            { type: 'text', text: ' ' },
+            { type: 'link', url, text: 'View pull request', style: { bold: true } },
+          ],
+        },
+      ],
+    };
+  }
+  return {
+    type: 'actions',
+    elements: [
+      {
+        type: 'button',
+        action_id: OPEN_PULL_REQUEST_ACTION,
+        text: { type: 'plain_text', text: 'View pull request', emoji: true },
+        url,
+        style: 'primary',
+      },
+    ],
+  };
+}
+
+/** The user's words, quoted as rich text: nothing in them is parsed, so no markup can ping or format. */
+export function promptQuote(prompt: string): RichTextBlock {
+  return {
+    type: 'rich_text',
+    elements: [
+      {
+        type: 'rich_text_quote',
+        elements: [
+          { type: 'text', text: truncate(prompt.trim() === '' ? '(empty)' : prompt, LIMITS.richTextQuote) },
+        ],
+      },
+    ],
+  };
+}
+
+/** Slack IDs are upper-case alphanumerics; anything else is never interpolated into markup. */
+export function safeId(id: string): string {
+  return /^[A-Z0-9]+$/.test(id) ? id : 'unknown';
+}

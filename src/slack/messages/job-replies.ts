@@ -1,0 +1,133 @@
+import type { PrivateNotice } from '../../jobs/conversation-service.js';
+import type { JobRecord } from '../../jobs/domain/job.js';
+import type { TerminalOutcome, ThreadNotice } from '../../jobs/ports.js';
+import { DocsApiError } from '../../shared/docs-api-error.js';
+import { escapeMrkdwn } from '../markup.js';
+import { describeDocsFailure, type HourlyLimits } from './failures.js';
+import { formatDuration } from './format.js';
+import { pullRequestActions, safeId } from './job-card.js';
+import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
+
+/** Longer links get their own block instead of a place in a sentence. */
+const INLINE_LINK_MAX = 2000;
+
+import type { SlackMessage } from './types.js';
+
+/** The one reply posted in the job's thread when a run ends. Pure. */
+export function terminalReplyView(record: JobRecord, outcome: TerminalOutcome, now: number): SlackMessage {
+  const who = `<@${safeId(record.requesterId)}>`;
+  const took = formatDuration(now - record.activeSince);
+  const jobRef = `\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``;
+  const followUp = record.generation > 1;
+  let text: string;
+  let fallback: string;
+  const blocks: SlackMessage['blocks'] = [];
+  switch (outcome.kind) {
+    case 'pull_request':
+      text = followUp
+        ? `${who} :white_check_mark: The agent finished the follow-up; the pull request is ready (took ${took}).`
+        : `${who} :white_check_mark: The agent finished and opened a pull request (took ${took}).`;
+      fallback = followUp ? 'The docs agent finished the follow-up' : 'The docs agent opened a pull request';
+      break;
+    case 'no_changes':
+      text = outcome.previousPrLink
+        ? `${who} :white_check_mark: The agent finished without further changes; the ${fitLink(outcome.previousPrLink, 'pull request', INLINE_LINK_MAX)} is unchanged.`
+        : `${who} :white_check_mark: The agent finished without changing any files, so no pull request was opened. Reply in this thread with more detail, or start a new job with \`/docs-agent\`.`;
+      fallback = 'The docs agent finished without changing any files';
+      break;
+    case 'failed':
+      // The platform says only that the job failed, not what it did before: say what is known.
+      text = `${who} :x: The agent hit an unrecoverable error and stopped (job ${jobRef}), so no pull request was opened.${record.ref ? ` It may have pushed work to branch \`${escapeMrkdwn(oneLine(record.ref, 200))}\` before stopping.` : ''} Look the job up in the docs dashboard to see what it did, then try again with \`/docs-agent\`, perhaps with a more specific instruction.`;
+      fallback = 'The docs agent job failed';
+      break;
+    case 'archived':
+      text = `${who} :file_cabinet: The job was archived on the docs platform (job ${jobRef}), so it will not open a pull request. Start a new job with \`/docs-agent\` if the change is still needed.`;
+      fallback = 'The docs agent job was archived';
+      break;
+  }
+  blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } });
+  if (
+    outcome.kind === 'no_changes' &&
+    outcome.previousPrLink &&
+    outcome.previousPrLink.length > INLINE_LINK_MAX
+  )
+    blocks.push(pullRequestActions(outcome.previousPrLink));
+  if (outcome.kind === 'pull_request') {
+    blocks.push(pullRequestActions(outcome.prLink));
+    const details = [`Job ${jobRef}`];
+    if (record.ref) details.push(`branch \`${escapeMrkdwn(oneLine(record.ref, 200))}\``);
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: truncate(details.join(' · '), LIMITS.sectionText) }],
+    });
+    fallback = `${fallback}: ${outcome.prLink}`;
+  }
+  // The notification text is also what Slack shows if it refuses the blocks: it keeps who and the link.
+  return { text: truncate(`${who} ${fallback}`, LIMITS.messageText), blocks };
+}
+
+export function noticeView(record: JobRecord, notice: ThreadNotice): SlackMessage {
+  const jobRef = `\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``;
+  const text =
+    notice.kind === 'watch_expired'
+      ? `:zzz: I stopped watching job ${jobRef} after ${formatDuration(notice.maxAgeMs)} without a result, so I won't post its pull request here. Check it in the docs dashboard.`
+      : `:grey_question: The docs platform no longer knows job ${jobRef}, so I stopped following it.`;
+  return {
+    text:
+      notice.kind === 'watch_expired'
+        ? 'Stopped watching this docs agent job'
+        : 'This docs agent job no longer exists',
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+  };
+}
+
+/** Why a reply in a job's thread did not reach the agent, and what to do. Posted in the thread. */
+export function followUpRefusedView(error: unknown, now: number, limits: HourlyLimits = {}): SlackMessage {
+  let text: string;
+  if (error instanceof DocsApiError && error.code === 'not_found') {
+    text =
+      ':grey_question: The docs platform no longer knows this job, so your reply was not passed on. Start a new job with `/docs-agent` or by mentioning me.';
+  } else if (error instanceof DocsApiError && error.code === 'unavailable') {
+    text =
+      ":warning: The docs platform is down or did not answer in time, so I can't tell whether the agent got your reply. Wait a few minutes and check this thread before sending it again.";
+  } else {
+    text = `:warning: ${describeDocsFailure(error, now, 'pass your reply to the agent', limits)}`;
+  }
+  return {
+    text: 'Your reply did not reach the docs agent',
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
+  };
+}
+
+/** Said wherever a Redis (state store) failure stops a request: nothing happened; retry shortly. */
+export const STATE_UNAVAILABLE_TEXT =
+  ":warning: I can't reach my state store right now, so nothing was started or sent. Try again in a minute.";
+
+/** Answers only the author of a message sees (ephemeral). */
+export function privateNoticeView(notice: PrivateNotice, commandName = '/docs-agent'): SlackMessage {
+  let text: string;
+  switch (notice.kind) {
+    case 'access_denied':
+      text =
+        notice.reason === 'user'
+          ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask an admin to add you to `ALLOWED_USER_IDS`."
+          : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask an admin to add this channel to `ALLOWED_CHANNEL_IDS`.';
+      break;
+    case 'requester_only':
+      text = `Only <@${safeId(notice.requesterId)}>, who started this job, can send it follow-ups. Start a reply with \`(aside)\` or \`//\` to talk in the thread, or start your own job.`;
+      break;
+    case 'too_long':
+      text = `Your message is ${notice.length.toLocaleString('en-US')} characters long; the limit is ${notice.max.toLocaleString('en-US')}. Nothing was sent to the agent. Shorten it (link to a doc or issue instead of pasting it) and try again.`;
+      break;
+    case 'state_unavailable':
+      text = STATE_UNAVAILABLE_TEXT;
+      break;
+    case 'empty':
+      text = `Tell me what to change in the docs, for example: _@docs-agent Document the new 429 response on the jobs API_. See \`${commandName} help\` for more.`;
+      break;
+  }
+  return {
+    text: oneLine(text, LIMITS.fallbackText),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+  };
+}

@@ -1,0 +1,103 @@
+import type { WeeklySchedule } from '../../insights/ports.js';
+import { describeWeeklyCron } from '../../insights/ranges/cron-times.js';
+import { DocsApiError } from '../../shared/docs-api-error.js';
+import { AppError } from '../../shared/errors.js';
+import { escapeMrkdwn } from '../markup.js';
+import { describeSlackDeliveryFailure, type HourlyLimits, perHour, retryHint } from './failures.js';
+import { slackTime } from './format.js';
+import { oneLine } from './limits.js';
+
+/** A token rendered inside backticks: escaped, one line, and unable to close the code span. */
+export function codeToken(token: string): string {
+  return `\`${escapeMrkdwn(oneLine(token, 80)).replace(/`/g, 'ˋ')}\``;
+}
+
+export function invalidViewsCommandMessage(command: string, token: string, problem: string): string {
+  return `I couldn't read ${codeToken(token)}: it ${problem}. Nothing was fetched. See \`${command} help\` for the grammar.`;
+}
+
+/** What went wrong with a report, and what to do. Chosen by error code; never leaks internals. */
+export function describeViewsFailure(error: unknown, now: number, limits: HourlyLimits = {}): string {
+  if (error instanceof AppError && error.code === 'analytics_budget_exhausted') {
+    const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
+    const budget = limits.analyticsPerHour ? `${perHour(limits.analyticsPerHour, 'request')}, ` : '';
+    return `The organisation's analytics budget (${budget}shared with every analytics tool) would run out, so I didn't fetch anything. ${retryHint(retryAfterMs, now)} Reports already fetched in the last few minutes are still available.`;
+  }
+  if (error instanceof DocsApiError) {
+    switch (error.code) {
+      case 'invalid_request':
+        return `The docs platform refused the request${error.apiMessage ? `: “${escapeMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Check the range (dates as \`YYYY-MM-DD\`) and try again.`;
+      case 'rate_limited':
+        return `The docs platform's analytics limit for the organisation${limits.analyticsPerHour ? ` (${perHour(limits.analyticsPerHour, 'request')})` : ''} is reached, possibly by other tools. ${retryHint(error.retryAfterMs, now)}`;
+      case 'unavailable':
+        return 'The docs platform failed or did not answer in time, so I have no report. Try again in a few minutes.';
+      case 'unauthorized':
+      case 'forbidden':
+        return "The docs platform rejected the bot's API key, so I have no report. An admin must check `DOCS_API_KEY`.";
+      case 'not_found':
+        return "The docs platform doesn't know this project. An admin must check `DOCS_PROJECT_ID`.";
+      case 'bad_response':
+        return 'The docs platform sent analytics I could not read. Try again later; if it persists, ask an admin to check the logs.';
+    }
+  }
+  if (error instanceof AppError && error.code === 'state_unavailable') {
+    return "I can't reach my state store right now. Try again in a minute.";
+  }
+  return "Something went wrong and I couldn't build the report. Try again; if it keeps happening, ask an admin to check the bot's logs.";
+}
+
+export function describeUploadFailure(code: string | undefined): string {
+  if (code === 'not_in_channel' || code === 'channel_not_found') {
+    return "I couldn't upload the CSV: I'm not a member of this conversation. Invite me with `/invite @docs-agent` and try again.";
+  }
+  return `I couldn't upload the CSV${code ? ` (\`${escapeMrkdwn(code)}\`)` : ''}. Try again in a moment.`;
+}
+
+/** Slack refusals that depend on the message itself: the same message is refused every time. */
+const REFUSED_AS_MESSAGE = new Set([
+  'msg_blocks_too_long',
+  'msg_too_long',
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'too_many_blocks',
+]);
+
+export function describePostFailure(code: string | undefined): string {
+  if (code && REFUSED_AS_MESSAGE.has(code))
+    return `Slack refused the report as too long or malformed (\`${escapeMrkdwn(code)}\`), so it was not posted; posting it again will not help. Ask for fewer pages (\`top 10\`) or add \`csv\` to get every page as a file.`;
+  return describeSlackDeliveryFailure(code).replace('the job was not started', 'the report was not posted');
+}
+
+function describeCron(schedule: WeeklySchedule): string {
+  return describeWeeklyCron(schedule.cron) ?? `cron \`${escapeMrkdwn(schedule.cron)}\``;
+}
+
+export function scheduleConfirmation(
+  schedule: WeeklySchedule,
+  nextRun: number | undefined,
+  replaced: boolean,
+): string {
+  return `${replaced ? 'Updated' : 'Scheduled'}: every ${describeCron(schedule)} (${escapeMrkdwn(schedule.timeZone)}) I'll post the last 7 full days of page views in <#${schedule.channelId}>.${nextRun ? ` Next post: ${slackTime(nextRun, '{date_short_pretty} at {time}')}.` : ''} Stop it with \`/docs-views unschedule\`. Make sure I'm a member of this channel (\`/invite @docs-agent\`).`;
+}
+
+export function schedulesList(
+  schedules: Array<WeeklySchedule & { nextRun: number | undefined }>,
+  currentChannel: string,
+): string {
+  if (schedules.length === 0) {
+    return 'No weekly page-view posts are scheduled. Add one in a channel with `/docs-views schedule monday 09:00 Europe/Berlin`.';
+  }
+  const lines = schedules.slice(0, 40).map((s) => {
+    const here = s.channelId === currentChannel ? ' (this channel)' : '';
+    const origin = s.source === 'env' ? 'from WEEKLY_REPORT_* settings' : `by <@${s.createdBy}>`;
+    const next = s.nextRun ? `, next ${slackTime(s.nextRun, '{date_short_pretty} at {time}')}` : '';
+    return `• <#${s.channelId}>${here}: every ${describeCron(s)} (${escapeMrkdwn(s.timeZone)}), ${origin}${next}`;
+  });
+  return `*Weekly page-view posts*\n${lines.join('\n')}`;
+}
+
+export function unscheduleReply(removed: boolean): string {
+  return removed
+    ? 'Done: this channel will no longer get the weekly page-view post.'
+    : 'This channel has no weekly page-view post. See all of them with `/docs-views schedules`.';
+}

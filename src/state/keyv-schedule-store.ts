@@ -1,0 +1,85 @@
+import KeyvRedis from '@keyv/redis';
+import Keyv from 'keyv';
+import type { ScheduleStore, WeeklySchedule } from '../insights/ports.js';
+import { describeError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { type AtomicOps, guardState, MemoryAtomicOps } from './keyv-job-store.js';
+import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
+import { RedisAtomicOps } from './redis/redis-atomic-ops.js';
+import type { RedisClient } from './redis/redis-client.js';
+
+const SCHEDULES_SET = 'weekly-schedules';
+
+/** Weekly report schedules (one per channel) and their once-per-occurrence claims. */
+export class KeyvScheduleStore implements ScheduleStore {
+  constructor(
+    private readonly keyv: Keyv,
+    private readonly atomics: AtomicOps,
+  ) {}
+
+  list(): Promise<WeeklySchedule[]> {
+    return guardState(async () => {
+      const channels = await this.atomics.members(SCHEDULES_SET);
+      const schedules = await Promise.all(
+        channels.map((c) => this.keyv.get<WeeklySchedule>(`schedule:${c}`)),
+      );
+      return schedules
+        .filter((s): s is WeeklySchedule => s !== undefined && s !== null)
+        .sort((a, b) => a.channelId.localeCompare(b.channelId));
+    });
+  }
+
+  get(channelId: string): Promise<WeeklySchedule | undefined> {
+    return guardState(
+      async () => (await this.keyv.get<WeeklySchedule>(`schedule:${channelId}`)) ?? undefined,
+    );
+  }
+
+  put(schedule: WeeklySchedule): Promise<void> {
+    return guardState(async () => {
+      await this.keyv.set(`schedule:${schedule.channelId}`, { ...schedule });
+      await this.atomics.addMember(SCHEDULES_SET, schedule.channelId);
+    });
+  }
+
+  remove(channelId: string): Promise<boolean> {
+    return guardState(async () => {
+      const deleted = await this.keyv.delete(`schedule:${channelId}`);
+      await this.atomics.removeMember(SCHEDULES_SET, channelId);
+      return deleted;
+    });
+  }
+
+  claim(key: string, ttlMs: number): Promise<boolean> {
+    return guardState(() => this.atomics.claim(`claim:${key}`, ttlMs));
+  }
+
+  release(key: string): Promise<void> {
+    return guardState(() => this.atomics.release(`claim:${key}`));
+  }
+}
+
+export function createMemoryScheduleStore(logger: Logger, now?: () => number): KeyvScheduleStore {
+  const keyv = new Keyv({
+    store: new BoundedMemoryStore({ maxEntries: 10_000 }),
+    namespace: 'docs-agent-schedules',
+  });
+  keyv.on('error', (error: unknown) => logger.error({ err: error }, 'schedule store error'));
+  return new KeyvScheduleStore(keyv, new MemoryAtomicOps(now));
+}
+
+/**
+ * Schedules and occurrence claims in Redis, beside the job store: records `<ns>::schedule:<channel>` (Keyv,
+ * namespaced, `throwOnErrors`), the channel set `<ns>:set:weekly-schedules`, claims `<ns>:claim:weekly:…`
+ * (`SET NX PX`). Shared by replicas, kept across restarts; Redis errors become `state_unavailable`.
+ */
+export function createRedisScheduleStore(
+  client: RedisClient,
+  namespace: string,
+  logger: Logger,
+): KeyvScheduleStore {
+  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
+  const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
+  keyv.on('error', (error: unknown) => logger.error({ error: describeError(error) }, 'schedule store error'));
+  return new KeyvScheduleStore(keyv, new RedisAtomicOps(client, `${namespace}:`));
+}

@@ -1,0 +1,116 @@
+import type { WeeklyReportScheduler, WeeklySchedule } from '../../insights/ports.js';
+import { nextOccurrence } from '../../insights/ranges/cron-times.js';
+import { describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+
+/** Time for the scheduler: the real clock and timers in production, a manual one in tests. */
+export interface SchedulerTimers {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const systemTimers: SchedulerTimers = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => {
+    const handle = setTimeout(callback, ms);
+    handle.unref();
+    return handle;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** Wake at least this often, so a suspended machine or clock change cannot push a post far off. */
+const MAX_SLEEP_MS = 10 * 60 * 1000;
+
+interface Armed {
+  schedule: WeeklySchedule;
+  next: number;
+  handle: unknown;
+}
+
+/**
+ * In-process weekly scheduler: croner computes each schedule's next local time (DST-aware), and a timer
+ * wakes for it. One schedule per channel. The once-per-occurrence guarantee is the handler's (store claims),
+ * so a BullMQ scheduler can replace this class without changing it.
+ */
+export class InProcessWeeklyScheduler implements WeeklyReportScheduler {
+  private readonly armed = new Map<string, Armed>();
+  private onFire: ((schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>) | undefined;
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly timers: SchedulerTimers = systemTimers,
+  ) {}
+
+  async start(onFire: (schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>): Promise<void> {
+    this.onFire = onFire;
+    this.stopped = false;
+    for (const armed of this.armed.values()) this.arm(armed.schedule, armed.next);
+  }
+
+  async upsert(schedule: WeeklySchedule): Promise<void> {
+    const next = nextOccurrence(schedule.cron, schedule.timeZone, this.timers.now());
+    this.disarm(schedule.channelId);
+    if (next === undefined) {
+      this.logger.warn({ channelId: schedule.channelId, cron: schedule.cron }, 'weekly schedule never fires');
+      return;
+    }
+    this.arm(schedule, next);
+  }
+
+  async remove(channelId: string): Promise<void> {
+    this.disarm(channelId);
+  }
+
+  private disarm(channelId: string): void {
+    const armed = this.armed.get(channelId);
+    if (armed?.handle !== undefined) this.timers.clearTimeout(armed.handle);
+    this.armed.delete(channelId);
+  }
+
+  /** The next fire time per channel (for diagnostics and tests). */
+  nextRuns(): Map<string, number> {
+    return new Map([...this.armed].map(([channel, a]) => [channel, a.next]));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const armed of this.armed.values()) {
+      if (armed.handle !== undefined) this.timers.clearTimeout(armed.handle);
+      armed.handle = undefined;
+    }
+    await Promise.allSettled([...this.running]);
+  }
+
+  private arm(schedule: WeeklySchedule, next: number): void {
+    const entry: Armed = { schedule, next, handle: undefined };
+    this.armed.set(schedule.channelId, entry);
+    if (!this.onFire || this.stopped) return;
+    const delay = Math.max(0, Math.min(next - this.timers.now(), MAX_SLEEP_MS));
+    entry.handle = this.timers.setTimeout(() => this.wake(entry), delay);
+  }
+
+  private wake(entry: Armed): void {
+    if (this.stopped || this.armed.get(entry.schedule.channelId) !== entry) return;
+    const now = this.timers.now();
+    if (now < entry.next) {
+      this.arm(entry.schedule, entry.next);
+      return;
+    }
+    const run = (this.onFire?.(entry.schedule, entry.next) ?? Promise.resolve())
+      .catch((error: unknown) =>
+        this.logger.error(
+          { channelId: entry.schedule.channelId, error: describeError(error) },
+          'weekly report failed',
+        ),
+      )
+      .finally(() => this.running.delete(run));
+    this.running.add(run);
+    const following = nextOccurrence(entry.schedule.cron, entry.schedule.timeZone, Math.max(now, entry.next));
+    if (following !== undefined) this.arm(entry.schedule, following);
+    else this.armed.delete(entry.schedule.channelId);
+  }
+}

@@ -1,0 +1,269 @@
+import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import type { PollQueue } from '../../jobs/ports.js';
+import { describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import type { RedisClient } from './redis-client.js';
+
+export interface BullmqPollQueueOptions {
+  /** A connected client that queues commands while reconnecting (BullMQ's loops rely on it); not closed here. */
+  client: RedisClient;
+  logger: Logger;
+  /** Polls running at once in this replica. */
+  concurrency: number;
+  /** Ceiling on polls started per second by all replicas together (BullMQ's queue-wide limiter; 0 = none). */
+  maxPerSecond?: number;
+  /** Key namespace: BullMQ keys live under `<ns>:bull:polls:…`, pending wake-ups at `<ns>:polls:wakeups`. */
+  namespace?: string;
+  /** Delay before retrying a poll whose handler threw (the state store was down, most often). */
+  retryDelayMs?: number;
+  /** How long a replica may hold a poll without renewing its lock before another replica takes it over. */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+}
+
+/**
+ * A replica killed mid-poll: its lock lapses after `lockDuration` and the next stalled check (every
+ * `stalledInterval`) hands the poll to a live replica, so the poll resumes within ~12 s (BullMQ's
+ * defaults, 30 s + 30 s, kept a reply up to a minute late). Locks are renewed every half lock duration, so
+ * only an event loop blocked for 8 s could lose one, and then the poll merely runs twice (saves are
+ * version-checked).
+ */
+export const POLL_LOCK_DURATION_MS = 8_000;
+export const POLL_STALLED_INTERVAL_MS = 4_000;
+/**
+ * A handler that threw (the state store unreachable) is retried this soon: after an outage the due polls
+ * run as soon as Redis is back instead of a fixed 30 s later.
+ */
+export const POLL_RETRY_DELAY_MS = 1_000;
+/** Cap of BullMQ's own retries of a poll that failed outside the handler (lock lost, Redis gone). */
+const QUEUE_RETRY_MAX_MS = 5_000;
+/**
+ * BullMQ's own retries of a failed poll job: practically unlimited, so a poll is never dropped. The retry
+ * is part of the same Redis script that fails the attempt, so it does not depend on the replica that saw
+ * the failure staying alive.
+ */
+const QUEUE_ATTEMPTS = 1_000_000;
+
+interface PollData {
+  jobId: string;
+  /** When the pending (delayed) BullMQ job is due; lets `schedule` keep the earlier of two due times. */
+  dueAt: number;
+}
+
+const QUEUE_NAME = 'polls';
+
+/** BullMQ forbids `:` in custom ids and purely numeric ones; the prefix and encoding rule out both. */
+function bullId(jobId: string): string {
+  return `poll-${encodeURIComponent(jobId)}`;
+}
+
+/**
+ * `PollQueue` on BullMQ, shared by every replica: each watched agent job is ONE BullMQ job (id derived from
+ * the agent job id) that lives in Redis, so it survives restarts and is processed by one replica at a time
+ * under BullMQ's job lock. When a replica dies mid-poll its lock expires and BullMQ's stalled-job check hands
+ * the job to another replica.
+ *
+ * Re-delaying after each poll uses the documented in-processor pattern: `job.moveToDelayed(timestamp, token)`
+ * with the worker's lock token, then throw `DelayedError` so the worker neither completes nor fails it
+ * (https://docs.bullmq.io/patterns/process-step-jobs, "Delaying"). That is one atomic script on the same job:
+ * unlike remove + add there is no moment without a pending poll and no window for a duplicate.
+ *
+ * `schedule` keeps the earlier due time, like `MemoryPollQueue`: a requested due time is first recorded in a
+ * sorted set (`ZADD … LT` keeps the minimum) and then applied to the BullMQ job: `changeDelay` (atomic, fails
+ * unless the job is still delayed) when the job waits for a later time, `add` when there is no job. A job
+ * being polled is left alone; its worker applies the recorded wake-up once the poll has moved it on.
+ */
+export class BullmqPollQueue implements PollQueue {
+  private queueInstance: Queue<PollData> | undefined;
+  private readonly wakeupsKey: string;
+  private readonly prefix: string;
+  private readonly log: Logger;
+  private worker: Worker<PollData> | undefined;
+  private closed = false;
+
+  private get retryDelayMs(): number {
+    return this.options.retryDelayMs ?? POLL_RETRY_DELAY_MS;
+  }
+
+  constructor(private readonly options: BullmqPollQueueOptions) {
+    const namespace = options.namespace ?? 'docs-agent';
+    this.prefix = `${namespace}:bull`;
+    this.wakeupsKey = `${namespace}:polls:wakeups`;
+    this.log = options.logger.child({ component: 'poll-queue' });
+  }
+
+  /** Created on first use, so that nothing touches Redis before the app has connected. */
+  private get queue(): Queue<PollData> {
+    if (!this.queueInstance) {
+      const queue = new Queue<PollData>(QUEUE_NAME, {
+        connection: this.options.client,
+        prefix: this.prefix,
+        defaultJobOptions: {
+          removeOnComplete: true,
+          removeOnFail: true,
+          attempts: QUEUE_ATTEMPTS,
+          backoff: { type: 'poll-retry' },
+        },
+      });
+      queue.on('error', (error: unknown) =>
+        this.log.error({ error: describeError(error) }, 'poll queue error'),
+      );
+      this.queueInstance = queue;
+    }
+    return this.queueInstance;
+  }
+
+  start(handler: (jobId: string) => Promise<number | null>): void {
+    if (this.worker || this.closed) return;
+    const worker = new Worker<PollData>(QUEUE_NAME, (job, token) => this.process(handler, job, token), {
+      connection: this.options.client,
+      prefix: this.prefix,
+      concurrency: this.options.concurrency,
+      ...(this.options.maxPerSecond ? { limiter: { max: this.options.maxPerSecond, duration: 1000 } } : {}),
+      lockDuration: this.options.lockDurationMs ?? POLL_LOCK_DURATION_MS,
+      stalledInterval: this.options.stalledIntervalMs ?? POLL_STALLED_INTERVAL_MS,
+      // A stalled poll goes back to waiting however often its replica died: past this count BullMQ would
+      // fail it for good (no retry), and the job would never be polled again.
+      maxStalledCount: QUEUE_ATTEMPTS,
+      settings: {
+        backoffStrategy: (attemptsMade: number) =>
+          Math.min(QUEUE_RETRY_MAX_MS, this.retryDelayMs * 2 ** Math.min(Math.max(0, attemptsMade - 1), 8)),
+      },
+    });
+    worker.on('error', (error: unknown) =>
+      this.log.error({ error: describeError(error) }, 'poll worker error'),
+    );
+    // A poll that ended (handler resolved null) may have been re-scheduled meanwhile: apply that now.
+    worker.on('completed', (job) => this.applyInBackground(job.data.jobId));
+    // BullMQ retries a failed poll itself (attempts + backoff). Only a poll that finished failing for good
+    // (a job added before retries existed, or out of attempts) is re-scheduled from here.
+    worker.on('failed', (job, error) => {
+      if (!job || this.closed) return;
+      const retried = !job.finishedOn;
+      this.log.warn({ jobId: job.data.jobId, retried, error: describeError(error) }, 'poll job failed');
+      if (retried) return;
+      void this.schedule(job.data.jobId, this.retryDelayMs).catch((e: unknown) =>
+        this.log.error({ jobId: job.data.jobId, error: describeError(e) }, 'could not re-schedule poll'),
+      );
+    });
+    this.worker = worker;
+  }
+
+  async schedule(jobId: string, delayMs: number): Promise<void> {
+    if (this.closed) return;
+    await this.pushWakeup(jobId, Date.now() + Math.max(0, delayMs));
+    await this.applyWakeup(jobId);
+  }
+
+  async cancel(jobId: string): Promise<void> {
+    await this.options.client.zRem(this.wakeupsKey, jobId);
+    const job = await this.queue.getJob(bullId(jobId));
+    // A poll that is running cannot be removed (it is locked); its handler decides whether to go on.
+    if (job) await job.remove().catch(() => undefined);
+  }
+
+  /** Stops taking polls, waits for running ones to re-delay themselves; pending polls stay in Redis. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.worker?.close();
+    await this.queueInstance?.close();
+  }
+
+  private async process(
+    handler: (jobId: string) => Promise<number | null>,
+    job: Job<PollData>,
+    token: string | undefined,
+  ): Promise<void> {
+    const { jobId } = job.data;
+    let next: number | null;
+    try {
+      next = await handler(jobId);
+    } catch (error) {
+      this.log.error({ jobId, error: describeError(error) }, 'poll failed unexpectedly; retrying later');
+      next = this.retryDelayMs;
+    }
+    if (next === null) return; // completes (and is removed); see the `completed` listener
+    const dueAt = Date.now() + Math.max(0, next);
+    await job.updateData({ jobId, dueAt });
+    await job.moveToDelayed(dueAt, token);
+    // The job is no longer active: a schedule() made during the poll can now be applied.
+    try {
+      await this.applyWakeup(jobId);
+    } catch (error) {
+      this.log.warn({ jobId, error: describeError(error) }, 'could not apply a wake-up after a poll');
+    }
+    throw new DelayedError();
+  }
+
+  private applyInBackground(jobId: string): void {
+    this.applyWakeup(jobId).catch((error: unknown) =>
+      this.log.warn({ jobId, error: describeError(error) }, 'could not apply a wake-up after a poll'),
+    );
+  }
+
+  /** Records a requested due time, keeping the earlier one when a wake-up is already pending. */
+  private async pushWakeup(jobId: string, dueAt: number): Promise<void> {
+    await this.options.client.zAdd(this.wakeupsKey, { score: dueAt, value: jobId }, { comparison: 'LT' });
+  }
+
+  /** Takes the pending wake-up of a job (atomically: MULTI/EXEC), or null. */
+  private async popWakeup(jobId: string): Promise<number | null> {
+    const [score] = await this.options.client
+      .multi()
+      .zScore(this.wakeupsKey, jobId)
+      .zRem(this.wakeupsKey, jobId)
+      .exec();
+    return score === null || score === undefined ? null : Number(score);
+  }
+
+  /**
+   * Moves the pending wake-up onto the job's BullMQ job. Every branch that does not apply it puts it back
+   * before giving up and re-checks the state, so a wake-up is never lost between a poll ending and here.
+   */
+  private async applyWakeup(jobId: string): Promise<void> {
+    const id = bullId(jobId);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const requested = await this.popWakeup(jobId);
+      if (requested === null) return;
+      const job = await this.queue.getJob(id);
+      const state = job ? await job.getState() : 'unknown';
+
+      if (state === 'active') {
+        await this.pushWakeup(jobId, requested);
+        // Still active: its worker applies the wake-up when the poll ends. Otherwise go round again.
+        const now = job ? await job.getState() : 'unknown';
+        if (now === 'active') return;
+        continue;
+      }
+      if (state === 'waiting' || state === 'prioritized' || state === 'waiting-children') return; // due now
+      if (state === 'delayed' && job) {
+        if (job.data.dueAt <= requested) return;
+        // Data first: if the job is picked up in between, its poll overwrites the data anyway.
+        await job.updateData({ jobId, dueAt: requested });
+        try {
+          await job.changeDelay(Math.max(0, requested - Date.now()));
+        } catch {
+          // No longer delayed (promoted or picked up meanwhile): retry with a fresh look.
+          await this.pushWakeup(jobId, requested);
+          continue;
+        }
+        return;
+      }
+      // No pending poll (none yet, or the last one completed or failed): add one.
+      if (job) await job.remove().catch(() => undefined);
+      await this.queue.add(
+        'poll',
+        { jobId, dueAt: requested },
+        { jobId: id, delay: Math.max(0, requested - Date.now()) },
+      );
+      // If another replica added it first our add was a no-op: make sure the stored due time is not later.
+      const added = await this.queue.getJob(id);
+      if (added && added.data.dueAt > requested) {
+        await this.pushWakeup(jobId, requested);
+        continue;
+      }
+      return;
+    }
+    this.log.warn({ jobId }, 'poll wake-up kept changing state; it will be applied after the next poll');
+  }
+}

@@ -1,0 +1,141 @@
+import { type Job, Queue, Worker } from 'bullmq';
+import type { WeeklyReportScheduler, WeeklySchedule } from '../../insights/ports.js';
+import { previousOccurrence } from '../../insights/ranges/cron-times.js';
+import { describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import type { RedisClient } from './redis-client.js';
+
+export interface BullmqWeeklySchedulerOptions {
+  /** A connected client that queues commands while reconnecting (as BullMQ expects); not closed here. */
+  client: RedisClient;
+  logger: Logger;
+  /** BullMQ keys live under `<ns>:bull:weekly-reports:…`. */
+  namespace?: string;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+}
+
+interface WeeklyJobData {
+  schedule: WeeklySchedule;
+}
+
+const QUEUE_NAME = 'weekly-reports';
+
+/** One job scheduler per channel; BullMQ forbids `:` in ids. */
+function schedulerId(channelId: string): string {
+  return `weekly-${encodeURIComponent(channelId)}`;
+}
+
+/**
+ * `WeeklyReportScheduler` on BullMQ job schedulers, shared by every replica: each channel's schedule is one
+ * job scheduler (`upsertJobScheduler(id, { pattern, tz }, template)`) in Redis, which keeps exactly one
+ * delayed job for the next occurrence. Whichever replica's worker picks that job up runs the occurrence;
+ * the others never see it. Upserting the same schedule from every replica at start is idempotent.
+ *
+ * A job produced while no replica ran is processed late when one starts; `WeeklyReports` then applies the
+ * missed-post grace. The store claim per (channel, occurrence) stays the exactly-once guard, also against
+ * the start-up catch-up of another replica firing the same occurrence.
+ */
+export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
+  private queueInstance: Queue<WeeklyJobData> | undefined;
+  private worker: Worker<WeeklyJobData> | undefined;
+  private readonly prefix: string;
+  private readonly log: Logger;
+
+  constructor(private readonly options: BullmqWeeklySchedulerOptions) {
+    this.prefix = `${options.namespace ?? 'docs-agent'}:bull`;
+    this.log = options.logger.child({ component: 'weekly-scheduler' });
+  }
+
+  /** Created on first use, so nothing touches Redis before the app has connected. */
+  private get queue(): Queue<WeeklyJobData> {
+    if (!this.queueInstance) {
+      const queue = new Queue<WeeklyJobData>(QUEUE_NAME, {
+        connection: this.options.client,
+        prefix: this.prefix,
+      });
+      queue.on('error', (error: unknown) =>
+        this.log.error({ error: describeError(error) }, 'weekly report queue error'),
+      );
+      this.queueInstance = queue;
+    }
+    return this.queueInstance;
+  }
+
+  async start(onFire: (schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>): Promise<void> {
+    if (this.worker) return;
+    const worker = new Worker<WeeklyJobData>(QUEUE_NAME, (job) => this.process(onFire, job), {
+      connection: this.options.client,
+      prefix: this.prefix,
+      concurrency: 1,
+      lockDuration: this.options.lockDurationMs ?? 60_000,
+      stalledInterval: this.options.stalledIntervalMs ?? 30_000,
+      // A post whose replica died mid-way is retried once by another replica (the claim dedupes it).
+      maxStalledCount: 1,
+    });
+    worker.on('error', (error: unknown) =>
+      this.log.error({ error: describeError(error) }, 'weekly report worker error'),
+    );
+    this.worker = worker;
+  }
+
+  async upsert(schedule: WeeklySchedule): Promise<void> {
+    try {
+      await this.queue.upsertJobScheduler(
+        schedulerId(schedule.channelId),
+        { pattern: schedule.cron, tz: schedule.timeZone },
+        {
+          name: 'weekly-report',
+          data: { schedule },
+          opts: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
+        },
+      );
+    } catch (error) {
+      // Two replicas upserting the same schedule at once: the other one already created this iteration,
+      // which is the state we asked for.
+      if (!(error instanceof Error && /job ID already exists/i.test(error.message))) throw error;
+      this.log.debug(
+        { channelId: schedule.channelId },
+        'weekly scheduler already upserted by another replica',
+      );
+    }
+  }
+
+  async remove(channelId: string): Promise<void> {
+    await this.queue.removeJobScheduler(schedulerId(channelId));
+  }
+
+  /** Channels with a job scheduler in Redis and their next run (diagnostics and tests). */
+  async nextRuns(): Promise<Map<string, number>> {
+    const schedulers = await this.queue.getJobSchedulers(0, -1, true);
+    return new Map(
+      schedulers
+        .filter((s) => s.template?.data?.schedule && s.next !== undefined)
+        .map((s) => [s.template!.data!.schedule.channelId, s.next!]),
+    );
+  }
+
+  /** Stops taking occurrences and waits for a running post; schedulers stay in Redis for the other replicas. */
+  async stop(): Promise<void> {
+    await this.worker?.close();
+    this.worker = undefined;
+    await this.queueInstance?.close();
+    this.queueInstance = undefined;
+  }
+
+  private async process(
+    onFire: (schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>,
+    job: Job<WeeklyJobData>,
+  ): Promise<void> {
+    const { schedule } = job.data;
+    // The occurrence BullMQ scheduled it for (its next-run millis), normalised onto croner's calendar, so
+    // the claim key is the same one the start-up catch-up of any replica would use.
+    const scheduled = job.opts.prevMillis ?? job.timestamp;
+    const occurrence = previousOccurrence(schedule.cron, schedule.timeZone, scheduled) ?? scheduled;
+    try {
+      await onFire(schedule, occurrence);
+    } catch (error) {
+      this.log.error({ channelId: schedule.channelId, error: describeError(error) }, 'weekly report failed');
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import { createClient } from '@redis/client';
+import { describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+
+function newClient(url: string, options: RedisClientOptions) {
+  return createClient({
+    url,
+    disableOfflineQueue: options.failFast,
+    socket: {
+      connectTimeout: options.connectTimeoutMs ?? 5_000,
+      // Keep retrying forever with a capped backoff: a Redis restart must not need a bot restart.
+      reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000),
+    },
+  });
+}
+
+/** A node-redis client (the project's one Redis client library; @keyv/redis and BullMQ use it too). */
+export type RedisClient = ReturnType<typeof newClient>;
+
+export interface RedisClientOptions {
+  /**
+   * Fail commands at once while disconnected instead of queueing them until Redis is back: state reads must
+   * turn into an explicit `state_unavailable`, not hang a Slack request. BullMQ wants the queueing default.
+   */
+  failFast: boolean;
+  connectTimeoutMs?: number;
+}
+
+/** Creates a client that logs its errors (an unhandled `error` event would crash the process); not connected. */
+export function createRedisClient(url: string, logger: Logger, options: RedisClientOptions): RedisClient {
+  const client = newClient(url, options);
+  let lastLogged = 0;
+  client.on('error', (error: unknown) => {
+    // A down Redis errors on every reconnect attempt; one line per 5 s is enough.
+    const now = Date.now();
+    if (now - lastLogged < 5_000) return;
+    lastLogged = now;
+    logger.error({ error: describeError(error) }, 'redis connection error');
+  });
+  return client;
+}
+
+/** Creates and connects a client. */
+export async function connectRedis(
+  url: string,
+  logger: Logger,
+  options: RedisClientOptions,
+): Promise<RedisClient> {
+  const client = createRedisClient(url, logger, options);
+  await client.connect();
+  return client;
+}
+
+/** Closes a client, falling back to dropping the socket when Redis is not answering. */
+export async function closeRedis(client: RedisClient): Promise<void> {
+  if (!client.isOpen) return;
+  try {
+    await client.close();
+  } catch {
+    client.destroy();
+  }
+}
+
+/** `host:port` of a Redis URL, without credentials (for log lines). */
+export function redisAddress(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '6379'}`;
+  } catch {
+    return 'the REDIS_URL host';
+  }
+}
+
+/**
+ * Start-up: waits until Redis answers PING, one log line per failed attempt with a growing wait (0.5 s up
+ * to 30 s), so the process can serve /healthz meanwhile. Resolves false when `signal` aborts (shutdown).
+ */
+export async function waitForRedis(url: string, logger: Logger, signal: AbortSignal): Promise<boolean> {
+  const where = redisAddress(url);
+  for (let attempt = 1; !signal.aborted; attempt++) {
+    // A throw-away probe without reconnects: the real clients connect once it answered, so a down Redis
+    // is reported here once per attempt instead of by every client.
+    const probe = createClient({ url, socket: { connectTimeout: 5_000, reconnectStrategy: false } });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      await probe.ping();
+      await probe.close();
+      if (attempt > 1) logger.info({ redis: where, attempt }, `Redis at ${where} answers; starting work`);
+      return true;
+    } catch (error) {
+      if (probe.isOpen) probe.destroy();
+      const retryInMs = Math.min(500 * 2 ** (attempt - 1), 30_000);
+      logger.warn(
+        { redis: where, attempt, retryInMs, error: describeError(error) },
+        `Redis at ${where} is not answering (${errorSummary(error)}); alive but not ready (/readyz 503), retrying in ${retryInMs / 1000} s`,
+      );
+      await new Promise<void>((done) => {
+        const timer = setTimeout(done, retryInMs);
+        const abort = () => {
+          clearTimeout(timer);
+          done();
+        };
+        signal.addEventListener('abort', abort, { once: true });
+      });
+    }
+  }
+  return false;
+}
+
+function errorSummary(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' ? code : error instanceof Error ? error.message : 'no answer';
+}

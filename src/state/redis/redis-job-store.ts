@@ -1,0 +1,70 @@
+import KeyvRedis from '@keyv/redis';
+import Keyv from 'keyv';
+import { describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { KeyvJobStore } from '../keyv-job-store.js';
+import { RedisVersionedWrite } from '../versioned-save.js';
+import { RedisAtomicOps } from './redis-atomic-ops.js';
+import { closeRedis, createRedisClient, type RedisClient } from './redis-client.js';
+
+/** Every key the bot writes starts with this (Keyv's records as `docs-agent::…`, the rest as `docs-agent:…`). */
+export const DEFAULT_REDIS_NAMESPACE = 'docs-agent';
+
+export interface RedisState {
+  namespace: string;
+  store: KeyvJobStore;
+  /** Fail-fast connection (no offline queue) of the store, for other state adapters (quotas) to share. */
+  client: RedisClient;
+  /** A second connection that queues commands while reconnecting, as BullMQ expects. */
+  queueClient: RedisClient;
+  /** Opens both connections; nothing is sent to Redis before. */
+  connect(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The production state: job records and thread links through Keyv on `@keyv/redis`, claims and the watched
+ * set through `RedisAtomicOps`. Keyv is namespaced (its `clear()` could only ever delete the bot's own keys;
+ * nothing here calls it) and `throwOnErrors` is on, so a Redis failure rejects and the store reports
+ * `state_unavailable` instead of an empty read ("no job for this thread", which would start a duplicate).
+ */
+export function createRedisState(
+  redisUrl: string,
+  logger: Logger,
+  options: { namespace?: string } = {},
+): RedisState {
+  const namespace = options.namespace ?? DEFAULT_REDIS_NAMESPACE;
+  const log = logger.child({ component: 'redis' });
+  const client = createRedisClient(redisUrl, log, { failFast: true });
+  const queueClient = createRedisClient(redisUrl, log.child({ connection: 'queue' }), { failFast: false });
+  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
+  const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
+  // Keyv re-emits its adapter's errors; without a listener an error event would crash the process.
+  keyv.on('error', (error: unknown) => log.error({ error: describeError(error) }, 'state store error'));
+  const atomics = new RedisAtomicOps(client, `${namespace}:`);
+  const writes = new RedisVersionedWrite(client, keyv, adapter, namespace, (set) => atomics.setKey(set));
+  const store = new KeyvJobStore(keyv, atomics, writes);
+  return {
+    namespace,
+    store,
+    client,
+    queueClient,
+    async connect() {
+      await Promise.all([client, queueClient].map((c) => (c.isOpen ? undefined : c.connect())));
+    },
+    async close() {
+      await Promise.all([closeRedis(client), closeRedis(queueClient)]);
+    },
+  };
+}
+
+/** A connected store alone (tests, tools). */
+export async function createRedisJobStore(
+  redisUrl: string,
+  logger: Logger,
+  options: { namespace?: string } = {},
+): Promise<RedisState> {
+  const state = createRedisState(redisUrl, logger, options);
+  await state.connect();
+  return state;
+}

@@ -1,3 +1,4 @@
+import type { Clock } from '../shared/clock.js';
 import { DocsApiError, requestNeverSent } from '../shared/docs-api-error.js';
 import { AppError, describeError } from '../shared/errors.js';
 import type { HourlyQuota } from '../shared/hourly-quota.js';
@@ -12,7 +13,7 @@ import {
   newJobRecord,
 } from './domain/job.js';
 import { failedPollDelay, nextPollDelay, type PollTiming } from './domain/poll-timing.js';
-import type { AgentJobsApi, Clock, JobNotifier, JobStore, PollQueue, TerminalOutcome } from './ports.js';
+import type { AgentJobsApi, JobNotifier, JobStore, PollQueue, TerminalOutcome } from './ports.js';
 
 export interface StartJobRequest {
   teamId: string | null;

@@ -63,9 +63,3 @@ export interface StartingCard {
   requesterId: string;
   prompt: string;
 }
-
-export interface Clock {
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };

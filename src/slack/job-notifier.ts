@@ -6,14 +6,8 @@ import type {
   ThreadMessage,
 } from '../jobs/conversation-service.js';
 import type { JobRecord } from '../jobs/domain/job.js';
-import type {
-  Clock,
-  JobNotifier,
-  JobStore,
-  StartingCard,
-  TerminalOutcome,
-  ThreadNotice,
-} from '../jobs/ports.js';
+import type { JobNotifier, JobStore, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
+import type { Clock } from '../shared/clock.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { CardRefresher, type CardRefresherOptions } from './card-refresher.js';

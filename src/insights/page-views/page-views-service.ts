@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Clock } from '../../jobs/ports.js';
+import type { Clock } from '../../shared/clock.js';
 import { describeError } from '../../shared/errors.js';
 import type { HourlyQuota } from '../../shared/hourly-quota.js';
 import type { Logger } from '../../shared/logger.js';

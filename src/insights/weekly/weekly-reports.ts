@@ -1,4 +1,4 @@
-import type { Clock } from '../../jobs/ports.js';
+import type { Clock } from '../../shared/clock.js';
 import { describeError, errorCode } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { AnalyticsService } from '../page-views/page-views-service.js';

@@ -64,9 +64,14 @@ describe('jobModalView', () => {
     expect(preview).toContain('user39');
     expect(preview).not.toContain('user34*');
     expect(preview).not.toContain('<!channel>');
-    expect(view.blocks.some((b) => b.type === 'input' && b.block_id === CONTEXT_BLOCK && b.optional)).toBe(
-      true,
-    );
+    expect(
+      view.blocks.some(
+        (b) =>
+          b.type === 'input' &&
+          b.block_id === CONTEXT_BLOCK &&
+          (b as { optional?: boolean }).optional === true,
+      ),
+    ).toBe(true);
   });
 
   it('has no context choice when there is no earlier message, and opens empty for New job', () => {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
 import { listen, readBody, sendJson, waitFor } from './http.js';
 import { BlockKitEnforcer } from './slack-block-kit-limits.js';
 import type { SlackRateTiers } from './slack-rate-tiers.js';
@@ -53,6 +54,8 @@ export class FakeSlack {
   private tsCounter = 0;
   /** Block Kit limits, response_url rules, and every refusal they caused (`blockKit.refusals`). */
   readonly blockKit = new BlockKitEnforcer();
+  /** Modals, Home tabs, trigger_ids and single-message reads (fake-slack-surfaces.ts). */
+  readonly surfaces = new FakeSlackSurfaces(this);
   private responseUrlCounter = 0;
   private close_: (() => Promise<void>) | undefined;
   url = '';
@@ -207,6 +210,8 @@ export class FakeSlack {
   }
 
   private answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
+    const surfaced = this.surfaces.answer(method, args);
+    if (surfaced) return surfaced;
     const channel = String(args.channel ?? '');
     switch (method) {
       case 'auth.test':

@@ -1,0 +1,143 @@
+import type { HomeView, KnownBlock } from '@slack/types';
+import type { JobRecord } from '../../jobs/domain/job.js';
+import { escapeMrkdwn } from '../markup.js';
+import { mrkdwnLink, slackTime } from './format.js';
+import { statusLine } from './job-card.js';
+import { LIMITS, oneLine, truncate } from './limits.js';
+
+/** The Home button that opens the job modal (the same modal as the message shortcut). */
+export const HOME_NEW_JOB_ACTION = 'home_new_job';
+
+/** Slack allows 100 blocks in a Home view; these caps keep every section visible within them. */
+export const HOME_LIMITS = { blocks: 100, jobs: 50, schedules: 25, budgets: 10 } as const;
+
+export interface HomeSchedule {
+  channelId: string;
+  /** Croner pattern and zone as the schedule stores them. */
+  cron: string;
+  timeZone: string;
+  nextRunAt?: number;
+  projectId?: string;
+}
+
+export interface HomeBudget {
+  /** e.g. "Agent jobs in proj_a" or "Page-view queries". */
+  label: string;
+  left: number;
+  limit: number;
+  resetsAt?: number;
+}
+
+export interface AppHomeInput {
+  userId: string;
+  teamId?: string | null;
+  /** The user's jobs; anything started by someone else is dropped here as well, Home being private. */
+  jobs: JobRecord[];
+  schedules: HomeSchedule[];
+  budgets: HomeBudget[];
+  /** Names the project on each job when more than one is configured. */
+  projectOf?: (job: JobRecord) => string | undefined;
+}
+
+/** The user's own Home tab. Pure; at most 100 blocks whatever the input. */
+export function appHomeView(input: AppHomeInput): HomeView {
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: 'Docs agent' } },
+    {
+      type: 'actions',
+      elements: [
+        {
+          type: 'button',
+          action_id: HOME_NEW_JOB_ACTION,
+          style: 'primary',
+          text: { type: 'plain_text', text: 'New job' },
+        },
+      ],
+    },
+    { type: 'divider' },
+    ...jobBlocks(input),
+    { type: 'divider' },
+    ...scheduleBlocks(input.schedules),
+    { type: 'divider' },
+    ...budgetBlocks(input.budgets),
+  ];
+  return { type: 'home', blocks: blocks.slice(0, HOME_LIMITS.blocks) };
+}
+
+function section(text: string): KnownBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } };
+}
+
+function note(text: string): KnownBlock {
+  return { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) }] };
+}
+
+function more(hidden: number, what: string): KnownBlock[] {
+  return hidden > 0 ? [note(`…and ${hidden} more ${what}`)] : [];
+}
+
+/** A link that opens the channel in Slack without needing a permalink lookup. */
+export function channelLink(channelId: string, teamId?: string | null): string {
+  const params = new URLSearchParams({ channel: channelId, ...(teamId ? { team: teamId } : {}) });
+  return `https://slack.com/app_redirect?${params.toString()}`;
+}
+
+function jobBlocks(input: AppHomeInput): KnownBlock[] {
+  const own = input.jobs
+    .filter((job) => job.requesterId === input.userId)
+    .sort((a, b) => b.createdAt - a.createdAt || b.jobId.localeCompare(a.jobId));
+  const blocks: KnownBlock[] = [section('*Your jobs*')];
+  if (own.length === 0)
+    return [
+      ...blocks,
+      note(
+        'You have not started a job yet. Use *New job*, `/docs-agent`, or "Send to docs agent" on a message.',
+      ),
+    ];
+  for (const job of own.slice(0, HOME_LIMITS.jobs)) {
+    const status = statusLine(job);
+    const project = input.projectOf?.(job);
+    const links = [
+      mrkdwnLink(channelLink(job.channelId, input.teamId ?? job.teamId), 'thread'),
+      ...(job.prLink ? [mrkdwnLink(job.prLink, 'pull request')] : []),
+    ].join(' · ');
+    const lines = [
+      `${status.emoji} *${status.label}*`,
+      `> ${escapeMrkdwn(oneLine(job.prompt, 200))}`,
+      `${slackTime(job.createdAt, '{date_short_pretty} at {time}')} in <#${job.channelId}>${project ? ` · project \`${escapeMrkdwn(oneLine(project, 60))}\`` : ''} · ${links}`,
+    ];
+    blocks.push(section(lines.join('\n')));
+  }
+  return [...blocks, ...more(own.length - HOME_LIMITS.jobs, 'older jobs')];
+}
+
+function scheduleBlocks(schedules: HomeSchedule[]): KnownBlock[] {
+  const blocks: KnownBlock[] = [section('*Your weekly page-view reports*')];
+  if (schedules.length === 0)
+    return [...blocks, note('None. `/docs-views schedule` in a channel posts a weekly report there.')];
+  const sorted = [...schedules].sort((a, b) => a.channelId.localeCompare(b.channelId));
+  for (const schedule of sorted.slice(0, HOME_LIMITS.schedules)) {
+    const next = schedule.nextRunAt
+      ? ` · next ${slackTime(schedule.nextRunAt, '{date_short_pretty} at {time}')}`
+      : '';
+    const project = schedule.projectId
+      ? ` · project \`${escapeMrkdwn(oneLine(schedule.projectId, 60))}\``
+      : '';
+    blocks.push(
+      section(
+        `<#${schedule.channelId}> · \`${escapeMrkdwn(oneLine(schedule.cron, 60))}\` (${escapeMrkdwn(oneLine(schedule.timeZone, 60))})${next}${project}`,
+      ),
+    );
+  }
+  return [...blocks, ...more(schedules.length - HOME_LIMITS.schedules, 'schedules')];
+}
+
+function budgetBlocks(budgets: HomeBudget[]): KnownBlock[] {
+  if (budgets.length === 0) return [section('*Budgets this hour*'), note('No hourly limits are set.')];
+  const lines = budgets.slice(0, HOME_LIMITS.budgets).map((b) => {
+    const left = Math.max(0, Math.min(b.left, b.limit));
+    const resets = left === 0 && b.resetsAt ? ` · more from ${slackTime(b.resetsAt)}` : '';
+    return `• ${escapeMrkdwn(oneLine(b.label, 100))}: *${left}* of ${b.limit} left${resets}`;
+  });
+  return [section('*Budgets this hour*'), section(lines.join('\n'))];
+}

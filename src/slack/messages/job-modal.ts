@@ -1,0 +1,204 @@
+import type { KnownBlock, ModalView } from '@slack/types';
+import { escapeMrkdwn } from '../markup.js';
+import { oneLine, truncate } from './limits.js';
+
+/** Identifies the modal's submission (`view_submission`), shared by the message shortcut and Home's button. */
+export const JOB_MODAL_CALLBACK_ID = 'docs_agent_job_modal';
+export const INSTRUCTION_BLOCK = 'instruction';
+export const INSTRUCTION_ACTION = 'instruction_input';
+export const CONTEXT_BLOCK = 'thread_context';
+export const CONTEXT_ACTION = 'include_context';
+const CONTEXT_VALUE = 'include';
+
+/** Slack's modal limits: a plain_text_input holds 3000 characters; private_metadata 3000. */
+export const MODAL_LIMITS = { inputValue: 3000, privateMetadata: 3000, previewMessages: 5, previewLine: 200 };
+
+export type JobModalOrigin = 'message_shortcut' | 'home' | 'health_gap';
+
+/** Refs only (never text, tokens or keys): where the job's card goes and what started it. */
+export interface JobModalRefs {
+  origin: JobModalOrigin;
+  channelId?: string;
+  /** The thread the card is posted in (the message's thread, else the message). */
+  threadTs?: string;
+  messageTs?: string;
+  /** For jobs started from a health gap: the id of the stored evidence, not the evidence. */
+  evidenceRef?: string;
+}
+
+export interface JobModalInput {
+  refs: JobModalRefs;
+  /** Prefilled instruction, already plain text. */
+  instruction?: string;
+  /** The thread's earlier messages (plain text, oldest first), offered as optional context. */
+  earlierMessages?: Array<{ author: string; text: string }>;
+}
+
+/** The "Send to docs agent" / "New job" modal. Pure; fits Slack's limits whatever the input. */
+export function jobModalView(input: JobModalInput): ModalView {
+  const chars = Array.from(input.instruction ?? '');
+  const cut = chars.length > MODAL_LIMITS.inputValue;
+  const blocks: KnownBlock[] = [
+    {
+      type: 'input',
+      block_id: INSTRUCTION_BLOCK,
+      label: { type: 'plain_text', text: 'What should the docs agent do?' },
+      element: {
+        type: 'plain_text_input',
+        action_id: INSTRUCTION_ACTION,
+        multiline: true,
+        max_length: MODAL_LIMITS.inputValue,
+        ...(chars.length > 0 ? { initial_value: chars.slice(0, MODAL_LIMITS.inputValue).join('') } : {}),
+        placeholder: { type: 'plain_text', text: 'e.g. Document the new --dry-run flag in the CLI guide' },
+      },
+    },
+  ];
+  if (cut)
+    blocks.push({
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `:warning: The message was ${chars.length.toLocaleString('en-US')} characters; only the first ${MODAL_LIMITS.inputValue.toLocaleString('en-US')} fit in the box. Edit it down or add what matters.`,
+        },
+      ],
+    });
+  const earlier = input.earlierMessages ?? [];
+  if (earlier.length > 0) {
+    blocks.push({
+      type: 'input',
+      block_id: CONTEXT_BLOCK,
+      optional: true,
+      label: { type: 'plain_text', text: 'Context' },
+      element: {
+        type: 'checkboxes',
+        action_id: CONTEXT_ACTION,
+        options: [
+          {
+            text: { type: 'plain_text', text: "Include the thread's earlier messages" },
+            value: CONTEXT_VALUE,
+          },
+        ],
+      },
+    });
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: previewText(earlier) }] });
+  }
+  return {
+    type: 'modal',
+    callback_id: JOB_MODAL_CALLBACK_ID,
+    title: { type: 'plain_text', text: 'Send to docs agent' },
+    submit: { type: 'plain_text', text: 'Start job' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    private_metadata: encodeRefs(input.refs),
+    blocks,
+  };
+}
+
+function previewText(earlier: Array<{ author: string; text: string }>): string {
+  const shown = earlier.slice(-MODAL_LIMITS.previewMessages);
+  const lines = shown.map(
+    (m) =>
+      `> *${escapeMrkdwn(oneLine(m.author, 40))}*: ${escapeMrkdwn(oneLine(m.text, MODAL_LIMITS.previewLine))}`,
+  );
+  const hidden = earlier.length - shown.length;
+  const head = hidden > 0 ? `Preview (last ${shown.length} of ${earlier.length} messages):` : 'Preview:';
+  return truncate([head, ...lines].join('\n'), 3000);
+}
+
+/** Short keys keep the metadata far below Slack's 3000 characters. */
+export function encodeRefs(refs: JobModalRefs): string {
+  const compact = {
+    o: refs.origin,
+    ...(refs.channelId ? { c: refs.channelId } : {}),
+    ...(refs.threadTs ? { t: refs.threadTs } : {}),
+    ...(refs.messageTs ? { m: refs.messageTs } : {}),
+    ...(refs.evidenceRef ? { e: refs.evidenceRef } : {}),
+  };
+  return JSON.stringify(compact);
+}
+
+const ORIGINS: readonly string[] = ['message_shortcut', 'home', 'health_gap'];
+const REF = /^[A-Za-z0-9._:-]{1,200}$/;
+
+export function decodeRefs(metadata: string | undefined): JobModalRefs | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(metadata ?? '');
+  } catch {
+    return undefined;
+  }
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const r = raw as Record<string, unknown>;
+  if (typeof r.o !== 'string' || !ORIGINS.includes(r.o)) return undefined;
+  const field = (value: unknown) => (typeof value === 'string' && REF.test(value) ? value : undefined);
+  const refs: JobModalRefs = { origin: r.o as JobModalOrigin };
+  for (const [key, name] of [
+    ['c', 'channelId'],
+    ['t', 'threadTs'],
+    ['m', 'messageTs'],
+    ['e', 'evidenceRef'],
+  ] as const) {
+    if (r[key] === undefined) continue;
+    const value = field(r[key]);
+    if (value === undefined) return undefined;
+    refs[name] = value;
+  }
+  return refs;
+}
+
+/** What Slack sends in `view_submission`: `view.state.values` and the view's `private_metadata`. */
+export interface SubmittedView {
+  callback_id?: string;
+  private_metadata?: string;
+  state?: {
+    values?: Record<string, Record<string, { value?: string | null; selected_options?: unknown[] }>>;
+  };
+}
+
+export interface JobSubmission {
+  instruction: string;
+  includeContext: boolean;
+  refs: JobModalRefs;
+}
+
+/** Slack shows `errors` under the named input blocks and keeps the modal open. */
+export interface SubmissionErrors {
+  response_action: 'errors';
+  errors: Record<string, string>;
+}
+
+export type ParsedSubmission =
+  | { ok: true; submission: JobSubmission }
+  | { ok: false; response: SubmissionErrors }
+  /** Not ours or tampered with: nothing the user can fix in the form; the caller closes it and explains. */
+  | { ok: false; code: 'invalid_job_modal'; message: string };
+
+/** Reads the modal's submission; validation errors name the block so Slack shows them in place. */
+export function parseJobSubmission(view: SubmittedView): ParsedSubmission {
+  if (view.callback_id !== JOB_MODAL_CALLBACK_ID)
+    return { ok: false, code: 'invalid_job_modal', message: 'This form is not a docs agent job form.' };
+  const refs = decodeRefs(view.private_metadata);
+  if (!refs)
+    return {
+      ok: false,
+      code: 'invalid_job_modal',
+      message: 'This form lost track of where it was opened. Close it and open it again.',
+    };
+  const values = view.state?.values ?? {};
+  const instruction = (values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value ?? '').trim();
+  const errors: Record<string, string> = {};
+  if (instruction.replace(/[\s\u200B-\u200F\u2060\uFEFF]/g, '') === '')
+    errors[INSTRUCTION_BLOCK] = 'Write what the docs agent should do.';
+  else if (Array.from(instruction).length > MODAL_LIMITS.inputValue)
+    errors[INSTRUCTION_BLOCK] =
+      `Keep it under ${MODAL_LIMITS.inputValue.toLocaleString('en-US')} characters.`;
+  if (Object.keys(errors).length > 0) return { ok: false, response: { response_action: 'errors', errors } };
+  const selected = values[CONTEXT_BLOCK]?.[CONTEXT_ACTION]?.selected_options ?? [];
+  const includeContext = selected.some(
+    (option) =>
+      typeof option === 'object' &&
+      option !== null &&
+      (option as { value?: unknown }).value === CONTEXT_VALUE,
+  );
+  return { ok: true, submission: { instruction, includeContext, refs } };
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { ChannelProjectsError, ProjectDirectory, parseChannelProjects } from '../../src/shared/projects.js';
+
+describe('parseChannelProjects', () => {
+  it('maps channels to projects, tolerating spaces', () => {
+    const map = parseChannelProjects(' C0123ABC=proj_a , C0456DEF = proj_b ');
+    expect([...map]).toEqual([
+      ['C0123ABC', 'proj_a'],
+      ['C0456DEF', 'proj_b'],
+    ]);
+  });
+
+  it('treats blank or missing input as no mapping', () => {
+    expect(parseChannelProjects(undefined).size).toBe(0);
+    expect(parseChannelProjects('   ').size).toBe(0);
+  });
+
+  it.each([
+    ['C0123ABC=proj_a,', /entry 2 is empty/],
+    ['C0123ABC', /entry 1 "C0123ABC" must look like CHANNEL_ID=project_id/],
+    ['C0123ABC=a=b', /must look like CHANNEL_ID=project_id/],
+    ['#docs=proj_a', /"#docs" is not a Slack channel id/],
+    ['c0123abc=proj_a', /not a Slack channel id/],
+    ['C0123ABC=', /"" is not a project id/],
+    ['C0123ABC=proj a', /"proj a" is not a project id/],
+    ['C0123ABC=proj_a,C0123ABC=proj_b', /entry 2: channel C0123ABC is listed more than once/],
+  ])('refuses %j with a clear error', (text, message) => {
+    let caught: unknown;
+    try {
+      parseChannelProjects(text);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ChannelProjectsError);
+    expect((caught as ChannelProjectsError).code).toBe('invalid_channel_projects');
+    expect((caught as Error).message).toMatch(message);
+  });
+});
+
+describe('ProjectDirectory', () => {
+  const directory = ProjectDirectory.fromText('proj_default', 'C0123ABC=proj_a,C0456DEF=proj_b');
+
+  it('answers the channel project, else the default', () => {
+    expect(directory.projectFor('C0123ABC')).toBe('proj_a');
+    expect(directory.projectFor('C0456DEF')).toBe('proj_b');
+    expect(directory.projectFor('C0OTHER')).toBe('proj_default');
+    expect(directory.projectFor(undefined)).toBe('proj_default');
+  });
+
+  it('lists every project once, default first', () => {
+    const shared = ProjectDirectory.fromText('proj_a', 'C0123ABC=proj_a,C0456DEF=proj_b,C0789GHI=proj_b');
+    expect(shared.all()).toEqual(['proj_a', 'proj_b']);
+    expect(directory.all()).toEqual(['proj_default', 'proj_a', 'proj_b']);
+  });
+
+  it('is multi only when more than one distinct project is configured', () => {
+    expect(directory.isMulti).toBe(true);
+    expect(new ProjectDirectory('proj_a').isMulti).toBe(false);
+    expect(ProjectDirectory.fromText('proj_a', 'C0123ABC=proj_a').isMulti).toBe(false);
+  });
+
+  it('refuses a malformed default project', () => {
+    expect(() => new ProjectDirectory('')).toThrow(ChannelProjectsError);
+  });
+
+  it('does not change when the map it was built from changes', () => {
+    const map = new Map([['C0123ABC', 'proj_a']]);
+    const owned = new ProjectDirectory('proj_default', map);
+    map.set('C0123ABC', 'proj_z');
+    expect(owned.projectFor('C0123ABC')).toBe('proj_a');
+  });
+});

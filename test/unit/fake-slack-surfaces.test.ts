@@ -1,0 +1,286 @@
+import { createServer } from 'node:http';
+import { verifySlackRequest } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeSlack } from '../support/fake-slack.js';
+import {
+  appHomeOpenedEnvelope,
+  blockActionsPayload,
+  messageActionPayload,
+  postInteraction,
+  reactionAddedEnvelope,
+  viewSubmissionPayload,
+} from '../support/slack-interactions.js';
+
+const modal = (over: Record<string, unknown> = {}) => ({
+  type: 'modal',
+  title: { type: 'plain_text', text: 'Send to docs agent' },
+  submit: { type: 'plain_text', text: 'Start job' },
+  blocks: [
+    {
+      type: 'input',
+      block_id: 'b',
+      label: { type: 'plain_text', text: 'Instruction' },
+      element: { type: 'plain_text_input', action_id: 'a' },
+    },
+  ],
+  ...over,
+});
+
+describe('fake Slack surfaces', () => {
+  let slack: FakeSlack;
+  let client: WebClient;
+  beforeAll(async () => {
+    slack = await FakeSlack.start();
+    client = new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+  });
+  afterAll(() => slack.close());
+
+  const error = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'ok',
+      (e: { data?: { error?: string } }) => e.data?.error,
+    );
+
+  it('opens a modal once per minted trigger_id, and never with an expired or unknown one', async () => {
+    const trigger = slack.surfaces.mintTriggerId();
+    const opened = await client.views.open({ trigger_id: trigger, view: modal() as never });
+    expect(opened.view?.id).toMatch(/^V/);
+    expect(slack.surfaces.modals.get(opened.view!.id!)?.userId).toBe('U0ALICE');
+    expect(await error(client.views.open({ trigger_id: trigger, view: modal() as never }))).toBe(
+      'invalid_trigger_id',
+    );
+    expect(await error(client.views.open({ trigger_id: '1.2.3', view: modal() as never }))).toBe(
+      'invalid_trigger_id',
+    );
+    const late = slack.surfaces.mintTriggerId();
+    const realNow = slack.surfaces.now;
+    slack.surfaces.now = () => realNow() + 3001;
+    try {
+      expect(await error(client.views.open({ trigger_id: late, view: modal() as never }))).toBe(
+        'expired_trigger_id',
+      );
+    } finally {
+      slack.surfaces.now = realNow;
+    }
+  });
+
+  it.each([
+    [
+      'a title over 24 characters',
+      { title: { type: 'plain_text', text: 'x'.repeat(25) } },
+      '/view/title/text',
+    ],
+    [
+      'a submit over 24 characters',
+      { submit: { type: 'plain_text', text: 'x'.repeat(25) } },
+      '/view/submit/text',
+    ],
+    [
+      'a close over 24 characters',
+      { close: { type: 'plain_text', text: 'x'.repeat(25) } },
+      '/view/close/text',
+    ],
+    ['a callback_id over 255', { callback_id: 'c'.repeat(256) }, '/view/callback_id'],
+    ['private_metadata over 3000', { private_metadata: 'm'.repeat(3001) }, '/view/private_metadata'],
+    ['101 blocks', { blocks: Array.from({ length: 101 }, () => ({ type: 'divider' })) }, '/view/blocks]'],
+    ['an input without submit', { submit: undefined }, '/view/submit'],
+    [
+      'an initial_value over 3000',
+      {
+        blocks: [
+          {
+            type: 'input',
+            label: { type: 'plain_text', text: 'L' },
+            element: { type: 'plain_text_input', action_id: 'a', initial_value: 'v'.repeat(3001) },
+          },
+        ],
+      },
+      '/view/blocks/0/element/initial_value',
+    ],
+  ])('refuses a modal with %s', async (_what, over, pointer) => {
+    const result = await client.views
+      .open({ trigger_id: slack.surfaces.mintTriggerId(), view: modal(over) as never })
+      .catch((e: { data: { error: string; response_metadata?: { messages?: string[] } } }) => e.data);
+    expect(result).toMatchObject({ error: 'invalid_arguments' });
+    expect(JSON.stringify(result)).toContain(pointer);
+  });
+
+  it('accepts a modal exactly at the limits', async () => {
+    const view = modal({
+      title: { type: 'plain_text', text: 't'.repeat(24) },
+      submit: { type: 'plain_text', text: 's'.repeat(24) },
+      callback_id: 'c'.repeat(255),
+      private_metadata: 'm'.repeat(3000),
+    });
+    const opened = await client.views.open({
+      trigger_id: slack.surfaces.mintTriggerId(),
+      view: view as never,
+    });
+    expect(opened.ok).toBe(true);
+  });
+
+  it('updates an open modal by id, refusing a stale hash', async () => {
+    const opened = await client.views.open({
+      trigger_id: slack.surfaces.mintTriggerId(),
+      view: modal() as never,
+    });
+    const id = opened.view!.id!;
+    const next = modal({ title: { type: 'plain_text', text: 'Job started' } });
+    expect(await error(client.views.update({ view_id: id, hash: 'stale', view: next as never }))).toBe(
+      'hash_conflict',
+    );
+    await client.views.update({ view_id: id, hash: opened.view!.hash!, view: next as never });
+    expect(slack.surfaces.modals.get(id)?.view.title).toEqual({ type: 'plain_text', text: 'Job started' });
+    expect(await error(client.views.update({ view_id: 'V0NONE', view: next as never }))).toBe('not_found');
+  });
+
+  it('publishes Home views per user, keeping the last, at most 100 blocks', async () => {
+    const home = (n: number) => ({
+      type: 'home',
+      blocks: Array.from({ length: n }, () => ({ type: 'divider' })),
+    });
+    await client.views.publish({ user_id: 'U0ALICE', view: home(1) as never });
+    await client.views.publish({ user_id: 'U0ALICE', view: home(100) as never });
+    await client.views.publish({ user_id: 'U0BOB', view: home(2) as never });
+    expect(slack.surfaces.homeOf('U0ALICE')?.blocks).toHaveLength(100);
+    expect(slack.surfaces.homeOf('U0BOB')?.blocks).toHaveLength(2);
+    expect(await error(client.views.publish({ user_id: 'U0ALICE', view: home(101) as never }))).toBe(
+      'invalid_arguments',
+    );
+    expect(await error(client.views.publish({ user_id: 'U0ALICE', view: modal() as never }))).toBe(
+      'invalid_arguments',
+    );
+  });
+
+  it('reads one message with history latest/inclusive/limit, and a reply with replies', async () => {
+    const first = await client.chat.postMessage({ channel: 'C0READ', text: 'first' });
+    const second = await client.chat.postMessage({ channel: 'C0READ', text: 'second' });
+    const reply = await client.chat.postMessage({ channel: 'C0READ', text: 'a reply', thread_ts: first.ts! });
+    const one = await client.conversations.history({
+      channel: 'C0READ',
+      latest: first.ts!,
+      inclusive: true,
+      limit: 1,
+    });
+    expect(one.messages?.map((m) => m.text)).toEqual(['first']);
+    const exclusive = await client.conversations.history({ channel: 'C0READ', latest: second.ts!, limit: 1 });
+    expect(exclusive.messages?.map((m) => m.text)).toEqual(['first']);
+    const thread = await client.conversations.replies({
+      channel: 'C0READ',
+      ts: reply.ts!,
+      latest: reply.ts!,
+      oldest: reply.ts!,
+      inclusive: true,
+    });
+    // Slack always answers the thread's parent first, whichever message of the thread `ts` names.
+    expect(thread.messages?.map((m) => m.text)).toEqual(['first', 'a reply']);
+  });
+
+  it('answers not_in_channel for channels the bot is not in', async () => {
+    slack.notMemberOf.add('C0SECRET');
+    expect(await error(client.conversations.history({ channel: 'C0SECRET', latest: '1.0', limit: 1 }))).toBe(
+      'not_in_channel',
+    );
+    expect(await error(client.conversations.replies({ channel: 'C0SECRET', ts: '1.0' }))).toBe(
+      'not_in_channel',
+    );
+  });
+});
+
+describe('interaction payloads', () => {
+  it('are form-encoded payloads signed as Slack signs them', async () => {
+    const secret = 'signing-secret';
+    const received: Array<{ ok: boolean; payload: Record<string, unknown> }> = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => {
+        body += chunk;
+      });
+      req.on('end', () => {
+        let ok = true;
+        try {
+          verifySlackRequest({
+            signingSecret: secret,
+            body,
+            headers: {
+              'x-slack-signature': String(req.headers['x-slack-signature']),
+              'x-slack-request-timestamp': Number(req.headers['x-slack-request-timestamp']),
+            },
+          });
+        } catch {
+          ok = false;
+        }
+        received.push({ ok, payload: JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') });
+        res.end('');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const url = `http://127.0.0.1:${port}/slack/events`;
+    const shortcut = messageActionPayload({
+      triggerId: 't',
+      responseUrl: 'https://hooks.slack.test/r',
+      message: { text: 'in a thread', ts: '2.000', thread_ts: '1.000' },
+    });
+    await postInteraction(url, shortcut, secret);
+    server.close();
+    expect(received[0]?.ok).toBe(true);
+    expect(received[0]?.payload).toMatchObject({
+      type: 'message_action',
+      callback_id: 'docs_agent_from_message',
+      message_ts: '2.000',
+      channel: { id: 'C0DOCS' },
+      message: { ts: '2.000', thread_ts: '1.000', text: 'in a thread', user: 'U0BOB' },
+    });
+  });
+
+  it('echo the view with state values and metadata on submission', () => {
+    const payload = viewSubmissionPayload({
+      view: { callback_id: 'cb', private_metadata: '{"o":"home"}' },
+      values: { b: { a: { type: 'plain_text_input', value: 'x' } } },
+    });
+    expect(payload).toMatchObject({
+      type: 'view_submission',
+      view: {
+        type: 'modal',
+        callback_id: 'cb',
+        private_metadata: '{"o":"home"}',
+        state: { values: { b: { a: { value: 'x' } } } },
+      },
+    });
+  });
+
+  it('carry a trigger_id and the container on a Home button click', () => {
+    const payload = blockActionsPayload({
+      triggerId: 'trig',
+      action: { action_id: 'new_job' },
+      container: { type: 'view', view: { type: 'home' }, viewId: 'V1' },
+    });
+    expect(payload).toMatchObject({
+      type: 'block_actions',
+      trigger_id: 'trig',
+      container: { type: 'view', view_id: 'V1' },
+      view: { id: 'V1', type: 'home' },
+      actions: [{ action_id: 'new_job', type: 'button' }],
+    });
+    expect(payload).not.toHaveProperty('response_url');
+  });
+
+  it('wrap reaction_added and app_home_opened in Events API envelopes', () => {
+    const reaction = reactionAddedEnvelope({ ts: '1.000', itemUser: 'U0BOB', eventId: 'Ev1' });
+    expect(reaction).toMatchObject({
+      type: 'event_callback',
+      event_id: 'Ev1',
+      event: {
+        type: 'reaction_added',
+        reaction: 'memo',
+        item: { type: 'message', channel: 'C0DOCS', ts: '1.000' },
+        item_user: 'U0BOB',
+      },
+    });
+    expect(appHomeOpenedEnvelope({})).toMatchObject({
+      event: { type: 'app_home_opened', tab: 'home', user: 'U0ALICE' },
+    });
+  });
+});

@@ -37,7 +37,25 @@ type Command =
   | { cmd: 'jobGetsPerSecond'; sinceMs: number }
   | { cmd: 'forget' }
   | { cmd: 'waitResponse'; path: string; timeoutMs: number }
-  | { cmd: 'load'; url: string; requests: number; concurrency: number; commands: string[]; texts: string[] };
+  | { cmd: 'load'; url: string; requests: number; concurrency: number; commands: string[]; texts: string[] }
+  | { cmd: 'openLoop'; url: string; perSecond: number; seconds: number; mix: OpenLoopRequest[] };
+
+/** One kind of request in an open-loop mix; `{i}` in `text` becomes the request's sequence number. */
+export interface OpenLoopRequest {
+  label: string;
+  command: string;
+  text: string;
+  channelId?: string;
+}
+
+export interface OpenLoopResult {
+  /** Milliseconds from each request's scheduled send time to its complete response, by label. */
+  latencies: Record<string, number[]>;
+  failures: Record<string, number>;
+  /** How far behind schedule the generator itself fell at worst (ms): a check on the method. */
+  maxLagMs: number;
+  seconds: number;
+}
 
 /** Client side: starts the child and sends it commands. */
 export class FakesProcess {
@@ -156,6 +174,65 @@ async function load(c: Extract<Command, { cmd: 'load' }>, slackUrl: string): Pro
 }
 
 /**
+ * Open loop: requests leave at a fixed rate whatever the app's answers do (as Slack's traffic does), round-
+ * robin over `mix`, each signed as it leaves, on up to 128 keep-alive connections. Latency counts from the
+ * scheduled send time, so a stalled app cannot hide its stall by slowing the generator down.
+ */
+async function openLoop(c: Extract<Command, { cmd: 'openLoop' }>, slackUrl: string): Promise<OpenLoopResult> {
+  const target = new URL(c.url);
+  const pool = new Pool(target.origin, { connections: 128, pipelining: 1 });
+  const latencies: Record<string, number[]> = {};
+  const failures: Record<string, number> = {};
+  for (const m of c.mix) {
+    latencies[m.label] = [];
+    failures[m.label] = 0;
+  }
+  const total = Math.round(c.perSecond * c.seconds);
+  const intervalMs = 1000 / c.perSecond;
+  const started = performance.now();
+  let maxLagMs = 0;
+  const inFlight: Promise<void>[] = [];
+  const send = async (i: number, scheduled: number) => {
+    const m = c.mix[i % c.mix.length]!;
+    const body = slashCommandBody({
+      command: m.command,
+      text: m.text.replaceAll('{i}', String(i)),
+      response_url: `${slackUrl}/response/o${i}`,
+      ...(m.channelId ? { channel_id: m.channelId } : {}),
+    });
+    try {
+      const response = await pool.request({
+        method: 'POST',
+        path: target.pathname,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...signedHeaders(SIGNING_SECRET, body),
+        },
+        body,
+      });
+      await response.body.text();
+      if (response.statusCode !== 200) failures[m.label]! += 1;
+      else latencies[m.label]!.push(performance.now() - scheduled);
+    } catch {
+      failures[m.label]! += 1;
+    }
+  };
+  for (let i = 0; i < total; ) {
+    const now = performance.now();
+    while (i < total && started + i * intervalMs <= now) {
+      const scheduled = started + i * intervalMs;
+      maxLagMs = Math.max(maxLagMs, now - scheduled);
+      inFlight.push(send(i, scheduled));
+      i += 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(inFlight);
+  await pool.close();
+  return { latencies, failures, maxLagMs, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
  * Starts a fake like its own `start()` does, but keeps idle connections open for 60 s: test/support's servers
  * answer `Keep-Alive: timeout=1`, which undici (threshold 2 s) takes as "do not reuse", so every request of
  * the app would open and tear down a TCP connection (and build an error with a stack trace) — a cost no real
@@ -268,6 +345,8 @@ async function child(): Promise<void> {
           return reply(id, true);
         case 'load':
           return reply(id, await load(command, slack.url));
+        case 'openLoop':
+          return reply(id, await openLoop(command, slack.url));
         case 'waitResponse': {
           const deadline = Date.now() + command.timeoutMs;
           while (!responseTimes.has(command.path) && Date.now() < deadline) {

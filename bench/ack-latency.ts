@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { BOT_TOKEN, SIGNING_SECRET } from '../test/support/test-app.js';
@@ -92,9 +93,13 @@ export async function runAckLatency(): Promise<{ rows: Row[]; summary: AckSummar
         });
         if (warmed === null)
           throw new Error(`${mode}: the warm-up report never arrived: the views cache is cold`);
+        // The app's own event-loop delay: tells a stall of the app from one of the machine or the generator.
+        const loop = monitorEventLoopDelay({ resolution: 1 });
+        loop.enable();
         const cpu = process.cpuUsage();
         const result = await drive(app.url, WINDOW_S);
         const used = process.cpuUsage(cpu);
+        loop.disable();
         summary.maxLagMs = Math.max(summary.maxLagMs, result.maxLagMs);
         for (const m of MIX) {
           const l = result.latencies[m.label]!;
@@ -117,7 +122,10 @@ export async function runAckLatency(): Promise<{ rows: Row[]; summary: AckSummar
         }
         rows.push({
           mode,
-          command: `(app CPU during the window: ${fmt((100 * (used.user + used.system)) / 1e6 / result.seconds, 0)}% of a core)`,
+          command: `(app: CPU ${fmt((100 * (used.user + used.system)) / 1e6 / result.seconds, 0)}% of a core, event loop p99 ${fmt(
+            loop.percentile(99) / 1e6,
+            1,
+          )} ms, max ${fmt(loop.max / 1e6, 0)} ms)`,
           acks: '',
           failures: '',
           'p50 (ms)': '',

@@ -1,14 +1,16 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { ackVerdict, runAckLatency } from './ack-latency.js';
 import { analyticsVerdict, runAnalytics } from './analytics.js';
+import { callsVerdict, runCallsPerJob } from './calls-per-job.js';
 import { pollingVerdict, runPollingCost } from './polling-cost.js';
 import { runScale, scaleVerdict } from './scale.js';
 import { fmt, table } from './stats.js';
 
 /**
- * `npm run bench`: the four benchmarks one after the other, one table each plus the target verdicts. Every
- * benchmark is bounded (fixed request counts, fixed windows, child processes killed on timeout), and a
- * watchdog ends the run if anything hangs. See BENCHMARKS.md for the method of each.
+ * `npm run bench`: what users and Slack feel (issue 16), one section per item, each figure with its target
+ * and verdict. Every benchmark is bounded (fixed rates and windows, child processes killed on timeout), and
+ * a watchdog ends the run if anything hangs. See BENCHMARKS.md for the method of each. (Item 3, many jobs
+ * against Slack's rate tiers, is bench/slack-tiers.ts.)
  */
 const WATCHDOG_MS = 10 * 60_000;
 const watchdog = setTimeout(() => {
@@ -23,7 +25,7 @@ console.log(
     totalmem() / 1024 ** 3,
   )} GiB — load average ${loadavg()
     .map((l) => fmt(l, 2))
-    .join(' ')} (benchmarks 1 and 3 are only comparable on an otherwise idle machine)\n`,
+    .join(' ')} (latency and event-loop figures are only comparable on an otherwise idle machine)\n`,
 );
 
 const section = async (title: string, run: () => Promise<string[]>) => {
@@ -33,9 +35,17 @@ const section = async (title: string, run: () => Promise<string[]>) => {
   console.log(`(${fmt((Date.now() - started) / 1000)} s)\n`);
 };
 
-await section('1. Acknowledgement latency (docs API 2 s slow)', async () => {
+await section('1. Acknowledgement latency per command, 200 requests/s, docs API 2 s slow', async () => {
   const { rows, summary } = await runAckLatency();
   return [table(rows), ...ackVerdict(summary)];
+});
+await section('2. Slack Web API calls for one typical job', async () => {
+  const { rows, summary } = await runCallsPerJob();
+  return [table(rows), ...callsVerdict(summary)];
+});
+await section('4. Memory per watched job: 10,000 watched jobs', async () => {
+  const { rows, summary } = await runScale();
+  return [table(rows), ...scaleVerdict(summary)];
 });
 await section(
   '5. Time to the PR link: adaptive polling against a fixed 5 s poller (simulated clock)',
@@ -44,11 +54,7 @@ await section(
     return [table(rows), ...pollingVerdict(summary)];
   },
 );
-await section('3. Scale: 10,000 watched jobs', async () => {
-  const { rows, summary } = await runScale();
-  return [table(rows), ...scaleVerdict(summary)];
-});
-await section('4. Analytics: top pages over 10,000 paths (50 ms upstream)', async () => {
+await section('6. Analytics cost against its floor (10,000 paths, 50 ms upstream)', async () => {
   const { rows, summary } = await runAnalytics();
   return [table(rows), ...analyticsVerdict(summary)];
 });

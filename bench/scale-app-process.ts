@@ -16,6 +16,8 @@ export interface ScaleArgs {
   mode: 'memory' | 'redis';
   redisUrl?: string;
   jobIds: string[];
+  /** Finished (no longer watched) jobs to seed as well: what a week of traffic leaves in the store. */
+  finishedJobs?: number;
   windowMs: number;
   maxRps: number;
 }
@@ -69,6 +71,28 @@ async function seed(store: JobStore, jobIds: string[]): Promise<void> {
   }
 }
 
+/** Finished jobs as a week of traffic leaves them: completed with a PR, no longer watched, thread linked. */
+async function seedFinished(store: JobStore, count: number): Promise<void> {
+  const now = Date.now();
+  for (let i = 0; i < count; i += 200) {
+    await Promise.all(
+      Array.from({ length: Math.min(200, count - i) }, async (_, k) => {
+        const n = i + k;
+        const r = record(`job_week_${n}`, 100_000 + n, now - (7 * 24 * 3600_000 * (count - n)) / count);
+        const finished = {
+          ...r,
+          status: 'completed' as const,
+          ref: `docs-agent/job_week_${n}`,
+          prLink: `https://github.com/acme/docs/pull/${n}`,
+          watching: false,
+        };
+        await store.saveJob(finished);
+        await store.linkThread(r.channelId, r.threadTs, r.jobId);
+      }),
+    );
+  }
+}
+
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 async function main(args: ScaleArgs): Promise<ScaleResult> {
@@ -78,9 +102,11 @@ async function main(args: ScaleArgs): Promise<ScaleResult> {
   if (args.mode === 'memory') {
     jobStore = createMemoryJobStore(silent);
     await seed(jobStore, args.jobIds);
+    await seedFinished(jobStore, args.finishedJobs ?? 0);
   } else {
     const state = await createRedisJobStore(args.redisUrl!, silent);
     await seed(state.store, args.jobIds);
+    await seedFinished(state.store, args.finishedJobs ?? 0);
     await state.close();
   }
   const seedMs = Date.now() - seedStarted;

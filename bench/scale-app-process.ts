@@ -1,8 +1,8 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import type { JobRecord } from '../src/domain/job.js';
 import type { JobStore } from '../src/services/ports.js';
-import type { FakesUrls } from './fakes-process.js';
-import { startBenchApp } from './harness.js';
+import { startAppWithEnv } from './bench-app.js';
 import { createLogger, createMemoryJobStore, createRedisJobStore, newJobRecord } from './product.js';
 
 /**
@@ -12,7 +12,8 @@ import { createLogger, createMemoryJobStore, createRedisJobStore, newJobRecord }
  * after a restart, then samples RSS and event-loop delay for `windowMs`. Prints one JSON line.
  */
 export interface ScaleArgs {
-  urls: FakesUrls;
+  /** The app's environment on the fakes (`benchEnv`), built by the parent: this process imports no test code. */
+  env: Record<string, string>;
   mode: 'memory' | 'redis';
   redisUrl?: string;
   jobIds: string[];
@@ -116,9 +117,9 @@ async function main(args: ScaleArgs): Promise<ScaleResult> {
   const startLoop = monitorEventLoopDelay({ resolution: 1 });
   startLoop.enable();
   const startedAt = Date.now();
-  const app = await startBenchApp(
-    args.urls,
+  const app = await startAppWithEnv(
     {
+      ...args.env,
       // Production defaults for polling (5 s, backing off to 60 s); the global ceiling under test.
       DOCS_API_MAX_RPS: String(args.maxRps),
       ...(args.redisUrl ? { REDIS_URL: args.redisUrl } : {}),
@@ -138,6 +139,11 @@ async function main(args: ScaleArgs): Promise<ScaleResult> {
   clearInterval(sampler);
   loop.disable();
   const end = process.memoryUsage();
+  // BENCH_HEAP_SNAPSHOT=<dir>: a heap snapshot at the window's end, to see what each watched job costs.
+  if (process.env.BENCH_HEAP_SNAPSHOT)
+    writeHeapSnapshot(
+      `${process.env.BENCH_HEAP_SNAPSHOT}/scale-${args.mode}-${args.jobIds.length}.heapsnapshot`,
+    );
   await app.stop();
   const ms = (ns: number) => Math.round(ns / 1e4) / 100;
   return {

@@ -3,12 +3,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
 import { FakeDocs, makeViewRows } from '../test/support/fake-docs.js';
 import { FakeSlack } from '../test/support/fake-slack.js';
 import { sendJson } from '../test/support/http.js';
-import { signedHeaders, slashCommandBody } from '../test/support/slack-signing.js';
-import { SIGNING_SECRET } from '../test/support/test-app.js';
+import { type LoadCommand, load, type OpenLoopCommand, openLoop } from './load-generators.js';
+
+export type { LoadResult, OpenLoopRequest, OpenLoopResult } from './load-generators.js';
 
 /**
  * The fake Slack and fake docs platform, plus a load generator, in a child process of their own, so that
@@ -22,14 +22,6 @@ export interface FakesUrls {
   docsUrl: string;
 }
 
-export interface LoadResult {
-  latencies: number[];
-  seconds: number;
-  failures: number;
-  /** CPU seconds the fakes-and-load process used meanwhile (user + system). */
-  cpuSeconds: number;
-}
-
 type Command =
   | { cmd: 'configure'; latencyMs?: number; jobsPerHour?: number | null; viewRows?: number }
   | { cmd: 'seedJobs'; count: number }
@@ -37,7 +29,8 @@ type Command =
   | { cmd: 'jobGetsPerSecond'; sinceMs: number }
   | { cmd: 'forget' }
   | { cmd: 'waitResponse'; path: string; timeoutMs: number }
-  | { cmd: 'load'; url: string; requests: number; concurrency: number; commands: string[]; texts: string[] };
+  | ({ cmd: 'load' } & LoadCommand)
+  | ({ cmd: 'openLoop' } & OpenLoopCommand);
 
 /** Client side: starts the child and sends it commands. */
 export class FakesProcess {
@@ -100,59 +93,6 @@ export class FakesProcess {
     await gone;
     clearTimeout(timer);
   }
-}
-
-/**
- * Signed slash commands from `concurrency` workers, round-robin over commands and texts, each signed just
- * before it is sent (as Slack does), on `concurrency` keep-alive connections. undici's `Pool.request` rather
- * than `fetch`: fetch costs several times more CPU per request, enough to make the load generator, not the
- * app, the limit of a bare Bolt app's throughput.
- */
-async function load(c: Extract<Command, { cmd: 'load' }>, slackUrl: string): Promise<LoadResult> {
-  const latencies: number[] = [];
-  let failures = 0;
-  let next = 0;
-  const target = new URL(c.url);
-  const pool = new Pool(target.origin, { connections: c.concurrency, pipelining: 1 });
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: c.concurrency }, async () => {
-      while (next < c.requests) {
-        const i = next++;
-        const body = slashCommandBody({
-          command: c.commands[i % c.commands.length]!,
-          text: c.texts[i % c.texts.length]!,
-          response_url: `${slackUrl}/response/r${i}`,
-        });
-        const sent = performance.now();
-        try {
-          const response = await pool.request({
-            method: 'POST',
-            path: target.pathname,
-            headers: {
-              'content-type': 'application/x-www-form-urlencoded',
-              ...signedHeaders(SIGNING_SECRET, body),
-            },
-            body,
-          });
-          await response.body.text();
-          if (response.statusCode !== 200) failures += 1;
-          latencies.push(performance.now() - sent);
-        } catch {
-          failures += 1;
-        }
-      }
-    }),
-  );
-  await pool.close();
-  const used = process.cpuUsage(cpu);
-  return {
-    latencies,
-    seconds: (performance.now() - started) / 1000,
-    failures,
-    cpuSeconds: (used.user + used.system) / 1e6,
-  };
 }
 
 /**
@@ -268,6 +208,8 @@ async function child(): Promise<void> {
           return reply(id, true);
         case 'load':
           return reply(id, await load(command, slack.url));
+        case 'openLoop':
+          return reply(id, await openLoop(command, slack.url));
         case 'waitResponse': {
           const deadline = Date.now() + command.timeoutMs;
           while (!responseTimes.has(command.path) && Date.now() < deadline) {

@@ -1,16 +1,10 @@
 import type { DocsAgentOptions } from '../src/composition/app.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID } from '../test/support/fake-docs.js';
 import { BOT_TOKEN, SIGNING_SECRET } from '../test/support/test-app.js';
+import { type BenchApp, startAppWithEnv } from './bench-app.js';
 import type { FakesUrls } from './fakes-process.js';
-import { createDocsAgent, createLogger, loadConfig, secretsOf } from './product.js';
 
-export interface BenchApp {
-  /** POST /slack/events */
-  url: string;
-  /** Log lines written so far (discarded, only counted). */
-  lines(): number;
-  stop(): Promise<void>;
-}
+export type { BenchApp };
 
 /**
  * The real app as `main.ts` builds it (`createDocsAgent` from the compiled `dist/`, production log level `info` unless `LOG_LEVEL` is
@@ -21,7 +15,12 @@ export async function startBenchApp(
   env: Record<string, string> = {},
   options: DocsAgentOptions = {},
 ): Promise<BenchApp> {
-  const config = loadConfig({
+  return startAppWithEnv(benchEnv(urls, env), options);
+}
+
+/** The environment of a bench app on the fakes at `urls`, with `env` on top. */
+export function benchEnv(urls: FakesUrls, env: Record<string, string> = {}): Record<string, string> {
+  return {
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: urls.slackApiUrl,
@@ -31,14 +30,5 @@ export async function startBenchApp(
     PORT: '0',
     LOG_LEVEL: 'info',
     ...env,
-  });
-  let lines = 0;
-  const logger = createLogger({
-    level: config.logLevel,
-    secrets: secretsOf(config),
-    destination: { write: () => lines++ },
-  });
-  const agent = createDocsAgent(config, { logger, ...options });
-  const port = await agent.start();
-  return { url: `http://127.0.0.1:${port}/slack/events`, lines: () => lines, stop: () => agent.stop() };
+  };
 }

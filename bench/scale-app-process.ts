@@ -1,8 +1,8 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import type { JobRecord } from '../src/jobs/domain/job.js';
 import type { JobStore } from '../src/jobs/ports.js';
-import type { FakesUrls } from './fakes-process.js';
-import { startBenchApp } from './harness.js';
+import { startAppWithEnv } from './bench-app.js';
 import { createLogger, createMemoryJobStore, createRedisJobStore, newJobRecord } from './product.js';
 
 /**
@@ -12,10 +12,13 @@ import { createLogger, createMemoryJobStore, createRedisJobStore, newJobRecord }
  * after a restart, then samples RSS and event-loop delay for `windowMs`. Prints one JSON line.
  */
 export interface ScaleArgs {
-  urls: FakesUrls;
+  /** The app's environment on the fakes (`benchEnv`), built by the parent: this process imports no test code. */
+  env: Record<string, string>;
   mode: 'memory' | 'redis';
   redisUrl?: string;
   jobIds: string[];
+  /** Finished (no longer watched) jobs to seed as well: what a week of traffic leaves in the store. */
+  finishedJobs?: number;
   windowMs: number;
   maxRps: number;
 }
@@ -69,6 +72,28 @@ async function seed(store: JobStore, jobIds: string[]): Promise<void> {
   }
 }
 
+/** Finished jobs as a week of traffic leaves them: completed with a PR, no longer watched, thread linked. */
+async function seedFinished(store: JobStore, count: number): Promise<void> {
+  const now = Date.now();
+  for (let i = 0; i < count; i += 200) {
+    await Promise.all(
+      Array.from({ length: Math.min(200, count - i) }, async (_, k) => {
+        const n = i + k;
+        const r = record(`job_week_${n}`, 100_000 + n, now - (7 * 24 * 3600_000 * (count - n)) / count);
+        const finished = {
+          ...r,
+          status: 'completed' as const,
+          ref: `docs-agent/job_week_${n}`,
+          prLink: `https://github.com/acme/docs/pull/${n}`,
+          watching: false,
+        };
+        await store.saveJob(finished);
+        await store.linkThread(r.channelId, r.threadTs, r.jobId);
+      }),
+    );
+  }
+}
+
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 async function main(args: ScaleArgs): Promise<ScaleResult> {
@@ -78,9 +103,11 @@ async function main(args: ScaleArgs): Promise<ScaleResult> {
   if (args.mode === 'memory') {
     jobStore = createMemoryJobStore(silent);
     await seed(jobStore, args.jobIds);
+    await seedFinished(jobStore, args.finishedJobs ?? 0);
   } else {
     const state = await createRedisJobStore(args.redisUrl!, silent);
     await seed(state.store, args.jobIds);
+    await seedFinished(state.store, args.finishedJobs ?? 0);
     await state.close();
   }
   const seedMs = Date.now() - seedStarted;
@@ -90,9 +117,9 @@ async function main(args: ScaleArgs): Promise<ScaleResult> {
   const startLoop = monitorEventLoopDelay({ resolution: 1 });
   startLoop.enable();
   const startedAt = Date.now();
-  const app = await startBenchApp(
-    args.urls,
+  const app = await startAppWithEnv(
     {
+      ...args.env,
       // Production defaults for polling (5 s, backing off to 60 s); the global ceiling under test.
       DOCS_API_MAX_RPS: String(args.maxRps),
       ...(args.redisUrl ? { REDIS_URL: args.redisUrl } : {}),
@@ -112,6 +139,11 @@ async function main(args: ScaleArgs): Promise<ScaleResult> {
   clearInterval(sampler);
   loop.disable();
   const end = process.memoryUsage();
+  // BENCH_HEAP_SNAPSHOT=<dir>: a heap snapshot at the window's end, to see what each watched job costs.
+  if (process.env.BENCH_HEAP_SNAPSHOT)
+    writeHeapSnapshot(
+      `${process.env.BENCH_HEAP_SNAPSHOT}/scale-${args.mode}-${args.jobIds.length}.heapsnapshot`,
+    );
   await app.stop();
   const ms = (ns: number) => Math.round(ns / 1e4) / 100;
   return {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { FakesProcess } from './fakes-process.js';
+import { benchEnv } from './harness.js';
 import type { ScaleArgs, ScaleResult } from './scale-app-process.js';
 import { fmt, median, type Row } from './stats.js';
 
@@ -17,10 +18,41 @@ import { fmt, median, type Row } from './stats.js';
 const JOBS = Number(process.env.BENCH_SCALE_JOBS ?? 10_000);
 const WINDOW_MS = Number(process.env.BENCH_SCALE_WINDOW_MS ?? 30_000);
 const MAX_RPS = 10;
+/** A heavy team's week: 1,000 jobs a day, all finished, in memory mode (the store keeps records 30 days). */
+const WEEK_JOBS = Number(process.env.BENCH_WEEK_JOBS ?? 7_000);
+const EXTRA_WINDOW_MS = 5_000;
+export const RSS_TARGET_MB = 150;
 
-function runApp(args: ScaleArgs): Promise<ScaleResult> {
-  const file = fileURLToPath(new URL('./scale-app-process.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', file, '--child'], {
+/**
+ * The app process runs plain JavaScript, as `node dist/main.js` does: under `--import tsx` the loader's worker
+ * thread alone adds ~40 MB of RSS that production never has (measured: 149 against 109 MB at rest). So its
+ * entry is bundled once into `.bench/` (git-ignored; packages stay external and resolve from the repo,
+ * `dist/` is found relative to the bundle as from `bench/`), with esbuild, which tsx brings.
+ */
+let bundled: Promise<string> | undefined;
+function appEntry(): Promise<string> {
+  bundled ??= (async () => {
+    const { build } = await import('esbuild');
+    const outfile = fileURLToPath(new URL('../.bench/scale-app-process.mjs', import.meta.url));
+    await build({
+      entryPoints: [fileURLToPath(new URL('./scale-app-process.ts', import.meta.url))],
+      outfile,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'error',
+    });
+    return outfile;
+  })();
+  return bundled;
+}
+
+async function runApp(args: ScaleArgs): Promise<ScaleResult> {
+  const file = await appEntry();
+  // --expose-gc: the seed's garbage is collected before the app starts, so RSS is the app's.
+  const child = spawn(process.execPath, ['--expose-gc', file, '--child'], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   let out = '';
@@ -50,7 +82,7 @@ export async function runScale(): Promise<{ rows: Row[]; summary: Record<string,
     for (const mode of ['memory', 'redis'] as const) {
       await fakes.send({ cmd: 'forget' });
       const result = await runApp({
-        urls: fakes.urls,
+        env: benchEnv(fakes.urls),
         mode,
         ...(mode === 'redis' ? { redisUrl: redis.url } : {}),
         jobIds,
@@ -88,6 +120,40 @@ export async function runScale(): Promise<{ rows: Row[]; summary: Record<string,
       summary[`${mode}StartLoopP99Ms`] = result.startLoopP99Ms;
     }
     summary.limitRps = MAX_RPS;
+    // Informational rows in memory mode: the app with no jobs at all (the floor any per-job figure sits on),
+    // and after a week of traffic (finished jobs only): what the store keeps once jobs are done.
+    for (const [name, finishedJobs] of [
+      ['memory, no jobs (baseline)', 0],
+      [`memory, a week of traffic (${WEEK_JOBS.toLocaleString('en-US')} finished jobs)`, WEEK_JOBS],
+    ] as const) {
+      await fakes.send({ cmd: 'forget' });
+      const result = await runApp({
+        env: benchEnv(fakes.urls),
+        mode: 'memory',
+        jobIds: [],
+        finishedJobs,
+        windowMs: EXTRA_WINDOW_MS,
+        maxRps: MAX_RPS,
+      });
+      rows.push({
+        mode: name,
+        jobs: finishedJobs,
+        'seed (s)': fmt(result.seedMs / 1000, 1),
+        'start+resume (s)': fmt(result.startMs / 1000, 1),
+        'RSS max (MB)': fmt(result.rssMaxMb, 0),
+        'heap end (MB)': fmt(result.heapUsedEndMb, 0),
+        'loop p50 (ms)': fmt(result.loopP50Ms, 2),
+        'loop p99 (ms)': fmt(result.loopP99Ms, 2),
+        'loop max (ms)': fmt(result.loopMaxMs, 1),
+        'polls in window': '—',
+        'polls/s mean': '—',
+        'polls/s median': '—',
+        'polls/s max 1-s bucket': '—',
+      });
+      summary[finishedJobs === 0 ? 'baselineRssMb' : 'weekRssMb'] = result.rssMaxMb;
+      summary[finishedJobs === 0 ? 'baselineHeapMb' : 'weekHeapMb'] = result.heapUsedEndMb;
+    }
+    summary.weekJobs = WEEK_JOBS;
     return { rows, summary };
   } finally {
     await fakes.stop();
@@ -96,15 +162,23 @@ export async function runScale(): Promise<{ rows: Row[]; summary: Record<string,
 }
 
 export function scaleVerdict(s: Record<string, number>): string[] {
-  return (['memory', 'redis'] as const).flatMap((mode) => [
-    `${mode}: RSS ${fmt(s[`${mode}RssMb`]!, 0)} MB: target < 300 MB ${s[`${mode}RssMb`]! < 300 ? 'MET' : 'MISSED'}; event-loop p99 ${fmt(
-      s[`${mode}LoopP99Ms`]!,
-      2,
-    )} ms: target < 20 ms ${s[`${mode}LoopP99Ms`]! < 20 ? 'MET' : 'MISSED'}`,
-    `${mode}: polls ${fmt(s[`${mode}MeanRps`]!, 1)}/s on average (max ${s[`${mode}MaxRps`]} in one second) with DOCS_API_MAX_RPS=${s.limitRps}: ${
-      s[`${mode}MeanRps`]! <= s.limitRps! && s[`${mode}Polls`]! > 0 ? 'under the ceiling' : 'OVER the ceiling'
-    }`,
-  ]);
+  const week = `memory mode after a week of traffic (${s.weekJobs} finished jobs): RSS ${fmt(s.weekRssMb!, 0)} MB, heap ${fmt(
+    s.weekHeapMb!,
+    0,
+  )} MB against ${fmt(s.baselineRssMb!, 0)} MB / ${fmt(s.baselineHeapMb!, 0)} MB with no jobs (informational: bounded only once the memory store is)`;
+  return (['memory', 'redis'] as const)
+    .flatMap((mode) => [
+      `${mode}: RSS ${fmt(s[`${mode}RssMb`]!, 0)} MB: target ≤ ${RSS_TARGET_MB} MB ${s[`${mode}RssMb`]! <= RSS_TARGET_MB ? 'MET' : 'MISSED'}; event-loop p99 ${fmt(
+        s[`${mode}LoopP99Ms`]!,
+        2,
+      )} ms: target < 20 ms ${s[`${mode}LoopP99Ms`]! < 20 ? 'MET' : 'MISSED'}`,
+      `${mode}: polls ${fmt(s[`${mode}MeanRps`]!, 1)}/s on average (max ${s[`${mode}MaxRps`]} in one second) with DOCS_API_MAX_RPS=${s.limitRps}: ${
+        s[`${mode}MeanRps`]! <= s.limitRps! && s[`${mode}Polls`]! > 0
+          ? 'under the ceiling'
+          : 'OVER the ceiling'
+      }`,
+    ])
+    .concat(week);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -15,17 +15,30 @@ const RUNS = [
   { jobs: 100, channels: 10 },
   { jobs: 200, channels: 20 },
 ].slice(0, Number(process.env.BENCH_SLACK_TIERS_RUNS ?? 2));
+/**
+ * At the documented minimums 200 jobs need about 9 minutes (every card is updated twice at chat.update's
+ * 50/min), which alone would break the 10-minute budget of `npm run bench`. So the scenario runs `SCALE`
+ * times faster: Slack's tiers, the app's pacing and its poll intervals all multiplied, every measured time
+ * multiplied back. `BENCH_SLACK_TIERS_SCALE=1` runs it at Slack's real rates.
+ */
+export const SLACK_TIERS_SCALE = Number(process.env.BENCH_SLACK_TIERS_SCALE ?? 3);
 
 export async function runSlackTiers(): Promise<{ rows: Row[]; results: TierResult[] }> {
   const rows: Row[] = [];
   const results: TierResult[] = [];
   for (const run of RUNS) {
-    const result = await runTierScenario({
+    const scaled = await runTierScenario({
       ...run,
-      scale: 1,
-      endSpreadMs: 30_000,
-      timeoutMs: 12 * 60_000,
+      scale: SLACK_TIERS_SCALE,
+      endSpreadMs: 30_000 / SLACK_TIERS_SCALE,
+      timeoutMs: (12 * 60_000) / SLACK_TIERS_SCALE,
     });
+    const result: TierResult = {
+      ...scaled,
+      replyDelaysMs: scaled.replyDelaysMs.map((ms) => ms * SLACK_TIERS_SCALE),
+      convergenceMs: scaled.convergenceMs * SLACK_TIERS_SCALE,
+      floorMs: scaled.floorMs * SLACK_TIERS_SCALE,
+    };
     results.push(result);
     rows.push({
       'jobs/channels': `${run.jobs}/${run.channels}`,

@@ -36,21 +36,32 @@ describe('nextPollDelay', () => {
     expect(nextPollDelay(19_000, timing, mid)).toBe(5000);
   });
 
-  it('backs off to at most 15 s for jobs under five minutes', () => {
-    expect(nextPollDelay(40_000, timing, mid)).toBe(10_000);
-    expect(nextPollDelay(4 * 60_000, timing, mid)).toBe(15_000);
+  it('backs off to at most 11 s for jobs under ten minutes, so the PR link follows within 12 s', () => {
+    expect(nextPollDelay(20_000, timing, mid)).toBe(10_000);
+    expect(nextPollDelay(4 * 60_000, timing, mid)).toBe(11_000);
+    expect(nextPollDelay(10 * 60_000 - 1, timing, mid)).toBe(11_000);
+    for (const r of [0, 1]) expect(nextPollDelay(9 * 60_000, timing, () => r)).toBeLessThanOrEqual(12_100);
   });
 
-  it('keeps the interval under a tenth of the age for long jobs, up to the cap', () => {
-    expect(nextPollDelay(10 * 60_000, timing, mid)).toBe(54_000);
+  it('scales the young-job schedule with the configured fastest rate (a slower POLL_INTERVAL_MS polls slower)', () => {
+    // 2.2 fastest intervals at most, while younger than 120 of them.
+    expect(nextPollDelay(5 * 60_000, { minMs: 20_000, maxMs: 60_000 }, mid)).toBe(44_000);
+    expect(nextPollDelay(5 * 60_000, { minMs: 1_000, maxMs: 12_000 }, mid)).toBe(12_000);
+    expect(nextPollDelay(60_000, { minMs: 1_000, maxMs: 12_000 }, mid)).toBe(2_200);
+  });
+
+  it('keeps the interval at a tenth of the age for long jobs, up to the cap', () => {
+    expect(nextPollDelay(10 * 60_000, timing, mid)).toBe(60_000);
+    expect(nextPollDelay(10 * 60_000, { minMs: 5000, maxMs: 600_000 }, mid)).toBe(60_000);
+    expect(nextPollDelay(30 * 60_000, { minMs: 5000, maxMs: 600_000 }, mid)).toBe(180_000);
     expect(nextPollDelay(60 * 60_000, timing, mid)).toBe(60_000);
   });
 
   it('jitters by at most ±10% and never leaves [min, max]', () => {
     for (const r of [0, 0.25, 0.75, 1]) {
       const d = nextPollDelay(4 * 60_000, timing, () => r);
-      expect(d).toBeGreaterThanOrEqual(13_500);
-      expect(d).toBeLessThanOrEqual(16_500);
+      expect(d).toBeGreaterThanOrEqual(9_900);
+      expect(d).toBeLessThanOrEqual(12_100);
       expect(nextPollDelay(0, timing, () => r)).toBeGreaterThanOrEqual(5000);
       expect(nextPollDelay(10 * 3600_000, timing, () => r)).toBeLessThanOrEqual(60_000);
     }

@@ -5,25 +5,31 @@ export interface PollTiming {
   maxMs: number;
 }
 
-/** Jobs younger than this are "short": detection delay matters more than calls. */
-const SHORT_JOB_MS = 5 * 60 * 1000;
+/**
+ * Jobs younger than 120 fastest intervals (10 minutes by default) are "short": the PR link should follow
+ * within seconds. A poll finds a job that ended uniformly within the interval, so the p95 delay is about
+ * 0.95 × the interval (+10% jitter): 2.2 × the fastest interval (11 s by default) keeps it under 12 s.
+ * Both follow the configured timing, so a scaled-down timing (benchmarks) keeps the same shape.
+ */
+const SHORT_JOB_INTERVALS_OF_AGE = 120;
+const SHORT_JOB_MAX_INTERVALS = 2.2;
 /** For longer jobs the interval is this share of the job's age: the delay stays a small fraction of it. */
-const LONG_JOB_FACTOR = 0.09;
+const LONG_JOB_FACTOR = 0.1;
 
 /**
  * Delay before the next poll of a job that has been active for `ageMs`.
  * - First 4 intervals: the fastest rate, so 20-second jobs are seen at once.
- * - Up to 5 minutes: a quarter of the age, at most 3× the fastest (15 s by default): median delay stays
- *   under 10 s while calls drop well below fixed polling.
- * - After that: 9% of the age, up to the cap: a 30-minute job costs ~40 calls instead of 360.
+ * - Up to 10 minutes: half the age, at most 11 s (2.2 fastest intervals): p95 delay < 12 s.
+ * - After that: 10% of the age, up to the cap: a 30-minute job costs ~75 calls instead of 360.
  * `random` adds ±10% jitter so jobs started together do not poll together.
  */
 export function nextPollDelay(ageMs: number, timing: PollTiming, random: () => number = Math.random): number {
   const { minMs, maxMs } = timing;
+  const shortMax = SHORT_JOB_MAX_INTERVALS * minMs;
   let delay: number;
   if (ageMs < 4 * minMs) delay = minMs;
-  else if (ageMs < SHORT_JOB_MS) delay = clamp(ageMs / 4, minMs, 3 * minMs);
-  else delay = clamp(ageMs * LONG_JOB_FACTOR, 3 * minMs, maxMs);
+  else if (ageMs < SHORT_JOB_INTERVALS_OF_AGE * minMs) delay = clamp(ageMs / 2, minMs, shortMax);
+  else delay = clamp(ageMs * LONG_JOB_FACTOR, shortMax, maxMs);
   const jittered = delay * (0.9 + 0.2 * random());
   return Math.round(clamp(jittered, minMs, maxMs));
 }

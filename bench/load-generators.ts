@@ -1,0 +1,157 @@
+import { Pool } from 'undici';
+import { signedHeaders, slashCommandBody } from '../test/support/slack-signing.js';
+import { SIGNING_SECRET } from '../test/support/test-app.js';
+
+/** The load generators of the fakes process (bench/fakes-process.ts): closed loop and open loop. */
+
+export interface LoadCommand {
+  url: string;
+  requests: number;
+  concurrency: number;
+  commands: string[];
+  texts: string[];
+}
+
+export interface OpenLoopCommand {
+  url: string;
+  perSecond: number;
+  seconds: number;
+  mix: OpenLoopRequest[];
+}
+
+export interface LoadResult {
+  latencies: number[];
+  seconds: number;
+  failures: number;
+  /** CPU seconds the fakes-and-load process used meanwhile (user + system). */
+  cpuSeconds: number;
+}
+
+/** One kind of request in an open-loop mix; `{i}` in `text` becomes the request's sequence number. */
+export interface OpenLoopRequest {
+  label: string;
+  command: string;
+  text: string;
+  channelId?: string;
+}
+
+export interface OpenLoopResult {
+  /** Milliseconds from each request's scheduled send time to its complete response, by label. */
+  latencies: Record<string, number[]>;
+  failures: Record<string, number>;
+  /** How far behind schedule the generator itself fell at worst (ms): a check on the method. */
+  maxLagMs: number;
+  seconds: number;
+}
+
+/**
+ * Signed slash commands from `concurrency` workers, round-robin over commands and texts, each signed just
+ * before it is sent (as Slack does), on `concurrency` keep-alive connections. undici's `Pool.request` rather
+ * than `fetch`: fetch costs several times more CPU per request, enough to make the load generator, not the
+ * app, the limit of a bare Bolt app's throughput.
+ */
+export async function load(c: LoadCommand, slackUrl: string): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let next = 0;
+  const target = new URL(c.url);
+  const pool = new Pool(target.origin, { connections: c.concurrency, pipelining: 1 });
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: c.concurrency }, async () => {
+      while (next < c.requests) {
+        const i = next++;
+        const body = slashCommandBody({
+          command: c.commands[i % c.commands.length]!,
+          text: c.texts[i % c.texts.length]!,
+          response_url: `${slackUrl}/response/r${i}`,
+        });
+        const sent = performance.now();
+        try {
+          const response = await pool.request({
+            method: 'POST',
+            path: target.pathname,
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              ...signedHeaders(SIGNING_SECRET, body),
+            },
+            body,
+          });
+          await response.body.text();
+          if (response.statusCode !== 200) failures += 1;
+          latencies.push(performance.now() - sent);
+        } catch {
+          failures += 1;
+        }
+      }
+    }),
+  );
+  await pool.close();
+  const used = process.cpuUsage(cpu);
+  return {
+    latencies,
+    seconds: (performance.now() - started) / 1000,
+    failures,
+    cpuSeconds: (used.user + used.system) / 1e6,
+  };
+}
+
+/**
+ * Open loop: requests leave at a fixed rate whatever the app's answers do (as Slack's traffic does), round-
+ * robin over `mix`, each signed as it leaves, on up to 128 keep-alive connections. Latency counts from the
+ * scheduled send time, so a stalled app cannot hide its stall by slowing the generator down.
+ */
+export async function openLoop(c: OpenLoopCommand, slackUrl: string): Promise<OpenLoopResult> {
+  const target = new URL(c.url);
+  const pool = new Pool(target.origin, { connections: 128, pipelining: 1 });
+  const latencies: Record<string, number[]> = {};
+  const failures: Record<string, number> = {};
+  for (const m of c.mix) {
+    latencies[m.label] = [];
+    failures[m.label] = 0;
+  }
+  const total = Math.round(c.perSecond * c.seconds);
+  const intervalMs = 1000 / c.perSecond;
+  const started = performance.now();
+  let maxLagMs = 0;
+  const inFlight: Promise<void>[] = [];
+  const send = async (i: number, scheduled: number) => {
+    const m = c.mix[i % c.mix.length]!;
+    const body = slashCommandBody({
+      command: m.command,
+      text: m.text.replaceAll('{i}', String(i)),
+      response_url: `${slackUrl}/response/o${i}`,
+      ...(m.channelId ? { channel_id: m.channelId } : {}),
+    });
+    try {
+      const response = await pool.request({
+        method: 'POST',
+        path: target.pathname,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...signedHeaders(SIGNING_SECRET, body),
+        },
+        body,
+      });
+      await response.body.text();
+      if (response.statusCode !== 200) failures[m.label]! += 1;
+      else latencies[m.label]!.push(performance.now() - scheduled);
+    } catch {
+      failures[m.label]! += 1;
+    }
+  };
+  for (let i = 0; i < total; ) {
+    const now = performance.now();
+    while (i < total && started + i * intervalMs <= now) {
+      const scheduled = started + i * intervalMs;
+      maxLagMs = Math.max(maxLagMs, now - scheduled);
+      inFlight.push(send(i, scheduled));
+      i += 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(inFlight);
+  await pool.close();
+  return { latencies, failures, maxLagMs, seconds: (performance.now() - started) / 1000 };
+}

@@ -185,7 +185,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         notifier.closeCards();
         // 4. Only now Slack's client, then the state store and the docs API pool.
         await within(slack.close(), 500, 'closing the Slack client', logger);
-        await within(adapters.close(), 500, 'closing Redis', logger);
+        await within(adapters.close(), 500, 'closing the state connections', logger);
         await within(docsApi.close(), 500, 'closing the docs API pool', logger);
         await within(metricsServer?.close() ?? Promise.resolve(), 200, 'closing the metrics port', logger);
         logger.info(

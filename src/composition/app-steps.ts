@@ -1,23 +1,6 @@
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-
-/** `ok` when Redis answers a PING within a second, else `unreachable`. */
-export async function pingState(client: { ping(): Promise<unknown> }): Promise<'ok' | 'unreachable'> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      client.ping(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timeout')), 1_000);
-      }),
-    ]);
-    return 'ok';
-  } catch {
-    return 'unreachable';
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import type { StateBackend } from '../state/adapters.js';
 
 /** Waits for a shutdown step at most `ms`; a step that fails or overruns is logged and left behind. */
 export async function within(
@@ -43,7 +26,7 @@ export async function within(
   if (outcome === 'timeout') logger.warn({ ms }, `shutdown: ${what} took too long; moving on`);
 }
 
-export function stateNote(backend: 'redis' | 'in-memory'): string {
+export function stateNote(backend: StateBackend): string {
   return backend === 'redis'
     ? 'state is in Redis (REDIS_URL): jobs, threads and polls survive restarts and are shared by replicas'
     : 'state is in memory (set REDIS_URL to keep it across restarts)';

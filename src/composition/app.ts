@@ -9,28 +9,15 @@ import { DocsApiClient } from '../platform/docs-client.js';
 import { AccessPolicy } from '../shared/access-policy.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { type Config, secretsOf } from '../shared/config.js';
-import { InMemoryHourlyQuota } from '../shared/hourly-quota.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { SlackJobNotifier } from '../slack/job-notifier.js';
 import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
-import { createMemoryJobStore } from '../state/keyv-job-store.js';
-import { createMemoryViewsCache, createRedisViewsCache } from '../state/keyv-page-views-cache.js';
-import { createMemoryScheduleStore, createRedisScheduleStore } from '../state/keyv-schedule-store.js';
-import { MemoryPollQueue } from '../state/memory/memory-poll-queue.js';
-import {
-  InProcessWeeklyScheduler,
-  type SchedulerTimers,
-  systemTimers,
-} from '../state/memory/weekly-cron-scheduler.js';
-import { BullmqPollQueue } from '../state/redis/bullmq-poll-queue.js';
-import { BullmqWeeklyScheduler } from '../state/redis/bullmq-weekly-scheduler.js';
-import { waitForRedis } from '../state/redis/redis-client.js';
-import { RedisHourlyQuota } from '../state/redis/redis-hourly-quota.js';
-import { createRedisState } from '../state/redis/redis-job-store.js';
-import { pingState, stateNote, within } from './app-steps.js';
+import { createAdapters, type SchedulerTimers } from '../state/adapters.js';
+import { stateNote, within } from './app-steps.js';
+import { healthRoutes } from './health.js';
 
 export interface DocsAgentOptions {
   logger?: Logger;
@@ -68,58 +55,23 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'docs-api' }),
     metrics,
   });
-  // REDIS_URL: state, polls and the agent-job budget live in Redis, shared by replicas and kept across restarts.
-  const redis = config.redisUrl ? createRedisState(config.redisUrl, logger) : undefined;
-  const stateBackend = redis ? 'redis' : 'in-memory';
-  const store = redis?.store ?? options.jobStore ?? createMemoryJobStore(logger, () => clock.now());
-  const queue = redis
-    ? new BullmqPollQueue({
-        client: redis.queueClient,
-        logger,
-        concurrency: config.docs.maxConcurrency,
-        maxPerSecond: config.docs.maxPollsPerSecond,
-        namespace: redis.namespace,
-      })
-    : new MemoryPollQueue({
-        logger,
-        concurrency: config.docs.maxConcurrency,
-        minGapMs: config.docs.maxPollsPerSecond > 0 ? Math.ceil(1000 / config.docs.maxPollsPerSecond) : 0,
-      });
-  const quota = redis
-    ? new RedisHourlyQuota({
-        client: redis.client,
-        key: `${redis.namespace}:quota:agent-jobs:${config.docs.projectId}`,
-        limit: config.docs.jobsPerHour,
-        now: () => clock.now(),
-      })
-    : new InMemoryHourlyQuota(config.docs.jobsPerHour, () => clock.now());
+  // Memory, or Redis with REDIS_URL (shared by replicas, kept across restarts): the one place that chooses.
+  const adapters = createAdapters(config, {
+    logger,
+    clock,
+    ...(options.jobStore ? { jobStore: options.jobStore } : {}),
+    ...(options.schedulerTimers ? { schedulerTimers: options.schedulerTimers } : {}),
+  });
+  const { jobStore: store, pollQueue: queue, agentJobQuota: quota, analyticsBudget } = adapters;
 
   const slack = createSlackApp(
     config,
     logger,
-    [
-      {
-        path: '/healthz',
-        handle: () =>
-          stopping ? { status: 503, body: { status: 'stopping' } } : { status: 200, body: { status: 'ok' } },
-      },
-      {
-        // Readiness: send traffic here only while Redis answers, Slack is connected and no shutdown began.
-        path: '/readyz',
-        handle: async () => {
-          const state = redis ? await pingState(redis.client) : 'in-memory';
-          const slackState = slack.connected() ? 'ok' : 'disconnected';
-          const ready = !stopping && state !== 'unreachable' && slackState === 'ok';
-          return {
-            status: ready ? 200 : 503,
-            body: {
-              status: ready ? 'ready' : stopping ? 'stopping' : 'not_ready',
-              checks: { state, slack: slackState, shuttingDown: stopping },
-            },
-          };
-        },
-      },
-    ],
+    healthRoutes({
+      stopping: () => stopping,
+      state: () => adapters.state(),
+      slackConnected: () => slack.connected(),
+    }),
     { metrics },
   );
   const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger, {
@@ -138,24 +90,13 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     metrics,
   });
   const access = new AccessPolicy(config.access);
-  const analyticsBudget = redis
-    ? new RedisHourlyQuota({
-        client: redis.client,
-        key: `${redis.namespace}:quota:analytics:${config.docs.projectId}`,
-        limit: config.analytics.hourlyBudget,
-        now: () => clock.now(),
-      })
-    : new InMemoryHourlyQuota(config.analytics.hourlyBudget, () => clock.now());
   metrics.setSources({
     watchedJobs: () => store.listWatched(),
     quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
   });
   const analytics = new AnalyticsService({
     api: docsApi,
-    // With REDIS_URL the range cache and the organisation's analytics budget are shared by every replica.
-    cache: redis
-      ? createRedisViewsCache(redis.client, redis.namespace, logger, () => clock.now())
-      : createMemoryViewsCache(logger, () => clock.now()),
+    cache: adapters.pageViewsCache,
     budget: analyticsBudget,
     publisher: new SlackReportPublisher(slack.gateway, config.docs.siteUrl),
     clock,
@@ -166,17 +107,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   });
   const weekly = new WeeklyReports({
     analytics,
-    // With REDIS_URL schedules and claims live in Redis and BullMQ job schedulers fire each occurrence once.
-    store: redis
-      ? createRedisScheduleStore(redis.client, redis.namespace, logger)
-      : createMemoryScheduleStore(logger, () => clock.now()),
-    scheduler: redis
-      ? new BullmqWeeklyScheduler({ client: redis.queueClient, logger, namespace: redis.namespace })
-      : new InProcessWeeklyScheduler(
-          logger,
-          options.schedulerTimers ??
-            (options.clock ? { ...systemTimers, now: () => clock.now() } : systemTimers),
-        ),
+    store: adapters.scheduleStore,
+    scheduler: adapters.weeklyScheduler,
     clock,
     logger: logger.child({ component: 'weekly-reports' }),
     envDefault: config.analytics.weeklyReport,
@@ -214,23 +146,20 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
       const port = await slack.start();
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);
-      if (redis && config.redisUrl) {
-        if (!(await waitForRedis(config.redisUrl, logger, startAbort.signal))) return port;
-        await redis.connect();
-      }
+      if (!(await adapters.waitUntilReady(startAbort.signal))) return port;
       const resumed = await jobs.startWatching();
       await weekly.start();
       logger.info(
         {
           mode: slack.mode,
           port,
-          state: stateBackend,
+          state: adapters.backend,
           resumedJobs: resumed,
           project: config.docs.projectId,
         },
         slack.mode === 'http'
-          ? `docs-agent is listening for Slack on port ${port} (POST /slack/events); ${stateNote(stateBackend)}`
-          : `docs-agent is connected in Socket Mode (health on port ${port}); ${stateNote(stateBackend)}`,
+          ? `docs-agent is listening for Slack on port ${port} (POST /slack/events); ${stateNote(adapters.backend)}`
+          : `docs-agent is connected in Socket Mode (health on port ${port}); ${stateNote(adapters.backend)}`,
       );
       return port;
     },
@@ -256,7 +185,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         notifier.closeCards();
         // 4. Only now Slack's client, then the state store and the docs API pool.
         await within(slack.close(), 500, 'closing the Slack client', logger);
-        await within(redis?.close() ?? Promise.resolve(), 500, 'closing Redis', logger);
+        await within(adapters.close(), 500, 'closing the state connections', logger);
         await within(docsApi.close(), 500, 'closing the docs API pool', logger);
         await within(metricsServer?.close() ?? Promise.resolve(), 200, 'closing the metrics port', logger);
         logger.info(

@@ -67,4 +67,14 @@ describe('architecture', () => {
       .map((file) => relative(SRC, file));
     expect(offenders).toEqual([]);
   });
+
+  it('src/composition reaches state only through the one adapter factory (no memory-vs-Redis wiring)', () => {
+    const offenders = files
+      .filter((file) => inFolder(file, 'composition'))
+      .filter((file) =>
+        importsOf(file).some((spec) => /(^|\/)state\//.test(spec) && !spec.endsWith('/state/adapters.js')),
+      )
+      .map((file) => relative(SRC, file));
+    expect(offenders).toEqual([]);
+  });
 });

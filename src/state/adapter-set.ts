@@ -1,0 +1,46 @@
+import type { ScheduleStore, ViewsCache, WeeklyReportScheduler } from '../insights/ports.js';
+import type { JobStore, PollQueue } from '../jobs/ports.js';
+import type { Clock } from '../shared/clock.js';
+import type { HourlyQuota } from '../shared/hourly-quota.js';
+import type { Logger } from '../shared/logger.js';
+import type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
+
+/** Where state lives, as /readyz and the start-up line say it. */
+export type StateBackend = 'in-memory' | 'redis';
+
+/**
+ * Every state adapter the capabilities need, for one backend: the composition root wires from this set and
+ * never asks which backend it got. Built by `createAdapters` (memory, or Redis with REDIS_URL).
+ */
+export interface AdapterSet {
+  backend: StateBackend;
+  jobStore: JobStore;
+  pollQueue: PollQueue;
+  /** The organisation's agent-job budget (DOCS_JOBS_PER_HOUR). */
+  agentJobQuota: HourlyQuota;
+  /** The analytics requests budget (ANALYTICS_HOURLY_BUDGET), shared by every analytics source. */
+  analyticsBudget: HourlyQuota;
+  pageViewsCache: ViewsCache;
+  scheduleStore: ScheduleStore;
+  weeklyScheduler: WeeklyReportScheduler;
+  /** Readiness of the state backend: memory is always there; Redis must answer a PING within a second. */
+  state(): Promise<'in-memory' | 'ok' | 'unreachable'>;
+  /**
+   * Start-up: resolves true once state can be used (Redis answers and the connections are open, retried
+   * with a growing wait), false when `signal` aborts first (shutdown during start-up).
+   */
+  waitUntilReady(signal: AbortSignal): Promise<boolean>;
+  /** Closes the state connections (the poll queue and the scheduler are stopped by their owners first). */
+  close(): Promise<void>;
+}
+
+export interface AdapterOptions {
+  logger: Logger;
+  clock: Clock;
+  /** A prepared in-memory job store (benchmarks seed thousands of watched jobs); ignored with REDIS_URL. */
+  jobStore?: JobStore;
+  /** Time for the in-process weekly scheduler (tests pass a manual one); ignored with REDIS_URL. */
+  schedulerTimers?: SchedulerTimers;
+  /** Key prefix in Redis (tests isolate runs); defaults to `docs-agent`. */
+  namespace?: string;
+}

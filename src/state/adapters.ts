@@ -1,0 +1,13 @@
+import type { Config } from '../shared/config.js';
+import type { AdapterOptions, AdapterSet } from './adapter-set.js';
+import { memoryAdapters } from './memory-adapters.js';
+import { redisAdapters } from './redis-adapters.js';
+
+export type { AdapterOptions, AdapterSet, StateBackend } from './adapter-set.js';
+export type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
+
+/** The one place that chooses the state backend: Redis when REDIS_URL is set, else this process's memory. */
+export function createAdapters(config: Config, options: AdapterOptions): AdapterSet {
+  const { redisUrl } = config;
+  return redisUrl ? redisAdapters({ ...config, redisUrl }, options) : memoryAdapters(config, options);
+}

@@ -1,0 +1,41 @@
+import { type Clock, systemClock } from '../shared/clock.js';
+import type { Config } from '../shared/config.js';
+import { InMemoryHourlyQuota } from '../shared/hourly-quota.js';
+import type { AdapterOptions, AdapterSet } from './adapter-set.js';
+import { createMemoryJobStore } from './keyv-job-store.js';
+import { createMemoryViewsCache } from './keyv-page-views-cache.js';
+import { createMemoryScheduleStore } from './keyv-schedule-store.js';
+import { MemoryPollQueue } from './memory/memory-poll-queue.js';
+import {
+  InProcessWeeklyScheduler,
+  type SchedulerTimers,
+  systemTimers,
+} from './memory/weekly-cron-scheduler.js';
+
+/** State in this process only: lost on restart, not shared by replicas. Nothing to connect or close. */
+export function memoryAdapters(config: Config, options: AdapterOptions): AdapterSet {
+  const { logger, clock } = options;
+  const now = () => clock.now();
+  return {
+    backend: 'in-memory',
+    jobStore: options.jobStore ?? createMemoryJobStore(logger, now),
+    pollQueue: new MemoryPollQueue({
+      logger,
+      concurrency: config.docs.maxConcurrency,
+      minGapMs: config.docs.maxPollsPerSecond > 0 ? Math.ceil(1000 / config.docs.maxPollsPerSecond) : 0,
+    }),
+    agentJobQuota: new InMemoryHourlyQuota(config.docs.jobsPerHour, now),
+    analyticsBudget: new InMemoryHourlyQuota(config.analytics.hourlyBudget, now),
+    pageViewsCache: createMemoryViewsCache(logger, now),
+    scheduleStore: createMemoryScheduleStore(logger, now),
+    weeklyScheduler: new InProcessWeeklyScheduler(logger, options.schedulerTimers ?? timersOn(clock)),
+    state: async () => 'in-memory',
+    waitUntilReady: async () => true,
+    close: async () => undefined,
+  };
+}
+
+/** Real timers; a given clock (tests) also decides the scheduler's "now". */
+function timersOn(clock: Clock): SchedulerTimers {
+  return clock === systemClock ? systemTimers : { ...systemTimers, now: () => clock.now() };
+}

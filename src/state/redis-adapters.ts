@@ -1,0 +1,65 @@
+import type { Config } from '../shared/config.js';
+import type { AdapterOptions, AdapterSet } from './adapter-set.js';
+import { createRedisViewsCache } from './keyv-page-views-cache.js';
+import { createRedisScheduleStore } from './keyv-schedule-store.js';
+import { BullmqPollQueue } from './redis/bullmq-poll-queue.js';
+import { BullmqWeeklyScheduler } from './redis/bullmq-weekly-scheduler.js';
+import { waitForRedis } from './redis/redis-client.js';
+import { RedisHourlyQuota } from './redis/redis-hourly-quota.js';
+import { createRedisState } from './redis/redis-job-store.js';
+
+/**
+ * REDIS_URL: job state, polls, both budgets, the page-views cache and weekly schedules live in Redis, shared
+ * by every replica and kept across restarts; BullMQ runs polls and fires each weekly occurrence once.
+ * Nothing is sent to Redis before `waitUntilReady`.
+ */
+export function redisAdapters(config: Config & { redisUrl: string }, options: AdapterOptions): AdapterSet {
+  const { logger, clock } = options;
+  const redisUrl = config.redisUrl;
+  const now = () => clock.now();
+  const redis = createRedisState(redisUrl, logger, { namespace: options.namespace });
+  const { client, queueClient, namespace } = redis;
+  const quota = (name: string, limit: number) =>
+    new RedisHourlyQuota({ client, key: `${namespace}:quota:${name}:${config.docs.projectId}`, limit, now });
+  return {
+    backend: 'redis',
+    jobStore: redis.store,
+    pollQueue: new BullmqPollQueue({
+      client: queueClient,
+      logger,
+      concurrency: config.docs.maxConcurrency,
+      maxPerSecond: config.docs.maxPollsPerSecond,
+      namespace,
+    }),
+    agentJobQuota: quota('agent-jobs', config.docs.jobsPerHour),
+    analyticsBudget: quota('analytics', config.analytics.hourlyBudget),
+    pageViewsCache: createRedisViewsCache(client, namespace, logger, now),
+    scheduleStore: createRedisScheduleStore(client, namespace, logger),
+    weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace }),
+    state: () => pingState(client),
+    async waitUntilReady(signal) {
+      if (!(await waitForRedis(redisUrl, logger, signal))) return false;
+      await redis.connect();
+      return true;
+    },
+    close: () => redis.close(),
+  };
+}
+
+/** `ok` when Redis answers a PING within a second, else `unreachable`. */
+export async function pingState(client: { ping(): Promise<unknown> }): Promise<'ok' | 'unreachable'> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.ping(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), 1_000);
+      }),
+    ]);
+    return 'ok';
+  } catch {
+    return 'unreachable';
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -18,7 +18,7 @@ export interface SlackDeps {
   access: Pick<AccessPolicy, 'check' | 'isAdmin'>;
   logger: Logger;
   /** `/docs-views`: page-view reports and weekly posts. */
-  views: {
+  pageViews: {
     analytics: Pick<
       AnalyticsService,
       'now' | 'requestFor' | 'report' | 'cachedReport' | 'publish' | 'uploadCsv'

@@ -27,7 +27,7 @@ function setup(deps: Partial<DocsViewsPostDeps> = {}) {
   const { ack, respond, calls } = answers();
   const callback = docsViewsPostAction({
     access: access(),
-    views: fakes.views,
+    pageViews: fakes.pageViews,
     logger,
     limits: { analyticsPerHour: 1000 },
     ...deps,

@@ -16,7 +16,7 @@ function setup(options: { admins?: string[]; schedules?: ReturnType<typeof sched
   const { logger, lines } = recordingLogger();
   const deps: DocsViewsCommandDeps = {
     access: access({ adminUserIds: options.admins ?? [] }),
-    views: fakes.views,
+    pageViews: fakes.pageViews,
     logger,
     limits: { analyticsPerHour: 1000 },
   };
@@ -165,7 +165,7 @@ describe('docsViewsCommand', () => {
     const t = setup();
     const deps: DocsViewsCommandDeps = {
       access: access({ channelIds: ['C0OTHER'] }),
-      views: t.views,
+      pageViews: t.pageViews,
       logger: recordingLogger().logger,
     };
     await docsViewsCommand(deps)({

@@ -65,6 +65,6 @@ export function pageViewsFakes(schedules: Array<WeeklySchedule & { nextRun: numb
       channelId === undefined ? schedules : schedules.filter((s) => s.channelId === channelId),
     ),
   };
-  const views: SlackDeps['views'] = { analytics, weekly, siteUrl: 'https://docs.acme.test' };
-  return { analytics, weekly, views };
+  const pageViews: SlackDeps['pageViews'] = { analytics, weekly, siteUrl: 'https://docs.acme.test' };
+  return { analytics, weekly, pageViews };
 }

@@ -8,7 +8,7 @@ import type { ButtonArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 
-export type DocsViewsPostDeps = Pick<SlackDeps, 'access' | 'views' | 'logger' | 'limits'>;
+export type DocsViewsPostDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits'>;
 
 export function registerDocsViewsPostAction(app: App, deps: DocsViewsPostDeps): void {
   app.action<BlockButtonAction>(POST_REPORT_ACTION, docsViewsPostAction(deps));
@@ -18,7 +18,7 @@ export function registerDocsViewsPostAction(app: App, deps: DocsViewsPostDeps): 
 export function docsViewsPostAction(deps: DocsViewsPostDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
-    const { analytics } = deps.views;
+    const { analytics } = deps.pageViews;
     const reply = (text: string, replaceOriginal: boolean) =>
       respondSafely(respond, { text }, deps.logger, { replaceOriginal });
     const channelId = body.channel?.id;

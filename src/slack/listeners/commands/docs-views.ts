@@ -17,7 +17,7 @@ import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 
-export type DocsViewsCommandDeps = Pick<SlackDeps, 'access' | 'views' | 'logger' | 'limits'>;
+export type DocsViewsCommandDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits'>;
 
 export function registerDocsViewsCommand(app: App, deps: DocsViewsCommandDeps): void {
   app.command('/docs-views', docsViewsCommand(deps));
@@ -29,7 +29,7 @@ export function registerDocsViewsCommand(app: App, deps: DocsViewsCommandDeps): 
  */
 export function docsViewsCommand(deps: DocsViewsCommandDeps) {
   return async ({ command, ack, respond }: CommandArgs): Promise<void> => {
-    const { analytics, weekly, siteUrl } = deps.views;
+    const { analytics, weekly, siteUrl } = deps.pageViews;
     const access = deps.access.check(command.user_id, command.channel_id);
     if (!access.ok) {
       await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
@@ -120,8 +120,8 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
  * workspace-wide list is for ADMIN_USER_IDS.
  */
 async function listSchedules(deps: DocsViewsCommandDeps, userId: string, channelId: string): Promise<string> {
-  if (deps.access.isAdmin(userId)) return schedulesList(await deps.views.weekly.list(), channelId);
-  const here = await deps.views.weekly.list(channelId);
+  if (deps.access.isAdmin(userId)) return schedulesList(await deps.pageViews.weekly.list(), channelId);
+  const here = await deps.pageViews.weekly.list(channelId);
   if (here.length === 0) {
     return 'This channel has no weekly page-view post. Add one with `/docs-views schedule monday 09:00 Europe/Berlin`.';
   }

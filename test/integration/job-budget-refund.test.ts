@@ -41,7 +41,7 @@ describe('job budget refund', () => {
     // would refuse the second as "hourly limit" had the first, never sent, kept its unit.
     expect(first).not.toContain('hourly limit');
     expect(second).not.toContain('hourly limit');
-    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const metrics = await (await fetch(`${app.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/quota_remaining\{[^}]*budget="agent_jobs"[^}]*\} 1\b/);
   }, 60_000);
 });

@@ -135,7 +135,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     conversations,
     access,
     logger,
-    views: { analytics, weekly, siteUrl: config.docs.siteUrl },
+    pageViews: { analytics, weekly, siteUrl: config.docs.siteUrl },
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
   });
 

@@ -6,14 +6,26 @@ import type { AccessPolicy } from '../../shared/access-policy.js';
 import type { Logger } from '../../shared/logger.js';
 import type { HourlyLimits } from '../messages/failures.js';
 
-/** What listeners may use: services, never adapters. */
+/**
+ * What listeners may use: the capabilities' use cases, narrowed to the calls listeners make, never
+ * adapters. Narrow on purpose: a listener's unit test fakes exactly these.
+ */
 export interface SlackDeps {
-  jobs: JobService;
-  conversations: ConversationService;
-  access: AccessPolicy;
+  /** Agent jobs: `/docs-agent` starts one, looks one up, lists a channel's. */
+  jobs: Pick<JobService, 'start' | 'status' | 'listWatched'>;
+  /** Mentions, DMs and thread replies: routed to a new job, a follow-up, or nothing. */
+  conversations: Pick<ConversationService, 'handle'>;
+  access: Pick<AccessPolicy, 'check' | 'isAdmin'>;
   logger: Logger;
   /** `/docs-views`: page-view reports and weekly posts. */
-  views: { analytics: AnalyticsService; weekly: WeeklyReports; siteUrl: string | undefined };
+  pageViews: {
+    analytics: Pick<
+      AnalyticsService,
+      'now' | 'requestFor' | 'report' | 'cachedReport' | 'publish' | 'uploadCsv'
+    >;
+    weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
+    siteUrl: string | undefined;
+  };
   /** The configured hourly budgets, named in the texts that refuse for them. */
   limits?: HourlyLimits;
   /**

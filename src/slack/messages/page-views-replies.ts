@@ -62,9 +62,17 @@ const REFUSED_AS_MESSAGE = new Set([
   'too_many_blocks',
 ]);
 
+/** Why "Post to channel" did not post: about the report, never "the job" (the job texts' wording). */
 export function describePostFailure(code: string | undefined): string {
   if (code && REFUSED_AS_MESSAGE.has(code))
     return `Slack refused the report as too long or malformed (\`${escapeMrkdwn(code)}\`), so it was not posted; posting it again will not help. Ask for fewer pages (\`top 10\`) or add \`csv\` to get every page as a file.`;
+  switch (code) {
+    case 'not_in_channel':
+    case 'channel_not_found':
+      return "I'm not a member of this conversation, so I can't post the report here. Invite me with `/invite @docs-agent` and try again.";
+    case 'shutting_down':
+      return 'I was restarting before I could post the report, so it was not posted. Try again in a minute.';
+  }
   return describeSlackDeliveryFailure(code).replace('the job was not started', 'the report was not posted');
 }
 

@@ -4,14 +4,21 @@ import { describeError, errorCode } from '../../../shared/errors.js';
 import { describePostFailure, describeViewsFailure } from '../../messages/page-views-replies.js';
 import { POST_REPORT_ACTION } from '../../messages/page-views-report.js';
 import { SlackDeliveryError } from '../../slack-gateway.js';
+import type { ButtonArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 
+export type DocsViewsPostDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits'>;
+
+export function registerDocsViewsPostAction(app: App, deps: DocsViewsPostDeps): void {
+  app.action<BlockButtonAction>(POST_REPORT_ACTION, docsViewsPostAction(deps));
+}
+
 /** "Post to channel" on an ephemeral report: re-renders it from the cached range and posts it. */
-export function registerDocsViewsPostAction(app: App, deps: SlackDeps): void {
-  app.action<BlockButtonAction>(POST_REPORT_ACTION, async ({ ack, body, action, respond }) => {
+export function docsViewsPostAction(deps: DocsViewsPostDeps) {
+  return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
-    const { analytics } = deps.views;
+    const { analytics } = deps.pageViews;
     const reply = (text: string, replaceOriginal: boolean) =>
       respondSafely(respond, { text }, deps.logger, { replaceOriginal });
     const channelId = body.channel?.id;
@@ -37,5 +44,5 @@ export function registerDocsViewsPostAction(app: App, deps: SlackDeps): void {
         false,
       );
     }
-  });
+  };
 }

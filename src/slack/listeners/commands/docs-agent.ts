@@ -10,15 +10,22 @@ import { describeSlackDeliveryFailure } from '../../messages/failures.js';
 import { docsAgentHelpView } from '../../messages/help.js';
 import { jobListView, jobStatusErrorView, jobStatusView } from '../../messages/job-list.js';
 import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
+import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
+
+export type DocsAgentCommandDeps = Pick<SlackDeps, 'access' | 'jobs' | 'logger' | 'limits' | 'afterAck'>;
+
+export function registerDocsAgentCommand(app: App, deps: DocsAgentCommandDeps): void {
+  app.command('/docs-agent', docsAgentCommand(deps));
+}
 
 /**
  * `/docs-agent <instruction>`: acknowledged at once; the card, the job and its polling follow.
  * `/docs-agent list` and `/docs-agent status <job id>` answer ephemerally.
  */
-export function registerDocsAgentCommand(app: App, deps: SlackDeps): void {
-  app.command('/docs-agent', async ({ command, ack, respond }) => {
+export function docsAgentCommand(deps: DocsAgentCommandDeps) {
+  return async ({ command, ack, respond }: CommandArgs): Promise<void> => {
     const access = deps.access.check(command.user_id, command.channel_id);
     if (!access.ok) {
       await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
@@ -89,5 +96,5 @@ export function registerDocsAgentCommand(app: App, deps: SlackDeps): void {
         );
       }
     });
-  });
+  };
 }

@@ -13,27 +13,23 @@ import {
   unscheduleReply,
 } from '../../messages/page-views-replies.js';
 import { viewsReportView } from '../../messages/page-views-report.js';
-import type { SlackMessage } from '../../messages/types.js';
+import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
+
+export type DocsViewsCommandDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits'>;
+
+export function registerDocsViewsCommand(app: App, deps: DocsViewsCommandDeps): void {
+  app.command('/docs-views', docsViewsCommand(deps));
+}
 
 /**
  * `/docs-views`: page-view reports (ephemeral, with a "Post to channel" button; `csv` uploads every page)
  * and weekly schedules. Unreadable text is answered at once, naming the token, with no API call.
  */
-export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
-  // A report served again from the cache is the same object: render it once.
-  const rendered = new WeakMap<ViewsReport, SlackMessage>();
-  const renderCached = (report: ViewsReport) => {
-    let view = rendered.get(report);
-    if (!view) {
-      view = viewsReportView(report, { siteUrl: deps.views.siteUrl, interactive: true });
-      rendered.set(report, view);
-    }
-    return view;
-  };
-  app.command('/docs-views', async ({ command, ack, respond }) => {
-    const { analytics, weekly, siteUrl } = deps.views;
+export function docsViewsCommand(deps: DocsViewsCommandDeps) {
+  return async ({ command, ack, respond }: CommandArgs): Promise<void> => {
+    const { analytics, weekly, siteUrl } = deps.pageViews;
     const access = deps.access.check(command.user_id, command.channel_id);
     if (!access.ok) {
       await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
@@ -88,7 +84,10 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
         // one request to Slack instead of two. Anything that needs the API is answered via response_url.
         const cached = await analytics.cachedReport(request).catch(() => undefined);
         if (cached) {
-          await ack({ response_type: 'ephemeral', ...renderCached(cached) });
+          await ack({
+            response_type: 'ephemeral',
+            ...viewsReportView(cached, { siteUrl, interactive: true }),
+          });
         } else {
           await ack();
           let report: ViewsReport;
@@ -113,16 +112,16 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
         return;
       }
     }
-  });
+  };
 }
 
 /**
  * Schedules name private channels and their creators: members see the current channel's only; the
  * workspace-wide list is for ADMIN_USER_IDS.
  */
-async function listSchedules(deps: SlackDeps, userId: string, channelId: string): Promise<string> {
-  if (deps.access.isAdmin(userId)) return schedulesList(await deps.views.weekly.list(), channelId);
-  const here = await deps.views.weekly.list(channelId);
+async function listSchedules(deps: DocsViewsCommandDeps, userId: string, channelId: string): Promise<string> {
+  if (deps.access.isAdmin(userId)) return schedulesList(await deps.pageViews.weekly.list(), channelId);
+  const here = await deps.pageViews.weekly.list(channelId);
   if (here.length === 0) {
     return 'This channel has no weekly page-view post. Add one with `/docs-views schedule monday 09:00 Europe/Berlin`.';
   }

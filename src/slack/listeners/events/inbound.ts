@@ -49,7 +49,10 @@ export function toInbound(
 }
 
 /** Runs after Bolt acknowledged the event; failures are logged (a Slack retry is not coming). */
-export async function handleInbound(deps: SlackDeps, message: InboundMessage | undefined): Promise<void> {
+export async function handleInbound(
+  deps: Pick<SlackDeps, 'conversations' | 'logger'>,
+  message: InboundMessage | undefined,
+): Promise<void> {
   if (!message) return;
   try {
     const outcome = await deps.conversations.handle(message);

@@ -1,9 +1,16 @@
 import type { App } from '@slack/bolt';
+import type { MessageEventArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { handleInbound, toInbound } from './inbound.js';
 
 /** Both event types the bot reads; one listener, because Bolt runs every listener's matchers per request. */
 const MESSAGE_EVENT_TYPES = /^(?:message|app_mention)$/;
+
+export type MessageEventDeps = Pick<SlackDeps, 'conversations' | 'logger' | 'afterAck'>;
+
+export function registerMessageEvents(app: App, deps: MessageEventDeps): void {
+  app.event(MESSAGE_EVENT_TYPES, messageEvent(deps));
+}
 
 /**
  * `message` events (message.channels, .groups, .im) and `app_mention`: replies in job threads become
@@ -11,9 +18,9 @@ const MESSAGE_EVENT_TYPES = /^(?:message|app_mention)$/;
  * twin is deduplicated by the service on the message identity. Bolt acknowledges events before this runs;
  * bots, edits and asides are filtered by the service.
  */
-export function registerMessageEvents(app: App, deps: SlackDeps): void {
-  app.event(MESSAGE_EVENT_TYPES, async ({ event, body, context }) => {
+export function messageEvent(deps: MessageEventDeps) {
+  return async ({ event, body, context }: MessageEventArgs): Promise<void> => {
     const message = toInbound(event.type === 'app_mention' ? 'app_mention' : 'message', event, body, context);
     deps.afterAck(() => handleInbound(deps, message));
-  });
+  };
 }

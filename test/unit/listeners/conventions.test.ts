@@ -1,0 +1,99 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * How the Slack edge is laid out: one file per listener exporting its callback and a `register…`, listeners
+ * that reach capabilities only (never adapters), typed Block Kit builders, and files small enough to read.
+ */
+
+const SLACK = join(import.meta.dirname, '..', '..', '..', 'src', 'slack');
+const LISTENERS = join(SLACK, 'listeners');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Listener files: one surface each. Helpers beside them (`inbound.ts`) export no `register…`. */
+const LISTENER_FILES = ['commands', 'actions', 'events'].flatMap((kind) =>
+  sourceFiles(join(LISTENERS, kind)).filter((path) =>
+    /export function register/.test(readFileSync(path, 'utf8')),
+  ),
+);
+
+describe('src/slack layout', () => {
+  it('has a listener file per surface, each exporting its callback beside its register function', async () => {
+    expect(LISTENER_FILES.map((path) => relative(LISTENERS, path)).sort()).toEqual([
+      'actions/docs-views-post.ts',
+      'actions/open-pull-request.ts',
+      'commands/docs-agent.ts',
+      'commands/docs-views.ts',
+      'events/message.ts',
+    ]);
+    for (const path of LISTENER_FILES) {
+      const module = (await import(path)) as Record<string, unknown>;
+      const functions = Object.entries(module).filter(([, value]) => typeof value === 'function');
+      const registers = functions.filter(([name]) => name.startsWith('register'));
+      expect(registers, path).toHaveLength(1);
+      expect(functions.length, `${path} exports no callback`).toBeGreaterThan(1);
+    }
+  });
+
+  it('registers every listener file from listeners/index.ts', () => {
+    const index = readFileSync(join(LISTENERS, 'index.ts'), 'utf8');
+    for (const path of LISTENER_FILES) {
+      const name = /export function (register\w+)/.exec(readFileSync(path, 'utf8'))![1]!;
+      expect(index, `${name} is not registered`).toMatch(new RegExp(`\\b${name}\\(app`));
+    }
+  });
+
+  it('keeps listeners off the adapters: they use capability use cases through deps.ts', () => {
+    for (const path of sourceFiles(LISTENERS)) {
+      const imports = [...readFileSync(path, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
+      const adapters = imports.filter((i) => /\/(state|platform|metrics|composition)\//.test(i));
+      expect(adapters, relative(SLACK, path)).toEqual([]);
+    }
+  });
+
+  it('types every Block Kit builder: no `any`, no casts through `unknown` or `never`', () => {
+    let builders = 0;
+    for (const path of sourceFiles(join(SLACK, 'messages'))) {
+      const file = relative(SLACK, path);
+      const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        if (node.kind === ts.SyntaxKind.AnyKeyword)
+          expect.fail(`${file}: \`any\` at ${node.parent.getText()}`);
+        if (ts.isAsExpression(node) && /^(unknown|never)$/.test(node.type.getText()))
+          expect.fail(`${file}: cast through ${node.type.getText()}: ${node.getText()}`);
+        if (ts.isArrayTypeNode(node) && node.elementType.kind === ts.SyntaxKind.UnknownKeyword)
+          expect.fail(`${file}: unknown[] at ${node.parent.getText()}`);
+        // An exported builder of blocks, a message or a modal says so in its return type.
+        if (
+          ts.isFunctionDeclaration(node) &&
+          node.name &&
+          /(Message|View|Modal|Actions|Quote)$/.test(node.name.text)
+        ) {
+          builders += 1;
+          expect(node.type?.getText(), `${file}: ${node.name.text}`).toMatch(
+            /^(SlackMessage|ModalView|KnownBlock|RichTextBlock|string)$/,
+          );
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(builders).toBeGreaterThanOrEqual(15);
+  });
+
+  it('keeps every source file of src/slack under 300 lines', () => {
+    for (const path of sourceFiles(SLACK)) {
+      const lines = readFileSync(path, 'utf8').split('\n').length - 1;
+      expect(lines, relative(SLACK, path)).toBeLessThan(300);
+    }
+  });
+});

@@ -80,7 +80,7 @@ describe('src/slack layout', () => {
         ) {
           builders += 1;
           expect(node.type?.getText(), `${file}: ${node.name.text}`).toMatch(
-            /^(SlackMessage|ModalView|KnownBlock|RichTextBlock|string)$/,
+            /^(SlackMessage|ModalView|HomeView|KnownBlock|RichTextBlock|string)$/,
           );
         }
         ts.forEachChild(node, visit);

@@ -151,7 +151,7 @@ export interface SubmittedView {
   callback_id?: string;
   private_metadata?: string;
   state?: {
-    values?: Record<string, Record<string, { value?: string | null; selected_options?: unknown[] }>>;
+    values?: Record<string, Record<string, { value?: string | null; selected_options?: Array<{ value?: string }> }>>;
   };
 }
 

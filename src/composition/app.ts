@@ -1,4 +1,5 @@
-import { AnalyticsService } from '../insights/page-views/page-views-service.js';
+import { AnalyticsSource } from '../insights/analytics-source.js';
+import { PageViewsReports } from '../insights/page-views/page-views-reports.js';
 import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
 import { ConversationService } from '../jobs/conversation-service.js';
 import { JobService } from '../jobs/job-service.js';
@@ -16,8 +17,8 @@ import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
+import { createMemoryAnalyticsCache, createRedisAnalyticsCache } from '../state/keyv-analytics-cache.js';
 import { createMemoryJobStore } from '../state/keyv-job-store.js';
-import { createMemoryViewsCache, createRedisViewsCache } from '../state/keyv-page-views-cache.js';
 import { createMemoryScheduleStore, createRedisScheduleStore } from '../state/keyv-schedule-store.js';
 import { MemoryPollQueue } from '../state/memory/memory-poll-queue.js';
 import {
@@ -150,19 +151,22 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     watchedJobs: () => store.listWatched(),
     quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
   });
-  const analytics = new AnalyticsService({
+  const analytics = new PageViewsReports({
     api: docsApi,
-    // With REDIS_URL the range cache and the organisation's analytics budget are shared by every replica.
-    cache: redis
-      ? createRedisViewsCache(redis.client, redis.namespace, logger, () => clock.now())
-      : createMemoryViewsCache(logger, () => clock.now()),
-    budget: analyticsBudget,
+    source: new AnalyticsSource({
+      // With REDIS_URL the analytics cache and the organisation's budget are shared by every replica.
+      cache: redis
+        ? createRedisAnalyticsCache(redis.client, redis.namespace, logger, () => clock.now())
+        : createMemoryAnalyticsCache(logger, () => clock.now()),
+      budget: analyticsBudget,
+      logger: logger.child({ component: 'analytics' }),
+      cacheTtlMs: config.analytics.cacheTtlMs,
+    }),
     publisher: new SlackReportPublisher(slack.gateway, config.docs.siteUrl),
     clock,
     logger: logger.child({ component: 'analytics' }),
     projectId: config.docs.projectId,
     maxPages: config.analytics.maxPages,
-    cacheTtlMs: config.analytics.cacheTtlMs,
   });
   const weekly = new WeeklyReports({
     analytics,

@@ -1,4 +1,4 @@
-import type { AnalyticsService } from '../../insights/page-views/page-views-service.js';
+import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
 import type { ConversationService } from '../../jobs/conversation-service.js';
 import type { JobService } from '../../jobs/job-service.js';
@@ -13,7 +13,7 @@ export interface SlackDeps {
   access: AccessPolicy;
   logger: Logger;
   /** `/docs-views`: page-view reports and weekly posts. */
-  views: { analytics: AnalyticsService; weekly: WeeklyReports; siteUrl: string | undefined };
+  views: { analytics: PageViewsReports; weekly: WeeklyReports; siteUrl: string | undefined };
   /** The configured hourly budgets, named in the texts that refuse for them. */
   limits?: HourlyLimits;
   /**

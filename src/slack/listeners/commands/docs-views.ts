@@ -13,7 +13,6 @@ import {
   unscheduleReply,
 } from '../../messages/page-views-replies.js';
 import { viewsReportView } from '../../messages/page-views-report.js';
-import type { SlackMessage } from '../../messages/types.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 
@@ -22,16 +21,6 @@ import { respondSafely } from '../respond-safely.js';
  * and weekly schedules. Unreadable text is answered at once, naming the token, with no API call.
  */
 export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
-  // A report served again from the cache is the same object: render it once.
-  const rendered = new WeakMap<ViewsReport, SlackMessage>();
-  const renderCached = (report: ViewsReport) => {
-    let view = rendered.get(report);
-    if (!view) {
-      view = viewsReportView(report, { siteUrl: deps.views.siteUrl, interactive: true });
-      rendered.set(report, view);
-    }
-    return view;
-  };
   app.command('/docs-views', async ({ command, ack, respond }) => {
     const { analytics, weekly, siteUrl } = deps.views;
     const access = deps.access.check(command.user_id, command.channel_id);
@@ -88,7 +77,10 @@ export function registerDocsViewsCommand(app: App, deps: SlackDeps): void {
         // one request to Slack instead of two. Anything that needs the API is answered via response_url.
         const cached = await analytics.cachedReport(request).catch(() => undefined);
         if (cached) {
-          await ack({ response_type: 'ephemeral', ...renderCached(cached) });
+          await ack({
+            response_type: 'ephemeral',
+            ...viewsReportView(cached, { siteUrl, interactive: true }),
+          });
         } else {
           await ack();
           let report: ViewsReport;

@@ -67,7 +67,7 @@ export async function runAckLatency(): Promise<{ rows: Row[]; summary: Record<st
   };
   type Run = Awaited<ReturnType<typeof drive>>;
   try {
-    // Warm both up (JIT, keep-alive sockets, the views cache), then alternate bare and ours, keeping the
+    // Warm both up (JIT, keep-alive sockets, the analytics cache), then alternate bare and ours, keeping the
     // best round of each so one noisy moment on a shared machine does not decide the comparison. The
     // warm-up's first /docs-views (request 1) fetches the report through the 2-second API and answers via
     // response_url; once that answer arrives the cache is filled and the rounds measure the steady state.
@@ -78,7 +78,7 @@ export async function runAckLatency(): Promise<{ rows: Row[]; summary: Record<st
       path: '/response/r1',
       timeoutMs: 30_000,
     });
-    if (warmed === null) throw new Error('the warm-up report never arrived: the views cache is cold');
+    if (warmed === null) throw new Error('the warm-up report never arrived: the analytics cache is cold');
     const runs = { bare: [] as Run[], ours: [] as Run[] };
     for (let round = 0; round < ROUNDS; round++) {
       runs.bare.push(await drive(bare.url));

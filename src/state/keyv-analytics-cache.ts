@@ -35,11 +35,18 @@ export class KeyvAnalyticsCache implements AnalyticsCache {
   }
 }
 
+/**
+ * Values are plain JSON by the port's contract: Keyv's default serializer (a reviver for buffers) read a
+ * 10,000-path range back in ~27 ms median here, plain JSON in ~3 ms, on every cached `/docs-views`.
+ */
+const PLAIN_JSON = { serialize: JSON.stringify, deserialize: JSON.parse } as const;
+
 export function createMemoryAnalyticsCache(logger: Logger, now?: () => number): KeyvAnalyticsCache {
   const keyv = new Keyv({
     // Page-view ranges can hold 10,000 rows each: a few hundred, expired ones swept, bound the memory.
     store: new BoundedMemoryStore({ maxEntries: MEMORY_ANALYTICS_CACHE_ENTRIES }),
     namespace: 'docs-agent-analytics',
+    ...PLAIN_JSON,
   });
   keyv.on('error', (error: unknown) => logger.error({ err: error }, 'analytics cache error'));
   return new KeyvAnalyticsCache(keyv, now);
@@ -57,7 +64,13 @@ export function createRedisAnalyticsCache(
   now?: () => number,
 ): KeyvAnalyticsCache {
   const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
-  const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
+  const keyv = new Keyv({
+    store: adapter,
+    namespace,
+    useKeyPrefix: false,
+    throwOnErrors: true,
+    ...PLAIN_JSON,
+  });
   keyv.on('error', (error: unknown) => logger.warn({ error: describeError(error) }, 'analytics cache error'));
   return new KeyvAnalyticsCache(keyv, now);
 }

@@ -65,7 +65,7 @@ describe('BoundedMemoryStore', () => {
     expect(vi.getTimerCount()).toBe(before);
   });
 
-  it('bounds the memory-mode views cache and job store by count, and sweeps expired ranges and records', async () => {
+  it('bounds the memory-mode analytics cache and job store by count, and sweeps expired ranges and records', async () => {
     const cache = createMemoryAnalyticsCache(logger);
     for (let i = 0; i < 1_000; i++) await cache.set(`proj:range-${i}`, { rows: [] } as never, 1_000);
     const jobs = createMemoryJobStore(logger);

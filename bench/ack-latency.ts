@@ -92,7 +92,7 @@ export async function runAckLatency(): Promise<{ rows: Row[]; summary: AckSummar
           timeoutMs: 30_000,
         });
         if (warmed === null)
-          throw new Error(`${mode}: the warm-up report never arrived: the views cache is cold`);
+          throw new Error(`${mode}: the warm-up report never arrived: the analytics cache is cold`);
         // The app's own event-loop delay: tells a stall of the app from one of the machine or the generator.
         const loop = monitorEventLoopDelay({ resolution: 1 });
         loop.enable();

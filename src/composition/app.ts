@@ -1,4 +1,5 @@
-import { AnalyticsService } from '../insights/page-views/page-views-service.js';
+import { AnalyticsSource } from '../insights/analytics-source.js';
+import { PageViewsReports } from '../insights/page-views/page-views-reports.js';
 import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
 import { ConversationService } from '../jobs/conversation-service.js';
 import { JobService } from '../jobs/job-service.js';
@@ -94,16 +95,20 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     watchedJobs: () => store.listWatched(),
     quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
   });
-  const analytics = new AnalyticsService({
+  const analytics = new PageViewsReports({
     api: docsApi,
-    cache: adapters.pageViewsCache,
-    budget: analyticsBudget,
+    source: new AnalyticsSource({
+      // With REDIS_URL the analytics cache and the organisation's budget are shared by every replica.
+      cache: adapters.analyticsCache,
+      budget: analyticsBudget,
+      logger: logger.child({ component: 'analytics' }),
+      cacheTtlMs: config.analytics.cacheTtlMs,
+    }),
     publisher: new SlackReportPublisher(slack.gateway, config.docs.siteUrl),
     clock,
     logger: logger.child({ component: 'analytics' }),
     projectId: config.docs.projectId,
     maxPages: config.analytics.maxPages,
-    cacheTtlMs: config.analytics.cacheTtlMs,
   });
   const weekly = new WeeklyReports({
     analytics,

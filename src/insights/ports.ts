@@ -33,10 +33,13 @@ export interface RangeViews {
   fetchedAt: number;
 }
 
-/** Fetched ranges with a TTL, keyed by project and range. Failures may throw; callers treat them as misses. */
-export interface ViewsCache {
-  get(key: string): Promise<RangeViews | undefined>;
-  set(key: string, value: RangeViews, ttlMs: number): Promise<void>;
+/**
+ * Fetched analytics with a TTL, keyed by endpoint, project, range and parameters (`analyticsCacheKey`).
+ * Values are JSON-able; failures may throw, and callers treat them as misses.
+ */
+export interface AnalyticsCache {
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown, ttlMs: number): Promise<void>;
 }
 
 export interface WeeklySchedule {

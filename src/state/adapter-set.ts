@@ -1,4 +1,4 @@
-import type { ScheduleStore, ViewsCache, WeeklyReportScheduler } from '../insights/ports.js';
+import type { AnalyticsCache, ScheduleStore, WeeklyReportScheduler } from '../insights/ports.js';
 import type { JobStore, PollQueue } from '../jobs/ports.js';
 import type { Clock } from '../shared/clock.js';
 import type { HourlyQuota } from '../shared/hourly-quota.js';
@@ -20,7 +20,7 @@ export interface AdapterSet {
   agentJobQuota: HourlyQuota;
   /** The analytics requests budget (ANALYTICS_HOURLY_BUDGET), shared by every analytics source. */
   analyticsBudget: HourlyQuota;
-  pageViewsCache: ViewsCache;
+  analyticsCache: AnalyticsCache;
   scheduleStore: ScheduleStore;
   weeklyScheduler: WeeklyReportScheduler;
   /** Readiness of the state backend: memory is always there; Redis must answer a PING within a second. */

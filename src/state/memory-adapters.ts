@@ -2,8 +2,8 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import type { Config } from '../shared/config.js';
 import { InMemoryHourlyQuota } from '../shared/hourly-quota.js';
 import type { AdapterOptions, AdapterSet } from './adapter-set.js';
+import { createMemoryAnalyticsCache } from './keyv-analytics-cache.js';
 import { createMemoryJobStore } from './keyv-job-store.js';
-import { createMemoryViewsCache } from './keyv-page-views-cache.js';
 import { createMemoryScheduleStore } from './keyv-schedule-store.js';
 import { MemoryPollQueue } from './memory/memory-poll-queue.js';
 import {
@@ -26,7 +26,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
     }),
     agentJobQuota: new InMemoryHourlyQuota(config.docs.jobsPerHour, now),
     analyticsBudget: new InMemoryHourlyQuota(config.analytics.hourlyBudget, now),
-    pageViewsCache: createMemoryViewsCache(logger, now),
+    analyticsCache: createMemoryAnalyticsCache(logger, now),
     scheduleStore: createMemoryScheduleStore(logger, now),
     weeklyScheduler: new InProcessWeeklyScheduler(logger, options.schedulerTimers ?? timersOn(clock)),
     state: async () => 'in-memory',

@@ -1,6 +1,6 @@
 import type { Config } from '../shared/config.js';
 import type { AdapterOptions, AdapterSet } from './adapter-set.js';
-import { createRedisViewsCache } from './keyv-page-views-cache.js';
+import { createRedisAnalyticsCache } from './keyv-analytics-cache.js';
 import { createRedisScheduleStore } from './keyv-schedule-store.js';
 import { BullmqPollQueue } from './redis/bullmq-poll-queue.js';
 import { BullmqWeeklyScheduler } from './redis/bullmq-weekly-scheduler.js';
@@ -33,7 +33,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     }),
     agentJobQuota: quota('agent-jobs', config.docs.jobsPerHour),
     analyticsBudget: quota('analytics', config.analytics.hourlyBudget),
-    pageViewsCache: createRedisViewsCache(client, namespace, logger, now),
+    analyticsCache: createRedisAnalyticsCache(client, namespace, logger, now),
     scheduleStore: createRedisScheduleStore(client, namespace, logger),
     weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace }),
     state: () => pingState(client),

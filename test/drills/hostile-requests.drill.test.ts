@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeReportRequest } from '../../src/insights/page-views/page-views-service.js';
+import { encodeReportRequest } from '../../src/insights/page-views/page-views-reports.js';
 import { waitFor } from '../support/http.js';
 import { BOT_USER_ID, eventEnvelope, messageEvent } from '../support/slack-events.js';
 import { postSigned, signedHeaders, slashCommandBody } from '../support/slack-signing.js';

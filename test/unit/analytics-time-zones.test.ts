@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AnalyticsSource } from '../../src/insights/analytics-source.js';
 import {
-  AnalyticsService,
   decodeReportRequest,
   encodeReportRequest,
-} from '../../src/insights/page-views/page-views-service.js';
+  PageViewsReports,
+} from '../../src/insights/page-views/page-views-reports.js';
 import type { ViewsReport } from '../../src/insights/page-views/report.js';
 import type { ReportPublisher } from '../../src/insights/ports.js';
 import { resolveRange } from '../../src/insights/ranges/dates.js';
@@ -12,7 +13,7 @@ import { WeeklyReports } from '../../src/insights/weekly/weekly-reports.js';
 import { DocsApiClient } from '../../src/platform/docs-client.js';
 import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
 import { createLogger } from '../../src/shared/logger.js';
-import { createMemoryViewsCache } from '../../src/state/keyv-page-views-cache.js';
+import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 import { createMemoryScheduleStore } from '../../src/state/keyv-schedule-store.js';
 import { InProcessWeeklyScheduler } from '../../src/state/memory/weekly-cron-scheduler.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs, makeViewRows } from '../support/fake-docs.js';
@@ -47,16 +48,19 @@ function analyticsAt(timers: ManualTimers, posted: ViewsReport[]) {
     },
     uploadCsv: async () => undefined,
   };
-  return new AnalyticsService({
+  return new PageViewsReports({
     api,
-    cache: createMemoryViewsCache(logger, timers.now),
-    budget: new InMemoryHourlyQuota(100, timers.now),
+    source: new AnalyticsSource({
+      cache: createMemoryAnalyticsCache(logger, timers.now),
+      budget: new InMemoryHourlyQuota(100, timers.now),
+      logger,
+      cacheTtlMs: 15 * 60_000,
+    }),
     publisher,
     clock: { now: timers.now },
     logger,
     projectId: FAKE_PROJECT_ID,
     maxPages: 40,
-    cacheTtlMs: 15 * 60_000,
   });
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AnalyticsService } from '../../src/insights/page-views/page-views-service.js';
+import type { PageViewsReports } from '../../src/insights/page-views/page-views-reports.js';
 import type { ReportRequest } from '../../src/insights/page-views/report.js';
 import { MISSED_POST_GRACE_MS, WeeklyReports } from '../../src/insights/weekly/weekly-reports.js';
 import { createLogger } from '../../src/shared/logger.js';
@@ -29,7 +29,7 @@ function setup(timers: ManualTimers, store?: KeyvScheduleStore) {
     publish: async (channelId: string, request: ReportRequest) => {
       published.push({ channelId, request });
     },
-  } as unknown as AnalyticsService;
+  } as unknown as PageViewsReports;
   const schedules = store ?? createMemoryScheduleStore(logger, timers.now);
   const weekly = new WeeklyReports({
     analytics,

@@ -1,8 +1,11 @@
 import Keyv from 'keyv';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/shared/logger.js';
+import {
+  createMemoryAnalyticsCache,
+  MEMORY_ANALYTICS_CACHE_ENTRIES,
+} from '../../src/state/keyv-analytics-cache.js';
 import { createMemoryJobStore } from '../../src/state/keyv-job-store.js';
-import { createMemoryViewsCache, MEMORY_VIEWS_CACHE_ENTRIES } from '../../src/state/keyv-page-views-cache.js';
 import { BoundedMemoryStore } from '../../src/state/memory/bounded-memory-store.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
@@ -62,12 +65,12 @@ describe('BoundedMemoryStore', () => {
     expect(vi.getTimerCount()).toBe(before);
   });
 
-  it('bounds the memory-mode views cache and job store by count, and sweeps expired ranges and records', async () => {
-    const cache = createMemoryViewsCache(logger);
+  it('bounds the memory-mode analytics cache and job store by count, and sweeps expired ranges and records', async () => {
+    const cache = createMemoryAnalyticsCache(logger);
     for (let i = 0; i < 1_000; i++) await cache.set(`proj:range-${i}`, { rows: [] } as never, 1_000);
     const jobs = createMemoryJobStore(logger);
     for (let i = 0; i < 50; i++) await jobs.linkThread('C1', `${i}.0`, `job_${i}`);
-    expect(entriesOf(cache)).toBe(MEMORY_VIEWS_CACHE_ENTRIES);
+    expect(entriesOf(cache)).toBe(MEMORY_ANALYTICS_CACHE_ENTRIES);
     // Thread links live 30 days; a day later they are still there, ranges a second old are gone.
     await vi.advanceTimersByTimeAsync(24 * 60 * 60 * 1000);
     expect(entriesOf(cache)).toBe(0);

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AnalyticsBudgetError, AnalyticsSource } from '../../src/insights/analytics-source.js';
 import { fetchHealthWindow } from '../../src/insights/health/fetch-health.js';
-import { AnalyticsBudgetError } from '../../src/insights/page-views/fetch-page-views.js';
 import { DocsApiClient } from '../../src/platform/docs-client.js';
 import type { DocsApiError } from '../../src/shared/docs-api-error.js';
 import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
 import { createLogger } from '../../src/shared/logger.js';
+import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs } from '../support/fake-docs.js';
 import { fakeUlid, makeConversation, makeFeedback, makeSearches } from '../support/fake-docs-health.js';
 import { listen } from '../support/http.js';
@@ -36,6 +37,18 @@ afterEach(async () => {
   await docs.close();
 });
 
+/** The health reads through a fresh analytics source (its own cache) on `budget`. */
+const read = (maxPages: number, budget: InMemoryHourlyQuota) => ({
+  maxPages,
+  projectId: FAKE_PROJECT_ID,
+  source: new AnalyticsSource({
+    cache: createMemoryAnalyticsCache(logger),
+    budget,
+    logger,
+    cacheTtlMs: 60_000,
+  }),
+});
+
 const calls = (endpoint: RegExp) => docs.requestsTo('GET', endpoint);
 
 function seed() {
@@ -63,7 +76,7 @@ describe('health endpoints through the client and the fake platform', () => {
   it('reads every endpoint at its maximum page size, follows cursors and answers within the spec', async () => {
     seed();
     const budget = new InMemoryHourlyQuota(100);
-    const fetched = await fetchHealthWindow(api, window, { maxPages: 10, budget });
+    const fetched = await fetchHealthWindow(api, window, read(10, budget));
 
     expect(fetched.searches).toHaveLength(250);
     expect(fetched.totalSearches).toBe(makeSearches(250).reduce((s, r) => s + r.hits, 0));
@@ -89,12 +102,21 @@ describe('health endpoints through the client and the fake platform', () => {
     expect(await budget.remaining()).toBe(92);
   });
 
+  it('reads a window again from the shared analytics cache: no request, no budget', async () => {
+    seed();
+    const budget = new InMemoryHourlyQuota(100);
+    const options = read(10, budget);
+    const first = await fetchHealthWindow(api, window, options);
+    const requestsAfterFirst = docs.requests.length;
+    const again = await fetchHealthWindow(api, window, options);
+    expect(again).toEqual(first);
+    expect(docs.requests).toHaveLength(requestsAfterFirst);
+    expect(await budget.remaining()).toBe(92);
+  });
+
   it('stops at the page cap and marks the endpoint partial', async () => {
     seed();
-    const fetched = await fetchHealthWindow(api, window, {
-      maxPages: 2,
-      budget: new InMemoryHourlyQuota(100),
-    });
+    const fetched = await fetchHealthWindow(api, window, read(2, new InMemoryHourlyQuota(100)));
     expect(fetched.searches).toHaveLength(200);
     expect(fetched.partial).toContain('searches');
     expect(calls(/\/searches$/)).toHaveLength(2);
@@ -111,10 +133,7 @@ describe('health endpoints through the client and the fake platform', () => {
       nextCursor: fakeUlid(5),
       hasMore: true,
     });
-    const fetched = await fetchHealthWindow(api, window, {
-      maxPages: 10,
-      budget: new InMemoryHourlyQuota(100),
-    });
+    const fetched = await fetchHealthWindow(api, window, read(10, new InMemoryHourlyQuota(100)));
     // Page 1 (cursor-less), page 2 at the fixed cursor adds rows, page 3 hands the same cursor back.
     expect(calls(/\/searches$/)).toHaveLength(2);
     expect(calls(/\/assistant$/)).toHaveLength(2);
@@ -124,7 +143,7 @@ describe('health endpoints through the client and the fake platform', () => {
   it('refuses up front when the budget cannot cover a report, saying when it can run', async () => {
     const budget = new InMemoryHourlyQuota(100);
     await budget.take(97);
-    const error = await fetchHealthWindow(api, window, { maxPages: 10, budget }).catch((e: unknown) => e);
+    const error = await fetchHealthWindow(api, window, read(10, budget)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AnalyticsBudgetError);
     expect((error as AnalyticsBudgetError).retryAfterMs).toBeGreaterThan(0);
     expect(docs.requests).toHaveLength(0);
@@ -134,7 +153,7 @@ describe('health endpoints through the client and the fake platform', () => {
     seed();
     const budget = new InMemoryHourlyQuota(100);
     await budget.take(95);
-    const error = await fetchHealthWindow(api, window, { maxPages: 10, budget }).catch((e: unknown) => e);
+    const error = await fetchHealthWindow(api, window, read(10, budget)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AnalyticsBudgetError);
     // 3 searches pages + by-page + 1 feedback page spent the 5 units; nothing beyond the budget was sent.
     expect(docs.requests).toHaveLength(5);

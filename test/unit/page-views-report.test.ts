@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeReportRequest } from '../../src/insights/page-views/page-views-service.js';
+import { decodeReportRequest } from '../../src/insights/page-views/page-views-reports.js';
 import { buildReport, type ReportRequest, toCsv } from '../../src/insights/page-views/report.js';
 import type { RangeViews } from '../../src/insights/ports.js';
 import { LIMITS } from '../../src/slack/messages/limits.js';

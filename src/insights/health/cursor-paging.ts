@@ -1,5 +1,5 @@
 import type { HourlyQuota } from '../../shared/hourly-quota.js';
-import { AnalyticsBudgetError } from '../page-views/fetch-page-views.js';
+import { AnalyticsBudgetError } from '../analytics-source.js';
 
 export interface CursorPage<Row> {
   rows: Row[];

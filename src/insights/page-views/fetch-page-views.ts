@@ -1,5 +1,5 @@
-import { AppError } from '../../shared/errors.js';
 import type { HourlyQuota } from '../../shared/hourly-quota.js';
+import { AnalyticsBudgetError } from '../analytics-source.js';
 import type { PageViewRow, PageViewsApi, RangeViews } from '../ports.js';
 import type { DateRange } from '../ranges/dates.js';
 import { apiBounds } from '../ranges/zone-instants.js';
@@ -8,11 +8,7 @@ import { comparePages } from './report.js';
 /** The API's largest page: the fewest requests per report. */
 export const PAGE_SIZE = 250;
 
-export class AnalyticsBudgetError extends AppError<'analytics_budget_exhausted'> {
-  constructor(readonly retryAfterMs: number) {
-    super('analytics_budget_exhausted', 'The hourly analytics request budget is used up');
-  }
-}
+export { AnalyticsBudgetError };
 
 /**
  * Every page of a range: `limit=250`, following `hasMore` (offset += limit) up to `maxPages` requests or

@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import { describeError, errorCode } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import type { AnalyticsService } from '../page-views/page-views-service.js';
+import type { PageViewsReports } from '../page-views/page-views-reports.js';
 import type { ScheduleStore, WeeklyReportScheduler, WeeklySchedule } from '../ports.js';
 import { cronProblem, nextOccurrence, previousOccurrence, weeklyCron } from '../ranges/cron-times.js';
 import { isValidTimeZone } from '../ranges/dates.js';
@@ -13,7 +13,7 @@ export const MISSED_POST_GRACE_MS = 3 * 60 * 60 * 1000;
 const CLAIM_TTL_MS = 8 * 24 * 60 * 60 * 1000;
 
 export interface WeeklyReportsOptions {
-  analytics: AnalyticsService;
+  analytics: PageViewsReports;
   store: ScheduleStore;
   scheduler: WeeklyReportScheduler;
   clock: Clock;

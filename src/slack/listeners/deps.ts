@@ -1,4 +1,4 @@
-import type { AnalyticsService } from '../../insights/page-views/page-views-service.js';
+import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
 import type { ConversationService } from '../../jobs/conversation-service.js';
 import type { JobService } from '../../jobs/job-service.js';
@@ -20,7 +20,7 @@ export interface SlackDeps {
   /** `/docs-views`: page-view reports and weekly posts. */
   pageViews: {
     analytics: Pick<
-      AnalyticsService,
+      PageViewsReports,
       'now' | 'requestFor' | 'report' | 'cachedReport' | 'publish' | 'uploadCsv'
     >;
     weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;

@@ -151,7 +151,10 @@ export interface SubmittedView {
   callback_id?: string;
   private_metadata?: string;
   state?: {
-    values?: Record<string, Record<string, { value?: string | null; selected_options?: Array<{ value?: string }> }>>;
+    values?: Record<
+      string,
+      Record<string, { value?: string | null; selected_options?: Array<{ value?: string }> }>
+    >;
   };
 }
 

@@ -1,5 +1,5 @@
 import type { KnownBlock, MrkdwnElement } from '@slack/types';
-import { encodeReportRequest } from '../../insights/page-views/page-views-service.js';
+import { encodeReportRequest } from '../../insights/page-views/page-views-reports.js';
 import {
   aiShare,
   percentChange,

@@ -1,5 +1,5 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
-import { decodeReportRequest } from '../../../insights/page-views/page-views-service.js';
+import { decodeReportRequest } from '../../../insights/page-views/page-views-reports.js';
 import { describeError, errorCode } from '../../../shared/errors.js';
 import { describePostFailure, describeViewsFailure } from '../../messages/page-views-replies.js';
 import { POST_REPORT_ACTION } from '../../messages/page-views-report.js';

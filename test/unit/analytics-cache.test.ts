@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import type { RangeViews } from '../../src/insights/ports.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
+
+const logger = createLogger({ level: 'silent', secrets: [] });
+
+function rangeViews(): RangeViews {
+  return {
+    range: { from: '2025-03-03', toExclusive: '2025-03-10' },
+    totals: { human: 3, ai: 1, total: 4 },
+    pages: [{ path: '/a', human: 3, ai: 1, total: 4 }],
+    partial: false,
+    requests: 1,
+    fetchedAt: 0,
+  };
+}
+
+describe('memory analytics cache', () => {
+  it('hands out an equal copy of the stored value until the TTL passes', async () => {
+    let now = 1_000;
+    const cache = createMemoryAnalyticsCache(logger, () => now);
+    const stored = rangeViews();
+    await cache.set('views:p:r', stored, 60_000);
+    const hit = (await cache.get('views:p:r')) as RangeViews;
+    expect(hit).toEqual(rangeViews());
+    // A caller changing what it got cannot change what the next caller gets.
+    hit.pages.push({ path: '/b', human: 0, ai: 0, total: 0 });
+    stored.pages.push({ path: '/c', human: 0, ai: 0, total: 0 });
+    expect(await cache.get('views:p:r')).toEqual(rangeViews());
+    now += 60_000;
+    expect(await cache.get('views:p:r')).toBeUndefined();
+  });
+});

@@ -15,7 +15,7 @@ export function budgetUsedUp(retryAfterMs: number): DocsApiError {
  * Resolves whether the request never left.
  */
 export async function refundIfNeverSent(
-  deps: { quota: HourlyQuota; logger: Logger },
+  deps: { quota: Pick<HourlyQuota, 'refund'>; logger: Logger },
   error: unknown,
 ): Promise<boolean> {
   if (!requestNeverSent(error)) return false;

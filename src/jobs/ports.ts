@@ -63,3 +63,71 @@ export interface StartingCard {
   requesterId: string;
   prompt: string;
 }
+
+export type JobStartOutcome = 'started' | 'card_failed' | 'create_failed' | 'state_unavailable';
+export type PollOutcome =
+  | 'running'
+  | 'terminal'
+  | 'stale_terminal'
+  | 'failed'
+  | 'reply_failed'
+  | 'gone'
+  | 'expired'
+  | 'not_watched'
+  /** Another replica changed the record during the poll; polled again from the fresh record. */
+  | 'superseded';
+
+/** Counts job lifecycle transitions (implemented by src/metrics). Optional. */
+export interface JobMetrics {
+  jobStarted(outcome: JobStartOutcome): void;
+  followUp(outcome: 'sent' | 'refused'): void;
+  polled(outcome: PollOutcome): void;
+  /** A job reached a terminal status (`completed`, `failed`, `archived`…). */
+  jobFinished(status: string): void;
+}
+
+/** Where to answer about one inbound message. */
+export interface MessageRef {
+  channelId: string;
+  ts: string;
+  /** Thread to answer in: the message's thread, or the message itself when it is top-level. */
+  threadTs: string;
+  userId: string;
+}
+
+export interface ThreadMessage {
+  ts: string;
+  userId: string | undefined;
+  botId: string | undefined;
+  subtype: string | undefined;
+  /** Slack markup. */
+  text: string;
+}
+
+/** Something to tell only the person who wrote a message. */
+export type PrivateNotice =
+  | { kind: 'access_denied'; reason: 'user' | 'channel' }
+  | { kind: 'requester_only'; requesterId: string }
+  | { kind: 'too_long'; length: number; max: number }
+  | { kind: 'empty' }
+  /** The state store did not answer: nothing was started or sent; try again in a minute. */
+  | { kind: 'state_unavailable' };
+
+/** Slack-side effects of conversations with a job. */
+export interface ConversationNotifier {
+  /** Marks a message that reached the agent (a reaction). Failures are logged, not thrown. */
+  markForwarded(ref: MessageRef): Promise<void>;
+  /** Answers in the thread why a follow-up did not reach the agent. Failures are logged, not thrown. */
+  followUpRefused(ref: MessageRef, error: unknown): Promise<void>;
+  /** Tells the author only (ephemeral). Failures are logged, not thrown. */
+  tellAuthor(ref: MessageRef, notice: PrivateNotice): Promise<void>;
+  /** The messages of a thread, oldest first (the root included). */
+  threadMessages(channelId: string, threadTs: string): Promise<ThreadMessage[]>;
+}
+
+/** Slack markup to readable text for the agent (user ids to names). */
+export interface MessageText {
+  toPlainText(markup: string): Promise<string>;
+  /** A person's name for attribution; falls back to the id. */
+  displayName(userId: string): Promise<string>;
+}

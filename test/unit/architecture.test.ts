@@ -60,6 +60,15 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('keeps every source file of src/jobs under 300 lines', () => {
+    const jobFiles = files.filter((file) => inFolder(file, 'jobs'));
+    expect(jobFiles.length).toBeGreaterThan(5);
+    const tooLong = jobFiles
+      .map((file) => ({ file: relative(SRC, file), lines: readFileSync(file, 'utf8').split('\n').length }))
+      .filter(({ lines }) => lines > 300);
+    expect(tooLong).toEqual([]);
+  });
+
   it('src/shared depends on no module', () => {
     const offenders = files
       .filter((file) => inFolder(file, 'shared'))

@@ -1,0 +1,21 @@
+import type { Clock } from '../../shared/clock.js';
+import type { HourlyQuota } from '../../shared/hourly-quota.js';
+import type { Logger } from '../../shared/logger.js';
+import type { PollTiming } from '../domain/poll-timing.js';
+import type { AgentJobsApi, JobMetrics, JobNotifier, JobStore, PollQueue } from '../ports.js';
+
+/** Everything the agent-job use cases need; each takes the part it uses. */
+export interface JobServiceDeps {
+  api: AgentJobsApi;
+  store: JobStore;
+  notifier: JobNotifier;
+  queue: PollQueue;
+  quota: HourlyQuota;
+  clock: Clock;
+  logger: Logger;
+  poll: PollTiming & { maxAgeMs: number };
+  /** Distrust window for terminal statuses right after a follow-up (default: max(30 s, 6 fast polls)). */
+  followUpGraceMs?: number;
+  random?: () => number;
+  metrics?: JobMetrics;
+}

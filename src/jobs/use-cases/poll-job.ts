@@ -1,0 +1,151 @@
+import { DocsApiError } from '../../shared/docs-api-error.js';
+import { describeError } from '../../shared/errors.js';
+import { type AgentJob, isTerminal, type JobRecord } from '../domain/job.js';
+import { applyJob, endWatch, followUpGraceMs, outcomeOf, trustsTerminal } from '../domain/lifecycle.js';
+import { failedPollDelay, nextPollDelay } from '../domain/poll-timing.js';
+import type { PollOutcome } from '../ports.js';
+import type { JobServiceDeps } from './deps.js';
+
+/** Watched jobs re-scheduled at once on start (Redis mode: a few round trips each). */
+const RESUME_BATCH = 100;
+
+/**
+ * Re-schedules every job still watched (after a restart with durable state); resolves how many.
+ * After a restart every job would fall due at once: the first polls are spread over a window that grows
+ * with the number of jobs (10 ms each, at most the backoff cap), and scheduled a batch at a time.
+ */
+export async function resumeWatching(deps: Pick<JobServiceDeps, 'queue' | 'store' | 'poll' | 'random'>) {
+  const { queue, store, poll } = deps;
+  const random = deps.random ?? Math.random;
+  const watched = await store.listWatched();
+  const spreadMs = Math.min(poll.maxMs, watched.length * 10);
+  for (let i = 0; i < watched.length; i += RESUME_BATCH) {
+    await Promise.all(
+      watched
+        .slice(i, i + RESUME_BATCH)
+        .map((record) => queue.schedule(record.jobId, poll.minMs + Math.round(random() * spreadMs))),
+    );
+  }
+  return watched.length;
+}
+
+/**
+ * One poll of one job; resolves the delay before the next, or null when the job is no longer watched.
+ * The caller serialises it with other polls and follow-ups of the same job; a version conflict on save
+ * (another replica changed the record) is thrown to the caller.
+ */
+export async function pollJob(deps: JobServiceDeps, jobId: string): Promise<number | null> {
+  const { store, api, notifier, clock, logger, poll } = deps;
+  const polled = (outcome: PollOutcome) => deps.metrics?.polled(outcome);
+  logger.debug({ jobId }, 'polling job');
+  const record: JobRecord | undefined = await store.getJob(jobId);
+  if (!record?.watching) {
+    polled('not_watched');
+    return null;
+  }
+  const now = clock.now();
+
+  if (now - record.activeSince > poll.maxAgeMs) {
+    endWatch(record, 'expired', now);
+    await store.saveJob(record);
+    await notifier.updateCard(record, now);
+    await notifier.postNotice(record, { kind: 'watch_expired', maxAgeMs: poll.maxAgeMs });
+    logger.info({ jobId }, 'stopped watching job: maximum age reached');
+    polled('expired');
+    return null;
+  }
+
+  let job: AgentJob;
+  try {
+    job = await api.getJob(jobId);
+  } catch (error) {
+    if (error instanceof DocsApiError && error.code === 'not_found') {
+      endWatch(record, 'gone', now);
+      await store.saveJob(record);
+      await notifier.updateCard(record, now);
+      await notifier.postNotice(record, { kind: 'job_gone' });
+      logger.warn({ jobId }, 'job no longer exists upstream; stopped watching');
+      polled('gone');
+      return null;
+    }
+    record.consecutiveFailures += 1;
+    record.updatedAt = now;
+    await store.saveJob(record);
+    const level = record.consecutiveFailures >= 5 ? 'error' : 'warn';
+    logger[level](
+      { jobId, failures: record.consecutiveFailures, error: describeError(error) },
+      'poll failed',
+    );
+    const retryAfter = error instanceof DocsApiError ? error.retryAfterMs : undefined;
+    polled('failed');
+    return failedPollDelay(record.consecutiveFailures, poll, retryAfter);
+  }
+
+  if (
+    isTerminal(job.status) &&
+    !trustsTerminal(record, now, followUpGraceMs(deps.followUpGraceMs, poll.minMs))
+  ) {
+    // Probably the previous run's state, read before the platform applied the follow-up: wait for the
+    // job to show as running (or for the grace period to pass) before replying for this generation.
+    record.consecutiveFailures = 0;
+    record.updatedAt = now;
+    await store.saveJob(record);
+    logger.debug({ jobId, status: job.status }, 'ignoring terminal status seen right after a follow-up');
+    polled('stale_terminal');
+    return poll.minMs;
+  }
+  if (!isTerminal(job.status)) record.seenRunningGeneration = record.generation;
+
+  const previousPrLink = record.prLink;
+  const changed = applyJob(record, job);
+  record.consecutiveFailures = 0;
+  record.updatedAt = now;
+
+  if (isTerminal(job.status)) return finish(deps, record, job, previousPrLink, now);
+
+  await store.saveJob(record);
+  if (changed) await notifier.updateCard(record, now);
+  polled('running');
+  return nextPollDelay(now - record.activeSince, poll, deps.random);
+}
+
+/** A trusted terminal status: the generation's one reply, then the job is no longer watched. */
+async function finish(
+  deps: JobServiceDeps,
+  record: JobRecord,
+  job: AgentJob,
+  previousPrLink: string | null,
+  now: number,
+): Promise<number | null> {
+  const { store, notifier, logger, poll } = deps;
+  const jobId = record.jobId;
+  // Recorded before replying and marked unwatched only after: a crash or a failed post leads to another
+  // poll, and the reply is idempotent per (job, generation), so it is neither lost nor posted twice.
+  await store.saveJob(record);
+  if (record.repliedGeneration < record.generation) {
+    logger.debug({ jobId, generation: record.generation }, 'posting terminal reply');
+    try {
+      const delivery = await notifier.postTerminalReply(record, outcomeOf(job, previousPrLink));
+      if (delivery === 'undeliverable') logger.error({ jobId }, 'terminal reply could not be delivered');
+    } catch (error) {
+      record.consecutiveFailures += 1;
+      await store.saveJob(record);
+      logger.warn({ jobId, error: describeError(error) }, 'terminal reply failed; will retry');
+      deps.metrics?.polled('reply_failed');
+      return failedPollDelay(record.consecutiveFailures, poll);
+    }
+    record.repliedGeneration = record.generation;
+  }
+  record.watching = false;
+  await store.saveJob(record);
+  // After the reply (a person waits for the reply; the card refresh queues behind it) and even when
+  // unchanged by this poll: an earlier poll of this state may have failed to reply before refreshing.
+  await notifier.updateCard(record, now);
+  logger.info(
+    { jobId, status: job.status, pullRequest: job.prLink !== null },
+    'job reached a terminal state',
+  );
+  deps.metrics?.polled('terminal');
+  deps.metrics?.jobFinished(job.status);
+  return null;
+}

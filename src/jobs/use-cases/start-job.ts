@@ -1,0 +1,121 @@
+import { AppError, describeError } from '../../shared/errors.js';
+import { type AgentJob, type JobOrigin, type JobRecord, newJobRecord } from '../domain/job.js';
+import type { JobServiceDeps } from './deps.js';
+import { budgetUsedUp, refundIfNeverSent } from './job-budget.js';
+
+export interface StartJobRequest {
+  teamId: string | null;
+  channelId: string;
+  /** The user's own message when the job starts from a mention or DM; null for slash commands. */
+  threadTs: string | null;
+  requesterId: string;
+  /** Plain text, already converted from Slack markup. */
+  prompt: string;
+  /**
+   * Quoted conversation sent to the agent after the prompt (a mention inside an ordinary thread), already
+   * labelled as context. Not shown on the card.
+   */
+  context?: string;
+  origin: JobOrigin;
+}
+
+export type StartJobResult =
+  | { ok: true; record: JobRecord }
+  /** The state store did not answer: nothing was posted or created. */
+  | { ok: false; stage: 'state'; error: unknown }
+  | { ok: false; stage: 'card'; error: unknown }
+  | { ok: false; stage: 'create'; error: unknown };
+
+export class UntrackedJobError extends AppError<'state_unavailable'> {
+  constructor(
+    readonly jobId: string,
+    cause: unknown,
+  ) {
+    super('state_unavailable', `Job ${jobId} was created but the bot could not save it to follow it`, {
+      cause,
+    });
+  }
+}
+
+/** Thread key no Slack message has: the probe read of a slash command (no thread yet). */
+const cardlessProbe = '0000000000.000000';
+
+/** Posts the job card, creates the agent job within the hourly budget, saves it and schedules its first poll. */
+export async function startJob(deps: JobServiceDeps, request: StartJobRequest): Promise<StartJobResult> {
+  const { notifier, api, store, queue, quota, logger, clock, metrics } = deps;
+  const card = {
+    channelId: request.channelId,
+    threadTs: request.threadTs,
+    requesterId: request.requesterId,
+    prompt: request.prompt,
+  };
+  try {
+    // A cheap read first: with the state store down the job could be created but never followed, so
+    // nothing is posted or created and the user is told to retry.
+    await store.findJobByThread(request.channelId, request.threadTs ?? cardlessProbe);
+  } catch (error) {
+    logger.warn({ channelId: request.channelId, error: describeError(error) }, 'state store unavailable');
+    metrics?.jobStarted('state_unavailable');
+    return { ok: false, stage: 'state', error };
+  }
+  let cardTs: string;
+  try {
+    cardTs = await notifier.postStartingCard(card);
+  } catch (error) {
+    metrics?.jobStarted('card_failed');
+    return { ok: false, stage: 'card', error };
+  }
+
+  let job: AgentJob;
+  let taken = false;
+  try {
+    const slot = await quota.take();
+    if (!slot.ok) throw budgetUsedUp(slot.retryAfterMs);
+    taken = true;
+    job = await api.createJob(request.context ? `${request.prompt}\n\n${request.context}` : request.prompt);
+  } catch (error) {
+    if (taken) await refundIfNeverSent(deps, error);
+    logger.warn({ channelId: request.channelId, error: describeError(error) }, 'could not create agent job');
+    await notifier.markCardFailed({ ...card, cardTs, error });
+    metrics?.jobStarted('create_failed');
+    return { ok: false, stage: 'create', error };
+  }
+
+  const now = clock.now();
+  const record = newJobRecord(
+    {
+      jobId: job.id,
+      teamId: request.teamId,
+      channelId: request.channelId,
+      threadTs: request.threadTs ?? cardTs,
+      cardTs,
+      requesterId: request.requesterId,
+      prompt: request.prompt,
+      origin: request.origin,
+      status: job.status,
+      repository: job.repository,
+      ref: job.ref,
+      model: job.model,
+      prLink: job.prLink,
+    },
+    now,
+  );
+  logger.info({ jobId: job.id, channelId: record.channelId, origin: record.origin }, 'agent job created');
+  try {
+    await store.saveJob(record);
+    await store.linkThread(record.channelId, record.threadTs, record.jobId);
+  } catch (error) {
+    // The job runs upstream but cannot be followed: say so on the card rather than pretend.
+    logger.error(
+      { jobId: job.id, error: describeError(error) },
+      'job created but its state could not be saved',
+    );
+    await notifier.markCardFailed({ ...card, cardTs, error: new UntrackedJobError(job.id, error) });
+    metrics?.jobStarted('create_failed');
+    return { ok: false, stage: 'create', error };
+  }
+  metrics?.jobStarted('started');
+  await notifier.updateCard(record, now);
+  await queue.schedule(record.jobId, deps.poll.minMs);
+  return { ok: true, record };
+}

@@ -89,11 +89,4 @@ describe('src/slack layout', () => {
     }
     expect(builders).toBeGreaterThanOrEqual(15);
   });
-
-  it('keeps every source file of src/slack under 300 lines', () => {
-    for (const path of sourceFiles(SLACK)) {
-      const lines = readFileSync(path, 'utf8').split('\n').length - 1;
-      expect(lines, relative(SLACK, path)).toBeLessThan(300);
-    }
-  });
 });

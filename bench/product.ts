@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
  * so no object crosses between two copies of a module (their error classes would not match).
  */
 const dist = new URL('../dist/', import.meta.url);
-if (!existsSync(new URL('app.js', dist))) {
+if (!existsSync(new URL('main.js', dist))) {
   throw new Error('dist/ is missing: run `npm run build` first (`npm run bench` does)');
 }
 const load = <T>(path: string) => import(new URL(path, dist).href) as Promise<T>;

@@ -28,6 +28,7 @@ export function benchEnv(urls: FakesUrls, env: Record<string, string> = {}): Rec
     DOCS_API_KEY: FAKE_API_KEY,
     DOCS_PROJECT_ID: FAKE_PROJECT_ID,
     PORT: '0',
+    METRICS_PORT: '0',
     LOG_LEVEL: 'info',
     ...env,
   };

@@ -1,13 +1,13 @@
-import type { ViewsReport } from './page-views/report.js';
+import type { PageViewsReport } from './page-views/report.js';
 import type { DateRange } from './ranges/dates.js';
 
-export interface ViewsTotals {
+export interface PageViewsTotals {
   human: number;
   ai: number;
   total: number;
 }
 
-export interface PageViewRow extends ViewsTotals {
+export interface PageViewRow extends PageViewsTotals {
   path: string;
 }
 
@@ -18,13 +18,13 @@ export interface PageViewsApi {
     dateTo: string;
     limit: number;
     offset: number;
-  }): Promise<{ totals: ViewsTotals; views: PageViewRow[]; hasMore: boolean }>;
+  }): Promise<{ totals: PageViewsTotals; views: PageViewRow[]; hasMore: boolean }>;
 }
 
 /** Everything one range holds, as fetched: every page (up to the page cap), sorted by total views. */
-export interface RangeViews {
+export interface RangePageViews {
   range: DateRange;
-  totals: ViewsTotals;
+  totals: PageViewsTotals;
   /** Sorted by total (desc), then path. */
   pages: PageViewRow[];
   /** True when the page cap stopped paging before `hasMore` turned false. */
@@ -80,7 +80,7 @@ export interface WeeklyReportScheduler {
 
 /** Where reports and CSVs go (Slack, rendered by the Slack adapter). */
 export interface ReportPublisher {
-  postReport(channelId: string, report: ViewsReport, context: { requestedBy?: string }): Promise<void>;
+  postReport(channelId: string, report: PageViewsReport, context: { requestedBy?: string }): Promise<void>;
   uploadCsv(input: {
     channelId: string;
     filename: string;

@@ -54,5 +54,5 @@ export const pageViewsSchema = z.object({
   hasMore: z.boolean(),
 });
 
-export type ViewsTotals = z.infer<typeof viewsTotalsSchema>;
+export type PageViewsTotals = z.infer<typeof viewsTotalsSchema>;
 export type PageViewsPage = z.infer<typeof pageViewsSchema>;

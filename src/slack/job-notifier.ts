@@ -12,12 +12,12 @@ import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { CardRefresher, type CardRefresherOptions } from './card-refresher.js';
 import { describeDocsFailure } from './messages/failures.js';
-import { jobCardView } from './messages/job-card.js';
+import { jobCardMessage } from './messages/job-card.js';
 import {
-  followUpRefusedView,
-  noticeView,
-  privateNoticeView,
-  terminalReplyView,
+  followUpRefusedMessage,
+  noticeMessage,
+  privateNoticeMessage,
+  terminalReplyMessage,
 } from './messages/job-replies.js';
 import { isPermanentSlackError } from './slack-errors.js';
 import { SlackDeliveryError, type SlackGateway } from './slack-gateway.js';
@@ -57,7 +57,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       store,
       logger,
       (record, now) =>
-        jobCardView({
+        jobCardMessage({
           requesterId: record.requesterId,
           prompt: record.prompt,
           state: { phase: 'tracked', record, now },
@@ -97,7 +97,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       .post({
         channel: ref.channelId,
         threadTs: ref.threadTs,
-        message: followUpRefusedView(error, this.clock.now(), this.limits()),
+        message: followUpRefusedMessage(error, this.clock.now(), this.limits()),
         dedupeKey: `followup-refused:${ref.channelId}:${ref.ts}`,
       })
       .catch((postError: unknown) => {
@@ -110,7 +110,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
 
   async tellAuthor(ref: MessageRef, notice: PrivateNotice): Promise<void> {
     await this.gateway
-      .postEphemeral(ref.channelId, ref.userId, privateNoticeView(notice), ref.threadTs)
+      .postEphemeral(ref.channelId, ref.userId, privateNoticeMessage(notice), ref.threadTs)
       .catch((error: unknown) => {
         this.logger.warn(
           { channelId: ref.channelId, notice: notice.kind, error: describeError(error) },
@@ -133,7 +133,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   }
 
   async postStartingCard(input: StartingCard): Promise<string> {
-    const message = jobCardView({
+    const message = jobCardMessage({
       requesterId: input.requesterId,
       prompt: input.prompt,
       state: { phase: 'starting' },
@@ -165,7 +165,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
 
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {
     const reason = describeDocsFailure(input.error, this.clock.now(), undefined, this.limits());
-    const message = jobCardView({
+    const message = jobCardMessage({
       requesterId: input.requesterId,
       prompt: input.prompt,
       state: { phase: 'not_started', reason },
@@ -186,7 +186,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     // The claim keeps two pollers (or a poll and its retry) from racing and, as it stands until long after
     // the reply, also covers a crash between posting and recording it.
     if (!(await this.store.claim(key, REPLY_CLAIM_MS))) return 'already_posted';
-    const message = terminalReplyView(record, outcome, this.clock.now());
+    const message = terminalReplyMessage(record, outcome, this.clock.now());
     try {
       await this.gateway.post({
         channel: record.channelId,
@@ -212,7 +212,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       .post({
         channel: record.channelId,
         threadTs: record.threadTs,
-        message: noticeView(record, notice),
+        message: noticeMessage(record, notice),
         dedupeKey: key,
         priority: 'reply',
       })

@@ -1,6 +1,6 @@
-import type { ViewsReport } from '../insights/page-views/report.js';
+import type { PageViewsReport } from '../insights/page-views/report.js';
 import type { ReportPublisher } from '../insights/ports.js';
-import { viewsReportView } from './messages/page-views-report.js';
+import { pageViewsReportMessage } from './messages/page-views-report.js';
 import type { SlackGateway } from './slack-gateway.js';
 
 /** Posts page-view reports and CSVs to Slack through the gateway. */
@@ -10,10 +10,14 @@ export class SlackReportPublisher implements ReportPublisher {
     private readonly siteUrl: string | undefined,
   ) {}
 
-  async postReport(channelId: string, report: ViewsReport, context: { requestedBy?: string }): Promise<void> {
+  async postReport(
+    channelId: string,
+    report: PageViewsReport,
+    context: { requestedBy?: string },
+  ): Promise<void> {
     await this.gateway.post({
       channel: channelId,
-      message: viewsReportView(report, {
+      message: pageViewsReportMessage(report, {
         siteUrl: this.siteUrl,
         interactive: false,
         ...(context.requestedBy ? { requestedBy: context.requestedBy } : {}),

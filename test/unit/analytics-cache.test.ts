@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { RangeViews } from '../../src/insights/ports.js';
+import type { RangePageViews } from '../../src/insights/ports.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
-function rangeViews(): RangeViews {
+function rangeViews(): RangePageViews {
   return {
     range: { from: '2025-03-03', toExclusive: '2025-03-10' },
     totals: { human: 3, ai: 1, total: 4 },
@@ -22,7 +22,7 @@ describe('memory analytics cache', () => {
     const cache = createMemoryAnalyticsCache(logger, () => now);
     const stored = rangeViews();
     await cache.set('views:p:r', stored, 60_000);
-    const hit = (await cache.get('views:p:r')) as RangeViews;
+    const hit = (await cache.get('views:p:r')) as RangePageViews;
     expect(hit).toEqual(rangeViews());
     // A caller changing what it got cannot change what the next caller gets.
     hit.pages.push({ path: '/b', human: 0, ai: 0, total: 0 });

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RANGE } from '../../src/insights/ranges/dates.js';
-import { parseViewsCommand, type ViewsCommand } from '../../src/insights/ranges/grammar.js';
+import { type PageViewsCommand, parsePageViewsCommand } from '../../src/insights/ranges/grammar.js';
 
 function report(text: string) {
-  const parsed = parseViewsCommand(text);
+  const parsed = parsePageViewsCommand(text);
   if (parsed.kind !== 'report') throw new Error(`expected a report, got ${JSON.stringify(parsed)}`);
   return parsed;
 }
 
-function invalid(text: string): Extract<ViewsCommand, { kind: 'invalid' }> {
-  const parsed = parseViewsCommand(text);
+function invalid(text: string): Extract<PageViewsCommand, { kind: 'invalid' }> {
+  const parsed = parsePageViewsCommand(text);
   if (parsed.kind !== 'invalid') throw new Error(`expected an error, got ${JSON.stringify(parsed)}`);
   return parsed;
 }
@@ -17,7 +17,7 @@ function invalid(text: string): Extract<ViewsCommand, { kind: 'invalid' }> {
 describe('/docs-views grammar', () => {
   it('defaults to the last 7 full days, top 10, no prefix, no csv', () => {
     for (const text of ['', '   ', undefined]) {
-      expect(parseViewsCommand(text)).toEqual({
+      expect(parsePageViewsCommand(text)).toEqual({
         kind: 'report',
         params: { range: DEFAULT_RANGE, top: 10, prefix: undefined },
         csv: false,
@@ -27,7 +27,7 @@ describe('/docs-views grammar', () => {
 
   it('reads help in its usual spellings', () => {
     for (const text of ['help', 'HELP', '-h', '--help', '?'])
-      expect(parseViewsCommand(text)).toEqual({ kind: 'help' });
+      expect(parsePageViewsCommand(text)).toEqual({ kind: 'help' });
   });
 
   it.each([
@@ -50,10 +50,10 @@ describe('/docs-views grammar', () => {
       params: { range: { kind: 'days', days: 30 }, top: 20, prefix: '/api' },
       csv: true,
     };
-    expect(parseViewsCommand('30d top 20 /api csv')).toEqual(expected);
-    expect(parseViewsCommand('csv /api top 20 30d')).toEqual(expected);
-    expect(parseViewsCommand('  /api   CSV 30d  TOP 20 ')).toEqual(expected);
-    expect(parseViewsCommand('top20 /api csv 30d')).toEqual(expected);
+    expect(parsePageViewsCommand('30d top 20 /api csv')).toEqual(expected);
+    expect(parsePageViewsCommand('csv /api top 20 30d')).toEqual(expected);
+    expect(parsePageViewsCommand('  /api   CSV 30d  TOP 20 ')).toEqual(expected);
+    expect(parsePageViewsCommand('top20 /api csv 30d')).toEqual(expected);
   });
 
   it('accepts top 1 and top 50, the bounds', () => {
@@ -87,22 +87,22 @@ describe('/docs-views grammar', () => {
   });
 
   it('reads schedules with and without a time zone', () => {
-    expect(parseViewsCommand('schedule monday 09:00 Europe/Berlin')).toEqual({
+    expect(parsePageViewsCommand('schedule monday 09:00 Europe/Berlin')).toEqual({
       kind: 'schedule',
       weekday: 1,
       hour: 9,
       minute: 0,
       timeZone: 'Europe/Berlin',
     });
-    expect(parseViewsCommand('schedule Sun 7:05')).toEqual({
+    expect(parsePageViewsCommand('schedule Sun 7:05')).toEqual({
       kind: 'schedule',
       weekday: 0,
       hour: 7,
       minute: 5,
       timeZone: undefined,
     });
-    expect(parseViewsCommand('schedules')).toEqual({ kind: 'schedules' });
-    expect(parseViewsCommand('unschedule')).toEqual({ kind: 'unschedule' });
+    expect(parsePageViewsCommand('schedules')).toEqual({ kind: 'schedules' });
+    expect(parsePageViewsCommand('unschedule')).toEqual({ kind: 'unschedule' });
   });
 
   it.each([

@@ -5,7 +5,7 @@ import {
   encodeReportRequest,
   PageViewsReports,
 } from '../../src/insights/page-views/page-views-reports.js';
-import type { ViewsReport } from '../../src/insights/page-views/report.js';
+import type { PageViewsReport } from '../../src/insights/page-views/report.js';
 import type { ReportPublisher } from '../../src/insights/ports.js';
 import { resolveRange } from '../../src/insights/ranges/dates.js';
 import { apiBounds, localInstant, startOfLocalDay } from '../../src/insights/ranges/zone-instants.js';
@@ -41,7 +41,7 @@ afterEach(async () => {
   await docs.close();
 });
 
-function analyticsAt(timers: ManualTimers, posted: ViewsReport[]) {
+function analyticsAt(timers: ManualTimers, posted: PageViewsReport[]) {
   const publisher: ReportPublisher = {
     postReport: async (_channelId, report) => {
       posted.push(report);
@@ -67,7 +67,7 @@ function analyticsAt(timers: ManualTimers, posted: ViewsReport[]) {
 /** Schedules Mondays 09:00 in `timeZone`, lets the clock reach `fireAt`, returns the range calls made. */
 async function weeklyPost(timeZone: string, startAt: string, fireAt: string) {
   const timers = new ManualTimers(at(startAt));
-  const posted: ViewsReport[] = [];
+  const posted: PageViewsReport[] = [];
   const weekly = new WeeklyReports({
     analytics: analyticsAt(timers, posted),
     store: createMemoryScheduleStore(logger, timers.now),

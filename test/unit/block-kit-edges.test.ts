@@ -3,17 +3,21 @@ import { buildReport, type ReportRequest } from '../../src/insights/page-views/r
 import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
 import { DocsApiError } from '../../src/shared/docs-api-error.js';
 import { describeDocsFailure } from '../../src/slack/messages/failures.js';
-import { docsAgentHelpView } from '../../src/slack/messages/help.js';
-import { jobCardView } from '../../src/slack/messages/job-card.js';
-import { jobListView, jobStatusErrorView, jobStatusView } from '../../src/slack/messages/job-list.js';
+import { docsAgentHelpMessage } from '../../src/slack/messages/help.js';
+import { jobCardMessage } from '../../src/slack/messages/job-card.js';
 import {
-  followUpRefusedView,
-  noticeView,
-  privateNoticeView,
-  terminalReplyView,
+  jobListMessage,
+  jobStatusErrorMessage,
+  jobStatusMessage,
+} from '../../src/slack/messages/job-list.js';
+import {
+  followUpRefusedMessage,
+  noticeMessage,
+  privateNoticeMessage,
+  terminalReplyMessage,
 } from '../../src/slack/messages/job-replies.js';
-import { viewsHelpView } from '../../src/slack/messages/page-views-help.js';
-import { viewsReportView } from '../../src/slack/messages/page-views-report.js';
+import { pageViewsHelpMessage } from '../../src/slack/messages/page-views-help.js';
+import { pageViewsReportMessage } from '../../src/slack/messages/page-views-report.js';
 import type { SlackMessage } from '../../src/slack/messages/types.js';
 import { checkMessage, SLACK_LIMITS, totalBlockText } from '../support/slack-block-kit-limits.js';
 
@@ -61,9 +65,9 @@ function accepted(message: SlackMessage): void {
 
 describe('every message builder at its edges is accepted by Slack', () => {
   it('job card: 4,000-character instruction full of markup, long branch, 3,000+ character PR link', () => {
-    accepted(jobCardView({ requesterId: 'U0ALICE', prompt: HOSTILE, state: { phase: 'starting' } }));
+    accepted(jobCardMessage({ requesterId: 'U0ALICE', prompt: HOSTILE, state: { phase: 'starting' } }));
     accepted(
-      jobCardView({
+      jobCardMessage({
         requesterId: 'U0ALICE',
         prompt: HOSTILE,
         state: {
@@ -75,7 +79,7 @@ describe('every message builder at its edges is accepted by Slack', () => {
     for (const status of ['active', 'completed', 'failed', 'archived', 'weird'.repeat(50)]) {
       const tracked = record(1, { status, prLink: status === 'completed' ? LONG_LINK : null });
       accepted(
-        jobCardView({
+        jobCardMessage({
           requesterId: 'U0ALICE',
           prompt: HOSTILE,
           state: { phase: 'tracked', record: tracked, now: NOW },
@@ -86,7 +90,7 @@ describe('every message builder at its edges is accepted by Slack', () => {
 
   it('a list of 30 jobs whose instructions escape to five times their length stays within the total', () => {
     const records = Array.from({ length: 30 }, (_, i) => record(i, { prompt: '&<>'.repeat(1300) }));
-    const message = jobListView(records, NOW);
+    const message = jobListMessage(records, NOW);
     accepted(message);
     const json = JSON.stringify(message.blocks);
     expect(json).toMatch(/…and \d+ more/);
@@ -100,7 +104,7 @@ describe('every message builder at its edges is accepted by Slack', () => {
 
   it('job list of 30 jobs and status of a job with every field at its longest', () => {
     accepted(
-      jobListView(
+      jobListMessage(
         Array.from({ length: 30 }, (_, i) => record(i)),
         NOW,
       ),
@@ -115,9 +119,9 @@ describe('every message builder at its edges is accepted by Slack', () => {
       createdAt: '2026-11-21T09:00:00Z',
     };
     // biome-ignore lint/suspicious/noExplicitAny: the platform's job, as parsed
-    accepted(jobStatusView(job as any, record(1)));
+    accepted(jobStatusMessage(job as any, record(1)));
     accepted(
-      jobStatusErrorView(HOSTILE, new DocsApiError('invalid_request', 'x', { apiMessage: HOSTILE }), NOW),
+      jobStatusErrorMessage(HOSTILE, new DocsApiError('invalid_request', 'x', { apiMessage: HOSTILE }), NOW),
     );
   });
 
@@ -128,10 +132,10 @@ describe('every message builder at its edges is accepted by Slack', () => {
       { kind: 'failed' },
       { kind: 'archived' },
     ] as const)
-      accepted(terminalReplyView(record(1, { generation: 2 }), outcome, NOW));
-    accepted(noticeView(record(1), { kind: 'watch_expired', maxAgeMs: 86_400_000 }));
-    accepted(noticeView(record(1), { kind: 'job_gone' }));
-    accepted(followUpRefusedView(new DocsApiError('invalid_request', 'x', { apiMessage: HOSTILE }), NOW));
+      accepted(terminalReplyMessage(record(1, { generation: 2 }), outcome, NOW));
+    accepted(noticeMessage(record(1), { kind: 'watch_expired', maxAgeMs: 86_400_000 }));
+    accepted(noticeMessage(record(1), { kind: 'job_gone' }));
+    accepted(followUpRefusedMessage(new DocsApiError('invalid_request', 'x', { apiMessage: HOSTILE }), NOW));
     for (const notice of [
       { kind: 'access_denied', reason: 'user' },
       { kind: 'requester_only', requesterId: 'U0ALICE' },
@@ -139,9 +143,9 @@ describe('every message builder at its edges is accepted by Slack', () => {
       { kind: 'empty' },
       { kind: 'state_unavailable' },
     ] as const)
-      accepted(privateNoticeView(notice));
-    accepted(docsAgentHelpView());
-    accepted(viewsHelpView());
+      accepted(privateNoticeMessage(notice));
+    accepted(docsAgentHelpMessage());
+    accepted(pageViewsHelpMessage());
   });
 
   it('top 50 report with 200-character paths and DOCS_SITE_URL stays under the total-text limit', () => {
@@ -168,7 +172,10 @@ describe('every message builder at its edges is accepted by Slack', () => {
     };
     const report = buildReport(request, views, undefined);
     for (const interactive of [true, false]) {
-      const message = viewsReportView(report, { siteUrl: 'https://docs.acme.dev/en/latest', interactive });
+      const message = pageViewsReportMessage(report, {
+        siteUrl: 'https://docs.acme.dev/en/latest',
+        interactive,
+      });
       accepted(message);
       expect(totalBlockText(message.blocks)).toBeLessThanOrEqual(SLACK_LIMITS.totalBlockText);
       // Degraded on purpose: every row is shown, the lower ones without links, and the reader is told.
@@ -201,7 +208,7 @@ describe('every message builder at its edges is accepted by Slack', () => {
       requests: 1,
       fetchedAt: NOW,
     };
-    const message = viewsReportView(buildReport(request, views, undefined), {
+    const message = pageViewsReportMessage(buildReport(request, views, undefined), {
       siteUrl: 'https://docs.acme.dev',
       interactive: true,
     });

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
 import { describeSlackDeliveryFailure } from '../../src/slack/messages/failures.js';
 import { formatDuration, repositoryLabel, slackTime } from '../../src/slack/messages/format.js';
-import { jobCardView } from '../../src/slack/messages/job-card.js';
-import { jobStatusView } from '../../src/slack/messages/job-list.js';
-import { noticeView, terminalReplyView } from '../../src/slack/messages/job-replies.js';
+import { jobCardMessage } from '../../src/slack/messages/job-card.js';
+import { jobStatusMessage } from '../../src/slack/messages/job-list.js';
+import { noticeMessage, terminalReplyMessage } from '../../src/slack/messages/job-replies.js';
 import { LIMITS, truncate } from '../../src/slack/messages/limits.js';
 import type { SlackMessage } from '../../src/slack/messages/types.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
@@ -63,7 +63,7 @@ describe('job status and replies', () => {
   };
 
   it('/docs-agent status uses the card words and Slack date formatting, not raw status and ISO time', () => {
-    const view = jobStatusView(job, record());
+    const view = jobStatusMessage(job, record());
     const text = JSON.stringify(view.blocks);
     expect(text).toContain('*Working: the agent is editing the docs*');
     expect(text).not.toContain('*active*');
@@ -73,7 +73,7 @@ describe('job status and replies', () => {
   });
 
   it('the failed reply says what is known and where to look, not that nothing changed', () => {
-    const reply = terminalReplyView(record({ status: 'failed' }), { kind: 'failed' }, NOW);
+    const reply = terminalReplyMessage(record({ status: 'failed' }), { kind: 'failed' }, NOW);
     const text = JSON.stringify(reply.blocks);
     expect(text).not.toContain('Nothing was changed');
     expect(text).toContain('no pull request was opened');
@@ -83,7 +83,7 @@ describe('job status and replies', () => {
 
   it('the terminal reply text keeps the mention and the whole PR link, for when Slack refuses the blocks', () => {
     const prLink = `https://github.com/acme/docs/pull/7?${'x'.repeat(3200)}`;
-    const reply = terminalReplyView(record(), { kind: 'pull_request', prLink }, NOW);
+    const reply = terminalReplyMessage(record(), { kind: 'pull_request', prLink }, NOW);
     expect(reply.text).toContain('<@U0ALICE>');
     expect(reply.text).toContain(prLink);
     expect(checkMessage(reply)).toEqual({ ok: true });
@@ -93,7 +93,7 @@ describe('job status and replies', () => {
 
 describe('job card', () => {
   it('shows requester, status and details once tracked', () => {
-    const view = jobCardView({
+    const view = jobCardMessage({
       requesterId: 'U0ALICE',
       prompt: 'Document it',
       state: { phase: 'tracked', record: record(), now: NOW },
@@ -108,7 +108,7 @@ describe('job card', () => {
   });
 
   it('shows when a running job started in Slack relative time, which stays true without updates', () => {
-    const view = jobCardView({
+    const view = jobCardMessage({
       requesterId: 'U0ALICE',
       prompt: 'Document it',
       state: { phase: 'tracked', record: record(), now: NOW },
@@ -116,7 +116,7 @@ describe('job card', () => {
     const started = Math.floor((NOW - 65_000) / 1000);
     expect(JSON.stringify(view.blocks)).toContain(`*Started*\\n<!date^${started}^{ago}|`);
     // Rendered a minute later, the card is the same: nothing needs to be re-sent for time to move.
-    const later = jobCardView({
+    const later = jobCardMessage({
       requesterId: 'U0ALICE',
       prompt: 'Document it',
       state: { phase: 'tracked', record: record(), now: NOW + 60_000 },
@@ -125,13 +125,13 @@ describe('job card', () => {
   });
 
   it('the starting card notification has no doubled punctuation', () => {
-    const view = jobCardView({ requesterId: 'U0ALICE', prompt: 'Fix it', state: { phase: 'starting' } });
+    const view = jobCardMessage({ requesterId: 'U0ALICE', prompt: 'Fix it', state: { phase: 'starting' } });
     expect(view.text).toBe('Docs agent job: Starting the agent. Fix it');
   });
 
   it('shortens a long branch label, never its link markup', () => {
     const ref = `docs-agent/${'b'.repeat(1800)}`;
-    const view = jobCardView({
+    const view = jobCardMessage({
       requesterId: 'U0ALICE',
       prompt: 'Document it',
       state: { phase: 'tracked', record: record({ ref }), now: NOW },
@@ -148,7 +148,7 @@ describe('job card', () => {
 
   it('shows a pull request link too long for a button as a text link, not as nothing', () => {
     const prLink = `https://github.com/acme/docs/pull/1?${'x'.repeat(3100)}`;
-    const view = jobCardView({
+    const view = jobCardMessage({
       requesterId: 'U0ALICE',
       prompt: 'Document it',
       state: { phase: 'tracked', record: record({ status: 'completed', prLink }), now: NOW },
@@ -159,7 +159,7 @@ describe('job card', () => {
 
   it('quotes the prompt as literal rich text, so markup in it cannot ping or format', () => {
     const prompt = 'Hey <!channel> and <@U0EVIL> see <https://evil.example|click> *bold* ```code```';
-    const view = jobCardView({ requesterId: 'U0ALICE', prompt, state: { phase: 'starting' } });
+    const view = jobCardMessage({ requesterId: 'U0ALICE', prompt, state: { phase: 'starting' } });
     const quote = json(view).find((b) => b.type === 'rich_text');
     expect(quote.elements[0].elements[0]).toEqual({ type: 'text', text: prompt });
     const mrkdwn = view.blocks.filter((b) => b.type !== 'rich_text');
@@ -170,7 +170,7 @@ describe('job card', () => {
 
   it('stays within limits for huge prompts and odd values', () => {
     const huge = '𝔘'.repeat(40_000);
-    const view = jobCardView({
+    const view = jobCardMessage({
       requesterId: 'U0ALICE',
       prompt: huge,
       state: {
@@ -190,7 +190,7 @@ describe('job card', () => {
   });
 
   it('never interpolates a malformed user id into markup', () => {
-    const view = jobCardView({ requesterId: 'U1> <!channel', prompt: 'x', state: { phase: 'starting' } });
+    const view = jobCardMessage({ requesterId: 'U1> <!channel', prompt: 'x', state: { phase: 'starting' } });
     expect(JSON.stringify(view.blocks)).not.toMatch(PINGS);
   });
 
@@ -201,7 +201,7 @@ describe('job card', () => {
       prLink: 'https://github.com/acme/docs/pull/1',
     });
     const json = JSON.stringify(
-      jobCardView({
+      jobCardMessage({
         requesterId: 'U0ALICE',
         prompt: 'x',
         state: { phase: 'tracked', record: done, now: NOW },
@@ -212,7 +212,7 @@ describe('job card', () => {
   });
 
   it('shows why a job was not started', () => {
-    const view = jobCardView({
+    const view = jobCardMessage({
       requesterId: 'U0ALICE',
       prompt: 'x',
       state: { phase: 'not_started', reason: 'The platform is down.' },
@@ -224,7 +224,7 @@ describe('job card', () => {
 
 describe('terminal replies', () => {
   it('links the pull request with a button and mentions the requester', () => {
-    const view = terminalReplyView(
+    const view = terminalReplyMessage(
       record({ status: 'completed' }),
       { kind: 'pull_request', prLink: 'https://github.com/acme/docs/pull/7' },
       NOW,
@@ -242,7 +242,7 @@ describe('terminal replies', () => {
     [{ kind: 'failed' }, 'unrecoverable error'],
     [{ kind: 'archived' }, 'archived'],
   ] as const)('explains %o and what to do', (outcome, phrase) => {
-    const view = terminalReplyView(record(), outcome, NOW);
+    const view = terminalReplyMessage(record(), outcome, NOW);
     expect(JSON.stringify(view.blocks)).toContain(phrase);
     expect(JSON.stringify(view.blocks)).toContain('<@U0ALICE>');
     expectWithinLimits(view);
@@ -250,9 +250,9 @@ describe('terminal replies', () => {
 
   it('notices say why watching stopped', () => {
     expect(
-      JSON.stringify(noticeView(record(), { kind: 'watch_expired', maxAgeMs: 6 * 3600_000 }).blocks),
+      JSON.stringify(noticeMessage(record(), { kind: 'watch_expired', maxAgeMs: 6 * 3600_000 }).blocks),
     ).toContain('6h 00m');
-    expect(JSON.stringify(noticeView(record(), { kind: 'job_gone' }).blocks)).toContain('no longer knows');
+    expect(JSON.stringify(noticeMessage(record(), { kind: 'job_gone' }).blocks)).toContain('no longer knows');
   });
 });
 

@@ -1,15 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { decodeReportRequest } from '../../src/insights/page-views/page-views-reports.js';
 import { buildReport, type ReportRequest, toCsv } from '../../src/insights/page-views/report.js';
-import type { RangeViews } from '../../src/insights/ports.js';
+import type { RangePageViews } from '../../src/insights/ports.js';
 import { LIMITS } from '../../src/slack/messages/limits.js';
-import { viewsHelpView } from '../../src/slack/messages/page-views-help.js';
+import { pageViewsHelpMessage } from '../../src/slack/messages/page-views-help.js';
 import {
   codeToken,
-  invalidViewsCommandMessage,
+  invalidPageViewsCommandMessage,
   schedulesList,
 } from '../../src/slack/messages/page-views-replies.js';
-import { formatChange, splitBar, viewsReportView } from '../../src/slack/messages/page-views-report.js';
+import {
+  formatChange,
+  pageViewsReportMessage,
+  splitBar,
+} from '../../src/slack/messages/page-views-report.js';
 import type { SlackMessage } from '../../src/slack/messages/types.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
 
@@ -23,7 +27,7 @@ function checkLimits(message: SlackMessage) {
 // biome-ignore lint/suspicious/noExplicitAny: inspecting Block Kit JSON
 const blocksOf = (message: SlackMessage): any[] => message.blocks;
 
-function rangeViews(count: number, pathOf: (i: number) => string): RangeViews {
+function rangeViews(count: number, pathOf: (i: number) => string): RangePageViews {
   const pages = Array.from({ length: count }, (_, i) => ({
     path: pathOf(i),
     human: (count - i) * 7,
@@ -60,7 +64,7 @@ describe('report view', () => {
   it('shows header with range and zone, totals with change, ranked pages with links and bars, and a footer', () => {
     const views = rangeViews(30, (i) => `/docs/page-${i}`);
     const report = buildReport(request({ top: 3 }), views, { human: 100, ai: 100, total: 200 });
-    const message = viewsReportView(report, { siteUrl: 'https://docs.acme.dev/', interactive: true });
+    const message = pageViewsReportMessage(report, { siteUrl: 'https://docs.acme.dev/', interactive: true });
     checkLimits(message);
     const json = JSON.stringify(message.blocks);
     expect(blocksOf(message)[0].text.text).toBe('Page views · Last 7 days: 2025-03-03 – 2025-03-09 (UTC)');
@@ -79,7 +83,9 @@ describe('report view', () => {
   it('writes singular counts in the singular', () => {
     const views = rangeViews(1, (i) => `/docs/only-${i}`);
     const report = buildReport(request({ top: 5, prefix: '/docs' }), views, undefined);
-    const json = JSON.stringify(viewsReportView(report, { siteUrl: undefined, interactive: false }).blocks);
+    const json = JSON.stringify(
+      pageViewsReportMessage(report, { siteUrl: undefined, interactive: false }).blocks,
+    );
     expect(json).toContain('*Top 1 page under `/docs`*');
     expect(json).toContain('1 page counted');
     expect(json).toContain('1 page ·');
@@ -90,7 +96,9 @@ describe('report view', () => {
     const views = rangeViews(1, () => '/big');
     const big = { ...views, totals: { human: 1_234_567, ai: 1_000, total: 1_235_567 } };
     const report = buildReport(request({ top: 1 }), big, { human: 999, ai: 0, total: 999 });
-    const json = JSON.stringify(viewsReportView(report, { siteUrl: undefined, interactive: false }).blocks);
+    const json = JSON.stringify(
+      pageViewsReportMessage(report, { siteUrl: undefined, interactive: false }).blocks,
+    );
     expect(json).toContain('*Total views*\\n1,235,567');
     expect(json).toContain('*Human*\\n1,234,567');
     expect(json).toContain('*AI*\\n1,000');
@@ -101,7 +109,7 @@ describe('report view', () => {
     const long = (i: number) => `/${'x'.repeat(2000)}<!channel>|*_${i}`;
     const views = { ...rangeViews(10_000, long), partial: true };
     const report = buildReport(request({ top: 50, prefix: `/${'x'.repeat(199)}` }), views, undefined);
-    const message = viewsReportView(report, { siteUrl: 'https://docs.acme.dev', interactive: true });
+    const message = pageViewsReportMessage(report, { siteUrl: 'https://docs.acme.dev', interactive: true });
     checkLimits(message);
     const json = JSON.stringify(message);
     expect(json).not.toContain('<!channel>');
@@ -115,14 +123,14 @@ describe('report view', () => {
 
   it('without a site URL shows paths as code, and says when nothing matched a prefix', () => {
     const views = rangeViews(5, (i) => `/guides/${i}`);
-    const plain = viewsReportView(buildReport(request(), views, undefined), {
+    const plain = pageViewsReportMessage(buildReport(request(), views, undefined), {
       siteUrl: undefined,
       interactive: false,
     });
     checkLimits(plain);
     expect(JSON.stringify(plain.blocks)).toContain('`/guides/0`');
     expect(JSON.stringify(plain.blocks)).not.toContain('Post to channel');
-    const empty = viewsReportView(buildReport(request({ prefix: '/api' }), views, undefined), {
+    const empty = pageViewsReportMessage(buildReport(request({ prefix: '/api' }), views, undefined), {
       siteUrl: undefined,
       interactive: true,
     });
@@ -131,7 +139,7 @@ describe('report view', () => {
 
   it('puts the request, not the report, in the button value, and reads it back', () => {
     const req = request({ prefix: '/api', top: 50, timeZone: 'America/Argentina/ComodRivadavia' });
-    const message = viewsReportView(
+    const message = pageViewsReportMessage(
       buildReport(
         req,
         rangeViews(3, (i) => `/api/${i}`),
@@ -177,7 +185,7 @@ describe('report view', () => {
 
 describe('help and replies', () => {
   it('explains the whole grammar with examples, within limits', () => {
-    const help = viewsHelpView('/docs-views');
+    const help = pageViewsHelpMessage('/docs-views');
     checkLimits(help);
     const json = JSON.stringify(help.blocks);
     for (const part of [
@@ -200,7 +208,7 @@ describe('help and replies', () => {
   });
 
   it('names the exact token, escaped so it can never ping', () => {
-    const message = invalidViewsCommandMessage('/docs-views', '<!here>`x', 'is not a range');
+    const message = invalidPageViewsCommandMessage('/docs-views', '<!here>`x', 'is not a range');
     expect(message).toContain('`&lt;!here&gt;ˋx`');
     expect(message).not.toContain('<!here>');
     expect(codeToken('a'.repeat(500)).length).toBeLessThan(100);

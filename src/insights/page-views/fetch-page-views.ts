@@ -1,6 +1,6 @@
 import type { HourlyQuota } from '../../shared/hourly-quota.js';
 import { AnalyticsBudgetError } from '../analytics-source.js';
-import type { PageViewRow, PageViewsApi, RangeViews } from '../ports.js';
+import type { PageViewRow, PageViewsApi, RangePageViews } from '../ports.js';
 import type { DateRange } from '../ranges/dates.js';
 import { apiBounds } from '../ranges/zone-instants.js';
 import { comparePages } from './report.js';
@@ -18,7 +18,7 @@ export async function fetchRangeViews(
   api: PageViewsApi,
   range: DateRange,
   options: { maxPages: number; budget: HourlyQuota; now: () => number; pageSize?: number },
-): Promise<RangeViews> {
+): Promise<RangePageViews> {
   const limit = options.pageSize ?? PAGE_SIZE;
   const bounds = apiBounds(range);
   const byPath = new Map<string, PageViewRow>();

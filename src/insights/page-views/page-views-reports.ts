@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { AnalyticsBudgetError, type AnalyticsKey, type AnalyticsSource } from '../analytics-source.js';
-import type { PageViewsApi, RangeViews, ReportPublisher, ViewsTotals } from '../ports.js';
+import type { PageViewsApi, PageViewsTotals, RangePageViews, ReportPublisher } from '../ports.js';
 import {
   type DateRange,
   describeSpec,
@@ -15,7 +15,7 @@ import {
 import { MAX_TOP, type ReportParams } from '../ranges/grammar.js';
 import { apiBounds } from '../ranges/zone-instants.js';
 import { fetchRangeViews, PAGE_SIZE } from './fetch-page-views.js';
-import { buildReport, type ReportRequest, toCsv, type ViewsReport } from './report.js';
+import { buildReport, type PageViewsReport, type ReportRequest, toCsv } from './report.js';
 
 export interface PageViewsReportsOptions {
   api: PageViewsApi;
@@ -54,9 +54,9 @@ export class PageViewsReports {
     };
   }
 
-  async report(request: ReportRequest): Promise<ViewsReport> {
+  async report(request: ReportRequest): Promise<PageViewsReport> {
     const previousRange = previousPeriod(request.range);
-    const needsPrevious = !(await this.o.source.peek<RangeViews>(this.key('totals', previousRange)));
+    const needsPrevious = !(await this.o.source.peek<RangePageViews>(this.key('totals', previousRange)));
     const current = await this.views(request.range, needsPrevious ? 1 : 0);
     const previous = await this.totals(previousRange).catch((error: unknown) => {
       // The comparison is a nicety: the report still stands without it.
@@ -70,13 +70,13 @@ export class PageViewsReports {
    * The report when everything it needs is already cached (no API call, no budget), else undefined: lets
    * the command answer in its acknowledgement instead of a second request to Slack.
    */
-  async cachedReport(request: ReportRequest): Promise<ViewsReport | undefined> {
+  async cachedReport(request: ReportRequest): Promise<PageViewsReport | undefined> {
     const previousRange = previousPeriod(request.range);
-    const current = await this.o.source.peek<RangeViews>(this.key('views', request.range));
+    const current = await this.o.source.peek<RangePageViews>(this.key('views', request.range));
     if (!current) return undefined;
     const previous =
-      (await this.o.source.peek<RangeViews>(this.key('views', previousRange))) ??
-      (await this.o.source.peek<RangeViews>(this.key('totals', previousRange)));
+      (await this.o.source.peek<RangePageViews>(this.key('views', previousRange))) ??
+      (await this.o.source.peek<RangePageViews>(this.key('totals', previousRange)));
     if (!previous) return undefined;
     return buildReport(request, current, previous.totals);
   }
@@ -95,7 +95,7 @@ export class PageViewsReports {
   }
 
   /** Posts a report in a channel (the "Post to channel" button and weekly posts). */
-  async publish(channelId: string, request: ReportRequest, requestedBy?: string): Promise<ViewsReport> {
+  async publish(channelId: string, request: ReportRequest, requestedBy?: string): Promise<PageViewsReport> {
     const report = await this.report(request);
     await this.o.publisher.postReport(channelId, report, requestedBy ? { requestedBy } : {});
     return report;
@@ -107,7 +107,7 @@ export class PageViewsReports {
   }
 
   /** Every page of a range, from the cache or fetched once. `extra` requests are budgeted alongside. */
-  async views(range: DateRange, extra = 0): Promise<RangeViews> {
+  async views(range: DateRange, extra = 0): Promise<RangePageViews> {
     return this.o.source.read(this.key('views', range), this.lastFetchRequests + extra, async (budget) => {
       const views = await fetchRangeViews(this.o.api, range, {
         maxPages: this.o.maxPages,
@@ -124,10 +124,10 @@ export class PageViewsReports {
   }
 
   /** Site-wide totals of a range: from a cached full fetch, or one `limit=1` request. */
-  async totals(range: DateRange): Promise<ViewsTotals> {
-    const full = await this.o.source.peek<RangeViews>(this.key('views', range));
+  async totals(range: DateRange): Promise<PageViewsTotals> {
+    const full = await this.o.source.peek<RangePageViews>(this.key('views', range));
     if (full) return full.totals;
-    const fetched = await this.o.source.read<RangeViews>(this.key('totals', range), 1, async (budget) => {
+    const fetched = await this.o.source.read<RangePageViews>(this.key('totals', range), 1, async (budget) => {
       const slot = await budget.take();
       if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
       const page = await this.o.api.getPageViews({ ...apiBounds(range), limit: 1, offset: 0 });

@@ -1,4 +1,4 @@
-import type { PageViewRow, RangeViews, ViewsTotals } from '../ports.js';
+import type { PageViewRow, PageViewsTotals, RangePageViews } from '../ports.js';
 import type { DateRange } from '../ranges/dates.js';
 
 /** What one report shows: resolved range, sorted pages and totals. Rendering is the Slack adapter's job. */
@@ -15,14 +15,14 @@ export interface RankedPage extends PageViewRow {
   rank: number;
 }
 
-export interface ViewsReport {
+export interface PageViewsReport {
   request: ReportRequest;
   /** Site-wide totals for the range, from the API. */
-  totals: ViewsTotals;
+  totals: PageViewsTotals;
   /** Site-wide totals of the previous period of the same length; undefined when they could not be fetched. */
-  previousTotals: ViewsTotals | undefined;
+  previousTotals: PageViewsTotals | undefined;
   /** With a prefix: the sum of the matching pages and how many there are. */
-  prefixTotals: (ViewsTotals & { pages: number }) | undefined;
+  prefixTotals: (PageViewsTotals & { pages: number }) | undefined;
   top: RankedPage[];
   pagesCounted: number;
   partial: boolean;
@@ -41,9 +41,9 @@ export function matchesPrefix(path: string, prefix: string | undefined): boolean
 
 export function buildReport(
   request: ReportRequest,
-  current: RangeViews,
-  previousTotals: ViewsTotals | undefined,
-): ViewsReport {
+  current: RangePageViews,
+  previousTotals: PageViewsTotals | undefined,
+): PageViewsReport {
   const matching = request.prefix
     ? current.pages.filter((p) => matchesPrefix(p.path, request.prefix))
     : current.pages;
@@ -74,7 +74,7 @@ export function percentChange(current: number, previous: number | undefined): nu
   return ((current - previous) / previous) * 100;
 }
 
-export function aiShare(totals: ViewsTotals): number {
+export function aiShare(totals: PageViewsTotals): number {
   const base = totals.human + totals.ai;
   return base === 0 ? 0 : (totals.ai / base) * 100;
 }

@@ -14,7 +14,7 @@ export interface ReportParams {
 
 export type Weekday = 0 | 1 | 2 | 3 | 4 | 5 | 6;
 
-export type ViewsCommand =
+export type PageViewsCommand =
   | { kind: 'help' }
   | { kind: 'report'; params: ReportParams; csv: boolean }
   | { kind: 'schedule'; weekday: Weekday; hour: number; minute: number; timeZone: string | undefined }
@@ -55,13 +55,13 @@ const WEEKDAYS: Record<string, Weekday> = {
 
 export const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
-const invalid = (token: string, problem: string): ViewsCommand => ({ kind: 'invalid', token, problem });
+const invalid = (token: string, problem: string): PageViewsCommand => ({ kind: 'invalid', token, problem });
 
 /**
  * Parses `/docs-views` text: `[range] [top N] [path-prefix] [csv]` in any order, `help`, or the schedule
  * sub-commands. Never guesses: anything it cannot read is reported with the exact token.
  */
-export function parseViewsCommand(text: string | undefined): ViewsCommand {
+export function parsePageViewsCommand(text: string | undefined): PageViewsCommand {
   const tokens = (text ?? '').trim().split(/\s+/).filter(Boolean);
   const first = tokens[0]?.toLowerCase();
   if (first === undefined) return { kind: 'report', params: defaultParams(), csv: false };
@@ -116,7 +116,7 @@ function defaultParams(): ReportParams {
   return { range: DEFAULT_RANGE, top: DEFAULT_TOP, prefix: undefined };
 }
 
-function extra(token: string): ViewsCommand {
+function extra(token: string): PageViewsCommand {
   return invalid(token, 'is unexpected here: this sub-command takes no arguments');
 }
 
@@ -135,7 +135,7 @@ function parseRangeToken(token: string): RangeSpec | { problem: string } {
   return { kind: 'explicit', from, to };
 }
 
-function parseSchedule(args: string[]): ViewsCommand {
+function parseSchedule(args: string[]): PageViewsCommand {
   const usage =
     'write `schedule <weekday> <HH:MM> [IANA time zone]`, e.g. `schedule monday 09:00 Europe/Berlin`';
   const [dayToken, timeToken, zoneToken, ...rest] = args;

@@ -13,7 +13,7 @@ export const POST_HEALTH_ACTION = 'docs_health_post';
 /** Page URLs longer than this are shown as text: 25 links must leave room for the rest of the report. */
 const MAX_LINK_URL_CHARS = 300;
 
-export interface HealthReportViewOptions {
+export interface HealthReportMessageOptions {
   /** DOCS_SITE_URL: paths become links when set. */
   siteUrl: string | undefined;
   /** Ephemeral reports carry the "Post to channel" button and a fix button per row. */
@@ -84,7 +84,7 @@ function sectionBlocks(
   section: HealthSection<Evidence>,
   kind: EvidenceKind,
   room: number,
-  options: HealthReportViewOptions,
+  options: HealthReportMessageOptions,
 ): KnownBlock[] {
   const { title, empty } = TITLES[kind];
   const shown = section.rows.length;
@@ -113,7 +113,7 @@ function sectionBlocks(
  * ephemeral, "Post to channel". Texts shrink until the message fits Slack's total-text limit, so 25 rows
  * per section with long queries, paths and comments still post.
  */
-export function healthReportMessage(report: HealthReport, options: HealthReportViewOptions): SlackMessage {
+export function healthReportMessage(report: HealthReport, options: HealthReportMessageOptions): SlackMessage {
   const range = `${report.range.from} – ${report.range.toExclusive} (exclusive)`;
   const partial =
     report.partial.length > 0

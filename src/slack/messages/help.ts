@@ -3,7 +3,7 @@ import type { SlackMessage } from './types.js';
 export const MAX_PROMPT_CHARS = 4000;
 
 /** Usage for `/docs-agent` with no text or `help`. */
-export function docsAgentHelpView(command = '/docs-agent'): SlackMessage {
+export function docsAgentHelpMessage(command = '/docs-agent'): SlackMessage {
   const text = [
     `*${command}* starts a docs agent job: the agent edits your docs and opens a pull request.`,
     '',

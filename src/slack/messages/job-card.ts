@@ -50,7 +50,7 @@ export function statusWords(status: string, prLink: string | null): StatusLine {
 }
 
 /** The job card: who asked, the instruction (rendered literally), status and details. Pure. */
-export function jobCardView(input: JobCardInput): SlackMessage {
+export function jobCardMessage(input: JobCardInput): SlackMessage {
   const { state } = input;
   const blocks: SlackMessage['blocks'] = [
     {

@@ -16,7 +16,7 @@ export function threadLink(channelId: string, ts: string): string {
 }
 
 /** `/docs-agent list`: the jobs of this channel still being watched. Pure. */
-export function jobListView(records: readonly JobRecord[], now: number): SlackMessage {
+export function jobListMessage(records: readonly JobRecord[], now: number): SlackMessage {
   if (records.length === 0) {
     return {
       text: 'No docs agent jobs are being followed in this channel',
@@ -87,7 +87,7 @@ export function escapedPreview(text: string, max: number): string {
 }
 
 /** `/docs-agent status <id>`: the job as the platform reports it now, in the card's words. Pure. */
-export function jobStatusView(job: AgentJob, record: JobRecord | undefined): SlackMessage {
+export function jobStatusMessage(job: AgentJob, record: JobRecord | undefined): SlackMessage {
   const status = statusWords(job.status, job.prLink);
   const lines = [`*Job* \`${escapeMrkdwn(oneLine(job.id, 100))}\`: ${status.emoji} *${status.label}*`];
   if (job.repository) {
@@ -120,7 +120,7 @@ export function jobStatusView(job: AgentJob, record: JobRecord | undefined): Sla
 }
 
 /** Why `/docs-agent status <id>` could not show the job. */
-export function jobStatusErrorView(
+export function jobStatusErrorMessage(
   jobId: string,
   error: unknown,
   now: number,

@@ -14,7 +14,7 @@ const INLINE_LINK_MAX = 2000;
 import type { SlackMessage } from './types.js';
 
 /** The one reply posted in the job's thread when a run ends. Pure. */
-export function terminalReplyView(record: JobRecord, outcome: TerminalOutcome, now: number): SlackMessage {
+export function terminalReplyMessage(record: JobRecord, outcome: TerminalOutcome, now: number): SlackMessage {
   const who = `<@${safeId(record.requesterId)}>`;
   const took = formatDuration(now - record.activeSince);
   const jobRef = `\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``;
@@ -66,7 +66,7 @@ export function terminalReplyView(record: JobRecord, outcome: TerminalOutcome, n
   return { text: truncate(`${who} ${fallback}`, LIMITS.messageText), blocks };
 }
 
-export function noticeView(record: JobRecord, notice: ThreadNotice): SlackMessage {
+export function noticeMessage(record: JobRecord, notice: ThreadNotice): SlackMessage {
   const jobRef = `\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``;
   const text =
     notice.kind === 'watch_expired'
@@ -82,7 +82,7 @@ export function noticeView(record: JobRecord, notice: ThreadNotice): SlackMessag
 }
 
 /** Why a reply in a job's thread did not reach the agent, and what to do. Posted in the thread. */
-export function followUpRefusedView(error: unknown, now: number, limits: HourlyLimits = {}): SlackMessage {
+export function followUpRefusedMessage(error: unknown, now: number, limits: HourlyLimits = {}): SlackMessage {
   let text: string;
   if (error instanceof DocsApiError && error.code === 'not_found') {
     text =
@@ -104,7 +104,7 @@ export const STATE_UNAVAILABLE_TEXT =
   ":warning: I can't reach my state store right now, so nothing was started or sent. Try again in a minute.";
 
 /** Answers only the author of a message sees (ephemeral). */
-export function privateNoticeView(notice: PrivateNotice, commandName = '/docs-agent'): SlackMessage {
+export function privateNoticeMessage(notice: PrivateNotice, commandName = '/docs-agent'): SlackMessage {
   let text: string;
   switch (notice.kind) {
     case 'access_denied':

@@ -2,7 +2,7 @@ import { DEFAULT_TOP, MAX_TOP } from '../../insights/ranges/grammar.js';
 import type { SlackMessage } from './types.js';
 
 /** `/docs-views help`: the grammar, with examples. */
-export function viewsHelpView(command = '/docs-views'): SlackMessage {
+export function pageViewsHelpMessage(command = '/docs-views'): SlackMessage {
   const reports = [
     `*${command}* reports page views of the docs (human and AI traffic).`,
     '',

@@ -12,12 +12,12 @@ export function codeToken(token: string): string {
   return `\`${escapeMrkdwn(oneLine(token, 80)).replace(/`/g, 'ˋ')}\``;
 }
 
-export function invalidViewsCommandMessage(command: string, token: string, problem: string): string {
+export function invalidPageViewsCommandMessage(command: string, token: string, problem: string): string {
   return `I couldn't read ${codeToken(token)}: it ${problem}. Nothing was fetched. See \`${command} help\` for the grammar.`;
 }
 
 /** What went wrong with a report, and what to do. Chosen by error code; never leaks internals. */
-export function describeViewsFailure(error: unknown, now: number, limits: HourlyLimits = {}): string {
+export function describePageViewsFailure(error: unknown, now: number, limits: HourlyLimits = {}): string {
   if (error instanceof AppError && error.code === 'analytics_budget_exhausted') {
     const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
     const budget = limits.analyticsPerHour ? `${perHour(limits.analyticsPerHour, 'request')}, ` : '';

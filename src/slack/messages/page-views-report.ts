@@ -2,11 +2,11 @@ import type { KnownBlock, MrkdwnElement } from '@slack/types';
 import { encodeReportRequest } from '../../insights/page-views/page-views-reports.js';
 import {
   aiShare,
+  type PageViewsReport,
   percentChange,
   type RankedPage,
-  type ViewsReport,
 } from '../../insights/page-views/report.js';
-import type { ViewsTotals } from '../../insights/ports.js';
+import type { PageViewsTotals } from '../../insights/ports.js';
 import { daysBetween, formatRange } from '../../insights/ranges/dates.js';
 import { escapeMrkdwn } from '../markup.js';
 import { mrkdwnLink, slackTime } from './format.js';
@@ -19,7 +19,7 @@ const MAX_PATH_CHARS = 150;
 /** Longer page URLs are shown as text: 50 lines must fit in a few sections. */
 const MAX_LINK_URL_CHARS = 500;
 
-export interface ReportViewOptions {
+export interface PageViewsReportMessageOptions {
   /** DOCS_SITE_URL: paths become links when set. */
   siteUrl: string | undefined;
   /** Ephemeral reports carry the "Post to channel" button. */
@@ -107,8 +107,8 @@ function packLines(lines: string[]): string[] {
 }
 
 function totalsFields(
-  totals: ViewsTotals,
-  previous: ViewsTotals | undefined,
+  totals: PageViewsTotals,
+  previous: PageViewsTotals | undefined,
   periodDays: string,
 ): MrkdwnElement[] {
   const vs = previous ? ` vs previous ${periodDays}` : '';
@@ -136,7 +136,10 @@ function totalsFields(
 }
 
 /** The page-view report: header, totals with change, top pages, footer, and (ephemeral) a post button. */
-export function viewsReportView(report: ViewsReport, options: ReportViewOptions): SlackMessage {
+export function pageViewsReportMessage(
+  report: PageViewsReport,
+  options: PageViewsReportMessageOptions,
+): SlackMessage {
   const { request } = report;
   const dates = formatRange(request.range);
   const days = daysBetween(request.range.from, request.range.toExclusive);

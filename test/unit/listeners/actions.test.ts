@@ -6,14 +6,14 @@ import {
 } from '../../../src/slack/listeners/actions/docs-views-post.js';
 import { openPullRequestAction } from '../../../src/slack/listeners/actions/open-pull-request.js';
 import { OPEN_PULL_REQUEST_ACTION } from '../../../src/slack/messages/job-card.js';
-import { POST_REPORT_ACTION, viewsReportView } from '../../../src/slack/messages/page-views-report.js';
+import { POST_REPORT_ACTION, pageViewsReportMessage } from '../../../src/slack/messages/page-views-report.js';
 import { SlackDeliveryError } from '../../../src/slack/slack-errors.js';
 import { access, answers, buttonClick, CHANNEL, only, recordingLogger, USER } from './fakes.js';
 import { pageViewsFakes, REPORT, REQUEST } from './page-views-fixtures.js';
 
 /** The value the "Post to channel" button of a rendered ephemeral report carries. */
 function postButtonValue(): string {
-  const { blocks } = viewsReportView(REPORT, { siteUrl: undefined, interactive: true });
+  const { blocks } = pageViewsReportMessage(REPORT, { siteUrl: undefined, interactive: true });
   for (const block of blocks)
     if (block.type === 'actions')
       for (const element of block.elements)

@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import type { ReportRequest, ViewsReport } from '../../../src/insights/page-views/report.js';
+import type { PageViewsReport, ReportRequest } from '../../../src/insights/page-views/report.js';
 import type { WeeklySchedule } from '../../../src/insights/ports.js';
 import type { SlackDeps } from '../../../src/slack/listeners/deps.js';
 
@@ -12,7 +12,7 @@ export const REQUEST: ReportRequest = {
   prefix: undefined,
 };
 
-export const REPORT: ViewsReport = {
+export const REPORT: PageViewsReport = {
   request: REQUEST,
   totals: { human: 900, ai: 300, total: 1200 },
   previousTotals: { human: 800, ai: 200, total: 1000 },
@@ -49,9 +49,9 @@ export function pageViewsFakes(schedules: Array<WeeklySchedule & { nextRun: numb
   const analytics = {
     now: () => Date.parse('2026-11-23T09:00:00Z'),
     requestFor: vi.fn(() => REQUEST),
-    cachedReport: vi.fn(async (): Promise<ViewsReport | undefined> => undefined),
-    report: vi.fn(async (): Promise<ViewsReport> => REPORT),
-    publish: vi.fn(async (): Promise<ViewsReport> => REPORT),
+    cachedReport: vi.fn(async (): Promise<PageViewsReport | undefined> => undefined),
+    report: vi.fn(async (): Promise<PageViewsReport> => REPORT),
+    publish: vi.fn(async (): Promise<PageViewsReport> => REPORT),
     uploadCsv: vi.fn(async (): Promise<void> => undefined),
   };
   const weekly = {

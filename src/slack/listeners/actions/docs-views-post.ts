@@ -1,7 +1,7 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { decodeReportRequest } from '../../../insights/page-views/page-views-reports.js';
 import { describeError, errorCode } from '../../../shared/errors.js';
-import { describePostFailure, describeViewsFailure } from '../../messages/page-views-replies.js';
+import { describePageViewsFailure, describePostFailure } from '../../messages/page-views-replies.js';
 import { POST_REPORT_ACTION } from '../../messages/page-views-report.js';
 import { SlackDeliveryError } from '../../slack-gateway.js';
 import type { ButtonArgs } from '../args.js';
@@ -40,7 +40,7 @@ export function docsViewsPostAction(deps: DocsViewsPostDeps) {
       await reply(
         error instanceof SlackDeliveryError
           ? describePostFailure(errorCode(error))
-          : describeViewsFailure(error, analytics.now(), deps.limits),
+          : describePageViewsFailure(error, analytics.now(), deps.limits),
         false,
       );
     }

@@ -7,8 +7,8 @@ import {
   tooLongMessage,
 } from '../../command-text.js';
 import { describeSlackDeliveryFailure } from '../../messages/failures.js';
-import { docsAgentHelpView } from '../../messages/help.js';
-import { jobListView, jobStatusErrorView, jobStatusView } from '../../messages/job-list.js';
+import { docsAgentHelpMessage } from '../../messages/help.js';
+import { jobListMessage, jobStatusErrorMessage, jobStatusMessage } from '../../messages/job-list.js';
 import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
@@ -33,7 +33,7 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
     }
     const parsed = parseDocsAgentCommand(command.text);
     if (parsed.kind === 'help') {
-      await ack({ response_type: 'ephemeral', ...docsAgentHelpView(command.command) });
+      await ack({ response_type: 'ephemeral', ...docsAgentHelpMessage(command.command) });
       return;
     }
     if (parsed.kind === 'status_usage') {
@@ -52,7 +52,7 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
         });
         return;
       }
-      await ack({ response_type: 'ephemeral', ...jobListView(records, Date.now()) });
+      await ack({ response_type: 'ephemeral', ...jobListMessage(records, Date.now()) });
       return;
     }
     if (parsed.kind === 'status') {
@@ -60,8 +60,8 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
       await ack();
       const result = await deps.jobs.status(parsed.jobId);
       const view = result.ok
-        ? jobStatusView(result.job, result.record)
-        : jobStatusErrorView(parsed.jobId, result.error, Date.now(), deps.limits);
+        ? jobStatusMessage(result.job, result.record)
+        : jobStatusErrorMessage(parsed.jobId, result.error, Date.now(), deps.limits);
       await respondSafely(respond, view, deps.logger);
       return;
     }

@@ -1,18 +1,18 @@
 import type { App } from '@slack/bolt';
-import type { ViewsReport } from '../../../insights/page-views/report.js';
-import { parseViewsCommand } from '../../../insights/ranges/grammar.js';
+import type { PageViewsReport } from '../../../insights/page-views/report.js';
+import { parsePageViewsCommand } from '../../../insights/ranges/grammar.js';
 import { describeError, errorCode } from '../../../shared/errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
-import { viewsHelpView } from '../../messages/page-views-help.js';
+import { pageViewsHelpMessage } from '../../messages/page-views-help.js';
 import {
+  describePageViewsFailure,
   describeUploadFailure,
-  describeViewsFailure,
-  invalidViewsCommandMessage,
+  invalidPageViewsCommandMessage,
   scheduleConfirmation,
   schedulesList,
   unscheduleReply,
 } from '../../messages/page-views-replies.js';
-import { viewsReportView } from '../../messages/page-views-report.js';
+import { pageViewsReportMessage } from '../../messages/page-views-report.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
@@ -35,16 +35,16 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
       await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
       return;
     }
-    const parsed = parseViewsCommand(command.text);
+    const parsed = parsePageViewsCommand(command.text);
     const reply = (text: string) => respondSafely(respond, { text }, deps.logger);
     switch (parsed.kind) {
       case 'help':
-        await ack({ response_type: 'ephemeral', ...viewsHelpView(command.command) });
+        await ack({ response_type: 'ephemeral', ...pageViewsHelpMessage(command.command) });
         return;
       case 'invalid':
         await ack({
           response_type: 'ephemeral',
-          text: invalidViewsCommandMessage(command.command, parsed.token, parsed.problem),
+          text: invalidPageViewsCommandMessage(command.command, parsed.token, parsed.problem),
         });
         return;
       case 'schedule': {
@@ -60,7 +60,7 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
           });
           await reply(scheduleConfirmation(result.schedule, result.nextRun, result.replaced));
         } catch (error) {
-          await reply(describeViewsFailure(error, analytics.now(), deps.limits));
+          await reply(describePageViewsFailure(error, analytics.now(), deps.limits));
         }
         return;
       }
@@ -74,7 +74,7 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
               : unscheduleReply(await weekly.unschedule(command.channel_id)),
           );
         } catch (error) {
-          await reply(describeViewsFailure(error, analytics.now(), deps.limits));
+          await reply(describePageViewsFailure(error, analytics.now(), deps.limits));
         }
         return;
       }
@@ -86,20 +86,24 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
         if (cached) {
           await ack({
             response_type: 'ephemeral',
-            ...viewsReportView(cached, { siteUrl, interactive: true }),
+            ...pageViewsReportMessage(cached, { siteUrl, interactive: true }),
           });
         } else {
           await ack();
-          let report: ViewsReport;
+          let report: PageViewsReport;
           try {
             report = await analytics.report(request);
           } catch (error) {
             deps.logger.info({ error: describeError(error) }, 'page-view report failed');
-            await reply(describeViewsFailure(error, analytics.now(), deps.limits));
+            await reply(describePageViewsFailure(error, analytics.now(), deps.limits));
             return;
           }
           // A refused report is answered in plain text, not as a failure of the report itself.
-          await respondSafely(respond, viewsReportView(report, { siteUrl, interactive: true }), deps.logger);
+          await respondSafely(
+            respond,
+            pageViewsReportMessage(report, { siteUrl, interactive: true }),
+            deps.logger,
+          );
         }
         if (parsed.csv) {
           try {

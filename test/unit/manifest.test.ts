@@ -32,6 +32,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'users.info': ['users:read'],
   'reactions.add': ['reactions:write'],
   'files.uploadV2': ['files:write'],
+  // Modals need no scope of their own: the trigger_id of the user's interaction authorises them.
+  'views.open': [],
 };
 /** Bot scope each event subscription needs. */
 const EVENT_SCOPES: Record<string, string> = {

@@ -5,6 +5,8 @@ import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
 import { registerMessageEvents } from './events/message.js';
+import { registerSendToDocsAgentShortcut } from './shortcuts/send-to-docs-agent.js';
+import { registerJobModalSubmission } from './views/job-modal-submission.js';
 
 export type { SlackDeps } from './deps.js';
 
@@ -14,4 +16,6 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsViewsPostAction(app, deps);
   registerOpenPullRequestAction(app);
   registerMessageEvents(app, deps);
+  registerSendToDocsAgentShortcut(app, deps);
+  registerJobModalSubmission(app, deps);
 }

@@ -1,12 +1,12 @@
 import type { App } from '@slack/bolt';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
+import { registerJobModalSubmission } from './actions/job-modal-submission.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
+import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
 import { registerMessageEvents } from './events/message.js';
-import { registerSendToDocsAgentShortcut } from './shortcuts/send-to-docs-agent.js';
-import { registerJobModalSubmission } from './views/job-modal-submission.js';
 
 export type { SlackDeps } from './deps.js';
 

@@ -11,7 +11,7 @@ import {
 } from '../../messages/job-modal.js';
 import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
-import { contextOf, earlierMessages, type ThreadReader } from '../shortcuts/thread-reads.js';
+import { contextOf, earlierMessages, type ThreadReader } from './thread-reads.js';
 
 export type JobModalSubmissionDeps = Pick<SlackDeps, 'access' | 'jobs' | 'logger' | 'afterAck'>;
 

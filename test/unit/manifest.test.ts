@@ -42,6 +42,7 @@ const EVENT_SCOPES: Record<string, string> = {
   'message.groups': 'groups:history',
   'message.im': 'im:history',
   'message.mpim': 'mpim:history',
+  reaction_added: 'reactions:read',
 };
 /** Event types a listener could match; a registered pattern is tried against each. */
 const KNOWN_EVENT_TYPES = [

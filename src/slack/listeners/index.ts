@@ -7,6 +7,7 @@ import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
 import { registerMessageEvents } from './events/message.js';
+import { registerReactionAdded } from './events/reaction-added.js';
 
 export type { SlackDeps } from './deps.js';
 
@@ -18,4 +19,5 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerMessageEvents(app, deps);
   registerSendToDocsAgentShortcut(app, deps);
   registerJobModalSubmission(app, deps);
+  registerReactionAdded(app, deps);
 }

@@ -36,6 +36,7 @@ describe('src/slack layout', () => {
       'commands/docs-agent.ts',
       'commands/docs-views.ts',
       'events/message.ts',
+      'events/reaction-added.ts',
     ]);
     for (const path of LISTENER_FILES) {
       const module = (await import(path)) as Record<string, unknown>;

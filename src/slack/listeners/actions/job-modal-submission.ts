@@ -13,7 +13,9 @@ import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
 import { contextOf, earlierMessages, type ThreadReader } from './thread-reads.js';
 
-export type JobModalSubmissionDeps = Pick<SlackDeps, 'access' | 'jobs' | 'logger' | 'afterAck'>;
+export type JobModalSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
+  jobs: Pick<SlackDeps['jobs'], 'start'>;
+};
 
 /** The parts of a `view_submission` read here. */
 export interface ViewSubmissionArgs {

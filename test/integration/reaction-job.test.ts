@@ -51,8 +51,25 @@ describe.each([
     await sleep(300);
     expect(t.docs.jobs.size).toBe(1);
 
-    await t.event(eventEnvelope(messageEvent({ user: 'U0ALICE', thread_ts: ts, text: 'And the timeouts' })));
+    const followUp = eventEnvelope(
+      messageEvent({ user: 'U0ALICE', thread_ts: ts, text: 'And the timeouts' }),
+    );
+    await t.event(followUp);
     await waitFor(() => (job.prompts.length > 1 ? job : undefined), { what: 'follow-up forwarded' });
+
+    // The follow-up reacted to in turn: its thread already follows the job, so nothing new starts.
+    const replyTs = String((followUp.event as { ts: string }).ts);
+    t.slack.messages.push({
+      channel: 'C0DOCS',
+      ts: replyTs,
+      thread_ts: ts,
+      text: 'And the timeouts',
+      user: 'U0ALICE',
+    });
+    await t.event(reactionAddedEnvelope({ ts: replyTs, userId: 'U0BOB' }));
+    const told = await waitFor(() => ephemeralsTo(t, 'U0BOB')[0], { what: 'told the thread has a job' });
+    expect(String(told.args.text)).toContain(`already follows docs agent job \`${job.id}\``);
+    expect(t.docs.jobs.size).toBe(1);
   });
 
   it('reads a reply from its thread, and ignores other emoji', async () => {

@@ -1,9 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { JobRecord } from '../../../src/jobs/domain/job.js';
 import type { StartJobRequest, StartJobResult } from '../../../src/jobs/job-service.js';
 import { jobModalSubmission } from '../../../src/slack/listeners/actions/job-modal-submission.js';
 import { sendToDocsAgentShortcut } from '../../../src/slack/listeners/actions/send-to-docs-agent.js';
 import { encodeRefs, JOB_MODAL_CALLBACK_ID } from '../../../src/slack/messages/job-modal.js';
 import { access, CHANNEL, deferredWork, recordingLogger, USER } from './fakes.js';
+
+const JOB_THREAD = '90.000001';
 
 type Replies = Array<{ ts?: string; user?: string; text?: string; subtype?: string }>;
 
@@ -122,6 +125,9 @@ function submissionSetup(result: StartJobResult = { ok: true, record: {} as neve
     }),
     status: vi.fn(),
     listWatched: vi.fn(),
+    jobOfThread: vi.fn(async (_channel: string, threadTs: string) =>
+      threadTs === JOB_THREAD ? ({ jobId: 'job_0007' } as JobRecord) : undefined,
+    ),
   };
   const callback = jobModalSubmission({ access: access(allowed), jobs, logger, afterAck: work.afterAck });
   return { callback, work, started };
@@ -169,6 +175,23 @@ describe('jobModalSubmission', () => {
     expect(c.conversations.replies).not.toHaveBeenCalled();
     expect(c.chat.postEphemeral).toHaveBeenCalledWith(
       expect.objectContaining({ channel: CHANNEL, user: USER, text: expect.stringContaining('state store') }),
+    );
+  });
+
+  it('starts no second job in a thread that already follows one', async () => {
+    const t = submissionSetup();
+    const c = client();
+    const refs = {
+      origin: 'message_shortcut' as const,
+      channelId: CHANNEL,
+      threadTs: JOB_THREAD,
+      messageTs: '90.000002',
+    };
+    await t.callback({ ack: async () => {}, body: submitted('Document it', false, refs), client: c });
+    await t.work.run();
+    expect(t.started).toEqual([]);
+    expect(c.chat.postEphemeral.mock.calls[0]?.[0].text).toContain(
+      'already follows docs agent job `job_0007`',
     );
   });
 });

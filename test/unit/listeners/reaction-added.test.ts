@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { JobRecord } from '../../../src/jobs/domain/job.js';
 import type { StartJobRequest, StartJobResult } from '../../../src/jobs/job-service.js';
 import { reactionAdded } from '../../../src/slack/listeners/events/reaction-added.js';
 import { access, CHANNEL, deferredWork, recordingLogger, USER } from './fakes.js';
@@ -24,6 +25,9 @@ function setup(
     }),
     claimOnce: vi.fn(async (key: string) => !claims.has(key) && Boolean(claims.add(key))),
     releaseOnce: vi.fn(async (key: string) => void claims.delete(key)),
+    jobOfThread: vi.fn(async (_channel: string, threadTs: string) =>
+      threadTs === '9.0' ? ({ jobId: 'job_0009' } as JobRecord) : undefined,
+    ),
   };
   const client = {
     conversations: {
@@ -105,5 +109,21 @@ describe('reactionAdded', () => {
     expect(texts[2]?.text).toContain('not enabled in this conversation');
     expect([unreadable.claims.size, down.claims.size, denied.claims.size]).toEqual([0, 0, 0]);
     expect(denied.jobs.claimOnce).not.toHaveBeenCalled();
+  });
+
+  it('starts no second job in a job thread, and gives the claim back', async () => {
+    const t = setup({
+      replies: [
+        { ts: '9.0', text: 'card' },
+        { ts: '9.5', thread_ts: '9.0', text: 'a reply' },
+      ],
+    });
+    await t.react('9.5');
+    await t.work.run();
+    expect(t.started).toEqual([]);
+    expect(t.claims.size).toBe(0);
+    expect(t.client.chat.postEphemeral.mock.calls[0]?.[0].text).toContain(
+      'already follows docs agent job `job_0009`',
+    );
   });
 });

@@ -11,10 +11,10 @@ import {
 } from '../../messages/job-modal.js';
 import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
-import { contextOf, earlierMessages, type ThreadReader } from './thread-reads.js';
+import { alreadyJobThreadText, contextOf, earlierMessages, type ThreadReader } from './thread-reads.js';
 
 export type JobModalSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
-  jobs: Pick<SlackDeps['jobs'], 'start'>;
+  jobs: Pick<SlackDeps['jobs'], 'start' | 'jobOfThread'>;
 };
 
 /** The parts of a `view_submission` read here. */
@@ -69,6 +69,14 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
       }
     };
     deps.afterAck(async () => {
+      let existing: Awaited<ReturnType<typeof deps.jobs.jobOfThread>>;
+      try {
+        existing = await deps.jobs.jobOfThread(channelId, threadTs);
+      } catch (error) {
+        deps.logger.warn({ channelId, error: describeError(error) }, 'state store unavailable');
+        return tell(STATE_UNAVAILABLE_TEXT);
+      }
+      if (existing) return tell(alreadyJobThreadText(existing.jobId));
       const context =
         includeContext && refs.messageTs
           ? contextOf(await earlierMessages(client, channelId, threadTs, refs.messageTs))

@@ -66,3 +66,8 @@ export function contextOf(messages: EarlierMessage[]): string | undefined {
   }
   return labelledContext(quoted);
 }
+
+/** A message inside a job's thread is answered by that job: a second job there would take the thread over. */
+export function alreadyJobThreadText(jobId: string): string {
+  return `This thread already follows docs agent job \`${jobId}\`, so I started nothing. Reply in the thread to send that job a follow-up, or use the shortcut on a message outside it.`;
+}

@@ -9,10 +9,11 @@ import {
 } from '../../message-source.js';
 import { describeSlackDeliveryFailure } from '../../messages/failures.js';
 import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
+import { alreadyJobThreadText } from '../actions/thread-reads.js';
 import type { SlackDeps } from '../deps.js';
 
 export type ReactionAddedDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'jobReaction'> & {
-  jobs: Pick<SlackDeps['jobs'], 'start' | 'claimOnce' | 'releaseOnce'>;
+  jobs: Pick<SlackDeps['jobs'], 'start' | 'claimOnce' | 'releaseOnce' | 'jobOfThread'>;
 };
 
 type ReadArgs = {
@@ -92,6 +93,8 @@ async function startFromReaction(
     const message = await readMessage(client, item.channel, item.ts);
     if (!message) return await tell(CANNOT_READ);
     const source = jobFromMessage(message);
+    const existing = await deps.jobs.jobOfThread(item.channel, source.threadTs);
+    if (existing) return await tell(alreadyJobThreadText(existing.jobId));
     const result = await deps.jobs.start({
       teamId: item.team ?? null,
       channelId: item.channel,

@@ -142,6 +142,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger,
     pageViews: { analytics, weekly, siteUrl: config.docs.siteUrl },
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
+    jobReaction: config.access.jobReaction,
   });
 
   return {

@@ -14,6 +14,9 @@ export type { FollowUpRequest, FollowUpResult } from './use-cases/follow-up.js';
 export type { JobStatusResult } from './use-cases/job-status.js';
 export { type StartJobRequest, type StartJobResult, UntrackedJobError } from './use-cases/start-job.js';
 
+/** How long a once-only claim holds: a message reacted to again within a week starts nothing. */
+const ONCE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
 /**
  * Starts agent jobs from Slack and follows them to their terminal reply: the use cases of src/jobs/use-cases
  * behind one object. Follow-ups and polls of one job are serialised here (in-process lock); across replicas
@@ -40,6 +43,18 @@ export class JobService {
    */
   followUp(request: FollowUpRequest): Promise<FollowUpResult> {
     return this.lock.run(request.jobId, () => followUp(this.deps, request));
+  }
+
+  /**
+   * Claims a once-only key (a reacted message: `reactionDedupeKey`) across replicas: true for the first
+   * caller only, for a week. `releaseOnce` gives it back when nothing was started, so the user may retry.
+   */
+  claimOnce(key: string): Promise<boolean> {
+    return this.deps.store.claim(key, ONCE_TTL_MS);
+  }
+
+  releaseOnce(key: string): Promise<void> {
+    return this.deps.store.release(key);
   }
 
   /** A job's current state, fetched fresh from the platform, with what the bot knows about it. */

@@ -123,6 +123,14 @@ const envSchema = z.object({
   WEEKLY_REPORT_CHANNEL: optionalText,
   WEEKLY_REPORT_CRON: optionalText,
   WEEKLY_REPORT_TZ: optionalText,
+  DOCS_AGENT_REACTION: optionalText
+    .pipe(
+      z
+        .string()
+        .regex(/^:?[a-z0-9_+'-]+:?$/, 'must be an emoji name such as memo (lowercase, no spaces)')
+        .optional(),
+    )
+    .transform((v) => (v ?? 'memo').replace(/^:|:$/g, '')),
   LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS).optional()).transform((v) => v ?? 'info'),
 });
 
@@ -163,6 +171,8 @@ export interface Config {
     /** May see workspace-wide listings (every channel's weekly schedule). */
     adminUserIds: string[];
     followUpsFrom: 'anyone' | 'requester';
+    /** The emoji (name, no colons) whose reaction on a message starts a job from it. */
+    jobReaction: string;
   };
   analytics: {
     maxPages: number;
@@ -235,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       userIds: e.ALLOWED_USER_IDS,
       adminUserIds: e.ADMIN_USER_IDS,
       followUpsFrom: e.FOLLOW_UPS_FROM,
+      jobReaction: e.DOCS_AGENT_REACTION,
     },
     analytics: {
       maxPages: e.ANALYTICS_MAX_PAGES,

@@ -27,7 +27,13 @@ describe('loadConfig', () => {
     expect(config.port).toBe(3000);
     expect(config.poll).toEqual({ intervalMs: 5000, maxIntervalMs: 60000, maxAgeMs: 6 * 3600 * 1000 });
     expect(config.redisUrl).toBeUndefined();
-    expect(config.access).toEqual({ channelIds: [], userIds: [], adminUserIds: [], followUpsFrom: 'anyone' });
+    expect(config.access).toEqual({
+      channelIds: [],
+      userIds: [],
+      adminUserIds: [],
+      followUpsFrom: 'anyone',
+      jobReaction: 'memo',
+    });
     expect(config.slack.appToken).toBeUndefined();
     expect(config.logLevel).toBe('info');
   });
@@ -131,5 +137,15 @@ describe('loadConfig', () => {
     });
     expect(problems.map((p) => p.split(' ')[0])).toEqual(['SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN']);
     expect(problems.join('\n')).not.toContain('your-');
+  });
+
+  it('reads DOCS_AGENT_REACTION as an emoji name, with or without colons, and refuses anything else', () => {
+    expect(loadConfig({ ...valid, DOCS_AGENT_REACTION: ':robot_face:' }).access.jobReaction).toBe(
+      'robot_face',
+    );
+    expect(loadConfig({ ...valid, DOCS_AGENT_REACTION: '+1' }).access.jobReaction).toBe('+1');
+    expect(problemsOf({ ...valid, DOCS_AGENT_REACTION: 'Big Smile' })).toEqual([
+      'DOCS_AGENT_REACTION must be an emoji name such as memo (lowercase, no spaces)',
+    ]);
   });
 });

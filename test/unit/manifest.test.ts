@@ -32,6 +32,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'users.info': ['users:read'],
   'reactions.add': ['reactions:write'],
   'files.uploadV2': ['files:write'],
+  // Modals need no scope of their own: the trigger_id of the user's interaction authorises them.
+  'views.open': [],
 };
 /** Bot scope each event subscription needs. */
 const EVENT_SCOPES: Record<string, string> = {
@@ -40,6 +42,7 @@ const EVENT_SCOPES: Record<string, string> = {
   'message.groups': 'groups:history',
   'message.im': 'im:history',
   'message.mpim': 'mpim:history',
+  reaction_added: 'reactions:read',
 };
 /** Event types a listener could match; a registered pattern is tried against each. */
 const KNOWN_EVENT_TYPES = [

@@ -20,7 +20,7 @@ export function isTerminal(status: string): status is TerminalStatus {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
 
-export type JobOrigin = 'command' | 'mention' | 'dm';
+export type JobOrigin = 'command' | 'mention' | 'dm' | 'message_shortcut' | 'reaction';
 
 /** What the bot remembers about a job it started: where its thread is and how far it has reported. */
 export interface JobRecord {

@@ -12,7 +12,7 @@ import type { HourlyLimits } from '../messages/failures.js';
  */
 export interface SlackDeps {
   /** Agent jobs: `/docs-agent` starts one, looks one up, lists a channel's. */
-  jobs: Pick<JobService, 'start' | 'status' | 'listWatched'>;
+  jobs: Pick<JobService, 'start' | 'status' | 'listWatched' | 'claimOnce' | 'releaseOnce' | 'jobOfThread'>;
   /** Mentions, DMs and thread replies: routed to a new job, a follow-up, or nothing. */
   conversations: Pick<ConversationService, 'handle'>;
   access: Pick<AccessPolicy, 'check' | 'isAdmin'>;
@@ -26,6 +26,8 @@ export interface SlackDeps {
     weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
     siteUrl: string | undefined;
   };
+  /** The emoji whose reaction on a message starts a job from it (`DOCS_AGENT_REACTION`, default memo). */
+  jobReaction?: string;
   /** The configured hourly budgets, named in the texts that refuse for them. */
   limits?: HourlyLimits;
   /**

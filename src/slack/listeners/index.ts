@@ -1,10 +1,13 @@
 import type { App } from '@slack/bolt';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
+import { registerJobModalSubmission } from './actions/job-modal-submission.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
+import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
 import { registerMessageEvents } from './events/message.js';
+import { registerReactionAdded } from './events/reaction-added.js';
 
 export type { SlackDeps } from './deps.js';
 
@@ -14,4 +17,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsViewsPostAction(app, deps);
   registerOpenPullRequestAction(app);
   registerMessageEvents(app, deps);
+  registerSendToDocsAgentShortcut(app, deps);
+  registerJobModalSubmission(app, deps);
+  registerReactionAdded(app, deps);
 }

@@ -30,10 +30,13 @@ describe('src/slack layout', () => {
   it('has a listener file per surface, each exporting its callback beside its register function', async () => {
     expect(LISTENER_FILES.map((path) => relative(LISTENERS, path)).sort()).toEqual([
       'actions/docs-views-post.ts',
+      'actions/job-modal-submission.ts',
       'actions/open-pull-request.ts',
+      'actions/send-to-docs-agent.ts',
       'commands/docs-agent.ts',
       'commands/docs-views.ts',
       'events/message.ts',
+      'events/reaction-added.ts',
     ]);
     for (const path of LISTENER_FILES) {
       const module = (await import(path)) as Record<string, unknown>;

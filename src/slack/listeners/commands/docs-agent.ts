@@ -14,7 +14,9 @@ import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 
-export type DocsAgentCommandDeps = Pick<SlackDeps, 'access' | 'jobs' | 'logger' | 'limits' | 'afterAck'>;
+export type DocsAgentCommandDeps = Pick<SlackDeps, 'access' | 'logger' | 'limits' | 'afterAck'> & {
+  jobs: Pick<SlackDeps['jobs'], 'start' | 'status' | 'listWatched'>;
+};
 
 export function registerDocsAgentCommand(app: App, deps: DocsAgentCommandDeps): void {
   app.command('/docs-agent', docsAgentCommand(deps));

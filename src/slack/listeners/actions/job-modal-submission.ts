@@ -1,0 +1,100 @@
+import type { App } from '@slack/bolt';
+import { describeError } from '../../../shared/errors.js';
+import { accessDeniedMessage } from '../../command-text.js';
+import { describeSlackDeliveryFailure } from '../../messages/failures.js';
+import {
+  INSTRUCTION_BLOCK,
+  JOB_MODAL_CALLBACK_ID,
+  parseJobSubmission,
+  type SubmissionErrors,
+  type SubmittedView,
+} from '../../messages/job-modal.js';
+import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
+import type { SlackDeps } from '../deps.js';
+import { alreadyJobThreadText, contextOf, earlierMessages, type ThreadReader } from './thread-reads.js';
+
+export type JobModalSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
+  jobs: Pick<SlackDeps['jobs'], 'start' | 'jobOfThread'>;
+};
+
+/** The parts of a `view_submission` read here. */
+export interface ViewSubmissionArgs {
+  ack: (response?: SubmissionErrors) => Promise<void>;
+  body: { user: { id: string }; team?: { id: string } | null; view: SubmittedView };
+  client: ThreadReader & {
+    chat: { postEphemeral(args: { channel: string; user: string; text: string }): Promise<unknown> };
+  };
+}
+
+export function registerJobModalSubmission(app: App, deps: JobModalSubmissionDeps): void {
+  app.view(JOB_MODAL_CALLBACK_ID, jobModalSubmission(deps) as never);
+}
+
+function inForm(text: string): SubmissionErrors {
+  return { response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: text } };
+}
+
+/**
+ * The job modal submitted: what the user can fix is shown in the modal (`response_action: 'errors'`);
+ * otherwise the modal closes and the job starts with its card in the message's thread, which becomes the
+ * job's thread. Failures after the modal closed reach the user privately in that channel.
+ */
+export function jobModalSubmission(deps: JobModalSubmissionDeps) {
+  return async ({ ack, body, client }: ViewSubmissionArgs): Promise<void> => {
+    const parsed = parseJobSubmission(body.view);
+    if (!parsed.ok) {
+      await ack('response' in parsed ? parsed.response : inForm(parsed.message));
+      return;
+    }
+    const { refs, instruction, includeContext } = parsed.submission;
+    const userId = body.user.id;
+    const { channelId, threadTs } = refs;
+    if (!channelId || !threadTs) {
+      await ack(
+        inForm('This form does not say which conversation the job is for. Use the message shortcut.'),
+      );
+      return;
+    }
+    const access = deps.access.check(userId, channelId);
+    if (!access.ok) {
+      await ack(inForm(accessDeniedMessage(access.reason)));
+      return;
+    }
+    await ack();
+    const tell = async (text: string) => {
+      try {
+        await client.chat.postEphemeral({ channel: channelId, user: userId, text });
+      } catch (error) {
+        deps.logger.warn({ channelId, error: describeError(error) }, 'could not tell the user privately');
+      }
+    };
+    deps.afterAck(async () => {
+      let existing: Awaited<ReturnType<typeof deps.jobs.jobOfThread>>;
+      try {
+        existing = await deps.jobs.jobOfThread(channelId, threadTs);
+      } catch (error) {
+        deps.logger.warn({ channelId, error: describeError(error) }, 'state store unavailable');
+        return tell(STATE_UNAVAILABLE_TEXT);
+      }
+      if (existing) return tell(alreadyJobThreadText(existing.jobId));
+      const context =
+        includeContext && refs.messageTs
+          ? contextOf(await earlierMessages(client, channelId, threadTs, refs.messageTs))
+          : undefined;
+      const result = await deps.jobs.start({
+        teamId: body.team?.id ?? null,
+        channelId,
+        threadTs,
+        requesterId: userId,
+        prompt: instruction,
+        ...(context ? { context } : {}),
+        origin: 'message_shortcut',
+      });
+      if (!result.ok && result.stage === 'state') await tell(STATE_UNAVAILABLE_TEXT);
+      else if (!result.ok && result.stage === 'card') {
+        deps.logger.info({ channelId, error: describeError(result.error) }, 'could not post job card');
+        await tell(describeSlackDeliveryFailure((result.error as { code?: string }).code));
+      }
+    });
+  };
+}

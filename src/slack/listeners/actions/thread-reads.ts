@@ -1,0 +1,73 @@
+import { labelledContext, quote } from '../../../jobs/domain/message-text.js';
+import { slackToPlainText } from '../../markup.js';
+
+/** The one Web API read these surfaces make, narrowed so unit tests fake exactly it. */
+export interface ThreadReader {
+  conversations: {
+    replies(args: {
+      channel: string;
+      ts: string;
+      latest?: string;
+      inclusive?: boolean;
+      limit?: number;
+    }): Promise<{ messages?: Array<{ ts?: string; user?: string; text?: string; subtype?: string }> }>;
+  };
+}
+
+const MAX_EARLIER = 50;
+const MAX_CONTEXT_CHARS = 6000;
+
+export interface EarlierMessage {
+  author: string;
+  text: string;
+}
+
+/**
+ * The thread's messages before `messageTs`, oldest first, as plain text. Empty when the message is not a
+ * reply or the bot cannot read the thread (not a member): context is optional, the job still starts.
+ */
+export async function earlierMessages(
+  client: ThreadReader,
+  channelId: string,
+  threadTs: string,
+  messageTs: string,
+): Promise<EarlierMessage[]> {
+  if (threadTs === messageTs) return [];
+  try {
+    const answer = await client.conversations.replies({
+      channel: channelId,
+      ts: threadTs,
+      latest: messageTs,
+      inclusive: false,
+      limit: MAX_EARLIER,
+    });
+    return (answer.messages ?? [])
+      .filter((m) => m.ts !== undefined && Number(m.ts) < Number(messageTs))
+      .filter((m) => !m.subtype || m.subtype === 'bot_message' || m.subtype === 'thread_broadcast')
+      .map((m) => ({
+        author: m.user ? `@${m.user}` : 'a bot',
+        text: slackToPlainText(m.text ?? '').trim(),
+      }))
+      .filter((m) => m.text !== '');
+  } catch {
+    return [];
+  }
+}
+
+/** Earlier messages quoted and labelled as conversation (as for a mention in a thread), newest kept. */
+export function contextOf(messages: EarlierMessage[]): string | undefined {
+  const quoted: string[] = [];
+  let budget = MAX_CONTEXT_CHARS;
+  for (const m of [...messages].reverse()) {
+    const entry = `${m.author} wrote:\n${quote(m.text)}`;
+    if (entry.length > budget) break;
+    budget -= entry.length;
+    quoted.unshift(entry);
+  }
+  return labelledContext(quoted);
+}
+
+/** A message inside a job's thread is answered by that job: a second job there would take the thread over. */
+export function alreadyJobThreadText(jobId: string): string {
+  return `This thread already follows docs agent job \`${jobId}\`, so I started nothing. Reply in the thread to send that job a follow-up, or use the shortcut on a message outside it.`;
+}

@@ -1,0 +1,129 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/http.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { eventEnvelope, messageEvent, nextMessageTs } from '../support/slack-events.js';
+import { reactionAddedEnvelope } from '../support/slack-interactions.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+let redis: RedisServer | undefined;
+let app: TestApp | undefined;
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function ephemeralsTo(t: TestApp, user: string) {
+  return t.slack.callsOf('chat.postEphemeral').filter((c) => c.args.user === user);
+}
+
+describe.each([
+  ['memory', () => ({})],
+  ['Redis', () => ({ REDIS_URL: redis?.url ?? '' })],
+])('reaction_added with DOCS_AGENT_REACTION (%s mode)', (_mode, env) => {
+  it('starts one job from a top-level message however often and by whomever it is reacted to', async () => {
+    const t = await startTestApp({ env: env() });
+    app = t;
+    const ts = nextMessageTs();
+    t.slack.messages.push({ channel: 'C0DOCS', ts, text: 'Document the *retry* settings', user: 'U0BOB' });
+    const first = reactionAddedEnvelope({ ts, userId: 'U0ALICE', itemUser: 'U0BOB' });
+    expect((await t.event(first)).status).toBe(200);
+    // Slack redelivers the same event, and another user adds the same emoji.
+    await t.event(first, { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
+    await t.event(reactionAddedEnvelope({ ts, userId: 'U0CAROL', itemUser: 'U0BOB' }));
+    const job = await waitFor(() => [...t.docs.jobs.values()][0], { what: 'job created' });
+    expect(job.prompts[0]).toBe('Document the *retry* settings');
+    const card = await waitFor(
+      () =>
+        t.slack.messages.find(
+          (m) => m.bot_id && m.thread_ts === ts && JSON.stringify(m.blocks).includes(job.id),
+        ),
+      { what: 'card in the message thread' },
+    );
+    expect(JSON.stringify(card.blocks)).toContain('U0ALICE');
+    await sleep(300);
+    expect(t.docs.jobs.size).toBe(1);
+
+    const followUp = eventEnvelope(
+      messageEvent({ user: 'U0ALICE', thread_ts: ts, text: 'And the timeouts' }),
+    );
+    await t.event(followUp);
+    await waitFor(() => (job.prompts.length > 1 ? job : undefined), { what: 'follow-up forwarded' });
+
+    // The follow-up reacted to in turn: its thread already follows the job, so nothing new starts.
+    const replyTs = String((followUp.event as { ts: string }).ts);
+    t.slack.messages.push({
+      channel: 'C0DOCS',
+      ts: replyTs,
+      thread_ts: ts,
+      text: 'And the timeouts',
+      user: 'U0ALICE',
+    });
+    await t.event(reactionAddedEnvelope({ ts: replyTs, userId: 'U0BOB' }));
+    const told = await waitFor(() => ephemeralsTo(t, 'U0BOB')[0], { what: 'told the thread has a job' });
+    expect(String(told.args.text)).toContain(`already follows docs agent job \`${job.id}\``);
+    expect(t.docs.jobs.size).toBe(1);
+  });
+
+  it('reads a reply from its thread, and ignores other emoji', async () => {
+    const t = await startTestApp({ env: { ...env(), DOCS_AGENT_REACTION: 'robot_face' } });
+    app = t;
+    const rootTs = nextMessageTs();
+    t.slack.messages.push({ channel: 'C0DOCS', ts: rootTs, text: 'Release notes thread', user: 'U0BOB' });
+    const replyTs = nextMessageTs();
+    t.slack.messages.push({
+      channel: 'C0DOCS',
+      ts: replyTs,
+      thread_ts: rootTs,
+      text: 'Add the 2.0 notes',
+      user: 'U0BOB',
+    });
+    await t.event(reactionAddedEnvelope({ ts: replyTs, reaction: 'memo' }));
+    await t.event(reactionAddedEnvelope({ ts: replyTs, reaction: 'robot_face' }));
+    const job = await waitFor(() => [...t.docs.jobs.values()][0], { what: 'job created' });
+    expect(job.prompts[0]).toBe('Add the 2.0 notes');
+    await waitFor(() => t.slack.messages.find((m) => m.bot_id && m.thread_ts === rootTs), {
+      what: 'card in thread',
+    });
+    await sleep(200);
+    expect(t.docs.jobs.size).toBe(1);
+  });
+
+  it('tells only the reacting user when it cannot read the message, and starts once it can', async () => {
+    const t = await startTestApp({ env: env() });
+    app = t;
+    const ts = nextMessageTs();
+    t.slack.messages.push({ channel: 'C0PRIVATE', ts, text: 'Fix the login page', user: 'U0BOB' });
+    t.slack.notMemberOf.add('C0PRIVATE');
+    await t.event(reactionAddedEnvelope({ ts, channelId: 'C0PRIVATE' }));
+    const told = await waitFor(() => ephemeralsTo(t, 'U0ALICE')[0], {
+      what: 'ephemeral to the reacting user',
+    });
+    expect(told.args).toMatchObject({ channel: 'C0PRIVATE' });
+    expect(String(told.args.text)).toContain("can't read that message");
+    expect(t.docs.jobs.size).toBe(0);
+    expect(t.slack.callsOf('chat.postMessage')).toEqual([]);
+
+    t.slack.notMemberOf.delete('C0PRIVATE');
+    await t.event(reactionAddedEnvelope({ ts, channelId: 'C0PRIVATE' }));
+    await waitFor(() => [...t.docs.jobs.values()][0], { what: 'job created after the bot was invited' });
+  });
+
+  it('refuses privately where the bot is not enabled', async () => {
+    const t = await startTestApp({ env: { ...env(), ALLOWED_CHANNEL_IDS: 'C0OTHER' } });
+    app = t;
+    const ts = nextMessageTs();
+    t.slack.messages.push({ channel: 'C0DOCS', ts, text: 'Fix it', user: 'U0BOB' });
+    await t.event(reactionAddedEnvelope({ ts }));
+    const told = await waitFor(() => ephemeralsTo(t, 'U0ALICE')[0], { what: 'ephemeral refusal' });
+    expect(String(told.args.text)).toContain('not enabled in this conversation');
+    expect(t.docs.jobs.size).toBe(0);
+  });
+});

@@ -1,3 +1,4 @@
+import type { HealthReports } from '../../insights/health/health-reports.js';
 import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
 import type { ConversationService } from '../../jobs/conversation-service.js';
@@ -26,6 +27,8 @@ export interface SlackDeps {
     weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
     siteUrl: string | undefined;
   };
+  /** `/docs-health`: the docs-health report (absent: the command says it is not set up). */
+  health?: { reports: Pick<HealthReports, 'now' | 'report'>; siteUrl: string | undefined };
   /** The configured hourly budgets, named in the texts that refuse for them. */
   limits?: HourlyLimits;
   /**

@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
+import { registerDocsHealthCommand } from './commands/docs-health.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
 import { registerMessageEvents } from './events/message.js';
@@ -12,6 +13,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);
+  registerDocsHealthCommand(app, deps);
   registerOpenPullRequestAction(app);
   registerMessageEvents(app, deps);
 }

@@ -45,7 +45,10 @@ for (const mode of ['memory', 'redis'] as const) {
   describe(`/docs-health end to end (${mode})`, () => {
     it('answers an ephemeral report of the three sections; a repeated report makes no call', async () => {
       app = await startTestApp({
-        env: { DOCS_SITE_URL: 'https://docs.acme.dev', ...(mode === 'redis' ? { REDIS_URL: redis!.url } : {}) },
+        env: {
+          DOCS_SITE_URL: 'https://docs.acme.dev',
+          ...(mode === 'redis' ? { REDIS_URL: redis!.url } : {}),
+        },
       });
       seed(app);
       const ack = await app.command({ command: '/docs-health', text: 'top 3' });
@@ -57,7 +60,7 @@ for (const mode of ['memory', 'redis'] as const) {
       expect(blocks).toContain('https://docs.acme.dev/guides/auth');
       expect(blocks).toContain('The token example is wrong');
       expect(blocks).not.toContain('/guides/fine');
-      expect(blocks).toMatch(/rotate keys\?”  asked \*2\*×/);
+      expect(blocks).toContain('rotate keys?”  asked *2*×');
       expect(blocks).not.toContain('Where is the CLI');
       // top 3: the fourth search gap is not shown.
       expect(blocks).toContain('*3.*');
@@ -84,7 +87,7 @@ for (const mode of ['memory', 'redis'] as const) {
       await app.command({ command: '/docs-health', text: '30d' });
       const body = await response(app, 0);
       expect(body.text).toContain('analytics budget');
-      expect(body.text).toMatch(/Try again|in about|at /);
+      expect(body.text).toMatch(/Try again after .* \(in about \d+ min\)/);
       expect(healthRequests(app)).toHaveLength(0);
     });
   });

@@ -32,6 +32,7 @@ describe('src/slack layout', () => {
       'actions/docs-views-post.ts',
       'actions/open-pull-request.ts',
       'commands/docs-agent.ts',
+      'commands/docs-health.ts',
       'commands/docs-views.ts',
       'events/message.ts',
     ]);

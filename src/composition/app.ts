@@ -1,4 +1,5 @@
 import { AnalyticsSource } from '../insights/analytics-source.js';
+import { HealthReports } from '../insights/health/health-reports.js';
 import { PageViewsReports } from '../insights/page-views/page-views-reports.js';
 import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
 import { ConversationService } from '../jobs/conversation-service.js';
@@ -95,15 +96,17 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     watchedJobs: () => store.listWatched(),
     quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
   });
+  // One source for every analytics endpoint: one budget, one cache. With REDIS_URL both are shared by
+  // every replica.
+  const analyticsSource = new AnalyticsSource({
+    cache: adapters.analyticsCache,
+    budget: analyticsBudget,
+    logger: logger.child({ component: 'analytics' }),
+    cacheTtlMs: config.analytics.cacheTtlMs,
+  });
   const analytics = new PageViewsReports({
     api: docsApi,
-    source: new AnalyticsSource({
-      // With REDIS_URL the analytics cache and the organisation's budget are shared by every replica.
-      cache: adapters.analyticsCache,
-      budget: analyticsBudget,
-      logger: logger.child({ component: 'analytics' }),
-      cacheTtlMs: config.analytics.cacheTtlMs,
-    }),
+    source: analyticsSource,
     publisher: new SlackReportPublisher(slack.gateway, config.docs.siteUrl),
     clock,
     logger: logger.child({ component: 'analytics' }),
@@ -141,6 +144,16 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     access,
     logger,
     pageViews: { analytics, weekly, siteUrl: config.docs.siteUrl },
+    health: {
+      reports: new HealthReports({
+        api: docsApi,
+        source: analyticsSource,
+        clock,
+        projectId: config.docs.projectId,
+        maxPages: config.analytics.maxPages,
+      }),
+      siteUrl: config.docs.siteUrl,
+    },
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
   });

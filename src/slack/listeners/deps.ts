@@ -1,3 +1,4 @@
+import type { HealthReports } from '../../insights/health/health-reports.js';
 import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
 import type { ConversationService } from '../../jobs/conversation-service.js';
@@ -28,6 +29,8 @@ export interface SlackDeps {
   };
   /** The emoji whose reaction on a message starts a job from it (`DOCS_AGENT_REACTION`, default memo). */
   jobReaction?: string;
+  /** `/docs-health`: the docs-health report (absent: the command says it is not set up). */
+  health?: { reports: Pick<HealthReports, 'now' | 'report'>; siteUrl: string | undefined };
   /** The configured hourly budgets, named in the texts that refuse for them. */
   limits?: HourlyLimits;
   /**

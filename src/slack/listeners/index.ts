@@ -4,6 +4,7 @@ import { registerJobModalSubmission } from './actions/job-modal-submission.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
 import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
+import { registerDocsHealthCommand } from './commands/docs-health.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
 import { registerMessageEvents } from './events/message.js';
@@ -15,6 +16,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);
+  registerDocsHealthCommand(app, deps);
   registerOpenPullRequestAction(app);
   registerMessageEvents(app, deps);
   registerSendToDocsAgentShortcut(app, deps);

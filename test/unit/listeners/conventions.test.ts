@@ -34,6 +34,7 @@ describe('src/slack layout', () => {
       'actions/open-pull-request.ts',
       'actions/send-to-docs-agent.ts',
       'commands/docs-agent.ts',
+      'commands/docs-health.ts',
       'commands/docs-views.ts',
       'events/message.ts',
       'events/reaction-added.ts',

@@ -1,0 +1,80 @@
+import type { Clock } from '../../shared/clock.js';
+import type { AnalyticsSource } from '../analytics-source.js';
+import { DEFAULT_RANGE, describeSpec, type RangeSpec, resolveRange } from '../ranges/dates.js';
+import { parsePageViewsCommand } from '../ranges/grammar.js';
+import { apiBounds } from '../ranges/zone-instants.js';
+import { fetchHealthWindow } from './fetch-health.js';
+import type { HealthApi, HealthWindow } from './ports.js';
+import { buildHealthReport, type HealthReport, TOP_DEFAULT, TOP_MAX } from './report.js';
+
+export interface HealthRequest {
+  range: RangeSpec;
+  top: number;
+}
+
+export type HealthCommand =
+  | { kind: 'help' }
+  | { kind: 'report'; request: HealthRequest }
+  | { kind: 'invalid'; token: string; problem: string };
+
+/**
+ * `/docs-health [range] [top N]`: the `/docs-views` range grammar, with `top` 1–25 (default 5) and none
+ * of the page-views extras (path prefix, csv, schedules), which are refused naming the token.
+ */
+export function parseHealthCommand(text: string | undefined): HealthCommand {
+  const tokens = (text ?? '').trim().split(/\s+/).filter(Boolean);
+  const extra = tokens.find((t) => t.startsWith('/') || /^(csv|schedules?|unschedule)$/i.test(t));
+  if (extra) return { kind: 'invalid', token: extra, problem: 'is not a range or `top N`' };
+  const parsed = parsePageViewsCommand(text);
+  if (parsed.kind === 'help') return parsed;
+  if (parsed.kind === 'invalid') {
+    const problem = parsed.problem.replace(/\(1–\d+\)|1–\d+/g, `1–${TOP_MAX}`);
+    return { kind: 'invalid', token: parsed.token, problem };
+  }
+  if (parsed.kind !== 'report') return { kind: 'invalid', token: tokens[0] ?? '', problem: 'is unexpected' };
+  // The page-views default top differs: only a `top` the user wrote counts.
+  const topGiven = tokens.some((t) => /^top\d*$/i.test(t));
+  const top = topGiven ? parsed.params.top : TOP_DEFAULT;
+  if (top > TOP_MAX) {
+    return { kind: 'invalid', token: String(top), problem: `is out of range for \`top\`: use 1–${TOP_MAX}` };
+  }
+  return { kind: 'report', request: { range: parsed.params.range ?? DEFAULT_RANGE, top } };
+}
+
+export interface HealthReportsOptions {
+  api: HealthApi;
+  /** The same source as page views: one budget and one cache for every analytics endpoint. */
+  source: AnalyticsSource;
+  clock: Clock;
+  projectId: string;
+  maxPages: number;
+}
+
+/** The `/docs-health` report: the four endpoints of one range through the shared analytics source. */
+export class HealthReports {
+  constructor(private readonly o: HealthReportsOptions) {}
+
+  now(): number {
+    return this.o.clock.now();
+  }
+
+  /** The range label as the user reads it ("last 7 days"). */
+  label(request: HealthRequest): string {
+    return describeSpec(request.range);
+  }
+
+  /** Fetches (or reads from the cache) the range and builds the three sections; budget errors propagate. */
+  async report(request: HealthRequest): Promise<HealthReport> {
+    const window = await this.window(request);
+    return buildHealthReport(window, { top: request.top });
+  }
+
+  private window(request: HealthRequest): Promise<HealthWindow> {
+    const bounds = apiBounds(resolveRange(request.range, this.now(), 'UTC'));
+    return fetchHealthWindow(this.o.api, bounds, {
+      source: this.o.source,
+      projectId: this.o.projectId,
+      maxPages: this.o.maxPages,
+    });
+  }
+}

@@ -1,0 +1,77 @@
+import type { App } from '@slack/bolt';
+import { parseHealthCommand } from '../../../insights/health/health-reports.js';
+import type { HealthReport } from '../../../insights/health/report.js';
+import { describeError } from '../../../shared/errors.js';
+import { accessDeniedMessage } from '../../command-text.js';
+import { healthReportMessage } from '../../messages/health-report.js';
+import {
+  describePageViewsFailure,
+  invalidPageViewsCommandMessage,
+} from '../../messages/page-views-replies.js';
+import type { CommandArgs } from '../args.js';
+import type { SlackDeps } from '../deps.js';
+import { respondSafely } from '../respond-safely.js';
+
+export type DocsHealthDeps = Pick<SlackDeps, 'access' | 'logger' | 'limits' | 'health'>;
+
+export function registerDocsHealthCommand(app: App, deps: DocsHealthDeps): void {
+  app.command('/docs-health', docsHealthCommand(deps));
+}
+
+export function docsHealthHelp(command: string): string {
+  return [
+    `*${command} [range] [top N]*: where readers get stuck, from the docs analytics.`,
+    '• Searches that found nothing, pages readers flag with 👎 (with their latest comments), and questions the assistant could not answer.',
+    '• Range: `7d` (default: the last 7 full days), `30d`, `90d`, `yesterday`, `last-week`, `this-month`, `last-month` or `YYYY-MM-DD..YYYY-MM-DD`.',
+    '• `top N`: rows per section, 1–25 (default 5).',
+    `Example: \`${command} 30d top 10\``,
+  ].join('\n');
+}
+
+/**
+ * `/docs-health`: the ephemeral docs-health report. Unreadable text is answered at once, naming the token,
+ * with no API call; the report itself comes via response_url (it may need the API).
+ */
+export function docsHealthCommand(deps: DocsHealthDeps) {
+  return async ({ command, ack, respond }: CommandArgs): Promise<void> => {
+    const access = deps.access.check(command.user_id, command.channel_id);
+    if (!access.ok) {
+      await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
+      return;
+    }
+    const parsed = parseHealthCommand(command.text);
+    if (parsed.kind === 'help') {
+      await ack({ response_type: 'ephemeral', text: docsHealthHelp(command.command) });
+      return;
+    }
+    if (parsed.kind === 'invalid') {
+      await ack({
+        response_type: 'ephemeral',
+        text: invalidPageViewsCommandMessage(command.command, parsed.token, parsed.problem),
+      });
+      return;
+    }
+    if (!deps.health) {
+      await ack({
+        response_type: 'ephemeral',
+        text: 'Docs-health reports are not set up in this app. Ask an admin.',
+      });
+      return;
+    }
+    await ack();
+    const { reports, siteUrl } = deps.health;
+    let report: HealthReport;
+    try {
+      report = await reports.report(parsed.request);
+    } catch (error) {
+      deps.logger.info({ error: describeError(error) }, 'docs-health report failed');
+      await respondSafely(
+        respond,
+        { text: describePageViewsFailure(error, reports.now(), deps.limits) },
+        deps.logger,
+      );
+      return;
+    }
+    await respondSafely(respond, healthReportMessage(report, { siteUrl, interactive: false }), deps.logger);
+  };
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it, vi } from 'vitest';
+import { AnalyticsBudgetError } from '../../../src/insights/analytics-source.js';
+import { parseHealthCommand } from '../../../src/insights/health/health-reports.js';
+import { buildHealthReport } from '../../../src/insights/health/report.js';
+import { type DocsHealthDeps, docsHealthCommand } from '../../../src/slack/listeners/commands/docs-health.js';
+import { access, allText, answers, only, recordingLogger, slashCommand } from './fakes.js';
+
+const NOW = Date.UTC(2025, 2, 10, 12);
+const REPORT = buildHealthReport({
+  dateFrom: '2025-03-03',
+  dateTo: '2025-03-10',
+  searches: [
+    {
+      searchQuery: 'rotate keys',
+      hits: 40,
+      ctr: 0,
+      topClickedPage: null,
+      lastSearchedAt: '2025-03-05T00:00:00Z',
+    },
+  ],
+  totalSearches: 400,
+  pages: [],
+  feedback: [],
+  conversations: [],
+  partial: [],
+  requests: 4,
+} as never);
+
+function setup(report: () => Promise<unknown> = async () => REPORT) {
+  const reports = { now: () => NOW, report: vi.fn(report) };
+  const { logger } = recordingLogger();
+  const deps: DocsHealthDeps = {
+    access: access(),
+    logger,
+    limits: { analyticsPerHour: 100 },
+    health: { reports: reports as never, siteUrl: undefined },
+  };
+  const { ack, respond, calls } = answers();
+  const run = (text: string) =>
+    docsHealthCommand(deps)({ command: slashCommand('/docs-health', text), ack, respond });
+  return { run, ack, respond, calls, reports };
+}
+
+describe('parseHealthCommand', () => {
+  it('defaults to the last 7 days, top 5; takes a range and top 1–25; refuses page-views extras', () => {
+    expect(parseHealthCommand('')).toEqual({
+      kind: 'report',
+      request: { range: { kind: 'days', days: 7 }, top: 5 },
+    });
+    expect(parseHealthCommand('30d top 25')).toEqual({
+      kind: 'report',
+      request: { range: { kind: 'days', days: 30 }, top: 25 },
+    });
+    expect(parseHealthCommand('top 26')).toMatchObject({ kind: 'invalid', token: '26' });
+    expect(parseHealthCommand('/api')).toMatchObject({ kind: 'invalid', token: '/api' });
+    expect(parseHealthCommand('csv')).toMatchObject({ kind: 'invalid', token: 'csv' });
+    expect(parseHealthCommand('help')).toEqual({ kind: 'help' });
+  });
+});
+
+describe('docsHealthCommand', () => {
+  it('answers help and unreadable text in the acknowledgement, with no fetch', async () => {
+    const t = setup();
+    await t.run('help');
+    expect(allText(only(t.ack))).toContain('top N');
+    const u = setup();
+    await u.run('top 0');
+    expect(allText(only(u.ack))).toContain('1–25');
+    expect(t.reports.report).not.toHaveBeenCalled();
+    expect(u.reports.report).not.toHaveBeenCalled();
+  });
+
+  it('acknowledges, then responds with the report for the parsed request', async () => {
+    const t = setup();
+    await t.run('top 3');
+    expect(t.calls).toEqual(['ack', 'respond']);
+    expect(t.reports.report).toHaveBeenCalledWith({ range: { kind: 'days', days: 7 }, top: 3 });
+    expect(allText(only(t.respond))).toContain('rotate keys');
+  });
+
+  it('over budget, says so and when it can run', async () => {
+    const t = setup(async () => {
+      throw new AnalyticsBudgetError(20 * 60_000);
+    });
+    await t.run('');
+    const text = allText(only(t.respond));
+    expect(text).toContain('analytics budget');
+    expect(text).toMatch(/20 min/);
+  });
+});

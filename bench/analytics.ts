@@ -1,5 +1,5 @@
+import { createLogger } from '../src/common/logger.js';
 import { DocsApiClient } from '../src/platform/docs-client.js';
-import { createLogger } from '../src/shared/logger.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID } from '../test/support/fake-docs.js';
 import { postSigned, slashCommandBody } from '../test/support/slack-signing.js';
 import { SIGNING_SECRET } from '../test/support/test-app.js';

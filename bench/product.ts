@@ -15,8 +15,8 @@ const load = <T>(path: string) => import(new URL(path, dist).href) as Promise<T>
 export const { createDocsAgent } =
   await load<typeof import('../src/composition/app.js')>('composition/app.js');
 export const { loadConfig, secretsOf } =
-  await load<typeof import('../src/shared/config.js')>('shared/config.js');
-export const { createLogger } = await load<typeof import('../src/shared/logger.js')>('shared/logger.js');
+  await load<typeof import('../src/common/config.js')>('shared/config.js');
+export const { createLogger } = await load<typeof import('../src/common/logger.js')>('shared/logger.js');
 export const { newJobRecord } = await load<typeof import('../src/jobs/domain/job.js')>('jobs/domain/job.js');
 export const { createMemoryJobStore } =
   await load<typeof import('../src/state/keyv-job-store.js')>('state/keyv-job-store.js');

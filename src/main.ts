@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
+import { ConfigError, loadConfig } from './common/config.js';
+import { AppError, describeError } from './common/errors.js';
 import { createDocsAgent } from './composition/app.js';
-import { ConfigError, loadConfig } from './shared/config.js';
-import { AppError, describeError } from './shared/errors.js';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 

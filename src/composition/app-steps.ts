@@ -1,5 +1,5 @@
-import { describeError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
+import { describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
 import type { StateBackend } from '../state/adapters.js';
 
 /** Waits for a shutdown step at most `ms`; a step that fails or overruns is logged and left behind. */

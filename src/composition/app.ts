@@ -1,3 +1,7 @@
+import { AccessPolicy } from '../common/access-policy.js';
+import { type Clock, systemClock } from '../common/clock.js';
+import { type Config, secretsOf } from '../common/config.js';
+import { createLogger, type Logger } from '../common/logger.js';
 import { AnalyticsSource } from '../insights/analytics-source.js';
 import { HealthReports } from '../insights/health/health-reports.js';
 import { PageViewsReports } from '../insights/page-views/page-views-reports.js';
@@ -8,10 +12,6 @@ import type { JobStore } from '../jobs/ports.js';
 import { Metrics } from '../metrics/metrics.js';
 import { type MetricsServer, startMetricsServer } from '../metrics/metrics-server.js';
 import { DocsApiClient } from '../platform/docs-client.js';
-import { AccessPolicy } from '../shared/access-policy.js';
-import { type Clock, systemClock } from '../shared/clock.js';
-import { type Config, secretsOf } from '../shared/config.js';
-import { createLogger, type Logger } from '../shared/logger.js';
 import { SlackJobNotifier } from '../slack/job-notifier.js';
 import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { SlackReportPublisher } from '../slack/report-publisher.js';

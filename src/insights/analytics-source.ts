@@ -1,6 +1,6 @@
-import { AppError, describeError } from '../shared/errors.js';
-import type { HourlyQuota } from '../shared/hourly-quota.js';
-import type { Logger } from '../shared/logger.js';
+import { AppError, describeError } from '../common/errors.js';
+import type { HourlyQuota } from '../common/hourly-quota.js';
+import type { Logger } from '../common/logger.js';
 import type { AnalyticsCache } from './ports.js';
 
 export class AnalyticsBudgetError extends AppError<'analytics_budget_exhausted'> {

@@ -1,4 +1,4 @@
-import { KeyedLock } from '../shared/keyed-lock.js';
+import { KeyedLock } from '../common/keyed-lock.js';
 import { type JobRecord, JobVersionConflictError } from './domain/job.js';
 import type { JobServiceDeps } from './use-cases/deps.js';
 import { type FollowUpRequest, type FollowUpResult, followUp } from './use-cases/follow-up.js';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describeError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
+import { describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
 import type { Metrics } from './metrics.js';
 
 export interface MetricsServer {

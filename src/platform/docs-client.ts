@@ -1,7 +1,7 @@
 import type { z } from 'zod';
+import { DocsApiError } from '../common/docs-api-error.js';
+import type { Logger } from '../common/logger.js';
 import type { AgentJob } from '../jobs/domain/job.js';
-import { DocsApiError } from '../shared/docs-api-error.js';
-import type { Logger } from '../shared/logger.js';
 import {
   type AssistantPage,
   assistantPageSchema,

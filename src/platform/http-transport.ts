@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { backoffDelay, parseRetryAfter } from '../shared/backoff.js';
-import { codeForStatus, DocsApiError, requestNeverSent } from '../shared/docs-api-error.js';
-import type { Logger } from '../shared/logger.js';
+import { backoffDelay, parseRetryAfter } from '../common/backoff.js';
+import { codeForStatus, DocsApiError, requestNeverSent } from '../common/docs-api-error.js';
+import type { Logger } from '../common/logger.js';
 import { errorBodySchema } from './schemas.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;

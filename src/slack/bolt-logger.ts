@@ -1,5 +1,5 @@
 import { type Logger as BoltLogger, LogLevel } from '@slack/bolt';
-import type { Logger } from '../shared/logger.js';
+import type { Logger } from '../common/logger.js';
 
 const TO_PINO: Record<LogLevel, string> = {
   [LogLevel.DEBUG]: 'debug',

@@ -1,8 +1,8 @@
+import { backoffDelay } from '../common/backoff.js';
+import { describeError, errorCode } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
 import type { JobRecord } from '../jobs/domain/job.js';
 import type { JobStore } from '../jobs/ports.js';
-import { backoffDelay } from '../shared/backoff.js';
-import { describeError, errorCode } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
 import type { SlackMessage } from './messages/types.js';
 import { isPermanentSlackError } from './slack-errors.js';
 import type { SlackGateway } from './slack-gateway.js';

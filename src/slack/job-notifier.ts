@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Clock } from '../common/clock.js';
+import { describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
 import type {
   ConversationNotifier,
   MessageRef,
@@ -7,9 +10,6 @@ import type {
 } from '../jobs/conversation-service.js';
 import type { JobRecord } from '../jobs/domain/job.js';
 import type { JobNotifier, JobStore, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
-import type { Clock } from '../shared/clock.js';
-import { describeError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
 import { CardRefresher, type CardRefresherOptions } from './card-refresher.js';
 import { describeDocsFailure } from './messages/failures.js';
 import { jobCardMessage } from './messages/job-card.js';

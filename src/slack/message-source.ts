@@ -1,4 +1,4 @@
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../common/errors.js';
 import { slackToPlainText, type UserNameResolver } from './markup.js';
 
 /** A message as conversations.history/replies return it, reduced to what a job is made from. */

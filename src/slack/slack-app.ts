@@ -9,9 +9,9 @@ import {
   SocketModeReceiver,
   webApi,
 } from '@slack/bolt';
-import type { Config } from '../shared/config.js';
-import { AppError, describeError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
+import type { Config } from '../common/config.js';
+import { AppError, describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
 import { registerListeners, type SlackDeps } from './listeners/index.js';
 import { type SlackApiMetrics, SlackGateway } from './slack-gateway.js';

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { webApi } from '@slack/bolt';
-import { backoffDelay } from '../shared/backoff.js';
-import { describeError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
+import { backoffDelay } from '../common/backoff.js';
+import { describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
 import type { SlackMessage } from './messages/types.js';
 import { type Classified, classify, toDeliveryError } from './slack-errors.js';
 import { type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';

@@ -1,5 +1,5 @@
 import { webApi } from '@slack/bolt';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../common/errors.js';
 
 export class SlackDeliveryError extends AppError<string> {}
 

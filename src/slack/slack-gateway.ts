@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeError } from '../shared/errors.js';
+import { describeError } from '../common/errors.js';
 import type { SlackMessage } from './messages/types.js';
 import type { PostOptions, ThreadReply } from './slack-calls.js';
 import { SlackCalls } from './slack-calls.js';

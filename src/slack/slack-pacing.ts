@@ -1,5 +1,5 @@
-import { AppError } from '../shared/errors.js';
-import { KeyedPacer } from '../shared/keyed-pacer.js';
+import { AppError } from '../common/errors.js';
+import { KeyedPacer } from '../common/keyed-pacer.js';
 
 /**
  * Who waits for a Slack call, most urgent first: a person who just asked (cards, answers, reactions), a

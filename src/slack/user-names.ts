@@ -1,6 +1,6 @@
+import { describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
 import type { MessageText } from '../jobs/conversation-service.js';
-import { describeError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
 import { slackToPlainText } from './markup.js';
 
 /** How Slack resolves a user id to a name (users.info); undefined when unknown. */

@@ -1,8 +1,8 @@
+import type { Clock } from '../common/clock.js';
+import type { HourlyQuota } from '../common/hourly-quota.js';
+import type { Logger } from '../common/logger.js';
 import type { AnalyticsCache, ScheduleStore, WeeklyReportScheduler } from '../insights/ports.js';
 import type { JobStore, PollQueue } from '../jobs/ports.js';
-import type { Clock } from '../shared/clock.js';
-import type { HourlyQuota } from '../shared/hourly-quota.js';
-import type { Logger } from '../shared/logger.js';
 import type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
 
 /** Where state lives, as /readyz and the start-up line say it. */

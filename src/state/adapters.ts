@@ -1,4 +1,4 @@
-import type { Config } from '../shared/config.js';
+import type { Config } from '../common/config.js';
 import type { AdapterOptions, AdapterSet } from './adapter-set.js';
 import { memoryAdapters } from './memory-adapters.js';
 import { redisAdapters } from './redis-adapters.js';

@@ -1,8 +1,8 @@
 import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
+import { describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
 import type { AnalyticsCache } from '../insights/ports.js';
-import { describeError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import type { RedisClient } from './redis/redis-client.js';
 

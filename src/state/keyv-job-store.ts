@@ -1,8 +1,8 @@
 import Keyv from 'keyv';
+import { AppError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
 import { type JobRecord, JobVersionConflictError, versionOf } from '../jobs/domain/job.js';
 import type { JobStore } from '../jobs/ports.js';
-import { AppError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import { LockedVersionedWrite, type VersionedWrite } from './versioned-save.js';
 

@@ -1,8 +1,8 @@
 import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
+import { describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
 import type { ScheduleStore, WeeklySchedule } from '../insights/ports.js';
-import { describeError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
 import { type AtomicOps, guardState, MemoryAtomicOps } from './keyv-job-store.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import { RedisAtomicOps } from './redis/redis-atomic-ops.js';

@@ -1,6 +1,6 @@
-import { type Clock, systemClock } from '../shared/clock.js';
-import type { Config } from '../shared/config.js';
-import { InMemoryHourlyQuota } from '../shared/hourly-quota.js';
+import { type Clock, systemClock } from '../common/clock.js';
+import type { Config } from '../common/config.js';
+import { InMemoryHourlyQuota } from '../common/hourly-quota.js';
 import type { AdapterOptions, AdapterSet } from './adapter-set.js';
 import { createMemoryAnalyticsCache } from './keyv-analytics-cache.js';
 import { createMemoryJobStore } from './keyv-job-store.js';

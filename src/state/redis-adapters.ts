@@ -1,4 +1,4 @@
-import type { Config } from '../shared/config.js';
+import type { Config } from '../common/config.js';
 import type { AdapterOptions, AdapterSet } from './adapter-set.js';
 import { createRedisAnalyticsCache } from './keyv-analytics-cache.js';
 import { createRedisScheduleStore } from './keyv-schedule-store.js';

@@ -1,7 +1,7 @@
 import type KeyvRedis from '@keyv/redis';
 import type Keyv from 'keyv';
+import { KeyedLock } from '../common/keyed-lock.js';
 import { type JobRecord, versionOf } from '../jobs/domain/job.js';
-import { KeyedLock } from '../shared/keyed-lock.js';
 import type { AtomicOps } from './keyv-job-store.js';
 import type { RedisClient } from './redis/redis-client.js';
 

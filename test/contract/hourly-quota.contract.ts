@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HourlyQuota } from '../../src/shared/hourly-quota.js';
+import type { HourlyQuota } from '../../src/common/hourly-quota.js';
 
 const HOUR = 60 * 60 * 1000;
 const MINUTE = 60 * 1000;

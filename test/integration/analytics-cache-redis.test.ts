@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
+import { createLogger } from '../../src/common/logger.js';
 import { AnalyticsSource } from '../../src/insights/analytics-source.js';
-import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { createRedisAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';

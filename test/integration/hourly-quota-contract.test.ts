@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
-import { createLogger } from '../../src/shared/logger.js';
+import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
+import { createLogger } from '../../src/common/logger.js';
 import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { RedisHourlyQuota } from '../../src/state/redis/redis-hourly-quota.js';
 import { hourlyQuotaContract } from '../contract/hourly-quota.contract.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/shared/logger.js';
+import { createLogger } from '../../src/common/logger.js';
 import { createMemoryJobStore, StateUnavailableError } from '../../src/state/keyv-job-store.js';
 import { createRedisJobStore } from '../../src/state/redis/redis-job-store.js';
 import { jobStoreContract, record } from '../contract/job-store.contract.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/shared/logger.js';
+import { createLogger } from '../../src/common/logger.js';
 import { MemoryPollQueue } from '../../src/state/memory/memory-poll-queue.js';
 import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
 import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';

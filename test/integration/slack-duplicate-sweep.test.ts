@@ -1,6 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/shared/logger.js';
+import { createLogger } from '../../src/common/logger.js';
 import { SlackGateway } from '../../src/slack/slack-gateway.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';

@@ -1,8 +1,8 @@
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/shared/config.js';
-import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
-import { createLogger } from '../../src/shared/logger.js';
+import { loadConfig } from '../../src/common/config.js';
+import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
+import { createLogger } from '../../src/common/logger.js';
 import { type AdapterSet, createAdapters } from '../../src/state/adapters.js';
 import { createMemoryJobStore } from '../../src/state/keyv-job-store.js';
 import { MemoryPollQueue } from '../../src/state/memory/memory-poll-queue.js';

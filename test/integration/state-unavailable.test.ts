@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/common/logger.js';
 import type { JobStore } from '../../src/jobs/ports.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { createMemoryJobStore, StateUnavailableError } from '../../src/state/keyv-job-store.js';
 import { waitFor } from '../support/http.js';
 import { BOT_USER_ID, eventEnvelope, messageEvent } from '../support/slack-events.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/common/logger.js';
 import type { WeeklySchedule } from '../../src/insights/ports.js';
 import { nextOccurrence } from '../../src/insights/ranges/cron-times.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { BullmqWeeklyScheduler } from '../../src/state/redis/bullmq-weekly-scheduler.js';
 import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';

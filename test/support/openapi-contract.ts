@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 
 /**
- * The docs platform's published OpenAPI specs (vendored in `test/fixtures/openapi/`; `.ci/run` checks them
- * against `../shared/reference/` when that folder exists) as response validators, so the fake docs platform
- * can only answer what the specs allow.
+ * The docs platform's published OpenAPI specs (vendored in `test/fixtures/openapi/`; `.ci/run` checks the
+ * copies against the published ones when they are beside the repo) as response validators, so the fake docs
+ * platform can only answer what the specs allow.
  */
 
 type Json = Record<string, unknown>;

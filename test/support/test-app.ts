@@ -1,6 +1,6 @@
+import { loadConfig, secretsOf } from '../../src/common/config.js';
+import { createLogger } from '../../src/common/logger.js';
 import { createDocsAgent, type DocsAgent, type DocsAgentOptions } from '../../src/composition/app.js';
-import { loadConfig, secretsOf } from '../../src/shared/config.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs } from './fake-docs.js';
 import { FakeSlack } from './fake-slack.js';
 import { postSigned, type SlashCommandFields, slashCommandBody } from './slack-signing.js';

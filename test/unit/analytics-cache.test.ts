@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/common/logger.js';
 import type { RangePageViews } from '../../src/insights/ports.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });

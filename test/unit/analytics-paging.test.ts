@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
+import { createLogger } from '../../src/common/logger.js';
 import { AnalyticsSource } from '../../src/insights/analytics-source.js';
 import { AnalyticsBudgetError, fetchRangeViews } from '../../src/insights/page-views/fetch-page-views.js';
 import { PageViewsReports } from '../../src/insights/page-views/page-views-reports.js';
 import type { ReportPublisher } from '../../src/insights/ports.js';
 import { DocsApiClient } from '../../src/platform/docs-client.js';
-import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs, makeViewRows, type ViewRow } from '../support/fake-docs.js';
 

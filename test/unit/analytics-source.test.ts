@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
+import { createLogger } from '../../src/common/logger.js';
 import {
   AnalyticsBudgetError,
   type AnalyticsKey,
   AnalyticsSource,
 } from '../../src/insights/analytics-source.js';
 import type { AnalyticsCache } from '../../src/insights/ports.js';
-import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
+import { createLogger } from '../../src/common/logger.js';
 import { AnalyticsSource } from '../../src/insights/analytics-source.js';
 import {
   decodeReportRequest,
@@ -11,8 +13,6 @@ import { resolveRange } from '../../src/insights/ranges/dates.js';
 import { apiBounds, localInstant, startOfLocalDay } from '../../src/insights/ranges/zone-instants.js';
 import { WeeklyReports } from '../../src/insights/weekly/weekly-reports.js';
 import { DocsApiClient } from '../../src/platform/docs-client.js';
-import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 import { createMemoryScheduleStore } from '../../src/state/keyv-schedule-store.js';
 import { InProcessWeeklyScheduler } from '../../src/state/memory/weekly-cron-scheduler.js';

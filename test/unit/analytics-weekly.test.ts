@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/common/logger.js';
 import type { PageViewsReports } from '../../src/insights/page-views/page-views-reports.js';
 import type { ReportRequest } from '../../src/insights/page-views/report.js';
 import { MISSED_POST_GRACE_MS, WeeklyReports } from '../../src/insights/weekly/weekly-reports.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { createMemoryScheduleStore, type KeyvScheduleStore } from '../../src/state/keyv-schedule-store.js';
 import { InProcessWeeklyScheduler } from '../../src/state/memory/weekly-cron-scheduler.js';
 import { ManualTimers } from '../support/manual-timers.js';

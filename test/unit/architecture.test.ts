@@ -28,9 +28,9 @@ const OWNERS: Array<{ pattern: RegExp; folder: string }> = [
   { pattern: /^(keyv|@keyv\/)/, folder: 'state' },
   { pattern: /^(bullmq|@redis\/|redis$)/, folder: 'state' },
   { pattern: /^prom-client$/, folder: 'metrics' },
-  { pattern: /^pino/, folder: 'shared' },
+  { pattern: /^pino/, folder: 'common' },
   // Cron arithmetic: config validates patterns, weekly ranges describe them, the in-process scheduler fires.
-  { pattern: /^croner$/, folder: 'insights/ranges|state/memory|shared' },
+  { pattern: /^croner$/, folder: 'insights/ranges|state/memory|common' },
 ];
 
 /** The capability modules: domain and use cases on their own ports, never an adapter or the edge. */
@@ -52,7 +52,7 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
-  it.each(CAPABILITIES)('src/%s depends on its own ports and src/shared, not on adapters', (module) => {
+  it.each(CAPABILITIES)('src/%s depends on its own ports and src/common, not on adapters', (module) => {
     const offenders = files
       .filter((file) => inFolder(file, module))
       .filter((file) => importsOf(file).some((spec) => spec.startsWith('.') && EDGES.test(spec)))
@@ -67,9 +67,9 @@ describe('architecture', () => {
     expect(tooLong).toEqual([]);
   });
 
-  it('src/shared depends on no module', () => {
+  it('src/common depends on no module', () => {
     const offenders = files
-      .filter((file) => inFolder(file, 'shared'))
+      .filter((file) => inFolder(file, 'common'))
       .filter((file) => importsOf(file).some((spec) => spec.startsWith('../')))
       .map((file) => relative(SRC, file));
     expect(offenders).toEqual([]);

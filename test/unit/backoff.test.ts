@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { backoffDelay, parseRetryAfter } from '../../src/common/backoff.js';
 import { failedPollDelay, nextPollDelay } from '../../src/jobs/domain/poll-timing.js';
-import { backoffDelay, parseRetryAfter } from '../../src/shared/backoff.js';
 
 describe('backoffDelay', () => {
   it('grows exponentially with full jitter between half and all of the ceiling', () => {

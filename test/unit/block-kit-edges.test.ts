@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { DocsApiError } from '../../src/common/docs-api-error.js';
 import { buildReport, type ReportRequest } from '../../src/insights/page-views/report.js';
 import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
-import { DocsApiError } from '../../src/shared/docs-api-error.js';
 import { describeDocsFailure } from '../../src/slack/messages/failures.js';
 import { docsAgentHelpMessage } from '../../src/slack/messages/help.js';
 import { jobCardMessage } from '../../src/slack/messages/job-card.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/shared/logger.js';
+import { createLogger } from '../../src/common/logger.js';
 import { boltLogger } from '../../src/slack/bolt-logger.js';
 
 describe('Bolt logger adapter', () => {

@@ -1,6 +1,6 @@
 import Keyv from 'keyv';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/shared/logger.js';
+import { createLogger } from '../../src/common/logger.js';
 import {
   createMemoryAnalyticsCache,
   MEMORY_ANALYTICS_CACHE_ENTRIES,

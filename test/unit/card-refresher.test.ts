@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/common/logger.js';
 import type { JobRecord } from '../../src/jobs/domain/job.js';
 import { newJobRecord } from '../../src/jobs/domain/job.js';
 import type { JobStore } from '../../src/jobs/ports.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { CardRefresher } from '../../src/slack/card-refresher.js';
 import { SlackDeliveryError, type SlackGateway } from '../../src/slack/slack-gateway.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelProjectsError, ProjectDirectory, parseChannelProjects } from '../../src/shared/projects.js';
+import { ChannelProjectsError, ProjectDirectory, parseChannelProjects } from '../../src/common/projects.js';
 
 describe('parseChannelProjects', () => {
   it('maps channels to projects, tolerating spaces', () => {

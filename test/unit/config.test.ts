@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/shared/config.js';
+import { ConfigError, loadConfig } from '../../src/common/config.js';
 
 const valid = {
   SLACK_BOT_TOKEN: 'xoxb-1-2-abc',

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DocsApiError } from '../../src/common/docs-api-error.js';
+import { createLogger } from '../../src/common/logger.js';
 import { DocsApiClient } from '../../src/platform/docs-client.js';
-import { DocsApiError } from '../../src/shared/docs-api-error.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { listen, readBody } from '../support/http.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DocsApiError } from '../../src/common/docs-api-error.js';
+import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
+import { createLogger } from '../../src/common/logger.js';
 import { AnalyticsBudgetError, AnalyticsSource } from '../../src/insights/analytics-source.js';
 import { fetchHealthWindow } from '../../src/insights/health/fetch-health.js';
 import { DocsApiClient } from '../../src/platform/docs-client.js';
-import type { DocsApiError } from '../../src/shared/docs-api-error.js';
-import { InMemoryHourlyQuota } from '../../src/shared/hourly-quota.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs } from '../support/fake-docs.js';
 import { fakeUlid, makeConversation, makeFeedback, makeSearches } from '../support/fake-docs-health.js';

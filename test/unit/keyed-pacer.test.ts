@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { errorCode } from '../../src/shared/errors.js';
-import { KeyedPacer } from '../../src/shared/keyed-pacer.js';
+import { errorCode } from '../../src/common/errors.js';
+import { KeyedPacer } from '../../src/common/keyed-pacer.js';
 
 describe('KeyedPacer', () => {
   beforeEach(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/common/logger.js';
 import { followUpPrompt, isAside, mentionsUser, stripMention } from '../../src/jobs/domain/message-text.js';
-import { createLogger } from '../../src/shared/logger.js';
 import { escapeMrkdwn, slackToPlainText } from '../../src/slack/markup.js';
 import { UserNames } from '../../src/slack/user-names.js';
 

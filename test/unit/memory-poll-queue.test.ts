@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/shared/logger.js';
+import { createLogger } from '../../src/common/logger.js';
 import { MemoryPollQueue } from '../../src/state/memory/memory-poll-queue.js';
 
 /** Bottleneck adds a few milliseconds of its own scheduling; offsets are compared within that slack. */

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, secretsOf } from '../../src/shared/config.js';
-import { createLogger } from '../../src/shared/logger.js';
+import { loadConfig, secretsOf } from '../../src/common/config.js';
+import { createLogger } from '../../src/common/logger.js';
 import { type BotProcess, startBotProcess } from '../support/bot-process.js';
 import { FAKE_API_KEY, FakeDocs } from '../support/fake-docs.js';
 import { FakeSlack } from '../support/fake-slack.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/shared/logger.js';
+import { createLogger } from '../../src/common/logger.js';
 import { SlackGateway } from '../../src/slack/slack-gateway.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });

@@ -1,4 +1,4 @@
-import type { HourlyQuota } from '../../shared/hourly-quota.js';
+import type { HourlyQuota } from '../../common/hourly-quota.js';
 import { AnalyticsBudgetError } from '../analytics-source.js';
 
 export interface CursorPage<Row> {

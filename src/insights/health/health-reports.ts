@@ -1,4 +1,4 @@
-import type { Clock } from '../../shared/clock.js';
+import type { Clock } from '../../common/clock.js';
 import type { AnalyticsSource } from '../analytics-source.js';
 import { DEFAULT_RANGE, describeSpec, type RangeSpec, resolveRange } from '../ranges/dates.js';
 import { parsePageViewsCommand } from '../ranges/grammar.js';

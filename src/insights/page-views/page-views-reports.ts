@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Clock } from '../../shared/clock.js';
-import { describeError } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
+import type { Clock } from '../../common/clock.js';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import { AnalyticsBudgetError, type AnalyticsKey, type AnalyticsSource } from '../analytics-source.js';
 import type { PageViewsApi, PageViewsTotals, RangePageViews, ReportPublisher } from '../ports.js';
 import {

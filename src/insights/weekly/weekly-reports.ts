@@ -1,6 +1,6 @@
-import type { Clock } from '../../shared/clock.js';
-import { describeError, errorCode } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
+import type { Clock } from '../../common/clock.js';
+import { describeError, errorCode } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import type { PageViewsReports } from '../page-views/page-views-reports.js';
 import type { ScheduleStore, WeeklyReportScheduler, WeeklySchedule } from '../ports.js';
 import { cronProblem, nextOccurrence, previousOccurrence, weeklyCron } from '../ranges/cron-times.js';

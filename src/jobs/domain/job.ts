@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../common/errors.js';
 
 /** An agent job as the docs platform reports it, reduced to what the bot uses. */
 export interface AgentJob {

@@ -1,6 +1,6 @@
-import type { Clock } from '../../shared/clock.js';
-import type { HourlyQuota } from '../../shared/hourly-quota.js';
-import type { Logger } from '../../shared/logger.js';
+import type { Clock } from '../../common/clock.js';
+import type { HourlyQuota } from '../../common/hourly-quota.js';
+import type { Logger } from '../../common/logger.js';
 import type { PollTiming } from '../domain/poll-timing.js';
 import type { AgentJobsApi, JobMetrics, JobNotifier, JobStore, PollQueue } from '../ports.js';
 

@@ -1,5 +1,5 @@
-import { DocsApiError } from '../../shared/docs-api-error.js';
-import { describeError } from '../../shared/errors.js';
+import { DocsApiError } from '../../common/docs-api-error.js';
+import { describeError } from '../../common/errors.js';
 import { type AgentJob, type JobRecord, JobVersionConflictError } from '../domain/job.js';
 import { endWatch, startGeneration } from '../domain/lifecycle.js';
 import type { JobServiceDeps } from './deps.js';

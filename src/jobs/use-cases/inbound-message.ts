@@ -1,6 +1,6 @@
-import type { AccessPolicy } from '../../shared/access-policy.js';
-import { describeError, errorCode } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
+import type { AccessPolicy } from '../../common/access-policy.js';
+import { describeError, errorCode } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import { type InboundMessage, isThreadReply, messageKey, refOf } from '../domain/inbound-message.js';
 import type { JobRecord } from '../domain/job.js';
 import { followUpPrompt, isAside, isBlank, mentionsUser, stripMention } from '../domain/message-text.js';

@@ -1,7 +1,7 @@
-import { DocsApiError, requestNeverSent } from '../../shared/docs-api-error.js';
-import { describeError } from '../../shared/errors.js';
-import type { HourlyQuota } from '../../shared/hourly-quota.js';
-import type { Logger } from '../../shared/logger.js';
+import { DocsApiError, requestNeverSent } from '../../common/docs-api-error.js';
+import { describeError } from '../../common/errors.js';
+import type { HourlyQuota } from '../../common/hourly-quota.js';
+import type { Logger } from '../../common/logger.js';
 
 /** The bot's own count of the platform's hourly job budget refused a request. */
 export function budgetUsedUp(retryAfterMs: number): DocsApiError {

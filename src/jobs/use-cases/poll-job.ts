@@ -1,5 +1,5 @@
-import { DocsApiError } from '../../shared/docs-api-error.js';
-import { describeError } from '../../shared/errors.js';
+import { DocsApiError } from '../../common/docs-api-error.js';
+import { describeError } from '../../common/errors.js';
 import { type AgentJob, isTerminal, type JobRecord } from '../domain/job.js';
 import { applyJob, endWatch, followUpGraceMs, outcomeOf, trustsTerminal } from '../domain/lifecycle.js';
 import { failedPollDelay, nextPollDelay } from '../domain/poll-timing.js';

@@ -1,4 +1,4 @@
-import { AppError, describeError } from '../../shared/errors.js';
+import { AppError, describeError } from '../../common/errors.js';
 import { type AgentJob, type JobOrigin, type JobRecord, newJobRecord } from '../domain/job.js';
 import type { JobServiceDeps } from './deps.js';
 import { budgetUsedUp, refundIfNeverSent } from './job-budget.js';

@@ -1,10 +1,10 @@
+import type { AccessPolicy } from '../../common/access-policy.js';
+import type { Logger } from '../../common/logger.js';
 import type { HealthReports } from '../../insights/health/health-reports.js';
 import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
 import type { ConversationService } from '../../jobs/conversation-service.js';
 import type { JobService } from '../../jobs/job-service.js';
-import type { AccessPolicy } from '../../shared/access-policy.js';
-import type { Logger } from '../../shared/logger.js';
 import type { HourlyLimits } from '../messages/failures.js';
 
 /**

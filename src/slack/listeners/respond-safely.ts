@@ -1,6 +1,6 @@
 import type { RespondFn } from '@slack/bolt';
-import { describeError } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import { LIMITS, truncate } from '../messages/limits.js';
 import type { SlackMessage } from '../messages/types.js';
 

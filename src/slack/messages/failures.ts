@@ -1,5 +1,5 @@
-import { DocsApiError, outcomeUnknown } from '../../shared/docs-api-error.js';
-import { AppError } from '../../shared/errors.js';
+import { DocsApiError, outcomeUnknown } from '../../common/docs-api-error.js';
+import { AppError } from '../../common/errors.js';
 import { escapeMrkdwn } from '../markup.js';
 import { slackTime } from './format.js';
 import { oneLine } from './limits.js';

@@ -1,7 +1,7 @@
+import { DocsApiError } from '../../common/docs-api-error.js';
 import type { PrivateNotice } from '../../jobs/conversation-service.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { TerminalOutcome, ThreadNotice } from '../../jobs/ports.js';
-import { DocsApiError } from '../../shared/docs-api-error.js';
 import { escapeMrkdwn } from '../markup.js';
 import { describeDocsFailure, type HourlyLimits } from './failures.js';
 import { formatDuration } from './format.js';

@@ -1,7 +1,7 @@
+import { DocsApiError } from '../../common/docs-api-error.js';
+import { AppError } from '../../common/errors.js';
 import type { WeeklySchedule } from '../../insights/ports.js';
 import { describeWeeklyCron } from '../../insights/ranges/cron-times.js';
-import { DocsApiError } from '../../shared/docs-api-error.js';
-import { AppError } from '../../shared/errors.js';
 import { escapeMrkdwn } from '../markup.js';
 import { describeSlackDeliveryFailure, type HourlyLimits, perHour, retryHint } from './failures.js';
 import { slackTime } from './format.js';

@@ -1,7 +1,7 @@
 import Bottleneck from 'bottleneck';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import type { PollQueue } from '../../jobs/ports.js';
-import { describeError } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
 
 export interface MemoryPollQueueOptions {
   logger: Logger;

@@ -1,7 +1,7 @@
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import type { WeeklyReportScheduler, WeeklySchedule } from '../../insights/ports.js';
 import { nextOccurrence } from '../../insights/ranges/cron-times.js';
-import { describeError } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
 
 /** Time for the scheduler: the real clock and timers in production, a manual one in tests. */
 export interface SchedulerTimers {

@@ -1,7 +1,7 @@
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import type { PollQueue } from '../../jobs/ports.js';
-import { describeError } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
 import type { RedisClient } from './redis-client.js';
 
 export interface BullmqPollQueueOptions {

@@ -1,8 +1,8 @@
 import { type Job, Queue, Worker } from 'bullmq';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import type { WeeklyReportScheduler, WeeklySchedule } from '../../insights/ports.js';
 import { previousOccurrence } from '../../insights/ranges/cron-times.js';
-import { describeError } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
 import type { RedisClient } from './redis-client.js';
 
 export interface BullmqWeeklySchedulerOptions {

@@ -1,6 +1,6 @@
 import { createClient } from '@redis/client';
-import { describeError } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 
 function newClient(url: string, options: RedisClientOptions) {
   return createClient({

@@ -1,4 +1,4 @@
-import { HOUR_MS, type HourlyQuota, type QuotaTake } from '../../shared/hourly-quota.js';
+import { HOUR_MS, type HourlyQuota, type QuotaTake } from '../../common/hourly-quota.js';
 import type { RedisClient } from './redis-client.js';
 
 /*

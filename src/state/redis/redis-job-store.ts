@@ -1,7 +1,7 @@
 import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
-import { describeError } from '../../shared/errors.js';
-import type { Logger } from '../../shared/logger.js';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import { KeyvJobStore } from '../keyv-job-store.js';
 import { RedisVersionedWrite } from '../versioned-save.js';
 import { RedisAtomicOps } from './redis-atomic-ops.js';

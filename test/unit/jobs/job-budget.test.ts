@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { DocsApiError } from '../../../src/common/docs-api-error.js';
+import { createLogger } from '../../../src/common/logger.js';
 import { budgetUsedUp, refundIfNeverSent } from '../../../src/jobs/use-cases/job-budget.js';
-import { DocsApiError } from '../../../src/shared/docs-api-error.js';
-import { createLogger } from '../../../src/shared/logger.js';
 
 const logger = createLogger({ level: 'silent', secrets: [], destination: { write: () => undefined } });
 

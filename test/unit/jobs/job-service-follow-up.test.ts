@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { DocsApiError } from '../../../src/common/docs-api-error.js';
+import { InMemoryHourlyQuota } from '../../../src/common/hourly-quota.js';
+import { createLogger } from '../../../src/common/logger.js';
 import type { AgentJob, JobRecord } from '../../../src/jobs/domain/job.js';
 import { JobService } from '../../../src/jobs/job-service.js';
 import type { JobNotifier, JobStore, PollQueue, TerminalOutcome } from '../../../src/jobs/ports.js';
-import { DocsApiError } from '../../../src/shared/docs-api-error.js';
-import { InMemoryHourlyQuota } from '../../../src/shared/hourly-quota.js';
-import { createLogger } from '../../../src/shared/logger.js';
 
 const logger = createLogger({ level: 'silent', secrets: [], destination: { write: () => undefined } });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DocsApiError } from '../../../src/shared/docs-api-error.js';
+import { DocsApiError } from '../../../src/common/docs-api-error.js';
 import {
   type DocsViewsPostDeps,
   docsViewsPostAction,

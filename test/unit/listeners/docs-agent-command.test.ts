@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
+import { AppError } from '../../../src/common/errors.js';
 import type { AgentJob } from '../../../src/jobs/domain/job.js';
 import { newJobRecord } from '../../../src/jobs/domain/job.js';
 import type { JobStatusResult, StartJobResult } from '../../../src/jobs/job-service.js';
-import { AppError } from '../../../src/shared/errors.js';
 import {
   type DocsAgentCommandDeps,
   docsAgentCommand,

@@ -1,7 +1,7 @@
 import type { BlockButtonAction, RespondArguments, RespondFn, SlashCommand } from '@slack/bolt';
 import { vi } from 'vitest';
-import { AccessPolicy } from '../../../src/shared/access-policy.js';
-import { createLogger } from '../../../src/shared/logger.js';
+import { AccessPolicy } from '../../../src/common/access-policy.js';
+import { createLogger } from '../../../src/common/logger.js';
 
 /*
  * Fakes for calling a listener callback directly, as Bolt would after verifying a request: the payload,

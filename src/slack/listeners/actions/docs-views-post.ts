@@ -1,6 +1,6 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
+import { describeError, errorCode } from '../../../common/errors.js';
 import { decodeReportRequest } from '../../../insights/page-views/page-views-reports.js';
-import { describeError, errorCode } from '../../../shared/errors.js';
 import { describePageViewsFailure, describePostFailure } from '../../messages/page-views-replies.js';
 import { POST_REPORT_ACTION } from '../../messages/page-views-report.js';
 import { SlackDeliveryError } from '../../slack-gateway.js';

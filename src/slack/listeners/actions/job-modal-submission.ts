@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { describeError } from '../../../shared/errors.js';
+import { describeError } from '../../../common/errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { describeSlackDeliveryFailure } from '../../messages/failures.js';
 import {

@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
-import { describeError } from '../../../shared/errors.js';
+import { describeError } from '../../../common/errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { EmptySourceMessageError, jobFromMessage, type SourceMessage } from '../../message-source.js';
 import { jobModalView } from '../../messages/job-modal.js';

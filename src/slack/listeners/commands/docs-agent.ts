@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import { describeError } from '../../../shared/errors.js';
+import { describeError } from '../../../common/errors.js';
 import {
   accessDeniedMessage,
   parseDocsAgentCommand,

@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
+import { describeError } from '../../../common/errors.js';
 import { parseHealthCommand } from '../../../insights/health/health-reports.js';
 import type { HealthReport } from '../../../insights/health/report.js';
-import { describeError } from '../../../shared/errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { healthReportMessage } from '../../messages/health-report.js';
 import {

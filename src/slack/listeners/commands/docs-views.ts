@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
+import { describeError, errorCode } from '../../../common/errors.js';
 import type { PageViewsReport } from '../../../insights/page-views/report.js';
 import { parsePageViewsCommand } from '../../../insights/ranges/grammar.js';
-import { describeError, errorCode } from '../../../shared/errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { pageViewsHelpMessage } from '../../messages/page-views-help.js';
 import {

@@ -1,6 +1,6 @@
 import type { Context } from '@slack/bolt';
+import { describeError } from '../../../common/errors.js';
 import type { InboundMessage } from '../../../jobs/conversation-service.js';
-import { describeError } from '../../../shared/errors.js';
 import type { SlackDeps } from '../deps.js';
 
 /** The fields of `message` and `app_mention` events the bot reads; Slack sends more. */

@@ -5,9 +5,10 @@ import { AnalyticsSource } from '../../src/insights/analytics-source.js';
 import { AnalyticsBudgetError, fetchRangeViews } from '../../src/insights/page-views/fetch-page-views.js';
 import { PageViewsReports } from '../../src/insights/page-views/page-views-reports.js';
 import type { ReportPublisher } from '../../src/insights/ports.js';
-import { DocsApiClient } from '../../src/platform/docs-client.js';
+import type { DocsApiClient } from '../../src/platform/docs-client.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
-import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs, makeViewRows, type ViewRow } from '../support/fake-docs.js';
+import { docsClientFor } from '../support/docs-client-for.js';
+import { FAKE_PROJECT_ID, FakeDocs, makeViewRows, type ViewRow } from '../support/fake-docs.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 const range = { from: '2025-03-03', toExclusive: '2025-03-10' };
@@ -16,14 +17,7 @@ let api: DocsApiClient;
 
 beforeEach(async () => {
   docs = await FakeDocs.start();
-  api = new DocsApiClient({
-    baseUrl: docs.url,
-    apiKey: FAKE_API_KEY,
-    projectId: FAKE_PROJECT_ID,
-    timeoutMs: 2000,
-    logger,
-    retryBaseMs: 1,
-  });
+  api = docsClientFor(docs, logger);
 });
 afterEach(async () => {
   await api.close();

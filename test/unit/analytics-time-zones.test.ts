@@ -12,11 +12,12 @@ import type { ReportPublisher } from '../../src/insights/ports.js';
 import { resolveRange } from '../../src/insights/ranges/dates.js';
 import { apiBounds, localInstant, startOfLocalDay } from '../../src/insights/ranges/zone-instants.js';
 import { WeeklyReports } from '../../src/insights/weekly/weekly-reports.js';
-import { DocsApiClient } from '../../src/platform/docs-client.js';
+import type { DocsApiClient } from '../../src/platform/docs-client.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 import { createMemoryScheduleStore } from '../../src/state/keyv-schedule-store.js';
 import { InProcessWeeklyScheduler } from '../../src/state/memory/weekly-cron-scheduler.js';
-import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs, makeViewRows } from '../support/fake-docs.js';
+import { docsClientFor } from '../support/docs-client-for.js';
+import { FAKE_PROJECT_ID, FakeDocs, makeViewRows } from '../support/fake-docs.js';
 import { ManualTimers } from '../support/manual-timers.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
@@ -27,14 +28,7 @@ let api: DocsApiClient;
 beforeEach(async () => {
   docs = await FakeDocs.start();
   docs.defaultViews = makeViewRows(20);
-  api = new DocsApiClient({
-    baseUrl: docs.url,
-    apiKey: FAKE_API_KEY,
-    projectId: FAKE_PROJECT_ID,
-    timeoutMs: 2000,
-    logger,
-    retryBaseMs: 1,
-  });
+  api = docsClientFor(docs, logger);
 });
 afterEach(async () => {
   await api.close();

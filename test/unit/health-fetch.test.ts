@@ -6,6 +6,7 @@ import { AnalyticsBudgetError, AnalyticsSource } from '../../src/insights/analyt
 import { fetchHealthWindow } from '../../src/insights/health/fetch-health.js';
 import { DocsApiClient } from '../../src/platform/docs-client.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
+import { docsClientFor } from '../support/docs-client-for.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs } from '../support/fake-docs.js';
 import { fakeUlid, makeConversation, makeFeedback, makeSearches } from '../support/fake-docs-health.js';
 import { listen } from '../support/http.js';
@@ -23,14 +24,7 @@ let api: DocsApiClient;
 
 beforeEach(async () => {
   docs = await FakeDocs.start();
-  api = new DocsApiClient({
-    baseUrl: docs.url,
-    apiKey: FAKE_API_KEY,
-    projectId: FAKE_PROJECT_ID,
-    timeoutMs: 2000,
-    logger,
-    retryBaseMs: 1,
-  });
+  api = docsClientFor(docs, logger);
 });
 afterEach(async () => {
   await api.close();

@@ -20,7 +20,16 @@ export function isTerminal(status: string): status is TerminalStatus {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
 
-export type JobOrigin = 'command' | 'mention' | 'dm' | 'message_shortcut' | 'reaction';
+export type JobOrigin =
+  | 'command'
+  | 'mention'
+  | 'dm'
+  | 'message_shortcut'
+  | 'reaction'
+  /** A fix button on a /docs-health row. */
+  | 'health_fix'
+  /** The "New job" button of the App Home tab. */
+  | 'app_home';
 
 /** What the bot remembers about a job it started: where its thread is and how far it has reported. */
 export interface JobRecord {
@@ -34,6 +43,10 @@ export interface JobRecord {
   requesterId: string;
   prompt: string;
   origin: JobOrigin;
+  /** The docs project the job runs in; absent on records written before several projects (= DOCS_PROJECT_ID). */
+  projectId?: string;
+  /** Jobs started from a /docs-health gap: the evidence, as `encodeEvidenceRef` wrote it (opaque here). */
+  evidenceRef?: string;
   status: string;
   repository: string | null;
   ref: string | null;
@@ -94,6 +107,8 @@ export type NewJobFields = Pick<
   | 'requesterId'
   | 'prompt'
   | 'origin'
+  | 'projectId'
+  | 'evidenceRef'
   | 'status'
   | 'repository'
   | 'ref'

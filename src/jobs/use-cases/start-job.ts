@@ -17,6 +17,8 @@ export interface StartJobRequest {
    */
   context?: string;
   origin: JobOrigin;
+  /** Set when a /docs-health gap started the job: kept on the record for the "did it work?" post. */
+  evidenceRef?: string;
 }
 
 export type StartJobResult =
@@ -92,6 +94,7 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
       requesterId: request.requesterId,
       prompt: request.prompt,
       origin: request.origin,
+      ...(request.evidenceRef === undefined ? {} : { evidenceRef: request.evidenceRef }),
       status: job.status,
       repository: job.repository,
       ref: job.ref,

@@ -33,6 +33,8 @@ const MIX: OpenLoopRequest[] = [
   // A path prefix of its own per request: every one misses the cache and starts a fetch.
   { label: '/docs-views (cold)', command: '/docs-views', text: '7d top 10 /cold/{i}' },
   { label: '/docs-views (cached)', command: '/docs-views', text: '7d top 10' },
+  // Four analytics endpoints behind one range: the first request fetches, the rest share it or the cache.
+  { label: '/docs-health', command: '/docs-health', text: '7d top 5' },
 ];
 
 async function bareBolt(slackApiUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
@@ -49,6 +51,7 @@ async function bareBolt(slackApiUrl: string): Promise<{ url: string; stop(): Pro
   });
   app.command('/docs-agent', async ({ ack }) => ack());
   app.command('/docs-views', async ({ ack }) => ack());
+  app.command('/docs-health', async ({ ack }) => ack());
   const server = (await app.start(0)) as Server;
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`,
@@ -137,17 +140,6 @@ export async function runAckLatency(): Promise<{ rows: Row[]; summary: AckSummar
       } finally {
         await app.stop();
       }
-      rows.push({
-        mode,
-        command: '/docs-health',
-        acks: '—',
-        failures: '—',
-        'p50 (ms)': '—',
-        'p99 (ms)': '—',
-        'max (ms)': '—',
-        target: `p99 < ${ACK_P99_TARGET_MS} ms`,
-        verdict: 'not built yet',
-      });
     }
     const bare = await bareBolt(fakes.urls.slackApiUrl);
     try {

@@ -5,6 +5,7 @@ import { postSigned, slashCommandBody } from '../test/support/slack-signing.js';
 import { SIGNING_SECRET } from '../test/support/test-app.js';
 import { FakesProcess } from './fakes-process.js';
 import { startBenchApp } from './harness.js';
+import { runHealthCost } from './health-cost.js';
 import { fmt, type Row } from './stats.js';
 import { runWeeklyFanout } from './weekly-fanout.js';
 
@@ -13,14 +14,18 @@ import { runWeeklyFanout } from './weekly-fanout.js';
  * app (signed slash command in, report out on response_url): upstream calls and wall time, then the same
  * report again inside the cache TTL, then the naive client: `DocsApiClient.getPageViews` paged with the API's
  * default page size (limit 50) until `hasMore` is false; and 50 channels' weekly posts firing at the same
- * minute (bench/weekly-fanout.ts). The health report is not built yet: placeholder rows, no figure.
+ * minute (bench/weekly-fanout.ts); and a `/docs-health` report for a realistic project (bench/health-cost.ts).
  */
 const PATHS = 10_000;
 const LATENCY_MS = 50;
 const MAX_PAGE_SIZE = 250;
 const VIEWS_ROUTE = 'GET /v1/analytics/:project/views';
 
-export async function runAnalytics(): Promise<{ rows: Row[]; summary: Record<string, number> }> {
+export async function runAnalytics(): Promise<{
+  rows: Row[];
+  summary: Record<string, number>;
+  health: string[];
+}> {
   const fakes = await FakesProcess.start();
   await fakes.send({ cmd: 'configure', latencyMs: LATENCY_MS, viewRows: PATHS });
   // The app's analytics settings at their defaults (ANALYTICS_MAX_PAGES 40, cache TTL 15 min, budget 100/h).
@@ -78,6 +83,7 @@ export async function runAnalytics(): Promise<{ rows: Row[]; summary: Record<str
     await client.close();
 
     const weekly = await runWeeklyFanout();
+    const health = await runHealthCost(fakes);
     // The floor: pages needed at the API's maximum page size (250), plus the one `limit=1` call for the
     // previous period's totals that the comparison line needs.
     const floor = Math.ceil(PATHS / MAX_PAGE_SIZE) + 1;
@@ -105,20 +111,7 @@ export async function runAnalytics(): Promise<{ rows: Row[]; summary: Record<str
           'wall time (s)': fmt(weekly.ms / 1000, 2),
           verdict: verdict(weekly.calls, floor),
         },
-        {
-          report: 'health report, cold',
-          'upstream calls': '—',
-          floor: '—',
-          'wall time (s)': '—',
-          verdict: 'not built yet',
-        },
-        {
-          report: 'health report, repeated',
-          'upstream calls': '—',
-          floor: '—',
-          'wall time (s)': '—',
-          verdict: 'not built yet',
-        },
+        ...health.rows,
         {
           report: `(informational) naive getPageViews paging, limit 50, ${rows} rows`,
           'upstream calls': naiveCalls,
@@ -127,6 +120,7 @@ export async function runAnalytics(): Promise<{ rows: Row[]; summary: Record<str
           verdict: '—',
         },
       ],
+      health: health.lines,
       summary: {
         firstCalls: first.calls,
         firstMs: first.ms,
@@ -145,14 +139,14 @@ export async function runAnalytics(): Promise<{ rows: Row[]; summary: Record<str
   }
 }
 
-export function analyticsVerdict(s: Record<string, number>): string[] {
+export function analyticsVerdict(s: Record<string, number>, health: string[]): string[] {
   const line = (what: string, calls: number, floor: number) =>
     `${what}: ${calls} calls: target ≤ floor ${floor} ${calls <= floor ? 'MET' : 'MISSED'}`;
   return [
     line(`page-views report over ${PATHS.toLocaleString('en-US')} paths, cold`, s.firstCalls!, s.floor!),
     line('the same report repeated', s.repeatCalls!, 0),
     line(`50 weekly posts at the same minute (${s.weeklyPosts} posted)`, s.weeklyCalls!, s.floor!),
-    'health report, cold and repeated: not built yet (no figure)',
+    ...health,
     `(informational) naive default page size: ${s.naiveCalls} calls, ${fmt(s.naiveCalls! / s.firstCalls!)}× the calls, ${fmt(
       s.naiveMs! / s.firstMs!,
     )}× the wall time`,
@@ -161,8 +155,8 @@ export function analyticsVerdict(s: Record<string, number>): string[] {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { table } = await import('./stats.js');
-  const { rows, summary } = await runAnalytics();
+  const { rows, summary, health } = await runAnalytics();
   console.log(table(rows));
-  for (const line of analyticsVerdict(summary)) console.log(line);
+  for (const line of analyticsVerdict(summary, health)) console.log(line);
   process.exit(0);
 }

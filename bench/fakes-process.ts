@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { FakeDocs, makeViewRows } from '../test/support/fake-docs.js';
+import { type HealthVolumes, makeHealthData } from '../test/support/fake-docs-health.js';
 import { FakeSlack } from '../test/support/fake-slack.js';
 import { sendJson } from '../test/support/http.js';
 import { type LoadCommand, load, type OpenLoopCommand, openLoop } from './load-generators.js';
@@ -23,7 +24,14 @@ export interface FakesUrls {
 }
 
 type Command =
-  | { cmd: 'configure'; latencyMs?: number; jobsPerHour?: number | null; viewRows?: number }
+  | {
+      cmd: 'configure';
+      latencyMs?: number;
+      jobsPerHour?: number | null;
+      viewRows?: number;
+      /** Rows behind the four `/docs-health` endpoints, for every range. */
+      health?: HealthVolumes;
+    }
   | { cmd: 'seedJobs'; count: number }
   | { cmd: 'counts' }
   | { cmd: 'jobGetsPerSecond'; sinceMs: number }
@@ -170,6 +178,7 @@ async function child(): Promise<void> {
           if (command.jobsPerHour !== undefined)
             docs.jobsPerHour = command.jobsPerHour ?? Number.POSITIVE_INFINITY;
           if (command.viewRows !== undefined) docs.defaultViews = makeViewRows(command.viewRows);
+          if (command.health !== undefined) docs.health.defaults = makeHealthData(command.health);
           return reply(id, true);
         case 'seedJobs': {
           const ids: string[] = [];

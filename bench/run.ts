@@ -62,7 +62,7 @@ await section(
   },
 );
 await section('6. Analytics cost against its floor (10,000 paths, 50 ms upstream)', async () => {
-  const { rows, summary } = await runAnalytics();
-  return [table(rows), ...analyticsVerdict(summary)];
+  const { rows, summary, health } = await runAnalytics();
+  return [table(rows), ...analyticsVerdict(summary, health)];
 });
 process.exit(0);

@@ -200,3 +200,27 @@ export function makeConversation(n: number, query: string, unanswered = true): F
     pageUrl: null,
   };
 }
+
+/** How many rows a project's health endpoints hold for a range. */
+export interface HealthVolumes {
+  searches: number;
+  pages: number;
+  feedback: number;
+  conversations: number;
+}
+
+/** A project of the given size: a third of searches and conversations unanswered, every fourth page flagged. */
+export function makeHealthData(v: HealthVolumes): HealthData {
+  const pages = Array.from({ length: v.pages }, (_, i) => {
+    const thumbsDown = i % 4 === 0 ? (i % 7) + 1 : 0;
+    const thumbsUp = (i * 13) % 40;
+    return { path: `/guides/page-${i}`, thumbsUp, thumbsDown, code: 0, total: thumbsUp + thumbsDown };
+  });
+  const feedback = Array.from({ length: v.feedback }, (_, i) =>
+    makeFeedback(`/guides/page-${(i * 4) % Math.max(v.pages, 1)}`, [`Comment ${i}: this step is unclear`], i),
+  ).flat();
+  const conversations = Array.from({ length: v.conversations }, (_, i) =>
+    makeConversation(i, `How do I configure feature ${i % 200}?`, i % 3 === 0),
+  );
+  return { searches: makeSearches(v.searches), pages, feedback, conversations };
+}

@@ -7,7 +7,6 @@ import {
   type AppHomeInput,
   appHomeUnavailableView,
   appHomeView,
-  HOME_LIMITS,
   type HomeBudget,
   type HomeSchedule,
 } from './messages/app-home.js';
@@ -16,6 +15,8 @@ import {
 export const HOME_OPENED_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** Changes to one person's jobs within this time are published together, once. */
 export const HOME_DEBOUNCE_MS = 2_000;
+/** Jobs read per publish: Home shows 50, and "…and N more" counts the rest the store keeps (100). */
+const JOBS_READ = 100;
 /** Jobs whose last-seen state is remembered, to tell a change from a repeated card refresh. */
 const SEEN_JOBS_MAX = 10_000;
 
@@ -69,7 +70,7 @@ export class AppHomePublisher {
   /** Builds and publishes the user's view now. Rejects when the store or Slack fails. */
   async publishNow(teamId: string | null, userId: string): Promise<void> {
     const [jobs, schedules, budgets] = await Promise.all([
-      this.sources.store.listByRequester(teamId, userId, HOME_LIMITS.jobs + 1),
+      this.sources.store.listByRequester(teamId, userId, JOBS_READ),
       this.sources.schedules(userId),
       this.sources.budgets(),
     ]);

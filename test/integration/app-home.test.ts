@@ -156,6 +156,29 @@ describe.each([
   }, 30_000);
 });
 
+describe('App Home across replicas (one Redis)', () => {
+  it('a replica that never saw the Home opened keeps it current: the mark is in the shared store', async () => {
+    const a = await startTestApp({ env: { REDIS_URL: redis?.url ?? '' } });
+    app = a;
+    const b = await startTestApp({ env: { REDIS_URL: redis?.url ?? '' }, slack: a.slack, docs: a.docs });
+    try {
+      await openHome(a, 'U0ALICE');
+      const publishedByB = () => b.logs.filter((l) => l.includes("apiCall('views.publish') start")).length;
+      expect(publishedByB()).toBe(0);
+      await b.command({ text: 'Document the replica feature', user_id: 'U0ALICE', channel_id: 'C0DOCS' });
+      await waitFor(() => publishedByB() > 0 || undefined, { what: 'replica b republished Home' });
+      await waitFor(
+        () =>
+          JSON.stringify(a.slack.surfaces.homeOf('U0ALICE')).includes('Document the replica feature') ||
+          undefined,
+        { what: 'Home shows the job started on the other replica' },
+      );
+    } finally {
+      await b.stop();
+    }
+  }, 30_000);
+});
+
 describe('App Home refusals', () => {
   it('keeps the modal open with an error under the picker for a channel the bot is not enabled in', async () => {
     const t = await startTestApp({ env: { ALLOWED_CHANNEL_IDS: 'C0DOCS' } });

@@ -20,6 +20,7 @@ import { UserNames } from '../slack/user-names.js';
 import { createAdapters, type SchedulerTimers } from '../state/adapters.js';
 import { stateNote, within } from './app-steps.js';
 import { healthRoutes } from './health.js';
+import { createAppHome } from './home-wiring.js';
 
 export interface DocsAgentOptions {
   logger?: Logger;
@@ -79,6 +80,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,
     jobsPerHour: config.docs.jobsPerHour,
+    onJobChanged: (record) => home.jobChanged(record),
   });
   const jobs = new JobService({
     api: docsApi,
@@ -121,6 +123,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'weekly-reports' }),
     envDefault: config.analytics.weeklyReport,
   });
+  const home = createAppHome({ config, gateway: slack.gateway, store, weekly, ...adapters, clock, logger });
   const userNames = new UserNames(
     async (id) => {
       const name = await slack.gateway.userName(id);
@@ -156,6 +159,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     },
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
+    home,
   });
 
   return {
@@ -202,6 +206,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         // their rate-limit slot are dropped (`shutting_down`).
         await within(notifier.flushCards(), 1_000, 'sending card refreshes', logger);
         notifier.closeCards();
+        await within(home.close(), 500, 'finishing Home refreshes', logger);
         // 4. Only now Slack's client, then the state store and the docs API pool.
         await within(slack.close(), 500, 'closing the Slack client', logger);
         await within(adapters.close(), 500, 'closing the state connections', logger);

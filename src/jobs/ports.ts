@@ -15,6 +15,14 @@ export interface JobStore {
   findJobByThread(channelId: string, threadTs: string): Promise<string | undefined>;
   /** Jobs still being watched, optionally only those of one channel. */
   listWatched(channelId?: string): Promise<JobRecord[]>;
+  /**
+   * The jobs one person started (any surface), newest first, at most `limit`; records of another workspace
+   * (a different non-null `teamId`) are left out. Kept for as long as the records are.
+   */
+  listByRequester(teamId: string | null, userId: string, limit: number): Promise<JobRecord[]>;
+  /** Sets a flag that expires (overwriting it and its expiry); `isMarked` reads it. */
+  mark(key: string, ttlMs: number): Promise<void>;
+  isMarked(key: string): Promise<boolean>;
   /** Set-if-absent with expiry: resolves true for the first caller only (dedupe, once-only replies). */
   claim(key: string, ttlMs: number): Promise<boolean>;
   release(key: string): Promise<void>;

@@ -39,6 +39,8 @@ export interface NotifierOptions {
   jobsPerHour?: number;
   /** Retry policy of background card refreshes. */
   cards?: CardRefresherOptions;
+  /** Told of every card refresh, terminal reply and notice (App Home republishes the requester's view). */
+  onJobChanged?: (record: JobRecord) => void;
 }
 
 /** Renders job state into Slack: the card in place and the replies in its thread. */
@@ -80,6 +82,14 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   /** Cards whose latest state is still on its way to Slack. */
   get cardBacklog(): number {
     return this.cards.backlog;
+  }
+
+  private changed(record: JobRecord): void {
+    try {
+      this.options.onJobChanged?.(record);
+    } catch (error) {
+      this.logger.warn({ jobId: record.jobId, error: describeError(error) }, 'job change listener failed');
+    }
   }
 
   private limits() {
@@ -161,6 +171,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   /** Resolves at once: the refresh runs in the background (coalesced, retried; see CardRefresher). */
   async updateCard(record: JobRecord, now: number): Promise<void> {
     this.cards.refresh(record, now);
+    this.changed(record);
   }
 
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {
@@ -195,6 +206,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
         dedupeKey: key,
         priority: 'reply',
       });
+      this.changed(record);
       return 'posted';
     } catch (error) {
       await this.store.release(key).catch(() => undefined);
@@ -208,6 +220,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
 
   async postNotice(record: JobRecord, notice: ThreadNotice): Promise<void> {
     const key = `notice:${notice.kind}:${record.jobId}:${record.generation}`;
+    this.changed(record);
     await this.gateway
       .post({
         channel: record.channelId,

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
 import type { SlackMessage } from './messages/types.js';
 import type { PostOptions, ThreadReply } from './slack-calls.js';
@@ -108,6 +109,13 @@ export class SlackGateway extends SlackCalls {
         throw error;
       }
     });
+  }
+
+  /** Publishes a user's Home tab, paced to the views.publish tier and retried (publishing is idempotent). */
+  async publishHome(userId: string, view: HomeView): Promise<void> {
+    await this.retrying('views.publish', undefined, 'user', () =>
+      this.client.views.publish({ user_id: userId, view }),
+    );
   }
 
   async joinChannel(channel: string): Promise<void> {

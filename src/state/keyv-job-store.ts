@@ -9,6 +9,13 @@ import { LockedVersionedWrite, type VersionedWrite } from './versioned-save.js';
 /** Records outlive the watch so follow-ups in old threads still find their job. */
 const RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const WATCHED_SET = 'watched';
+/** How many of one person's jobs are indexed (Home shows 50 and says how many more). */
+export const REQUESTER_INDEX_MAX = 100;
+
+/** The per-person job index, keyed by user only: Slack user ids do not repeat across workspaces. */
+export function requesterIndex(userId: string): string {
+  return `requester:${userId}`;
+}
 
 export class StateUnavailableError extends AppError<'state_unavailable'> {
   constructor(cause: unknown) {
@@ -36,13 +43,56 @@ export interface AtomicOps {
   addMember(set: string, member: string): Promise<void>;
   removeMember(set: string, member: string): Promise<void>;
   members(set: string): Promise<string[]>;
+  /** Adds to a scored index, keeping its `max` highest scores; the index expires `ttlMs` after its last add. */
+  index(index: string, member: string, score: number, max: number, ttlMs: number): Promise<void>;
+  /** Ids of a scored index (newest = highest score first), at most `limit`. */
+  indexed(index: string, limit: number): Promise<string[]>;
+  /** Sets a flag with expiry, overwriting; `isMarked` says whether it is set and not expired. */
+  mark(key: string, ttlMs: number): Promise<void>;
+  isMarked(key: string): Promise<boolean>;
 }
 
 export class MemoryAtomicOps implements AtomicOps {
   private readonly claims = new Map<string, number>();
   private readonly sets = new Map<string, Set<string>>();
+  /** Scored indexes (per-person jobs); bounded: the least recently written index goes first. */
+  private readonly indexes = new Map<string, Map<string, number>>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly maxIndexes = 50_000,
+  ) {}
+
+  /** Bounded by `maxIndexes` rather than by expiry: the least recently written index is dropped. */
+  async index(index: string, member: string, score: number, max: number, _ttlMs: number): Promise<void> {
+    const entries = this.indexes.get(index) ?? new Map<string, number>();
+    this.indexes.delete(index);
+    entries.set(member, score);
+    if (entries.size > max) {
+      const kept = [...entries].sort((a, b) => b[1] - a[1]).slice(0, max);
+      entries.clear();
+      for (const [id, at] of kept) entries.set(id, at);
+    }
+    this.indexes.set(index, entries);
+    if (this.indexes.size > this.maxIndexes) this.indexes.delete(this.indexes.keys().next().value!);
+  }
+
+  async indexed(index: string, limit: number): Promise<string[]> {
+    const entries = [...(this.indexes.get(index) ?? [])];
+    return entries
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, limit)
+      .map(([id]) => id);
+  }
+
+  async mark(key: string, ttlMs: number): Promise<void> {
+    this.claims.set(key, this.now() + ttlMs);
+  }
+
+  async isMarked(key: string): Promise<boolean> {
+    const expires = this.claims.get(key);
+    return expires !== undefined && expires > this.now();
+  }
 
   async claim(key: string, ttlMs: number): Promise<boolean> {
     const expires = this.claims.get(key);
@@ -105,7 +155,12 @@ export class KeyvJobStore implements JobStore {
   async saveJob(record: JobRecord): Promise<void> {
     const expected = versionOf(record);
     const next = { ...record, version: expected + 1 };
-    const saved = await guardState(() => this.writes.save(next, expected, RECORD_TTL_MS, WATCHED_SET));
+    const saved = await guardState(() =>
+      this.writes.save(next, expected, RECORD_TTL_MS, WATCHED_SET, {
+        index: requesterIndex(record.requesterId),
+        max: REQUESTER_INDEX_MAX,
+      }),
+    );
     if (!saved) throw new JobVersionConflictError(record.jobId, expected);
     record.version = next.version;
   }
@@ -131,6 +186,28 @@ export class KeyvJobStore implements JobStore {
         .filter((r) => channelId === undefined || r.channelId === channelId)
         .sort((a, b) => a.createdAt - b.createdAt);
     });
+  }
+
+  listByRequester(teamId: string | null, userId: string, limit: number): Promise<JobRecord[]> {
+    return guardState(async () => {
+      // The whole index (bounded) is read, so records of another workspace cannot crowd out the limit.
+      const ids = await this.atomics.indexed(requesterIndex(userId), REQUESTER_INDEX_MAX);
+      const records = await Promise.all(ids.map((id) => this.keyv.get<JobRecord>(`job:${id}`)));
+      return records
+        .filter((r): r is JobRecord => r !== undefined && r !== null && r.requesterId === userId)
+        .filter((r) => teamId === null || r.teamId === null || r.teamId === teamId)
+        .map((r) => ({ ...r }))
+        .sort((a, b) => b.createdAt - a.createdAt || b.jobId.localeCompare(a.jobId))
+        .slice(0, Math.max(0, limit));
+    });
+  }
+
+  mark(key: string, ttlMs: number): Promise<void> {
+    return guardState(() => this.atomics.mark(`mark:${key}`, ttlMs));
+  }
+
+  isMarked(key: string): Promise<boolean> {
+    return guardState(() => this.atomics.isMarked(`mark:${key}`));
   }
 
   claim(key: string, ttlMs: number): Promise<boolean> {

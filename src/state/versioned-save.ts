@@ -5,10 +5,26 @@ import { type JobRecord, versionOf } from '../jobs/domain/job.js';
 import type { AtomicOps } from './keyv-job-store.js';
 import type { RedisClient } from './redis/redis-client.js';
 
+/** A scored index the record's first save adds it to (the requester's jobs, by creation time). */
+export interface FirstSaveIndex {
+  index: string;
+  /** Only the newest `max` ids stay. */
+  max: number;
+}
+
 /** Writes a job record only while the stored one still has `expected` as its version (absent record = 0). */
 export interface VersionedWrite {
-  /** True when written (record and watched-set membership); false when the stored version differs. */
-  save(record: JobRecord, expected: number, ttlMs: number, watchedSet: string): Promise<boolean>;
+  /**
+   * True when written (record, watched-set membership and, on the first save, `firstSave`'s index);
+   * false when the stored version differs.
+   */
+  save(
+    record: JobRecord,
+    expected: number,
+    ttlMs: number,
+    watchedSet: string,
+    firstSave?: FirstSaveIndex,
+  ): Promise<boolean>;
 }
 
 /**
@@ -23,13 +39,21 @@ export class LockedVersionedWrite implements VersionedWrite {
     private readonly atomics: AtomicOps,
   ) {}
 
-  save(record: JobRecord, expected: number, ttlMs: number, watchedSet: string): Promise<boolean> {
+  save(
+    record: JobRecord,
+    expected: number,
+    ttlMs: number,
+    watchedSet: string,
+    firstSave?: FirstSaveIndex,
+  ): Promise<boolean> {
     return this.lock.run(record.jobId, async () => {
       const stored = await this.keyv.get<JobRecord>(`job:${record.jobId}`);
       if (versionOf(stored) !== expected) return false;
       await this.keyv.set(`job:${record.jobId}`, { ...record }, ttlMs);
       if (record.watching) await this.atomics.addMember(watchedSet, record.jobId);
       else await this.atomics.removeMember(watchedSet, record.jobId);
+      if (firstSave && expected === 0)
+        await this.atomics.index(firstSave.index, record.jobId, record.createdAt, firstSave.max, ttlMs);
       return true;
     });
   }
@@ -38,7 +62,8 @@ export class LockedVersionedWrite implements VersionedWrite {
 /**
  * Compare-and-set on the server in one script: the stored record's `version` (inside Keyv's serialized
  * `{ value, expires }`) is checked, the new record written in Keyv's own format (so `keyv.get` reads it) and
- * the watched set updated, atomically for every replica.
+ * the watched set updated, atomically for every replica. A record's first save (version 0) also adds it to
+ * the requester's index (a sorted set by creation time, trimmed, expiring with the newest record).
  */
 const CAS_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
@@ -52,6 +77,11 @@ end
 if version ~= tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 if ARGV[4] == '1' then redis.call('SADD', KEYS[2], ARGV[5]) else redis.call('SREM', KEYS[2], ARGV[5]) end
+if KEYS[3] and tonumber(ARGV[1]) == 0 then
+  redis.call('ZADD', KEYS[3], tonumber(ARGV[6]), ARGV[5])
+  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -(tonumber(ARGV[7]) + 1))
+  redis.call('PEXPIRE', KEYS[3], ARGV[3])
+end
 return 1
 `;
 
@@ -65,16 +95,28 @@ export class RedisVersionedWrite implements VersionedWrite {
     private readonly setKey: (set: string) => string,
   ) {}
 
-  async save(record: JobRecord, expected: number, ttlMs: number, watchedSet: string): Promise<boolean> {
+  async save(
+    record: JobRecord,
+    expected: number,
+    ttlMs: number,
+    watchedSet: string,
+    firstSave?: FirstSaveIndex,
+  ): Promise<boolean> {
     const serialized = await this.keyv.serializeData({ value: { ...record }, expires: Date.now() + ttlMs });
     const reply = await this.client.eval(CAS_SCRIPT, {
-      keys: [this.adapter.createKeyPrefix(`job:${record.jobId}`, this.namespace), this.setKey(watchedSet)],
+      keys: [
+        this.adapter.createKeyPrefix(`job:${record.jobId}`, this.namespace),
+        this.setKey(watchedSet),
+        ...(firstSave ? [this.setKey(firstSave.index)] : []),
+      ],
       arguments: [
         String(expected),
         typeof serialized === 'string' ? serialized : JSON.stringify(serialized),
         String(Math.max(1, Math.ceil(ttlMs))),
         record.watching ? '1' : '0',
         record.jobId,
+        String(record.createdAt),
+        String(firstSave?.max ?? 0),
       ],
     });
     return Number(reply) === 1;

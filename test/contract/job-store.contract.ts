@@ -129,6 +129,48 @@ export function jobStoreContract(create: JobStoreFactory): void {
         expect((await store.listWatched('C1')).map((r) => r.jobId)).toEqual(['b', 'd']);
       }));
 
+    it("lists one person's jobs newest first, from any surface, nobody else's, after later saves too", () =>
+      withStore(async (store) => {
+        await store.saveJob(record({ jobId: 'old', createdAt: 10, origin: 'command' }));
+        await store.saveJob(record({ jobId: 'new', createdAt: 30, origin: 'reaction', watching: false }));
+        await store.saveJob(record({ jobId: 'mid', createdAt: 20, origin: 'app_home', channelId: 'C9' }));
+        await store.saveJob(record({ jobId: 'bob', createdAt: 40, requesterId: 'U2' }));
+        await store.saveJob(record({ jobId: 'other-team', createdAt: 50, teamId: 'T2' }));
+        // A later save (status change) neither duplicates nor drops the entry.
+        const mid = (await store.getJob('mid'))!;
+        await store.saveJob(Object.assign(mid, { status: 'completed' }));
+        const mine = await store.listByRequester('T1', 'U1', 10);
+        expect(mine.map((r) => r.jobId)).toEqual(['new', 'mid', 'old']);
+        expect(mine[1]).toMatchObject({ status: 'completed', version: 2 });
+        expect((await store.listByRequester('T1', 'U1', 2)).map((r) => r.jobId)).toEqual(['new', 'mid']);
+        expect((await store.listByRequester('T1', 'U2', 10)).map((r) => r.jobId)).toEqual(['bob']);
+        expect(await store.listByRequester('T1', 'U3', 10)).toEqual([]);
+        expect((await store.listByRequester('T2', 'U1', 10)).map((r) => r.jobId)).toEqual(['other-team']);
+      }));
+
+    it("keeps only the newest jobs of a person's index", () =>
+      withStore(async (store) => {
+        for (let i = 0; i < 105; i++) await store.saveJob(record({ jobId: `j${i}`, createdAt: 1_000 + i }));
+        const listed = await store.listByRequester('T1', 'U1', 200);
+        expect(listed).toHaveLength(100);
+        expect(listed[0]?.jobId).toBe('j104');
+        expect(listed.at(-1)?.jobId).toBe('j5');
+      }));
+
+    it('marks a key with expiry, overwriting the expiry', () =>
+      withStore(async (store) => {
+        expect(await store.isMarked('home:U1')).toBe(false);
+        await store.mark('home:U1', 60);
+        expect(await store.isMarked('home:U1')).toBe(true);
+        expect(await store.isMarked('home:U2')).toBe(false);
+        await store.mark('home:U1', 60_000);
+        await sleep(120);
+        expect(await store.isMarked('home:U1')).toBe(true);
+        await store.mark('home:U2', 40);
+        await sleep(120);
+        expect(await store.isMarked('home:U2')).toBe(false);
+      }));
+
     it('claims a key for the first caller only, until released', () =>
       withStore(async (store) => {
         const results = await Promise.all([1, 2, 3, 4, 5].map(() => store.claim('reply:job_1:1', 60_000)));

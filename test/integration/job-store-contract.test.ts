@@ -51,8 +51,28 @@ describe('redis job store', () => {
       expect(await b.store.getJob('job_1')).toEqual(record({ version: 1 }));
       expect(await b.store.findJobByThread('C1', '1.1')).toBe('job_1');
       expect((await b.store.listWatched()).map((r) => r.jobId)).toEqual(['job_1']);
+      expect((await b.store.listByRequester('T1', 'U1', 10)).map((r) => r.jobId)).toEqual(['job_1']);
+      await b.store.mark('home:U1', 60_000);
+      expect(await a.store.isMarked('home:U1')).toBe(true);
       expect(await a.store.claim('reply:job_1:1', 60_000)).toBe(true);
       expect(await b.store.claim('reply:job_1:1', 60_000)).toBe(false);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("indexes a person's job atomically with its first save: concurrent first saves from two clients index it once", async () => {
+    const namespace = `ns-${randomUUID()}`;
+    const a = await createRedisJobStore(redis.url, logger, { namespace });
+    const b = await createRedisJobStore(redis.url, logger, { namespace });
+    try {
+      const results = await Promise.allSettled([a.store.saveJob(record()), b.store.saveJob(record())]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const key = `${namespace}:set:requester:U1`;
+      expect(await a.client.zRange(key, 0, -1)).toEqual(['job_1']);
+      expect(await a.client.pTTL(key)).toBeGreaterThan(29 * 24 * 60 * 60 * 1000);
+      expect((await a.store.listByRequester('T1', 'U1', 10)).map((r) => r.jobId)).toEqual(['job_1']);
     } finally {
       await a.close();
       await b.close();
@@ -70,6 +90,8 @@ describe('redis job store', () => {
         store.getJob('unknown'),
         store.findJobByThread('C1', '1.1'),
         store.listWatched(),
+        store.listByRequester('T1', 'U1', 10),
+        store.isMarked('home:U1'),
         store.claim('event:Ev1', 1_000),
         store.saveJob(record()),
       ];

@@ -27,6 +27,10 @@ class SwitchableStore implements JobStore {
   listWatched = (channelId?: string) => this.guard(() => this.inner.listWatched(channelId));
   claim = (key: string, ttlMs: number) => this.guard(() => this.inner.claim(key, ttlMs));
   release = (key: string) => this.guard(() => this.inner.release(key));
+  listByRequester = (teamId: string | null, userId: string, limit: number) =>
+    this.guard(() => this.inner.listByRequester(teamId, userId, limit));
+  mark = (key: string, ttlMs: number) => this.guard(() => this.inner.mark(key, ttlMs));
+  isMarked = (key: string) => this.guard(() => this.inner.isMarked(key));
 }
 
 let app: TestApp | undefined;

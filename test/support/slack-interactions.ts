@@ -72,7 +72,8 @@ export function messageActionPayload(fields: MessageActionFields): Json {
 /** `view.state.values[block_id][action_id]` as Slack fills it for the elements the bot uses. */
 export type StateValue =
   | { type: 'plain_text_input'; value: string | null }
-  | { type: 'checkboxes'; selected_options: Array<{ text: Json; value: string }> };
+  | { type: 'checkboxes'; selected_options: Array<{ text: Json; value: string }> }
+  | { type: 'conversations_select'; selected_conversation: string | null };
 
 export interface ViewSubmissionFields extends Actor {
   /** The view as the bot opened it (title, blocks, callback_id, private_metadata…). */

@@ -49,7 +49,10 @@ describe('appHomeView', () => {
     expect(all).not.toContain('bob secret plan');
     expect(all.indexOf('Done: pull request opened')).toBeLessThan(all.indexOf(':x: *Failed*'));
     expect(all).toContain('<https://github.com/acme/docs/pull/7|pull request>');
-    expect(all).toContain('<https://slack.com/app_redirect?channel=C0DOCS&team=T0TEAM|thread>');
+    // The thread itself, in Slack's client (Home knows the team), not just the channel.
+    expect(all).toMatch(
+      /<https:\/\/app\.slack\.com\/client\/T0TEAM\/C0DOCS\/thread\/C0DOCS-\d+\.\d+\|thread>/,
+    );
     expect(all).toMatch(/<!date\^\d+\^\{date_short_pretty\} at \{time\}\|2026-11-21 09:59 UTC>/);
     expect(all).not.toContain('<!channel>');
     expect(all).toContain(`"action_id":"${HOME_NEW_JOB_ACTION}"`);

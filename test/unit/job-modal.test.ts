@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  CHANNEL_ACTION,
+  CHANNEL_BLOCK,
   CONTEXT_ACTION,
   CONTEXT_BLOCK,
   decodeRefs,
@@ -74,10 +76,15 @@ describe('jobModalView', () => {
     ).toBe(true);
   });
 
-  it('has no context choice when there is no earlier message, and opens empty for New job', () => {
+  it('has no context choice when there is no earlier message, and opens empty for New job, with a channel picker', () => {
     const view = jobModalView({ refs: { origin: 'home' } });
     expect(checkView(view, 'modal')).toEqual({ ok: true });
-    expect(view.blocks).toHaveLength(1);
+    expect(view.blocks.map((b) => b.block_id)).toEqual([CHANNEL_BLOCK, INSTRUCTION_BLOCK]);
+    expect(view.blocks[0]).toMatchObject({
+      type: 'input',
+      element: { type: 'conversations_select', action_id: CHANNEL_ACTION },
+    });
+    expect(view.title.text).toBe('New docs agent job');
     expect(JSON.stringify(view)).not.toContain('initial_value');
   });
 
@@ -121,6 +128,38 @@ describe('parseJobSubmission', () => {
       ok: false,
       response: { response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: message } },
     });
+  });
+
+  it('reads the picked channel of a New job form, or asks for one under the picker', () => {
+    const home = jobModalView({ refs: { origin: 'home' } });
+    const withChannel = (channel: string | null) => {
+      const payload = viewSubmissionPayload({
+        view: home as unknown as Record<string, unknown>,
+        values: {
+          [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { type: 'plain_text_input', value: 'Do it' } },
+          [CHANNEL_BLOCK]: {
+            [CHANNEL_ACTION]: { type: 'conversations_select', selected_conversation: channel },
+          },
+        },
+      });
+      return parseJobSubmission(payload.view as Parameters<typeof parseJobSubmission>[0]);
+    };
+    expect(withChannel('C0DOCS')).toEqual({
+      ok: true,
+      submission: {
+        instruction: 'Do it',
+        includeContext: false,
+        refs: { origin: 'home', channelId: 'C0DOCS' },
+      },
+    });
+    for (const bad of [null, 'D0ALICE', '<#C1>'])
+      expect(withChannel(bad)).toEqual({
+        ok: false,
+        response: {
+          response_action: 'errors',
+          errors: { [CHANNEL_BLOCK]: "Pick the channel where the job's card should go." },
+        },
+      });
   });
 
   it('refuses a view that is not the job modal or lost its refs', () => {

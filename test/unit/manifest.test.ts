@@ -34,9 +34,12 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'files.uploadV2': ['files:write'],
   // Modals need no scope of their own: the trigger_id of the user's interaction authorises them.
   'views.open': [],
+  // Home tabs likewise: publishing a user's Home needs only the Home tab enabled (features.app_home).
+  'views.publish': [],
 };
-/** Bot scope each event subscription needs. */
-const EVENT_SCOPES: Record<string, string> = {
+/** Bot scope each event subscription needs (`null`: none). */
+const EVENT_SCOPES: Record<string, string | null> = {
+  app_home_opened: null,
   app_mention: 'app_mentions:read',
   'message.channels': 'channels:history',
   'message.groups': 'groups:history',
@@ -119,10 +122,18 @@ describe('manifest.yml', () => {
     const needed = new Set<string>(methods.flatMap((m) => METHOD_SCOPES[m] ?? []));
     for (const event of botEvents) {
       expect(EVENT_SCOPES[event], `no scope known for event ${event}`).toBeDefined();
-      needed.add(EVENT_SCOPES[event]!);
+      const scope = EVENT_SCOPES[event];
+      if (scope) needed.add(scope);
     }
     if (registered.commands.length > 0) needed.add('commands');
     expect([...botScopes].sort()).toEqual([...needed].sort());
+  });
+
+  it('enables the Home tab exactly when the code publishes Home views on app_home_opened', () => {
+    const publishesHome = registered.events.includes('app_home_opened');
+    expect(publishesHome).toBe(true);
+    expect(manifest.features.app_home.home_tab_enabled).toBe(publishesHome);
+    expect(webApiMethodsInSource()).toContain('views.publish');
   });
 
   it('keeps every usage hint short enough for Slack’s autocomplete to show whole', () => {

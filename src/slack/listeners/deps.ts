@@ -5,6 +5,7 @@ import type { PageViewsReports } from '../../insights/page-views/page-views-repo
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
 import type { ConversationService } from '../../jobs/conversation-service.js';
 import type { JobService } from '../../jobs/job-service.js';
+import type { AppHomePublisher } from '../app-home-publisher.js';
 import type { HourlyLimits } from '../messages/failures.js';
 
 /**
@@ -31,6 +32,8 @@ export interface SlackDeps {
   jobReaction?: string;
   /** `/docs-health`: the docs-health report (absent: the command says it is not set up). */
   health?: { reports: Pick<HealthReports, 'now' | 'report'>; siteUrl: string | undefined };
+  /** The App Home tab (absent: `app_home_opened` publishes nothing). */
+  home?: Pick<AppHomePublisher, 'opened'>;
   /** The configured hourly budgets, named in the texts that refuse for them. */
   limits?: HourlyLimits;
   /**

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
+import { registerHomeNewJobAction } from './actions/home-new-job.js';
 import { registerJobModalSubmission } from './actions/job-modal-submission.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
 import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
@@ -7,6 +8,7 @@ import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsHealthCommand } from './commands/docs-health.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
+import { registerAppHomeOpened } from './events/app-home-opened.js';
 import { registerMessageEvents } from './events/message.js';
 import { registerReactionAdded } from './events/reaction-added.js';
 
@@ -22,4 +24,6 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerSendToDocsAgentShortcut(app, deps);
   registerJobModalSubmission(app, deps);
   registerReactionAdded(app, deps);
+  registerAppHomeOpened(app, deps);
+  registerHomeNewJobAction(app, deps);
 }

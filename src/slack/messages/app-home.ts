@@ -18,6 +18,8 @@ export interface HomeSchedule {
   timeZone: string;
   nextRunAt?: number;
   projectId?: string;
+  /** What the schedule posts (e.g. page views, docs health), when schedules say it. */
+  kind?: string;
 }
 
 export interface HomeBudget {
@@ -82,6 +84,26 @@ export function channelLink(channelId: string, teamId?: string | null): string {
   return `https://slack.com/app_redirect?${params.toString()}`;
 }
 
+/** The job's thread in Slack's client (a permalink would cost a chat.getPermalink call per job). */
+export function threadLink(job: Pick<JobRecord, 'channelId' | 'threadTs'>, teamId?: string | null): string {
+  if (!teamId) return channelLink(job.channelId);
+  const { channelId, threadTs } = job;
+  return `https://app.slack.com/client/${encodeURIComponent(teamId)}/${channelId}/thread/${channelId}-${threadTs}`;
+}
+
+/** Home when the bot's state store did not answer: says so instead of showing an empty list. */
+export function appHomeUnavailableView(): HomeView {
+  return {
+    type: 'home',
+    blocks: [
+      { type: 'header', text: { type: 'plain_text', text: 'Docs agent' } },
+      section(
+        ":warning: I can't reach my state store right now, so I can't show your jobs. Open this tab again in a minute; `/docs-agent list` in a channel still shows the jobs running there.",
+      ),
+    ],
+  };
+}
+
 function jobBlocks(input: AppHomeInput): KnownBlock[] {
   const own = input.jobs
     .filter((job) => job.requesterId === input.userId)
@@ -98,7 +120,7 @@ function jobBlocks(input: AppHomeInput): KnownBlock[] {
     const status = statusLine(job);
     const project = input.projectOf?.(job);
     const links = [
-      mrkdwnLink(channelLink(job.channelId, input.teamId ?? job.teamId), 'thread'),
+      mrkdwnLink(threadLink(job, input.teamId ?? job.teamId), 'thread'),
       ...(job.prLink ? [mrkdwnLink(job.prLink, 'pull request')] : []),
     ].join(' · ');
     const lines = [
@@ -112,7 +134,7 @@ function jobBlocks(input: AppHomeInput): KnownBlock[] {
 }
 
 function scheduleBlocks(schedules: HomeSchedule[]): KnownBlock[] {
-  const blocks: KnownBlock[] = [section('*Your weekly page-view reports*')];
+  const blocks: KnownBlock[] = [section('*Your weekly reports*')];
   if (schedules.length === 0)
     return [...blocks, note('None. `/docs-views schedule` in a channel posts a weekly report there.')];
   const sorted = [...schedules].sort((a, b) => a.channelId.localeCompare(b.channelId));
@@ -123,9 +145,10 @@ function scheduleBlocks(schedules: HomeSchedule[]): KnownBlock[] {
     const project = schedule.projectId
       ? ` · project \`${escapeMrkdwn(oneLine(schedule.projectId, 60))}\``
       : '';
+    const kind = schedule.kind ? `${escapeMrkdwn(oneLine(schedule.kind, 40))} · ` : '';
     blocks.push(
       section(
-        `<#${schedule.channelId}> · \`${escapeMrkdwn(oneLine(schedule.cron, 60))}\` (${escapeMrkdwn(oneLine(schedule.timeZone, 60))})${next}${project}`,
+        `${kind}<#${schedule.channelId}> · \`${escapeMrkdwn(oneLine(schedule.cron, 60))}\` (${escapeMrkdwn(oneLine(schedule.timeZone, 60))})${next}${project}`,
       ),
     );
   }

@@ -14,6 +14,7 @@ export function docsAgentHelpMessage(command = '/docs-agent'): SlackMessage {
     `• \`${command} help\`: show this help.`,
     '• *Mention me* (`@docs-agent <instruction>`) in a channel to start a job in that thread; in an ordinary thread, the earlier messages go along as context.',
     '• *Message me directly* to start a job in our DM.',
+    '• *My Home tab* lists the jobs you started, your weekly reports and the budgets left; its *New job* button starts a job in a channel you pick.',
     '',
     '*Examples*',
     `• \`${command} Document the new 429 response on the jobs API\``,

@@ -8,6 +8,10 @@ export const INSTRUCTION_BLOCK = 'instruction';
 export const INSTRUCTION_ACTION = 'instruction_input';
 export const CONTEXT_BLOCK = 'thread_context';
 export const CONTEXT_ACTION = 'include_context';
+/** The channel picker of the job modal opened from Home (Home has no conversation of its own). */
+export const CHANNEL_BLOCK = 'channel';
+export const CHANNEL_ACTION = 'channel_input';
+const CHANNEL_ID = /^[CG][A-Z0-9]{2,}$/;
 const CONTEXT_VALUE = 'include';
 
 /** Slack's modal limits: a plain_text_input holds 3000 characters; private_metadata 3000. */
@@ -34,11 +38,32 @@ export interface JobModalInput {
   earlierMessages?: Array<{ author: string; text: string }>;
 }
 
+/** Where the card of a job started from Home goes: any channel the bot is in (it joins public ones itself). */
+function channelPicker(): KnownBlock {
+  return {
+    type: 'input',
+    block_id: CHANNEL_BLOCK,
+    label: { type: 'plain_text', text: 'Channel for the job card' },
+    hint: {
+      type: 'plain_text',
+      text: "The job's card and thread go there; replies in that thread steer the job. In a private channel, invite the bot first.",
+    },
+    element: {
+      type: 'conversations_select',
+      action_id: CHANNEL_ACTION,
+      placeholder: { type: 'plain_text', text: 'Pick a channel' },
+      filter: { include: ['public', 'private'], exclude_bot_users: true },
+    },
+  };
+}
+
 /** The "Send to docs agent" / "New job" modal. Pure; fits Slack's limits whatever the input. */
 export function jobModalView(input: JobModalInput): ModalView {
   const chars = Array.from(input.instruction ?? '');
   const cut = chars.length > MODAL_LIMITS.inputValue;
+  const pickChannel = input.refs.origin === 'home' && !input.refs.channelId;
   const blocks: KnownBlock[] = [
+    ...(pickChannel ? [channelPicker()] : []),
     {
       type: 'input',
       block_id: INSTRUCTION_BLOCK,
@@ -86,7 +111,7 @@ export function jobModalView(input: JobModalInput): ModalView {
   return {
     type: 'modal',
     callback_id: JOB_MODAL_CALLBACK_ID,
-    title: { type: 'plain_text', text: 'Send to docs agent' },
+    title: { type: 'plain_text', text: pickChannel ? 'New docs agent job' : 'Send to docs agent' },
     submit: { type: 'plain_text', text: 'Start job' },
     close: { type: 'plain_text', text: 'Cancel' },
     private_metadata: encodeRefs(input.refs),
@@ -153,7 +178,14 @@ export interface SubmittedView {
   state?: {
     values?: Record<
       string,
-      Record<string, { value?: string | null; selected_options?: Array<{ value?: string }> }>
+      Record<
+        string,
+        {
+          value?: string | null;
+          selected_options?: Array<{ value?: string }>;
+          selected_conversation?: string | null;
+        }
+      >
     >;
   };
 }
@@ -190,6 +222,11 @@ export function parseJobSubmission(view: SubmittedView): ParsedSubmission {
   const values = view.state?.values ?? {};
   const instruction = (values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value ?? '').trim();
   const errors: Record<string, string> = {};
+  if (refs.origin === 'home' && !refs.channelId) {
+    const picked = values[CHANNEL_BLOCK]?.[CHANNEL_ACTION]?.selected_conversation ?? '';
+    if (CHANNEL_ID.test(picked)) refs.channelId = picked;
+    else errors[CHANNEL_BLOCK] = "Pick the channel where the job's card should go.";
+  }
   if (instruction.replace(/[\s\u200B-\u200F\u2060\uFEFF]/g, '') === '')
     errors[INSTRUCTION_BLOCK] = 'Write what the docs agent should do.';
   else if (Array.from(instruction).length > MODAL_LIMITS.inputValue)

@@ -36,7 +36,32 @@ export class RedisAtomicOps implements AtomicOps {
     return this.client.sMembers(this.setKey(set));
   }
 
-  /** The Redis key of a named set. */
+  async index(index: string, member: string, score: number, max: number, ttlMs: number): Promise<void> {
+    const key = this.setKey(index);
+    await this.client
+      .multi()
+      .zAdd(key, { score, value: member })
+      .zRemRangeByRank(key, 0, -(max + 1))
+      .pExpire(key, Math.max(1, Math.ceil(ttlMs)))
+      .exec();
+  }
+
+  async indexed(index: string, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    return this.client.zRange(this.setKey(index), 0, limit - 1, { REV: true });
+  }
+
+  async mark(key: string, ttlMs: number): Promise<void> {
+    await this.client.set(this.prefix + key, '1', {
+      expiration: { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) },
+    });
+  }
+
+  async isMarked(key: string): Promise<boolean> {
+    return (await this.client.exists(this.prefix + key)) === 1;
+  }
+
+  /** The Redis key of a named set (sorted sets too). */
   setKey(set: string): string {
     return `${this.prefix}set:${set}`;
   }

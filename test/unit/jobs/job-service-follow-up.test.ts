@@ -37,6 +37,9 @@ function harness() {
     listWatched: async () => [...records.values()].filter((r) => r.watching),
     claim: async () => true,
     release: async () => undefined,
+    listByRequester: async () => [],
+    mark: async () => undefined,
+    isMarked: async () => false,
   };
   const notifier: JobNotifier = {
     postStartingCard: async () => '1.0001',

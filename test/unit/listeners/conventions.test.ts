@@ -30,12 +30,14 @@ describe('src/slack layout', () => {
   it('has a listener file per surface, each exporting its callback beside its register function', async () => {
     expect(LISTENER_FILES.map((path) => relative(LISTENERS, path)).sort()).toEqual([
       'actions/docs-views-post.ts',
+      'actions/home-new-job.ts',
       'actions/job-modal-submission.ts',
       'actions/open-pull-request.ts',
       'actions/send-to-docs-agent.ts',
       'commands/docs-agent.ts',
       'commands/docs-health.ts',
       'commands/docs-views.ts',
+      'events/app-home-opened.ts',
       'events/message.ts',
       'events/reaction-added.ts',
     ]);

@@ -20,7 +20,10 @@ function client(replies: Replies = [], openFails = false) {
         return {};
       }),
     },
-    chat: { postEphemeral: vi.fn(async (_args: { channel: string; user: string; text: string }) => ({})) },
+    chat: {
+      postEphemeral: vi.fn(async (_args: { channel: string; user: string; text: string }) => ({})),
+      postMessage: vi.fn(async (_args: { channel: string; text: string }) => ({})),
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import { describeError } from '../../../common/errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { describeSlackDeliveryFailure } from '../../messages/failures.js';
 import {
+  CHANNEL_BLOCK,
   INSTRUCTION_BLOCK,
   JOB_MODAL_CALLBACK_ID,
   parseJobSubmission,
@@ -22,7 +23,11 @@ export interface ViewSubmissionArgs {
   ack: (response?: SubmissionErrors) => Promise<void>;
   body: { user: { id: string }; team?: { id: string } | null; view: SubmittedView };
   client: ThreadReader & {
-    chat: { postEphemeral(args: { channel: string; user: string; text: string }): Promise<unknown> };
+    chat: {
+      postEphemeral(args: { channel: string; user: string; text: string }): Promise<unknown>;
+      /** To the user's own DM with the app (Home's Messages tab): the job's channel may be unreachable. */
+      postMessage(args: { channel: string; text: string }): Promise<unknown>;
+    };
   };
 }
 
@@ -30,14 +35,15 @@ export function registerJobModalSubmission(app: App, deps: JobModalSubmissionDep
   app.view(JOB_MODAL_CALLBACK_ID, jobModalSubmission(deps) as never);
 }
 
-function inForm(text: string): SubmissionErrors {
-  return { response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: text } };
+function inForm(text: string, block = INSTRUCTION_BLOCK): SubmissionErrors {
+  return { response_action: 'errors', errors: { [block]: text } };
 }
 
 /**
  * The job modal submitted: what the user can fix is shown in the modal (`response_action: 'errors'`);
  * otherwise the modal closes and the job starts with its card in the message's thread, which becomes the
- * job's thread. Failures after the modal closed reach the user privately in that channel.
+ * job's thread. Failures after the modal closed reach the user privately in that channel. From Home, the
+ * card starts a new thread in the picked channel, and later failures go to the user's DM with the app.
  */
 export function jobModalSubmission(deps: JobModalSubmissionDeps) {
   return async ({ ack, body, client }: ViewSubmissionArgs): Promise<void> => {
@@ -49,6 +55,18 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
     const { refs, instruction, includeContext } = parsed.submission;
     const userId = body.user.id;
     const { channelId, threadTs } = refs;
+    if (refs.origin === 'home' && channelId) {
+      const access = deps.access.check(userId, channelId);
+      if (!access.ok) {
+        await ack(inForm(accessDeniedMessage(access.reason), CHANNEL_BLOCK));
+        return;
+      }
+      await ack();
+      deps.afterAck(() =>
+        startFromHome(deps, client, { teamId: body.team?.id ?? null, userId, channelId, instruction }),
+      );
+      return;
+    }
     if (!channelId || !threadTs) {
       await ack(
         inForm('This form does not say which conversation the job is for. Use the message shortcut.'),
@@ -97,4 +115,36 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
       }
     });
   };
+}
+
+/** A job from Home's "New job": a new card (and thread) in the picked channel, origin `app_home`. */
+async function startFromHome(
+  deps: JobModalSubmissionDeps,
+  client: ViewSubmissionArgs['client'],
+  job: { teamId: string | null; userId: string; channelId: string; instruction: string },
+): Promise<void> {
+  const tell = async (text: string) => {
+    try {
+      await client.chat.postMessage({ channel: job.userId, text });
+    } catch (error) {
+      deps.logger.warn({ error: describeError(error) }, 'could not tell the user in their app DM');
+    }
+  };
+  const result = await deps.jobs.start({
+    teamId: job.teamId,
+    channelId: job.channelId,
+    threadTs: null,
+    requesterId: job.userId,
+    prompt: job.instruction,
+    origin: 'app_home',
+  });
+  if (!result.ok && result.stage === 'state') await tell(STATE_UNAVAILABLE_TEXT);
+  else if (!result.ok && result.stage === 'card') {
+    deps.logger.info(
+      { channelId: job.channelId, error: describeError(result.error) },
+      'could not post job card',
+    );
+    const reason = describeSlackDeliveryFailure((result.error as { code?: string }).code);
+    await tell(`Your job for <#${job.channelId}> did not start. ${reason}`);
+  }
 }

@@ -1,0 +1,63 @@
+import type { Clock } from '../common/clock.js';
+import type { Config } from '../common/config.js';
+import type { HourlyQuota } from '../common/hourly-quota.js';
+import type { Logger } from '../common/logger.js';
+import type { WeeklyReports } from '../insights/weekly/weekly-reports.js';
+import type { JobStore } from '../jobs/ports.js';
+import { AppHomePublisher } from '../slack/app-home-publisher.js';
+import type { HomeBudget, HomeSchedule } from '../slack/messages/app-home.js';
+import type { SlackGateway } from '../slack/slack-gateway.js';
+
+export interface AppHomeWiring {
+  config: Config;
+  gateway: Pick<SlackGateway, 'publishHome'>;
+  store: JobStore;
+  weekly: Pick<WeeklyReports, 'list'>;
+  agentJobQuota: HourlyQuota;
+  analyticsBudget: HourlyQuota;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The App Home publisher: the user's jobs from the store, their schedules, the two hourly budgets. */
+export function createAppHome(w: AppHomeWiring): AppHomePublisher {
+  const budget = async (label: string, quota: HourlyQuota, limit: number): Promise<HomeBudget> => {
+    const left = await quota.remaining();
+    const wait = left === 0 ? await quota.waitTime() : 0;
+    return { label, left, limit, ...(wait > 0 ? { resetsAt: w.clock.now() + wait } : {}) };
+  };
+  return new AppHomePublisher({
+    store: w.store,
+    async schedules(userId) {
+      const all = await w.weekly.list();
+      return all
+        .filter((s) => s.createdBy === userId)
+        .map((s): HomeSchedule => {
+          // Schedules may say what they post (`kind`); shown when present.
+          const kind = (s as { kind?: unknown }).kind;
+          return {
+            channelId: s.channelId,
+            cron: s.cron,
+            timeZone: s.timeZone,
+            ...(s.nextRun === undefined ? {} : { nextRunAt: s.nextRun }),
+            ...(typeof kind === 'string' ? { kind } : {}),
+          };
+        });
+    },
+    budgets: () =>
+      Promise.all([
+        budget(
+          `Agent jobs in project ${w.config.docs.projectId}`,
+          w.agentJobQuota,
+          w.config.docs.jobsPerHour,
+        ),
+        budget(
+          'Analytics requests (/docs-views, /docs-health)',
+          w.analyticsBudget,
+          w.config.analytics.hourlyBudget,
+        ),
+      ]),
+    publish: (userId, view) => w.gateway.publishHome(userId, view),
+    logger: w.logger.child({ component: 'app-home' }),
+  });
+}

@@ -2,11 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type BotProcess, startBotProcess } from '../support/bot-process.js';
-import { FakeDocs, type FakeJob, makeViewRows } from '../support/fake-docs.js';
-import { FakeSlack, type StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import {
+  bot,
+  fakes,
+  onCleanup,
+  redisServer,
+  sleep,
+  startJob,
+  stopProcesses,
+  terminalReplies,
+  threadReply,
+} from '../support/process-helpers.js';
+import { startRedisServer } from '../support/redis-server.js';
 import { eventEnvelope, messageEvent } from '../support/slack-events.js';
 
 /*
@@ -14,68 +22,7 @@ import { eventEnvelope, messageEvent } from '../support/slack-events.js';
  * against a real redis-server, the in-test fake Slack and the fake docs platform.
  */
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-});
-
-async function fakes(): Promise<{ slack: FakeSlack; docs: FakeDocs }> {
-  const slack = await FakeSlack.start();
-  const docs = await FakeDocs.start();
-  cleanups.push(
-    () => slack.close(),
-    () => docs.close(),
-  );
-  return { slack, docs };
-}
-
-async function redisServer(options: Parameters<typeof startRedisServer>[0] = {}): Promise<RedisServer> {
-  const redis = await startRedisServer(options);
-  cleanups.push(() => redis.stop());
-  return redis;
-}
-
-async function bot(options: Parameters<typeof startBotProcess>[0]): Promise<BotProcess> {
-  const process_ = await startBotProcess(options);
-  cleanups.push(() => process_.kill());
-  return process_;
-}
-
-/** The job whose first prompt is `prompt` (prompts are unique per test). */
-function jobWithPrompt(docs: FakeDocs, prompt: string): FakeJob | undefined {
-  return [...docs.jobs.values()].find((job) => job.prompts[0] === prompt);
-}
-
-function cardIn(slack: FakeSlack, channel: string): StoredMessage | undefined {
-  return slack.messages.find((m) => m.channel === channel && !m.thread_ts);
-}
-
-/** The bot's replies in a job's thread that carry a pull request link (its terminal replies). */
-function terminalReplies(slack: FakeSlack, card: StoredMessage): StoredMessage[] {
-  return slack.threadReplies(card.channel, card.ts).filter((m) => m.bot_id && m.text.includes('/pull/'));
-}
-
-/** A person's reply in a job's thread, as a signed Events API delivery (one event id, reusable). */
-function threadReply(card: StoredMessage, text: string, eventId?: string) {
-  return eventEnvelope(messageEvent({ channel: card.channel, thread_ts: card.ts, text }), eventId);
-}
-
-async function startJob(
-  via: BotProcess,
-  slack: FakeSlack,
-  docs: FakeDocs,
-  channel: string,
-  prompt: string,
-): Promise<{ job: FakeJob; card: StoredMessage }> {
-  const ack = await via.command({ text: prompt, channel_id: channel });
-  expect(ack.status).toBe(200);
-  const job = await waitFor(() => jobWithPrompt(docs, prompt), { what: `job for ${channel}` });
-  const card = await waitFor(() => cardIn(slack, channel), { what: `card in ${channel}` });
-  return { job, card };
-}
-
+afterEach(stopProcesses);
 describe('processes on one Redis', () => {
   it('SIGKILL with active jobs: after a restart every terminal reply is posted once, and follow-ups still reach their job', async () => {
     const { slack, docs } = await fakes();
@@ -143,123 +90,13 @@ describe('processes on one Redis', () => {
     expect(docs.jobs.size).toBe(3);
   }, 45_000);
 
-  it('two replicas: commands on both, one poller per job at a time, no duplicated job, follow-up, terminal reply or weekly post', async () => {
-    const { slack, docs } = await fakes();
-    docs.defaultViews = makeViewRows(30);
-    const redis = await redisServer();
-    const env = {
-      POLL_INTERVAL_MS: '100',
-      POLL_MAX_INTERVAL_MS: '200',
-      // A "weekly" post every 2 seconds, so occurrences happen during the test.
-      WEEKLY_REPORT_CHANNEL: 'C0WEEKLY',
-      WEEKLY_REPORT_CRON: '*/2 * * * * *',
-      WEEKLY_REPORT_TZ: 'Europe/Berlin',
-    };
-    const [a, b] = await Promise.all([
-      bot({ name: 'a', slack, docs, redisUrl: redis.url, env }),
-      bot({ name: 'b', slack, docs, redisUrl: redis.url, env }),
-    ]);
-
-    const started: Array<{ job: FakeJob; card: StoredMessage }> = [];
-    for (let i = 0; i < 6; i++) {
-      const via = i % 2 === 0 ? a : b;
-      started.push(await startJob(via, slack, docs, `C0TWO${i}`, `Replica job ${i} via ${via.name}`));
-    }
-    expect(docs.jobs.size).toBe(6);
-
-    // The same follow-up delivered to both replicas (same event id, as a Slack retry landing elsewhere).
-    const target = started[0]!;
-    const followUp = threadReply(target.card, 'Please also mention the retry budget', 'EvSAMEFOLLOWUP');
-    const [ackA, ackB] = await Promise.all([a.event(followUp), b.event(followUp)]);
-    expect([ackA.status, ackB.status]).toEqual([200, 200]);
-    // The same @mention (a new job request) delivered to both replicas.
-    const mention = eventEnvelope(
-      messageEvent({
-        type: 'app_mention',
-        channel: 'C0MENTION',
-        text: '<@U0DOCSBOT> Document the replica setup',
-      }),
-      'EvSAMEMENTION',
-    );
-    const [mA, mB] = await Promise.all([a.event(mention), b.event(mention)]);
-    expect([mA.status, mB.status]).toEqual([200, 200]);
-    await waitFor(() => target.job.prompts.length === 2 && docs.jobs.size === 7, {
-      what: 'follow-up and mention job',
-    });
-
-    // Let both replicas poll for a while, then finish every job upstream.
-    await sleep(1_500);
-    const all = [...docs.jobs.values()];
-    for (const job of all) docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id}`);
-    const cards = started.map((s) => s.card);
-    const mentionReplies = () =>
-      slack.messages.filter((m) => m.channel === 'C0MENTION' && m.bot_id && m.text.includes('/pull/'));
-    await waitFor(() => mentionReplies().length > 0, {
-      what: 'terminal reply of the mention job',
-      timeoutMs: 10_000,
-    });
-    for (const card of cards) {
-      await waitFor(() => terminalReplies(slack, card).length > 0, {
-        what: `terminal reply in ${card.channel}`,
-        timeoutMs: 10_000,
-      });
-    }
-    // Weekly posts: wait for at least two occurrences, then a little longer for any duplicate.
-    await waitFor(() => slack.messages.filter((m) => m.channel === 'C0WEEKLY').length >= 2, {
-      what: 'two weekly posts',
-      timeoutMs: 10_000,
-    });
-    await sleep(1_000);
-
-    // No duplicates anywhere.
-    expect(docs.jobs.size).toBe(7);
-    expect(target.job.prompts).toHaveLength(2);
-    expect(docs.requestsTo('POST', /\/message$/)).toHaveLength(1);
-    for (const card of cards) expect(terminalReplies(slack, card)).toHaveLength(1);
-    expect(mentionReplies()).toHaveLength(1);
-
-    const weeklyLogs = [...a.logs, ...b.logs].filter((l) => l.msg === 'posted weekly page-view report');
-    const occurrences = weeklyLogs.map((l) => String(l.occurrence));
-    expect(new Set(occurrences).size).toBe(occurrences.length);
-    const weeklyPosts = slack.messages.filter((m) => m.channel === 'C0WEEKLY');
-    // Posts made after the logs were read may add one more; each occurrence is still posted once.
-    expect(weeklyPosts.length).toBeGreaterThanOrEqual(occurrences.length);
-    expect(weeklyPosts.length).toBeLessThanOrEqual(occurrences.length + 1);
-    expect(occurrences.length).toBeGreaterThanOrEqual(2);
-
-    // Each job was polled by one replica at a time: per job, the poll requests of the two replicas
-    // (from their "docs API call" logs: end time and duration) never overlap.
-    const polls = (p: BotProcess) =>
-      p.logs
-        .filter((l) => l.msg === 'docs API call' && l.method === 'GET' && String(l.path).includes('/job/'))
-        .map((l) => ({
-          by: p.name,
-          path: String(l.path),
-          end: Number(l.time),
-          start: Number(l.time) - Number(l.ms),
-        }));
-    const allPolls = [...polls(a), ...polls(b)];
-    expect(allPolls.length).toBeGreaterThan(7);
-    for (const job of all) {
-      const ofJob = allPolls.filter((p) => p.path.endsWith(`/job/${job.id}`));
-      for (const x of ofJob.filter((p) => p.by === 'a')) {
-        for (const y of ofJob.filter((p) => p.by === 'b')) {
-          expect(x.end < y.start || y.end < x.start, `${job.id} polled by both at once`).toBe(true);
-        }
-      }
-    }
-    // Commands were served by both replicas.
-    expect(a.logs.some((l) => JSON.stringify(l).includes('C0TWO0'))).toBe(true);
-    expect(b.logs.some((l) => JSON.stringify(l).includes('C0TWO1'))).toBe(true);
-  }, 50_000);
-
   it('Redis stopped and restarted under the bot: Slack is acknowledged, users are told, no duplicate job, recovery without a restart', async () => {
     const { slack, docs } = await fakes();
     const dataDir = mkdtempSync(join(tmpdir(), 'docs-agent-redis-aof-'));
-    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    onCleanup(async () => rmSync(dataDir, { recursive: true, force: true }));
     let redis = await startRedisServer({ dataDir });
     const port = redis.port;
-    cleanups.push(() => redis.stop());
+    onCleanup(() => redis.stop());
     const env = { POLL_INTERVAL_MS: '200', POLL_MAX_INTERVAL_MS: '400' };
     const agent = await bot({ name: 'bot', slack, docs, redisUrl: redis.url, env });
 

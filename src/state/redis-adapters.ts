@@ -37,7 +37,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     analyticsCache: createRedisAnalyticsCache(client, namespace, logger, now),
     scheduleStore: createRedisScheduleStore(client, namespace, logger),
     weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace }),
-    impactQueue: new BullmqImpactQueue({ client: queueClient, logger, namespace }),
+    impactQueue: new BullmqImpactQueue({ client: queueClient, logger, namespace, now }),
     state: () => pingState(client),
     async waitUntilReady(signal) {
       if (!(await waitForRedis(redisUrl, logger, signal))) return false;

@@ -10,6 +10,8 @@ export interface BullmqImpactQueueOptions {
   logger: Logger;
   /** BullMQ keys live under `<ns>:bull:health-impact:…`. */
   namespace?: string;
+  /** The app's clock: due times are instants on it. */
+  now?: () => number;
 }
 
 interface ImpactJobData {
@@ -88,7 +90,7 @@ export class BullmqImpactQueue implements ImpactQueue {
     await this.queue.add(
       'impact',
       { check, attempt: 0 },
-      { jobId: impactJobId(check.jobId), delay: Math.max(0, dueAt - Date.now()) },
+      { jobId: impactJobId(check.jobId), delay: Math.max(0, dueAt - (this.options.now ?? Date.now)()) },
     );
   }
 

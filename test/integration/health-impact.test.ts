@@ -7,7 +7,7 @@ import { impactWindows } from '../../src/insights/health/impact.js';
 import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
 import { IMPACT_QUEUE_NAME, impactJobId } from '../../src/state/redis/bullmq-impact-queue.js';
 import { FakeDocs } from '../support/fake-docs.js';
-import { emptyHealthData, type HealthData } from '../support/fake-docs-health.js';
+import { emptyHealthData, type HealthData, makeConversation } from '../support/fake-docs-health.js';
 import { FakeSlack, type StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import { ManualTimers } from '../support/manual-timers.js';
@@ -115,6 +115,52 @@ describe('health impact post (memory)', () => {
     const byPage = app.docs.requestsTo('GET', /\/feedback\/by-page$/);
     expect(byPage.map((r) => r.query.get('limit'))).toEqual(['100', '100']);
     await timers.advanceTo(windows.dueAt + 30 * 24 * 60 * 60 * 1000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(impactPosts(app.slack)).toHaveLength(1);
+  });
+});
+
+describe('health impact post failures (memory)', () => {
+  it('retries after Slack failed, and logs and drops a post Slack refuses for good', async () => {
+    const timers = new ManualTimers(clock.now());
+    const app = await startTestApp({ agentOptions: { clock, impactTimers: timers } });
+    apps.push(app);
+    const question: Evidence = { kind: 'question', question: 'How do I rotate keys?', asked: 3, range };
+    let ids = 0;
+    const asked = (query: string, day: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        ...makeConversation(++ids, query),
+        timestamp: `${day}T08:00:0${i}Z`,
+      }));
+    const both = (day: string, n: number) => [
+      ...asked('How do I rotate keys?', day, n),
+      ...asked('Where is the CLI?', day, n),
+    ];
+    seed(app.docs, {
+      before: { conversations: both(windows.before.from, 3) },
+      after: { conversations: both(windows.after.from, 1) },
+    });
+    const first = await startFromGap(app, question);
+    const second = await startFromGap(app, { ...question, question: 'Where is the CLI?' });
+    for (const record of [first, second]) app.docs.complete(record.jobId, PR);
+    await waitFor(() => app.logs.filter((l) => l.includes('impact check scheduled')).length === 2, {
+      what: 'both checks',
+    });
+    // The first post meets a channel Slack refuses for good, the second a failure worth retrying.
+    app.slack.inject('chat.postMessage', { kind: 'error', error: 'is_archived' });
+    app.slack.inject('chat.postMessage', { kind: 'error', error: 'fatal_error' });
+    await timers.advanceTo(windows.dueAt);
+    await waitFor(() => app.logs.some((l) => l.includes('impact check failed; retrying later')), {
+      what: 'the retry',
+    });
+    expect(app.logs.some((l) => l.includes('Slack refused the impact post'))).toBe(true);
+    expect(impactPosts(app.slack)).toEqual([]);
+    await timers.advanceTo(windows.dueAt + 60_000);
+    const [post] = await waitFor(() => (impactPosts(app.slack).length ? impactPosts(app.slack) : undefined), {
+      what: 'the retried post',
+    });
+    expect(JSON.stringify(post!.blocks)).toContain('*Times asked:* 3 → 1 (▼ 67%) ✅');
+    await timers.advanceTo(windows.dueAt + 7 * 24 * 60 * 60 * 1000);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(impactPosts(app.slack)).toHaveLength(1);
   });

@@ -8,8 +8,11 @@ import { HealthImpact } from '../../src/insights/health/health-impact.js';
 import { compareImpact, type ImpactModel, impactWindows } from '../../src/insights/health/impact.js';
 import type { HealthApi, ImpactCheck, ImpactPublisher } from '../../src/insights/health/ports.js';
 import type { RangePageViews } from '../../src/insights/ports.js';
+import { SlackImpactPublisher } from '../../src/slack/impact-publisher.js';
 import { healthImpactMessage } from '../../src/slack/messages/health-impact.js';
+import { SlackDeliveryError, type SlackGateway } from '../../src/slack/slack-gateway.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
+import { createMemoryJobStore } from '../../src/state/keyv-job-store.js';
 import { MAX_TIMER_MS, MemoryImpactQueue } from '../../src/state/memory/memory-impact-queue.js';
 import { ManualTimers } from '../support/manual-timers.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
@@ -232,3 +235,47 @@ describe('healthImpactMessage', () => {
     expect(checkMessage(healthImpactMessage(model))).toEqual({ ok: true });
   });
 });
+
+describe('SlackImpactPublisher', () => {
+  it('posts once per job in its thread; a failed post gives the claim back for the retry', async () => {
+    const store = createMemoryJobStore(logger);
+    const posts: unknown[] = [];
+    let failNext = false;
+    const gateway = {
+      async post(options: unknown) {
+        if (failNext) {
+          failNext = false;
+          throw new SlackDeliveryError('fatal_error', 'Slack failed');
+        }
+        posts.push(options);
+        return '2.000';
+      },
+    } as unknown as SlackGateway;
+    const publisher = new SlackImpactPublisher(gateway, store, logger);
+    const model = compareImpact(search, emptyWindow, emptyWindow);
+    failNext = true;
+    await expect(publisher.postImpact(check(search), model)).rejects.toThrow('Slack failed');
+    expect(await publisher.postImpact(check(search), model)).toBe('posted');
+    expect(await publisher.postImpact(check(search), model)).toBe('already_posted');
+    expect(posts).toEqual([
+      expect.objectContaining({
+        channel: 'C1',
+        threadTs: '1.000',
+        dedupeKey: 'impact:job-1',
+        priority: 'reply',
+      }),
+    ]);
+  });
+});
+
+const emptyWindow = {
+  dateFrom: '2026-02-24',
+  dateTo: '2026-03-10',
+  searches: [],
+  totalSearches: 0,
+  pages: [],
+  feedback: [],
+  conversations: [],
+  partial: [],
+  requests: 1,
+};

@@ -22,6 +22,7 @@ interface ImpactJobData {
 export const IMPACT_QUEUE_NAME = 'health-impact';
 /** A handler that threw (a bug, Redis gone mid-way) is tried again this much later. */
 const RETRY_AFTER_THROW_MS = 60_000;
+const QUEUE_ATTEMPTS = 10_000;
 /**
  * A finished check stays in Redis this long (a few hundred bytes): while it is there, enqueueing the same
  * job again (a later generation's PR, another replica) is a no-op, as BullMQ ignores a duplicate job id.
@@ -61,7 +62,10 @@ export class BullmqImpactQueue implements ImpactQueue {
         defaultJobOptions: {
           removeOnComplete: { age: KEEP_DONE_S },
           removeOnFail: { age: KEEP_DONE_S },
-          attempts: 1,
+          // A try that failed outside the handler (Redis gone while re-delaying it) is retried by BullMQ
+          // itself, as part of the script that failed it: a check is never dropped by an outage.
+          attempts: QUEUE_ATTEMPTS,
+          backoff: { type: 'fixed', delay: RETRY_AFTER_THROW_MS },
         },
       });
       queue.on('error', (error: unknown) =>
@@ -81,6 +85,12 @@ export class BullmqImpactQueue implements ImpactQueue {
     );
     worker.on('error', (error: unknown) =>
       this.log.error({ error: describeError(error) }, 'impact worker error'),
+    );
+    worker.on('failed', (job, error) =>
+      this.log.warn(
+        { jobId: job?.data.check.jobId, retried: !job?.finishedOn, error: describeError(error) },
+        'impact check job failed',
+      ),
     );
     this.worker = worker;
   }

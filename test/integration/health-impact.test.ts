@@ -1,11 +1,11 @@
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Evidence } from '../../src/insights/health/evidence.js';
 import { createLogger } from '../../src/common/logger.js';
+import type { Evidence } from '../../src/insights/health/evidence.js';
 import { encodeEvidenceRef } from '../../src/insights/health/evidence-ref.js';
 import { impactWindows } from '../../src/insights/health/impact.js';
-import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
 import { IMPACT_QUEUE_NAME, impactJobId } from '../../src/state/redis/bullmq-impact-queue.js';
+import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
 import { FakeDocs } from '../support/fake-docs.js';
 import { emptyHealthData, type HealthData, makeConversation } from '../support/fake-docs-health.js';
 import { FakeSlack, type StoredMessage } from '../support/fake-slack.js';

@@ -218,8 +218,11 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         // 3. Hand polls back: running polls finish (and may post) and re-delay themselves in the queue
         //    (Redis keeps them for the next replica); the weekly scheduler stops firing.
         await within(weekly.stop(), 500, 'stopping weekly reports', logger);
-        await within(queue.close(), 2_000, 'closing the poll queue', logger);
-        await within(impact.stop(), 1_000, 'closing the impact queue', logger);
+        //    Pending impact checks stay queued too (closed alongside: no extra time on the shutdown budget).
+        await Promise.all([
+          within(queue.close(), 2_000, 'closing the poll queue', logger),
+          within(impact.stop(), 1_000, 'closing the impact queue', logger),
+        ]);
         // Card refreshes queued by the work above get a moment to land; then Slack calls still waiting for
         // their rate-limit slot are dropped (`shutting_down`).
         await within(notifier.flushCards(), 1_000, 'sending card refreshes', logger);

@@ -120,6 +120,7 @@ const envSchema = z.object({
   ANALYTICS_MAX_PAGES: integer(40, 1, 1000),
   ANALYTICS_CACHE_TTL_MS: integer(15 * 60 * 1000, 0),
   ANALYTICS_HOURLY_BUDGET: integer(100, 1, 100_000),
+  HEALTH_IMPACT_DAYS: integer(14, 1, 180),
   WEEKLY_REPORT_CHANNEL: optionalText,
   WEEKLY_REPORT_CRON: optionalText,
   WEEKLY_REPORT_TZ: optionalText,
@@ -178,6 +179,8 @@ export interface Config {
     maxPages: number;
     cacheTtlMs: number;
     hourlyBudget: number;
+    /** Days after a health-fix PR before its impact post (and the length of each compared window). */
+    healthImpactDays: number;
     weeklyReport: { channel: string | undefined; cron: string | undefined; timeZone: string | undefined };
   };
   logLevel: (typeof LOG_LEVELS)[number];
@@ -251,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxPages: e.ANALYTICS_MAX_PAGES,
       cacheTtlMs: e.ANALYTICS_CACHE_TTL_MS,
       hourlyBudget: e.ANALYTICS_HOURLY_BUDGET,
+      healthImpactDays: e.HEALTH_IMPACT_DAYS,
       weeklyReport: {
         channel: e.WEEKLY_REPORT_CHANNEL,
         cron: e.WEEKLY_REPORT_CRON,

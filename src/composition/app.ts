@@ -20,6 +20,7 @@ import { UserNames } from '../slack/user-names.js';
 import { createAdapters, type SchedulerTimers } from '../state/adapters.js';
 import { stateNote, within } from './app-steps.js';
 import { healthRoutes } from './health.js';
+import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
 
 export interface DocsAgentOptions {
@@ -29,6 +30,8 @@ export interface DocsAgentOptions {
   schedulerTimers?: SchedulerTimers;
   /** A prepared in-memory job store (benchmarks seed thousands of watched jobs); ignored with REDIS_URL. */
   jobStore?: JobStore;
+  /** Time for memory mode's impact checks (tests pass a manual one); defaults to real timers on `clock`. */
+  impactTimers?: SchedulerTimers;
 }
 
 export interface DocsAgent {
@@ -38,6 +41,8 @@ export interface DocsAgent {
   stop(): Promise<void>;
   /** The metrics port once started (METRICS_PORT; 0 picks a free one). */
   metricsPort(): number | undefined;
+  /** The agent-job use cases (tests start a job with evidence directly). */
+  jobs: JobService;
 }
 
 /** Composition root: builds adapters, services and the Slack app from a validated config. */
@@ -64,6 +69,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     clock,
     ...(options.jobStore ? { jobStore: options.jobStore } : {}),
     ...(options.schedulerTimers ? { schedulerTimers: options.schedulerTimers } : {}),
+    ...(options.impactTimers ? { impactTimers: options.impactTimers } : {}),
   });
   const { jobStore: store, pollQueue: queue, agentJobQuota: quota, analyticsBudget } = adapters;
 
@@ -92,6 +98,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger,
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
     metrics,
+    // Wired below, once the analytics source exists; called only after start.
+    onPullRequest: (record, prLink) => impact.onPullRequest(record, prLink),
   });
   const access = new AccessPolicy(config.access);
   metrics.setSources({
@@ -114,6 +122,17 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'analytics' }),
     projectId: config.docs.projectId,
     maxPages: config.analytics.maxPages,
+  });
+  const impact = wireHealthImpact({
+    config,
+    adapters,
+    claims: store,
+    api: docsApi,
+    source: analyticsSource,
+    pageViews: analytics,
+    gateway: slack.gateway,
+    clock,
+    logger,
   });
   const weekly = new WeeklyReports({
     analytics,
@@ -165,12 +184,14 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   return {
     logger,
     metricsPort: () => metricsServer?.port,
+    jobs,
     async start() {
       // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
       const port = await slack.start();
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (!(await adapters.waitUntilReady(startAbort.signal))) return port;
       const resumed = await jobs.startWatching();
+      impact.start();
       await weekly.start();
       logger.info(
         {
@@ -201,7 +222,11 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         // 3. Hand polls back: running polls finish (and may post) and re-delay themselves in the queue
         //    (Redis keeps them for the next replica); the weekly scheduler stops firing.
         await within(weekly.stop(), 500, 'stopping weekly reports', logger);
-        await within(queue.close(), 2_000, 'closing the poll queue', logger);
+        //    Pending impact checks stay queued too (closed alongside: no extra time on the shutdown budget).
+        await Promise.all([
+          within(queue.close(), 2_000, 'closing the poll queue', logger),
+          within(impact.stop(), 1_000, 'closing the impact queue', logger),
+        ]);
         // Card refreshes queued by the work above get a moment to land; then Slack calls still waiting for
         // their rate-limit slot are dropped (`shutting_down`).
         await within(notifier.flushCards(), 1_000, 'sending card refreshes', logger);

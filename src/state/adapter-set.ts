@@ -1,6 +1,7 @@
 import type { Clock } from '../common/clock.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
+import type { ImpactQueue } from '../insights/health/ports.js';
 import type { AnalyticsCache, ScheduleStore, WeeklyReportScheduler } from '../insights/ports.js';
 import type { JobStore, PollQueue } from '../jobs/ports.js';
 import type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
@@ -23,6 +24,8 @@ export interface AdapterSet {
   analyticsCache: AnalyticsCache;
   scheduleStore: ScheduleStore;
   weeklyScheduler: WeeklyReportScheduler;
+  /** "Did it work?" checks of health-fix PRs: in-process timers, or BullMQ delayed jobs with Redis. */
+  impactQueue: ImpactQueue;
   /** Readiness of the state backend: memory is always there; Redis must answer a PING within a second. */
   state(): Promise<'in-memory' | 'ok' | 'unreachable'>;
   /**
@@ -41,6 +44,8 @@ export interface AdapterOptions {
   jobStore?: JobStore;
   /** Time for the in-process weekly scheduler (tests pass a manual one); ignored with REDIS_URL. */
   schedulerTimers?: SchedulerTimers;
+  /** Time for the in-process impact checks (tests pass a manual one); ignored with REDIS_URL. */
+  impactTimers?: SchedulerTimers;
   /** Key prefix in Redis (tests isolate runs); defaults to `docs-agent`. */
   namespace?: string;
 }

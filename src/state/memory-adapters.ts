@@ -5,6 +5,7 @@ import type { AdapterOptions, AdapterSet } from './adapter-set.js';
 import { createMemoryAnalyticsCache } from './keyv-analytics-cache.js';
 import { createMemoryJobStore } from './keyv-job-store.js';
 import { createMemoryScheduleStore } from './keyv-schedule-store.js';
+import { MemoryImpactQueue } from './memory/memory-impact-queue.js';
 import { MemoryPollQueue } from './memory/memory-poll-queue.js';
 import {
   InProcessWeeklyScheduler,
@@ -29,6 +30,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
     analyticsCache: createMemoryAnalyticsCache(logger, now),
     scheduleStore: createMemoryScheduleStore(logger, now),
     weeklyScheduler: new InProcessWeeklyScheduler(logger, options.schedulerTimers ?? timersOn(clock)),
+    impactQueue: new MemoryImpactQueue(logger, options.impactTimers ?? timersOn(clock)),
     state: async () => 'in-memory',
     waitUntilReady: async () => true,
     close: async () => undefined,

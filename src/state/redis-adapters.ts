@@ -2,6 +2,7 @@ import type { Config } from '../common/config.js';
 import type { AdapterOptions, AdapterSet } from './adapter-set.js';
 import { createRedisAnalyticsCache } from './keyv-analytics-cache.js';
 import { createRedisScheduleStore } from './keyv-schedule-store.js';
+import { BullmqImpactQueue } from './redis/bullmq-impact-queue.js';
 import { BullmqPollQueue } from './redis/bullmq-poll-queue.js';
 import { BullmqWeeklyScheduler } from './redis/bullmq-weekly-scheduler.js';
 import { waitForRedis } from './redis/redis-client.js';
@@ -36,6 +37,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     analyticsCache: createRedisAnalyticsCache(client, namespace, logger, now),
     scheduleStore: createRedisScheduleStore(client, namespace, logger),
     weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace }),
+    impactQueue: new BullmqImpactQueue({ client: queueClient, logger, namespace, now }),
     state: () => pingState(client),
     async waitUntilReady(signal) {
       if (!(await waitForRedis(redisUrl, logger, signal))) return false;

@@ -73,6 +73,14 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads HEALTH_IMPACT_DAYS (default 14, 1–180) and names it when invalid', () => {
+    expect(loadConfig(valid).analytics.healthImpactDays).toBe(14);
+    expect(loadConfig({ ...valid, HEALTH_IMPACT_DAYS: '30' }).analytics.healthImpactDays).toBe(30);
+    for (const bad of ['0', '181', 'two weeks', '1.5']) {
+      expect(problemsOf({ ...valid, HEALTH_IMPACT_DAYS: bad }).join()).toContain('HEALTH_IMPACT_DAYS');
+    }
+  });
+
   it('checks the default weekly report settings together', () => {
     expect(problemsOf({ ...valid, WEEKLY_REPORT_CHANNEL: 'C0123' }).join()).toContain(
       'WEEKLY_REPORT_CRON is required',

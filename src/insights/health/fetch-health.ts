@@ -11,16 +11,18 @@ export interface HealthFetchOptions {
   /** The shared budget, cache and in-flight sharing of every analytics endpoint. */
   source: AnalyticsSource;
   projectId: string;
+  /** Only these endpoints (the impact check reads one or two); every one when absent. */
+  parts?: HealthPart[];
 }
 
-/** The least a window costs: one request per endpoint. */
-const WINDOW_MINIMUM = 4;
+export type HealthPart = 'searches' | 'pages' | 'feedback' | 'conversations';
+const ALL_PARTS: HealthPart[] = ['searches', 'pages', 'feedback', 'conversations'];
 
 /**
- * The four endpoints of one window `[dateFrom, dateTo)`, each at its maximum page size and each read
- * through the analytics source. By-page has no cursor in the spec: one call, `partial` when it says
- * `hasMore`. The whole window's minimum (4 units) is the first read's estimate, so an exhausted budget
- * costs nothing and says when it frees up.
+ * The four endpoints (or `parts` of them) of one window `[dateFrom, dateTo)`, each at its maximum page
+ * size and each read through the analytics source. By-page has no cursor in the spec: one call, `partial`
+ * when it says `hasMore`. The window's minimum (one unit per endpoint read) is the first read's estimate,
+ * so an exhausted budget costs nothing and says when it frees up.
  */
 export async function fetchHealthWindow(
   api: HealthApi,
@@ -35,65 +37,86 @@ export async function fetchHealthWindow(
     params: { limit, maxPages },
   });
   const partial: HealthWindow['partial'] = [];
+  const parts = options.parts ?? ALL_PARTS;
+  // The first read's estimate covers one request per endpoint this window reads.
+  let estimate = parts.length;
+  const first = () => {
+    const units = estimate;
+    estimate = 1;
+    return units;
+  };
+  const none = { rows: [], requests: 0, partial: false };
 
-  const searches = await source.read(
-    key('searches', HEALTH_LIMITS.searches),
-    WINDOW_MINIMUM,
-    async (budget): Promise<CursorPaged<SearchRow> & { totalSearches: number }> => {
-      let totalSearches = 0;
-      const paged = await fetchAllCursorPages(
-        async (cursor) => {
-          const page = await api.getSearches({
-            ...window,
-            limit: HEALTH_LIMITS.searches,
-            ...cursorOf(cursor),
-          });
-          totalSearches = page.totalSearches;
-          return { rows: page.searches, nextCursor: page.nextCursor };
+  const searches = !parts.includes('searches')
+    ? { ...none, totalSearches: 0 }
+    : await source.read(
+        key('searches', HEALTH_LIMITS.searches),
+        first(),
+        async (budget): Promise<CursorPaged<SearchRow> & { totalSearches: number }> => {
+          let totalSearches = 0;
+          const paged = await fetchAllCursorPages(
+            async (cursor) => {
+              const page = await api.getSearches({
+                ...window,
+                limit: HEALTH_LIMITS.searches,
+                ...cursorOf(cursor),
+              });
+              totalSearches = page.totalSearches;
+              return { rows: page.searches, nextCursor: page.nextCursor };
+            },
+            { maxPages, budget, keyOf: (row) => row.searchQuery },
+          );
+          return { ...paged, totalSearches };
         },
-        { maxPages, budget, keyOf: (row) => row.searchQuery },
       );
-      return { ...paged, totalSearches };
-    },
-  );
   if (searches.partial) partial.push('searches');
 
-  const byPage = await source.read(
-    key('feedback-by-page', HEALTH_LIMITS.feedbackByPage),
-    1,
-    async (budget): Promise<{ feedback: PageFeedbackRow[]; hasMore: boolean }> => {
-      const slot = await budget.take();
-      if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
-      const page = await api.getFeedbackByPage({ ...window, limit: HEALTH_LIMITS.feedbackByPage });
-      return { feedback: page.feedback, hasMore: page.hasMore };
-    },
-  );
+  const byPage = !parts.includes('pages')
+    ? { feedback: [], hasMore: false, requests: 0 }
+    : await source.read(
+        key('feedback-by-page', HEALTH_LIMITS.feedbackByPage),
+        first(),
+        async (budget): Promise<{ feedback: PageFeedbackRow[]; hasMore: boolean; requests: number }> => {
+          const slot = await budget.take();
+          if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
+          const page = await api.getFeedbackByPage({ ...window, limit: HEALTH_LIMITS.feedbackByPage });
+          return { feedback: page.feedback, hasMore: page.hasMore, requests: 1 };
+        },
+      );
   if (byPage.hasMore) partial.push('pages');
 
-  const feedback = await source.read(key('feedback', HEALTH_LIMITS.feedback), 1, (budget) =>
-    fetchAllCursorPages(
-      async (cursor) => {
-        const page = await api.getFeedback({ ...window, limit: HEALTH_LIMITS.feedback, ...cursorOf(cursor) });
-        return { rows: page.feedback, nextCursor: page.nextCursor, hasMore: page.hasMore };
-      },
-      { maxPages, budget, keyOf: (row) => row.id },
-    ),
-  );
+  const feedback = !parts.includes('feedback')
+    ? none
+    : await source.read(key('feedback', HEALTH_LIMITS.feedback), first(), (budget) =>
+        fetchAllCursorPages(
+          async (cursor) => {
+            const page = await api.getFeedback({
+              ...window,
+              limit: HEALTH_LIMITS.feedback,
+              ...cursorOf(cursor),
+            });
+            return { rows: page.feedback, nextCursor: page.nextCursor, hasMore: page.hasMore };
+          },
+          { maxPages, budget, keyOf: (row) => row.id },
+        ),
+      );
   if (feedback.partial) partial.push('feedback');
 
-  const conversations = await source.read(key('assistant', HEALTH_LIMITS.assistant), 1, (budget) =>
-    fetchAllCursorPages(
-      async (cursor) => {
-        const page = await api.getAssistantConversations({
-          ...window,
-          limit: HEALTH_LIMITS.assistant,
-          ...cursorOf(cursor),
-        });
-        return { rows: page.conversations, nextCursor: page.nextCursor, hasMore: page.hasMore };
-      },
-      { maxPages, budget, keyOf: (row) => row.id },
-    ),
-  );
+  const conversations = !parts.includes('conversations')
+    ? none
+    : await source.read(key('assistant', HEALTH_LIMITS.assistant), first(), (budget) =>
+        fetchAllCursorPages(
+          async (cursor) => {
+            const page = await api.getAssistantConversations({
+              ...window,
+              limit: HEALTH_LIMITS.assistant,
+              ...cursorOf(cursor),
+            });
+            return { rows: page.conversations, nextCursor: page.nextCursor, hasMore: page.hasMore };
+          },
+          { maxPages, budget, keyOf: (row) => row.id },
+        ),
+      );
   if (conversations.partial) partial.push('conversations');
 
   return {
@@ -104,7 +127,7 @@ export async function fetchHealthWindow(
     feedback: feedback.rows,
     conversations: conversations.rows,
     partial,
-    requests: searches.requests + 1 + feedback.requests + conversations.requests,
+    requests: searches.requests + (byPage.requests ?? 1) + feedback.requests + conversations.requests,
   };
 }
 

@@ -1,3 +1,4 @@
+import { addDays } from '../ranges/dates.js';
 import { type Evidence, evidenceKey, normalisePath } from './evidence.js';
 import type { HealthWindow } from './ports.js';
 import { openQuestions } from './report.js';
@@ -91,4 +92,26 @@ function measureIn(evidence: Evidence, w: HealthWindow): Partial<Record<ImpactMe
       return { asked: found?.asked ?? 0 };
     }
   }
+}
+
+/** Analytics land late: the check waits this long after the last measured day has ended. */
+export const IMPACT_SETTLE_MS = 2 * 60 * 60 * 1000;
+
+export interface ImpactWindows {
+  before: { from: string; toExclusive: string };
+  after: { from: string; toExclusive: string };
+  /** When both windows are over (and settled): the check is due then. */
+  dueAt: number;
+}
+
+/**
+ * The `days` full UTC days after the day the pull request was seen, and as many days before that day. The
+ * PR's own day is in neither: it is partly before the fix and partly after.
+ */
+export function impactWindows(prSeenAt: number, days: number): ImpactWindows {
+  const prDay = new Date(prSeenAt).toISOString().slice(0, 10);
+  const afterFrom = addDays(prDay, 1);
+  const after = { from: afterFrom, toExclusive: addDays(afterFrom, days) };
+  const before = { from: addDays(prDay, -days), toExclusive: prDay };
+  return { before, after, dueAt: Date.parse(`${after.toExclusive}T00:00:00Z`) + IMPACT_SETTLE_MS };
 }

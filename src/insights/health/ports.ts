@@ -1,3 +1,5 @@
+import type { ImpactModel } from './impact.js';
+
 /** What `/docs-health` reads from the docs platform's analytics (structurally, `DocsApiClient` fits). */
 
 export interface HealthWindowQuery {
@@ -63,4 +65,43 @@ export interface HealthWindow {
   /** Endpoints whose rows may be incomplete (page cap, stalled cursor, or by-page's single page). */
   partial: Array<'searches' | 'pages' | 'feedback' | 'conversations'>;
   requests: number;
+}
+
+/**
+ * A job started from a /docs-health gap that ended with a pull request: what the impact post needs,
+ * remembered until `HEALTH_IMPACT_DAYS` have passed. JSON-able (it waits in Redis in Redis mode).
+ */
+export interface ImpactCheck {
+  /** The agent job: at most one check (and one post) per job. */
+  jobId: string;
+  channelId: string;
+  /** The job's thread, where the post goes. */
+  threadTs: string;
+  /** The evidence, as `encodeEvidenceRef` wrote it on the job record. */
+  evidenceRef: string;
+  prLink: string;
+  /** When the bot saw the pull request (ms): the windows are the days after it and as many before. */
+  prSeenAt: number;
+}
+
+/**
+ * Holds each check until it is due: an in-process timer in memory mode (lost on restart), a BullMQ delayed
+ * job in Redis mode (kept across restarts, run by one replica).
+ */
+export interface ImpactQueue {
+  /**
+   * Registers the handler: it resolves null when the check is done (posted or dropped), or the delay
+   * before trying again; `attempt` counts earlier tries of this check.
+   */
+  start(handler: (check: ImpactCheck, attempt: number) => Promise<number | null>): void;
+  /** Enqueues the check once per job: enqueueing the same job again (any replica, any time) is a no-op. */
+  enqueue(check: ImpactCheck, dueAt: number): Promise<void>;
+  /** Stops running checks and waits for a running one; pending checks stay (in Redis) for the next start. */
+  close(): Promise<void>;
+}
+
+/** Posts the impact in the job's thread, once per job (a claim, so no retry or replica posts it twice). */
+export interface ImpactPublisher {
+  /** Rejects for failures worth retrying (timeouts, Slack down); `undeliverable` when Slack refuses for good. */
+  postImpact(check: ImpactCheck, model: ImpactModel): Promise<'posted' | 'already_posted' | 'undeliverable'>;
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../../common/clock.js';
 import type { HourlyQuota } from '../../common/hourly-quota.js';
 import type { Logger } from '../../common/logger.js';
+import type { JobRecord } from '../domain/job.js';
 import type { PollTiming } from '../domain/poll-timing.js';
 import type { AgentJobsApi, JobMetrics, JobNotifier, JobStore, PollQueue } from '../ports.js';
 
@@ -18,4 +19,10 @@ export interface JobServiceDeps {
   followUpGraceMs?: number;
   random?: () => number;
   metrics?: JobMetrics;
+  /**
+   * A job started from a /docs-health gap (`evidenceRef`) got its terminal reply with a pull request; called
+   * for every such reply (a follow-up's PR too): the callee keeps it to once per job. A rejection retries
+   * the poll.
+   */
+  onPullRequest?: (record: JobRecord, prLink: string) => Promise<void>;
 }

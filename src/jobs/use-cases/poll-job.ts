@@ -125,12 +125,19 @@ async function finish(
   if (record.repliedGeneration < record.generation) {
     logger.debug({ jobId, generation: record.generation }, 'posting terminal reply');
     try {
-      const delivery = await notifier.postTerminalReply(record, outcomeOf(job, previousPrLink));
+      const outcome = outcomeOf(job, previousPrLink);
+      const delivery = await notifier.postTerminalReply(record, outcome);
       if (delivery === 'undeliverable') logger.error({ jobId }, 'terminal reply could not be delivered');
+      // Inside the try: if remembering fails, the poll is retried (the reply is not posted twice).
+      else if (outcome.kind === 'pull_request' && record.evidenceRef && deps.onPullRequest)
+        await deps.onPullRequest(record, outcome.prLink);
     } catch (error) {
       record.consecutiveFailures += 1;
       await store.saveJob(record);
-      logger.warn({ jobId, error: describeError(error) }, 'terminal reply failed; will retry');
+      logger.warn(
+        { jobId, error: describeError(error) },
+        'terminal reply (or what follows it) failed; will retry',
+      );
       deps.metrics?.polled('reply_failed');
       return failedPollDelay(record.consecutiveFailures, poll);
     }

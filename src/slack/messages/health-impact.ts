@@ -35,14 +35,19 @@ function subject(model: ImpactModel): string {
 }
 
 /** The thread post `HEALTH_IMPACT_DAYS` after the pull request: the evidence measured after vs before. */
-export function healthImpactMessage(model: ImpactModel): SlackMessage {
+export function healthImpactMessage(model: ImpactModel, context: { prLink?: string } = {}): SlackMessage {
   const period = (w: { from: string; toExclusive: string }) => `${w.from} – ${w.toExclusive}`;
+  // Only an http(s) link becomes a Slack link: `<`, `>` and `|` would break out of the mrkdwn link syntax.
+  const pr =
+    context.prLink && /^https?:\/\/[^\s<>|]+$/.test(context.prLink)
+      ? `<${context.prLink}|the pull request>`
+      : 'the pull request';
   const blocks: KnownBlock[] = [
     {
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `*Did it work?* ${subject(model)}, since the pull request (${period(model.after)}) against as long before it (${period(model.before)}):`,
+        text: `*Did it work?* ${subject(model)}, since ${pr} (${period(model.after)}) against as long before it (${period(model.before)}):`,
       },
     },
     { type: 'section', text: { type: 'mrkdwn', text: model.metrics.map(line).join('\n') } },

@@ -1,0 +1,60 @@
+import type { Clock } from '../common/clock.js';
+import type { Config } from '../common/config.js';
+import type { Logger } from '../common/logger.js';
+import type { AnalyticsSource } from '../insights/analytics-source.js';
+import { HealthImpact } from '../insights/health/health-impact.js';
+import type { HealthApi } from '../insights/health/ports.js';
+import type { PageViewsReports } from '../insights/page-views/page-views-reports.js';
+import type { JobRecord } from '../jobs/domain/job.js';
+import { type OnceClaims, SlackImpactPublisher } from '../slack/impact-publisher.js';
+import type { SlackGateway } from '../slack/slack-gateway.js';
+import type { AdapterSet } from '../state/adapters.js';
+
+export interface HealthImpactWiring {
+  /** `JobServiceDeps.onPullRequest`: a health-fix job's PR becomes one impact check. */
+  onPullRequest(record: JobRecord, prLink: string): Promise<void>;
+  start(): void;
+  /** Stops running checks (pending ones stay in Redis for the next start). */
+  stop(): Promise<void>;
+}
+
+/** "Did it work?" (issue 14): the job hook, the impact queue, the shared analytics source, the thread post. */
+export function wireHealthImpact(input: {
+  config: Config;
+  adapters: Pick<AdapterSet, 'impactQueue'>;
+  claims: OnceClaims;
+  api: HealthApi;
+  source: AnalyticsSource;
+  pageViews: PageViewsReports;
+  gateway: SlackGateway;
+  clock: Clock;
+  logger: Logger;
+}): HealthImpactWiring {
+  const logger = input.logger.child({ component: 'health-impact' });
+  const impact = new HealthImpact({
+    queue: input.adapters.impactQueue,
+    publisher: new SlackImpactPublisher(input.gateway, input.claims, logger),
+    api: input.api,
+    pageViews: input.pageViews,
+    source: input.source,
+    clock: input.clock,
+    logger,
+    projectId: input.config.docs.projectId,
+    maxPages: input.config.analytics.maxPages,
+    days: input.config.analytics.healthImpactDays,
+  });
+  return {
+    async onPullRequest(record, prLink) {
+      if (!record.evidenceRef) return;
+      await impact.remember({
+        jobId: record.jobId,
+        channelId: record.channelId,
+        threadTs: record.threadTs,
+        evidenceRef: record.evidenceRef,
+        prLink,
+      });
+    },
+    start: () => impact.start(),
+    stop: () => impact.stop(),
+  };
+}

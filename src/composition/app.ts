@@ -114,10 +114,11 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'analytics' }),
     cacheTtlMs: config.analytics.cacheTtlMs,
   });
+  const publisher = new SlackReportPublisher(slack.gateway, config.docs.siteUrl);
   const analytics = new PageViewsReports({
     api: docsApi,
     source: analyticsSource,
-    publisher: new SlackReportPublisher(slack.gateway, config.docs.siteUrl),
+    publisher,
     clock,
     logger: logger.child({ component: 'analytics' }),
     projectId: config.docs.projectId,
@@ -173,6 +174,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         clock,
         projectId: config.docs.projectId,
         maxPages: config.analytics.maxPages,
+        publisher,
       }),
       siteUrl: config.docs.siteUrl,
     },

@@ -1,3 +1,4 @@
+import type { HealthReport } from './health/report.js';
 import type { PageViewsReport } from './page-views/report.js';
 import type { DateRange } from './ranges/dates.js';
 
@@ -81,6 +82,8 @@ export interface WeeklyReportScheduler {
 /** Where reports and CSVs go (Slack, rendered by the Slack adapter). */
 export interface ReportPublisher {
   postReport(channelId: string, report: PageViewsReport, context: { requestedBy?: string }): Promise<void>;
+  /** A docs-health report in the channel, with its fix buttons. */
+  postHealthReport(channelId: string, report: HealthReport, context: { requestedBy?: string }): Promise<void>;
   uploadCsv(input: {
     channelId: string;
     filename: string;

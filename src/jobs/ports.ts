@@ -70,6 +70,8 @@ export interface StartingCard {
   threadTs: string | null;
   requesterId: string;
   prompt: string;
+  /** A /docs-health gap's evidence, opaque here: the card names it. */
+  evidenceRef?: string;
 }
 
 export type JobStartOutcome = 'started' | 'card_failed' | 'create_failed' | 'state_unavailable';

@@ -62,6 +62,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
         jobCardMessage({
           requesterId: record.requesterId,
           prompt: record.prompt,
+          ...(record.evidenceRef === undefined ? {} : { evidenceRef: record.evidenceRef }),
           state: { phase: 'tracked', record, now },
           followUpsFrom: this.options.followUpsFrom,
         }),
@@ -146,6 +147,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     const message = jobCardMessage({
       requesterId: input.requesterId,
       prompt: input.prompt,
+      ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
       state: { phase: 'starting' },
       followUpsFrom: this.options.followUpsFrom,
     });
@@ -179,6 +181,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     const message = jobCardMessage({
       requesterId: input.requesterId,
       prompt: input.prompt,
+      ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
       state: { phase: 'not_started', reason },
     });
     await this.gateway.update(input.channelId, input.cardTs, message).catch((error: unknown) => {

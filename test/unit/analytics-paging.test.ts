@@ -131,7 +131,7 @@ describe('paging and sorting', () => {
 
 describe('PageViewsReports cache and budget', () => {
   function service(options: { now: () => number; budget?: InMemoryHourlyQuota; ttl?: number }) {
-    const publisher: ReportPublisher = {
+    const publisher: Pick<ReportPublisher, 'postReport' | 'uploadCsv'> = {
       postReport: async () => undefined,
       uploadCsv: async () => undefined,
     };

@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 function analyticsAt(timers: ManualTimers, posted: PageViewsReport[]) {
-  const publisher: ReportPublisher = {
+  const publisher: Pick<ReportPublisher, 'postReport' | 'uploadCsv'> = {
     postReport: async (_channelId, report) => {
       posted.push(report);
     },

@@ -57,8 +57,8 @@ describe('health report message', () => {
     const report = buildHealthReport(bigWindow(30, repeat), { top: 25 });
     const message = healthReportMessage(report, {
       siteUrl: site,
-      interactive: true,
-      postValue: '{"range":"2025-03-03..2025-03-10","top":25}',
+      fixButtons: true,
+      postValue: '2025-03-03..2025-03-09 top 25',
       requestedBy: 'U123',
     });
     expect(checkMessage(message)).toEqual({ ok: true });
@@ -77,9 +77,9 @@ describe('health report message', () => {
     expect(shown).not.toMatch(/<ünï>/);
   });
 
-  it('says so for each empty section, and a posted (non-interactive) report has no buttons', () => {
+  it('says so for each empty section, and a report without fix buttons or post value has no buttons', () => {
     const empty = buildHealthReport({ ...bigWindow(0, 1), totalSearches: 0, partial: [] });
-    const message = healthReportMessage(empty, { siteUrl: undefined, interactive: false });
+    const message = healthReportMessage(empty, { siteUrl: undefined, fixButtons: false });
     const text = JSON.stringify(message.blocks);
     expect(text).toContain('No search went without a result in this range.');
     expect(text).toContain('No page got a 👎 in this range.');
@@ -88,13 +88,22 @@ describe('health report message', () => {
     expect(checkMessage(message)).toEqual({ ok: true });
   });
 
+  it('a channel copy keeps the fix buttons but has no "Post to channel"', () => {
+    const report = buildHealthReport(bigWindow(3, 1), { top: 3 });
+    const message = healthReportMessage(report, { siteUrl: site, fixButtons: true, requestedBy: 'U123' });
+    const ids = buttons(message.blocks).map((b) => b.action_id);
+    expect(ids).toContain('health_fix_search_1');
+    expect(ids).not.toContain(POST_HEALTH_ACTION);
+    expect(JSON.stringify(message)).toContain('Requested by <@U123>');
+  });
+
   it('links flagged pages with DOCS_SITE_URL and shows their latest comment', () => {
     const report = buildHealthReport({
       ...bigWindow(0, 1),
       pages: [{ path: '/auth', thumbsUp: 1, thumbsDown: 4 }],
       feedback: [{ id: '1', path: '/auth', comment: 'Port is wrong', createdAt: '2025-03-04T00:00:00Z' }],
     });
-    const text = JSON.stringify(healthReportMessage(report, { siteUrl: site, interactive: true }).blocks);
+    const text = JSON.stringify(healthReportMessage(report, { siteUrl: site, fixButtons: true }).blocks);
     expect(text).toContain('<https://docs.example.com/auth|/auth>');
     expect(text).toContain('>Port is wrong');
     expect(text).toContain('👎 *4*');

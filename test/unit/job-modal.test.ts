@@ -90,17 +90,12 @@ describe('jobModalView', () => {
 
   it('carries only refs in private_metadata, and reads them back', () => {
     const view = jobModalView({
-      refs: { ...refs, origin: 'health_gap', evidenceRef: 'gap:proj_a:42' },
+      refs,
       instruction: HOSTILE,
     });
-    expect(view.private_metadata).toBe(
-      '{"o":"health_gap","c":"C0DOCS","t":"1.000100","m":"2.000200","e":"gap:proj_a:42"}',
-    );
-    expect(decodeRefs(view.private_metadata)).toEqual({
-      ...refs,
-      origin: 'health_gap',
-      evidenceRef: 'gap:proj_a:42',
-    });
+    expect(view.private_metadata).toBe('{"o":"message_shortcut","c":"C0DOCS","t":"1.000100","m":"2.000200"}');
+    expect(decodeRefs(view.private_metadata)).toEqual(refs);
+    expect(decodeRefs('{"o":"health_gap","c":"C0DOCS"}')).toBeUndefined();
     expect(decodeRefs('{"o":"home","c":"<script>"}')).toBeUndefined();
     expect(decodeRefs('{"o":"elsewhere"}')).toBeUndefined();
     expect(decodeRefs('not json')).toBeUndefined();

@@ -1,6 +1,7 @@
 import type { Clock } from '../../common/clock.js';
 import type { AnalyticsSource } from '../analytics-source.js';
-import { DEFAULT_RANGE, describeSpec, type RangeSpec, resolveRange } from '../ranges/dates.js';
+import type { ReportPublisher } from '../ports.js';
+import { addDays, DEFAULT_RANGE, describeSpec, type RangeSpec, resolveRange } from '../ranges/dates.js';
 import { parsePageViewsCommand } from '../ranges/grammar.js';
 import { apiBounds } from '../ranges/zone-instants.js';
 import { fetchHealthWindow } from './fetch-health.js';
@@ -41,6 +42,14 @@ export function parseHealthCommand(text: string | undefined): HealthCommand {
   return { kind: 'report', request: { range: parsed.params.range ?? DEFAULT_RANGE, top } };
 }
 
+/**
+ * A report's own days and top N as `/docs-health` text: "Post to channel" asks for exactly the days shown,
+ * even when clicked after midnight (a relative range like `7d` would have moved on).
+ */
+export function healthReportCommandText(report: HealthReport): string {
+  return `${report.range.from}..${addDays(report.range.toExclusive, -1)} top ${report.top}`;
+}
+
 export interface HealthReportsOptions {
   api: HealthApi;
   /** The same source as page views: one budget and one cache for every analytics endpoint. */
@@ -48,6 +57,8 @@ export interface HealthReportsOptions {
   clock: Clock;
   projectId: string;
   maxPages: number;
+  /** Where "Post to channel" sends a report. */
+  publisher: Pick<ReportPublisher, 'postHealthReport'>;
 }
 
 /** The `/docs-health` report: the four endpoints of one range through the shared analytics source. */
@@ -67,6 +78,12 @@ export class HealthReports {
   async report(request: HealthRequest): Promise<HealthReport> {
     const window = await this.window(request);
     return buildHealthReport(window, { top: request.top });
+  }
+
+  /** "Post to channel": the same report (from the cache when it is fresh) posted in the channel. */
+  async publish(channelId: string, request: HealthRequest, requestedBy: string): Promise<void> {
+    const report = await this.report(request);
+    await this.o.publisher.postHealthReport(channelId, report, { requestedBy });
   }
 
   private window(request: HealthRequest): Promise<HealthWindow> {

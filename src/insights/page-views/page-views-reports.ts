@@ -21,7 +21,7 @@ export interface PageViewsReportsOptions {
   api: PageViewsApi;
   /** The shared budget, cache and in-flight sharing of every analytics endpoint. */
   source: AnalyticsSource;
-  publisher: ReportPublisher;
+  publisher: Pick<ReportPublisher, 'postReport' | 'uploadCsv'>;
   clock: Clock;
   logger: Logger;
   projectId: string;

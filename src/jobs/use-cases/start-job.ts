@@ -50,6 +50,7 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
     threadTs: request.threadTs,
     requesterId: request.requesterId,
     prompt: request.prompt,
+    ...(request.evidenceRef === undefined ? {} : { evidenceRef: request.evidenceRef }),
   };
   try {
     // A cheap read first: with the state store down the job could be created but never followed, so

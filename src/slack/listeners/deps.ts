@@ -31,7 +31,7 @@ export interface SlackDeps {
   /** The emoji whose reaction on a message starts a job from it (`DOCS_AGENT_REACTION`, default memo). */
   jobReaction?: string;
   /** `/docs-health`: the docs-health report (absent: the command says it is not set up). */
-  health?: { reports: Pick<HealthReports, 'now' | 'report'>; siteUrl: string | undefined };
+  health?: { reports: Pick<HealthReports, 'now' | 'report' | 'publish'>; siteUrl: string | undefined };
   /** The App Home tab (absent: `app_home_opened` publishes nothing). */
   home?: Pick<AppHomePublisher, 'opened'>;
   /** The configured hourly budgets, named in the texts that refuse for them. */

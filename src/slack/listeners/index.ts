@@ -1,5 +1,8 @@
 import type { App } from '@slack/bolt';
+import { registerDocsHealthPostAction } from './actions/docs-health-post.js';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
+import { registerHealthFixAction } from './actions/health-fix.js';
+import { registerHealthFixSubmission } from './actions/health-fix-submission.js';
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
 import { registerJobModalSubmission } from './actions/job-modal-submission.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
@@ -19,6 +22,9 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);
   registerDocsHealthCommand(app, deps);
+  registerDocsHealthPostAction(app, deps);
+  registerHealthFixAction(app, deps);
+  registerHealthFixSubmission(app, deps);
   registerOpenPullRequestAction(app);
   registerMessageEvents(app, deps);
   registerSendToDocsAgentShortcut(app, deps);

@@ -1,9 +1,9 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Evidence } from '../../insights/health/evidence.js';
-import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
+import { decodeEvidenceRef, encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import { instructionFor } from '../../insights/health/instruction.js';
-import { escapeMrkdwn } from '../markup.js';
-import { oneLine } from './limits.js';
+import { evidenceSummary } from './evidence-summary.js';
+import type { SubmissionErrors, SubmittedView } from './job-modal.js';
 
 export const HEALTH_MODAL_CALLBACK = 'health_fix_submit';
 export const HEALTH_INSTRUCTION_BLOCK = 'health_instruction';
@@ -18,17 +18,6 @@ export interface HealthModalMetadata {
   evidenceRef: string;
 }
 
-const what = (e: Evidence) => {
-  switch (e.kind) {
-    case 'search':
-      return `the search “${escapeMrkdwn(oneLine(e.query, 150))}” (${Math.round(e.hits)} hits, nothing clicked)`;
-    case 'page':
-      return `the page \`${escapeMrkdwn(oneLine(e.path, 150)).replace(/`/g, 'ˋ')}\` (${Math.round(e.thumbsDown)} 👎)`;
-    case 'question':
-      return `the question “${escapeMrkdwn(oneLine(e.question, 150))}” (asked ${Math.round(e.asked)}×)`;
-  }
-};
-
 /**
  * The modal a fix button opens: the instruction prefilled from the evidence, editable; submitting starts a
  * job. `private_metadata` (≤ 3000) carries the channel and the evidence reference, no secrets.
@@ -40,7 +29,7 @@ export function healthFixModal(evidence: Evidence, channelId: string): ModalView
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `From readers' data: ${what(evidence)}. Edit the instruction, then start the job.`,
+        text: `From readers' data: ${evidenceSummary(evidence)}. Edit the instruction, then start the job.`,
       },
     },
     {
@@ -65,4 +54,46 @@ export function healthFixModal(evidence: Evidence, channelId: string): ModalView
     private_metadata: JSON.stringify(metadata),
     blocks,
   };
+}
+
+export type ParsedHealthFix =
+  | { ok: true; channelId: string; evidenceRef: string; instruction: string }
+  | { ok: false; response: SubmissionErrors }
+  /** Not ours or tampered with: nothing the user can fix in the form. */
+  | { ok: false; code: 'invalid_health_modal'; message: string };
+
+const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
+
+/** Reads the fix modal's submission; what the user can fix is named under the instruction. */
+export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
+  const lost = {
+    ok: false as const,
+    code: 'invalid_health_modal' as const,
+    message: 'This form lost track of the report it came from. Run `/docs-health` again.',
+  };
+  if (view.callback_id !== HEALTH_MODAL_CALLBACK) return lost;
+  let metadata: Partial<HealthModalMetadata>;
+  try {
+    metadata = JSON.parse(view.private_metadata ?? '') as Partial<HealthModalMetadata>;
+  } catch {
+    return lost;
+  }
+  const { channelId, evidenceRef } = metadata ?? {};
+  if (typeof channelId !== 'string' || !CHANNEL_ID.test(channelId)) return lost;
+  if (typeof evidenceRef !== 'string' || !decodeEvidenceRef(evidenceRef)) return lost;
+  const instruction = (
+    view.state?.values?.[HEALTH_INSTRUCTION_BLOCK]?.[HEALTH_INSTRUCTION_ACTION]?.value ?? ''
+  ).trim();
+  const error =
+    instruction.replace(/[\s\u200B-\u200F\u2060\uFEFF]/g, '') === ''
+      ? 'Write what the docs agent should do.'
+      : Array.from(instruction).length > INPUT_MAX
+        ? `Keep it under ${INPUT_MAX.toLocaleString('en-US')} characters.`
+        : undefined;
+  if (error)
+    return {
+      ok: false,
+      response: { response_action: 'errors', errors: { [HEALTH_INSTRUCTION_BLOCK]: error } },
+    };
+  return { ok: true, channelId, evidenceRef, instruction };
 }

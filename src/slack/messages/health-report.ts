@@ -16,9 +16,9 @@ const MAX_LINK_URL_CHARS = 300;
 export interface HealthReportMessageOptions {
   /** DOCS_SITE_URL: paths become links when set. */
   siteUrl: string | undefined;
-  /** Ephemeral reports carry the "Post to channel" button and a fix button per row. */
-  interactive: boolean;
-  /** The button value that asks for the same report again, in the channel (range and top N). */
+  /** A fix button per row (the ephemeral report and its channel copy; not the weekly post's buttons-free form). */
+  fixButtons: boolean;
+  /** Ephemeral reports only: "Post to channel", whose value asks for the same report (range and top N). */
   postValue?: string;
   requestedBy?: string;
 }
@@ -96,7 +96,7 @@ function sectionBlocks(
   }
   const lines = section.rows.map((row, i) => rowLine(row, i + 1, room, options.siteUrl));
   for (const text of packLines(lines)) blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
-  if (options.interactive) {
+  if (options.fixButtons) {
     const buttons: Button[] = section.rows.map((row, i) => ({
       type: 'button',
       action_id: `${HEALTH_FIX_ACTION_PREFIX}_${kind}_${i + 1}`,
@@ -133,7 +133,7 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
       { type: 'divider' },
       ...sectionBlocks(report.questions, 'question', room, options),
     ];
-    if (options.interactive && options.postValue !== undefined) {
+    if (options.postValue !== undefined) {
       blocks.push({
         type: 'actions',
         elements: [

@@ -1,6 +1,7 @@
 import type { ContextBlock, KnownBlock, RichTextBlock } from '@slack/types';
 import { isTerminal, type JobRecord } from '../../jobs/domain/job.js';
 import { escapeMrkdwn } from '../markup.js';
+import { evidenceLine } from './evidence-summary.js';
 import { formatDuration, repositoryBranchUrl, repositoryLabel, slackTime } from './format.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
@@ -14,6 +15,8 @@ export interface JobCardInput {
   requesterId: string;
   prompt: string;
   state: CardState;
+  /** A /docs-health gap's evidence (`encodeEvidenceRef`): the card says which gap started the job. */
+  evidenceRef?: string;
   /** Who may steer the job from its thread (FOLLOW_UPS_FROM); default `anyone`. */
   followUpsFrom?: 'anyone' | 'requester';
 }
@@ -59,6 +62,12 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
     },
     promptQuote(input.prompt),
   ];
+  const evidence = evidenceLine(input.evidenceRef);
+  if (evidence)
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: truncate(evidence, LIMITS.sectionText) }],
+    });
 
   let status: StatusLine;
   if (state.phase === 'starting') {

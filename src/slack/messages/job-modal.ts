@@ -17,7 +17,7 @@ const CONTEXT_VALUE = 'include';
 /** Slack's modal limits: a plain_text_input holds 3000 characters; private_metadata 3000. */
 export const MODAL_LIMITS = { inputValue: 3000, privateMetadata: 3000, previewMessages: 5, previewLine: 200 };
 
-export type JobModalOrigin = 'message_shortcut' | 'home' | 'health_gap';
+export type JobModalOrigin = 'message_shortcut' | 'home';
 
 /** Refs only (never text, tokens or keys): where the job's card goes and what started it. */
 export interface JobModalRefs {
@@ -26,8 +26,6 @@ export interface JobModalRefs {
   /** The thread the card is posted in (the message's thread, else the message). */
   threadTs?: string;
   messageTs?: string;
-  /** For jobs started from a health gap: the id of the stored evidence, not the evidence. */
-  evidenceRef?: string;
 }
 
 export interface JobModalInput {
@@ -137,12 +135,11 @@ export function encodeRefs(refs: JobModalRefs): string {
     ...(refs.channelId ? { c: refs.channelId } : {}),
     ...(refs.threadTs ? { t: refs.threadTs } : {}),
     ...(refs.messageTs ? { m: refs.messageTs } : {}),
-    ...(refs.evidenceRef ? { e: refs.evidenceRef } : {}),
   };
   return JSON.stringify(compact);
 }
 
-const ORIGINS: readonly string[] = ['message_shortcut', 'home', 'health_gap'];
+const ORIGINS: readonly string[] = ['message_shortcut', 'home'];
 const REF = /^[A-Za-z0-9._:-]{1,200}$/;
 
 export function decodeRefs(metadata: string | undefined): JobModalRefs | undefined {
@@ -161,7 +158,6 @@ export function decodeRefs(metadata: string | undefined): JobModalRefs | undefin
     ['c', 'channelId'],
     ['t', 'threadTs'],
     ['m', 'messageTs'],
-    ['e', 'evidenceRef'],
   ] as const) {
     if (r[key] === undefined) continue;
     const value = field(r[key]);

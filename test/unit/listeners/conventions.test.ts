@@ -29,7 +29,10 @@ const LISTENER_FILES = ['commands', 'actions', 'events'].flatMap((kind) =>
 describe('src/slack layout', () => {
   it('has a listener file per surface, each exporting its callback beside its register function', async () => {
     expect(LISTENER_FILES.map((path) => relative(LISTENERS, path)).sort()).toEqual([
+      'actions/docs-health-post.ts',
       'actions/docs-views-post.ts',
+      'actions/health-fix-submission.ts',
+      'actions/health-fix.ts',
       'actions/home-new-job.ts',
       'actions/job-modal-submission.ts',
       'actions/open-pull-request.ts',

@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
-import { parseHealthCommand } from '../../../insights/health/health-reports.js';
+import { healthReportCommandText, parseHealthCommand } from '../../../insights/health/health-reports.js';
 import type { HealthReport } from '../../../insights/health/report.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { healthReportMessage } from '../../messages/health-report.js';
@@ -24,6 +24,7 @@ export function docsHealthHelp(command: string): string {
     '• Searches that found nothing, pages readers flag with 👎 (with their latest comments), and questions the assistant could not answer.',
     '• Range: `7d` (default: the last 7 full days), `30d`, `90d`, `yesterday`, `last-week`, `this-month`, `last-month` or `YYYY-MM-DD..YYYY-MM-DD`.',
     '• `top N`: rows per section, 1–25 (default 5).',
+    '• *Fix #n* on a row opens a job form naming the evidence; *Post to channel* shares the report.',
     `Example: \`${command} 30d top 10\``,
   ].join('\n');
 }
@@ -72,6 +73,10 @@ export function docsHealthCommand(deps: DocsHealthDeps) {
       );
       return;
     }
-    await respondSafely(respond, healthReportMessage(report, { siteUrl, interactive: false }), deps.logger);
+    await respondSafely(
+      respond,
+      healthReportMessage(report, { siteUrl, fixButtons: true, postValue: healthReportCommandText(report) }),
+      deps.logger,
+    );
   };
 }

@@ -1,0 +1,87 @@
+import type { App } from '@slack/bolt';
+import { describeError } from '../../../common/errors.js';
+import { accessDeniedMessage } from '../../command-text.js';
+import { describeSlackDeliveryFailure } from '../../messages/failures.js';
+import {
+  HEALTH_INSTRUCTION_BLOCK,
+  HEALTH_MODAL_CALLBACK,
+  parseHealthFixSubmission,
+} from '../../messages/health-modal.js';
+import type { SubmissionErrors, SubmittedView } from '../../messages/job-modal.js';
+import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
+import type { SlackDeps } from '../deps.js';
+
+export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
+  jobs: Pick<SlackDeps['jobs'], 'start'>;
+};
+
+/** The parts of a `view_submission` read here. */
+export interface HealthFixSubmissionArgs {
+  ack: (response?: SubmissionErrors) => Promise<void>;
+  body: { user: { id: string }; team?: { id: string } | null; view: SubmittedView };
+  client: {
+    chat: {
+      postEphemeral(args: { channel: string; user: string; text: string }): Promise<unknown>;
+      postMessage(args: { channel: string; text: string }): Promise<unknown>;
+    };
+  };
+}
+
+export function registerHealthFixSubmission(app: App, deps: HealthFixSubmissionDeps): void {
+  app.view(HEALTH_MODAL_CALLBACK, healthFixSubmission(deps) as never);
+}
+
+const inForm = (text: string): SubmissionErrors => ({
+  response_action: 'errors',
+  errors: { [HEALTH_INSTRUCTION_BLOCK]: text },
+});
+
+/**
+ * The fix modal submitted: the job starts as any other (access rules, budget, card, polling, one terminal
+ * reply), its card in the channel where the report was shown, naming the evidence, which the record keeps
+ * for the "did it work?" post. Failures after the modal closed reach the user privately.
+ */
+export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
+  return async ({ ack, body, client }: HealthFixSubmissionArgs): Promise<void> => {
+    const parsed = parseHealthFixSubmission(body.view);
+    if (!parsed.ok) {
+      await ack('response' in parsed ? parsed.response : inForm(parsed.message));
+      return;
+    }
+    const userId = body.user.id;
+    const { channelId, evidenceRef, instruction } = parsed;
+    const access = deps.access.check(userId, channelId);
+    if (!access.ok) {
+      await ack(inForm(accessDeniedMessage(access.reason)));
+      return;
+    }
+    await ack();
+    // In the channel if Slack lets us; else in the user's DM with the app (the bot may have left the channel).
+    const tell = async (text: string) => {
+      try {
+        await client.chat.postEphemeral({ channel: channelId, user: userId, text });
+      } catch {
+        await client.chat.postMessage({ channel: userId, text }).catch((error: unknown) => {
+          deps.logger.warn({ channelId, error: describeError(error) }, 'could not tell the user privately');
+        });
+      }
+    };
+    deps.afterAck(async () => {
+      const result = await deps.jobs.start({
+        teamId: body.team?.id ?? null,
+        channelId,
+        threadTs: null,
+        requesterId: userId,
+        prompt: instruction,
+        origin: 'health_fix',
+        evidenceRef,
+      });
+      if (!result.ok && result.stage === 'state') await tell(STATE_UNAVAILABLE_TEXT);
+      else if (!result.ok && result.stage === 'card') {
+        deps.logger.info({ channelId, error: describeError(result.error) }, 'could not post job card');
+        const reason = describeSlackDeliveryFailure((result.error as { code?: string }).code);
+        await tell(`Your fix job for <#${channelId}> did not start. ${reason}`);
+      }
+    });
+  };
+}

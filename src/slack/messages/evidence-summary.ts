@@ -1,0 +1,26 @@
+import type { Evidence } from '../../insights/health/evidence.js';
+import { decodeEvidenceRef } from '../../insights/health/evidence-ref.js';
+import { escapeMrkdwn } from '../markup.js';
+import { oneLine } from './limits.js';
+
+/** Reader text inside mrkdwn: one line, no mentions or links, no code span breaking out. */
+const quoted = (text: string, max: number) => escapeMrkdwn(oneLine(text, max)).replace(/`/g, 'ˋ');
+
+/** The gap a job was started from, in a few words (mrkdwn): the modal's intro and the job card's line. */
+export function evidenceSummary(e: Evidence): string {
+  switch (e.kind) {
+    case 'search':
+      return `the search “${quoted(e.query, 150)}” (${Math.round(e.hits)} hits, nothing clicked)`;
+    case 'page':
+      return `the page \`${quoted(e.path, 150)}\` (${Math.round(e.thumbsDown)} 👎)`;
+    case 'question':
+      return `the question “${quoted(e.question, 150)}” (asked ${Math.round(e.asked)}×)`;
+  }
+}
+
+/** The card's line for a job started from a /docs-health gap; undefined for any other job. */
+export function evidenceLine(evidenceRef: string | undefined): string | undefined {
+  const evidence = evidenceRef === undefined ? undefined : decodeEvidenceRef(evidenceRef);
+  if (!evidence) return undefined;
+  return `:mag: From /docs-health (${evidence.range.from} – ${evidence.range.toExclusive}): ${evidenceSummary(evidence)}`;
+}

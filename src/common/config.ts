@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { crossFieldProblems } from './config-checks.js';
 import { AppError } from './errors.js';
+import { channelProjectsSchema } from './projects.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -94,6 +95,7 @@ const envSchema = z.object({
     .min(1, 'must not be empty')
     .regex(/^[A-Za-z0-9_-]+$/, 'must be a project ID (letters, digits, - and _ only)')
     .refine(notPlaceholder, `${PLACEHOLDER_MESSAGE} (the project ID on the dashboard’s API keys page)`),
+  DOCS_CHANNEL_PROJECTS: channelProjectsSchema,
   DOCS_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
   DOCS_API_MAX_CONCURRENCY: integer(4, 1, 64),
   DOCS_API_MAX_RPS: integer(10, 0, 1000),
@@ -153,6 +155,8 @@ export interface Config {
     apiUrl: string;
     apiKey: string;
     projectId: string;
+    /** DOCS_CHANNEL_PROJECTS: channels acting on another project than DOCS_PROJECT_ID. */
+    channelProjects: ReadonlyMap<string, string>;
     timeoutMs: number;
     maxConcurrency: number;
     /** Ceiling on job polls started per second (whole process in memory mode, all replicas with Redis; 0 = none). */
@@ -228,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiUrl: e.DOCS_API_URL,
       apiKey: e.DOCS_API_KEY,
       projectId: e.DOCS_PROJECT_ID,
+      channelProjects: e.DOCS_CHANNEL_PROJECTS,
       timeoutMs: e.DOCS_API_TIMEOUT_MS,
       maxConcurrency: e.DOCS_API_MAX_CONCURRENCY,
       maxPollsPerSecond: e.DOCS_API_MAX_RPS,

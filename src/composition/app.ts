@@ -2,6 +2,7 @@ import { AccessPolicy } from '../common/access-policy.js';
 import { type Clock, systemClock } from '../common/clock.js';
 import { type Config, secretsOf } from '../common/config.js';
 import { createLogger, type Logger } from '../common/logger.js';
+import { ProjectDirectory } from '../common/projects.js';
 import { AnalyticsSource } from '../insights/analytics-source.js';
 import { HealthReports } from '../insights/health/health-reports.js';
 import { PageViewsReports } from '../insights/page-views/page-views-reports.js';
@@ -65,6 +66,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ...(options.schedulerTimers ? { schedulerTimers: options.schedulerTimers } : {}),
   });
   const { jobStore: store, pollQueue: queue, agentJobQuota: quota, analyticsBudget } = adapters;
+  // Channels map to docs projects (DOCS_CHANNEL_PROJECTS); one admin key and one pool serve them all.
+  const projects = new ProjectDirectory(config.docs.projectId, config.docs.channelProjects);
+  const docsApiFor = (projectId: string) => docsApi.forProject(projectId);
 
   const slack = createSlackApp(
     config,
@@ -81,11 +85,12 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     jobsPerHour: config.docs.jobsPerHour,
   });
   const jobs = new JobService({
-    api: docsApi,
+    apiFor: docsApiFor,
+    projects,
     store,
     notifier,
     queue,
-    quota,
+    quotaFor: (projectId) => adapters.agentJobQuotaFor(projectId),
     clock,
     logger,
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },

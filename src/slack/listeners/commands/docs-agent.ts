@@ -60,7 +60,7 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
     if (parsed.kind === 'status') {
       // Fetched fresh from the platform, which may be slow: acknowledge first, answer via response_url.
       await ack();
-      const result = await deps.jobs.status(parsed.jobId);
+      const result = await deps.jobs.status(parsed.jobId, command.channel_id);
       const view = result.ok
         ? jobStatusMessage(result.job, result.record)
         : jobStatusErrorMessage(parsed.jobId, result.error, Date.now(), deps.limits);

@@ -110,12 +110,12 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     cacheTtlMs: config.analytics.cacheTtlMs,
   });
   const analytics = new PageViewsReports({
-    api: docsApi,
+    apiFor: docsApiFor,
     source: analyticsSource,
     publisher: new SlackReportPublisher(slack.gateway, config.docs.siteUrl),
     clock,
     logger: logger.child({ component: 'analytics' }),
-    projectId: config.docs.projectId,
+    projects,
     maxPages: config.analytics.maxPages,
   });
   const weekly = new WeeklyReports({
@@ -151,10 +151,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     pageViews: { analytics, weekly, siteUrl: config.docs.siteUrl },
     health: {
       reports: new HealthReports({
-        api: docsApi,
+        apiFor: docsApiFor,
         source: analyticsSource,
         clock,
-        projectId: config.docs.projectId,
+        projects,
         maxPages: config.analytics.maxPages,
       }),
       siteUrl: config.docs.siteUrl,

@@ -53,7 +53,10 @@ export class DocsApiClient {
   /** The clients of other projects, sharing this one's pool and key (`forProject`). */
   private readonly siblings: Map<string, DocsApiClient>;
 
-  constructor(options: DocsClientOptions, shared?: { transport: HttpTransport; siblings: Map<string, DocsApiClient> }) {
+  constructor(
+    options: DocsClientOptions,
+    shared?: { transport: HttpTransport; siblings: Map<string, DocsApiClient> },
+  ) {
     this.transport = shared?.transport ?? new HttpTransport(options);
     this.logger = options.logger;
     this.project = encodeURIComponent(options.projectId);

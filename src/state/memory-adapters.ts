@@ -16,7 +16,10 @@ import {
 export function memoryAdapters(config: Config, options: AdapterOptions): AdapterSet {
   const { logger, clock } = options;
   const now = () => clock.now();
-  const jobQuotas = perProject(config.docs.projectId, () => new InMemoryHourlyQuota(config.docs.jobsPerHour, now));
+  const jobQuotas = perProject(
+    config.docs.projectId,
+    () => new InMemoryHourlyQuota(config.docs.jobsPerHour, now),
+  );
   return {
     backend: 'in-memory',
     jobStore: options.jobStore ?? createMemoryJobStore(logger, now),

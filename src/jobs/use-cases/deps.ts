@@ -1,8 +1,8 @@
 import type { Clock } from '../../common/clock.js';
 import type { HourlyQuota } from '../../common/hourly-quota.js';
 import type { Logger } from '../../common/logger.js';
-import type { PollTiming } from '../domain/poll-timing.js';
 import type { JobRecord } from '../domain/job.js';
+import type { PollTiming } from '../domain/poll-timing.js';
 import type { AgentJobsApi, JobMetrics, JobNotifier, JobProjects, JobStore, PollQueue } from '../ports.js';
 
 /** Everything the agent-job use cases need; each takes the part it uses. */
@@ -25,6 +25,9 @@ export interface JobServiceDeps {
 }
 
 /** The project a job acts on: the one stored on its record, else the default (records from before projects). */
-export function projectOf(deps: Pick<JobServiceDeps, 'projects'>, record: Pick<JobRecord, 'projectId'>): string {
+export function projectOf(
+  deps: Pick<JobServiceDeps, 'projects'>,
+  record: Pick<JobRecord, 'projectId'>,
+): string {
   return record.projectId ?? deps.projects.defaultProjectId;
 }

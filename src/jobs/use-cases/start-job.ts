@@ -77,7 +77,9 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
     const slot = await quota.take();
     if (!slot.ok) throw budgetUsedUp(slot.retryAfterMs);
     taken = true;
-    job = await deps.apiFor(projectId).createJob(request.context ? `${request.prompt}\n\n${request.context}` : request.prompt);
+    job = await deps
+      .apiFor(projectId)
+      .createJob(request.context ? `${request.prompt}\n\n${request.context}` : request.prompt);
   } catch (error) {
     if (taken) await refundIfNeverSent({ quota, logger }, error);
     logger.warn(

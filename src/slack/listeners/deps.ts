@@ -22,7 +22,7 @@ export interface SlackDeps {
   pageViews: {
     analytics: Pick<
       PageViewsReports,
-      'now' | 'requestFor' | 'report' | 'cachedReport' | 'publish' | 'uploadCsv'
+      'now' | 'requestFor' | 'inChannel' | 'report' | 'cachedReport' | 'publish' | 'uploadCsv'
     >;
     weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
     siteUrl: string | undefined;
@@ -30,7 +30,7 @@ export interface SlackDeps {
   /** The emoji whose reaction on a message starts a job from it (`DOCS_AGENT_REACTION`, default memo). */
   jobReaction?: string;
   /** `/docs-health`: the docs-health report (absent: the command says it is not set up). */
-  health?: { reports: Pick<HealthReports, 'now' | 'report'>; siteUrl: string | undefined };
+  health?: { reports: Pick<HealthReports, 'now' | 'report' | 'inChannel'>; siteUrl: string | undefined };
   /** The configured hourly budgets, named in the texts that refuse for them. */
   limits?: HourlyLimits;
   /**

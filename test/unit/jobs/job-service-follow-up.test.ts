@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DocsApiError } from '../../../src/common/docs-api-error.js';
 import { InMemoryHourlyQuota } from '../../../src/common/hourly-quota.js';
-import { ProjectDirectory } from '../../../src/common/projects.js';
 import { createLogger } from '../../../src/common/logger.js';
+import { ProjectDirectory } from '../../../src/common/projects.js';
 import type { AgentJob, JobRecord } from '../../../src/jobs/domain/job.js';
 import { JobService } from '../../../src/jobs/job-service.js';
 import type { JobNotifier, JobStore, PollQueue, TerminalOutcome } from '../../../src/jobs/ports.js';

@@ -112,7 +112,8 @@ describe('docsAgentCommand', () => {
     await t.run('status job_42');
     expect(t.calls).toEqual(['ack', 'status', 'respond']);
     expect(t.ack).toHaveBeenCalledWith();
-    expect(t.jobs.status).toHaveBeenCalledWith('job_42');
+    // Asked in a channel: a job the bot does not follow is looked up in that channel's project.
+    expect(t.jobs.status).toHaveBeenCalledWith('job_42', CHANNEL);
     const answer = only(t.respond);
     expect(answer.response_type).toBe('ephemeral');
     expect(allText(answer)).toContain('https://github.com/acme/docs/pull/7');

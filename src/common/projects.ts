@@ -80,6 +80,11 @@ export class ProjectDirectory {
     return (channelId && this.byChannel.get(channelId)) || this.defaultProjectId;
   }
 
+  /** Whether DOCS_CHANNEL_PROJECTS lists the channel (even with the default project). */
+  isMapped(channelId: string | null | undefined): boolean {
+    return !!channelId && this.byChannel.has(channelId);
+  }
+
   /** Every configured project once: the default first, then the mapped ones in the order given. */
   all(): string[] {
     return [...new Set([this.defaultProjectId, ...this.byChannel.values()])];

@@ -83,6 +83,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,
     jobsPerHour: config.docs.jobsPerHour,
+    projects,
   });
   const jobs = new JobService({
     apiFor: docsApiFor,
@@ -147,6 +148,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     jobs,
     conversations,
     access,
+    projects,
     logger,
     pageViews: { analytics, weekly, siteUrl: config.docs.siteUrl },
     health: {

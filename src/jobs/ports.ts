@@ -71,6 +71,8 @@ export interface StartingCard {
   threadTs: string | null;
   requesterId: string;
   prompt: string;
+  /** The project the job is created in. */
+  projectId?: string;
 }
 
 export type JobStartOutcome = 'started' | 'card_failed' | 'create_failed' | 'state_unavailable';

@@ -39,6 +39,8 @@ export interface NotifierOptions {
   jobsPerHour?: number;
   /** Retry policy of background card refreshes. */
   cards?: CardRefresherOptions;
+  /** With several docs projects configured, cards name theirs (records without one use the default). */
+  projects?: { isMulti: boolean; defaultProjectId: string };
 }
 
 /** Renders job state into Slack: the card in place and the replies in its thread. */
@@ -62,6 +64,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
           prompt: record.prompt,
           state: { phase: 'tracked', record, now },
           followUpsFrom: this.options.followUpsFrom,
+          project: this.projectName(record.projectId),
         }),
       options.cards,
     );
@@ -138,6 +141,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       prompt: input.prompt,
       state: { phase: 'starting' },
       followUpsFrom: this.options.followUpsFrom,
+      project: this.projectName(input.projectId),
     });
     const post = () =>
       this.gateway.post({
@@ -158,6 +162,12 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     }
   }
 
+  /** The project a card names: only when several are configured. */
+  private projectName(projectId: string | undefined): string | undefined {
+    const projects = this.options.projects;
+    return projects?.isMulti ? (projectId ?? projects.defaultProjectId) : undefined;
+  }
+
   /** Resolves at once: the refresh runs in the background (coalesced, retried; see CardRefresher). */
   async updateCard(record: JobRecord, now: number): Promise<void> {
     this.cards.refresh(record, now);
@@ -169,6 +179,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       requesterId: input.requesterId,
       prompt: input.prompt,
       state: { phase: 'not_started', reason },
+      project: this.projectName(input.projectId),
     });
     await this.gateway.update(input.channelId, input.cardTs, message).catch((error: unknown) => {
       this.logger.warn(

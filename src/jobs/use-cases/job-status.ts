@@ -3,7 +3,7 @@ import type { JobStore } from '../ports.js';
 import { type JobServiceDeps, projectOf } from './deps.js';
 
 export type JobStatusResult =
-  | { ok: true; job: AgentJob; record: JobRecord | undefined }
+  | { ok: true; job: AgentJob; record: JobRecord | undefined; projectId: string }
   | { ok: false; error: unknown };
 
 /**
@@ -19,7 +19,7 @@ export async function jobStatus(
     const record = await deps.store.getJob(jobId).catch(() => undefined);
     const projectId = record ? projectOf(deps, record) : deps.projects.projectFor(channelId);
     const job = await deps.apiFor(projectId).getJob(jobId);
-    return { ok: true, job, record };
+    return { ok: true, job, record, projectId };
   } catch (error) {
     return { ok: false, error };
   }

@@ -53,6 +53,7 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
     threadTs: request.threadTs,
     requesterId: request.requesterId,
     prompt: request.prompt,
+    projectId,
   };
   try {
     // A cheap read first: with the state store down the job could be created but never followed, so

@@ -1,5 +1,6 @@
 import type { AccessPolicy } from '../../common/access-policy.js';
 import type { Logger } from '../../common/logger.js';
+import type { ProjectDirectory } from '../../common/projects.js';
 import type { HealthReports } from '../../insights/health/health-reports.js';
 import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
@@ -27,6 +28,8 @@ export interface SlackDeps {
     weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
     siteUrl: string | undefined;
   };
+  /** Which docs project each channel acts on (`/docs-agent project`; names it when there are several). */
+  projects?: Pick<ProjectDirectory, 'projectFor' | 'isMapped' | 'isMulti' | 'defaultProjectId'>;
   /** The emoji whose reaction on a message starts a job from it (`DOCS_AGENT_REACTION`, default memo). */
   jobReaction?: string;
   /** `/docs-health`: the docs-health report (absent: the command says it is not set up). */

@@ -54,7 +54,7 @@ function setup(overrides: Partial<DocsAgentCommandDeps> = {}) {
   const { logger, lines } = recordingLogger();
   const jobs = {
     start: vi.fn(async (): Promise<StartJobResult> => ({ ok: true, record })),
-    status: vi.fn(async (): Promise<JobStatusResult> => ({ ok: true, job, record })),
+    status: vi.fn(async (): Promise<JobStatusResult> => ({ ok: true, job, record, projectId: 'proj_test' })),
     listWatched: vi.fn(async () => [record]),
   };
   const deps: DocsAgentCommandDeps = {
@@ -107,7 +107,7 @@ describe('docsAgentCommand', () => {
     const t = setup();
     t.jobs.status.mockImplementationOnce(async () => {
       t.calls.push('status');
-      return { ok: true, job, record };
+      return { ok: true, job, record, projectId: 'proj_test' };
     });
     await t.run('status job_42');
     expect(t.calls).toEqual(['ack', 'status', 'respond']);

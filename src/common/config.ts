@@ -1,55 +1,10 @@
 import { z } from 'zod';
 import { crossFieldProblems } from './config-checks.js';
+import { httpUrl, idList, integer, optionalText } from './config-schemas.js';
 import { AppError } from './errors.js';
+import { channelProjectsSchema } from './projects.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-const optionalText = z
-  .string()
-  .trim()
-  .transform((value) => (value === '' ? undefined : value))
-  .optional();
-
-const idList = (what: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value) =>
-      (value ?? '')
-        .split(',')
-        .map((item) => item.trim())
-        .filter((item) => item !== ''),
-    )
-    .pipe(
-      z.array(
-        z
-          .string()
-          .regex(
-            /^[A-Z0-9]+$/,
-            `each entry must be a Slack ${what} ID such as ${what === 'user' ? 'U0123ABCD' : 'C0123ABCD'}`,
-          ),
-      ),
-    );
-
-const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z
-    .string()
-    .trim()
-    .optional()
-    .transform((value) => (value === undefined || value === '' ? String(fallback) : value))
-    .pipe(
-      z
-        .string()
-        .regex(/^-?\d+$/, 'must be a whole number')
-        .transform(Number)
-        .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
-    );
-
-const httpUrl = z
-  .string()
-  .trim()
-  .url('must be a URL such as https://example.com')
-  .refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://');
 
 /** The fill-in values of .env.example (`xoxb-your-bot-token`, `your-project-id`, …): an unedited copy must not boot. */
 const PLACEHOLDER = /(^|[-_])your[-_]/i;
@@ -94,6 +49,7 @@ const envSchema = z.object({
     .min(1, 'must not be empty')
     .regex(/^[A-Za-z0-9_-]+$/, 'must be a project ID (letters, digits, - and _ only)')
     .refine(notPlaceholder, `${PLACEHOLDER_MESSAGE} (the project ID on the dashboard’s API keys page)`),
+  DOCS_CHANNEL_PROJECTS: channelProjectsSchema,
   DOCS_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
   DOCS_API_MAX_CONCURRENCY: integer(4, 1, 64),
   DOCS_API_MAX_RPS: integer(10, 0, 1000),
@@ -154,6 +110,8 @@ export interface Config {
     apiUrl: string;
     apiKey: string;
     projectId: string;
+    /** DOCS_CHANNEL_PROJECTS: channels acting on another project than DOCS_PROJECT_ID. */
+    channelProjects: ReadonlyMap<string, string>;
     timeoutMs: number;
     maxConcurrency: number;
     /** Ceiling on job polls started per second (whole process in memory mode, all replicas with Redis; 0 = none). */
@@ -231,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiUrl: e.DOCS_API_URL,
       apiKey: e.DOCS_API_KEY,
       projectId: e.DOCS_PROJECT_ID,
+      channelProjects: e.DOCS_CHANNEL_PROJECTS,
       timeoutMs: e.DOCS_API_TIMEOUT_MS,
       maxConcurrency: e.DOCS_API_MAX_CONCURRENCY,
       maxPollsPerSecond: e.DOCS_API_MAX_RPS,

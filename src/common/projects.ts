@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { AppError } from './errors.js';
 
 /** DOCS_CHANNEL_PROJECTS could not be read; the message names the entry and what a valid one looks like. */
@@ -43,6 +44,21 @@ export function parseChannelProjects(text: string | undefined): Map<string, stri
   return map;
 }
 
+/** The DOCS_CHANNEL_PROJECTS variable for the config schema: a map, or the parse error as its problem. */
+export const channelProjectsSchema = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    try {
+      return parseChannelProjects(text) as ReadonlyMap<string, string>;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // The config error prefixes the variable's name already.
+      ctx.addIssue({ code: 'custom', message: message.replace(/^DOCS_CHANNEL_PROJECTS /, '') });
+      return z.NEVER;
+    }
+  });
+
 /** Which docs project a channel acts on: its own mapping, else the default (DOCS_PROJECT_ID). */
 export class ProjectDirectory {
   private readonly byChannel: ReadonlyMap<string, string>;
@@ -62,6 +78,11 @@ export class ProjectDirectory {
 
   projectFor(channelId: string | null | undefined): string {
     return (channelId && this.byChannel.get(channelId)) || this.defaultProjectId;
+  }
+
+  /** Whether DOCS_CHANNEL_PROJECTS lists the channel (even with the default project). */
+  isMapped(channelId: string | null | undefined): boolean {
+    return !!channelId && this.byChannel.has(channelId);
   }
 
   /** Every configured project once: the default first, then the mapped ones in the order given. */

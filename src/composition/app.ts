@@ -2,6 +2,7 @@ import { AccessPolicy } from '../common/access-policy.js';
 import { type Clock, systemClock } from '../common/clock.js';
 import { type Config, secretsOf } from '../common/config.js';
 import { createLogger, type Logger } from '../common/logger.js';
+import { ProjectDirectory } from '../common/projects.js';
 import { AnalyticsSource } from '../insights/analytics-source.js';
 import { HealthReports } from '../insights/health/health-reports.js';
 import { PageViewsReports } from '../insights/page-views/page-views-reports.js';
@@ -72,6 +73,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ...(options.impactTimers ? { impactTimers: options.impactTimers } : {}),
   });
   const { jobStore: store, pollQueue: queue, agentJobQuota: quota, analyticsBudget } = adapters;
+  // Channels map to docs projects (DOCS_CHANNEL_PROJECTS); one admin key and one pool serve them all.
+  const projects = new ProjectDirectory(config.docs.projectId, config.docs.channelProjects);
+  const docsApiFor = (projectId: string) => docsApi.forProject(projectId);
 
   const slack = createSlackApp(
     config,
@@ -87,13 +91,15 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     followUpsFrom: config.access.followUpsFrom,
     jobsPerHour: config.docs.jobsPerHour,
     onJobChanged: (record) => home.jobChanged(record),
+    projects,
   });
   const jobs = new JobService({
-    api: docsApi,
+    apiFor: docsApiFor,
+    projects,
     store,
     notifier,
     queue,
-    quota,
+    quotaFor: (projectId) => adapters.agentJobQuotaFor(projectId),
     clock,
     logger,
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
@@ -116,19 +122,19 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   });
   const publisher = new SlackReportPublisher(slack.gateway, config.docs.siteUrl);
   const analytics = new PageViewsReports({
-    api: docsApi,
+    apiFor: docsApiFor,
     source: analyticsSource,
     publisher,
     clock,
     logger: logger.child({ component: 'analytics' }),
-    projectId: config.docs.projectId,
+    projects,
     maxPages: config.analytics.maxPages,
   });
   const impact = wireHealthImpact({
     config,
     adapters,
     claims: store,
-    api: docsApi,
+    apiFor: docsApiFor,
     source: analyticsSource,
     pageViews: analytics,
     gateway: slack.gateway,
@@ -165,14 +171,15 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     jobs,
     conversations,
     access,
+    projects,
     logger,
     pageViews: { analytics, weekly, siteUrl: config.docs.siteUrl },
     health: {
       reports: new HealthReports({
-        api: docsApi,
+        apiFor: docsApiFor,
         source: analyticsSource,
         clock,
-        projectId: config.docs.projectId,
+        projects,
         maxPages: config.analytics.maxPages,
         publisher,
       }),

@@ -23,7 +23,7 @@ export function wireHealthImpact(input: {
   config: Config;
   adapters: Pick<AdapterSet, 'impactQueue'>;
   claims: OnceClaims;
-  api: HealthApi;
+  apiFor(projectId: string): HealthApi;
   source: AnalyticsSource;
   pageViews: PageViewsReports;
   gateway: SlackGateway;
@@ -34,12 +34,12 @@ export function wireHealthImpact(input: {
   const impact = new HealthImpact({
     queue: input.adapters.impactQueue,
     publisher: new SlackImpactPublisher(input.gateway, input.claims, logger),
-    api: input.api,
+    apiFor: input.apiFor,
     pageViews: input.pageViews,
     source: input.source,
     clock: input.clock,
     logger,
-    projectId: input.config.docs.projectId,
+    defaultProjectId: input.config.docs.projectId,
     maxPages: input.config.analytics.maxPages,
     days: input.config.analytics.healthImpactDays,
   });
@@ -51,6 +51,7 @@ export function wireHealthImpact(input: {
         channelId: record.channelId,
         threadTs: record.threadTs,
         evidenceRef: record.evidenceRef,
+        ...(record.projectId === undefined ? {} : { projectId: record.projectId }),
         prLink,
       });
     },

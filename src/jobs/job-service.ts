@@ -57,9 +57,9 @@ export class JobService {
     return this.deps.store.release(key);
   }
 
-  /** A job's current state, fetched fresh from the platform, with what the bot knows about it. */
-  status(jobId: string): Promise<JobStatusResult> {
-    return jobStatus(this.deps, jobId);
+  /** A job's current state, fresh from the platform: in its record's project, else the channel's. */
+  status(jobId: string, channelId?: string): Promise<JobStatusResult> {
+    return jobStatus(this.deps, jobId, channelId);
   }
 
   /** Jobs of a channel that are still being watched, oldest first. */

@@ -1,10 +1,19 @@
 import type { AgentJob, JobRecord } from './domain/job.js';
 
-/** The docs platform's agent-job operations. Errors are `DocsApiError`s with stable codes. */
+/** The docs platform's agent-job operations on one project. Errors are `DocsApiError`s with stable codes. */
 export interface AgentJobsApi {
   createJob(prompt: string): Promise<AgentJob>;
   getJob(jobId: string): Promise<AgentJob>;
   sendMessage(jobId: string, prompt: string): Promise<AgentJob>;
+}
+
+/**
+ * Which docs project a job acts on (`ProjectDirectory` fits): the channel's at start, then the record's.
+ * Each project has its own agent-job client and its own hourly job budget; one admin key serves them all.
+ */
+export interface JobProjects {
+  readonly defaultProjectId: string;
+  projectFor(channelId: string | null | undefined): string;
 }
 
 /** Durable state of watched jobs and their threads. A failure throws `state_unavailable`, never "not found". */
@@ -72,6 +81,8 @@ export interface StartingCard {
   prompt: string;
   /** A /docs-health gap's evidence, opaque here: the card names it. */
   evidenceRef?: string;
+  /** The project the job is created in. */
+  projectId?: string;
 }
 
 export type JobStartOutcome = 'started' | 'card_failed' | 'create_failed' | 'state_unavailable';

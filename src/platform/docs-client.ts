@@ -49,11 +49,35 @@ export class DocsApiClient {
   private readonly transport: HttpTransport;
   private readonly project: string;
   private readonly logger: Logger;
+  private readonly options: DocsClientOptions;
+  /** The clients of other projects, sharing this one's pool and key (`forProject`). */
+  private readonly siblings: Map<string, DocsApiClient>;
 
-  constructor(options: DocsClientOptions) {
-    this.transport = new HttpTransport(options);
+  constructor(
+    options: DocsClientOptions,
+    shared?: { transport: HttpTransport; siblings: Map<string, DocsApiClient> },
+  ) {
+    this.transport = shared?.transport ?? new HttpTransport(options);
     this.logger = options.logger;
     this.project = encodeURIComponent(options.projectId);
+    this.siblings = shared?.siblings ?? new Map([[options.projectId, this]]);
+    this.options = options;
+  }
+
+  /**
+   * The same operations on another project of the organisation: one admin key serves every project, and
+   * every project's calls share one connection pool (closing any of them closes the pool).
+   */
+  forProject(projectId: string): DocsApiClient {
+    let client = this.siblings.get(projectId);
+    if (!client) {
+      client = new DocsApiClient(
+        { ...this.options, projectId },
+        { transport: this.transport, siblings: this.siblings },
+      );
+      this.siblings.set(projectId, client);
+    }
+    return client;
   }
 
   createJob(prompt: string): Promise<AgentJob> {

@@ -5,6 +5,7 @@ import { MAX_PROMPT_CHARS } from './messages/help.js';
 export type DocsAgentCommand =
   | { kind: 'help' }
   | { kind: 'list' }
+  | { kind: 'project' }
   | { kind: 'status'; jobId: string }
   | { kind: 'status_usage' }
   | { kind: 'start'; prompt: string }
@@ -14,7 +15,7 @@ export type DocsAgentCommand =
 const JOB_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 /**
- * Parses `/docs-agent` text: `help`, `list`, `status <job id>`, or an instruction converted to plain text
+ * Parses `/docs-agent` text: `help`, `list`, `project`, `status <job id>`, or an instruction converted to plain text
  * and checked for length. Only the exact forms are subcommands, so an instruction that starts with "list"
  * or "status" (`/docs-agent status codes need a table`) still starts a job. `status` followed by one word
  * is always a lookup: a word that is no job id gets the usage, never a job whose prompt is "status …".
@@ -27,6 +28,7 @@ export function parseDocsAgentCommand(
   // Invisible-only text (zero-width, direction marks) is no instruction: answer with help, start nothing.
   if (isBlank(prompt) || /^(help|-h|--help|\?)$/i.test(prompt)) return { kind: 'help' };
   if (/^list$/i.test(prompt)) return { kind: 'list' };
+  if (/^project$/i.test(prompt)) return { kind: 'project' };
   if (/^status$/i.test(prompt)) return { kind: 'status_usage' };
   const status = /^status\s+(\S+)$/i.exec(prompt);
   if (status)

@@ -41,6 +41,8 @@ export interface NotifierOptions {
   cards?: CardRefresherOptions;
   /** Told of every card refresh, terminal reply and notice (App Home republishes the requester's view). */
   onJobChanged?: (record: JobRecord) => void;
+  /** With several docs projects configured, cards name theirs (records without one use the default). */
+  projects?: { isMulti: boolean; defaultProjectId: string };
 }
 
 /** Renders job state into Slack: the card in place and the replies in its thread. */
@@ -65,6 +67,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
           ...(record.evidenceRef === undefined ? {} : { evidenceRef: record.evidenceRef }),
           state: { phase: 'tracked', record, now },
           followUpsFrom: this.options.followUpsFrom,
+          project: this.projectName(record.projectId),
         }),
       options.cards,
     );
@@ -150,6 +153,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
       state: { phase: 'starting' },
       followUpsFrom: this.options.followUpsFrom,
+      project: this.projectName(input.projectId),
     });
     const post = () =>
       this.gateway.post({
@@ -170,6 +174,12 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     }
   }
 
+  /** The project a card names: only when several are configured. */
+  private projectName(projectId: string | undefined): string | undefined {
+    const projects = this.options.projects;
+    return projects?.isMulti ? (projectId ?? projects.defaultProjectId) : undefined;
+  }
+
   /** Resolves at once: the refresh runs in the background (coalesced, retried; see CardRefresher). */
   async updateCard(record: JobRecord, now: number): Promise<void> {
     this.cards.refresh(record, now);
@@ -183,6 +193,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       prompt: input.prompt,
       ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
       state: { phase: 'not_started', reason },
+      project: this.projectName(input.projectId),
     });
     await this.gateway.update(input.channelId, input.cardTs, message).catch((error: unknown) => {
       this.logger.warn(

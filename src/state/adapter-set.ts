@@ -17,8 +17,10 @@ export interface AdapterSet {
   backend: StateBackend;
   jobStore: JobStore;
   pollQueue: PollQueue;
-  /** The organisation's agent-job budget (DOCS_JOBS_PER_HOUR). */
+  /** The agent-job budget of DOCS_PROJECT_ID (AGENT_JOBS_PER_HOUR): `agentJobQuotaFor(DOCS_PROJECT_ID)`. */
   agentJobQuota: HourlyQuota;
+  /** The agent-job budget of one project: the platform counts job creations and follow-ups per project. */
+  agentJobQuotaFor(projectId: string): HourlyQuota;
   /** The analytics requests budget (ANALYTICS_HOURLY_BUDGET), shared by every analytics source. */
   analyticsBudget: HourlyQuota;
   analyticsCache: AnalyticsCache;
@@ -48,4 +50,18 @@ export interface AdapterOptions {
   impactTimers?: SchedulerTimers;
   /** Key prefix in Redis (tests isolate runs); defaults to `docs-agent`. */
   namespace?: string;
+}
+
+/** One budget per project, made on first use and kept: every caller of a project shares its count. */
+export function perProject<T>(defaultProjectId: string, make: (projectId: string) => T) {
+  const made = new Map<string, T>();
+  const of = (projectId: string): T => {
+    let value = made.get(projectId);
+    if (value === undefined) {
+      value = make(projectId);
+      made.set(projectId, value);
+    }
+    return value;
+  };
+  return { of, default: of(defaultProjectId) };
 }

@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import { InMemoryHourlyQuota } from '../common/hourly-quota.js';
-import type { AdapterOptions, AdapterSet } from './adapter-set.js';
+import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.js';
 import { createMemoryAnalyticsCache } from './keyv-analytics-cache.js';
 import { createMemoryJobStore } from './keyv-job-store.js';
 import { createMemoryScheduleStore } from './keyv-schedule-store.js';
@@ -17,6 +17,10 @@ import {
 export function memoryAdapters(config: Config, options: AdapterOptions): AdapterSet {
   const { logger, clock } = options;
   const now = () => clock.now();
+  const jobQuotas = perProject(
+    config.docs.projectId,
+    () => new InMemoryHourlyQuota(config.docs.jobsPerHour, now),
+  );
   return {
     backend: 'in-memory',
     jobStore: options.jobStore ?? createMemoryJobStore(logger, now),
@@ -25,7 +29,8 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
       concurrency: config.docs.maxConcurrency,
       minGapMs: config.docs.maxPollsPerSecond > 0 ? Math.ceil(1000 / config.docs.maxPollsPerSecond) : 0,
     }),
-    agentJobQuota: new InMemoryHourlyQuota(config.docs.jobsPerHour, now),
+    agentJobQuota: jobQuotas.default,
+    agentJobQuotaFor: jobQuotas.of,
     analyticsBudget: new InMemoryHourlyQuota(config.analytics.hourlyBudget, now),
     analyticsCache: createMemoryAnalyticsCache(logger, now),
     scheduleStore: createMemoryScheduleStore(logger, now),

@@ -1,5 +1,5 @@
 import type { Config } from '../common/config.js';
-import type { AdapterOptions, AdapterSet } from './adapter-set.js';
+import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.js';
 import { createRedisAnalyticsCache } from './keyv-analytics-cache.js';
 import { createRedisScheduleStore } from './keyv-schedule-store.js';
 import { BullmqImpactQueue } from './redis/bullmq-impact-queue.js';
@@ -20,8 +20,13 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
   const now = () => clock.now();
   const redis = createRedisState(redisUrl, logger, { namespace: options.namespace });
   const { client, queueClient, namespace } = redis;
-  const quota = (name: string, limit: number) =>
-    new RedisHourlyQuota({ client, key: `${namespace}:quota:${name}:${config.docs.projectId}`, limit, now });
+  // The job budget is the platform's per project; the analytics one is per organisation, and keeps the key
+  // it always had (named after DOCS_PROJECT_ID) so a rolling upgrade does not reset its count.
+  const quota = (name: string, limit: number, projectId = config.docs.projectId) =>
+    new RedisHourlyQuota({ client, key: `${namespace}:quota:${name}:${projectId}`, limit, now });
+  const jobQuotas = perProject(config.docs.projectId, (projectId) =>
+    quota('agent-jobs', config.docs.jobsPerHour, projectId),
+  );
   return {
     backend: 'redis',
     jobStore: redis.store,
@@ -32,7 +37,8 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       maxPerSecond: config.docs.maxPollsPerSecond,
       namespace,
     }),
-    agentJobQuota: quota('agent-jobs', config.docs.jobsPerHour),
+    agentJobQuota: jobQuotas.default,
+    agentJobQuotaFor: jobQuotas.of,
     analyticsBudget: quota('analytics', config.analytics.hourlyBudget),
     analyticsCache: createRedisAnalyticsCache(client, namespace, logger, now),
     scheduleStore: createRedisScheduleStore(client, namespace, logger),

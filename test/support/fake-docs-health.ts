@@ -71,10 +71,10 @@ export class FakeDocsHealth {
   } = {};
 
   /** Answers a health endpoint and returns true, or returns false for any other path. */
-  route(r: FakeDocsRequest, projectId: string, answer: Answer): boolean {
+  route(r: FakeDocsRequest, knows: (projectId: string) => boolean, answer: Answer): boolean {
     const match = /^\/v1\/analytics\/([^/]+)\/(searches|feedback\/by-page|feedback|assistant)$/.exec(r.path);
     if (!match || r.method !== 'GET') return false;
-    if (match[1] !== projectId) {
+    if (!knows(match[1]!)) {
       answer(404, { error: 'Project not found' });
       return true;
     }

@@ -17,6 +17,8 @@ export interface FakeJob {
   createdAt: string;
   archivedAt: string | null;
   prompts: string[];
+  /** The project the job belongs to (not part of the API's answer). */
+  project: string;
 }
 
 export interface ViewRow {
@@ -92,6 +94,10 @@ export interface FakeDocsRequest {
  */
 export class FakeDocs {
   readonly jobs = new Map<string, FakeJob>();
+  /** The organisation's projects: any other project id in a path gets 404 `Project not found`. */
+  readonly projects = new Set<string>([FAKE_PROJECT_ID]);
+  /** Page-view rows of one project (any range); projects not listed use `viewsByRange`/`defaultViews`. */
+  readonly viewsByProject = new Map<string, ViewRow[]>();
   readonly requests: FakeDocsRequest[] = [];
   /** Per-project budget of job creations and follow-ups per hour. */
   jobsPerHour = 100;
@@ -112,7 +118,8 @@ export class FakeDocs {
   } = {};
   /** Answers that broke the published specs (see `answer`); `close` throws when there are any. */
   readonly contractViolations: string[] = [];
-  private readonly creations: number[] = [];
+  /** Job creations and follow-ups per project in the rolling hour. */
+  private readonly creations = new Map<string, number[]>();
   private readonly faults: Array<{ match: (r: FakeDocsRequest) => boolean; fault: Fault }> = [];
   /** Every fault the random mode injected, in order. */
   readonly randomInjected: Array<{ method: string; path: string; kind: RandomFaultKind }> = [];
@@ -161,7 +168,7 @@ export class FakeDocs {
   }
 
   /** A new active job, as the platform creates it (also for seeding jobs directly). */
-  addJob(id: string, prompt: string): FakeJob {
+  addJob(id: string, prompt: string, project = FAKE_PROJECT_ID): FakeJob {
     const job: FakeJob = {
       id,
       status: 'active',
@@ -171,6 +178,7 @@ export class FakeDocs {
       createdAt: new Date().toISOString(),
       archivedAt: null,
       prompts: [prompt],
+      project,
     };
     this.jobs.set(id, job);
     return job;
@@ -315,23 +323,28 @@ export class FakeDocs {
 
     const jobs = /^\/v2\/agent\/([^/]+)\/job(?:\/([^/]+))?(\/message)?$/.exec(r.path);
     if (jobs) {
-      const [, project, id, message] = jobs;
-      if (project !== FAKE_PROJECT_ID) return this.answer(r, res, 404, { error: 'Project not found' });
-      if (r.method === 'POST' && !id) return this.createJob(r, res);
+      const project = decodeURIComponent(jobs[1]!);
+      const [, , id, message] = jobs;
+      if (!this.projects.has(project)) return this.answer(r, res, 404, { error: 'Project not found' });
+      if (r.method === 'POST' && !id) return this.createJob(project, r, res);
+      // A job of another project does not exist in this one.
+      const job = id ? this.jobs.get(decodeURIComponent(id)) : undefined;
+      const found = job?.project === project ? job : undefined;
       if (r.method === 'GET' && id && !message) {
-        const job = this.jobs.get(decodeURIComponent(id));
-        return job
-          ? this.answer(r, res, 200, this.publicJob(job))
+        return found
+          ? this.answer(r, res, 200, this.publicJob(found))
           : this.answer(r, res, 404, { error: 'Job not found' });
       }
-      if (r.method === 'POST' && id && message) return this.sendMessage(decodeURIComponent(id), r, res);
+      if (r.method === 'POST' && id && message) return this.sendMessage(found, r, res);
     }
     const views = /^\/v1\/analytics\/([^/]+)\/views$/.exec(r.path);
     if (views && r.method === 'GET') {
-      if (views[1] !== FAKE_PROJECT_ID) return this.answer(r, res, 404, { error: 'Project not found' });
-      return this.pageViews(r, res);
+      const project = decodeURIComponent(views[1]!);
+      if (!this.projects.has(project)) return this.answer(r, res, 404, { error: 'Project not found' });
+      return this.pageViews(project, r, res);
     }
-    if (this.health.route(r, FAKE_PROJECT_ID, (status, body) => this.answer(r, res, status, body))) return;
+    const known = (project: string) => this.projects.has(decodeURIComponent(project));
+    if (this.health.route(r, known, (status, body) => this.answer(r, res, status, body))) return;
     this.answer(r, res, 404, { error: 'Not found' });
   }
 
@@ -357,37 +370,38 @@ export class FakeDocs {
     return typeof prompt === 'string' && prompt.length >= 1 ? prompt : undefined;
   }
 
-  private takeSlot(): boolean {
+  private takeSlot(project: string): boolean {
     const now = Date.now();
-    while (this.creations.length > 0 && this.creations[0]! <= now - 3_600_000) this.creations.shift();
-    if (this.creations.length >= this.jobsPerHour) return false;
-    this.creations.push(now);
+    const creations = this.creations.get(project) ?? [];
+    this.creations.set(project, creations);
+    while (creations.length > 0 && creations[0]! <= now - 3_600_000) creations.shift();
+    if (creations.length >= this.jobsPerHour) return false;
+    creations.push(now);
     return true;
   }
 
-  private createJob(r: FakeDocsRequest, res: ServerResponse) {
+  private createJob(project: string, r: FakeDocsRequest, res: ServerResponse) {
     const prompt = this.promptOf(r);
     if (!prompt)
       return this.answer(r, res, 400, { error: 'prompt: String must contain at least 1 character(s)' });
-    if (!this.takeSlot()) return this.answer(r, res, 429, { error: 'Rate limit exceeded' });
+    if (!this.takeSlot(project)) return this.answer(r, res, 429, { error: 'Rate limit exceeded' });
     this.counter += 1;
-    const job = this.addJob(`job_${String(this.counter).padStart(4, '0')}`, prompt);
+    const job = this.addJob(`job_${String(this.counter).padStart(4, '0')}`, prompt, project);
     this.answer(r, res, 201, this.publicJob(job));
   }
 
-  private sendMessage(id: string, r: FakeDocsRequest, res: ServerResponse) {
-    const job = this.jobs.get(id);
+  private sendMessage(job: FakeJob | undefined, r: FakeDocsRequest, res: ServerResponse) {
     if (!job) return this.answer(r, res, 404, { error: 'Job not found' });
     const prompt = this.promptOf(r);
     if (!prompt)
       return this.answer(r, res, 400, { error: 'prompt: String must contain at least 1 character(s)' });
-    if (!this.takeSlot()) return this.answer(r, res, 429, { error: 'Rate limit exceeded' });
+    if (!this.takeSlot(job.project)) return this.answer(r, res, 429, { error: 'Rate limit exceeded' });
     job.prompts.push(prompt);
     job.status = 'active';
     this.answer(r, res, 200, this.publicJob(job));
   }
 
-  private pageViews(r: FakeDocsRequest, res: ServerResponse) {
+  private pageViews(project: string, r: FakeDocsRequest, res: ServerResponse) {
     const limit = r.query.has('limit') ? Number(r.query.get('limit')) : 50;
     const offset = r.query.has('offset') ? Number(r.query.get('offset')) : 0;
     if (!Number.isInteger(limit) || limit < 1 || limit > 250) {
@@ -413,7 +427,10 @@ export class FakeDocs {
         details: [{ message: 'dates must be YYYY-MM-DD or ISO 8601' }],
       });
     }
-    const rows = this.viewsByRange.get(`${dateFrom}..${dateTo}`) ?? this.defaultViews;
+    const rows =
+      this.viewsByProject.get(project) ??
+      this.viewsByRange.get(`${dateFrom}..${dateTo}`) ??
+      this.defaultViews;
     const totals = rows.reduce(
       (t, row) => ({ human: t.human + row.human, ai: t.ai + row.ai, total: t.total + row.total }),
       { human: 0, ai: 0, total: 0 },
@@ -427,8 +444,8 @@ export class FakeDocs {
   }
 }
 
-function publicJob(job: FakeJob): Omit<FakeJob, 'prompts'> {
-  const { prompts: _prompts, ...rest } = job;
+function publicJob(job: FakeJob): Omit<FakeJob, 'prompts' | 'project'> {
+  const { prompts: _prompts, project: _project, ...rest } = job;
   return structuredClone(rest);
 }
 

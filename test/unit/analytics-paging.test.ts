@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
 import { createLogger } from '../../src/common/logger.js';
+import { ProjectDirectory } from '../../src/common/projects.js';
 import { AnalyticsSource } from '../../src/insights/analytics-source.js';
 import { AnalyticsBudgetError, fetchRangeViews } from '../../src/insights/page-views/fetch-page-views.js';
 import { PageViewsReports } from '../../src/insights/page-views/page-views-reports.js';
@@ -136,7 +137,7 @@ describe('PageViewsReports cache and budget', () => {
       uploadCsv: async () => undefined,
     };
     return new PageViewsReports({
-      api,
+      apiFor: () => api,
       source: new AnalyticsSource({
         cache: createMemoryAnalyticsCache(logger, options.now),
         budget: options.budget ?? new InMemoryHourlyQuota(100, options.now),
@@ -146,7 +147,7 @@ describe('PageViewsReports cache and budget', () => {
       publisher,
       clock: { now: options.now },
       logger,
-      projectId: FAKE_PROJECT_ID,
+      projects: new ProjectDirectory(FAKE_PROJECT_ID),
       maxPages: 40,
     });
   }

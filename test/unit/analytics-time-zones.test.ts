@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
 import { createLogger } from '../../src/common/logger.js';
+import { ProjectDirectory } from '../../src/common/projects.js';
 import { AnalyticsSource } from '../../src/insights/analytics-source.js';
 import {
   decodeReportRequest,
@@ -43,7 +44,7 @@ function analyticsAt(timers: ManualTimers, posted: PageViewsReport[]) {
     uploadCsv: async () => undefined,
   };
   return new PageViewsReports({
-    api,
+    apiFor: () => api,
     source: new AnalyticsSource({
       cache: createMemoryAnalyticsCache(logger, timers.now),
       budget: new InMemoryHourlyQuota(100, timers.now),
@@ -53,7 +54,7 @@ function analyticsAt(timers: ManualTimers, posted: PageViewsReport[]) {
     publisher,
     clock: { now: timers.now },
     logger,
-    projectId: FAKE_PROJECT_ID,
+    projects: new ProjectDirectory(FAKE_PROJECT_ID),
     maxPages: 40,
   });
 }

@@ -142,7 +142,7 @@ function impactWith(
   const impact = new HealthImpact({
     queue,
     publisher,
-    api,
+    apiFor: () => api,
     pageViews: { views: async (r) => views(r.from === '2026-03-11' ? 300 : 200) },
     source: new AnalyticsSource({
       cache: createMemoryAnalyticsCache(logger),
@@ -152,7 +152,7 @@ function impactWith(
     }),
     clock: { now: () => PR_SEEN },
     logger,
-    projectId: 'p1',
+    defaultProjectId: 'p1',
     maxPages: 5,
     days: 14,
   });

@@ -13,14 +13,16 @@ import type { HealthApi, ImpactCheck, ImpactPublisher, ImpactQueue } from './por
 export interface HealthImpactOptions {
   queue: ImpactQueue;
   publisher: ImpactPublisher;
-  api: HealthApi;
+  /** The analytics endpoints of one project (one admin key serves every project). */
+  apiFor(projectId: string): HealthApi;
   /** Every page's views over a range (the page-views reports' cached fetch): a page's views before/after. */
-  pageViews: { views(range: DateRange): Promise<RangePageViews> };
+  pageViews: { views(range: DateRange, extra: number, projectId: string): Promise<RangePageViews> };
   /** The shared budget, cache and in-flight sharing of every analytics endpoint. */
   source: AnalyticsSource;
   clock: Clock;
   logger: Logger;
-  projectId: string;
+  /** The project of checks enqueued before several projects existed (DOCS_PROJECT_ID). */
+  defaultProjectId: string;
   maxPages: number;
   /** HEALTH_IMPACT_DAYS: the length of each window, and how long after the PR the check is due. */
   days: number;
@@ -83,7 +85,7 @@ export class HealthImpact {
       return null;
     }
     try {
-      const model = await this.measure(evidence, check.prSeenAt);
+      const model = await this.measure(evidence, check.prSeenAt, check.projectId ?? this.o.defaultProjectId);
       const delivery = await this.o.publisher.postImpact(check, model);
       if (delivery === 'undeliverable')
         logger.error({ jobId: check.jobId }, 'impact post refused by Slack for good; dropped');
@@ -108,15 +110,15 @@ export class HealthImpact {
   }
 
   /** The evidence over the days after the PR and as many days before it. */
-  async measure(evidence: Evidence, prSeenAt: number): Promise<ImpactModel> {
+  async measure(evidence: Evidence, prSeenAt: number, projectId: string): Promise<ImpactModel> {
     const { before, after } = impactWindows(prSeenAt, this.o.days);
     const window = (w: { from: string; toExclusive: string }) =>
       fetchHealthWindow(
-        this.o.api,
+        this.o.apiFor(projectId),
         { dateFrom: w.from, dateTo: w.toExclusive },
         {
           source: this.o.source,
-          projectId: this.o.projectId,
+          projectId,
           maxPages: this.o.maxPages,
           parts: PARTS[evidence.kind],
         },
@@ -126,7 +128,7 @@ export class HealthImpact {
     if (evidence.kind !== 'page') return compareImpact(evidence, beforeWindow, afterWindow);
     const key = evidenceKey(evidence);
     const viewsOf = async (range: DateRange) =>
-      (await this.o.pageViews.views(range)).pages
+      (await this.o.pageViews.views(range, 0, projectId)).pages
         .filter((row) => normalisePath(row.path) === key)
         .reduce((sum, row) => sum + row.total, 0);
     const pageViews = { before: await viewsOf(before), after: await viewsOf(after) };

@@ -1,5 +1,6 @@
 import type { Clock } from '../../common/clock.js';
 import type { AnalyticsSource } from '../analytics-source.js';
+import type { AnalyticsProjects } from '../page-views/page-views-reports.js';
 import type { ReportPublisher } from '../ports.js';
 import { addDays, DEFAULT_RANGE, describeSpec, type RangeSpec, resolveRange } from '../ranges/dates.js';
 import { parsePageViewsCommand } from '../ranges/grammar.js';
@@ -11,6 +12,8 @@ import { buildHealthReport, type HealthReport, TOP_DEFAULT, TOP_MAX } from './re
 export interface HealthRequest {
   range: RangeSpec;
   top: number;
+  /** The docs project read (absent: DOCS_PROJECT_ID); the channel's, see `inChannel`. */
+  projectId?: string;
 }
 
 export type HealthCommand =
@@ -51,11 +54,12 @@ export function healthReportCommandText(report: HealthReport): string {
 }
 
 export interface HealthReportsOptions {
-  api: HealthApi;
+  /** The analytics endpoints of one project (one admin key serves every project). */
+  apiFor(projectId: string): HealthApi;
   /** The same source as page views: one budget and one cache for every analytics endpoint. */
   source: AnalyticsSource;
   clock: Clock;
-  projectId: string;
+  projects: AnalyticsProjects;
   maxPages: number;
   /** Where "Post to channel" sends a report. */
   publisher: Pick<ReportPublisher, 'postHealthReport'>;
@@ -74,23 +78,33 @@ export class HealthReports {
     return describeSpec(request.range);
   }
 
-  /** Fetches (or reads from the cache) the range and builds the three sections; budget errors propagate. */
-  async report(request: HealthRequest): Promise<HealthReport> {
-    const window = await this.window(request);
-    return buildHealthReport(window, { top: request.top });
+  /** The request for the channel's project. */
+  inChannel(request: HealthRequest, channelId: string | undefined): HealthRequest {
+    return { ...request, projectId: this.o.projects.projectFor(channelId) };
   }
 
-  /** "Post to channel": the same report (from the cache when it is fresh) posted in the channel. */
+  /**
+   * Fetches (or reads from the cache) the range and builds the three sections; budget errors propagate.
+   * Names the project when several are configured.
+   */
+  async report(request: HealthRequest): Promise<HealthReport> {
+    const projectId = request.projectId ?? this.o.projects.defaultProjectId;
+    const window = await this.window(request, projectId);
+    const report = buildHealthReport(window, { top: request.top });
+    return this.o.projects.isMulti ? { ...report, project: projectId } : report;
+  }
+
+  /** "Post to channel": the same report (from the cache when it is fresh) posted in the channel's project. */
   async publish(channelId: string, request: HealthRequest, requestedBy: string): Promise<void> {
-    const report = await this.report(request);
+    const report = await this.report(this.inChannel(request, channelId));
     await this.o.publisher.postHealthReport(channelId, report, { requestedBy });
   }
 
-  private window(request: HealthRequest): Promise<HealthWindow> {
+  private window(request: HealthRequest, projectId: string): Promise<HealthWindow> {
     const bounds = apiBounds(resolveRange(request.range, this.now(), 'UTC'));
-    return fetchHealthWindow(this.o.api, bounds, {
+    return fetchHealthWindow(this.o.apiFor(projectId), bounds, {
       source: this.o.source,
-      projectId: this.o.projectId,
+      projectId,
       maxPages: this.o.maxPages,
     });
   }

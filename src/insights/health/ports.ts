@@ -79,6 +79,8 @@ export interface ImpactCheck {
   threadTs: string;
   /** The evidence, as `encodeEvidenceRef` wrote it on the job record. */
   evidenceRef: string;
+  /** The job's docs project; absent on checks enqueued before several projects (= DOCS_PROJECT_ID). */
+  projectId?: string;
   prLink: string;
   /** When the bot saw the pull request (ms): the windows are the days after it and as many before. */
   prSeenAt: number;

@@ -36,6 +36,8 @@ export interface HealthReport {
   questions: HealthSection<QuestionEvidence>;
   /** Sections whose source rows may be incomplete (page cap, or by-page's single page). */
   partial: HealthWindow['partial'];
+  /** The project to name on the report: set only when several projects are configured. */
+  project?: string;
 }
 
 /** `top N`, 1–25, default 5: anything else is clamped rather than refused (the grammar validates input). */

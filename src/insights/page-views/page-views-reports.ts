@@ -17,14 +17,22 @@ import { apiBounds } from '../ranges/zone-instants.js';
 import { fetchRangeViews, PAGE_SIZE } from './fetch-page-views.js';
 import { buildReport, type PageViewsReport, type ReportRequest, toCsv } from './report.js';
 
+/** Which project a channel reads (`ProjectDirectory` fits). */
+export interface AnalyticsProjects {
+  readonly defaultProjectId: string;
+  readonly isMulti: boolean;
+  projectFor(channelId: string | null | undefined): string;
+}
+
 export interface PageViewsReportsOptions {
-  api: PageViewsApi;
+  /** The page-views endpoint of one project (one admin key serves every project). */
+  apiFor(projectId: string): PageViewsApi;
   /** The shared budget, cache and in-flight sharing of every analytics endpoint. */
   source: AnalyticsSource;
   publisher: Pick<ReportPublisher, 'postReport' | 'uploadCsv'>;
   clock: Clock;
   logger: Logger;
-  projectId: string;
+  projects: AnalyticsProjects;
   maxPages: number;
 }
 
@@ -43,27 +51,46 @@ export class PageViewsReports {
     return this.o.clock.now();
   }
 
-  /** Resolves the user's range in a time zone (UTC for ad-hoc reports). */
-  requestFor(params: ReportParams, timeZone = 'UTC', nowMs = this.now()): ReportRequest {
-    return {
-      range: resolveRange(params.range, nowMs, timeZone),
-      label: describeSpec(params.range),
-      timeZone,
-      top: params.top,
-      prefix: params.prefix,
-    };
+  /** Resolves the user's range in a time zone (UTC for ad-hoc reports), for the channel's project. */
+  requestFor(params: ReportParams, timeZone = 'UTC', nowMs = this.now(), channelId?: string): ReportRequest {
+    return this.inChannel(
+      {
+        range: resolveRange(params.range, nowMs, timeZone),
+        label: describeSpec(params.range),
+        timeZone,
+        top: params.top,
+        prefix: params.prefix,
+      },
+      channelId,
+    );
+  }
+
+  /** The request for the channel's project (a decoded button value carries none). */
+  inChannel(request: ReportRequest, channelId: string | undefined): ReportRequest {
+    return { ...request, projectId: this.o.projects.projectFor(channelId) };
   }
 
   async report(request: ReportRequest): Promise<PageViewsReport> {
     const previousRange = previousPeriod(request.range);
-    const needsPrevious = !(await this.o.source.peek<RangePageViews>(this.key('totals', previousRange)));
-    const current = await this.views(request.range, needsPrevious ? 1 : 0);
-    const previous = await this.totals(previousRange).catch((error: unknown) => {
+    const needsPrevious = !(await this.o.source.peek<RangePageViews>(
+      this.key('totals', previousRange, request.projectId),
+    ));
+    const current = await this.views(request.range, needsPrevious ? 1 : 0, request.projectId);
+    const previous = await this.totals(previousRange, request.projectId).catch((error: unknown) => {
       // The comparison is a nicety: the report still stands without it.
       this.o.logger.warn({ error: describeError(error) }, 'could not fetch previous-period totals');
       return undefined;
     });
-    return buildReport(request, current, previous);
+    return this.named(request, buildReport(request, current, previous));
+  }
+
+  /** Names the project on the report when there is more than one to tell apart. */
+  private named(request: ReportRequest, report: PageViewsReport): PageViewsReport {
+    return this.o.projects.isMulti ? { ...report, project: this.projectOf(request) } : report;
+  }
+
+  private projectOf(request: Pick<ReportRequest, 'projectId'>): string {
+    return request.projectId ?? this.o.projects.defaultProjectId;
   }
 
   /**
@@ -72,17 +99,18 @@ export class PageViewsReports {
    */
   async cachedReport(request: ReportRequest): Promise<PageViewsReport | undefined> {
     const previousRange = previousPeriod(request.range);
-    const current = await this.o.source.peek<RangePageViews>(this.key('views', request.range));
+    const project = request.projectId;
+    const current = await this.o.source.peek<RangePageViews>(this.key('views', request.range, project));
     if (!current) return undefined;
     const previous =
-      (await this.o.source.peek<RangePageViews>(this.key('views', previousRange))) ??
-      (await this.o.source.peek<RangePageViews>(this.key('totals', previousRange)));
+      (await this.o.source.peek<RangePageViews>(this.key('views', previousRange, project))) ??
+      (await this.o.source.peek<RangePageViews>(this.key('totals', previousRange, project)));
     if (!previous) return undefined;
-    return buildReport(request, current, previous.totals);
+    return this.named(request, buildReport(request, current, previous.totals));
   }
 
   async csv(request: ReportRequest): Promise<{ filename: string; title: string; content: string }> {
-    const views = await this.views(request.range, 0);
+    const views = await this.views(request.range, 0, request.projectId);
     const { from, toExclusive } = request.range;
     const prefixPart = request.prefix
       ? `-${request.prefix.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+/, '')}`
@@ -106,17 +134,27 @@ export class PageViewsReports {
     await this.o.publisher.uploadCsv({ channelId, requestedBy, ...file });
   }
 
-  /** Every page of a range, from the cache or fetched once. `extra` requests are budgeted alongside. */
-  async views(range: DateRange, extra = 0): Promise<RangePageViews> {
-    return this.o.source.read(this.key('views', range), this.lastFetchRequests + extra, async (budget) => {
-      const views = await fetchRangeViews(this.o.api, range, {
+  /**
+   * Every page of a range of a project (absent: the default), from the cache or fetched once. `extra`
+   * requests are budgeted alongside.
+   */
+  async views(range: DateRange, extra = 0, projectId?: string): Promise<RangePageViews> {
+    const key = this.key('views', range, projectId);
+    return this.o.source.read(key, this.lastFetchRequests + extra, async (budget) => {
+      const views = await fetchRangeViews(this.o.apiFor(key.projectId), range, {
         maxPages: this.o.maxPages,
         budget,
         now: () => this.now(),
       });
       this.lastFetchRequests = views.requests;
       this.o.logger.info(
-        { range, requests: views.requests, pages: views.pages.length, partial: views.partial },
+        {
+          range,
+          projectId: key.projectId,
+          requests: views.requests,
+          pages: views.pages.length,
+          partial: views.partial,
+        },
         'fetched page views',
       );
       return views;
@@ -124,20 +162,23 @@ export class PageViewsReports {
   }
 
   /** Site-wide totals of a range: from a cached full fetch, or one `limit=1` request. */
-  async totals(range: DateRange): Promise<PageViewsTotals> {
-    const full = await this.o.source.peek<RangePageViews>(this.key('views', range));
+  async totals(range: DateRange, projectId?: string): Promise<PageViewsTotals> {
+    const full = await this.o.source.peek<RangePageViews>(this.key('views', range, projectId));
     if (full) return full.totals;
-    const fetched = await this.o.source.read<RangePageViews>(this.key('totals', range), 1, async (budget) => {
+    const key = this.key('totals', range, projectId);
+    const fetched = await this.o.source.read<RangePageViews>(key, 1, async (budget) => {
       const slot = await budget.take();
       if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
-      const page = await this.o.api.getPageViews({ ...apiBounds(range), limit: 1, offset: 0 });
+      const page = await this.o
+        .apiFor(key.projectId)
+        .getPageViews({ ...apiBounds(range), limit: 1, offset: 0 });
       return { range, totals: page.totals, pages: [], partial: true, requests: 1, fetchedAt: this.now() };
     });
     return fetched.totals;
   }
 
-  private key(endpoint: 'views' | 'totals', range: DateRange): AnalyticsKey {
-    return { endpoint, projectId: this.o.projectId, range: rangeKey(range) };
+  private key(endpoint: 'views' | 'totals', range: DateRange, projectId?: string): AnalyticsKey {
+    return { endpoint, projectId: this.projectOf({ projectId }), range: rangeKey(range) };
   }
 }
 

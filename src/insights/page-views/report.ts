@@ -9,6 +9,8 @@ export interface ReportRequest {
   timeZone: string;
   top: number;
   prefix: string | undefined;
+  /** The docs project read (absent: DOCS_PROJECT_ID); set from the channel, never from a button value. */
+  projectId?: string;
 }
 
 export interface RankedPage extends PageViewRow {
@@ -27,6 +29,8 @@ export interface PageViewsReport {
   pagesCounted: number;
   partial: boolean;
   generatedAt: number;
+  /** The project to name on the report: set only when several projects are configured. */
+  project?: string;
 }
 
 /** Total views descending; ties by path so the order is stable whatever order the API used. */

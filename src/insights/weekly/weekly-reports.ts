@@ -103,6 +103,8 @@ export class WeeklyReports {
         { range: { kind: 'days', days: 7 }, top: DEFAULT_TOP, prefix: undefined },
         schedule.timeZone,
         occurrenceMs,
+        // The channel's project at fire time: a changed DOCS_CHANNEL_PROJECTS applies to the next post.
+        schedule.channelId,
       );
       await this.o.analytics.publish(schedule.channelId, request);
       log.info('posted weekly page-view report');

@@ -3,15 +3,18 @@ import type { HourlyQuota } from '../../common/hourly-quota.js';
 import type { Logger } from '../../common/logger.js';
 import type { JobRecord } from '../domain/job.js';
 import type { PollTiming } from '../domain/poll-timing.js';
-import type { AgentJobsApi, JobMetrics, JobNotifier, JobStore, PollQueue } from '../ports.js';
+import type { AgentJobsApi, JobMetrics, JobNotifier, JobProjects, JobStore, PollQueue } from '../ports.js';
 
 /** Everything the agent-job use cases need; each takes the part it uses. */
 export interface JobServiceDeps {
-  api: AgentJobsApi;
+  /** The agent-job client of one project. */
+  apiFor(projectId: string): AgentJobsApi;
+  projects: JobProjects;
   store: JobStore;
   notifier: JobNotifier;
   queue: PollQueue;
-  quota: HourlyQuota;
+  /** The hourly job budget of one project (the platform counts it per project). */
+  quotaFor(projectId: string): HourlyQuota;
   clock: Clock;
   logger: Logger;
   poll: PollTiming & { maxAgeMs: number };
@@ -25,4 +28,12 @@ export interface JobServiceDeps {
    * the poll.
    */
   onPullRequest?: (record: JobRecord, prLink: string) => Promise<void>;
+}
+
+/** The project a job acts on: the one stored on its record, else the default (records from before projects). */
+export function projectOf(
+  deps: Pick<JobServiceDeps, 'projects'>,
+  record: Pick<JobRecord, 'projectId'>,
+): string {
+  return record.projectId ?? deps.projects.defaultProjectId;
 }

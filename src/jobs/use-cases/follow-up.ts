@@ -2,7 +2,7 @@ import { DocsApiError } from '../../common/docs-api-error.js';
 import { describeError } from '../../common/errors.js';
 import { type AgentJob, type JobRecord, JobVersionConflictError } from '../domain/job.js';
 import { endWatch, startGeneration } from '../domain/lifecycle.js';
-import type { JobServiceDeps } from './deps.js';
+import { type JobServiceDeps, projectOf } from './deps.js';
 import { budgetUsedUp, refundIfNeverSent } from './job-budget.js';
 
 export interface FollowUpRequest {
@@ -25,9 +25,11 @@ const FOLLOW_UP_SAVE_ATTEMPTS = 5;
  * its own terminal reply. The caller serialises it with polls of the same job.
  */
 export async function followUp(deps: JobServiceDeps, request: FollowUpRequest): Promise<FollowUpResult> {
-  const { store, api, notifier, queue, quota, clock, logger, poll, metrics } = deps;
+  const { store, notifier, queue, clock, logger, poll, metrics } = deps;
   const record: JobRecord | undefined = await store.getJob(request.jobId);
   if (!record) return { ok: false, reason: 'unknown_job' };
+  const projectId = projectOf(deps, record);
+  const quota = deps.quotaFor(projectId);
 
   const slot = await quota.take();
   if (!slot.ok) {
@@ -36,10 +38,10 @@ export async function followUp(deps: JobServiceDeps, request: FollowUpRequest): 
   }
   let job: AgentJob;
   try {
-    job = await api.sendMessage(request.jobId, request.prompt);
+    job = await deps.apiFor(projectId).sendMessage(request.jobId, request.prompt);
   } catch (error) {
     logger.warn({ jobId: request.jobId, error: describeError(error) }, 'follow-up refused');
-    const neverSent = await refundIfNeverSent(deps, error);
+    const neverSent = await refundIfNeverSent({ quota, logger }, error);
     if (error instanceof DocsApiError && error.code === 'not_found') {
       const now = clock.now();
       endWatch(record, 'gone', now);

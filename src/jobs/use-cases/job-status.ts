@@ -1,19 +1,25 @@
 import type { AgentJob, JobRecord } from '../domain/job.js';
-import type { AgentJobsApi, JobStore } from '../ports.js';
+import type { JobStore } from '../ports.js';
+import { type JobServiceDeps, projectOf } from './deps.js';
 
 export type JobStatusResult =
-  | { ok: true; job: AgentJob; record: JobRecord | undefined }
+  | { ok: true; job: AgentJob; record: JobRecord | undefined; projectId: string }
   | { ok: false; error: unknown };
 
-/** A job's current state, fetched fresh from the platform, with what the bot knows about it. */
+/**
+ * A job's current state, fetched fresh from the platform, with what the bot knows about it. The project is
+ * the record's when the bot follows the job, else the asking channel's.
+ */
 export async function jobStatus(
-  deps: { api: AgentJobsApi; store: JobStore },
+  deps: Pick<JobServiceDeps, 'apiFor' | 'projects' | 'store'>,
   jobId: string,
+  channelId?: string,
 ): Promise<JobStatusResult> {
   try {
-    const job = await deps.api.getJob(jobId);
     const record = await deps.store.getJob(jobId).catch(() => undefined);
-    return { ok: true, job, record };
+    const projectId = record ? projectOf(deps, record) : deps.projects.projectFor(channelId);
+    const job = await deps.apiFor(projectId).getJob(jobId);
+    return { ok: true, job, record, projectId };
   } catch (error) {
     return { ok: false, error };
   }

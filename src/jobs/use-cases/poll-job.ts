@@ -4,7 +4,7 @@ import { type AgentJob, isTerminal, type JobRecord } from '../domain/job.js';
 import { applyJob, endWatch, followUpGraceMs, outcomeOf, trustsTerminal } from '../domain/lifecycle.js';
 import { failedPollDelay, nextPollDelay } from '../domain/poll-timing.js';
 import type { PollOutcome } from '../ports.js';
-import type { JobServiceDeps } from './deps.js';
+import { type JobServiceDeps, projectOf } from './deps.js';
 
 /** Watched jobs re-scheduled at once on start (Redis mode: a few round trips each). */
 const RESUME_BATCH = 100;
@@ -35,7 +35,7 @@ export async function resumeWatching(deps: Pick<JobServiceDeps, 'queue' | 'store
  * (another replica changed the record) is thrown to the caller.
  */
 export async function pollJob(deps: JobServiceDeps, jobId: string): Promise<number | null> {
-  const { store, api, notifier, clock, logger, poll } = deps;
+  const { store, notifier, clock, logger, poll } = deps;
   const polled = (outcome: PollOutcome) => deps.metrics?.polled(outcome);
   logger.debug({ jobId }, 'polling job');
   const record: JobRecord | undefined = await store.getJob(jobId);
@@ -57,7 +57,7 @@ export async function pollJob(deps: JobServiceDeps, jobId: string): Promise<numb
 
   let job: AgentJob;
   try {
-    job = await api.getJob(jobId);
+    job = await deps.apiFor(projectOf(deps, record)).getJob(jobId);
   } catch (error) {
     if (error instanceof DocsApiError && error.code === 'not_found') {
       endWatch(record, 'gone', now);

@@ -44,13 +44,17 @@ const cardlessProbe = '0000000000.000000';
 
 /** Posts the job card, creates the agent job within the hourly budget, saves it and schedules its first poll. */
 export async function startJob(deps: JobServiceDeps, request: StartJobRequest): Promise<StartJobResult> {
-  const { notifier, api, store, queue, quota, logger, clock, metrics } = deps;
+  const { notifier, store, queue, logger, clock, metrics } = deps;
+  // The channel decides the project once; the record keeps it for polls, follow-ups and status.
+  const projectId = deps.projects.projectFor(request.channelId);
+  const quota = deps.quotaFor(projectId);
   const card = {
     channelId: request.channelId,
     threadTs: request.threadTs,
     requesterId: request.requesterId,
     prompt: request.prompt,
     ...(request.evidenceRef === undefined ? {} : { evidenceRef: request.evidenceRef }),
+    projectId,
   };
   try {
     // A cheap read first: with the state store down the job could be created but never followed, so
@@ -75,10 +79,15 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
     const slot = await quota.take();
     if (!slot.ok) throw budgetUsedUp(slot.retryAfterMs);
     taken = true;
-    job = await api.createJob(request.context ? `${request.prompt}\n\n${request.context}` : request.prompt);
+    job = await deps
+      .apiFor(projectId)
+      .createJob(request.context ? `${request.prompt}\n\n${request.context}` : request.prompt);
   } catch (error) {
-    if (taken) await refundIfNeverSent(deps, error);
-    logger.warn({ channelId: request.channelId, error: describeError(error) }, 'could not create agent job');
+    if (taken) await refundIfNeverSent({ quota, logger }, error);
+    logger.warn(
+      { channelId: request.channelId, projectId, error: describeError(error) },
+      'could not create agent job',
+    );
     await notifier.markCardFailed({ ...card, cardTs, error });
     metrics?.jobStarted('create_failed');
     return { ok: false, stage: 'create', error };
@@ -95,6 +104,7 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
       requesterId: request.requesterId,
       prompt: request.prompt,
       origin: request.origin,
+      projectId,
       ...(request.evidenceRef === undefined ? {} : { evidenceRef: request.evidenceRef }),
       status: job.status,
       repository: job.repository,
@@ -104,7 +114,10 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
     },
     now,
   );
-  logger.info({ jobId: job.id, channelId: record.channelId, origin: record.origin }, 'agent job created');
+  logger.info(
+    { jobId: job.id, channelId: record.channelId, origin: record.origin, projectId },
+    'agent job created',
+  );
   try {
     await store.saveJob(record);
     await store.linkThread(record.channelId, record.threadTs, record.jobId);

@@ -1,5 +1,6 @@
 import type { AccessPolicy } from '../../common/access-policy.js';
 import type { Logger } from '../../common/logger.js';
+import type { ProjectDirectory } from '../../common/projects.js';
 import type { HealthReports } from '../../insights/health/health-reports.js';
 import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
@@ -23,15 +24,20 @@ export interface SlackDeps {
   pageViews: {
     analytics: Pick<
       PageViewsReports,
-      'now' | 'requestFor' | 'report' | 'cachedReport' | 'publish' | 'uploadCsv'
+      'now' | 'requestFor' | 'inChannel' | 'report' | 'cachedReport' | 'publish' | 'uploadCsv'
     >;
     weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
     siteUrl: string | undefined;
   };
+  /** Which docs project each channel acts on (`/docs-agent project`; names it when there are several). */
+  projects?: Pick<ProjectDirectory, 'projectFor' | 'isMapped' | 'isMulti' | 'defaultProjectId'>;
   /** The emoji whose reaction on a message starts a job from it (`DOCS_AGENT_REACTION`, default memo). */
   jobReaction?: string;
   /** `/docs-health`: the docs-health report (absent: the command says it is not set up). */
-  health?: { reports: Pick<HealthReports, 'now' | 'report' | 'publish'>; siteUrl: string | undefined };
+  health?: {
+    reports: Pick<HealthReports, 'now' | 'report' | 'publish' | 'inChannel'>;
+    siteUrl: string | undefined;
+  };
   /** The App Home tab (absent: `app_home_opened` publishes nothing). */
   home?: Pick<AppHomePublisher, 'opened'>;
   /** The configured hourly budgets, named in the texts that refuse for them. */

@@ -4,7 +4,7 @@ import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import type { HealthReport, HealthSection } from '../../insights/health/report.js';
 import { escapeMrkdwn } from '../markup.js';
 import { mrkdwnLink } from './format.js';
-import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT } from './limits.js';
+import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
 
 /** Buttons of the rows: `health_fix_<kind>_<rank>` (unique in the message, as Slack wants action ids). */
@@ -122,7 +122,14 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
   const by = options.requestedBy ? ` · Requested by <@${options.requestedBy}>` : '';
   for (let room = 300; ; room = Math.floor(room * 0.8)) {
     const blocks: KnownBlock[] = [
-      { type: 'header', text: { type: 'plain_text', text: 'Docs health' } },
+      {
+        type: 'header',
+        // Several projects configured: the report names the one it read.
+        text: {
+          type: 'plain_text',
+          text: truncate(`Docs health${report.project ? ` · ${report.project}` : ''}`, LIMITS.headerText),
+        },
+      },
       {
         type: 'context',
         elements: [{ type: 'mrkdwn', text: `${range} · ${n(report.totalSearches)} searches${by}${partial}` }],
@@ -147,7 +154,7 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
       });
     }
     if (blockTextLength(blocks) <= TOTAL_BLOCK_TEXT || room <= 20) {
-      const text = `Docs health ${range}: ${report.searches.total} searches without result, ${report.pages.total} flagged pages, ${report.questions.total} unanswered questions`;
+      const text = `Docs health${report.project ? ` (${report.project})` : ''} ${range}: ${report.searches.total} searches without result, ${report.pages.total} flagged pages, ${report.questions.total} unanswered questions`;
       return { text, blocks };
     }
   }

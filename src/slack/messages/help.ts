@@ -11,6 +11,7 @@ export function docsAgentHelpMessage(command = '/docs-agent'): SlackMessage {
     `• \`${command} <instruction>\`: start a job with a plain-language instruction (up to ${MAX_PROMPT_CHARS.toLocaleString('en-US')} characters).`,
     `• \`${command} list\`: the jobs of this channel I'm still following, with their status and thread.`,
     `• \`${command} status <job id>\`: a job's current state, fresh from the docs platform.`,
+    `• \`${command} project\`: which docs project this channel's jobs and reports act on.`,
     `• \`${command} help\`: show this help.`,
     '• *Mention me* (`@docs-agent <instruction>`) in a channel to start a job in that thread; in an ordinary thread, the earlier messages go along as context.',
     '• *Message me directly* to start a job in our DM.',

@@ -19,6 +19,8 @@ export interface JobCardInput {
   evidenceRef?: string;
   /** Who may steer the job from its thread (FOLLOW_UPS_FROM); default `anyone`. */
   followUpsFrom?: 'anyone' | 'requester';
+  /** The docs project, named only when several are configured (DOCS_CHANNEL_PROJECTS). */
+  project?: string;
 }
 
 interface StatusLine {
@@ -58,7 +60,10 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
   const blocks: SlackMessage['blocks'] = [
     {
       type: 'section',
-      text: { type: 'mrkdwn', text: `:memo: *Docs agent job* requested by <@${safeId(input.requesterId)}>` },
+      text: {
+        type: 'mrkdwn',
+        text: `:memo: *Docs agent job*${projectPart(input.project)} requested by <@${safeId(input.requesterId)}>`,
+      },
     },
     promptQuote(input.prompt),
   ];
@@ -204,4 +209,9 @@ export function promptQuote(prompt: string): RichTextBlock {
 /** Slack IDs are upper-case alphanumerics; anything else is never interpolated into markup. */
 export function safeId(id: string): string {
   return /^[A-Z0-9]+$/.test(id) ? id : 'unknown';
+}
+
+/** ` in project \`proj_a\``, or nothing when the card need not name its project. */
+export function projectPart(project: string | undefined): string {
+  return project ? ` in project \`${escapeMrkdwn(oneLine(project, 128)).replace(/`/g, "'")}\`` : '';
 }

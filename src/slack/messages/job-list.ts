@@ -3,7 +3,7 @@ import { type AgentJob, isTerminal, type JobRecord } from '../../jobs/domain/job
 import { escapeMrkdwn } from '../markup.js';
 import { describeDocsFailure, type HourlyLimits } from './failures.js';
 import { formatDuration, mrkdwnLink, repositoryLabel, slackTime } from './format.js';
-import { pullRequestActions, statusLine, statusWords } from './job-card.js';
+import { projectPart, pullRequestActions, statusLine, statusWords } from './job-card.js';
 import { blockTextLength, fitLink, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
 
@@ -87,9 +87,16 @@ export function escapedPreview(text: string, max: number): string {
 }
 
 /** `/docs-agent status <id>`: the job as the platform reports it now, in the card's words. Pure. */
-export function jobStatusMessage(job: AgentJob, record: JobRecord | undefined): SlackMessage {
+export function jobStatusMessage(
+  job: AgentJob,
+  record: JobRecord | undefined,
+  /** Named only when several docs projects are configured. */
+  project?: string,
+): SlackMessage {
   const status = statusWords(job.status, job.prLink);
-  const lines = [`*Job* \`${escapeMrkdwn(oneLine(job.id, 100))}\`: ${status.emoji} *${status.label}*`];
+  const lines = [
+    `*Job* \`${escapeMrkdwn(oneLine(job.id, 100))}\`${projectPart(project)}: ${status.emoji} *${status.label}*`,
+  ];
   if (job.repository) {
     const label = escapeMrkdwn(oneLine(repositoryLabel(job.repository), 200));
     lines.push(

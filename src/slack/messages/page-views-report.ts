@@ -150,7 +150,11 @@ export function pageViewsReportMessage(
       type: 'header',
       text: {
         type: 'plain_text',
-        text: truncate(`Page views · ${request.label}: ${dates} (${request.timeZone})`, LIMITS.headerText),
+        // Several projects configured: the report names the one it read.
+        text: truncate(
+          `Page views · ${report.project ? `${report.project} · ` : ''}${request.label}: ${dates} (${request.timeZone})`,
+          LIMITS.headerText,
+        ),
         emoji: true,
       },
     },
@@ -249,7 +253,7 @@ export function pageViewsReportMessage(
   }
   const topPage = report.top[0];
   const text = truncate(
-    `Page views ${dates} (${request.timeZone})${request.prefix ? ` under ${request.prefix}` : ''}: ${n(report.totals.total)} total, ${n(report.totals.human)} human, ${n(report.totals.ai)} AI${topPage ? `. Top page: ${topPage.path} (${n(topPage.total)})` : ''}`,
+    `Page views${report.project ? ` (${report.project})` : ''} ${dates} (${request.timeZone})${request.prefix ? ` under ${request.prefix}` : ''}: ${n(report.totals.total)} total, ${n(report.totals.human)} human, ${n(report.totals.ai)} AI${topPage ? `. Top page: ${topPage.path} (${n(topPage.total)})` : ''}`,
     LIMITS.fallbackText,
   );
   return { text: escapeMrkdwn(text), blocks: [...blocks, ...tail] };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DocsApiError } from '../../../src/common/docs-api-error.js';
 import { InMemoryHourlyQuota } from '../../../src/common/hourly-quota.js';
 import { createLogger } from '../../../src/common/logger.js';
+import { ProjectDirectory } from '../../../src/common/projects.js';
 import type { AgentJob, JobRecord } from '../../../src/jobs/domain/job.js';
 import { JobService } from '../../../src/jobs/job-service.js';
 import type { JobNotifier, JobStore, PollQueue, TerminalOutcome } from '../../../src/jobs/ports.js';
@@ -57,19 +58,21 @@ function harness() {
     cancel: async () => undefined,
     close: async () => undefined,
   };
+  const quota = new InMemoryHourlyQuota(100, () => now);
   const service = new JobService({
-    api: {
+    projects: new ProjectDirectory('proj_test'),
+    quotaFor: () => quota,
+    apiFor: () => ({
       createJob: async () => agentJob('active'),
       getJob: async () => gets.shift() ?? agentJob('active'),
       sendMessage: async () => {
         if (sendResult instanceof Error) throw sendResult;
         return sendResult;
       },
-    },
+    }),
     store,
     notifier,
     queue,
-    quota: new InMemoryHourlyQuota(100, () => now),
     clock: { now: () => now },
     logger,
     poll: { minMs: 1000, maxMs: 10_000, maxAgeMs: 3_600_000 },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryHourlyQuota } from '../../../src/common/hourly-quota.js';
 import { createLogger } from '../../../src/common/logger.js';
+import { ProjectDirectory } from '../../../src/common/projects.js';
 import type { AgentJob, JobRecord } from '../../../src/jobs/domain/job.js';
 import { JobService } from '../../../src/jobs/job-service.js';
 import type { JobNotifier, JobStore } from '../../../src/jobs/ports.js';
@@ -47,12 +48,15 @@ function harness(onPullRequest: (record: JobRecord, prLink: string) => Promise<v
     },
     postNotice: async () => undefined,
   };
+  const quota = new InMemoryHourlyQuota(100);
   const service = new JobService({
-    api: {
+    projects: new ProjectDirectory('proj_test'),
+    quotaFor: () => quota,
+    apiFor: () => ({
       createJob: async () => agentJob('active'),
       getJob: async () => gets.shift() ?? agentJob('active'),
       sendMessage: async () => agentJob('active'),
-    },
+    }),
     store,
     notifier,
     queue: {
@@ -61,7 +65,6 @@ function harness(onPullRequest: (record: JobRecord, prLink: string) => Promise<v
       cancel: async () => undefined,
       close: async () => undefined,
     },
-    quota: new InMemoryHourlyQuota(100),
     clock: { now: () => 1_000_000 },
     logger,
     poll: { minMs: 1000, maxMs: 10_000, maxAgeMs: 3_600_000 },

@@ -51,7 +51,12 @@ describe('docsViewsPostAction ("Post to channel")', () => {
     });
     await t.click(postButtonValue());
     expect(t.calls).toEqual(['ack', 'publish', 'respond']);
-    expect(t.analytics.publish).toHaveBeenCalledWith(CHANNEL, REQUEST, USER);
+    // The channel's project, whatever the button value says.
+    expect(t.analytics.publish).toHaveBeenCalledWith(
+      CHANNEL,
+      { ...REQUEST, projectId: `proj_of_${CHANNEL}` },
+      USER,
+    );
     expect(only(t.respond)).toMatchObject({
       response_type: 'ephemeral',
       replace_original: true,

@@ -54,7 +54,7 @@ function setup(overrides: Partial<DocsAgentCommandDeps> = {}) {
   const { logger, lines } = recordingLogger();
   const jobs = {
     start: vi.fn(async (): Promise<StartJobResult> => ({ ok: true, record })),
-    status: vi.fn(async (): Promise<JobStatusResult> => ({ ok: true, job, record })),
+    status: vi.fn(async (): Promise<JobStatusResult> => ({ ok: true, job, record, projectId: 'proj_test' })),
     listWatched: vi.fn(async () => [record]),
   };
   const deps: DocsAgentCommandDeps = {
@@ -107,12 +107,13 @@ describe('docsAgentCommand', () => {
     const t = setup();
     t.jobs.status.mockImplementationOnce(async () => {
       t.calls.push('status');
-      return { ok: true, job, record };
+      return { ok: true, job, record, projectId: 'proj_test' };
     });
     await t.run('status job_42');
     expect(t.calls).toEqual(['ack', 'status', 'respond']);
     expect(t.ack).toHaveBeenCalledWith();
-    expect(t.jobs.status).toHaveBeenCalledWith('job_42');
+    // Asked in a channel: a job the bot does not follow is looked up in that channel's project.
+    expect(t.jobs.status).toHaveBeenCalledWith('job_42', CHANNEL);
     const answer = only(t.respond);
     expect(answer.response_type).toBe('ephemeral');
     expect(allText(answer)).toContain('https://github.com/acme/docs/pull/7');

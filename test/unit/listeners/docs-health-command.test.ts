@@ -3,7 +3,7 @@ import { AnalyticsBudgetError } from '../../../src/insights/analytics-source.js'
 import { parseHealthCommand } from '../../../src/insights/health/health-reports.js';
 import { buildHealthReport } from '../../../src/insights/health/report.js';
 import { type DocsHealthDeps, docsHealthCommand } from '../../../src/slack/listeners/commands/docs-health.js';
-import { access, allText, answers, only, recordingLogger, slashCommand } from './fakes.js';
+import { access, allText, answers, CHANNEL, only, recordingLogger, slashCommand } from './fakes.js';
 
 const NOW = Date.UTC(2025, 2, 10, 12);
 const REPORT = buildHealthReport({
@@ -27,7 +27,14 @@ const REPORT = buildHealthReport({
 } as never);
 
 function setup(report: () => Promise<unknown> = async () => REPORT) {
-  const reports = { now: () => NOW, report: vi.fn(report) };
+  const reports = {
+    now: () => NOW,
+    report: vi.fn(report),
+    inChannel: (request: object, channelId: string | undefined) => ({
+      ...request,
+      projectId: `proj_of_${channelId}`,
+    }),
+  };
   const { logger } = recordingLogger();
   const deps: DocsHealthDeps = {
     access: access(),
@@ -74,7 +81,11 @@ describe('docsHealthCommand', () => {
     const t = setup();
     await t.run('top 3');
     expect(t.calls).toEqual(['ack', 'respond']);
-    expect(t.reports.report).toHaveBeenCalledWith({ range: { kind: 'days', days: 7 }, top: 3 });
+    expect(t.reports.report).toHaveBeenCalledWith({
+      range: { kind: 'days', days: 7 },
+      top: 3,
+      projectId: `proj_of_${CHANNEL}`,
+    });
     expect(allText(only(t.respond))).toContain('rotate keys');
   });
 

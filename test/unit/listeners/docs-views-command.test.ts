@@ -61,11 +61,13 @@ describe('docsViewsCommand', () => {
     const t = setup();
     t.analytics.cachedReport.mockResolvedValueOnce(REPORT);
     await t.run('30d top 5');
-    expect(t.analytics.requestFor).toHaveBeenCalledWith({
-      range: { kind: 'days', days: 30 },
-      top: 5,
-      prefix: undefined,
-    });
+    expect(t.analytics.requestFor).toHaveBeenCalledWith(
+      { range: { kind: 'days', days: 30 }, top: 5, prefix: undefined },
+      'UTC',
+      expect.any(Number),
+      // The channel decides the project.
+      CHANNEL,
+    );
     expect(t.analytics.cachedReport).toHaveBeenCalledWith(REQUEST);
     const answer = only(t.ack);
     expect(answer.response_type).toBe('ephemeral');

@@ -129,7 +129,12 @@ describe('docsHealthPostAction ("Post to channel")', () => {
   function setup(publish = vi.fn(async () => undefined)) {
     const { logger } = recordingLogger();
     const { ack, respond } = answers();
-    const reports = { now: () => Date.parse('2026-03-10T12:00:00Z'), report: vi.fn(), publish };
+    const reports = {
+      now: () => Date.parse('2026-03-10T12:00:00Z'),
+      report: vi.fn(),
+      publish,
+      inChannel: vi.fn(),
+    };
     const callback = docsHealthPostAction({
       access: access(),
       logger,

@@ -53,6 +53,10 @@ export function pageViewsFakes(schedules: Array<WeeklySchedule & { nextRun: numb
     report: vi.fn(async (): Promise<PageViewsReport> => REPORT),
     publish: vi.fn(async (): Promise<PageViewsReport> => REPORT),
     uploadCsv: vi.fn(async (): Promise<void> => undefined),
+    inChannel: vi.fn((request: ReportRequest, channelId: string | undefined) => ({
+      ...request,
+      projectId: `proj_of_${channelId}`,
+    })),
   };
   const weekly = {
     schedule: vi.fn(async (input: { channelId: string; userId: string }) => ({

@@ -33,7 +33,8 @@ export function docsViewsPostAction(deps: DocsViewsPostDeps) {
       return;
     }
     try {
-      await analytics.publish(channelId, request, body.user.id);
+      // The channel's project: button values never choose one.
+      await analytics.publish(channelId, analytics.inChannel(request, channelId), body.user.id);
       await reply('Posted the report to the channel.', true);
     } catch (error) {
       deps.logger.info({ error: describeError(error) }, 'could not post page-view report');

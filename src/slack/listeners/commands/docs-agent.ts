@@ -14,7 +14,10 @@ import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 
-export type DocsAgentCommandDeps = Pick<SlackDeps, 'access' | 'logger' | 'limits' | 'afterAck'> & {
+export type DocsAgentCommandDeps = Pick<
+  SlackDeps,
+  'access' | 'logger' | 'limits' | 'afterAck' | 'projects'
+> & {
   jobs: Pick<SlackDeps['jobs'], 'start' | 'status' | 'listWatched'>;
 };
 
@@ -24,7 +27,7 @@ export function registerDocsAgentCommand(app: App, deps: DocsAgentCommandDeps): 
 
 /**
  * `/docs-agent <instruction>`: acknowledged at once; the card, the job and its polling follow.
- * `/docs-agent list` and `/docs-agent status <job id>` answer ephemerally.
+ * `/docs-agent list`, `/docs-agent project` and `/docs-agent status <job id>` answer ephemerally.
  */
 export function docsAgentCommand(deps: DocsAgentCommandDeps) {
   return async ({ command, ack, respond }: CommandArgs): Promise<void> => {
@@ -40,6 +43,10 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
     }
     if (parsed.kind === 'status_usage') {
       await ack({ response_type: 'ephemeral', text: statusUsageMessage(command.command) });
+      return;
+    }
+    if (parsed.kind === 'project') {
+      await ack({ response_type: 'ephemeral', text: projectMessage(deps.projects, command.channel_id) });
       return;
     }
     if (parsed.kind === 'list') {
@@ -60,9 +67,9 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
     if (parsed.kind === 'status') {
       // Fetched fresh from the platform, which may be slow: acknowledge first, answer via response_url.
       await ack();
-      const result = await deps.jobs.status(parsed.jobId);
+      const result = await deps.jobs.status(parsed.jobId, command.channel_id);
       const view = result.ok
-        ? jobStatusMessage(result.job, result.record)
+        ? jobStatusMessage(result.job, result.record, deps.projects?.isMulti ? result.projectId : undefined)
         : jobStatusErrorMessage(parsed.jobId, result.error, Date.now(), deps.limits);
       await respondSafely(respond, view, deps.logger);
       return;
@@ -99,4 +106,16 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
       }
     });
   };
+}
+
+/** `/docs-agent project`: the channel's docs project, and whether it is the channel's own or the default. */
+export function projectMessage(projects: DocsAgentCommandDeps['projects'], channelId: string): string {
+  if (!projects) return 'This channel uses the docs project set by `DOCS_PROJECT_ID`.';
+  const projectId = projects.projectFor(channelId);
+  const where = projects.isMapped(channelId)
+    ? 'mapped to this channel in `DOCS_CHANNEL_PROJECTS`'
+    : projects.isMulti
+      ? 'the default (`DOCS_PROJECT_ID`): this channel is not listed in `DOCS_CHANNEL_PROJECTS`'
+      : 'the only one configured (`DOCS_PROJECT_ID`)';
+  return `Jobs, follow-ups, status and reports in this channel act on docs project \`${projectId}\`, ${where}. To change it, ask an admin to edit \`DOCS_CHANNEL_PROJECTS\`.`;
 }

@@ -63,7 +63,7 @@ export function docsHealthCommand(deps: DocsHealthDeps) {
     const { reports, siteUrl } = deps.health;
     let report: HealthReport;
     try {
-      report = await reports.report(parsed.request);
+      report = await reports.report(reports.inChannel(parsed.request, command.channel_id));
     } catch (error) {
       deps.logger.info({ error: describeError(error) }, 'docs-health report failed');
       await respondSafely(

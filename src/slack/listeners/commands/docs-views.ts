@@ -79,7 +79,7 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
         return;
       }
       case 'report': {
-        const request = analytics.requestFor(parsed.params);
+        const request = analytics.requestFor(parsed.params, 'UTC', analytics.now(), command.channel_id);
         // A report served from the cache goes out in the acknowledgement itself: instant for the user, and
         // one request to Slack instead of two. Anything that needs the API is answered via response_url.
         const cached = await analytics.cachedReport(request).catch(() => undefined);

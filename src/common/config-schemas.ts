@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/** Building blocks of the environment schema (config.ts): each value arrives as an optional string. */
+
+export const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+export const idList = (what: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^[A-Z0-9]+$/,
+            `each entry must be a Slack ${what} ID such as ${what === 'user' ? 'U0123ABCD' : 'C0123ABCD'}`,
+          ),
+      ),
+    );
+
+export const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => (value === undefined || value === '' ? String(fallback) : value))
+    .pipe(
+      z
+        .string()
+        .regex(/^-?\d+$/, 'must be a whole number')
+        .transform(Number)
+        .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
+    );
+
+export const httpUrl = z
+  .string()
+  .trim()
+  .url('must be a URL such as https://example.com')
+  .refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://');

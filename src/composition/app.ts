@@ -141,15 +141,33 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     clock,
     logger,
   });
+  const healthReports = new HealthReports({
+    apiFor: docsApiFor,
+    source: analyticsSource,
+    clock,
+    projects,
+    maxPages: config.analytics.maxPages,
+    publisher,
+  });
   const weekly = new WeeklyReports({
     analytics,
+    health: healthReports,
     store: adapters.scheduleStore,
     scheduler: adapters.weeklyScheduler,
     clock,
     logger: logger.child({ component: 'weekly-reports' }),
     envDefault: config.analytics.weeklyReport,
   });
-  const home = createAppHome({ config, gateway: slack.gateway, store, weekly, ...adapters, clock, logger });
+  const home = createAppHome({
+    config,
+    gateway: slack.gateway,
+    store,
+    weekly,
+    projects,
+    ...adapters,
+    clock,
+    logger,
+  });
   const userNames = new UserNames(
     async (id) => {
       const name = await slack.gateway.userName(id);
@@ -174,17 +192,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     projects,
     logger,
     pageViews: { analytics, weekly, siteUrl: config.docs.siteUrl },
-    health: {
-      reports: new HealthReports({
-        apiFor: docsApiFor,
-        source: analyticsSource,
-        clock,
-        projects,
-        maxPages: config.analytics.maxPages,
-        publisher,
-      }),
-      siteUrl: config.docs.siteUrl,
-    },
+    health: { reports: healthReports, weekly, siteUrl: config.docs.siteUrl },
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
     home,

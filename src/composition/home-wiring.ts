@@ -2,7 +2,10 @@ import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
+import type { ProjectDirectory } from '../common/projects.js';
+import { kindOf } from '../insights/ports.js';
 import type { WeeklyReports } from '../insights/weekly/weekly-reports.js';
+import type { JobRecord } from '../jobs/domain/job.js';
 import type { JobStore } from '../jobs/ports.js';
 import { AppHomePublisher } from '../slack/app-home-publisher.js';
 import type { HomeBudget, HomeSchedule } from '../slack/messages/app-home.js';
@@ -13,8 +16,9 @@ export interface AppHomeWiring {
   gateway: Pick<SlackGateway, 'publishHome'>;
   store: JobStore;
   weekly: Pick<WeeklyReports, 'list'>;
-  agentJobQuota: HourlyQuota;
+  agentJobQuotaFor(projectId: string): HourlyQuota;
   analyticsBudget: HourlyQuota;
+  projects: Pick<ProjectDirectory, 'all' | 'isMulti' | 'defaultProjectId'>;
   clock: Clock;
   logger: Logger;
 }
@@ -32,25 +36,24 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
       const all = await w.weekly.list();
       return all
         .filter((s) => s.createdBy === userId)
-        .map((s): HomeSchedule => {
-          // Schedules may say what they post (`kind`); shown when present.
-          const kind = (s as { kind?: unknown }).kind;
-          return {
+        .map(
+          (s): HomeSchedule => ({
             channelId: s.channelId,
             cron: s.cron,
             timeZone: s.timeZone,
             ...(s.nextRun === undefined ? {} : { nextRunAt: s.nextRun }),
-            ...(typeof kind === 'string' ? { kind } : {}),
-          };
-        });
+            kind: kindOf(s) === 'health' ? 'Docs health' : 'Page views',
+          }),
+        );
     },
     budgets: () =>
       Promise.all([
-        budget(
-          `Agent jobs in project ${w.config.docs.projectId}`,
-          w.agentJobQuota,
-          w.config.docs.jobsPerHour,
-        ),
+        // One job budget per project (the platform counts them apart), then the organisation's analytics.
+        ...w.projects
+          .all()
+          .map((id) =>
+            budget(`Agent jobs in project ${id}`, w.agentJobQuotaFor(id), w.config.docs.jobsPerHour),
+          ),
         budget(
           'Analytics requests (/docs-views, /docs-health)',
           w.analyticsBudget,
@@ -58,6 +61,9 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
         ),
       ]),
     publish: (userId, view) => w.gateway.publishHome(userId, view),
+    ...(w.projects.isMulti
+      ? { projectOf: (job: JobRecord) => job.projectId ?? w.projects.defaultProjectId }
+      : {}),
     logger: w.logger.child({ component: 'app-home' }),
   });
 }

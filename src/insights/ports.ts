@@ -43,7 +43,12 @@ export interface AnalyticsCache {
   set(key: string, value: unknown, ttlMs: number): Promise<void>;
 }
 
+/** What a weekly post reports: page views (`/docs-views`) or docs health (`/docs-health`). */
+export type ScheduleKind = 'page_views' | 'health';
+
 export interface WeeklySchedule {
+  /** Absent on schedules stored before docs-health posts existed: those are page views. */
+  kind?: ScheduleKind;
   channelId: string;
   /** Croner pattern, e.g. `0 9 * * 1` (Mondays 09:00). */
   cron: string;
@@ -53,12 +58,22 @@ export interface WeeklySchedule {
   source: 'command' | 'env';
 }
 
-/** Durable weekly schedules, one per channel, and the once-only claims of their occurrences. */
+export const kindOf = (schedule: Pick<WeeklySchedule, 'kind'>): ScheduleKind => schedule.kind ?? 'page_views';
+
+/**
+ * Identifies a schedule: one per kind per channel. A page-view schedule's key is its channel id, as before
+ * kinds existed, so stored schedules, BullMQ schedulers and claims keep their names.
+ */
+export function scheduleKey(schedule: Pick<WeeklySchedule, 'kind' | 'channelId'>): string {
+  return kindOf(schedule) === 'health' ? `health:${schedule.channelId}` : schedule.channelId;
+}
+
+/** Durable weekly schedules of both kinds (by `scheduleKey`), and the once-only claims of their occurrences. */
 export interface ScheduleStore {
   list(): Promise<WeeklySchedule[]>;
-  get(channelId: string): Promise<WeeklySchedule | undefined>;
+  get(key: string): Promise<WeeklySchedule | undefined>;
   put(schedule: WeeklySchedule): Promise<void>;
-  remove(channelId: string): Promise<boolean>;
+  remove(key: string): Promise<boolean>;
   /** Set-if-absent with expiry: true for the first caller only. */
   claim(key: string, ttlMs: number): Promise<boolean>;
   release(key: string): Promise<void>;
@@ -72,9 +87,10 @@ export interface ScheduleStore {
 export interface WeeklyReportScheduler {
   /** Starts firing; `upsert`s made before are kept. */
   start(onFire: (schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>): Promise<void>;
-  /** Registers (or replaces) the channel's schedule. */
+  /** Registers (or replaces) the schedule of its kind in its channel. */
   upsert(schedule: WeeklySchedule): Promise<void>;
-  remove(channelId: string): Promise<void>;
+  /** Stops the schedule with this `scheduleKey`. */
+  remove(key: string): Promise<void>;
   /** Stops firing and waits for running fires. */
   stop(): Promise<void>;
 }

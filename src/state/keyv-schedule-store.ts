@@ -2,7 +2,7 @@ import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
-import type { ScheduleStore, WeeklySchedule } from '../insights/ports.js';
+import { type ScheduleStore, scheduleKey, type WeeklySchedule } from '../insights/ports.js';
 import { type AtomicOps, guardState, MemoryAtomicOps } from './keyv-job-store.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import { RedisAtomicOps } from './redis/redis-atomic-ops.js';
@@ -10,7 +10,7 @@ import type { RedisClient } from './redis/redis-client.js';
 
 const SCHEDULES_SET = 'weekly-schedules';
 
-/** Weekly report schedules (one per channel) and their once-per-occurrence claims. */
+/** Weekly report schedules (one per kind per channel, by `scheduleKey`) and their once-per-occurrence claims. */
 export class KeyvScheduleStore implements ScheduleStore {
   constructor(
     private readonly keyv: Keyv,
@@ -19,33 +19,34 @@ export class KeyvScheduleStore implements ScheduleStore {
 
   list(): Promise<WeeklySchedule[]> {
     return guardState(async () => {
-      const channels = await this.atomics.members(SCHEDULES_SET);
+      const keys = await this.atomics.members(SCHEDULES_SET);
       const schedules = await Promise.all(
-        channels.map((c) => this.keyv.get<WeeklySchedule>(`schedule:${c}`)),
+        keys.map((key) => this.keyv.get<WeeklySchedule>(`schedule:${key}`)),
       );
       return schedules
         .filter((s): s is WeeklySchedule => s !== undefined && s !== null)
-        .sort((a, b) => a.channelId.localeCompare(b.channelId));
+        .sort(
+          (a, b) => a.channelId.localeCompare(b.channelId) || scheduleKey(a).localeCompare(scheduleKey(b)),
+        );
     });
   }
 
-  get(channelId: string): Promise<WeeklySchedule | undefined> {
-    return guardState(
-      async () => (await this.keyv.get<WeeklySchedule>(`schedule:${channelId}`)) ?? undefined,
-    );
+  get(key: string): Promise<WeeklySchedule | undefined> {
+    return guardState(async () => (await this.keyv.get<WeeklySchedule>(`schedule:${key}`)) ?? undefined);
   }
 
   put(schedule: WeeklySchedule): Promise<void> {
     return guardState(async () => {
-      await this.keyv.set(`schedule:${schedule.channelId}`, { ...schedule });
-      await this.atomics.addMember(SCHEDULES_SET, schedule.channelId);
+      const key = scheduleKey(schedule);
+      await this.keyv.set(`schedule:${key}`, { ...schedule });
+      await this.atomics.addMember(SCHEDULES_SET, key);
     });
   }
 
-  remove(channelId: string): Promise<boolean> {
+  remove(key: string): Promise<boolean> {
     return guardState(async () => {
-      const deleted = await this.keyv.delete(`schedule:${channelId}`);
-      await this.atomics.removeMember(SCHEDULES_SET, channelId);
+      const deleted = await this.keyv.delete(`schedule:${key}`);
+      await this.atomics.removeMember(SCHEDULES_SET, key);
       return deleted;
     });
   }
@@ -69,8 +70,8 @@ export function createMemoryScheduleStore(logger: Logger, now?: () => number): K
 }
 
 /**
- * Schedules and occurrence claims in Redis, beside the job store: records `<ns>::schedule:<channel>` (Keyv,
- * namespaced, `throwOnErrors`), the channel set `<ns>:set:weekly-schedules`, claims `<ns>:claim:weekly:…`
+ * Schedules and occurrence claims in Redis, beside the job store: records `<ns>::schedule:<key>` (Keyv,
+ * namespaced, `throwOnErrors`), the key set `<ns>:set:weekly-schedules`, claims `<ns>:claim:weekly:…`
  * (`SET NX PX`). Shared by replicas, kept across restarts; Redis errors become `state_unavailable`.
  */
 export function createRedisScheduleStore(

@@ -65,6 +65,7 @@ async function weeklyPost(timeZone: string, startAt: string, fireAt: string) {
   const posted: PageViewsReport[] = [];
   const weekly = new WeeklyReports({
     analytics: analyticsAt(timers, posted),
+    health: { publishWeekly: async () => undefined },
     store: createMemoryScheduleStore(logger, timers.now),
     scheduler: new InProcessWeeklyScheduler(logger, timers),
     clock: { now: timers.now },

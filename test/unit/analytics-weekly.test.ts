@@ -33,6 +33,7 @@ function setup(timers: ManualTimers, store?: KeyvScheduleStore) {
   const schedules = store ?? createMemoryScheduleStore(logger, timers.now);
   const weekly = new WeeklyReports({
     analytics,
+    health: { publishWeekly: async () => undefined },
     store: schedules,
     scheduler: new InProcessWeeklyScheduler(logger, timers),
     clock: { now: timers.now },

@@ -4,16 +4,13 @@ import { buildReport, type ReportRequest, toCsv } from '../../src/insights/page-
 import type { RangePageViews } from '../../src/insights/ports.js';
 import { LIMITS } from '../../src/slack/messages/limits.js';
 import { pageViewsHelpMessage } from '../../src/slack/messages/page-views-help.js';
-import {
-  codeToken,
-  invalidPageViewsCommandMessage,
-  schedulesList,
-} from '../../src/slack/messages/page-views-replies.js';
+import { codeToken, invalidPageViewsCommandMessage } from '../../src/slack/messages/page-views-replies.js';
 import {
   formatChange,
   pageViewsReportMessage,
   splitBar,
 } from '../../src/slack/messages/page-views-report.js';
+import { schedulesList } from '../../src/slack/messages/schedule-replies.js';
 import type { SlackMessage } from '../../src/slack/messages/types.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
 

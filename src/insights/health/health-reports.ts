@@ -3,7 +3,7 @@ import type { AnalyticsSource } from '../analytics-source.js';
 import type { AnalyticsProjects } from '../page-views/page-views-reports.js';
 import type { ReportPublisher } from '../ports.js';
 import { addDays, DEFAULT_RANGE, describeSpec, type RangeSpec, resolveRange } from '../ranges/dates.js';
-import { parsePageViewsCommand } from '../ranges/grammar.js';
+import { parsePageViewsCommand, type Weekday } from '../ranges/grammar.js';
 import { apiBounds } from '../ranges/zone-instants.js';
 import { fetchHealthWindow } from './fetch-health.js';
 import type { HealthApi, HealthWindow } from './ports.js';
@@ -14,10 +14,16 @@ export interface HealthRequest {
   top: number;
   /** The docs project read (absent: DOCS_PROJECT_ID); the channel's, see `inChannel`. */
   projectId?: string;
+  /** Weekly posts: the days are the schedule's local days before its occurrence (default: UTC, now). */
+  timeZone?: string;
+  asOf?: number;
 }
 
 export type HealthCommand =
   | { kind: 'help' }
+  | { kind: 'schedule'; weekday: Weekday; hour: number; minute: number; timeZone: string | undefined }
+  | { kind: 'schedules' }
+  | { kind: 'unschedule' }
   | { kind: 'report'; request: HealthRequest }
   | { kind: 'invalid'; token: string; problem: string };
 
@@ -27,9 +33,15 @@ export type HealthCommand =
  */
 export function parseHealthCommand(text: string | undefined): HealthCommand {
   const tokens = (text ?? '').trim().split(/\s+/).filter(Boolean);
+  const parsed = parsePageViewsCommand(text);
+  // Weekly posts: the same sub-commands, grammar and refusals as /docs-views.
+  if (/^(schedules?|unschedule)$/i.test(tokens[0] ?? '')) {
+    if (parsed.kind === 'schedule' || parsed.kind === 'schedules' || parsed.kind === 'unschedule')
+      return parsed;
+    if (parsed.kind === 'invalid') return parsed;
+  }
   const extra = tokens.find((t) => t.startsWith('/') || /^(csv|schedules?|unschedule)$/i.test(t));
   if (extra) return { kind: 'invalid', token: extra, problem: 'is not a range or `top N`' };
-  const parsed = parsePageViewsCommand(text);
   if (parsed.kind === 'help') return parsed;
   if (parsed.kind === 'invalid') {
     const problem = parsed.problem.replace(/\(1–\d+\)|1–\d+/g, `1–${TOP_MAX}`);
@@ -100,8 +112,16 @@ export class HealthReports {
     await this.o.publisher.postHealthReport(channelId, report, { requestedBy });
   }
 
+  /** A weekly post: the last 7 full days before the occurrence in the schedule's zone, top 5, fix buttons. */
+  async publishWeekly(channelId: string, timeZone: string, occurrenceMs: number): Promise<void> {
+    const request = { range: DEFAULT_RANGE, top: TOP_DEFAULT, timeZone, asOf: occurrenceMs };
+    const report = await this.report(this.inChannel(request, channelId));
+    await this.o.publisher.postHealthReport(channelId, report, {});
+  }
+
   private window(request: HealthRequest, projectId: string): Promise<HealthWindow> {
-    const bounds = apiBounds(resolveRange(request.range, this.now(), 'UTC'));
+    const range = resolveRange(request.range, request.asOf ?? this.now(), request.timeZone ?? 'UTC');
+    const bounds = apiBounds(range);
     return fetchHealthWindow(this.o.apiFor(projectId), bounds, {
       source: this.o.source,
       projectId,

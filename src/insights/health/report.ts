@@ -49,7 +49,8 @@ export function clampTop(top: number | undefined): number {
 /** The three sections of `/docs-health` from one fetched window. Pure: same rows, same report. */
 export function buildHealthReport(window: HealthWindow, options: { top?: number } = {}): HealthReport {
   const top = clampTop(options.top);
-  const range = { from: window.dateFrom, toExclusive: window.dateTo };
+  // Days, also when the window was asked for as local midnights (`2026-01-05T00:00:00+13:00`, weekly posts).
+  const range = { from: window.dateFrom.slice(0, 10), toExclusive: window.dateTo.slice(0, 10) };
   const searches = searchGaps(window.searches, window.totalSearches, range);
   const pages = flaggedPages(window.pages, window.feedback, range);
   const questions = openQuestions(window.conversations, range);

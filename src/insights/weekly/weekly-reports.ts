@@ -1,8 +1,16 @@
 import type { Clock } from '../../common/clock.js';
 import { describeError, errorCode } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
+import type { HealthReports } from '../health/health-reports.js';
 import type { PageViewsReports } from '../page-views/page-views-reports.js';
-import type { ScheduleStore, WeeklyReportScheduler, WeeklySchedule } from '../ports.js';
+import {
+  kindOf,
+  type ScheduleKind,
+  type ScheduleStore,
+  scheduleKey,
+  type WeeklyReportScheduler,
+  type WeeklySchedule,
+} from '../ports.js';
 import { cronProblem, nextOccurrence, previousOccurrence, weeklyCron } from '../ranges/cron-times.js';
 import { isValidTimeZone } from '../ranges/dates.js';
 import { DEFAULT_TOP, type Weekday } from '../ranges/grammar.js';
@@ -14,6 +22,8 @@ const CLAIM_TTL_MS = 8 * 24 * 60 * 60 * 1000;
 
 export interface WeeklyReportsOptions {
   analytics: PageViewsReports;
+  /** Weekly `/docs-health` posts. */
+  health: Pick<HealthReports, 'publishWeekly'>;
   store: ScheduleStore;
   scheduler: WeeklyReportScheduler;
   clock: Clock;
@@ -23,8 +33,9 @@ export interface WeeklyReportsOptions {
 }
 
 /**
- * Weekly channel posts: one schedule per channel, kept in the store. Each occurrence is claimed in the store
- * before posting, so it is posted once per channel even with restarts or several instances.
+ * Weekly channel posts of two kinds (page views, docs health): one schedule per kind per channel, kept in the
+ * store. Each occurrence is claimed in the store before posting, so it is posted once even with restarts or
+ * several instances; firing, catch-up and claims are the same for both kinds, only the post differs.
  */
 export class WeeklyReports {
   constructor(private readonly o: WeeklyReportsOptions) {}
@@ -45,6 +56,7 @@ export class WeeklyReports {
   }
 
   async schedule(input: {
+    kind?: ScheduleKind;
     channelId: string;
     userId: string;
     weekday: Weekday;
@@ -53,6 +65,7 @@ export class WeeklyReports {
     timeZone: string;
   }): Promise<{ schedule: WeeklySchedule; nextRun: number | undefined; replaced: boolean }> {
     const schedule: WeeklySchedule = {
+      kind: input.kind ?? 'page_views',
       channelId: input.channelId,
       cron: weeklyCron(input.weekday, input.hour, input.minute),
       timeZone: input.timeZone,
@@ -60,22 +73,29 @@ export class WeeklyReports {
       createdAt: this.o.clock.now(),
       source: 'command',
     };
-    const replaced = (await this.o.store.get(input.channelId)) !== undefined;
+    const replaced = (await this.o.store.get(scheduleKey(schedule))) !== undefined;
     await this.o.store.put(schedule);
     await this.o.scheduler.upsert(schedule);
     return { schedule, nextRun: this.nextRun(schedule), replaced };
   }
 
-  async unschedule(channelId: string): Promise<boolean> {
-    const removed = await this.o.store.remove(channelId);
-    await this.o.scheduler.remove(channelId);
+  async unschedule(channelId: string, kind: ScheduleKind = 'page_views'): Promise<boolean> {
+    const key = scheduleKey({ kind, channelId });
+    const removed = await this.o.store.remove(key);
+    await this.o.scheduler.remove(key);
     return removed;
   }
 
-  /** Every channel's schedules, or only `channelId`'s (what a non-admin may see). */
-  async list(channelId?: string): Promise<Array<WeeklySchedule & { nextRun: number | undefined }>> {
+  /** Every channel's schedules, or only `channelId`'s (what a non-admin may see); of one kind, or both. */
+  async list(
+    channelId?: string,
+    kind?: ScheduleKind,
+  ): Promise<Array<WeeklySchedule & { nextRun: number | undefined }>> {
     const all = await this.o.store.list();
-    const schedules = channelId === undefined ? all : all.filter((s) => s.channelId === channelId);
+    const schedules = all.filter(
+      (s) =>
+        (channelId === undefined || s.channelId === channelId) && (kind === undefined || kindOf(s) === kind),
+    );
     return schedules.map((s) => ({ ...s, nextRun: this.nextRun(s) }));
   }
 
@@ -88,33 +108,45 @@ export class WeeklyReports {
     schedule: WeeklySchedule,
     occurrenceMs: number,
   ): Promise<'posted' | 'already_posted' | 'failed'> {
-    const current = await this.o.store.get(schedule.channelId);
+    const key = scheduleKey(schedule);
+    const current = await this.o.store.get(key);
     if (!current || current.cron !== schedule.cron || current.timeZone !== schedule.timeZone) {
       return 'already_posted';
     }
-    const claimKey = `weekly:${schedule.channelId}:${occurrenceMs}`;
+    const claimKey = `weekly:${key}:${occurrenceMs}`;
     if (!(await this.o.store.claim(claimKey, CLAIM_TTL_MS))) return 'already_posted';
+    const what = kindOf(schedule) === 'health' ? 'docs-health' : 'page-view';
     const log = this.o.logger.child({
       channelId: schedule.channelId,
+      kind: kindOf(schedule),
       occurrence: new Date(occurrenceMs).toISOString(),
     });
     try {
-      const request = this.o.analytics.requestFor(
-        { range: { kind: 'days', days: 7 }, top: DEFAULT_TOP, prefix: undefined },
-        schedule.timeZone,
-        occurrenceMs,
-        // The channel's project at fire time: a changed DOCS_CHANNEL_PROJECTS applies to the next post.
-        schedule.channelId,
-      );
-      await this.o.analytics.publish(schedule.channelId, request);
-      log.info('posted weekly page-view report');
+      await this.post(schedule, occurrenceMs);
+      log.info(`posted weekly ${what} report`);
       return 'posted';
     } catch (error) {
-      log.error({ error: describeError(error), code: errorCode(error) }, 'weekly page-view report failed');
+      log.error({ error: describeError(error), code: errorCode(error) }, `weekly ${what} report failed`);
       // Let a restart inside the grace period try this occurrence again.
       await this.o.store.release(claimKey).catch(() => undefined);
       return 'failed';
     }
+  }
+
+  /** The last 7 full days before the occurrence in the schedule's zone, of the channel's project at fire time. */
+  private async post(schedule: WeeklySchedule, occurrenceMs: number): Promise<void> {
+    if (kindOf(schedule) === 'health') {
+      await this.o.health.publishWeekly(schedule.channelId, schedule.timeZone, occurrenceMs);
+      return;
+    }
+    const request = this.o.analytics.requestFor(
+      { range: { kind: 'days', days: 7 }, top: DEFAULT_TOP, prefix: undefined },
+      schedule.timeZone,
+      occurrenceMs,
+      // A changed DOCS_CHANNEL_PROJECTS applies to the next post.
+      schedule.channelId,
+    );
+    await this.o.analytics.publish(schedule.channelId, request);
   }
 
   /**
@@ -135,6 +167,7 @@ export class WeeklyReports {
     this.o.logger.info(
       {
         channelId: schedule.channelId,
+        kind: kindOf(schedule),
         occurrence: new Date(occurrenceMs).toISOString(),
         lateMinutes: Math.round(lateMs / 60_000),
       },

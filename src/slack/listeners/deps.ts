@@ -36,6 +36,8 @@ export interface SlackDeps {
   /** `/docs-health`: the docs-health report (absent: the command says it is not set up). */
   health?: {
     reports: Pick<HealthReports, 'now' | 'report' | 'publish' | 'inChannel'>;
+    /** Weekly docs-health posts (`/docs-health schedule`), in the same store as page-view posts. */
+    weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
     siteUrl: string | undefined;
   };
   /** The App Home tab (absent: `app_home_opened` publishes nothing). */

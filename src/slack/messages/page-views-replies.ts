@@ -1,10 +1,7 @@
 import { DocsApiError } from '../../common/docs-api-error.js';
 import { AppError } from '../../common/errors.js';
-import type { WeeklySchedule } from '../../insights/ports.js';
-import { describeWeeklyCron } from '../../insights/ranges/cron-times.js';
 import { escapeMrkdwn } from '../markup.js';
 import { describeSlackDeliveryFailure, type HourlyLimits, perHour, retryHint } from './failures.js';
-import { slackTime } from './format.js';
 import { oneLine } from './limits.js';
 
 /** A token rendered inside backticks: escaped, one line, and unable to close the code span. */
@@ -74,38 +71,4 @@ export function describePostFailure(code: string | undefined): string {
       return 'I was restarting before I could post the report, so it was not posted. Try again in a minute.';
   }
   return describeSlackDeliveryFailure(code).replace('the job was not started', 'the report was not posted');
-}
-
-function describeCron(schedule: WeeklySchedule): string {
-  return describeWeeklyCron(schedule.cron) ?? `cron \`${escapeMrkdwn(schedule.cron)}\``;
-}
-
-export function scheduleConfirmation(
-  schedule: WeeklySchedule,
-  nextRun: number | undefined,
-  replaced: boolean,
-): string {
-  return `${replaced ? 'Updated' : 'Scheduled'}: every ${describeCron(schedule)} (${escapeMrkdwn(schedule.timeZone)}) I'll post the last 7 full days of page views in <#${schedule.channelId}>.${nextRun ? ` Next post: ${slackTime(nextRun, '{date_short_pretty} at {time}')}.` : ''} Stop it with \`/docs-views unschedule\`. Make sure I'm a member of this channel (\`/invite @docs-agent\`).`;
-}
-
-export function schedulesList(
-  schedules: Array<WeeklySchedule & { nextRun: number | undefined }>,
-  currentChannel: string,
-): string {
-  if (schedules.length === 0) {
-    return 'No weekly page-view posts are scheduled. Add one in a channel with `/docs-views schedule monday 09:00 Europe/Berlin`.';
-  }
-  const lines = schedules.slice(0, 40).map((s) => {
-    const here = s.channelId === currentChannel ? ' (this channel)' : '';
-    const origin = s.source === 'env' ? 'from WEEKLY_REPORT_* settings' : `by <@${s.createdBy}>`;
-    const next = s.nextRun ? `, next ${slackTime(s.nextRun, '{date_short_pretty} at {time}')}` : '';
-    return `• <#${s.channelId}>${here}: every ${describeCron(s)} (${escapeMrkdwn(s.timeZone)}), ${origin}${next}`;
-  });
-  return `*Weekly page-view posts*\n${lines.join('\n')}`;
-}
-
-export function unscheduleReply(removed: boolean): string {
-  return removed
-    ? 'Done: this channel will no longer get the weekly page-view post.'
-    : 'This channel has no weekly page-view post. See all of them with `/docs-views schedules`.';
 }

@@ -1,6 +1,6 @@
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import type { WeeklyReportScheduler, WeeklySchedule } from '../../insights/ports.js';
+import { scheduleKey, type WeeklyReportScheduler, type WeeklySchedule } from '../../insights/ports.js';
 import { nextOccurrence } from '../../insights/ranges/cron-times.js';
 
 /** Time for the scheduler: the real clock and timers in production, a manual one in tests. */
@@ -53,7 +53,7 @@ export class InProcessWeeklyScheduler implements WeeklyReportScheduler {
 
   async upsert(schedule: WeeklySchedule): Promise<void> {
     const next = nextOccurrence(schedule.cron, schedule.timeZone, this.timers.now());
-    this.disarm(schedule.channelId);
+    this.disarm(scheduleKey(schedule));
     if (next === undefined) {
       this.logger.warn({ channelId: schedule.channelId, cron: schedule.cron }, 'weekly schedule never fires');
       return;
@@ -61,17 +61,17 @@ export class InProcessWeeklyScheduler implements WeeklyReportScheduler {
     this.arm(schedule, next);
   }
 
-  async remove(channelId: string): Promise<void> {
-    this.disarm(channelId);
+  async remove(key: string): Promise<void> {
+    this.disarm(key);
   }
 
-  private disarm(channelId: string): void {
-    const armed = this.armed.get(channelId);
+  private disarm(key: string): void {
+    const armed = this.armed.get(key);
     if (armed?.handle !== undefined) this.timers.clearTimeout(armed.handle);
-    this.armed.delete(channelId);
+    this.armed.delete(key);
   }
 
-  /** The next fire time per channel (for diagnostics and tests). */
+  /** The next fire time per schedule key (for diagnostics and tests). */
   nextRuns(): Map<string, number> {
     return new Map([...this.armed].map(([channel, a]) => [channel, a.next]));
   }
@@ -87,14 +87,14 @@ export class InProcessWeeklyScheduler implements WeeklyReportScheduler {
 
   private arm(schedule: WeeklySchedule, next: number): void {
     const entry: Armed = { schedule, next, handle: undefined };
-    this.armed.set(schedule.channelId, entry);
+    this.armed.set(scheduleKey(schedule), entry);
     if (!this.onFire || this.stopped) return;
     const delay = Math.max(0, Math.min(next - this.timers.now(), MAX_SLEEP_MS));
     entry.handle = this.timers.setTimeout(() => this.wake(entry), delay);
   }
 
   private wake(entry: Armed): void {
-    if (this.stopped || this.armed.get(entry.schedule.channelId) !== entry) return;
+    if (this.stopped || this.armed.get(scheduleKey(entry.schedule)) !== entry) return;
     const now = this.timers.now();
     if (now < entry.next) {
       this.arm(entry.schedule, entry.next);
@@ -111,6 +111,6 @@ export class InProcessWeeklyScheduler implements WeeklyReportScheduler {
     this.running.add(run);
     const following = nextOccurrence(entry.schedule.cron, entry.schedule.timeZone, Math.max(now, entry.next));
     if (following !== undefined) this.arm(entry.schedule, following);
-    else this.armed.delete(entry.schedule.channelId);
+    else this.armed.delete(scheduleKey(entry.schedule));
   }
 }

@@ -1,7 +1,7 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import type { WeeklyReportScheduler, WeeklySchedule } from '../../insights/ports.js';
+import { scheduleKey, type WeeklyReportScheduler, type WeeklySchedule } from '../../insights/ports.js';
 import { previousOccurrence } from '../../insights/ranges/cron-times.js';
 import type { RedisClient } from './redis-client.js';
 
@@ -21,9 +21,9 @@ interface WeeklyJobData {
 
 const QUEUE_NAME = 'weekly-reports';
 
-/** One job scheduler per channel; BullMQ forbids `:` in ids. */
-function schedulerId(channelId: string): string {
-  return `weekly-${encodeURIComponent(channelId)}`;
+/** One job scheduler per schedule key (page views: the channel id, as before kinds); BullMQ forbids `:`. */
+function schedulerId(key: string): string {
+  return `weekly-${encodeURIComponent(key)}`;
 }
 
 /**
@@ -82,7 +82,7 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
   async upsert(schedule: WeeklySchedule): Promise<void> {
     try {
       await this.queue.upsertJobScheduler(
-        schedulerId(schedule.channelId),
+        schedulerId(scheduleKey(schedule)),
         { pattern: schedule.cron, tz: schedule.timeZone },
         {
           name: 'weekly-report',
@@ -101,17 +101,17 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
     }
   }
 
-  async remove(channelId: string): Promise<void> {
-    await this.queue.removeJobScheduler(schedulerId(channelId));
+  async remove(key: string): Promise<void> {
+    await this.queue.removeJobScheduler(schedulerId(key));
   }
 
-  /** Channels with a job scheduler in Redis and their next run (diagnostics and tests). */
+  /** Schedule keys with a job scheduler in Redis and their next run (diagnostics and tests). */
   async nextRuns(): Promise<Map<string, number>> {
     const schedulers = await this.queue.getJobSchedulers(0, -1, true);
     return new Map(
       schedulers
         .filter((s) => s.template?.data?.schedule && s.next !== undefined)
-        .map((s) => [s.template!.data!.schedule.channelId, s.next!]),
+        .map((s) => [scheduleKey(s.template!.data!.schedule), s.next!]),
     );
   }
 

@@ -35,17 +35,33 @@ function setup(report: () => Promise<unknown> = async () => REPORT) {
       projectId: `proj_of_${channelId}`,
     }),
   };
+  const weekly = {
+    schedule: vi.fn(async (input: { kind?: string; channelId: string }) => ({
+      schedule: {
+        ...input,
+        cron: '0 9 * * 1',
+        timeZone: 'Europe/Berlin',
+        createdBy: 'U1',
+        createdAt: 0,
+        source: 'command',
+      },
+      nextRun: undefined,
+      replaced: false,
+    })),
+    unschedule: vi.fn(async () => true),
+    list: vi.fn(async () => []),
+  };
   const { logger } = recordingLogger();
   const deps: DocsHealthDeps = {
     access: access(),
     logger,
     limits: { analyticsPerHour: 100 },
-    health: { reports: reports as never, siteUrl: undefined },
+    health: { reports: reports as never, weekly: weekly as never, siteUrl: undefined },
   };
   const { ack, respond, calls } = answers();
   const run = (text: string) =>
     docsHealthCommand(deps)({ command: slashCommand('/docs-health', text), ack, respond });
-  return { run, ack, respond, calls, reports };
+  return { run, ack, respond, calls, reports, weekly };
 }
 
 describe('parseHealthCommand', () => {
@@ -62,6 +78,20 @@ describe('parseHealthCommand', () => {
     expect(parseHealthCommand('/api')).toMatchObject({ kind: 'invalid', token: '/api' });
     expect(parseHealthCommand('csv')).toMatchObject({ kind: 'invalid', token: 'csv' });
     expect(parseHealthCommand('help')).toEqual({ kind: 'help' });
+  });
+
+  it('reads the weekly sub-commands with the /docs-views grammar and refusals', () => {
+    expect(parseHealthCommand('schedule monday 09:00 Europe/Berlin')).toEqual({
+      kind: 'schedule',
+      weekday: 1,
+      hour: 9,
+      minute: 0,
+      timeZone: 'Europe/Berlin',
+    });
+    expect(parseHealthCommand('schedules')).toEqual({ kind: 'schedules' });
+    expect(parseHealthCommand('unschedule')).toEqual({ kind: 'unschedule' });
+    expect(parseHealthCommand('schedule funday 09:00')).toMatchObject({ kind: 'invalid', token: 'funday' });
+    expect(parseHealthCommand('7d schedules')).toMatchObject({ kind: 'invalid', token: 'schedules' });
   });
 });
 
@@ -87,6 +117,21 @@ describe('docsHealthCommand', () => {
       projectId: `proj_of_${CHANNEL}`,
     });
     expect(allText(only(t.respond))).toContain('rotate keys');
+  });
+
+  it('schedules and unschedules the channel’s docs-health post, never the page-view one', async () => {
+    const t = setup();
+    await t.run('schedule monday 09:00 Europe/Berlin');
+    expect(t.weekly.schedule).toHaveBeenCalledWith(
+      expect.objectContaining({ kind: 'health', channelId: CHANNEL, weekday: 1, hour: 9, minute: 0 }),
+    );
+    expect(allText(only(t.respond))).toContain('docs-health report');
+    expect(allText(only(t.respond))).toContain('/docs-health unschedule');
+    const u = setup();
+    await u.run('unschedule');
+    expect(u.weekly.unschedule).toHaveBeenCalledWith(CHANNEL, 'health');
+    expect(allText(only(u.respond))).toContain('weekly docs-health post');
+    expect(t.reports.report).not.toHaveBeenCalled();
   });
 
   it('over budget, says so and when it can run', async () => {

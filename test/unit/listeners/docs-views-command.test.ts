@@ -122,6 +122,7 @@ describe('docsViewsCommand', () => {
     await t.run('schedule monday 09:00 Europe/Berlin');
     expect(t.ack).toHaveBeenCalledWith();
     expect(t.weekly.schedule).toHaveBeenCalledWith({
+      kind: 'page_views',
       channelId: CHANNEL,
       userId: USER,
       weekday: 1,
@@ -136,7 +137,7 @@ describe('docsViewsCommand', () => {
     const schedules = [schedule(CHANNEL, USER), schedule(OTHER_CHANNEL, 'U0CAROL')];
     const member = setup({ schedules });
     await member.run('schedules');
-    expect(member.weekly.list).toHaveBeenCalledWith(CHANNEL);
+    expect(member.weekly.list).toHaveBeenCalledWith(CHANNEL, 'page_views');
     const seen = only(member.respond).text;
     expect(seen).toContain(`<#${CHANNEL}> (this channel)`);
     expect(seen).not.toContain(OTHER_CHANNEL);
@@ -144,7 +145,7 @@ describe('docsViewsCommand', () => {
 
     const admin = setup({ schedules, admins: [USER] });
     await admin.run('schedules');
-    expect(admin.weekly.list).toHaveBeenCalledWith();
+    expect(admin.weekly.list).toHaveBeenCalledWith(undefined, 'page_views');
     expect(only(admin.respond).text).toContain(
       `<#${OTHER_CHANNEL}>: every Monday at 09:00 (Europe/Berlin), by <@U0CAROL>`,
     );
@@ -159,7 +160,7 @@ describe('docsViewsCommand', () => {
   it('stops this channel’s weekly post', async () => {
     const t = setup();
     await t.run('unschedule');
-    expect(t.weekly.unschedule).toHaveBeenCalledWith(CHANNEL);
+    expect(t.weekly.unschedule).toHaveBeenCalledWith(CHANNEL, 'page_views');
     expect(only(t.respond).text).toMatch(/^Done: this channel will no longer get/);
   });
 

@@ -138,7 +138,11 @@ describe('docsHealthPostAction ("Post to channel")', () => {
     const callback = docsHealthPostAction({
       access: access(),
       logger,
-      health: { reports, siteUrl: undefined },
+      health: {
+        reports,
+        weekly: { schedule: vi.fn(), unschedule: vi.fn(), list: vi.fn() },
+        siteUrl: undefined,
+      },
     });
     const click = (value: string | undefined) => {
       const { body, action } = buttonClick(POST_HEALTH_ACTION, value);

@@ -11,6 +11,7 @@ import {
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
+import { answerScheduleCommand } from './weekly-schedules.js';
 
 export type DocsHealthDeps = Pick<SlackDeps, 'access' | 'logger' | 'limits' | 'health'>;
 
@@ -25,12 +26,13 @@ export function docsHealthHelp(command: string): string {
     '• Range: `7d` (default: the last 7 full days), `30d`, `90d`, `yesterday`, `last-week`, `this-month`, `last-month` or `YYYY-MM-DD..YYYY-MM-DD`.',
     '• `top N`: rows per section, 1–25 (default 5).',
     '• *Fix #n* on a row opens a job form naming the evidence; *Post to channel* shares the report.',
+    `• \`${command} schedule <weekday> <HH:MM> [IANA time zone]\`: a weekly docs-health post in this channel (last 7 full days, top 5), e.g. \`${command} schedule monday 09:00 Europe/Berlin\`. \`${command} schedules\` lists it, \`${command} unschedule\` stops it.`,
     `Example: \`${command} 30d top 10\``,
   ].join('\n');
 }
 
 /**
- * `/docs-health`: the ephemeral docs-health report. Unreadable text is answered at once, naming the token,
+ * `/docs-health`: the ephemeral docs-health report, and its weekly posts (`schedule`, `schedules`, `unschedule`). Unreadable text is answered at once, naming the token,
  * with no API call; the report itself comes via response_url (it may need the API).
  */
 export function docsHealthCommand(deps: DocsHealthDeps) {
@@ -57,6 +59,18 @@ export function docsHealthCommand(deps: DocsHealthDeps) {
         response_type: 'ephemeral',
         text: 'Docs-health reports are not set up in this app. Ask an admin.',
       });
+      return;
+    }
+    if (parsed.kind === 'schedule' || parsed.kind === 'schedules' || parsed.kind === 'unschedule') {
+      await ack();
+      const { reports, weekly } = deps.health;
+      const text = await answerScheduleCommand(
+        { ...deps, weekly, now: () => reports.now() },
+        'health',
+        parsed,
+        command,
+      );
+      await respondSafely(respond, { text }, deps.logger);
       return;
     }
     await ack();

@@ -8,14 +8,12 @@ import {
   describePageViewsFailure,
   describeUploadFailure,
   invalidPageViewsCommandMessage,
-  scheduleConfirmation,
-  schedulesList,
-  unscheduleReply,
 } from '../../messages/page-views-replies.js';
 import { pageViewsReportMessage } from '../../messages/page-views-report.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
+import { answerScheduleCommand } from './weekly-schedules.js';
 
 export type DocsViewsCommandDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits'>;
 
@@ -47,37 +45,19 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
           text: invalidPageViewsCommandMessage(command.command, parsed.token, parsed.problem),
         });
         return;
-      case 'schedule': {
-        await ack();
-        try {
-          const result = await weekly.schedule({
-            channelId: command.channel_id,
-            userId: command.user_id,
-            weekday: parsed.weekday,
-            hour: parsed.hour,
-            minute: parsed.minute,
-            timeZone: parsed.timeZone ?? 'UTC',
-          });
-          await reply(scheduleConfirmation(result.schedule, result.nextRun, result.replaced));
-        } catch (error) {
-          await reply(describePageViewsFailure(error, analytics.now(), deps.limits));
-        }
-        return;
-      }
+      case 'schedule':
       case 'schedules':
-      case 'unschedule': {
+      case 'unschedule':
         await ack();
-        try {
-          await reply(
-            parsed.kind === 'schedules'
-              ? await listSchedules(deps, command.user_id, command.channel_id)
-              : unscheduleReply(await weekly.unschedule(command.channel_id)),
-          );
-        } catch (error) {
-          await reply(describePageViewsFailure(error, analytics.now(), deps.limits));
-        }
+        await reply(
+          await answerScheduleCommand(
+            { ...deps, weekly, now: () => analytics.now() },
+            'page_views',
+            parsed,
+            command,
+          ),
+        );
         return;
-      }
       case 'report': {
         const request = analytics.requestFor(parsed.params, 'UTC', analytics.now(), command.channel_id);
         // A report served from the cache goes out in the acknowledgement itself: instant for the user, and
@@ -117,17 +97,4 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
       }
     }
   };
-}
-
-/**
- * Schedules name private channels and their creators: members see the current channel's only; the
- * workspace-wide list is for ADMIN_USER_IDS.
- */
-async function listSchedules(deps: DocsViewsCommandDeps, userId: string, channelId: string): Promise<string> {
-  if (deps.access.isAdmin(userId)) return schedulesList(await deps.pageViews.weekly.list(), channelId);
-  const here = await deps.pageViews.weekly.list(channelId);
-  if (here.length === 0) {
-    return 'This channel has no weekly page-view post. Add one with `/docs-views schedule monday 09:00 Europe/Berlin`.';
-  }
-  return schedulesList(here, channelId);
 }

@@ -1,9 +1,10 @@
 import { DocsApiError } from '../../common/docs-api-error.js';
 import type { PrivateNotice } from '../../jobs/conversation-service.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
+import type { StartJobResult } from '../../jobs/job-service.js';
 import type { TerminalOutcome, ThreadNotice } from '../../jobs/ports.js';
 import { escapeMrkdwn } from '../markup.js';
-import { describeDocsFailure, type HourlyLimits } from './failures.js';
+import { describeDocsFailure, describeSlackDeliveryFailure, type HourlyLimits } from './failures.js';
 import { formatDuration } from './format.js';
 import { pullRequestActions, safeId } from './job-card.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
@@ -102,6 +103,17 @@ export function followUpRefusedMessage(error: unknown, now: number, limits: Hour
 /** Said wherever a Redis (state store) failure stops a request: nothing happened; retry shortly. */
 export const STATE_UNAVAILABLE_TEXT =
   ":warning: I can't reach my state store right now, so nothing was started or sent. Try again in a minute.";
+
+/**
+ * What to tell the requester privately when a job from a form did not start and its card cannot say so
+ * (the store was down, or the card itself was refused); undefined when the card tells the story.
+ */
+export function startFailureNotice(result: StartJobResult): string | undefined {
+  if (result.ok) return undefined;
+  if (result.stage === 'state') return STATE_UNAVAILABLE_TEXT;
+  if (result.stage === 'card') return describeSlackDeliveryFailure((result.error as { code?: string }).code);
+  return undefined;
+}
 
 /** Answers only the author of a message sees (ephemeral). */
 export function privateNoticeMessage(notice: PrivateNotice, commandName = '/docs-agent'): SlackMessage {

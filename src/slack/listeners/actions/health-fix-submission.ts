@@ -1,14 +1,13 @@
 import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
-import { describeSlackDeliveryFailure } from '../../messages/failures.js';
 import {
   HEALTH_INSTRUCTION_BLOCK,
   HEALTH_MODAL_CALLBACK,
   parseHealthFixSubmission,
 } from '../../messages/health-modal.js';
 import type { SubmissionErrors, SubmittedView } from '../../messages/job-modal.js';
-import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
+import { startFailureNotice } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
 
 export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
@@ -76,12 +75,13 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
         origin: 'health_fix',
         evidenceRef,
       });
-      if (!result.ok && result.stage === 'state') await tell(STATE_UNAVAILABLE_TEXT);
-      else if (!result.ok && result.stage === 'card') {
-        deps.logger.info({ channelId, error: describeError(result.error) }, 'could not post job card');
-        const reason = describeSlackDeliveryFailure((result.error as { code?: string }).code);
-        await tell(`Your fix job for <#${channelId}> did not start. ${reason}`);
-      }
+      if (!result.ok)
+        deps.logger.info(
+          { channelId, stage: result.stage, error: describeError(result.error) },
+          'fix job did not start',
+        );
+      const notice = startFailureNotice(result);
+      if (notice) await tell(`Your fix job for <#${channelId}> did not start. ${notice}`);
     });
   };
 }

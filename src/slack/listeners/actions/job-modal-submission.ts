@@ -1,7 +1,6 @@
 import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
-import { describeSlackDeliveryFailure } from '../../messages/failures.js';
 import {
   CHANNEL_BLOCK,
   INSTRUCTION_BLOCK,
@@ -10,7 +9,7 @@ import {
   type SubmissionErrors,
   type SubmittedView,
 } from '../../messages/job-modal.js';
-import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
+import { STATE_UNAVAILABLE_TEXT, startFailureNotice } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
 import { alreadyJobThreadText, contextOf, earlierMessages, type ThreadReader } from './thread-reads.js';
 
@@ -108,11 +107,13 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
         ...(context ? { context } : {}),
         origin: 'message_shortcut',
       });
-      if (!result.ok && result.stage === 'state') await tell(STATE_UNAVAILABLE_TEXT);
-      else if (!result.ok && result.stage === 'card') {
-        deps.logger.info({ channelId, error: describeError(result.error) }, 'could not post job card');
-        await tell(describeSlackDeliveryFailure((result.error as { code?: string }).code));
-      }
+      if (!result.ok)
+        deps.logger.info(
+          { channelId, stage: result.stage, error: describeError(result.error) },
+          'job did not start',
+        );
+      const notice = startFailureNotice(result);
+      if (notice) await tell(notice);
     });
   };
 }
@@ -138,13 +139,11 @@ async function startFromHome(
     prompt: job.instruction,
     origin: 'app_home',
   });
-  if (!result.ok && result.stage === 'state') await tell(STATE_UNAVAILABLE_TEXT);
-  else if (!result.ok && result.stage === 'card') {
+  if (!result.ok)
     deps.logger.info(
-      { channelId: job.channelId, error: describeError(result.error) },
-      'could not post job card',
+      { channelId: job.channelId, stage: result.stage, error: describeError(result.error) },
+      'job from Home did not start',
     );
-    const reason = describeSlackDeliveryFailure((result.error as { code?: string }).code);
-    await tell(`Your job for <#${job.channelId}> did not start. ${reason}`);
-  }
+  const notice = startFailureNotice(result);
+  if (notice) await tell(`Your job for <#${job.channelId}> did not start. ${notice}`);
 }

@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
 import { listen, readBody, sendJson, waitFor } from './http.js';
+import { seededRandom } from './seeded-random.js';
 import { BlockKitEnforcer } from './slack-block-kit-limits.js';
 import type { SlackRateTiers } from './slack-rate-tiers.js';
+import { multipartFile, parseArgs, safeParse } from './slack-request.js';
 
 export interface SlackCall {
   method: string;
@@ -94,15 +96,7 @@ export class FakeSlack {
       this.random = undefined;
       return;
     }
-    let state = options.seed >>> 0;
-    const next = () => {
-      state = (state + 0x6d2b79f5) >>> 0;
-      let t = state;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-    };
-    this.random = { rate: options.rate, faults: options.faults, next };
+    this.random = { rate: options.rate, faults: options.faults, next: seededRandom(options.seed) };
   }
 
   private randomFault(method: string, args: Record<string, unknown>): Fault | undefined {
@@ -270,15 +264,6 @@ export class FakeSlack {
           .reverse();
         return { ok: true, messages, has_more: false };
       }
-      case 'conversations.replies': {
-        const ts = String(args.ts);
-        const oldest = Number(args.oldest ?? 0);
-        const root = this.messages.filter((m) => m.channel === channel && m.ts === ts);
-        const replies = this.messages.filter(
-          (m) => m.channel === channel && m.thread_ts === ts && m.ts !== ts && Number(m.ts) >= oldest,
-        );
-        return { ok: true, messages: [...root, ...replies], has_more: false };
-      }
       case 'reactions.add':
         return { ok: true };
       case 'files.getUploadURLExternal': {
@@ -309,31 +294,4 @@ export class FakeSlack {
         return { ok: true };
     }
   }
-}
-
-function parseArgs(raw: string, contentType: string | undefined): Record<string, unknown> {
-  if (!raw) return {};
-  if (contentType?.includes('application/json')) return JSON.parse(raw) as Record<string, unknown>;
-  const args: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(raw)) {
-    // The WebClient JSON-encodes nested values (blocks, metadata) inside the form body.
-    args[key] = /^[[{]/.test(value) ? safeParse(value) : value;
-  }
-  return args;
-}
-
-function safeParse(value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-}
-
-/** The file's bytes from an upload: the first part of a multipart body, or the body itself. */
-function multipartFile(raw: string, contentType: string | undefined): string {
-  const boundary = /boundary=([^;]+)/.exec(contentType ?? '')?.[1];
-  if (!contentType?.includes('multipart/form-data') || !boundary) return raw;
-  const part = raw.split(`--${boundary}`).find((p) => p.includes('\r\n\r\n')) ?? '';
-  return part.slice(part.indexOf('\r\n\r\n') + 4).replace(/\r\n$/, '');
 }

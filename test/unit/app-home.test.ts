@@ -49,10 +49,8 @@ describe('appHomeView', () => {
     expect(all).not.toContain('bob secret plan');
     expect(all.indexOf('Done: pull request opened')).toBeLessThan(all.indexOf(':x: *Failed*'));
     expect(all).toContain('<https://github.com/acme/docs/pull/7|pull request>');
-    // The thread itself, in Slack's client (Home knows the team), not just the channel.
-    expect(all).toMatch(
-      /<https:\/\/app\.slack\.com\/client\/T0TEAM\/C0DOCS\/thread\/C0DOCS-\d+\.\d+\|thread>/,
-    );
+    // The thread itself (its root message, as `/docs-agent list` links it), not just the channel.
+    expect(all).toMatch(/<https:\/\/slack\.com\/archives\/C0DOCS\/p\d+\|thread>/);
     expect(all).toMatch(/<!date\^\d+\^\{date_short_pretty\} at \{time\}\|2026-11-21 09:59 UTC>/);
     expect(all).not.toContain('<!channel>');
     expect(all).toContain(`"action_id":"${HOME_NEW_JOB_ACTION}"`);

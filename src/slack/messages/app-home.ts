@@ -3,6 +3,7 @@ import type { JobRecord } from '../../jobs/domain/job.js';
 import { escapeMrkdwn } from '../markup.js';
 import { mrkdwnLink, slackTime } from './format.js';
 import { statusLine } from './job-card.js';
+import { threadLink } from './job-list.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
 
 /** The Home button that opens the job modal (the same modal as the message shortcut). */
@@ -84,13 +85,6 @@ export function channelLink(channelId: string, teamId?: string | null): string {
   return `https://slack.com/app_redirect?${params.toString()}`;
 }
 
-/** The job's thread in Slack's client (a permalink would cost a chat.getPermalink call per job). */
-export function threadLink(job: Pick<JobRecord, 'channelId' | 'threadTs'>, teamId?: string | null): string {
-  if (!teamId) return channelLink(job.channelId);
-  const { channelId, threadTs } = job;
-  return `https://app.slack.com/client/${encodeURIComponent(teamId)}/${channelId}/thread/${channelId}-${threadTs}`;
-}
-
 /** Home when the bot's state store did not answer: says so instead of showing an empty list. */
 export function appHomeUnavailableView(): HomeView {
   return {
@@ -120,7 +114,7 @@ function jobBlocks(input: AppHomeInput): KnownBlock[] {
     const status = statusLine(job);
     const project = input.projectOf?.(job);
     const links = [
-      mrkdwnLink(threadLink(job, input.teamId ?? job.teamId), 'thread'),
+      mrkdwnLink(threadLink(job.channelId, job.threadTs), 'thread'),
       ...(job.prLink ? [mrkdwnLink(job.prLink, 'pull request')] : []),
     ].join(' · ');
     const lines = [

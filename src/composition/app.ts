@@ -85,7 +85,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       state: () => adapters.state(),
       slackConnected: () => slack.connected(),
     }),
-    { metrics },
+    { metrics, ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}) },
   );
   const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,

@@ -14,7 +14,7 @@ import { AppError, describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
 import { registerListeners, type SlackDeps } from './listeners/index.js';
-import { type SlackApiMetrics, SlackGateway } from './slack-gateway.js';
+import { type GatewayOptions, SlackGateway } from './slack-gateway.js';
 
 export interface RouteAnswer {
   status: number;
@@ -29,9 +29,7 @@ export interface HttpRoute {
   handle(): RouteAnswer | Promise<RouteAnswer>;
 }
 
-export interface SlackAppOptions {
-  metrics?: SlackApiMetrics;
-}
+export type SlackAppOptions = Pick<GatewayOptions, 'metrics' | 'sharedSlots'>;
 
 export interface SlackApp {
   gateway: SlackGateway;
@@ -166,7 +164,7 @@ export function createSlackApp(
     settleMs: 2 * config.slack.timeoutMs,
     channelPostIntervalMs: config.slack.channelPostIntervalMs,
     tierRatePercent: config.slack.tierRatePercent,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...options,
   });
   let authenticated = false;
   let authRetry: NodeJS.Timeout | undefined;

@@ -3,6 +3,7 @@ import type { webApi } from '@slack/bolt';
 import { backoffDelay } from '../common/backoff.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import type { SharedSlots } from '../common/shared-slots.js';
 import type { SlackMessage } from './messages/types.js';
 import { type Classified, classify, toDeliveryError } from './slack-errors.js';
 import { type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';
@@ -39,6 +40,8 @@ export interface SlackApiMetrics {
 export interface GatewayOptions {
   logger: Logger;
   metrics?: SlackApiMetrics;
+  /** Pacing slots shared by replicas (Redis mode); absent: this process paces alone. */
+  sharedSlots?: SharedSlots;
   /** Attempts for retryable failures (default 4). */
   attempts?: number;
   retryBaseMs?: number;
@@ -70,6 +73,7 @@ export class SlackCalls {
   protected readonly random: () => number;
   protected readonly settleMs: number;
   private readonly pacing: SlackPacing;
+  private sharedFailureLoggedAt = 0;
 
   constructor(
     protected readonly client: WebClient,
@@ -83,6 +87,16 @@ export class SlackCalls {
       channelPostIntervalMs: options.channelPostIntervalMs ?? 0,
       channelPostBurst: options.channelPostBurst ?? 2,
       tierRatePercent: options.tierRatePercent ?? 100,
+      ...(options.sharedSlots ? { shared: options.sharedSlots } : {}),
+      onSharedFailure: (error) => {
+        // Once a minute at most: while the store is down every call would say it.
+        if (Date.now() - this.sharedFailureLoggedAt < 60_000) return;
+        this.sharedFailureLoggedAt = Date.now();
+        options.logger.warn(
+          { error: describeError(error) },
+          'shared Slack pacing unavailable; pacing in-process',
+        );
+      },
     });
   }
 

@@ -1,5 +1,6 @@
 import { AppError } from '../common/errors.js';
 import { KeyedPacer } from '../common/keyed-pacer.js';
+import type { SharedSlots } from '../common/shared-slots.js';
 
 /**
  * Who waits for a Slack call, most urgent first: a person who just asked (cards, answers, reactions), a
@@ -33,6 +34,10 @@ export interface PacingOptions {
   /** chat.postMessage per channel: one per interval after a burst; 0 turns it off. */
   channelPostIntervalMs?: number;
   channelPostBurst?: number;
+  /** Replicas' shared slots (Redis mode): the tiers are per workspace, not per process. */
+  shared?: SharedSlots;
+  /** Called when the shared slots failed and a call went on with in-process pacing only. */
+  onSharedFailure?: (error: unknown) => void;
 }
 
 /**
@@ -45,24 +50,32 @@ const MARGIN = 1.05;
 
 /**
  * Client-side pacing of every Web API method the bot calls, so it stays inside Slack's tiers instead of
- * collecting 429s. In-process: one gateway holds one bot token, i.e. one workspace.
+ * collecting 429s. One gateway holds one bot token, i.e. one workspace; with `shared` slots (Redis mode)
+ * the replicas of that workspace share one pace per method and channel.
  */
 export class SlackPacing {
   private readonly methods = new Map<string, KeyedPacer>();
   private readonly posts: KeyedPacer | undefined;
   private readonly percent: number;
+  private readonly postInterval: number;
+  private readonly postBurst: number;
   private closed = false;
 
-  constructor(options: PacingOptions) {
+  constructor(private readonly options: PacingOptions) {
     this.percent = options.tierRatePercent ?? 100;
-    const interval = options.channelPostIntervalMs ?? 0;
-    this.posts = interval > 0 ? new KeyedPacer(interval * MARGIN, options.channelPostBurst ?? 2) : undefined;
+    this.postInterval = (options.channelPostIntervalMs ?? 0) * MARGIN;
+    this.postBurst = options.channelPostBurst ?? 2;
+    this.posts = this.postInterval > 0 ? new KeyedPacer(this.postInterval, this.postBurst) : undefined;
   }
 
   run<T>(method: string, channel: string | undefined, priority: SlackPriority, work: () => Promise<T>) {
     const { pacer, key } = this.pacerOf(method, channel);
     if (this.closed) return Promise.reject(shuttingDown());
-    return pacer ? pacer.run(key, work, RANK[priority]) : work();
+    if (!pacer) return work();
+    // In-process order first (priorities), then the slot all replicas share, then the call.
+    const shared = this.options.shared;
+    const start = shared ? () => this.inSharedSlot(shared, method, key, work) : work;
+    return pacer.run(key, start, RANK[priority]);
   }
 
   /**
@@ -72,6 +85,12 @@ export class SlackPacing {
   holdOff(method: string, channel: string | undefined, retryAfterMs: number): boolean {
     const { pacer, key } = this.pacerOf(method, channel);
     pacer?.holdUntil(key, Date.now() + retryAfterMs);
+    if (pacer && this.options.shared) {
+      const { interval, burst } = this.paceOf(method);
+      this.options.shared
+        .holdOff(`${method}:${key}`, interval, burst, retryAfterMs)
+        .catch((error: unknown) => this.options.onSharedFailure?.(error));
+    }
     return pacer !== undefined;
   }
 
@@ -81,13 +100,32 @@ export class SlackPacing {
     for (const pacer of this.methods.values()) pacer.close();
   }
 
+  private async inSharedSlot<T>(shared: SharedSlots, method: string, key: string, work: () => Promise<T>) {
+    const { interval, burst } = this.paceOf(method);
+    let wait = 0;
+    try {
+      wait = await shared.reserve(`${method}:${key}`, interval, burst);
+    } catch (error) {
+      this.options.onSharedFailure?.(error);
+    }
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    return work();
+  }
+
+  /** A method's pace: per channel for posts, else its tier at the configured percentage. */
+  private paceOf(method: string): { interval: number; burst: number } {
+    if (method === 'chat.postMessage') return { interval: this.postInterval, burst: this.postBurst };
+    const perMinute = ((METHOD_TIERS[method] ?? 50) * this.percent) / 100;
+    return { interval: (60_000 / perMinute) * MARGIN, burst: TIER_BURST };
+  }
+
   private pacerOf(method: string, channel: string | undefined): { pacer?: KeyedPacer; key: string } {
     if (method === 'chat.postMessage') return { pacer: this.posts, key: channel ?? '' };
     if (this.percent <= 0) return { key: method };
     let pacer = this.methods.get(method);
     if (!pacer) {
-      const perMinute = ((METHOD_TIERS[method] ?? 50) * this.percent) / 100;
-      pacer = new KeyedPacer((60_000 / perMinute) * MARGIN, TIER_BURST);
+      const { interval, burst } = this.paceOf(method);
+      pacer = new KeyedPacer(interval, burst);
       this.methods.set(method, pacer);
     }
     return { pacer, key: method };

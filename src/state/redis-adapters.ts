@@ -8,6 +8,7 @@ import { BullmqWeeklyScheduler } from './redis/bullmq-weekly-scheduler.js';
 import { waitForRedis } from './redis/redis-client.js';
 import { RedisHourlyQuota } from './redis/redis-hourly-quota.js';
 import { createRedisState } from './redis/redis-job-store.js';
+import { RedisSharedSlots } from './redis/redis-shared-slots.js';
 
 /**
  * REDIS_URL: job state, polls, both budgets, the page-views cache and weekly schedules live in Redis, shared
@@ -44,6 +45,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     scheduleStore: createRedisScheduleStore(client, namespace, logger),
     weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace }),
     impactQueue: new BullmqImpactQueue({ client: queueClient, logger, namespace, now }),
+    slackSlots: new RedisSharedSlots(client, `${namespace}:`),
     state: () => pingState(client),
     async waitUntilReady(signal) {
       if (!(await waitForRedis(redisUrl, logger, signal))) return false;

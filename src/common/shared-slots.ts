@@ -1,0 +1,12 @@
+/**
+ * Call slots shared by every replica (Redis mode): the same pace as an in-process pacer (a burst, then one
+ * start per interval), counted once for all processes, so N replicas together stay inside Slack's tiers
+ * instead of each using all of them. A failure of the shared store rejects; callers fall back to their own
+ * in-process pacing, so a store outage never holds Slack calls back.
+ */
+export interface SharedSlots {
+  /** Reserves the next slot of `key`; resolves how long to wait (ms) before starting. */
+  reserve(key: string, intervalMs: number, burst: number): Promise<number>;
+  /** Slack answered 429: no slot of `key` starts within `retryAfterMs`. */
+  holdOff(key: string, intervalMs: number, burst: number, retryAfterMs: number): Promise<void>;
+}

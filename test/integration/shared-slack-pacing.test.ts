@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/common/logger.js';
+import type { SharedSlots } from '../../src/common/shared-slots.js';
+import { SlackPacing } from '../../src/slack/slack-pacing.js';
+import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
+import { RedisSharedSlots } from '../../src/state/redis/redis-shared-slots.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+/*
+ * Slack's tiers are per workspace, not per process: with REDIS_URL the replicas share one pace per method
+ * (and per channel for posts). Two pacers, each on its own Redis connection as two replicas would be, on a
+ * real redis-server. Lower bounds on elapsed time only: a slow machine makes them wait longer, never less.
+ */
+
+// chat.update is Tier 3 (50/min); at 2400% that is 1,200/min, one call per 52.5 ms with the 5% margin.
+const PERCENT = 2_400;
+const INTERVAL_MS = (60_000 / ((50 * PERCENT) / 100)) * 1.05;
+const CALLS_EACH = 20;
+
+let redis: RedisServer | undefined;
+const clients: RedisClient[] = [];
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  for (const client of clients) await closeRedis(client);
+  await redis?.stop();
+});
+
+async function replica(namespace: string, shared: boolean): Promise<SlackPacing> {
+  const client = await connectRedis(redis!.url, createLogger({ level: 'silent', secrets: [] }), {
+    failFast: false,
+  });
+  clients.push(client);
+  return new SlackPacing({
+    tierRatePercent: PERCENT,
+    ...(shared ? { shared: new RedisSharedSlots(client, `${namespace}:`) } : {}),
+  });
+}
+
+/** Both replicas send CALLS_EACH chat.update at once; resolves every call's start time, sorted. */
+async function burst(a: SlackPacing, b: SlackPacing): Promise<number[]> {
+  const starts: number[] = [];
+  const call = () => {
+    starts.push(Date.now());
+    return Promise.resolve();
+  };
+  await Promise.all(
+    [a, b].flatMap((pacing) =>
+      Array.from({ length: CALLS_EACH }, () => pacing.run('chat.update', 'C1', 'refresh', call)),
+    ),
+  );
+  return starts.sort((x, y) => x - y);
+}
+
+describe('Slack pacing shared by replicas (Redis)', () => {
+  // Without the shared slots each replica paces alone and the same 40 calls take about 19 intervals
+  // (checked: the assertion below then fails, ~1.0 s against the 1.95 s bound).
+  it('two replicas together keep one method’s tier: 40 calls take 39 intervals, not 19', async () => {
+    const [a, b] = [await replica('shared-1', true), await replica('shared-1', true)];
+    const starts = await burst(a, b);
+    expect(starts).toHaveLength(2 * CALLS_EACH);
+    // Each gap is at least an interval (less a little for the two clocks' rounding).
+    expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual((2 * CALLS_EACH - 1) * INTERVAL_MS * 0.95);
+    a.close();
+    b.close();
+  });
+
+  it('a shared store that fails never holds calls back: they go on with in-process pacing', async () => {
+    const failures: unknown[] = [];
+    const broken: SharedSlots = {
+      reserve: async () => Promise.reject(new Error('ECONNREFUSED')),
+      holdOff: async () => Promise.reject(new Error('ECONNREFUSED')),
+    };
+    const pacing = new SlackPacing({
+      tierRatePercent: PERCENT,
+      shared: broken,
+      onSharedFailure: (error) => failures.push(error),
+    });
+    let ran = 0;
+    await Promise.all(
+      Array.from({ length: 3 }, () => pacing.run('chat.update', 'C1', 'user', async () => ran++)),
+    );
+    expect(ran).toBe(3);
+    expect(failures).toHaveLength(3);
+    pacing.close();
+  });
+});

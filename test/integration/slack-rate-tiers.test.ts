@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { percentile, runTierScenario } from '../support/slack-tier-scenario.js';
 
 /**
@@ -32,5 +33,32 @@ describe('many jobs within Slack rate tiers', () => {
     expect(result.convergenceMs).toBeLessThan(2 * result.floorMs + 5_000);
     expect(result.callsPerJob).toBeLessThanOrEqual(5);
     expect(result.breakdown['conversations.replies'] ?? 0).toBe(0);
+  }, 120_000);
+});
+
+describe('many jobs within Slack rate tiers, two replicas on one Redis', () => {
+  let redis: RedisServer | undefined;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  // The tiers are per workspace: the replicas share one pace through Redis. Checked: with the shared slots
+  // removed, each replica uses the whole tier and Slack answers 429.
+  it('60 jobs over two replicas, 6 channels: no 429, every reply, every card final', async () => {
+    const result = await runTierScenario({
+      jobs: 60,
+      channels: 6,
+      scale: 5,
+      endSpreadMs: 2_000,
+      timeoutMs: 60_000,
+      replicas: { count: 2, redisUrl: redis!.url },
+    });
+    console.log(JSON.stringify({ replicas: 2, ...result, replyDelaysMs: undefined }));
+    expect(result.limited).toEqual({});
+    expect(result.repliesMissing).toBe(0);
+    expect(result.notConverged).toBe(0);
   }, 120_000);
 });

@@ -21,6 +21,8 @@ export interface TierScenario {
   pacing?: boolean;
   /** Give up waiting for replies and cards after this long (real ms). */
   timeoutMs: number;
+  /** Several app instances on this Redis (replicas), commands spread over them; default one, in memory. */
+  replicas?: { count: number; redisUrl: string };
 }
 
 export interface TierResult {
@@ -50,22 +52,25 @@ export async function runTierScenario(s: TierScenario): Promise<TierResult> {
   // (here the fake shares the app's event loop, so every stall counts twice): the burst scales with the rate.
   slack.rateTiers = new SlackRateTiers({ scale: s.scale, burst: 4 * Math.max(1, Math.round(s.scale)) });
   const pacing = s.pacing ?? true;
-  const app = await startTestApp({
-    slack,
-    docs,
-    env: {
-      SLACK_TIER_RATE_PERCENT: pacing ? String(Math.round(100 * s.scale)) : '0',
-      SLACK_CHANNEL_POST_INTERVAL_MS: pacing ? String(Math.round(1000 / s.scale)) : '0',
-      POLL_INTERVAL_MS: String(Math.round(5_000 / s.scale)),
-      POLL_MAX_INTERVAL_MS: String(Math.round(60_000 / s.scale)),
-      // The production default: the test env's 2 s makes posts time out on a loaded machine (then each
-      // costs a look-up), which is not what is measured here.
-      SLACK_API_TIMEOUT_MS: '10000',
-      AGENT_JOBS_PER_HOUR: '1000000',
-      DOCS_API_MAX_RPS: '1000',
-      LOG_LEVEL: 'info',
-    },
-  });
+  const startApp = () =>
+    startTestApp({
+      slack,
+      docs,
+      env: {
+        ...(s.replicas ? { REDIS_URL: s.replicas.redisUrl } : {}),
+        SLACK_TIER_RATE_PERCENT: pacing ? String(Math.round(100 * s.scale)) : '0',
+        SLACK_CHANNEL_POST_INTERVAL_MS: pacing ? String(Math.round(1000 / s.scale)) : '0',
+        POLL_INTERVAL_MS: String(Math.round(5_000 / s.scale)),
+        POLL_MAX_INTERVAL_MS: String(Math.round(60_000 / s.scale)),
+        // The production default: the test env's 2 s makes posts time out on a loaded machine (then each
+        // costs a look-up), which is not what is measured here.
+        SLACK_API_TIMEOUT_MS: '10000',
+        AGENT_JOBS_PER_HOUR: '1000000',
+        DOCS_API_MAX_RPS: '1000',
+        LOG_LEVEL: 'info',
+      },
+    });
+  const apps = await Promise.all(Array.from({ length: s.replicas?.count ?? 1 }, startApp));
   const repliedAt = new Map<string, number>();
   const push = slack.messages.push.bind(slack.messages);
   slack.messages.push = (...messages: StoredMessage[]) => {
@@ -79,7 +84,7 @@ export async function runTierScenario(s: TierScenario): Promise<TierResult> {
     for (let i = 0; i < s.jobs; i += 10) {
       await Promise.all(
         prompts.slice(i, i + 10).map((text, k) =>
-          app.command({
+          apps[(i + k) % apps.length]!.command({
             text,
             channel_id: `C0TIER${(i + k) % s.channels}`,
             response_url: slack.responseUrl(`tier-${i + k}`),
@@ -156,7 +161,7 @@ export async function runTierScenario(s: TierScenario): Promise<TierResult> {
       breakdown,
     };
   } finally {
-    await app.stop();
+    for (const app of apps) await app.stop();
     await slack.close();
     await docs.close();
   }

@@ -5,7 +5,8 @@ import { createLogger } from '../../../src/common/logger.js';
 import { ProjectDirectory } from '../../../src/common/projects.js';
 import type { AgentJob, JobRecord } from '../../../src/jobs/domain/job.js';
 import { JobService } from '../../../src/jobs/job-service.js';
-import type { JobNotifier, JobStore, PollQueue, TerminalOutcome } from '../../../src/jobs/ports.js';
+import type { JobNotifier, PollQueue, TerminalOutcome } from '../../../src/jobs/ports.js';
+import { fakeJobStore } from './fake-job-store.js';
 
 const logger = createLogger({ level: 'silent', secrets: [], destination: { write: () => undefined } });
 
@@ -30,18 +31,7 @@ function harness() {
   const scheduled: number[] = [];
   const gets: AgentJob[] = [];
   let sendResult: AgentJob | Error = agentJob('active');
-  const store: JobStore = {
-    getJob: async (id) => (records.has(id) ? structuredClone(records.get(id)) : undefined),
-    saveJob: async (r) => void records.set(r.jobId, structuredClone(r)),
-    linkThread: async () => undefined,
-    findJobByThread: async () => undefined,
-    listWatched: async () => [...records.values()].filter((r) => r.watching),
-    claim: async () => true,
-    release: async () => undefined,
-    listByRequester: async () => [],
-    mark: async () => undefined,
-    isMarked: async () => false,
-  };
+  const store = fakeJobStore(records);
   const notifier: JobNotifier = {
     postStartingCard: async () => '1.0001',
     updateCard: async () => undefined,

@@ -9,6 +9,7 @@ import {
 import type { SubmissionErrors, SubmittedView } from '../../messages/job-modal.js';
 import { startFailureNotice } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
+import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 
 export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
   jobs: Pick<SlackDeps['jobs'], 'start'>;
@@ -18,12 +19,7 @@ export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'aft
 export interface HealthFixSubmissionArgs {
   ack: (response?: SubmissionErrors) => Promise<void>;
   body: { user: { id: string }; team?: { id: string } | null; view: SubmittedView };
-  client: {
-    chat: {
-      postEphemeral(args: { channel: string; user: string; text: string }): Promise<unknown>;
-      postMessage(args: { channel: string; text: string }): Promise<unknown>;
-    };
-  };
+  client: PrivateAnswerClient;
 }
 
 export function registerHealthFixSubmission(app: App, deps: HealthFixSubmissionDeps): void {
@@ -55,16 +51,7 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
       return;
     }
     await ack();
-    // In the channel if Slack lets us; else in the user's DM with the app (the bot may have left the channel).
-    const tell = async (text: string) => {
-      try {
-        await client.chat.postEphemeral({ channel: channelId, user: userId, text });
-      } catch {
-        await client.chat.postMessage({ channel: userId, text }).catch((error: unknown) => {
-          deps.logger.warn({ channelId, error: describeError(error) }, 'could not tell the user privately');
-        });
-      }
-    };
+    const tell = (text: string) => tellPrivately(client, { userId, channelId }, text, deps.logger);
     deps.afterAck(async () => {
       const result = await deps.jobs.start({
         teamId: body.team?.id ?? null,

@@ -11,6 +11,7 @@ import {
 } from '../../messages/job-modal.js';
 import { STATE_UNAVAILABLE_TEXT, startFailureNotice } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
+import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 import { alreadyJobThreadText, contextOf, earlierMessages, type ThreadReader } from './thread-reads.js';
 
 export type JobModalSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
@@ -21,13 +22,7 @@ export type JobModalSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afte
 export interface ViewSubmissionArgs {
   ack: (response?: SubmissionErrors) => Promise<void>;
   body: { user: { id: string }; team?: { id: string } | null; view: SubmittedView };
-  client: ThreadReader & {
-    chat: {
-      postEphemeral(args: { channel: string; user: string; text: string }): Promise<unknown>;
-      /** To the user's own DM with the app (Home's Messages tab): the job's channel may be unreachable. */
-      postMessage(args: { channel: string; text: string }): Promise<unknown>;
-    };
-  };
+  client: ThreadReader & PrivateAnswerClient;
 }
 
 export function registerJobModalSubmission(app: App, deps: JobModalSubmissionDeps): void {
@@ -78,13 +73,7 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
       return;
     }
     await ack();
-    const tell = async (text: string) => {
-      try {
-        await client.chat.postEphemeral({ channel: channelId, user: userId, text });
-      } catch (error) {
-        deps.logger.warn({ channelId, error: describeError(error) }, 'could not tell the user privately');
-      }
-    };
+    const tell = (text: string) => tellPrivately(client, { userId, channelId }, text, deps.logger);
     deps.afterAck(async () => {
       let existing: Awaited<ReturnType<typeof deps.jobs.jobOfThread>>;
       try {
@@ -124,13 +113,7 @@ async function startFromHome(
   client: ViewSubmissionArgs['client'],
   job: { teamId: string | null; userId: string; channelId: string; instruction: string },
 ): Promise<void> {
-  const tell = async (text: string) => {
-    try {
-      await client.chat.postMessage({ channel: job.userId, text });
-    } catch (error) {
-      deps.logger.warn({ error: describeError(error) }, 'could not tell the user in their app DM');
-    }
-  };
+  const tell = (text: string) => tellPrivately(client, { userId: job.userId }, text, deps.logger);
   const result = await deps.jobs.start({
     teamId: job.teamId,
     channelId: job.channelId,

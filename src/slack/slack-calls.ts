@@ -5,7 +5,7 @@ import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { SharedSlots } from '../common/shared-slots.js';
 import type { SlackMessage } from './messages/types.js';
-import { type Classified, classify, toDeliveryError } from './slack-errors.js';
+import { type Classified, classify, SlackAttemptError, toDeliveryError } from './slack-errors.js';
 import { type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';
 
 export type WebClient = webApi.WebClient;
@@ -113,6 +113,33 @@ export class SlackCalls {
     call: () => Promise<T>,
   ): Promise<T> {
     return this.pacing.run(method, channel, priority, call);
+  }
+
+  /**
+   * One call in its method's pacing slot, never retried here (the delivery outbox decides). `ready` runs
+   * inside the slot, right before the call (it takes the delivery's lease); undefined skips the call. A 429
+   * still holds the whole method back. Failures are thrown as `SlackAttemptError` with their class.
+   */
+  async attemptOnce<R, T>(
+    method: string,
+    channel: string | undefined,
+    priority: SlackPriority,
+    ready: () => Promise<R | undefined>,
+    call: (ready: R) => Promise<T>,
+  ): Promise<{ called: false } | { called: true; ready: R; value: T }> {
+    try {
+      return await this.paced(method, channel, priority, async () => {
+        const got = await ready();
+        if (got === undefined) return { called: false as const };
+        return { called: true as const, ready: got, value: await call(got) };
+      });
+    } catch (error) {
+      if (error instanceof SlackAttemptError) throw error;
+      const kind = classify(error);
+      this.options.metrics?.slackError(method, kind.code);
+      if (kind.type === 'rate_limited') this.pacing.holdOff(method, channel, kind.retryAfterMs);
+      throw new SlackAttemptError(kind, error);
+    }
   }
 
   protected async retrying<T>(

@@ -3,6 +3,16 @@ import { AppError } from '../common/errors.js';
 
 export class SlackDeliveryError extends AppError<string> {}
 
+/** One attempt's failure with its class (see `SlackCalls.attemptOnce`). */
+export class SlackAttemptError extends AppError<string> {
+  constructor(
+    readonly kind: Classified,
+    cause: unknown,
+  ) {
+    super(kind.code, `Slack call failed: ${kind.code}`, { cause });
+  }
+}
+
 /** What a failed Web API call means for a retry. */
 export type Classified =
   | { type: 'platform'; code: string }

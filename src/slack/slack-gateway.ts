@@ -2,12 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
 import type { SlackMessage } from './messages/types.js';
-import type { PostOptions, ThreadReply } from './slack-calls.js';
+import type { PostOptions, ThreadReply, WebClient } from './slack-calls.js';
 import { SlackCalls } from './slack-calls.js';
 import { classify, isBlocksProblem, SlackDeliveryError, toDeliveryError } from './slack-errors.js';
 import type { SlackPriority } from './slack-pacing.js';
 
-export type { GatewayOptions, PostOptions, SlackApiMetrics, ThreadReply } from './slack-calls.js';
+export type { GatewayOptions, PostOptions, SlackApiMetrics, ThreadReply, WebClient } from './slack-calls.js';
 export { SlackDeliveryError } from './slack-errors.js';
 export type { SlackPriority } from './slack-pacing.js';
 
@@ -20,6 +20,11 @@ export const MESSAGE_EVENT_TYPE = 'docs_agent_message';
  * and reads are idempotent; a post is retried only after proving the earlier attempt did not land.
  */
 export class SlackGateway extends SlackCalls {
+  /** The Web API client itself, for single attempts made inside `attemptOnce` (the delivery sender). */
+  get web(): WebClient {
+    return this.client;
+  }
+
   /** Posts a message (paced per channel); resolves its ts. */
   async post({ channel, threadTs, message, dedupeKey, priority = 'user' }: PostOptions): Promise<string> {
     const startedAt = Date.now();
@@ -106,6 +111,17 @@ export class SlackGateway extends SlackCalls {
         await this.client.reactions.add({ channel, timestamp: ts, name });
       } catch (error) {
         if (classify(error).code === 'already_reacted') return;
+        throw error;
+      }
+    });
+  }
+
+  async removeReaction(channel: string, ts: string, name: string): Promise<void> {
+    await this.retrying('reactions.remove', channel, 'user', async () => {
+      try {
+        await this.client.reactions.remove({ channel, timestamp: ts, name });
+      } catch (error) {
+        if (classify(error).code === 'no_reaction') return;
         throw error;
       }
     });
@@ -257,7 +273,7 @@ export class SlackGateway extends SlackCalls {
    * settled, every copy but `keepTs` is deleted. `keepTs` is the ts handed back to the caller (the card
    * and thread everyone uses from then on), never "the earliest": that one may be the stray.
    */
-  private removeDuplicatesLater(
+  removeDuplicatesLater(
     channel: string,
     threadTs: string | null,
     key: string,

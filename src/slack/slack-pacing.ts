@@ -4,10 +4,11 @@ import type { SharedSlots } from '../common/shared-slots.js';
 
 /**
  * Who waits for a Slack call, most urgent first: a person who just asked (cards, answers, reactions), a
- * job's terminal reply or notice, then card refreshes (which coalesce, so they lose nothing by waiting).
+ * job's terminal reply or notice, a card's final state, then intermediate card refreshes (which coalesce,
+ * so they lose nothing by waiting).
  */
-export type SlackPriority = 'user' | 'reply' | 'refresh';
-const RANK: Record<SlackPriority, number> = { user: 0, reply: 1, refresh: 2 };
+export type SlackPriority = 'user' | 'reply' | 'final' | 'refresh';
+const RANK: Record<SlackPriority, number> = { user: 0, reply: 1, final: 2, refresh: 3 };
 
 /**
  * Slack's documented per-method limits per workspace (calls per minute; the tiers are "N+ per minute").
@@ -19,6 +20,7 @@ export const METHOD_TIERS: Readonly<Record<string, number>> = {
   'chat.delete': 50,
   'chat.postEphemeral': 100,
   'reactions.add': 50,
+  'reactions.remove': 50,
   'conversations.replies': 50,
   'conversations.history': 50,
   'conversations.join': 50,

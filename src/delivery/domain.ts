@@ -1,0 +1,75 @@
+/**
+ * A message the bot owes someone, recorded before its first attempt (an outbox row) and done only when
+ * Slack confirmed it. Keys are deterministic (`terminal:<job>:<generation>`, `card:<channel>:<ts>`…), so
+ * whoever owes the same message again finds the same record: never a second copy, never a lost one.
+ */
+
+/** Who waits for it, most urgent first: replies and answers, then final card states, then the rest. */
+export type DeliveryPriority = 'reply' | 'final' | 'intermediate';
+export const DELIVERY_PRIORITIES: readonly DeliveryPriority[] = ['reply', 'final', 'intermediate'];
+
+/** Where it goes and what kind of Slack call delivers it. */
+export type DeliveryTarget =
+  /** A new message (in a thread when `threadTs` is set); found again by its key in message metadata. */
+  | { kind: 'post'; channel: string; threadTs: string | null }
+  /** A message edited in place (a job card): the latest state wins, older ones are skipped. */
+  | { kind: 'update'; channel: string; ts: string }
+  /** Reactions on a message: exactly `names` of `managed` end up present (idempotent). */
+  | { kind: 'reactions'; channel: string; ts: string; names: string[]; managed: string[] };
+
+/** Pending → in flight (leased) → posted | abandoned; an expired lease is pending again. */
+export type DeliveryState = 'pending' | 'in_flight' | 'posted' | 'abandoned';
+
+/** What a caller hands in. `payload` is the rendered message (JSON), opaque to this module. */
+export interface NewDelivery {
+  key: string;
+  target: DeliveryTarget;
+  payload: unknown;
+  priority: DeliveryPriority;
+  /**
+   * Replaceable deliveries (card states): a newer `seq` replaces the payload of a record not yet posted, or
+   * re-opens a posted one; an older or equal `seq` is ignored, so a replica holding a stale copy can never
+   * put an older card state back. Absent: the first record of the key stands.
+   */
+  seq?: number;
+  /** How long the record (and so the memory of "posted") is kept (default 30 days). */
+  keepMs?: number;
+}
+
+export interface Delivery extends NewDelivery {
+  state: DeliveryState;
+  /** The replica holding the lease while in flight. */
+  holder?: string;
+  leaseUntil?: number;
+  /** Not attempted before (backoff after a failure). */
+  notBefore: number;
+  attempts: number;
+  /** Set once an attempt's outcome was unknown (timeout, reset, 5xx): look it up before posting again. */
+  uncertainSince?: number;
+  /** Bumped on every payload replacement; a post of an older revision leaves the record pending. */
+  revision: number;
+  postedTs?: string;
+  reason?: string;
+  createdAt: number;
+}
+
+export const DEFAULT_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Why an attempt could not take the lease. */
+export type AcquireRefusal = 'missing' | 'posted' | 'abandoned' | 'held' | 'not_due';
+export type Acquired = { ok: true; delivery: Delivery } | { ok: false; why: AcquireRefusal };
+
+/** How an attempt ended, as the store records it. */
+export type Settlement =
+  | { kind: 'posted'; ts: string | undefined; revision: number }
+  | { kind: 'retry'; notBefore: number; uncertain: boolean }
+  | { kind: 'abandoned'; reason: string }
+  /** Shutdown: the lease is given back; an attempt cut short may have landed. */
+  | { kind: 'released'; uncertain: boolean };
+
+/** When a record is due for its next attempt (the reconciler's index score). */
+export function dueAt(d: Pick<Delivery, 'state' | 'notBefore' | 'leaseUntil'>): number | undefined {
+  if (d.state === 'pending') return d.notBefore;
+  if (d.state === 'in_flight') return d.leaseUntil ?? 0;
+  return undefined;
+}

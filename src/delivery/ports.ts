@@ -1,0 +1,64 @@
+import type { Acquired, Delivery, DeliveryPriority, NewDelivery, Settlement } from './domain.js';
+
+/**
+ * The outbox, shared by every replica (Redis) or kept by this process (memory). Every transition is atomic
+ * on the store: two replicas can never both hold a live lease on one delivery.
+ */
+export interface DeliveryStore {
+  /**
+   * Records a delivery unless its key exists. A replaceable one (`seq`) with a newer seq replaces the
+   * payload (and priority), bumps the revision and is pending again if it was posted. Resolves the record.
+   */
+  record(delivery: NewDelivery, now: number): Promise<Delivery>;
+  get(key: string): Promise<Delivery | undefined>;
+  /** Takes the lease when pending and due, or in flight with an expired lease. */
+  acquire(key: string, holder: string, leaseMs: number, now: number): Promise<Acquired>;
+  /**
+   * Ends an attempt. `posted` is recorded whoever holds the lease (the message is in Slack); the others
+   * only by the lease's holder, so a replica whose lease expired cannot undo the next one's work.
+   */
+  settle(key: string, holder: string, settlement: Settlement, now: number): Promise<void>;
+  /** Keys due by `now` (pending and due, or leases expired), most urgent priority first. */
+  due(now: number, limit: number): Promise<string[]>;
+}
+
+/** A refusal or an unknown outcome from Slack, as the sender classifies it. */
+export type AttemptFailure =
+  /** Slack refused for good (channel gone, message deleted, bot removed): retrying cannot help. */
+  | { kind: 'permanent'; code: string }
+  /** Nothing was done (429, shutting down): retry after `retryAfterMs` or a backoff. */
+  | { kind: 'not_sent'; code: string; retryAfterMs?: number }
+  /** Timeout, reset or 5xx: it may have landed. Look it up before posting again. */
+  | { kind: 'unknown'; code: string };
+
+export class DeliveryAttemptError extends Error {
+  readonly code: string;
+  constructor(readonly failure: AttemptFailure) {
+    super(`delivery attempt failed: ${failure.code}`);
+    this.code = failure.code;
+  }
+}
+
+/** Slack's side: one attempt at a time, no retries of its own (the outbox decides). */
+export interface DeliverySender {
+  /**
+   * Makes one attempt in the target's pacing slot. `lease` is called inside the slot, right before the
+   * call: it takes the lease and resolves the record to send (the latest payload), or undefined to skip.
+   * Resolves the posted message's ts (posts), or undefined. Throws `DeliveryAttemptError`.
+   */
+  send(
+    key: string,
+    priority: DeliveryPriority,
+    target: Delivery['target'],
+    lease: () => Promise<Delivery | undefined>,
+  ): Promise<{ sent: false } | { sent: true; delivery: Delivery; ts: string | undefined }>;
+  /** Finds a post an earlier attempt may have landed (by its key in message metadata); its ts or undefined. */
+  lookup(delivery: Delivery): Promise<string | undefined>;
+  /** After a post whose earlier attempts had unknown outcomes: deletes any other copy later on. */
+  sweepDuplicates(delivery: Delivery, keepTs: string): void;
+}
+
+/** Counts outcomes (src/metrics). Optional. */
+export interface DeliveryMetrics {
+  delivery(outcome: 'posted' | 'found' | 'retry' | 'abandoned', priority: DeliveryPriority): void;
+}

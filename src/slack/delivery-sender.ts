@@ -1,0 +1,146 @@
+import type { Delivery, DeliveryPriority, DeliveryTarget } from '../delivery/domain.js';
+import { type AttemptFailure, DeliveryAttemptError, type DeliverySender } from '../delivery/ports.js';
+import type { SlackMessage } from './messages/types.js';
+import {
+  type Classified,
+  isBlocksProblem,
+  isPermanentSlackError,
+  SlackAttemptError,
+  SlackDeliveryError,
+} from './slack-errors.js';
+import {
+  MESSAGE_EVENT_TYPE,
+  type SlackGateway,
+  type SlackPriority,
+  type WebClient,
+} from './slack-gateway.js';
+
+const PACING: Record<DeliveryPriority, SlackPriority> = {
+  reply: 'reply',
+  final: 'final',
+  intermediate: 'refresh',
+};
+
+/** A delivery's payload as Slack renders it. */
+function messageOf(delivery: Delivery): SlackMessage {
+  const payload = delivery.payload as Partial<SlackMessage> | null;
+  return { text: typeof payload?.text === 'string' ? payload.text : '', blocks: payload?.blocks ?? [] };
+}
+
+/** Slack's answers as the outbox needs them: refused for good, not sent, or unknown. */
+export function failureOf(kind: Classified): AttemptFailure {
+  if (kind.type === 'rate_limited')
+    return { kind: 'not_sent', code: kind.code, retryAfterMs: kind.retryAfterMs };
+  if (kind.code === 'shutting_down') return { kind: 'not_sent', code: kind.code };
+  if (kind.type === 'ambiguous' || !isPermanentSlackError(kind.code))
+    return { kind: 'unknown', code: kind.code };
+  return { kind: 'permanent', code: kind.code };
+}
+
+/**
+ * The outbox's Slack side: one `chat.postMessage`, `chat.update` or set of reactions per attempt, in the
+ * target's pacing slot (the lease is taken inside it, right before the call, so waiting for a slot never
+ * eats the lease). Posts carry their key in message metadata, which is how a later attempt finds them.
+ */
+export class SlackDeliverySender implements DeliverySender {
+  private readonly client: WebClient;
+
+  constructor(private readonly gateway: SlackGateway) {
+    this.client = gateway.web;
+  }
+
+  async send(
+    key: string,
+    priority: DeliveryPriority,
+    target: DeliveryTarget,
+    lease: () => Promise<Delivery | undefined>,
+  ) {
+    try {
+      if (target.kind === 'reactions') return await this.react(target, priority, lease);
+      const method = target.kind === 'post' ? 'chat.postMessage' : 'chat.update';
+      const result = await this.gateway.attemptOnce(method, target.channel, PACING[priority], lease, (d) =>
+        this.call(d, key, true).catch((error: unknown) => {
+          // Slack refused the layout (nothing was stored): the plain text still tells the user.
+          if (
+            error instanceof Error &&
+            isBlocksProblem((error as { data?: { error?: string } }).data?.error ?? '')
+          )
+            return this.call(d, key, false);
+          throw error;
+        }),
+      );
+      if (!result.called) return { sent: false as const };
+      return { sent: true as const, delivery: result.ready, ts: result.value };
+    } catch (error) {
+      if (error instanceof SlackAttemptError) throw new DeliveryAttemptError(failureOf(error.kind));
+      // Reactions after the first call go through the gateway's own retries: their final error is coded.
+      if (error instanceof SlackDeliveryError) {
+        const code = error.code;
+        throw new DeliveryAttemptError(
+          isPermanentSlackError(code) ? { kind: 'permanent', code } : { kind: 'not_sent', code },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async lookup(delivery: Delivery): Promise<string | undefined> {
+    if (delivery.target.kind !== 'post') return undefined;
+    const { channel, threadTs } = delivery.target;
+    return this.gateway.findPosted(channel, threadTs, delivery.key, delivery.createdAt);
+  }
+
+  sweepDuplicates(delivery: Delivery, keepTs: string): void {
+    if (delivery.target.kind !== 'post') return;
+    const { channel, threadTs } = delivery.target;
+    this.gateway.removeDuplicatesLater(channel, threadTs, delivery.key, delivery.createdAt, keepTs);
+  }
+
+  /** One Web API call with the delivery's latest payload; resolves the posted ts (posts). */
+  private async call(delivery: Delivery, key: string, withBlocks: boolean): Promise<string | undefined> {
+    const message = messageOf(delivery);
+    const target = delivery.target;
+    if (target.kind === 'post') {
+      const result = await this.client.chat.postMessage({
+        channel: target.channel,
+        text: message.text,
+        ...(withBlocks && message.blocks?.length ? { blocks: message.blocks } : {}),
+        ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+        metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { key } },
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+      return typeof result.ts === 'string' ? result.ts : undefined;
+    }
+    if (target.kind === 'update') {
+      await this.client.chat.update({
+        channel: target.channel,
+        ts: target.ts,
+        text: message.text,
+        blocks: withBlocks ? (message.blocks ?? []) : [],
+      });
+    }
+    return undefined;
+  }
+
+  /** Reactions are idempotent: remove the managed ones not wanted, add the wanted ones. */
+  private async react(
+    target: Extract<DeliveryTarget, { kind: 'reactions' }>,
+    priority: DeliveryPriority,
+    lease: () => Promise<Delivery | undefined>,
+  ) {
+    const first = await this.gateway.attemptOnce(
+      'reactions.add',
+      target.channel,
+      PACING[priority],
+      lease,
+      async (d) => d,
+    );
+    if (!first.called) return { sent: false as const };
+    const latest = first.ready.target.kind === 'reactions' ? first.ready.target : target;
+    for (const name of latest.managed.filter((n) => !latest.names.includes(n)))
+      await this.gateway.removeReaction(latest.channel, latest.ts, name);
+    for (const name of latest.names) await this.gateway.addReaction(latest.channel, latest.ts, name);
+    return { sent: true as const, delivery: first.ready, ts: undefined };
+  }
+}

@@ -1,0 +1,155 @@
+import { expect, it } from 'vitest';
+import type { NewDelivery } from '../../src/delivery/domain.js';
+import type { DeliveryStore } from '../../src/delivery/ports.js';
+
+export function post(key: string, extra: Partial<NewDelivery> = {}): NewDelivery {
+  return {
+    key,
+    target: { kind: 'post', channel: 'C1', threadTs: '1.1' },
+    payload: { text: `reply ${key}`, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'x' } }] },
+    priority: 'reply',
+    ...extra,
+  };
+}
+
+const card = (seq: number, priority: NewDelivery['priority'] = 'intermediate'): NewDelivery => ({
+  key: 'card:C1:1.1',
+  target: { kind: 'update', channel: 'C1', ts: '1.1' },
+  payload: { text: `state ${seq}`, blocks: [] },
+  priority,
+  seq,
+});
+
+/**
+ * What every delivery store must do, on the store's own clock: `now` is only a hint (Redis uses TIME), so
+ * the tests use real time and leases short enough to expire during a test.
+ */
+export function deliveryStoreContract(make: () => Promise<{ store: DeliveryStore; close(): Promise<void> }>) {
+  const withStore = (test: (store: DeliveryStore) => Promise<void>) => async () => {
+    const { store, close } = await make();
+    try {
+      await test(store);
+    } finally {
+      await close();
+    }
+  };
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it(
+    'records once: the same key again keeps the first record, payload included',
+    withStore(async (store) => {
+      const first = await store.record(post('k1'), Date.now());
+      expect(first).toMatchObject({ key: 'k1', state: 'pending', attempts: 0, revision: 0 });
+      await store.record(post('k1', { payload: { text: 'other' } }), Date.now());
+      expect((await store.get('k1'))?.payload).toEqual(post('k1').payload);
+      expect(await store.due(Date.now(), 10)).toEqual(['k1']);
+    }),
+  );
+
+  it(
+    'leases to one holder at a time; a live lease is "held", never done',
+    withStore(async (store) => {
+      await store.record(post('k2'), Date.now());
+      const a = await store.acquire('k2', 'A', 60_000, Date.now());
+      expect(a.ok).toBe(true);
+      expect(await store.acquire('k2', 'B', 60_000, Date.now())).toEqual({ ok: false, why: 'held' });
+      expect(await store.due(Date.now(), 10)).toEqual([]);
+      await store.settle('k2', 'A', { kind: 'posted', ts: '9.9', revision: 0 }, Date.now());
+      expect(await store.get('k2')).toMatchObject({ state: 'posted', postedTs: '9.9' });
+      expect(await store.acquire('k2', 'B', 60_000, Date.now())).toEqual({ ok: false, why: 'posted' });
+      // Recording it again after it was posted changes nothing: no second copy.
+      await store.record(post('k2'), Date.now());
+      expect(await store.get('k2')).toMatchObject({ state: 'posted' });
+    }),
+  );
+
+  it(
+    'an expired lease is due again, taken over as uncertain (look before posting), and its old holder cannot settle it',
+    withStore(async (store) => {
+      await store.record(post('k3'), Date.now());
+      expect((await store.acquire('k3', 'A', 30, Date.now())).ok).toBe(true);
+      await sleep(80);
+      expect(await store.due(Date.now(), 10)).toEqual(['k3']);
+      const b = await store.acquire('k3', 'B', 60_000, Date.now());
+      expect(b.ok && b.delivery.uncertainSince).toBeGreaterThan(0);
+      expect(b.ok && b.delivery.attempts).toBe(2);
+      await store.settle(
+        'k3',
+        'A',
+        { kind: 'retry', notBefore: Date.now() + 60_000, uncertain: false },
+        Date.now(),
+      );
+      expect(await store.get('k3')).toMatchObject({ state: 'in_flight', holder: 'B' });
+      // But a post that landed is recorded whoever reports it.
+      await store.settle('k3', 'A', { kind: 'posted', ts: '1.2', revision: 0 }, Date.now());
+      expect(await store.get('k3')).toMatchObject({ state: 'posted', postedTs: '1.2' });
+    }),
+  );
+
+  it(
+    'retry waits until its time; released leases are due at once and uncertain',
+    withStore(async (store) => {
+      await store.record(post('k4'), Date.now());
+      await store.acquire('k4', 'A', 60_000, Date.now());
+      await store.settle(
+        'k4',
+        'A',
+        { kind: 'retry', notBefore: Date.now() + 60_000, uncertain: false },
+        Date.now(),
+      );
+      expect(await store.get('k4')).toMatchObject({ state: 'pending' });
+      expect(await store.due(Date.now(), 10)).toEqual([]);
+      expect(await store.acquire('k4', 'B', 60_000, Date.now())).toEqual({ ok: false, why: 'not_due' });
+
+      await store.record(post('k5'), Date.now());
+      await store.acquire('k5', 'A', 60_000, Date.now());
+      await store.settle('k5', 'A', { kind: 'released', uncertain: true }, Date.now());
+      expect(await store.get('k5')).toMatchObject({ state: 'pending' });
+      expect((await store.get('k5'))?.uncertainSince).toBeGreaterThan(0);
+      expect(await store.due(Date.now(), 10)).toEqual(['k5']);
+    }),
+  );
+
+  it(
+    'abandons on a permanent refusal: never due again',
+    withStore(async (store) => {
+      await store.record(post('k6'), Date.now());
+      await store.acquire('k6', 'A', 60_000, Date.now());
+      await store.settle('k6', 'A', { kind: 'abandoned', reason: 'channel_not_found' }, Date.now());
+      expect(await store.get('k6')).toMatchObject({ state: 'abandoned', reason: 'channel_not_found' });
+      expect(await store.due(Date.now(), 10)).toEqual([]);
+    }),
+  );
+
+  it(
+    'card states: the latest seq wins, an older one never comes back, a post of an older revision stays owed',
+    withStore(async (store) => {
+      await store.record(card(1), Date.now());
+      const leased = await store.acquire('card:C1:1.1', 'A', 60_000, Date.now());
+      expect(leased.ok && leased.delivery.revision).toBe(0);
+      await store.record(card(3, 'final'), Date.now());
+      await store.record(card(2), Date.now());
+      const now = await store.get('card:C1:1.1');
+      expect(now).toMatchObject({ seq: 3, revision: 1, priority: 'final', payload: { text: 'state 3' } });
+      await store.settle('card:C1:1.1', 'A', { kind: 'posted', ts: undefined, revision: 0 }, Date.now());
+      expect(await store.get('card:C1:1.1')).toMatchObject({ state: 'pending' });
+      const again = await store.acquire('card:C1:1.1', 'A', 60_000, Date.now());
+      expect(again.ok && again.delivery.payload).toEqual({ text: 'state 3', blocks: [] });
+      await store.settle('card:C1:1.1', 'A', { kind: 'posted', ts: undefined, revision: 1 }, Date.now());
+      expect(await store.get('card:C1:1.1')).toMatchObject({ state: 'posted' });
+      await store.record(card(4, 'final'), Date.now());
+      expect(await store.get('card:C1:1.1')).toMatchObject({ state: 'pending', revision: 2 });
+    }),
+  );
+
+  it(
+    'due lists replies before final card states before intermediate ones',
+    withStore(async (store) => {
+      await store.record({ ...card(1), key: 'card:a' }, Date.now());
+      await store.record({ ...card(1, 'final'), key: 'card:b' }, Date.now());
+      await store.record(post('reply:c'), Date.now());
+      expect(await store.due(Date.now() + 1, 10)).toEqual(['reply:c', 'card:b', 'card:a']);
+      expect(await store.due(Date.now() + 1, 2)).toEqual(['reply:c', 'card:b']);
+    }),
+  );
+}

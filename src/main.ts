@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './common/config.js';
 import { AppError, describeError } from './common/errors.js';
 import { createDocsAgent } from './composition/app.js';
-
-const SHUTDOWN_DEADLINE_MS = 10_000;
+import { SHUTDOWN_DEADLINE_MS } from './composition/app-steps.js';
 
 /** Process wiring: config, signals and last-resort error handlers. The app itself is built in app.ts. */
 async function main(): Promise<void> {

@@ -3,6 +3,8 @@ import { type Clock, systemClock } from '../common/clock.js';
 import { type Config, secretsOf } from '../common/config.js';
 import { createLogger, type Logger } from '../common/logger.js';
 import { ProjectDirectory } from '../common/projects.js';
+import { Deliveries } from '../delivery/deliveries.js';
+import { Reconciler } from '../delivery/reconciler.js';
 import { AnalyticsSource } from '../insights/analytics-source.js';
 import { HealthReports } from '../insights/health/health-reports.js';
 import { PageViewsReports } from '../insights/page-views/page-views-reports.js';
@@ -13,16 +15,22 @@ import type { JobStore } from '../jobs/ports.js';
 import { Metrics } from '../metrics/metrics.js';
 import { type MetricsServer, startMetricsServer } from '../metrics/metrics-server.js';
 import { DocsApiClient } from '../platform/docs-client.js';
+import { SlackDeliverySender } from '../slack/delivery-sender.js';
 import { SlackJobNotifier } from '../slack/job-notifier.js';
 import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters, type SchedulerTimers } from '../state/adapters.js';
-import { stateNote, within } from './app-steps.js';
+import { SHUTDOWN_BUDGET_MS, stateNote, within } from './app-steps.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
+
+/** How often each replica looks for owed deliveries nobody holds (a lease lapsed, a retry due). */
+const DELIVERY_RECONCILE_MS = 1_000;
+/** How often each replica looks for watched jobs without a pending poll (one store read per watched job). */
+const WATCH_RECONCILE_MS = 5_000;
 
 export interface DocsAgentOptions {
   logger?: Logger;
@@ -87,7 +95,18 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     }),
     { metrics, ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}) },
   );
-  const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger, {
+  // The one delivery path: everything the bot owes Slack is recorded in the outbox, then attempted under a
+  // lease of about twice the longest call; the reconciler below retries whatever nobody holds.
+  const deliveries = new Deliveries({
+    store: adapters.deliveryStore,
+    sender: new SlackDeliverySender(slack.gateway),
+    clock,
+    logger: logger.child({ component: 'delivery' }),
+    leaseMs: 2 * config.slack.timeoutMs + 5_000,
+    settleMs: 2 * config.slack.timeoutMs,
+    metrics,
+  });
+  const notifier = new SlackJobNotifier(slack.gateway, deliveries, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,
     jobsPerHour: config.docs.jobsPerHour,
     onJobChanged: (record) => home.jobChanged(record),
@@ -108,6 +127,14 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     onPullRequest: (record, prLink) => impact.onPullRequest(record, prLink),
   });
   const access = new AccessPolicy(config.access);
+  // Every replica, leader-free: owed deliveries nobody holds, watched jobs without a pending poll.
+  const reconciler = new Reconciler(
+    [
+      { name: 'deliveries', everyMs: DELIVERY_RECONCILE_MS, run: () => deliveries.reconcile() },
+      { name: 'watched-jobs', everyMs: WATCH_RECONCILE_MS, run: () => jobs.reconcileWatching() },
+    ],
+    logger.child({ component: 'reconciler' }),
+  );
   metrics.setSources({
     watchedJobs: () => store.listWatched(),
     quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
@@ -133,11 +160,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const impact = wireHealthImpact({
     config,
     adapters,
-    claims: store,
     apiFor: docsApiFor,
     source: analyticsSource,
     pageViews: analytics,
-    gateway: slack.gateway,
+    outbox: deliveries,
     clock,
     logger,
   });
@@ -207,7 +233,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       const port = await slack.start();
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (!(await adapters.waitUntilReady(startAbort.signal))) return port;
+      // Start-up is one pass of the reconciler: watched jobs without a pending poll, owed deliveries.
       const resumed = await jobs.startWatching();
+      await reconciler.runOnce();
+      reconciler.start();
       impact.start();
       await weekly.start();
       logger.info(
@@ -230,30 +259,41 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         stopping = true;
         startAbort.abort();
         const started = Date.now();
+        const budget = SHUTDOWN_BUDGET_MS;
         // 1. No new Slack requests: the HTTP server stops accepting (or the socket disconnects).
-        await within(slack.stop(), 1_000, 'closing the Slack receiver', logger);
+        await within(slack.stop(), budget.receiver, 'closing the Slack receiver', logger);
         // 2. Finish what was already acknowledged (cards, job creations, follow-ups, buttons). The Slack
-        //    client and its per-channel posting queue stay open until every drain below is done.
-        const unfinished = await slack.drain(4_500);
-        if (unfinished > 0) logger.warn({ unfinished }, 'shutdown: Slack work still running after 4.5 s');
-        // 3. Hand polls back: running polls finish (and may post) and re-delay themselves in the queue
-        //    (Redis keeps them for the next replica); the weekly scheduler stops firing.
-        await within(weekly.stop(), 500, 'stopping weekly reports', logger);
-        //    Pending impact checks stay queued too (closed alongside: no extra time on the shutdown budget).
+        //    client and its posting queues stay open until every step below is done.
+        const unfinished = await slack.drain(budget.acknowledged);
+        if (unfinished > 0) logger.warn({ unfinished }, 'shutdown: acknowledged Slack work still running');
+        // 3. Take no more work: no reconciling, no weekly firing; running polls finish and re-delay
+        //    themselves (Redis keeps them, and any wake-up recorded meanwhile, for the replicas that stay).
         await Promise.all([
-          within(queue.close(), 2_000, 'closing the poll queue', logger),
-          within(impact.stop(), 1_000, 'closing the impact queue', logger),
+          within(reconciler.stop(), budget.queues, 'stopping the reconciler', logger),
+          within(weekly.stop(), budget.queues, 'stopping weekly reports', logger),
+          within(queue.close(), budget.queues, 'closing the poll queue', logger),
+          within(impact.stop(), budget.queues, 'closing the impact queue', logger),
         ]);
-        // Card refreshes queued by the work above get a moment to land; then Slack calls still waiting for
-        // their rate-limit slot are dropped (`shutting_down`).
-        await within(notifier.flushCards(), 1_000, 'sending card refreshes', logger);
-        notifier.closeCards();
-        await within(home.close(), 500, 'finishing Home refreshes', logger);
-        // 4. Only now Slack's client, then the state store and the docs API pool.
-        await within(slack.close(), 500, 'closing the Slack client', logger);
-        await within(adapters.close(), 500, 'closing the state connections', logger);
-        await within(docsApi.close(), 500, 'closing the docs API pool', logger);
-        await within(metricsServer?.close() ?? Promise.resolve(), 200, 'closing the metrics port', logger);
+        // 4. Hand every delivery lease back: the outbox keeps what is owed and another replica (or the next
+        //    start) delivers it, looking first where an attempt may have landed.
+        let handedBack = 0;
+        const handBack = deliveries.handBack().then((count) => {
+          handedBack = count;
+        });
+        await within(handBack, budget.handBack, 'handing deliveries back', logger);
+        await within(home.close(), budget.home, 'finishing Home refreshes', logger);
+        // 5. Only now Slack's client (calls still waiting for a slot fail as not sent and stay owed), then the
+        //    state store and the docs API pool.
+        await within(slack.close(), budget.slackClient, 'closing the Slack client', logger);
+        await within(adapters.close(), budget.state, 'closing the state connections', logger);
+        await within(docsApi.close(), budget.docsApi, 'closing the docs API pool', logger);
+        await within(
+          metricsServer?.close() ?? Promise.resolve(),
+          budget.metrics,
+          'closing the metrics port',
+          logger,
+        );
+        if (handedBack) logger.info({ deliveries: handedBack }, 'shutdown: deliveries handed back');
         logger.info(
           { ms: Date.now() - started, unfinishedSlackWork: unfinished },
           unfinished > 0

@@ -1,13 +1,13 @@
 import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
+import type { Outbox } from '../delivery/ports.js';
 import type { AnalyticsSource } from '../insights/analytics-source.js';
 import { HealthImpact } from '../insights/health/health-impact.js';
 import type { HealthApi } from '../insights/health/ports.js';
 import type { PageViewsReports } from '../insights/page-views/page-views-reports.js';
 import type { JobRecord } from '../jobs/domain/job.js';
-import { type OnceClaims, SlackImpactPublisher } from '../slack/impact-publisher.js';
-import type { SlackGateway } from '../slack/slack-gateway.js';
+import { SlackImpactPublisher } from '../slack/impact-publisher.js';
 import type { AdapterSet } from '../state/adapters.js';
 
 export interface HealthImpactWiring {
@@ -22,18 +22,17 @@ export interface HealthImpactWiring {
 export function wireHealthImpact(input: {
   config: Config;
   adapters: Pick<AdapterSet, 'impactQueue'>;
-  claims: OnceClaims;
   apiFor(projectId: string): HealthApi;
   source: AnalyticsSource;
   pageViews: PageViewsReports;
-  gateway: SlackGateway;
+  outbox: Outbox;
   clock: Clock;
   logger: Logger;
 }): HealthImpactWiring {
   const logger = input.logger.child({ component: 'health-impact' });
   const impact = new HealthImpact({
     queue: input.adapters.impactQueue,
-    publisher: new SlackImpactPublisher(input.gateway, input.claims, logger),
+    publisher: new SlackImpactPublisher(input.outbox),
     apiFor: input.apiFor,
     pageViews: input.pageViews,
     source: input.source,

@@ -9,6 +9,7 @@ import {
   type DeliveryMetrics,
   type DeliverySender,
   type DeliveryStore,
+  type Outbox,
 } from './ports.js';
 
 export interface DeliveriesOptions {
@@ -43,7 +44,7 @@ export type AttemptResult =
  * is looked up before posting again; a permanent refusal is logged and abandoned. `reconcile` retries
  * whatever is due, in every replica, so nothing depends on the process that recorded it staying alive.
  */
-export class Deliveries {
+export class Deliveries implements Outbox {
   readonly holder: string;
   private readonly leaseMs: number;
   private readonly settleMs: number;
@@ -143,6 +144,8 @@ export class Deliveries {
     let leasedRecord: Delivery | undefined;
     try {
       const result = await sender.send(key, seen.priority, seen.target, async () => {
+        // Handed back while waiting for the slot (shutdown): another replica takes it.
+        if (this.closed) return undefined;
         const acquired = await store.acquire(key, this.holder, this.leaseMs, clock.now());
         if (!acquired.ok) return undefined;
         this.leased.add(key);
@@ -199,7 +202,8 @@ export class Deliveries {
       maxMs: this.o.retryMaxMs ?? 60_000,
       random: this.o.random,
     });
-    const wait = Math.max(backoff, retryAfterMs ?? 0, uncertain ? this.settleMs : 0);
+    // Shutting down: due at once, for the replicas that stay (they look first when it is uncertain).
+    const wait = this.closed ? 0 : Math.max(backoff, retryAfterMs ?? 0, uncertain ? this.settleMs : 0);
     await this.o.store
       .settle(record.key, this.holder, { kind: 'retry', notBefore: now + wait, uncertain }, now)
       .catch((error: unknown) =>

@@ -62,3 +62,9 @@ export interface DeliverySender {
 export interface DeliveryMetrics {
   delivery(outcome: 'posted' | 'found' | 'retry' | 'abandoned', priority: DeliveryPriority): void;
 }
+
+/** What callers owe through (implemented by `Deliveries`). */
+export interface Outbox {
+  /** Records a delivery (once per key) and attempts it in the background; resolves once recorded. */
+  owe(delivery: NewDelivery): Promise<void>;
+}

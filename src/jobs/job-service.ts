@@ -3,7 +3,7 @@ import { type JobRecord, JobVersionConflictError } from './domain/job.js';
 import type { JobServiceDeps } from './use-cases/deps.js';
 import { type FollowUpRequest, type FollowUpResult, followUp } from './use-cases/follow-up.js';
 import { type JobStatusResult, jobOfThread, jobStatus, watchedJobs } from './use-cases/job-status.js';
-import { pollJob, resumeWatching } from './use-cases/poll-job.js';
+import { pollJob, reconcileWatching } from './use-cases/poll-job.js';
 import { type StartJobRequest, type StartJobResult, startJob } from './use-cases/start-job.js';
 
 // The facade's callers (composition root, Slack listeners, metrics) import these from here.
@@ -27,10 +27,15 @@ export class JobService {
 
   constructor(private readonly deps: JobServiceDeps) {}
 
-  /** Registers the poll handler and re-schedules every job still watched (after a restart with durable state). */
+  /** Registers the poll handler and gives every watched job without a pending poll one (start-up). */
   startWatching(): Promise<number> {
     this.deps.queue.start((jobId) => this.poll(jobId));
-    return resumeWatching(this.deps);
+    return this.reconcileWatching();
+  }
+
+  /** The reconciler's pass: watched jobs without a pending poll get one; stranded wake-ups are applied. */
+  reconcileWatching(): Promise<number> {
+    return reconcileWatching(this.deps);
   }
 
   start(request: StartJobRequest): Promise<StartJobResult> {

@@ -43,6 +43,12 @@ export interface PollQueue {
   start(handler: (jobId: string) => Promise<number | null>): void;
   schedule(jobId: string, delayMs: number): Promise<void>;
   cancel(jobId: string): Promise<void>;
+  /**
+   * The reconciler's pass (every replica, idempotent): each of `watchedJobIds` without a pending or running
+   * poll gets one after `delayMs(index)`, and wake-ups left unapplied (their replica died or stopped between
+   * recording and applying one) are applied. Resolves how many polls it added.
+   */
+  reconcile(watchedJobIds: string[], delayMs: (index: number) => number): Promise<number>;
   close(): Promise<void>;
 }
 

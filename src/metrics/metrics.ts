@@ -1,4 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { DeliveryPriority } from '../delivery/domain.js';
+import type { DeliveryMetrics } from '../delivery/ports.js';
 import type { JobMetrics, JobStartOutcome, PollOutcome } from '../jobs/job-service.js';
 import type { ApiMetrics } from '../platform/http-transport.js';
 import type { SlackApiMetrics } from '../slack/slack-gateway.js';
@@ -18,7 +20,7 @@ export interface MetricsSources {
 
 const PREFIX = 'docs_agent_';
 
-export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics {
+export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, DeliveryMetrics {
   readonly registry = new Registry();
   private readonly apiCalls: Counter<'method' | 'code'>;
   private readonly slackErrors: Counter<'method' | 'code'>;
@@ -26,6 +28,7 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics {
   private readonly followUps: Counter<'outcome'>;
   private readonly polls: Counter<'outcome'>;
   private readonly finished: Counter<'status'>;
+  private readonly deliveries: Counter<'outcome' | 'priority'>;
   private sources: MetricsSources = {};
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
@@ -41,6 +44,12 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics {
       name: `${PREFIX}slack_api_errors_total`,
       help: 'Failed Slack Web API calls (each attempt), by API method and Slack error code',
       labelNames: ['method', 'code'],
+      registers,
+    });
+    this.deliveries = new Counter({
+      name: `${PREFIX}deliveries_total`,
+      help: 'Attempts of messages the bot owes (outbox), by outcome (posted, found after an unknown outcome, retry, abandoned) and priority',
+      labelNames: ['outcome', 'priority'],
       registers,
     });
     this.jobStarts = new Counter({
@@ -107,6 +116,10 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics {
 
   apiCall(method: string, code: string): void {
     this.apiCalls.inc({ method, code });
+  }
+
+  delivery(outcome: 'posted' | 'found' | 'retry' | 'abandoned', priority: DeliveryPriority): void {
+    this.deliveries.inc({ outcome, priority });
   }
 
   slackError(method: string, code: string): void {

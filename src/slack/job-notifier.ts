@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../common/clock.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import type { NewDelivery } from '../delivery/domain.js';
+import type { Outbox } from '../delivery/ports.js';
 import type {
   ConversationNotifier,
   MessageRef,
@@ -9,8 +11,7 @@ import type {
   ThreadMessage,
 } from '../jobs/conversation-service.js';
 import type { JobRecord } from '../jobs/domain/job.js';
-import type { JobNotifier, JobStore, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
-import { CardRefresher, type CardRefresherOptions } from './card-refresher.js';
+import type { JobNotifier, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
 import { describeDocsFailure } from './messages/failures.js';
 import { jobCardMessage } from './messages/job-card.js';
 import {
@@ -19,15 +20,7 @@ import {
   privateNoticeMessage,
   terminalReplyMessage,
 } from './messages/job-replies.js';
-import { isPermanentSlackError } from './slack-errors.js';
-import { SlackDeliveryError, type SlackGateway } from './slack-gateway.js';
-
-/**
- * How long the claim on a terminal reply stands. It is released when the post fails, and otherwise outlives
- * any retry of the same (job, generation) (a crash between posting and recording it, a store outage), so
- * the claim alone keeps the reply to one copy: no thread look-up before each reply.
- */
-const REPLY_CLAIM_MS = 24 * 60 * 60 * 1000;
+import type { SlackGateway } from './slack-gateway.js';
 
 /** The reaction on a reply that reached the agent. */
 export const FORWARDED_REACTION = 'eyes';
@@ -37,8 +30,6 @@ export interface NotifierOptions {
   followUpsFrom?: 'anyone' | 'requester';
   /** AGENT_JOBS_PER_HOUR, named when a job is refused for it. */
   jobsPerHour?: number;
-  /** Retry policy of background card refreshes. */
-  cards?: CardRefresherOptions;
   /** Told of every card refresh, terminal reply and notice (App Home republishes the requester's view). */
   onJobChanged?: (record: JobRecord) => void;
   /** With several docs projects configured, cards name theirs (records without one use the default). */
@@ -47,46 +38,13 @@ export interface NotifierOptions {
 
 /** Renders job state into Slack: the card in place and the replies in its thread. */
 export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
-  private readonly cards: CardRefresher;
-
   constructor(
     private readonly gateway: SlackGateway,
-    private readonly store: JobStore,
+    private readonly outbox: Outbox,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: NotifierOptions = {},
-  ) {
-    this.cards = new CardRefresher(
-      gateway,
-      store,
-      logger,
-      (record, now) =>
-        jobCardMessage({
-          requesterId: record.requesterId,
-          prompt: record.prompt,
-          ...(record.evidenceRef === undefined ? {} : { evidenceRef: record.evidenceRef }),
-          state: { phase: 'tracked', record, now },
-          followUpsFrom: this.options.followUpsFrom,
-          project: this.projectName(record.projectId),
-        }),
-      options.cards,
-    );
-  }
-
-  /** Waits for queued card refreshes (shutdown: before the gateway closes; bound it with a timeout). */
-  async flushCards(): Promise<void> {
-    await this.cards.idle();
-  }
-
-  /** Stops retrying card refreshes (shutdown). */
-  closeCards(): void {
-    this.cards.close();
-  }
-
-  /** Cards whose latest state is still on its way to Slack. */
-  get cardBacklog(): number {
-    return this.cards.backlog;
-  }
+  ) {}
 
   private changed(record: JobRecord): void {
     try {
@@ -101,25 +59,40 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   }
 
   async markForwarded(ref: MessageRef): Promise<void> {
-    await this.gateway.addReaction(ref.channelId, ref.ts, FORWARDED_REACTION).catch((error: unknown) => {
-      this.logger.warn({ channelId: ref.channelId, error: describeError(error) }, 'could not add reaction');
-    });
+    await this.owe(
+      {
+        key: `forwarded:${ref.channelId}:${ref.ts}`,
+        target: {
+          kind: 'reactions',
+          channel: ref.channelId,
+          ts: ref.ts,
+          names: [FORWARDED_REACTION],
+          managed: [FORWARDED_REACTION],
+        },
+        payload: null,
+        priority: 'reply',
+      },
+      'could not record the forwarded reaction',
+    );
   }
 
   async followUpRefused(ref: MessageRef, error: unknown): Promise<void> {
-    await this.gateway
-      .post({
-        channel: ref.channelId,
-        threadTs: ref.threadTs,
-        message: followUpRefusedMessage(error, this.clock.now(), this.limits()),
-        dedupeKey: `followup-refused:${ref.channelId}:${ref.ts}`,
-      })
-      .catch((postError: unknown) => {
-        this.logger.warn(
-          { channelId: ref.channelId, error: describeError(postError) },
-          'could not say why a follow-up was refused',
-        );
-      });
+    await this.owe(
+      {
+        key: `followup-refused:${ref.channelId}:${ref.ts}`,
+        target: { kind: 'post', channel: ref.channelId, threadTs: ref.threadTs },
+        payload: followUpRefusedMessage(error, this.clock.now(), this.limits()),
+        priority: 'reply',
+      },
+      'could not say why a follow-up was refused',
+    );
+  }
+
+  /** Records a delivery; a store failure is logged (these callers have nothing better to do with it). */
+  private async owe(delivery: NewDelivery, failure: string): Promise<void> {
+    await this.outbox.owe(delivery).catch((error: unknown) => {
+      this.logger.warn({ key: delivery.key, error: describeError(error) }, failure);
+    });
   }
 
   async tellAuthor(ref: MessageRef, notice: PrivateNotice): Promise<void> {
@@ -180,74 +153,85 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     return projects?.isMulti ? (projectId ?? projects.defaultProjectId) : undefined;
   }
 
-  /** Resolves at once: the refresh runs in the background (coalesced, retried; see CardRefresher). */
+  /**
+   * Owes the card this record's state: one delivery per card whose latest state wins (the record's version
+   * orders states across replicas), a final state ahead of every intermediate one. Resolves once recorded.
+   */
   async updateCard(record: JobRecord, now: number): Promise<void> {
-    this.cards.refresh(record, now);
+    await this.owe(
+      {
+        key: cardKey(record.channelId, record.cardTs),
+        target: { kind: 'update', channel: record.channelId, ts: record.cardTs },
+        payload: jobCardMessage({
+          requesterId: record.requesterId,
+          prompt: record.prompt,
+          ...(record.evidenceRef === undefined ? {} : { evidenceRef: record.evidenceRef }),
+          state: { phase: 'tracked', record, now },
+          followUpsFrom: this.options.followUpsFrom,
+          project: this.projectName(record.projectId),
+        }),
+        priority: record.watching ? 'intermediate' : 'final',
+        seq: record.version ?? 0,
+      },
+      'could not record a job card update',
+    );
     this.changed(record);
   }
 
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {
     const reason = describeDocsFailure(input.error, this.clock.now(), undefined, this.limits());
-    const message = jobCardMessage({
-      requesterId: input.requesterId,
-      prompt: input.prompt,
-      ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
-      state: { phase: 'not_started', reason },
-      project: this.projectName(input.projectId),
-    });
-    await this.gateway.update(input.channelId, input.cardTs, message).catch((error: unknown) => {
-      this.logger.warn(
-        { channelId: input.channelId, error: describeError(error) },
-        'could not mark job card failed',
-      );
-    });
+    await this.owe(
+      {
+        key: cardKey(input.channelId, input.cardTs),
+        target: { kind: 'update', channel: input.channelId, ts: input.cardTs },
+        payload: jobCardMessage({
+          requesterId: input.requesterId,
+          prompt: input.prompt,
+          ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
+          state: { phase: 'not_started', reason },
+          project: this.projectName(input.projectId),
+        }),
+        priority: 'final',
+        // No job record will ever follow: this state is the card's last.
+        seq: Number.MAX_SAFE_INTEGER,
+      },
+      'could not mark job card failed',
+    );
   }
 
+  /**
+   * Owes the generation's one terminal reply: recorded once per (job, generation) in the outbox, which posts
+   * it (and looks before posting again). Resolves once recorded; rejects when the store failed.
+   */
   async postTerminalReply(
     record: JobRecord,
     outcome: TerminalOutcome,
   ): Promise<'posted' | 'already_posted' | 'undeliverable'> {
-    const key = `terminal:${record.jobId}:${record.generation}`;
-    // The claim keeps two pollers (or a poll and its retry) from racing and, as it stands until long after
-    // the reply, also covers a crash between posting and recording it.
-    if (!(await this.store.claim(key, REPLY_CLAIM_MS))) return 'already_posted';
-    const message = terminalReplyMessage(record, outcome, this.clock.now());
-    try {
-      await this.gateway.post({
-        channel: record.channelId,
-        threadTs: record.threadTs,
-        message,
-        dedupeKey: key,
-        priority: 'reply',
-      });
-      this.changed(record);
-      return 'posted';
-    } catch (error) {
-      await this.store.release(key).catch(() => undefined);
-      if (error instanceof SlackDeliveryError && isPermanentSlackError(error.code)) {
-        this.logger.error({ jobId: record.jobId, code: error.code }, 'Slack refused the terminal reply');
-        return 'undeliverable';
-      }
-      throw error;
-    }
+    await this.outbox.owe({
+      key: `terminal:${record.jobId}:${record.generation}`,
+      target: { kind: 'post', channel: record.channelId, threadTs: record.threadTs },
+      payload: terminalReplyMessage(record, outcome, this.clock.now()),
+      priority: 'reply',
+    });
+    this.changed(record);
+    return 'posted';
   }
 
   async postNotice(record: JobRecord, notice: ThreadNotice): Promise<void> {
-    const key = `notice:${notice.kind}:${record.jobId}:${record.generation}`;
     this.changed(record);
-    await this.gateway
-      .post({
-        channel: record.channelId,
-        threadTs: record.threadTs,
-        message: noticeMessage(record, notice),
-        dedupeKey: key,
+    await this.owe(
+      {
+        key: `notice:${notice.kind}:${record.jobId}:${record.generation}`,
+        target: { kind: 'post', channel: record.channelId, threadTs: record.threadTs },
+        payload: noticeMessage(record, notice),
         priority: 'reply',
-      })
-      .catch((error: unknown) => {
-        this.logger.warn(
-          { jobId: record.jobId, error: describeError(error) },
-          'could not post thread notice',
-        );
-      });
+      },
+      'could not record a thread notice',
+    );
   }
+}
+
+/** The one delivery of a card's states. */
+export function cardKey(channelId: string, cardTs: string): string {
+  return `card:${channelId}:${cardTs}`;
 }

@@ -2,6 +2,7 @@ import type { Clock } from '../common/clock.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
 import type { SharedSlots } from '../common/shared-slots.js';
+import type { DeliveryStore } from '../delivery/ports.js';
 import type { ImpactQueue } from '../insights/health/ports.js';
 import type { AnalyticsCache, ScheduleStore, WeeklyReportScheduler } from '../insights/ports.js';
 import type { JobStore, PollQueue } from '../jobs/ports.js';
@@ -18,6 +19,8 @@ export interface AdapterSet {
   backend: StateBackend;
   jobStore: JobStore;
   pollQueue: PollQueue;
+  /** The outbox of every message the bot owes (src/delivery): shared by replicas with Redis. */
+  deliveryStore: DeliveryStore;
   /** The agent-job budget of DOCS_PROJECT_ID (AGENT_JOBS_PER_HOUR): `agentJobQuotaFor(DOCS_PROJECT_ID)`. */
   agentJobQuota: HourlyQuota;
   /** The agent-job budget of one project: the platform counts job creations and follow-ups per project. */

@@ -5,6 +5,7 @@ import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.
 import { createMemoryAnalyticsCache } from './keyv-analytics-cache.js';
 import { createMemoryJobStore } from './keyv-job-store.js';
 import { createMemoryScheduleStore } from './keyv-schedule-store.js';
+import { MemoryDeliveryStore } from './memory/memory-delivery-store.js';
 import { MemoryImpactQueue } from './memory/memory-impact-queue.js';
 import { MemoryPollQueue } from './memory/memory-poll-queue.js';
 import {
@@ -29,6 +30,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
       concurrency: config.docs.maxConcurrency,
       minGapMs: config.docs.maxPollsPerSecond > 0 ? Math.ceil(1000 / config.docs.maxPollsPerSecond) : 0,
     }),
+    deliveryStore: new MemoryDeliveryStore(),
     agentJobQuota: jobQuotas.default,
     agentJobQuotaFor: jobQuotas.of,
     analyticsBudget: new InMemoryHourlyQuota(config.analytics.hourlyBudget, now),

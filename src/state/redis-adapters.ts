@@ -6,6 +6,7 @@ import { BullmqImpactQueue } from './redis/bullmq-impact-queue.js';
 import { BullmqPollQueue } from './redis/bullmq-poll-queue.js';
 import { BullmqWeeklyScheduler } from './redis/bullmq-weekly-scheduler.js';
 import { waitForRedis } from './redis/redis-client.js';
+import { RedisDeliveryStore } from './redis/redis-delivery-store.js';
 import { RedisHourlyQuota } from './redis/redis-hourly-quota.js';
 import { createRedisState } from './redis/redis-job-store.js';
 import { RedisSharedSlots } from './redis/redis-shared-slots.js';
@@ -38,6 +39,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       maxPerSecond: config.docs.maxPollsPerSecond,
       namespace,
     }),
+    deliveryStore: new RedisDeliveryStore(client, `${namespace}:`),
     agentJobQuota: jobQuotas.default,
     agentJobQuotaFor: jobQuotas.of,
     analyticsBudget: quota('analytics', config.analytics.hourlyBudget),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
 import { createLogger } from '../../src/common/logger.js';
+import type { NewDelivery } from '../../src/delivery/domain.js';
 import { AnalyticsSource } from '../../src/insights/analytics-source.js';
 import type { Evidence } from '../../src/insights/health/evidence.js';
 import { encodeEvidenceRef } from '../../src/insights/health/evidence-ref.js';
@@ -10,7 +11,6 @@ import type { HealthApi, ImpactCheck, ImpactPublisher } from '../../src/insights
 import type { RangePageViews } from '../../src/insights/ports.js';
 import { SlackImpactPublisher } from '../../src/slack/impact-publisher.js';
 import { healthImpactMessage } from '../../src/slack/messages/health-impact.js';
-import { SlackDeliveryError, type SlackGateway } from '../../src/slack/slack-gateway.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 import { createMemoryJobStore } from '../../src/state/keyv-job-store.js';
 import { MAX_TIMER_MS, MemoryImpactQueue } from '../../src/state/memory/memory-impact-queue.js';
@@ -237,32 +237,17 @@ describe('healthImpactMessage', () => {
 });
 
 describe('SlackImpactPublisher', () => {
-  it('posts once per job in its thread; a failed post gives the claim back for the retry', async () => {
-    const store = createMemoryJobStore(logger);
-    const posts: unknown[] = [];
-    let failNext = false;
-    const gateway = {
-      async post(options: unknown) {
-        if (failNext) {
-          failNext = false;
-          throw new SlackDeliveryError('fatal_error', 'Slack failed');
-        }
-        posts.push(options);
-        return '2.000';
-      },
-    } as unknown as SlackGateway;
-    const publisher = new SlackImpactPublisher(gateway, store, logger);
+  it('owes one post per job in its thread, kept for 180 days (a retried check finds it)', async () => {
+    const owed: NewDelivery[] = [];
+    const publisher = new SlackImpactPublisher({ owe: async (d) => void owed.push(d) });
     const model = compareImpact(search, emptyWindow, emptyWindow);
-    failNext = true;
-    await expect(publisher.postImpact(check(search), model)).rejects.toThrow('Slack failed');
     expect(await publisher.postImpact(check(search), model)).toBe('posted');
-    expect(await publisher.postImpact(check(search), model)).toBe('already_posted');
-    expect(posts).toEqual([
+    expect(owed).toEqual([
       expect.objectContaining({
-        channel: 'C1',
-        threadTs: '1.000',
-        dedupeKey: 'impact:job-1',
+        key: 'impact:job-1',
+        target: { kind: 'post', channel: 'C1', threadTs: '1.000' },
         priority: 'reply',
+        keepMs: 180 * 24 * 60 * 60 * 1000,
       }),
     ]);
   });

@@ -6,27 +6,23 @@ import { failedPollDelay, nextPollDelay } from '../domain/poll-timing.js';
 import type { PollOutcome } from '../ports.js';
 import { type JobServiceDeps, projectOf } from './deps.js';
 
-/** Watched jobs re-scheduled at once on start (Redis mode: a few round trips each). */
-const RESUME_BATCH = 100;
-
 /**
- * Re-schedules every job still watched (after a restart with durable state); resolves how many.
- * After a restart every job would fall due at once: the first polls are spread over a window that grows
- * with the number of jobs (10 ms each, at most the backoff cap), and scheduled a batch at a time.
+ * The reconciler's pass over jobs (start-up is one call of it): every job still watched without a pending
+ * poll gets one, so no acknowledged job is left unwatched whoever stopped or died holding it. When many are
+ * missing at once (a restart), their first polls are spread over a window that grows with their number
+ * (10 ms each, at most the backoff cap). Resolves how many polls were added.
  */
-export async function resumeWatching(deps: Pick<JobServiceDeps, 'queue' | 'store' | 'poll' | 'random'>) {
+export async function reconcileWatching(
+  deps: Pick<JobServiceDeps, 'queue' | 'store' | 'poll' | 'random'>,
+): Promise<number> {
   const { queue, store, poll } = deps;
   const random = deps.random ?? Math.random;
   const watched = await store.listWatched();
   const spreadMs = Math.min(poll.maxMs, watched.length * 10);
-  for (let i = 0; i < watched.length; i += RESUME_BATCH) {
-    await Promise.all(
-      watched
-        .slice(i, i + RESUME_BATCH)
-        .map((record) => queue.schedule(record.jobId, poll.minMs + Math.round(random() * spreadMs))),
-    );
-  }
-  return watched.length;
+  return queue.reconcile(
+    watched.map((record) => record.jobId),
+    () => poll.minMs + Math.round(random() * spreadMs),
+  );
 }
 
 /**

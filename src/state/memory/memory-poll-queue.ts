@@ -61,6 +61,13 @@ export class MemoryPollQueue implements PollQueue {
     this.timers.delete(jobId);
   }
 
+  async reconcile(watchedJobIds: string[], delayMs: (index: number) => number): Promise<number> {
+    if (this.closed) return 0;
+    const missing = watchedJobIds.filter((id) => !this.timers.has(id) && !this.running.has(id));
+    await Promise.all(missing.map((id, i) => this.schedule(id, delayMs(i))));
+    return missing.length;
+  }
+
   /** Jobs with a pending or running poll. */
   size(): number {
     return new Set([...this.timers.keys(), ...this.running]).size;

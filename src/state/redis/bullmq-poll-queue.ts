@@ -35,6 +35,9 @@ export const POLL_STALLED_INTERVAL_MS = 4_000;
  * run as soon as Redis is back instead of a fixed 30 s later.
  */
 export const POLL_RETRY_DELAY_MS = 1_000;
+/** Jobs (and stranded wake-ups) looked at per round trip by the reconciler. */
+const RECONCILE_BATCH = 100;
+
 /** Cap of BullMQ's own retries of a poll that failed outside the handler (lock lost, Redis gone). */
 const QUEUE_RETRY_MAX_MS = 5_000;
 /**
@@ -150,9 +153,25 @@ export class BullmqPollQueue implements PollQueue {
   }
 
   async schedule(jobId: string, delayMs: number): Promise<void> {
-    if (this.closed) return;
     await this.pushWakeup(jobId, Date.now() + Math.max(0, delayMs));
+    // Closing (shutdown): the wake-up is recorded; another replica's reconciler applies it.
+    if (this.closed) return;
     await this.applyWakeup(jobId);
+  }
+
+  async reconcile(watchedJobIds: string[], delayMs: (index: number) => number): Promise<number> {
+    if (this.closed) return 0;
+    for (const jobId of await this.options.client.zRange(this.wakeupsKey, 0, RECONCILE_BATCH - 1))
+      await this.applyWakeup(jobId);
+    let added = 0;
+    for (let i = 0; i < watchedJobIds.length; i += RECONCILE_BATCH) {
+      const batch = watchedJobIds.slice(i, i + RECONCILE_BATCH);
+      const pending = await Promise.all(batch.map((jobId) => this.queue.getJob(bullId(jobId))));
+      const missing = batch.filter((_, j) => !pending[j]);
+      await Promise.all(missing.map((jobId, j) => this.schedule(jobId, delayMs(added + j))));
+      added += missing.length;
+    }
+    return added;
   }
 
   async cancel(jobId: string): Promise<void> {

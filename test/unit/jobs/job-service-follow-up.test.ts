@@ -46,6 +46,7 @@ function harness() {
     start: () => undefined,
     schedule: async (_id, delay) => void scheduled.push(delay),
     cancel: async () => undefined,
+    reconcile: async () => 0,
     close: async () => undefined,
   };
   const quota = new InMemoryHourlyQuota(100, () => now);

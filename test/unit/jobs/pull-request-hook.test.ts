@@ -53,6 +53,7 @@ function harness(onPullRequest: (record: JobRecord, prLink: string) => Promise<v
       start: () => undefined,
       schedule: async () => undefined,
       cancel: async () => undefined,
+      reconcile: async () => 0,
       close: async () => undefined,
     },
     clock: { now: () => 1_000_000 },

@@ -1,0 +1,66 @@
+import { describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
+
+/** One piece of work nobody may be holding, checked on its own period. */
+export interface ReconcileTask {
+  name: string;
+  everyMs: number;
+  /** Idempotent: safe in every replica at once, and again after a partial run. */
+  run(): Promise<unknown>;
+}
+
+/**
+ * Runs in every replica, leader-free: each task finds work nobody holds (deliveries whose lease expired or
+ * whose retry is due, watched jobs without a pending poll, stranded wake-ups) and hands it on. Start-up is
+ * one call of `runOnce`; after that the periods keep it so. A run never overlaps the previous one of the
+ * same task, and a failing run (Redis down) is logged once a minute and tried again on the next tick.
+ */
+export class Reconciler {
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly running = new Map<string, Promise<unknown>>();
+  private readonly loggedAt = new Map<string, number>();
+  private stopped = false;
+
+  constructor(
+    private readonly tasks: ReconcileTask[],
+    private readonly logger: Logger,
+  ) {}
+
+  /** Every task once, now (start-up); resolves when all have run. */
+  async runOnce(): Promise<void> {
+    await Promise.all(this.tasks.map((task) => this.tick(task)));
+  }
+
+  start(): void {
+    if (this.stopped || this.timers.length > 0) return;
+    for (const task of this.tasks) {
+      const timer = setInterval(() => void this.tick(task), task.everyMs);
+      timer.unref();
+      this.timers.push(timer);
+    }
+  }
+
+  /** Stops the periods and waits (bounded by the caller) for runs under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers.length = 0;
+    await Promise.all([...this.running.values()]);
+  }
+
+  private tick(task: ReconcileTask): Promise<unknown> {
+    const under = this.running.get(task.name);
+    if (under || this.stopped) return under ?? Promise.resolve();
+    const run = task
+      .run()
+      .catch((error: unknown) => {
+        const last = this.loggedAt.get(task.name) ?? 0;
+        if (Date.now() - last < 60_000) return;
+        this.loggedAt.set(task.name, Date.now());
+        this.logger.warn({ task: task.name, error: describeError(error) }, 'reconcile run failed; retrying');
+      })
+      .finally(() => this.running.delete(task.name));
+    this.running.set(task.name, run);
+    return run;
+  }
+}

@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/common/logger.js';
+import { Deliveries } from '../../../src/delivery/deliveries.js';
+import type {
+  Delivery,
+  DeliveryPriority,
+  DeliveryTarget,
+  NewDelivery,
+} from '../../../src/delivery/domain.js';
+import {
+  type AttemptFailure,
+  DeliveryAttemptError,
+  type DeliverySender,
+} from '../../../src/delivery/ports.js';
+import { MemoryDeliveryStore } from '../../../src/state/memory/memory-delivery-store.js';
+
+const logger = createLogger({ level: 'silent', secrets: [] });
+
+/**
+ * A Slack that stores what lands, where each attempt's fate is scripted: `ok`, a refusal, an unknown outcome
+ * that did not land, or one that landed anyway (a timeout after Slack stored the message).
+ */
+class ScriptedSlack implements DeliverySender {
+  readonly landed: Array<{ key: string; ts: string }> = [];
+  readonly calls: string[] = [];
+  fates: Array<'ok' | 'lost' | 'landed' | AttemptFailure> = [];
+  private seq = 0;
+
+  async send(
+    key: string,
+    _priority: DeliveryPriority,
+    _target: DeliveryTarget,
+    lease: () => Promise<Delivery | undefined>,
+  ) {
+    const delivery = await lease();
+    if (!delivery) return { sent: false as const };
+    this.calls.push(key);
+    const fate = this.fates.shift() ?? 'ok';
+    if (fate === 'ok' || fate === 'landed') {
+      const ts = `${++this.seq}.0`;
+      this.landed.push({ key, ts });
+      if (fate === 'landed') throw new DeliveryAttemptError({ kind: 'unknown', code: 'request_failed' });
+      return { sent: true as const, delivery, ts };
+    }
+    if (fate === 'lost') throw new DeliveryAttemptError({ kind: 'unknown', code: 'request_failed' });
+    throw new DeliveryAttemptError(fate);
+  }
+
+  async lookup(delivery: Delivery) {
+    return this.landed.find((m) => m.key === delivery.key)?.ts;
+  }
+
+  sweepDuplicates(): void {}
+
+  copies(key: string) {
+    return this.landed.filter((m) => m.key === key).length;
+  }
+}
+
+const reply = (key = 'terminal:job_1:1'): NewDelivery => ({
+  key,
+  target: { kind: 'post', channel: 'C1', threadTs: '1.1' },
+  payload: { text: 'PR ready' },
+  priority: 'reply',
+});
+
+function outbox(slack: ScriptedSlack, store = new MemoryDeliveryStore(), holder = 'A', leaseMs = 60_000) {
+  return new Deliveries({
+    store,
+    sender: slack,
+    clock: { now: () => Date.now() },
+    logger,
+    holder,
+    leaseMs,
+    settleMs: 0,
+    retryBaseMs: 1,
+    retryMaxMs: 1,
+  });
+}
+
+describe('Deliveries', () => {
+  it('posts once; owing it again (a retried poll, a second replica) posts nothing more', async () => {
+    const slack = new ScriptedSlack();
+    const store = new MemoryDeliveryStore();
+    const a = outbox(slack, store, 'A');
+    const b = outbox(slack, store, 'B');
+    expect(await a.deliver(reply())).toEqual({ status: 'posted', ts: '1.0' });
+    expect(await b.deliver(reply())).toEqual({ status: 'posted', ts: '1.0' });
+    expect(await b.reconcile()).toBe(0);
+    expect(slack.copies('terminal:job_1:1')).toBe(1);
+  });
+
+  it('every attempt times out but lands: each retry looks first, so one copy (not one per attempt)', async () => {
+    const slack = new ScriptedSlack();
+    slack.fates = ['landed', 'landed', 'landed', 'landed', 'landed'];
+    const a = outbox(slack);
+    expect(await a.deliver(reply())).toEqual({ status: 'pending' });
+    for (let i = 0; i < 4; i++) await a.reconcile();
+    expect(slack.copies('terminal:job_1:1')).toBe(1);
+    expect(slack.calls).toHaveLength(1);
+  });
+
+  it('an unknown outcome that did not land is posted again after the look-up', async () => {
+    const slack = new ScriptedSlack();
+    slack.fates = ['lost', 'ok'];
+    const a = outbox(slack);
+    expect(await a.deliver(reply())).toEqual({ status: 'pending' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await a.reconcile();
+    expect(slack.calls).toHaveLength(2);
+    expect(slack.copies('terminal:job_1:1')).toBe(1);
+  });
+
+  it('a live lease held by another replica is "later", never "done"; once it lapses the reply goes out', async () => {
+    const slack = new ScriptedSlack();
+    const store = new MemoryDeliveryStore();
+    await store.record(reply(), Date.now());
+    // Replica A took the lease and died with the post on the wire (it never reached Slack).
+    expect((await store.acquire('terminal:job_1:1', 'A', 50, Date.now())).ok).toBe(true);
+    const b = outbox(slack, store, 'B');
+    expect(await b.attempt('terminal:job_1:1', 'reply')).toEqual({ status: 'pending' });
+    expect(slack.copies('terminal:job_1:1')).toBe(0);
+    expect(await store.get('terminal:job_1:1')).toMatchObject({ state: 'in_flight' });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await b.reconcile()).toBe(1);
+    expect(slack.copies('terminal:job_1:1')).toBe(1);
+    expect(await store.get('terminal:job_1:1')).toMatchObject({ state: 'posted' });
+  });
+
+  it('a holder that died after its post landed: the next one finds it and posts nothing', async () => {
+    const slack = new ScriptedSlack();
+    const store = new MemoryDeliveryStore();
+    await store.record(reply(), Date.now());
+    await store.acquire('terminal:job_1:1', 'A', 30, Date.now());
+    slack.landed.push({ key: 'terminal:job_1:1', ts: '7.0' });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await outbox(slack, store, 'B').reconcile();
+    expect(slack.calls).toEqual([]);
+    expect(await store.get('terminal:job_1:1')).toMatchObject({ state: 'posted', postedTs: '7.0' });
+  });
+
+  it('a permanent refusal is abandoned (and logged), never retried', async () => {
+    const slack = new ScriptedSlack();
+    slack.fates = [{ kind: 'permanent', code: 'channel_not_found' }];
+    const a = outbox(slack);
+    expect(await a.deliver(reply())).toEqual({ status: 'abandoned', reason: 'channel_not_found' });
+    expect(await a.reconcile()).toBe(0);
+    expect(slack.calls).toHaveLength(1);
+  });
+
+  it('a rate limit is retried without a look-up (nothing was sent)', async () => {
+    const slack = new ScriptedSlack();
+    slack.fates = [{ kind: 'not_sent', code: 'ratelimited', retryAfterMs: 1 }];
+    const store = new MemoryDeliveryStore();
+    const a = outbox(slack, store);
+    await a.deliver(reply());
+    expect((await store.get('terminal:job_1:1'))?.uncertainSince).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await a.reconcile();
+    expect(slack.copies('terminal:job_1:1')).toBe(1);
+  });
+
+  it('handing back at shutdown: another replica takes the delivery at once, looking first', async () => {
+    const slack = new ScriptedSlack();
+    const store = new MemoryDeliveryStore();
+    const a = outbox(slack, store, 'A');
+    let release: () => void = () => undefined;
+    const stuck = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // A's attempt is mid-call when SIGTERM comes.
+    const sender: DeliverySender = {
+      ...slack,
+      lookup: (d) => slack.lookup(d),
+      sweepDuplicates: () => undefined,
+      send: async (_k, _p, _t, lease) => {
+        await lease();
+        await stuck;
+        throw new DeliveryAttemptError({ kind: 'not_sent', code: 'shutting_down' });
+      },
+    };
+    const aStuck = new Deliveries({ store, sender, clock: { now: () => Date.now() }, logger, holder: 'A' });
+    void a;
+    const attempt = aStuck.deliver(reply());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await aStuck.handBack()).toBe(1);
+    release();
+    await attempt;
+    expect(await store.get('terminal:job_1:1')).toMatchObject({ state: 'pending' });
+    await outbox(slack, store, 'B').reconcile();
+    expect(slack.copies('terminal:job_1:1')).toBe(1);
+  });
+});

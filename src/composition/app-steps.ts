@@ -11,8 +11,9 @@ export const SHUTDOWN_DEADLINE_MS = 10_000;
  */
 export const SHUTDOWN_BUDGET_MS = {
   receiver: 1_000,
-  acknowledged: 3_500,
-  queues: 2_000,
+  acknowledged: 3_000,
+  queues: 1_500,
+  flush: 1_000,
   handBack: 500,
   home: 300,
   slackClient: 300,

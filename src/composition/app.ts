@@ -100,7 +100,6 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const deliveries = new Deliveries({
     store: adapters.deliveryStore,
     sender: new SlackDeliverySender(slack.gateway),
-    clock,
     logger: logger.child({ component: 'delivery' }),
     leaseMs: 2 * config.slack.timeoutMs + 5_000,
     settleMs: 2 * config.slack.timeoutMs,
@@ -274,8 +273,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
           within(queue.close(), budget.queues, 'closing the poll queue', logger),
           within(impact.stop(), budget.queues, 'closing the impact queue', logger),
         ]);
-        // 4. Hand every delivery lease back: the outbox keeps what is owed and another replica (or the next
-        //    start) delivers it, looking first where an attempt may have landed.
+        // 4. Attempts under way (the work above owed card states and replies) get a moment to land; then every
+        //    lease is handed back: the outbox keeps what is owed and another replica (or the next start)
+        //    delivers it, looking first where an attempt may have landed.
+        await within(deliveries.idle(), budget.flush, 'sending owed messages', logger);
         let handedBack = 0;
         const handBack = deliveries.handBack().then((count) => {
           handedBack = count;

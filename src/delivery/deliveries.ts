@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { backoffDelay } from '../common/backoff.js';
-import type { Clock } from '../common/clock.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { Delivery, NewDelivery } from './domain.js';
@@ -15,7 +14,11 @@ import {
 export interface DeliveriesOptions {
   store: DeliveryStore;
   sender: DeliverySender;
-  clock: Clock;
+  /**
+   * Operational time (leases, retries, give-up): the system clock by default, never a domain clock a test
+   * may freeze; the Redis store uses Redis's own clock for leases anyway.
+   */
+  now?: () => number;
   logger: Logger;
   /** This replica in leases (default: a random id per process). */
   holder?: string;
@@ -54,7 +57,10 @@ export class Deliveries implements Outbox {
   private readonly leased = new Set<string>();
   private closed = false;
 
+  private readonly now: () => number;
+
   constructor(private readonly o: DeliveriesOptions) {
+    this.now = o.now ?? Date.now;
     this.holder = o.holder ?? `replica-${randomUUID()}`;
     this.leaseMs = o.leaseMs ?? 30_000;
     this.settleMs = o.settleMs ?? 4_000;
@@ -62,23 +68,28 @@ export class Deliveries implements Outbox {
 
   /** Records a delivery and attempts it in the background; resolves once it is recorded. */
   async owe(delivery: NewDelivery): Promise<void> {
-    await this.o.store.record(delivery, this.o.clock.now());
+    await this.o.store.record(delivery, this.now());
     this.kick(delivery.key, delivery.priority);
   }
 
   /** Records a delivery and makes one attempt now; resolves how that attempt ended. */
   async deliver(delivery: NewDelivery): Promise<AttemptResult> {
-    await this.o.store.record(delivery, this.o.clock.now());
+    await this.o.store.record(delivery, this.now());
     return this.attempt(delivery.key, delivery.priority);
   }
 
   /** Attempts every delivery that is due (pending, or whose lease expired); resolves how many it tried. */
   async reconcile(limit = 200): Promise<number> {
     if (this.closed) return 0;
-    const keys = await this.o.store.due(this.o.clock.now(), limit);
+    const keys = await this.o.store.due(this.now(), limit);
     const fresh = keys.filter((key) => ![...this.running].some((r) => r.startsWith(`${key}\u0000`)));
     await Promise.all(fresh.map((key) => this.attempt(key, undefined).catch(() => undefined)));
     return fresh.length;
+  }
+
+  /** Resolves when no attempt of this process is under way (shutdown: bound it with a timeout). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   /** Stops attempting and gives every lease this process holds back (shutdown): others take them at once. */
@@ -88,7 +99,7 @@ export class Deliveries implements Outbox {
     await Promise.all(
       keys.map((key) =>
         this.o.store
-          .settle(key, this.holder, { kind: 'released', uncertain: true }, this.o.clock.now())
+          .settle(key, this.holder, { kind: 'released', uncertain: true }, this.now())
           .catch((error: unknown) =>
             this.o.logger.warn({ key, error: describeError(error) }, 'could not hand a delivery back'),
           ),
@@ -117,12 +128,12 @@ export class Deliveries implements Outbox {
   }
 
   private async attemptOnce(key: string): Promise<AttemptResult> {
-    const { store, sender, clock } = this.o;
+    const { store, sender } = this.o;
     const seen = await store.get(key);
     if (!seen) return { status: 'abandoned', reason: 'missing' };
     if (seen.state === 'posted') return { status: 'posted', ts: seen.postedTs };
     if (seen.state === 'abandoned') return { status: 'abandoned', reason: seen.reason ?? 'abandoned' };
-    const now = clock.now();
+    const now = this.now();
     if (seen.state === 'pending' && seen.notBefore > now) return { status: 'pending' };
     if (seen.state === 'in_flight' && (seen.leaseUntil ?? 0) > now) return { status: 'pending' };
     if (now - seen.createdAt > (this.o.giveUpAfterMs ?? 24 * 60 * 60 * 1000)) {
@@ -131,12 +142,15 @@ export class Deliveries implements Outbox {
     }
 
     // An earlier attempt may have landed (unknown outcome, or a holder that died mid-call): look first.
+    // A lapsed lease is longer than twice the call's timeout: whatever its holder sent has settled by now.
     if (seen.target.kind === 'post' && (seen.uncertainSince !== undefined || seen.state === 'in_flight')) {
       const found = await sender.lookup(seen).catch(() => null);
       if (found === null) return this.retryLater(seen, false, 'lookup_failed');
       if (found) {
         await store.settle(key, this.holder, { kind: 'posted', ts: found, revision: seen.revision }, now);
         this.o.metrics?.delivery('found', seen.priority);
+        // Another attempt with an unknown outcome may still land after the one found: that one is kept.
+        sender.sweepDuplicates(seen, found);
         return { status: 'posted', ts: found };
       }
     }
@@ -146,7 +160,7 @@ export class Deliveries implements Outbox {
       const result = await sender.send(key, seen.priority, seen.target, async () => {
         // Handed back while waiting for the slot (shutdown): another replica takes it.
         if (this.closed) return undefined;
-        const acquired = await store.acquire(key, this.holder, this.leaseMs, clock.now());
+        const acquired = await store.acquire(key, this.holder, this.leaseMs, this.now());
         if (!acquired.ok) return undefined;
         this.leased.add(key);
         leasedRecord = acquired.delivery;
@@ -161,7 +175,7 @@ export class Deliveries implements Outbox {
         key,
         this.holder,
         { kind: 'posted', ts: result.ts, revision: sent.revision },
-        clock.now(),
+        this.now(),
       );
       this.o.metrics?.delivery('posted', sent.priority);
       if (result.ts && sent.uncertainSince !== undefined) sender.sweepDuplicates(sent, result.ts);
@@ -175,7 +189,7 @@ export class Deliveries implements Outbox {
       }
       const failure = error.failure;
       if (failure.kind === 'permanent') {
-        await store.settle(key, this.holder, { kind: 'abandoned', reason: failure.code }, clock.now());
+        await store.settle(key, this.holder, { kind: 'abandoned', reason: failure.code }, this.now());
         this.o.metrics?.delivery('abandoned', record.priority);
         this.o.logger.error(
           { key, target: record.target.kind, code: failure.code },
@@ -183,8 +197,10 @@ export class Deliveries implements Outbox {
         );
         return { status: 'abandoned', reason: failure.code };
       }
-      const retryAfter = failure.kind === 'not_sent' ? failure.retryAfterMs : undefined;
-      return this.retryLater(record, failure.kind === 'unknown', failure.code, retryAfter);
+      if (failure.kind === 'not_sent')
+        return this.retryLater(record, false, failure.code, failure.retryAfterMs);
+      // Unanswered: Slack may still be storing it, so the look-up waits for that.
+      return this.retryLater(record, true, failure.code, failure.inFlight ? this.settleMs : 0);
     } finally {
       this.leased.delete(key);
     }
@@ -196,14 +212,14 @@ export class Deliveries implements Outbox {
     code: string,
     retryAfterMs?: number,
   ): Promise<AttemptResult> {
-    const now = this.o.clock.now();
+    const now = this.now();
     const backoff = backoffDelay(record.attempts, {
-      baseMs: this.o.retryBaseMs ?? 1_000,
-      maxMs: this.o.retryMaxMs ?? 60_000,
+      baseMs: this.o.retryBaseMs ?? 250,
+      maxMs: this.o.retryMaxMs ?? 10_000,
       random: this.o.random,
     });
     // Shutting down: due at once, for the replicas that stay (they look first when it is uncertain).
-    const wait = this.closed ? 0 : Math.max(backoff, retryAfterMs ?? 0, uncertain ? this.settleMs : 0);
+    const wait = this.closed ? 0 : Math.max(backoff, retryAfterMs ?? 0);
     await this.o.store
       .settle(record.key, this.holder, { kind: 'retry', notBefore: now + wait, uncertain }, now)
       .catch((error: unknown) =>

@@ -28,8 +28,11 @@ export type AttemptFailure =
   | { kind: 'permanent'; code: string }
   /** Nothing was done (429, shutting down): retry after `retryAfterMs` or a backoff. */
   | { kind: 'not_sent'; code: string; retryAfterMs?: number }
-  /** Timeout, reset or 5xx: it may have landed. Look it up before posting again. */
-  | { kind: 'unknown'; code: string };
+  /**
+   * Timeout, reset or 5xx: it may have landed. Look it up before posting again; `inFlight` (no answer at
+   * all) waits for Slack to finish storing it first.
+   */
+  | { kind: 'unknown'; code: string; inFlight?: boolean };
 
 export class DeliveryAttemptError extends Error {
   readonly code: string;

@@ -69,13 +69,10 @@ export interface JobNotifier {
   /** Marks a card whose job could not be created. */
   markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void>;
   /**
-   * Posts the one reply for a generation reaching a terminal state; idempotent on (jobId, generation).
-   * Resolves how it ended; rejects only for failures worth retrying (timeouts, Slack down).
+   * Owes the one reply for a generation reaching a terminal state: recorded once per (jobId, generation),
+   * then delivered (and retried, by any replica) apart from the poll. Rejects when it could not be recorded.
    */
-  postTerminalReply(
-    record: JobRecord,
-    outcome: TerminalOutcome,
-  ): Promise<'posted' | 'already_posted' | 'undeliverable'>;
+  postTerminalReply(record: JobRecord, outcome: TerminalOutcome): Promise<void>;
   postNotice(record: JobRecord, notice: ThreadNotice): Promise<void>;
 }
 

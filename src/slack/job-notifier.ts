@@ -203,10 +203,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
    * Owes the generation's one terminal reply: recorded once per (job, generation) in the outbox, which posts
    * it (and looks before posting again). Resolves once recorded; rejects when the store failed.
    */
-  async postTerminalReply(
-    record: JobRecord,
-    outcome: TerminalOutcome,
-  ): Promise<'posted' | 'already_posted' | 'undeliverable'> {
+  async postTerminalReply(record: JobRecord, outcome: TerminalOutcome): Promise<void> {
     await this.outbox.owe({
       key: `terminal:${record.jobId}:${record.generation}`,
       target: { kind: 'post', channel: record.channelId, threadTs: record.threadTs },
@@ -214,7 +211,6 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       priority: 'reply',
     });
     this.changed(record);
-    return 'posted';
   }
 
   async postNotice(record: JobRecord, notice: ThreadNotice): Promise<void> {

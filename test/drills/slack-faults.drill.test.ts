@@ -187,14 +187,19 @@ describe('drill: Slack faults', () => {
     }
     for (const jobId of lostJobs) {
       await waitFor(
-        () => t.logs.some((l) => l.includes('terminal reply could not be delivered') && l.includes(jobId)),
+        () =>
+          t.logs.some(
+            (l) => l.includes('Slack refused a message the bot owed') && l.includes(`terminal:${jobId}:`),
+          ),
         {
           what: `undeliverable reply logged for ${jobId}`,
         },
       );
     }
     await sleep(400);
-    const codes = t.logs.filter((l) => l.includes('Slack refused the terminal reply')).join('\n');
+    const codes = t.logs
+      .filter((l) => l.includes('Slack refused a message the bot owed') && l.includes('terminal:'))
+      .join('\n');
     expect(codes).toContain('not_in_channel');
     expect(codes).toContain('channel_not_found');
     for (const channel of lostChannels) {

@@ -71,8 +71,9 @@ describe('job polling', () => {
     await waitFor(() => app!.slack.callsOf('chat.update').length > 0, { what: 'card tracked' });
     app.slack.inject('chat.postMessage', { kind: 'status', status: 503 }, 6);
     app.docs.complete(job.id);
+    // Six unknown outcomes: each retry waits (backoff up to 10 s) and looks before posting again.
     await waitFor(() => app!.slack.threadReplies(card.channel, card.ts).length === 1, {
-      timeoutMs: 15_000,
+      timeoutMs: 30_000,
       what: 'reply',
     });
     await new Promise((resolve) => setTimeout(resolve, 300));

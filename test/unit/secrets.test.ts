@@ -90,9 +90,12 @@ describe('secrets in the raw output of a real bot process', () => {
     expect(ack.status).toBe(200);
     // Both failures reached the log (scrubbed there): the create's 401 and the card update Slack refused.
     const logged = (msg: string) => bot!.logs.some((l) => l.msg === msg);
-    await waitFor(() => logged('could not create agent job') && logged('could not mark job card failed'), {
-      what: 'both error lines',
-    });
+    await waitFor(
+      () => logged('could not create agent job') && logged('Slack refused a message the bot owed; abandoned'),
+      {
+        what: 'both error lines',
+      },
+    );
     await bot.stop();
 
     const output = `${bot.stdout()}\n${bot.stderr()}`;

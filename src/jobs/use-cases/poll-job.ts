@@ -10,7 +10,7 @@ import { type JobServiceDeps, projectOf } from './deps.js';
  * The reconciler's pass over jobs (start-up is one call of it): every job still watched without a pending
  * poll gets one, so no acknowledged job is left unwatched whoever stopped or died holding it. When many are
  * missing at once (a restart), their first polls are spread over a window that grows with their number
- * (10 ms each, at most the backoff cap). Resolves how many polls were added.
+ * (10 ms each, at most the backoff cap). Resolves how many jobs are watched (each now has a poll).
  */
 export async function reconcileWatching(
   deps: Pick<JobServiceDeps, 'queue' | 'store' | 'poll' | 'random'>,
@@ -19,10 +19,11 @@ export async function reconcileWatching(
   const random = deps.random ?? Math.random;
   const watched = await store.listWatched();
   const spreadMs = Math.min(poll.maxMs, watched.length * 10);
-  return queue.reconcile(
+  await queue.reconcile(
     watched.map((record) => record.jobId),
     () => poll.minMs + Math.round(random() * spreadMs),
   );
+  return watched.length;
 }
 
 /**
@@ -115,24 +116,24 @@ async function finish(
 ): Promise<number | null> {
   const { store, notifier, logger, poll } = deps;
   const jobId = record.jobId;
-  // Recorded before replying and marked unwatched only after: a crash or a failed post leads to another
-  // poll, and the reply is idempotent per (job, generation), so it is neither lost nor posted twice.
+  // Saved before the reply is owed and marked unwatched only after: a crash or a store failure leads to
+  // another poll, and the reply is recorded once per (job, generation) in the outbox, which delivers it
+  // apart from this poll (no poll waits on Slack), so it is neither lost nor posted twice.
   await store.saveJob(record);
   if (record.repliedGeneration < record.generation) {
-    logger.debug({ jobId, generation: record.generation }, 'posting terminal reply');
+    logger.debug({ jobId, generation: record.generation }, 'owing terminal reply');
     try {
       const outcome = outcomeOf(job, previousPrLink);
-      const delivery = await notifier.postTerminalReply(record, outcome);
-      if (delivery === 'undeliverable') logger.error({ jobId }, 'terminal reply could not be delivered');
-      // Inside the try: if remembering fails, the poll is retried (the reply is not posted twice).
-      else if (outcome.kind === 'pull_request' && record.evidenceRef && deps.onPullRequest)
+      await notifier.postTerminalReply(record, outcome);
+      // Inside the try: if remembering fails, the poll is retried (the reply is owed once all the same).
+      if (outcome.kind === 'pull_request' && record.evidenceRef && deps.onPullRequest)
         await deps.onPullRequest(record, outcome.prLink);
     } catch (error) {
       record.consecutiveFailures += 1;
       await store.saveJob(record);
       logger.warn(
         { jobId, error: describeError(error) },
-        'terminal reply (or what follows it) failed; will retry',
+        'could not record the terminal reply (or what follows it); will retry',
       );
       deps.metrics?.polled('reply_failed');
       return failedPollDelay(record.consecutiveFailures, poll);

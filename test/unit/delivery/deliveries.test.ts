@@ -68,7 +68,6 @@ function outbox(slack: ScriptedSlack, store = new MemoryDeliveryStore(), holder 
   return new Deliveries({
     store,
     sender: slack,
-    clock: { now: () => Date.now() },
     logger,
     holder,
     leaseMs,
@@ -179,7 +178,7 @@ describe('Deliveries', () => {
         throw new DeliveryAttemptError({ kind: 'not_sent', code: 'shutting_down' });
       },
     };
-    const aStuck = new Deliveries({ store, sender, clock: { now: () => Date.now() }, logger, holder: 'A' });
+    const aStuck = new Deliveries({ store, sender, logger, holder: 'A' });
     void a;
     const attempt = aStuck.deliver(reply());
     await new Promise((resolve) => setTimeout(resolve, 5));

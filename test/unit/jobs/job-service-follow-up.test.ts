@@ -38,7 +38,6 @@ function harness() {
     markCardFailed: async () => undefined,
     postTerminalReply: async (record, outcome) => {
       replies.push({ generation: record.generation, outcome });
-      return 'posted';
     },
     postNotice: async () => undefined,
   };

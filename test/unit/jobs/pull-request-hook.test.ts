@@ -32,9 +32,7 @@ function harness(onPullRequest: (record: JobRecord, prLink: string) => Promise<v
     updateCard: async () => undefined,
     markCardFailed: async () => undefined,
     postTerminalReply: async (record) => {
-      if (replied.has(record.generation)) return 'already_posted';
       replied.add(record.generation);
-      return 'posted';
     },
     postNotice: async () => undefined,
   };

@@ -14,8 +14,10 @@ export type { FollowUpRequest, FollowUpResult } from './use-cases/follow-up.js';
 export type { JobStatusResult } from './use-cases/job-status.js';
 export { type StartJobRequest, type StartJobResult, UntrackedJobError } from './use-cases/start-job.js';
 
-/** How long a once-only claim holds: a message reacted to again within a week starts nothing. */
+/** How long a confirmed once-only key holds: a message reacted to again within a week starts nothing. */
 const ONCE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** How long a claim holds before it is confirmed: a replica that died meanwhile does not block a retry. */
+const ONCE_IN_PROGRESS_MS = 2 * 60 * 1000;
 
 /**
  * Starts agent jobs from Slack and follows them to their terminal reply: the use cases of src/jobs/use-cases
@@ -52,10 +54,15 @@ export class JobService {
 
   /**
    * Claims a once-only key (a reacted message: `reactionDedupeKey`) across replicas: true for the first
-   * caller only, for a week. `releaseOnce` gives it back when nothing was started, so the user may retry.
+   * caller only. The claim is short ("in progress") until `confirmOnce` makes it hold for a week (the job
+   * started); `releaseOnce` gives it back when nothing was started, so the user may retry.
    */
   claimOnce(key: string): Promise<boolean> {
-    return this.deps.store.claim(key, ONCE_TTL_MS);
+    return this.deps.store.claim(key, ONCE_IN_PROGRESS_MS);
+  }
+
+  confirmOnce(key: string): Promise<void> {
+    return this.deps.store.mark(key, ONCE_TTL_MS);
   }
 
   releaseOnce(key: string): Promise<void> {

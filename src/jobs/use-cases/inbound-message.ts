@@ -18,7 +18,7 @@ export interface ConversationJobs {
 
 export interface ConversationServiceDeps {
   jobs: ConversationJobs;
-  store: Pick<JobStore, 'claim' | 'release'>;
+  store: Pick<JobStore, 'claim' | 'release' | 'mark'>;
   notifier: ConversationNotifier;
   text: MessageText;
   access: AccessPolicy;
@@ -49,6 +49,8 @@ export type IgnoredBecause =
   | 'not_allowed'
   | 'empty';
 
+/** How long a message being handled is held before a redelivery may take it (its handler died). */
+const IN_PROGRESS_MS = 2 * 60 * 1000;
 const DEFAULT_DEDUPE_TTL_MS = 60 * 60 * 1000;
 
 /**
@@ -131,7 +133,9 @@ export class HandleInboundMessage {
     // Start and follow-up share the key: which one a message becomes depends on state that the first
     // delivery changes (a mention in an ordinary thread makes it a job thread).
     const key = `dedupe:prompt:${messageKey(message)}`;
-    if (!(await this.deps.store.claim(key, this.dedupeTtlMs))) {
+    // Claimed for a short while only ("someone is on it"), and marked for the full window just before the
+    // docs API is called: a replica that dies before that leaves the message to Slack's next retry.
+    if (!(await this.deps.store.claim(key, Math.min(IN_PROGRESS_MS, this.dedupeTtlMs)))) {
       logger.debug({ channelId: message.channelId, ts: message.ts }, 'duplicate delivery ignored');
       return { kind: 'duplicate' };
     }
@@ -159,6 +163,7 @@ export class HandleInboundMessage {
 
       if (record) {
         const author = await text.displayName(userId);
+        await this.deps.store.mark(key, this.dedupeTtlMs);
         reachedApi = true;
         const result = await jobs.followUp({ jobId: record.jobId, prompt: followUpPrompt(author, prompt) });
         if (result.ok) {
@@ -172,6 +177,7 @@ export class HandleInboundMessage {
       }
 
       const context = inThread ? await threadContext(this.deps, message, ref.threadTs) : undefined;
+      await this.deps.store.mark(key, this.dedupeTtlMs);
       reachedApi = true;
       const result = await jobs.start({
         teamId: message.teamId,

@@ -15,7 +15,10 @@ import type { HourlyLimits } from '../messages/failures.js';
  */
 export interface SlackDeps {
   /** Agent jobs: `/docs-agent` starts one, looks one up, lists a channel's. */
-  jobs: Pick<JobService, 'start' | 'status' | 'listWatched' | 'claimOnce' | 'releaseOnce' | 'jobOfThread'>;
+  jobs: Pick<
+    JobService,
+    'start' | 'status' | 'listWatched' | 'claimOnce' | 'confirmOnce' | 'releaseOnce' | 'jobOfThread'
+  >;
   /** Mentions, DMs and thread replies: routed to a new job, a follow-up, or nothing. */
   conversations: Pick<ConversationService, 'handle'>;
   access: Pick<AccessPolicy, 'check' | 'isAdmin'>;

@@ -25,6 +25,7 @@ function setup(
     }),
     claimOnce: vi.fn(async (key: string) => !claims.has(key) && Boolean(claims.add(key))),
     releaseOnce: vi.fn(async (key: string) => void claims.delete(key)),
+    confirmOnce: vi.fn(async (_key: string) => undefined),
     jobOfThread: vi.fn(async (_channel: string, threadTs: string) =>
       threadTs === '9.0' ? ({ jobId: 'job_0009' } as JobRecord) : undefined,
     ),

@@ -13,7 +13,7 @@ import { alreadyJobThreadText } from '../actions/thread-reads.js';
 import type { SlackDeps } from '../deps.js';
 
 export type ReactionAddedDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'jobReaction'> & {
-  jobs: Pick<SlackDeps['jobs'], 'start' | 'claimOnce' | 'releaseOnce' | 'jobOfThread'>;
+  jobs: Pick<SlackDeps['jobs'], 'start' | 'claimOnce' | 'confirmOnce' | 'releaseOnce' | 'jobOfThread'>;
 };
 
 type ReadArgs = {
@@ -104,6 +104,7 @@ async function startFromReaction(
       origin: 'reaction',
     });
     started = result.ok;
+    if (started) await deps.jobs.confirmOnce(key).catch(() => undefined);
     if (!result.ok && result.stage === 'state') await tell(STATE_UNAVAILABLE_TEXT);
     if (!result.ok && result.stage === 'card')
       await tell(describeSlackDeliveryFailure((result.error as { code?: string }).code));

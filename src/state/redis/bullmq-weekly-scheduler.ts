@@ -1,8 +1,8 @@
-import { type Job, Queue, Worker } from 'bullmq';
+import { type Job, Queue, type RepeatOptions, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { scheduleKey, type WeeklyReportScheduler, type WeeklySchedule } from '../../insights/ports.js';
-import { previousOccurrence } from '../../insights/ranges/cron-times.js';
+import { nextOccurrence, previousOccurrence } from '../../insights/ranges/cron-times.js';
 import type { RedisClient } from './redis-client.js';
 
 export interface BullmqWeeklySchedulerOptions {
@@ -20,6 +20,17 @@ interface WeeklyJobData {
 }
 
 const QUEUE_NAME = 'weekly-reports';
+
+/**
+ * BullMQ's next-run function, on croner like every other cron in the app. BullMQ's own parser skips the
+ * DST-start day of a time in the gap (America/Santiago, America/Havana, Asia/Beirut) and throws on some
+ * Australia/Lord_Howe times, which ends the schedule for good. Set on the queue (upserts) and on the worker
+ * (each fired occurrence schedules the next one); stored schedulers keep their ids and patterns.
+ */
+export function cronerRepeatStrategy(afterMs: number, opts: RepeatOptions): number | undefined {
+  if (!opts.pattern) return undefined;
+  return nextOccurrence(opts.pattern, opts.tz ?? 'UTC', afterMs);
+}
 
 /** One job scheduler per schedule key (page views: the channel id, as before kinds); BullMQ forbids `:`. */
 function schedulerId(key: string): string {
@@ -53,6 +64,7 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
       const queue = new Queue<WeeklyJobData>(QUEUE_NAME, {
         connection: this.options.client,
         prefix: this.prefix,
+        settings: { repeatStrategy: cronerRepeatStrategy },
       });
       queue.on('error', (error: unknown) =>
         this.log.error({ error: describeError(error) }, 'weekly report queue error'),
@@ -72,6 +84,7 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
       stalledInterval: this.options.stalledIntervalMs ?? 30_000,
       // A post whose replica died mid-way is retried once by another replica (the claim dedupes it).
       maxStalledCount: 1,
+      settings: { repeatStrategy: cronerRepeatStrategy },
     });
     worker.on('error', (error: unknown) =>
       this.log.error({ error: describeError(error) }, 'weekly report worker error'),

@@ -1,3 +1,6 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import type { ImpactCheck } from '../../src/insights/health/ports.js';
@@ -32,6 +35,40 @@ const check: ImpactCheck = {
   prLink: 'https://github.com/acme/docs/pull/1',
   prSeenAt: 0,
 };
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
+const HOLDER = join(ROOT, 'test/support/impact-queue-holder.ts');
+const LOCK_MS = 1_000;
+const STALLED_MS = 500;
+
+/** A replica in its own process that takes the check and hangs; resolves once it holds the check. */
+async function holdingReplica(namespace: string): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX, HOLDER, redis.url, namespace, String(LOCK_MS), String(STALLED_MS)],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await waitFor(() => output.includes('holding ') || child.exitCode !== null, {
+    what: 'a replica holding the check',
+    timeoutMs: 30_000,
+  });
+  if (child.exitCode !== null) throw new Error(`holder exited:\n${output}`);
+  return child;
+}
+
+async function kill9(child: ChildProcess): Promise<void> {
+  const gone = new Promise((resolveExit) => child.once('exit', resolveExit));
+  child.kill('SIGKILL');
+  await gone;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('BullMQ impact queue', () => {
@@ -55,4 +92,37 @@ describe('BullMQ impact queue', () => {
     expect(runs).toHaveLength(2);
     await Promise.all([a.close(), b.close()]);
   });
+
+  it('still runs a check whose replica died holding it twice (two deploys)', async () => {
+    const namespace = 'ns-stalls';
+    const client = await connectRedis(redis.url, logger, { failFast: false });
+    clients.push(client);
+    const producer = new BullmqImpactQueue({ client, logger, namespace });
+    await producer.enqueue({ ...check, jobId: 'job:stalls' }, Date.now());
+    // Each holder takes the check (the second after its stall check found the first one's lock gone) and
+    // is killed with it.
+    await kill9(await holdingReplica(namespace));
+    await kill9(await holdingReplica(namespace));
+    await producer.close();
+
+    const survivor = await (async () => {
+      const c = await connectRedis(redis.url, logger, { failFast: false });
+      clients.push(c);
+      return new BullmqImpactQueue({
+        client: c,
+        logger,
+        namespace,
+        lockDurationMs: LOCK_MS,
+        stalledIntervalMs: STALLED_MS,
+      });
+    })();
+    const runs: string[] = [];
+    survivor.start(async (c) => {
+      runs.push(c.jobId);
+      return null;
+    });
+    await waitFor(() => runs.length === 1, { what: 'the check after two stalls', timeoutMs: 20_000 });
+    expect(runs).toEqual(['job:stalls']);
+    await survivor.close();
+  }, 90_000);
 });

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
+import type { PageViewsReports } from '../../src/insights/page-views/page-views-reports.js';
 import type { WeeklySchedule } from '../../src/insights/ports.js';
 import { nextOccurrence } from '../../src/insights/ranges/cron-times.js';
+import { WeeklyReports } from '../../src/insights/weekly/weekly-reports.js';
+import { createMemoryScheduleStore } from '../../src/state/keyv-schedule-store.js';
 import {
   BullmqWeeklyScheduler,
   cronerRepeatStrategy,
@@ -168,5 +171,47 @@ describe('BullMQ weekly report scheduler', () => {
     const next = (await a.nextRuns()).get('C9');
     expect(next).toBe(nextOccurrence(cron, 'Australia/Lord_Howe', fired[0]!));
     await a.stop();
+  });
+
+  it('retries a failed occurrence on any replica, from Redis, until it is posted', async () => {
+    const a = await replica('ns-retry');
+    const b = await replica('ns-retry');
+    const store = createMemoryScheduleStore(logger);
+    const tries: string[] = [];
+    const posted: number[] = [];
+    /** One app instance's weekly reports on its own BullMQ scheduler; the first post anywhere fails. */
+    const reports = (by: string, scheduler: BullmqWeeklyScheduler) =>
+      new WeeklyReports({
+        analytics: {
+          requestFor: () => ({}),
+          publish: async () => {
+            tries.push(by);
+            if (tries.length === 1) throw new Error('docs API unavailable');
+            posted.push(Date.now());
+          },
+        } as unknown as PageViewsReports,
+        health: { publishWeekly: async () => undefined },
+        store,
+        scheduler,
+        clock: { now: () => Date.now() },
+        logger,
+        retryMinMs: 300,
+      });
+    const weeklyA = reports('a', a);
+    const weeklyB = reports('b', b);
+    const monday = schedule('C10', '0 9 * * 1');
+    await store.put(monday);
+    // Replica A fires an occurrence (as its worker would), the post fails, and A goes away.
+    const occurrence = Date.now() - 200;
+    await weeklyA.fireOnTime(monday, occurrence);
+    await a.stop();
+    expect(posted).toHaveLength(0);
+    // Replica B's worker runs the retry A left in Redis.
+    await b.start((s, at) => weeklyB.fireOnTime(s, at));
+    await waitFor(() => posted.length === 1, { what: 'the retried post', timeoutMs: 10_000 });
+    expect(tries).toEqual(['a', 'b']);
+    await sleep(1_000);
+    expect(posted).toHaveLength(1);
+    await b.stop();
   });
 });

@@ -17,6 +17,8 @@ export interface BullmqWeeklySchedulerOptions {
 
 interface WeeklyJobData {
   schedule: WeeklySchedule;
+  /** Set on the retry of a failed occurrence (a one-off delayed job); scheduler jobs derive it. */
+  occurrence?: number;
 }
 
 const QUEUE_NAME = 'weekly-reports';
@@ -114,6 +116,21 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
     }
   }
 
+  /** A one-off delayed job any replica may run; its id (per occurrence and time) makes a re-add a no-op. */
+  async retry(schedule: WeeklySchedule, occurrenceMs: number, atMs: number): Promise<void> {
+    await this.queue.add(
+      'weekly-report-retry',
+      { schedule, occurrence: occurrenceMs },
+      {
+        jobId: `weekly-retry-${encodeURIComponent(scheduleKey(schedule))}-${occurrenceMs}-${atMs}`,
+        delay: Math.max(0, atMs - Date.now()),
+        removeOnComplete: true,
+        removeOnFail: true,
+        attempts: 1,
+      },
+    );
+  }
+
   async remove(key: string): Promise<void> {
     await this.queue.removeJobScheduler(schedulerId(key));
   }
@@ -142,9 +159,10 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
   ): Promise<void> {
     const { schedule } = job.data;
     // The occurrence BullMQ scheduled it for (its next-run millis), normalised onto croner's calendar, so
-    // the claim key is the same one the start-up catch-up of any replica would use.
+    // the claim key is the same one the start-up catch-up of any replica would use. A retry carries it.
     const scheduled = job.opts.prevMillis ?? job.timestamp;
-    const occurrence = previousOccurrence(schedule.cron, schedule.timeZone, scheduled) ?? scheduled;
+    const occurrence =
+      job.data.occurrence ?? previousOccurrence(schedule.cron, schedule.timeZone, scheduled) ?? scheduled;
     try {
       await onFire(schedule, occurrence);
     } catch (error) {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import type { ImpactCheck } from '../../src/insights/health/ports.js';
 import { BullmqImpactQueue } from '../../src/state/redis/bullmq-impact-queue.js';
+import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
 import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
@@ -37,15 +38,15 @@ const check: ImpactCheck = {
 };
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
-const HOLDER = join(ROOT, 'test/support/impact-queue-holder.ts');
+const HOLDER = join(ROOT, 'test/support/queue-holder.ts');
 const LOCK_MS = 1_000;
 const STALLED_MS = 500;
 
-/** A replica in its own process that takes the check and hangs; resolves once it holds the check. */
-async function holdingReplica(namespace: string): Promise<ChildProcess> {
+/** A replica in its own process that takes the item and hangs; resolves once it holds it. */
+async function holdingReplica(namespace: string, kind: 'impact' | 'poll' = 'impact'): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ['--import', TSX, HOLDER, redis.url, namespace, String(LOCK_MS), String(STALLED_MS)],
+    ['--import', TSX, HOLDER, kind, redis.url, namespace, String(LOCK_MS), String(STALLED_MS)],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -123,6 +124,36 @@ describe('BullMQ impact queue', () => {
     });
     await waitFor(() => runs.length === 1, { what: 'the check after two stalls', timeoutMs: 20_000 });
     expect(runs).toEqual(['job:stalls']);
+    await survivor.close();
+  }, 90_000);
+
+  it('still polls a job whose replica died holding its poll twice', async () => {
+    const namespace = 'ns-poll-stalls';
+    const client = await connectRedis(redis.url, logger, { failFast: false });
+    clients.push(client);
+    const producer = new BullmqPollQueue({ client, logger, namespace, concurrency: 1 });
+    await producer.schedule('job:polled', 0);
+    await kill9(await holdingReplica(namespace, 'poll'));
+    await kill9(await holdingReplica(namespace, 'poll'));
+    await producer.close();
+
+    const c = await connectRedis(redis.url, logger, { failFast: false });
+    clients.push(c);
+    const survivor = new BullmqPollQueue({
+      client: c,
+      logger,
+      namespace,
+      concurrency: 1,
+      lockDurationMs: LOCK_MS,
+      stalledIntervalMs: STALLED_MS,
+    });
+    const polls: string[] = [];
+    survivor.start(async (jobId) => {
+      polls.push(jobId);
+      return null;
+    });
+    await waitFor(() => polls.length === 1, { what: 'the poll after two stalls', timeoutMs: 20_000 });
+    expect(polls).toEqual(['job:polled']);
     await survivor.close();
   }, 90_000);
 });

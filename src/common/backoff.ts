@@ -1,3 +1,12 @@
+/** Node's timers overflow past 2^31-1 ms (~24.8 days) and then fire after 1 ms: never ask for more. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A delay from outside data made safe for a timer: NaN and negatives are 0, anything above `maxMs` is `maxMs`. */
+export function boundedDelay(ms: number, maxMs: number = MAX_TIMER_MS): number {
+  if (Number.isNaN(ms) || ms <= 0) return 0;
+  return Math.min(ms, maxMs);
+}
+
 /** Exponential backoff with full jitter: `random` is injectable so tests are exact. */
 export function backoffDelay(
   attempt: number,

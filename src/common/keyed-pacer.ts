@@ -1,3 +1,4 @@
+import { boundedDelay } from './backoff.js';
 import { AppError } from './errors.js';
 
 interface Waiting {
@@ -49,6 +50,7 @@ export class KeyedPacer {
 
   /** Nothing starts on `key` before `untilMs` (Slack answered 429 with Retry-After). */
   holdUntil(key: string, untilMs: number): void {
+    if (Number.isNaN(untilMs)) return;
     const state = this.state(key, this.now());
     state.due = Math.max(state.due, untilMs + (this.burst - 1) * this.intervalMs);
     if (state.timer) {
@@ -92,7 +94,8 @@ export class KeyedPacer {
 
   private arm(key: string, state: KeyState, now: number): void {
     if (state.timer) return;
-    const wait = Math.max(0, Math.max(state.due, now) - (this.burst - 1) * this.intervalMs - now);
+    // Bounded: a hold past Node's timer limit would otherwise fire after 1 ms, over and over.
+    const wait = boundedDelay(Math.max(state.due, now) - (this.burst - 1) * this.intervalMs - now);
     state.timer = setTimeout(() => {
       state.timer = undefined;
       this.drain(key, state);

@@ -91,6 +91,11 @@ export interface WeeklyReportScheduler {
   upsert(schedule: WeeklySchedule): Promise<void>;
   /** Stops the schedule with this `scheduleKey`. */
   remove(key: string): Promise<void>;
+  /**
+   * Fires `occurrenceMs` of `schedule` once more at `atMs` (a post that failed): durable and picked up by
+   * any replica in Redis mode, a timer in this process in memory mode.
+   */
+  retry(schedule: WeeklySchedule, occurrenceMs: number, atMs: number): Promise<void>;
   /** Stops firing and waits for running fires. */
   stop(): Promise<void>;
 }

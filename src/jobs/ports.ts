@@ -135,7 +135,9 @@ export type PrivateNotice =
   | { kind: 'too_long'; length: number; max: number }
   | { kind: 'empty' }
   /** The state store did not answer: nothing was started or sent; try again in a minute. */
-  | { kind: 'state_unavailable' };
+  | { kind: 'state_unavailable' }
+  /** A follow-up reached the agent but its new run could not be recorded: its result may not be posted. */
+  | { kind: 'follow_up_unrecorded'; jobId: string };
 
 /** Slack-side effects of conversations with a job. */
 export interface ConversationNotifier {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { backoffDelay, parseRetryAfter } from '../common/backoff.js';
+import { backoffDelay, boundedDelay, parseRetryAfter } from '../common/backoff.js';
 import { codeForStatus, DocsApiError, requestNeverSent } from '../common/docs-api-error.js';
 import type { Logger } from '../common/logger.js';
 import { errorBodySchema } from './schemas.js';
@@ -8,6 +8,11 @@ import { errorBodySchema } from './schemas.js';
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** A Retry-After longer than this is not waited out inside one call; the caller gets `rate_limited`. */
 const MAX_INLINE_WAIT_MS = 30_000;
+/**
+ * A Retry-After is the platform's to set but ours to bound: callers turn it into poll delays and timers, and
+ * past ~24.8 days Node fires a timer after 1 ms (a tight retry loop). An hour covers any real rate window.
+ */
+export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 
 /** Where each attempt's outcome is counted (`code`: `ok` or the `DocsApiError` code). Injected; optional. */
 export interface ApiMetrics {
@@ -169,13 +174,14 @@ export class HttpTransport {
     }
     const code = codeForStatus(statusCode);
     const apiMessage = extractApiMessage(text);
+    const retryAfterMs = parseRetryAfter(headers['retry-after']);
     throw new DocsApiError(
       code,
       `The docs API answered ${statusCode}${apiMessage ? `: ${apiMessage}` : ''}`,
       {
         status: statusCode,
         apiMessage,
-        retryAfterMs: parseRetryAfter(headers['retry-after']),
+        retryAfterMs: retryAfterMs === undefined ? undefined : boundedDelay(retryAfterMs, MAX_RETRY_AFTER_MS),
       },
     );
   }

@@ -31,7 +31,7 @@ export function classify(error: unknown): Classified {
       return {
         type: 'rate_limited',
         code: 'ratelimited',
-        retryAfterMs: Math.max(1, e.retryAfter ?? 1) * 1000,
+        retryAfterMs: slackRetryAfterMs(e.retryAfter),
       };
     case webApi.ErrorCode.HTTPError:
       return { type: 'ambiguous', code: `http_${e.statusCode ?? 'error'}` };
@@ -66,4 +66,11 @@ export function isPermanentSlackError(code: string): boolean {
     code !== 'service_unavailable' &&
     code !== 'shutting_down'
   );
+}
+
+/** Slack's Retry-After (seconds) as a safe wait: at least 1 s, at most an hour, 1 s when unreadable. */
+export const MAX_SLACK_RETRY_AFTER_MS = 60 * 60 * 1000;
+function slackRetryAfterMs(seconds: number | undefined): number {
+  if (seconds === undefined || !Number.isFinite(Number(seconds))) return 1000;
+  return Math.min(MAX_SLACK_RETRY_AFTER_MS, Math.max(1, Number(seconds)) * 1000);
 }

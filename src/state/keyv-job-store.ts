@@ -4,7 +4,7 @@ import type { Logger } from '../common/logger.js';
 import { type JobRecord, JobVersionConflictError, versionOf } from '../jobs/domain/job.js';
 import type { JobStore } from '../jobs/ports.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
-import { LockedVersionedWrite, type VersionedWrite } from './versioned-save.js';
+import { LockedVersionedWrite, threadLinkKey, type VersionedWrite } from './versioned-save.js';
 
 /** Records outlive the watch so follow-ups in old threads still find their job. */
 const RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -167,13 +167,13 @@ export class KeyvJobStore implements JobStore {
 
   linkThread(channelId: string, threadTs: string, jobId: string): Promise<void> {
     return guardState(async () => {
-      await this.keyv.set(`thread:${channelId}:${threadTs}`, jobId, RECORD_TTL_MS);
+      await this.keyv.set(threadLinkKey(channelId, threadTs), jobId, RECORD_TTL_MS);
     });
   }
 
   findJobByThread(channelId: string, threadTs: string): Promise<string | undefined> {
     return guardState(
-      async () => (await this.keyv.get<string>(`thread:${channelId}:${threadTs}`)) ?? undefined,
+      async () => (await this.keyv.get<string>(threadLinkKey(channelId, threadTs))) ?? undefined,
     );
   }
 

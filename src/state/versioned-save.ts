@@ -12,11 +12,18 @@ export interface FirstSaveIndex {
   max: number;
 }
 
+/** The Keyv key of a thread's link to its job. */
+export function threadLinkKey(channelId: string, threadTs: string): string {
+  return `thread:${channelId}:${threadTs}`;
+}
+
 /** Writes a job record only while the stored one still has `expected` as its version (absent record = 0). */
 export interface VersionedWrite {
   /**
    * True when written (record, watched-set membership and, on the first save, `firstSave`'s index);
-   * false when the stored version differs.
+   * false when the stored version differs. Every save also gives the job's thread link and its index the
+   * record's time to live again: both must live as long as the record (follow-ups in an old thread of a
+   * job still running, the requester's list), not 30 days from the job's start.
    */
   save(
     record: JobRecord,
@@ -52,7 +59,11 @@ export class LockedVersionedWrite implements VersionedWrite {
       await this.keyv.set(`job:${record.jobId}`, { ...record }, ttlMs);
       if (record.watching) await this.atomics.addMember(watchedSet, record.jobId);
       else await this.atomics.removeMember(watchedSet, record.jobId);
-      if (firstSave && expected === 0)
+      const linkKey = threadLinkKey(record.channelId, record.threadTs);
+      if ((await this.keyv.get<string>(linkKey)) === record.jobId)
+        await this.keyv.set(linkKey, record.jobId, ttlMs);
+      // In memory an index has no expiry; re-adding keeps it among the recently written ones (bounded LRU).
+      if (firstSave)
         await this.atomics.index(firstSave.index, record.jobId, record.createdAt, firstSave.max, ttlMs);
       return true;
     });
@@ -63,7 +74,9 @@ export class LockedVersionedWrite implements VersionedWrite {
  * Compare-and-set on the server in one script: the stored record's `version` (inside Keyv's serialized
  * `{ value, expires }`) is checked, the new record written in Keyv's own format (so `keyv.get` reads it) and
  * the watched set updated, atomically for every replica. A record's first save (version 0) also adds it to
- * the requester's index (a sorted set by creation time, trimmed, expiring with the newest record).
+ * the requester's index (a sorted set by creation time, trimmed); every save refreshes the index's expiry
+ * and, when it still points at this job, the thread link's (rewritten with Keyv's `expires` too, as Keyv
+ * checks it on read).
  */
 const CAS_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
@@ -77,10 +90,19 @@ end
 if version ~= tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 if ARGV[4] == '1' then redis.call('SADD', KEYS[2], ARGV[5]) else redis.call('SREM', KEYS[2], ARGV[5]) end
-if KEYS[3] and tonumber(ARGV[1]) == 0 then
-  redis.call('ZADD', KEYS[3], tonumber(ARGV[6]), ARGV[5])
-  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -(tonumber(ARGV[7]) + 1))
-  redis.call('PEXPIRE', KEYS[3], ARGV[3])
+local link = redis.call('GET', KEYS[3])
+if link then
+  local ok, decoded = pcall(cjson.decode, link)
+  if ok and type(decoded) == 'table' and decoded.value == ARGV[5] then
+    redis.call('SET', KEYS[3], ARGV[8], 'PX', ARGV[3])
+  end
+end
+if KEYS[4] then
+  if tonumber(ARGV[1]) == 0 then
+    redis.call('ZADD', KEYS[4], tonumber(ARGV[6]), ARGV[5])
+    redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -(tonumber(ARGV[7]) + 1))
+  end
+  redis.call('PEXPIRE', KEYS[4], ARGV[3])
 end
 return 1
 `;
@@ -102,11 +124,14 @@ export class RedisVersionedWrite implements VersionedWrite {
     watchedSet: string,
     firstSave?: FirstSaveIndex,
   ): Promise<boolean> {
-    const serialized = await this.keyv.serializeData({ value: { ...record }, expires: Date.now() + ttlMs });
+    const expires = Date.now() + ttlMs;
+    const serialized = await this.keyv.serializeData({ value: { ...record }, expires });
+    const link = await this.keyv.serializeData({ value: record.jobId, expires });
     const reply = await this.client.eval(CAS_SCRIPT, {
       keys: [
         this.adapter.createKeyPrefix(`job:${record.jobId}`, this.namespace),
         this.setKey(watchedSet),
+        this.adapter.createKeyPrefix(threadLinkKey(record.channelId, record.threadTs), this.namespace),
         ...(firstSave ? [this.setKey(firstSave.index)] : []),
       ],
       arguments: [
@@ -117,6 +142,7 @@ export class RedisVersionedWrite implements VersionedWrite {
         record.jobId,
         String(record.createdAt),
         String(firstSave?.max ?? 0),
+        typeof link === 'string' ? link : JSON.stringify(link),
       ],
     });
     return Number(reply) === 1;

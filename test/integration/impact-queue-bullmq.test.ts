@@ -1,7 +1,11 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import type { ImpactCheck } from '../../src/insights/health/ports.js';
 import { BullmqImpactQueue } from '../../src/state/redis/bullmq-impact-queue.js';
+import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
 import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
@@ -32,6 +36,40 @@ const check: ImpactCheck = {
   prLink: 'https://github.com/acme/docs/pull/1',
   prSeenAt: 0,
 };
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
+const HOLDER = join(ROOT, 'test/support/queue-holder.ts');
+const LOCK_MS = 1_000;
+const STALLED_MS = 500;
+
+/** A replica in its own process that takes the item and hangs; resolves once it holds it. */
+async function holdingReplica(namespace: string, kind: 'impact' | 'poll' = 'impact'): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX, HOLDER, kind, redis.url, namespace, String(LOCK_MS), String(STALLED_MS)],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await waitFor(() => output.includes('holding ') || child.exitCode !== null, {
+    what: 'a replica holding the check',
+    timeoutMs: 30_000,
+  });
+  if (child.exitCode !== null) throw new Error(`holder exited:\n${output}`);
+  return child;
+}
+
+async function kill9(child: ChildProcess): Promise<void> {
+  const gone = new Promise((resolveExit) => child.once('exit', resolveExit));
+  child.kill('SIGKILL');
+  await gone;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('BullMQ impact queue', () => {
@@ -55,4 +93,67 @@ describe('BullMQ impact queue', () => {
     expect(runs).toHaveLength(2);
     await Promise.all([a.close(), b.close()]);
   });
+
+  it('still runs a check whose replica died holding it twice (two deploys)', async () => {
+    const namespace = 'ns-stalls';
+    const client = await connectRedis(redis.url, logger, { failFast: false });
+    clients.push(client);
+    const producer = new BullmqImpactQueue({ client, logger, namespace });
+    await producer.enqueue({ ...check, jobId: 'job:stalls' }, Date.now());
+    // Each holder takes the check (the second after its stall check found the first one's lock gone) and
+    // is killed with it.
+    await kill9(await holdingReplica(namespace));
+    await kill9(await holdingReplica(namespace));
+    await producer.close();
+
+    const survivor = await (async () => {
+      const c = await connectRedis(redis.url, logger, { failFast: false });
+      clients.push(c);
+      return new BullmqImpactQueue({
+        client: c,
+        logger,
+        namespace,
+        lockDurationMs: LOCK_MS,
+        stalledIntervalMs: STALLED_MS,
+      });
+    })();
+    const runs: string[] = [];
+    survivor.start(async (c) => {
+      runs.push(c.jobId);
+      return null;
+    });
+    await waitFor(() => runs.length === 1, { what: 'the check after two stalls', timeoutMs: 20_000 });
+    expect(runs).toEqual(['job:stalls']);
+    await survivor.close();
+  }, 90_000);
+
+  it('still polls a job whose replica died holding its poll twice', async () => {
+    const namespace = 'ns-poll-stalls';
+    const client = await connectRedis(redis.url, logger, { failFast: false });
+    clients.push(client);
+    const producer = new BullmqPollQueue({ client, logger, namespace, concurrency: 1 });
+    await producer.schedule('job:polled', 0);
+    await kill9(await holdingReplica(namespace, 'poll'));
+    await kill9(await holdingReplica(namespace, 'poll'));
+    await producer.close();
+
+    const c = await connectRedis(redis.url, logger, { failFast: false });
+    clients.push(c);
+    const survivor = new BullmqPollQueue({
+      client: c,
+      logger,
+      namespace,
+      concurrency: 1,
+      lockDurationMs: LOCK_MS,
+      stalledIntervalMs: STALLED_MS,
+    });
+    const polls: string[] = [];
+    survivor.start(async (jobId) => {
+      polls.push(jobId);
+      return null;
+    });
+    await waitFor(() => polls.length === 1, { what: 'the poll after two stalls', timeoutMs: 20_000 });
+    expect(polls).toEqual(['job:polled']);
+    await survivor.close();
+  }, 90_000);
 });

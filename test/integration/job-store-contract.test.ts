@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import { createMemoryJobStore, StateUnavailableError } from '../../src/state/keyv-job-store.js';
 import { createRedisJobStore } from '../../src/state/redis/redis-job-store.js';
@@ -8,8 +8,36 @@ import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 describe('memory job store', () => {
   jobStoreContract(async () => ({ store: createMemoryJobStore(logger), close: async () => {} }));
+
+  describe('on a manual clock', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("keeps a running job's thread link and requester index while the job is saved, past 30 days", async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.UTC(2026, 0, 1));
+      const store = createMemoryJobStore(logger);
+      const job = record({ threadTs: '1.1' });
+      await store.saveJob(job);
+      await store.linkThread('C1', '1.1', 'job_1');
+      for (let day = 10; day <= 50; day += 10) {
+        vi.setSystemTime(Date.UTC(2026, 0, 1) + day * DAY_MS);
+        await store.saveJob(job); // each poll of a watched job saves it
+      }
+      vi.setSystemTime(Date.UTC(2026, 0, 1) + 55 * DAY_MS);
+      expect(await store.findJobByThread('C1', '1.1')).toBe('job_1');
+      expect((await store.listByRequester('T1', 'U1', 10)).map((r) => r.jobId)).toEqual(['job_1']);
+      // Once saves stop, all of it expires with the record.
+      vi.setSystemTime(Date.UTC(2026, 0, 1) + 81 * DAY_MS);
+      expect(await store.findJobByThread('C1', '1.1')).toBeUndefined();
+      expect(await store.getJob('job_1')).toBeUndefined();
+    });
+  });
 });
 
 describe('redis job store', () => {
@@ -76,6 +104,35 @@ describe('redis job store', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it("refreshes a job's thread link and requester index on every save, atomically with it", async () => {
+    const namespace = `ns-${randomUUID()}`;
+    const { store, client, close } = await createRedisJobStore(redis.url, logger, { namespace });
+    try {
+      const job = record({ threadTs: '1.1' });
+      await store.saveJob(job);
+      await store.linkThread('C1', '1.1', 'job_1');
+      await store.linkThread('C1', '2.2', 'job_other');
+      const linkKey = `${namespace}::thread:C1:1.1`;
+      const otherKey = `${namespace}::thread:C1:2.2`;
+      const indexKey = `${namespace}:set:requester:U1`;
+      // As if 29 days had passed since the job started: an hour left on each.
+      for (const key of [linkKey, otherKey, indexKey]) await client.pExpire(key, 60 * 60 * 1000);
+      const before = Date.now();
+      await store.saveJob(job);
+      expect(await client.pTTL(linkKey)).toBeGreaterThan(29 * DAY_MS);
+      expect(await client.pTTL(indexKey)).toBeGreaterThan(29 * DAY_MS);
+      // Keyv checks the `expires` it stored too: it moved on with the key's TTL.
+      const stored = JSON.parse((await client.get(linkKey))!) as { value: string; expires: number };
+      expect(stored).toMatchObject({ value: 'job_1' });
+      expect(stored.expires).toBeGreaterThan(before + 29 * DAY_MS);
+      expect(await store.findJobByThread('C1', '1.1')).toBe('job_1');
+      // Another job's thread is left alone.
+      expect(await client.pTTL(otherKey)).toBeLessThanOrEqual(60 * 60 * 1000);
+    } finally {
+      await close();
     }
   });
 

@@ -7,7 +7,11 @@ import { createMemoryScheduleStore, type KeyvScheduleStore } from '../../src/sta
 import { InProcessWeeklyScheduler } from '../../src/state/memory/weekly-cron-scheduler.js';
 import { ManualTimers } from '../support/manual-timers.js';
 
-function setup(timers: ManualTimers, store?: KeyvScheduleStore) {
+function setup(
+  timers: ManualTimers,
+  store?: KeyvScheduleStore,
+  failures = { left: 0, tries: [] as number[] },
+) {
   const lines: string[] = [];
   const logger = createLogger({
     level: 'info',
@@ -27,6 +31,11 @@ function setup(timers: ManualTimers, store?: KeyvScheduleStore) {
       };
     },
     publish: async (channelId: string, request: ReportRequest) => {
+      failures.tries.push(timers.now());
+      if (failures.left > 0) {
+        failures.left -= 1;
+        throw new Error('docs API unavailable');
+      }
       published.push({ channelId, request });
     },
   } as unknown as PageViewsReports;
@@ -130,5 +139,37 @@ describe('weekly reports', () => {
     expect(await weekly.unschedule('C1')).toBe(false);
     await timers.advanceTo(at('2025-03-25T00:00:00Z'));
     expect(published).toHaveLength(0);
+  });
+
+  it('retries a failed post with backoff inside the grace period, then posts it once', async () => {
+    const timers = new ManualTimers(at('2025-03-20T10:00:00Z'));
+    const failures = { left: 3, tries: [] as number[] };
+    const { weekly, published, lines } = setup(timers, undefined, failures);
+    await weekly.start();
+    await weekly.schedule({ channelId: 'C1', userId: 'U1', weekday: 1, hour: 9, minute: 0, timeZone: 'UTC' });
+    await timers.advanceTo(at('2025-03-24T09:30:00Z'));
+    expect(published).toHaveLength(1);
+    expect(published[0]!.request.range.toExclusive).toBe('2025-03-24');
+    // 09:00, then 1, 1 and 2 minutes later (each wait as long as the post is already late).
+    expect(failures.tries.map((t) => (t - at('2025-03-24T09:00:00Z')) / 60_000)).toEqual([0, 1, 2, 4]);
+    expect(lines.join('')).toContain('weekly page-view report failed; retrying');
+    await timers.advanceTo(at('2025-03-25T00:00:00Z'));
+    expect(published).toHaveLength(1);
+    await weekly.stop();
+  });
+
+  it('stops retrying when the grace period is over, and says so', async () => {
+    const timers = new ManualTimers(at('2025-03-20T10:00:00Z'));
+    const failures = { left: 1_000, tries: [] as number[] };
+    const { weekly, published, lines } = setup(timers, undefined, failures);
+    await weekly.start();
+    await weekly.schedule({ channelId: 'C1', userId: 'U1', weekday: 1, hour: 9, minute: 0, timeZone: 'UTC' });
+    await timers.advanceTo(at('2025-03-25T00:00:00Z'));
+    expect(published).toHaveLength(0);
+    const occurrence = at('2025-03-24T09:00:00Z');
+    expect(failures.tries.length).toBeGreaterThan(5);
+    expect(Math.max(...failures.tries) - occurrence).toBeLessThanOrEqual(MISSED_POST_GRACE_MS);
+    expect(lines.join('')).toContain("its grace period is over, so this week's post is skipped");
+    await weekly.stop();
   });
 });

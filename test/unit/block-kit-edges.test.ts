@@ -142,6 +142,7 @@ describe('every message builder at its edges is accepted by Slack', () => {
       { kind: 'too_long', length: 400_000, max: 4000 },
       { kind: 'empty' },
       { kind: 'state_unavailable' },
+      { kind: 'follow_up_unrecorded', jobId: HOSTILE },
     ] as const)
       accepted(privateNoticeMessage(notice));
     accepted(docsAgentHelpMessage());

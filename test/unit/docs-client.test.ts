@@ -220,4 +220,18 @@ describe('DocsApiClient', () => {
     expect(logs.length).toBeGreaterThan(0);
     expect(logs.join('\n')).not.toContain(KEY);
   });
+
+  it('bounds a Retry-After to an hour, whatever the platform says (seconds or a date)', async () => {
+    handler = reply(429, { error: 'Rate limit exceeded' }, { 'retry-after': '99999999999' });
+    const seconds = await codeOf(client().createJob('x'));
+    expect(seconds.code).toBe('rate_limited');
+    expect(seconds.retryAfterMs).toBe(60 * 60 * 1000);
+    handler = reply(
+      429,
+      { error: 'Rate limit exceeded' },
+      { 'retry-after': 'Fri, 01 Jan 2100 00:00:00 GMT' },
+    );
+    const date = await codeOf(client().getJob('job_1'));
+    expect(date.retryAfterMs).toBe(60 * 60 * 1000);
+  });
 });

@@ -101,4 +101,19 @@ describe('KeyedPacer', () => {
     expect(await held).toBe(5000);
     expect(await other).toBe(0);
   });
+
+  it("holds a key past Node's timer limit without waking every millisecond", async () => {
+    const pacer = new KeyedPacer(1000, 1);
+    const started: number[] = [];
+    pacer.holdUntil('C1', Date.now() + 30 * 24 * 60 * 60 * 1000);
+    const held = pacer.run('C1', async () => void started.push(Date.now())).catch(() => 'dropped');
+    const timeouts = vi.spyOn(globalThis, 'setTimeout');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(started).toHaveLength(0);
+    // One timer for the whole hold (re-armed at most once per ~24.8 days), not a 1 ms loop.
+    expect(timeouts.mock.calls.length).toBeLessThanOrEqual(1);
+    timeouts.mockRestore();
+    pacer.close();
+    expect(await held).toBe('dropped');
+  });
 });

@@ -134,4 +134,22 @@ describe('MemoryPollQueue', () => {
     expect(polls[1]! - t0).toBeGreaterThanOrEqual(1_000);
     await queue.close();
   });
+
+  it("waits out a delay past Node's timer limit (chained) instead of polling after 1 ms", async () => {
+    const queue = new MemoryPollQueue({ logger, concurrency: 1 });
+    const polls: number[] = [];
+    queue.start(async () => {
+      polls.push(Date.now());
+      return null;
+    });
+    const t0 = Date.now();
+    const thirtyDays = 30 * 24 * 60 * 60 * 1000;
+    await queue.schedule('job', thirtyDays);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(polls).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(thirtyDays);
+    expect(polls.map((t) => t - t0)).toHaveLength(1);
+    expect(polls[0]! - t0).toBeGreaterThanOrEqual(thirtyDays);
+    await queue.close();
+  });
 });

@@ -17,6 +17,12 @@ import { DEFAULT_TOP, type Weekday } from '../ranges/grammar.js';
 
 /** A post missed while the bot was down is still sent when it is at most this late. */
 export const MISSED_POST_GRACE_MS = 3 * 60 * 60 * 1000;
+/**
+ * A failed post is tried again within the grace: after as long as it is already late (so 1, 1, 2, 4, … min,
+ * doubling without counting attempts, which works across replicas), capped, until the grace is over.
+ */
+const RETRY_MIN_MS = 60_000;
+const RETRY_MAX_MS = 30 * 60_000;
 /** How long an occurrence's claim lives: longer than the week between occurrences. */
 const CLAIM_TTL_MS = 8 * 24 * 60 * 60 * 1000;
 
@@ -28,6 +34,8 @@ export interface WeeklyReportsOptions {
   scheduler: WeeklyReportScheduler;
   clock: Clock;
   logger: Logger;
+  /** First retry delay of a failed post (tests shorten it); default one minute. */
+  retryMinMs?: number;
   /** From WEEKLY_REPORT_CHANNEL / _CRON / _TZ. */
   envDefault?: { channel: string | undefined; cron: string | undefined; timeZone: string | undefined };
 }
@@ -126,11 +134,39 @@ export class WeeklyReports {
       log.info(`posted weekly ${what} report`);
       return 'posted';
     } catch (error) {
-      log.error({ error: describeError(error), code: errorCode(error) }, `weekly ${what} report failed`);
-      // Let a restart inside the grace period try this occurrence again.
+      // Let a retry (or a restart) inside the grace period try this occurrence again.
       await this.o.store.release(claimKey).catch(() => undefined);
+      const retryAt = this.retryTime(occurrenceMs);
+      log.error(
+        {
+          error: describeError(error),
+          code: errorCode(error),
+          retryAt: retryAt === undefined ? null : new Date(retryAt).toISOString(),
+        },
+        retryAt === undefined
+          ? `weekly ${what} report failed; its grace period is over, so this week's post is skipped`
+          : `weekly ${what} report failed; retrying`,
+      );
+      if (retryAt !== undefined) {
+        await this.o.scheduler
+          .retry(schedule, occurrenceMs, retryAt)
+          .catch((retryError: unknown) =>
+            log.error(
+              { error: describeError(retryError) },
+              'could not schedule the retry of a weekly report',
+            ),
+          );
+      }
       return 'failed';
     }
+  }
+
+  /** When to try a failed occurrence again; undefined once that would be past the grace. */
+  private retryTime(occurrenceMs: number): number | undefined {
+    const now = this.o.clock.now();
+    const delay = Math.min(RETRY_MAX_MS, Math.max(this.o.retryMinMs ?? RETRY_MIN_MS, now - occurrenceMs));
+    const at = now + delay;
+    return at - occurrenceMs > MISSED_POST_GRACE_MS ? undefined : at;
   }
 
   /** The last 7 full days before the occurrence in the schedule's zone, of the channel's project at fire time. */

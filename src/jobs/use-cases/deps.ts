@@ -21,6 +21,8 @@ export interface JobServiceDeps {
   /** Distrust window for terminal statuses right after a follow-up (default: max(30 s, 6 fast polls)). */
   followUpGraceMs?: number;
   random?: () => number;
+  /** Waits between retries of a store write (real timers by default; tests pass an instant one). */
+  wait?: (ms: number) => Promise<void>;
   metrics?: JobMetrics;
   /**
    * A job started from a /docs-health gap (`evidenceRef`) got its terminal reply with a pull request; called

@@ -15,10 +15,22 @@ export type FollowUpResult =
   | { ok: true; record: JobRecord }
   | { ok: false; reason: 'unknown_job' }
   /** The docs API (or the bot's own count of its budget) refused the message; `error` says why. */
-  | { ok: false; reason: 'refused'; error: unknown; reachedApi: boolean };
+  | { ok: false; reason: 'refused'; error: unknown; reachedApi: boolean }
+  /**
+   * The agent has the message but its new run could not be recorded (the store kept failing or conflicting):
+   * a poll is scheduled anyway, and the author must be told the bot may not report this run.
+   */
+  | { ok: false; reason: 'not_recorded'; error: unknown; record: JobRecord };
 
-/** Saves of a sent follow-up tried against fresh copies before giving up (each conflict is another save). */
-const FOLLOW_UP_SAVE_ATTEMPTS = 5;
+/**
+ * Saves of a sent follow-up: a conflict (another replica saved meanwhile) is retried on a fresh copy, a
+ * store error on the same one, with backoff so a busy poll or a Redis failover can pass: ~5.75 s in all.
+ */
+const FOLLOW_UP_SAVE_ATTEMPTS = 6;
+const FOLLOW_UP_SAVE_RETRY_MS = 250;
+const FOLLOW_UP_SAVE_RETRY_MAX_MS = 2_000;
+
+const realWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends a follow-up message to a job and starts a new generation: tracked again at the fast cadence, with
@@ -54,45 +66,60 @@ export async function followUp(deps: JobServiceDeps, request: FollowUpRequest): 
   metrics?.followUp('sent');
 
   const now = clock.now();
+  const before = record.generation;
   startGeneration(record, job, now);
   logger.info({ jobId: record.jobId, generation: record.generation }, 'follow-up sent to agent job');
-  const saved = await saveFollowUp(deps, record, job, now);
-  await notifier.updateCard(saved, now);
+  const saved = await saveFollowUp(deps, record, before, job, now);
+  // The message reached the agent: a poll is due whether or not the new run could be recorded.
   await queue.schedule(record.jobId, poll.minMs);
-  return { ok: true, record: saved };
+  await notifier.updateCard(saved.record, now);
+  if (!saved.ok) return { ok: false, reason: 'not_recorded', error: saved.error, record: saved.record };
+  return { ok: true, record: saved.record };
 }
+
+type SaveOutcome = { ok: true; record: JobRecord } | { ok: false; record: JobRecord; error: unknown };
 
 /**
  * The agent has the message: its new generation must be saved even when another replica saved the record
- * meanwhile (a poll holding an older copy). On a version conflict, re-read and start the generation on
- * the fresh record; the other replica's stale save is refused in turn and it re-reads this one.
+ * meanwhile (a poll holding an older copy) or the store failed for a moment. On a version conflict, re-read
+ * and start the generation on the fresh record (unless it is this follow-up's own write, which landed
+ * although its reply was lost); the other replica's stale save is refused in turn and it re-reads this one.
  */
 async function saveFollowUp(
-  deps: Pick<JobServiceDeps, 'store' | 'logger'>,
+  deps: Pick<JobServiceDeps, 'store' | 'logger' | 'wait'>,
   record: JobRecord,
+  generationBefore: number,
   job: AgentJob,
   now: number,
-): Promise<JobRecord> {
+): Promise<SaveOutcome> {
   const { store, logger } = deps;
+  const wait = deps.wait ?? realWait;
   let current = record;
   for (let attempt = 1; ; attempt++) {
+    let failure: unknown;
     try {
       await store.saveJob(current);
-      return current;
+      return { ok: true, record: current };
     } catch (error) {
-      if (!(error instanceof JobVersionConflictError) || attempt >= FOLLOW_UP_SAVE_ATTEMPTS) {
-        // Polling still runs from the previous state and catches up.
-        logger.error({ jobId: record.jobId, error: describeError(error) }, 'follow-up sent but not saved');
-        return current;
-      }
-      const fresh = await store.getJob(record.jobId).catch(() => undefined);
-      if (!fresh) return current;
-      startGeneration(fresh, job, now);
-      logger.info(
-        { jobId: record.jobId, generation: fresh.generation },
-        'job record changed meanwhile; follow-up applied to the fresh record',
-      );
-      current = fresh;
+      failure = error;
     }
+    if (attempt >= FOLLOW_UP_SAVE_ATTEMPTS) {
+      logger.error(
+        { jobId: record.jobId, attempts: attempt, error: describeError(failure) },
+        'follow-up sent but its new run could not be saved',
+      );
+      return { ok: false, record: current, error: failure };
+    }
+    await wait(Math.min(FOLLOW_UP_SAVE_RETRY_MAX_MS, FOLLOW_UP_SAVE_RETRY_MS * 2 ** (attempt - 1)));
+    if (!(failure instanceof JobVersionConflictError)) continue; // the store failed: same copy again
+    const fresh = await store.getJob(record.jobId).catch(() => undefined);
+    if (!fresh) continue;
+    if (fresh.generation > generationBefore && fresh.activeSince === now) return { ok: true, record: fresh };
+    startGeneration(fresh, job, now);
+    logger.info(
+      { jobId: record.jobId, generation: fresh.generation },
+      'job record changed meanwhile; follow-up applied to the fresh record',
+    );
+    current = fresh;
   }
 }

@@ -170,6 +170,9 @@ export class HandleInboundMessage {
           await notifier.markForwarded(ref);
         } else if (result.reason === 'refused') {
           await notifier.followUpRefused(ref, result.error);
+        } else if (result.reason === 'not_recorded') {
+          // No 👀: that says "the bot follows this"; say plainly what happened instead.
+          await notifier.tellAuthor(ref, { kind: 'follow_up_unrecorded', jobId: record.jobId });
         } else {
           logger.warn({ jobId: record.jobId }, 'job of this thread is no longer in the store');
         }

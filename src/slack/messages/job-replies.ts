@@ -104,6 +104,12 @@ export function followUpRefusedMessage(error: unknown, now: number, limits: Hour
 export const STATE_UNAVAILABLE_TEXT =
   ":warning: I can't reach my state store right now, so nothing was started or sent. Try again in a minute.";
 
+/** A follow-up the agent accepted whose new run the bot could not record (its state store kept failing). */
+function followUpUnrecordedText(jobId: string, commandName: string): string {
+  const id = escapeMrkdwn(oneLine(jobId, 100));
+  return `:warning: The docs agent got your reply, but I couldn't record its new run (my state store failed), so I may not post its result in this thread. Don't send the reply again. In a few minutes, check the job with \`${commandName} status ${id}\` or on the docs platform.`;
+}
+
 /**
  * What to tell the requester privately when a job from a form did not start and its card cannot say so
  * (the store was down, or the card itself was refused); undefined when the card tells the story.
@@ -133,6 +139,9 @@ export function privateNoticeMessage(notice: PrivateNotice, commandName = '/docs
       break;
     case 'state_unavailable':
       text = STATE_UNAVAILABLE_TEXT;
+      break;
+    case 'follow_up_unrecorded':
+      text = followUpUnrecordedText(notice.jobId, commandName);
       break;
     case 'empty':
       text = `Tell me what to change in the docs, for example: _@docs-agent Document the new 429 response on the jobs API_. See \`${commandName} help\` for more.`;

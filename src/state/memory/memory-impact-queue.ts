@@ -1,10 +1,12 @@
+import { MAX_TIMER_MS } from '../../common/backoff.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { ImpactCheck, ImpactQueue } from '../../insights/health/ports.js';
 import type { SchedulerTimers } from './weekly-cron-scheduler.js';
 
-/** Node's timers overflow past 2^31-1 ms (~24.8 days): longer waits are chained in steps of at most this. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Longer waits are chained in steps of at most this. */
+export { MAX_TIMER_MS };
+
 /** A handler that threw (a bug, the state store down) is tried again this much later. */
 const RETRY_AFTER_THROW_MS = 60_000;
 
@@ -92,7 +94,7 @@ export class MemoryImpactQueue implements ImpactQueue {
       return;
     }
     entry.attempt += 1;
-    entry.dueAt = this.timers.now() + Math.max(0, next);
+    entry.dueAt = this.timers.now() + (Number.isNaN(next) ? 0 : Math.max(0, next));
     if (!this.closed) this.arm(entry);
   }
 }

@@ -1,4 +1,5 @@
 import Bottleneck from 'bottleneck';
+import { boundedDelay, MAX_TIMER_MS } from '../../common/backoff.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { PollQueue } from '../../jobs/ports.js';
@@ -39,7 +40,8 @@ export class MemoryPollQueue implements PollQueue {
 
   async schedule(jobId: string, delayMs: number): Promise<void> {
     if (this.closed) return;
-    const dueAt = Date.now() + delayMs;
+    // NaN (a bad upstream number) polls now rather than never; a delay past Node's timer limit is chained.
+    const dueAt = Date.now() + (Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs));
     if (this.running.has(jobId)) {
       this.dueAfterRun.set(jobId, Math.min(dueAt, this.dueAfterRun.get(jobId) ?? dueAt));
       return;
@@ -50,7 +52,18 @@ export class MemoryPollQueue implements PollQueue {
       if (existing.dueAt <= dueAt) return;
       clearTimeout(existing.timer);
     }
-    const timer = setTimeout(() => this.fire(jobId), Math.max(0, delayMs));
+    this.arm(jobId, dueAt);
+  }
+
+  private arm(jobId: string, dueAt: number): void {
+    const timer = setTimeout(
+      () => {
+        // Woken early by the chaining past Node's timer limit: sleep again until it is really due.
+        if (Date.now() < dueAt) this.arm(jobId, dueAt);
+        else this.fire(jobId);
+      },
+      boundedDelay(dueAt - Date.now(), MAX_TIMER_MS),
+    );
     timer.unref();
     this.timers.set(jobId, { timer, dueAt });
   }

@@ -29,6 +29,15 @@ interface Armed {
   handle: unknown;
 }
 
+/** One failed occurrence to fire again at `at`. */
+interface Retry {
+  id: string;
+  schedule: WeeklySchedule;
+  occurrence: number;
+  at: number;
+  handle: unknown;
+}
+
 /**
  * In-process weekly scheduler: croner computes each schedule's next local time (DST-aware), and a timer
  * wakes for it. One schedule per channel. The once-per-occurrence guarantee is the handler's (store claims),
@@ -36,6 +45,7 @@ interface Armed {
  */
 export class InProcessWeeklyScheduler implements WeeklyReportScheduler {
   private readonly armed = new Map<string, Armed>();
+  private readonly retries = new Map<string, Retry>();
   private onFire: ((schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>) | undefined;
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
@@ -49,6 +59,32 @@ export class InProcessWeeklyScheduler implements WeeklyReportScheduler {
     this.onFire = onFire;
     this.stopped = false;
     for (const armed of this.armed.values()) this.arm(armed.schedule, armed.next);
+    for (const retry of this.retries.values()) this.armRetry(retry);
+  }
+
+  async retry(schedule: WeeklySchedule, occurrenceMs: number, atMs: number): Promise<void> {
+    const id = `${scheduleKey(schedule)}@${occurrenceMs}`;
+    const existing = this.retries.get(id);
+    if (existing?.handle !== undefined) this.timers.clearTimeout(existing.handle);
+    const retry: Retry = { id, schedule, occurrence: occurrenceMs, at: atMs, handle: undefined };
+    this.retries.set(id, retry);
+    this.armRetry(retry);
+  }
+
+  private armRetry(retry: Retry): void {
+    if (!this.onFire || this.stopped) return;
+    const delay = Math.max(0, Math.min(retry.at - this.timers.now(), MAX_SLEEP_MS));
+    retry.handle = this.timers.setTimeout(() => this.wakeRetry(retry), delay);
+  }
+
+  private wakeRetry(retry: Retry): void {
+    if (this.stopped || this.retries.get(retry.id) !== retry) return;
+    if (this.timers.now() < retry.at) {
+      this.armRetry(retry);
+      return;
+    }
+    this.retries.delete(retry.id);
+    this.run(retry.schedule, retry.occurrence);
   }
 
   async upsert(schedule: WeeklySchedule): Promise<void> {
@@ -78,7 +114,7 @@ export class InProcessWeeklyScheduler implements WeeklyReportScheduler {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const armed of this.armed.values()) {
+    for (const armed of [...this.armed.values(), ...this.retries.values()]) {
       if (armed.handle !== undefined) this.timers.clearTimeout(armed.handle);
       armed.handle = undefined;
     }
@@ -100,17 +136,21 @@ export class InProcessWeeklyScheduler implements WeeklyReportScheduler {
       this.arm(entry.schedule, entry.next);
       return;
     }
-    const run = (this.onFire?.(entry.schedule, entry.next) ?? Promise.resolve())
+    this.run(entry.schedule, entry.next);
+    const following = nextOccurrence(entry.schedule.cron, entry.schedule.timeZone, Math.max(now, entry.next));
+    if (following !== undefined) this.arm(entry.schedule, following);
+    else this.armed.delete(scheduleKey(entry.schedule));
+  }
+
+  private run(schedule: WeeklySchedule, occurrence: number): void {
+    const run = (this.onFire?.(schedule, occurrence) ?? Promise.resolve())
       .catch((error: unknown) =>
         this.logger.error(
-          { channelId: entry.schedule.channelId, error: describeError(error) },
+          { channelId: schedule.channelId, error: describeError(error) },
           'weekly report failed',
         ),
       )
       .finally(() => this.running.delete(run));
     this.running.add(run);
-    const following = nextOccurrence(entry.schedule.cron, entry.schedule.timeZone, Math.max(now, entry.next));
-    if (following !== undefined) this.arm(entry.schedule, following);
-    else this.armed.delete(scheduleKey(entry.schedule));
   }
 }

@@ -12,6 +12,9 @@ export interface BullmqImpactQueueOptions {
   namespace?: string;
   /** The app's clock: due times are instants on it. */
   now?: () => number;
+  /** How long a replica may hold a check without renewing its lock (BullMQ's default 30 s; tests shorten it). */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
 }
 
 interface ImpactJobData {
@@ -23,6 +26,12 @@ export const IMPACT_QUEUE_NAME = 'health-impact';
 /** A handler that threw (a bug, Redis gone mid-way) is tried again this much later. */
 const RETRY_AFTER_THROW_MS = 60_000;
 const QUEUE_ATTEMPTS = 10_000;
+/**
+ * A check lives 14 days, so replicas die while holding it (each deploy can be one): BullMQ's default of 1
+ * would fail it for good on the second stall, and its id, kept 180 days, would block it from ever being
+ * enqueued again. A stalled check just goes back to waiting; the post claim keeps the post to one.
+ */
+const MAX_STALLED_COUNT = 1_000_000;
 /**
  * A finished check stays in Redis this long (a few hundred bytes): while it is there, enqueueing the same
  * job again (a later generation's PR, another replica) is a no-op, as BullMQ ignores a duplicate job id.
@@ -81,7 +90,14 @@ export class BullmqImpactQueue implements ImpactQueue {
     const worker = new Worker<ImpactJobData>(
       IMPACT_QUEUE_NAME,
       (job, token) => this.process(handler, job, token),
-      { connection: this.options.client, prefix: this.prefix, concurrency: 1 },
+      {
+        connection: this.options.client,
+        prefix: this.prefix,
+        concurrency: 1,
+        maxStalledCount: MAX_STALLED_COUNT,
+        ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
+        ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
+      },
     );
     worker.on('error', (error: unknown) =>
       this.log.error({ error: describeError(error) }, 'impact worker error'),

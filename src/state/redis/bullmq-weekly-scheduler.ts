@@ -1,8 +1,8 @@
-import { type Job, Queue, Worker } from 'bullmq';
+import { type Job, Queue, type RepeatOptions, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { scheduleKey, type WeeklyReportScheduler, type WeeklySchedule } from '../../insights/ports.js';
-import { previousOccurrence } from '../../insights/ranges/cron-times.js';
+import { nextOccurrence, previousOccurrence } from '../../insights/ranges/cron-times.js';
 import type { RedisClient } from './redis-client.js';
 
 export interface BullmqWeeklySchedulerOptions {
@@ -17,9 +17,22 @@ export interface BullmqWeeklySchedulerOptions {
 
 interface WeeklyJobData {
   schedule: WeeklySchedule;
+  /** Set on the retry of a failed occurrence (a one-off delayed job); scheduler jobs derive it. */
+  occurrence?: number;
 }
 
 const QUEUE_NAME = 'weekly-reports';
+
+/**
+ * BullMQ's next-run function, on croner like every other cron in the app. BullMQ's own parser skips the
+ * DST-start day of a time in the gap (America/Santiago, America/Havana, Asia/Beirut) and throws on some
+ * Australia/Lord_Howe times, which ends the schedule for good. Set on the queue (upserts) and on the worker
+ * (each fired occurrence schedules the next one); stored schedulers keep their ids and patterns.
+ */
+export function cronerRepeatStrategy(afterMs: number, opts: RepeatOptions): number | undefined {
+  if (!opts.pattern) return undefined;
+  return nextOccurrence(opts.pattern, opts.tz ?? 'UTC', afterMs);
+}
 
 /** One job scheduler per schedule key (page views: the channel id, as before kinds); BullMQ forbids `:`. */
 function schedulerId(key: string): string {
@@ -53,6 +66,7 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
       const queue = new Queue<WeeklyJobData>(QUEUE_NAME, {
         connection: this.options.client,
         prefix: this.prefix,
+        settings: { repeatStrategy: cronerRepeatStrategy },
       });
       queue.on('error', (error: unknown) =>
         this.log.error({ error: describeError(error) }, 'weekly report queue error'),
@@ -72,6 +86,7 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
       stalledInterval: this.options.stalledIntervalMs ?? 30_000,
       // A post whose replica died mid-way is retried once by another replica (the claim dedupes it).
       maxStalledCount: 1,
+      settings: { repeatStrategy: cronerRepeatStrategy },
     });
     worker.on('error', (error: unknown) =>
       this.log.error({ error: describeError(error) }, 'weekly report worker error'),
@@ -99,6 +114,21 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
         'weekly scheduler already upserted by another replica',
       );
     }
+  }
+
+  /** A one-off delayed job any replica may run; its id (per occurrence and time) makes a re-add a no-op. */
+  async retry(schedule: WeeklySchedule, occurrenceMs: number, atMs: number): Promise<void> {
+    await this.queue.add(
+      'weekly-report-retry',
+      { schedule, occurrence: occurrenceMs },
+      {
+        jobId: `weekly-retry-${encodeURIComponent(scheduleKey(schedule))}-${occurrenceMs}-${atMs}`,
+        delay: Math.max(0, atMs - Date.now()),
+        removeOnComplete: true,
+        removeOnFail: true,
+        attempts: 1,
+      },
+    );
   }
 
   async remove(key: string): Promise<void> {
@@ -129,9 +159,10 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
   ): Promise<void> {
     const { schedule } = job.data;
     // The occurrence BullMQ scheduled it for (its next-run millis), normalised onto croner's calendar, so
-    // the claim key is the same one the start-up catch-up of any replica would use.
+    // the claim key is the same one the start-up catch-up of any replica would use. A retry carries it.
     const scheduled = job.opts.prevMillis ?? job.timestamp;
-    const occurrence = previousOccurrence(schedule.cron, schedule.timeZone, scheduled) ?? scheduled;
+    const occurrence =
+      job.data.occurrence ?? previousOccurrence(schedule.cron, schedule.timeZone, scheduled) ?? scheduled;
     try {
       await onFire(schedule, occurrence);
     } catch (error) {

@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { AccessPolicy } from '../../../src/common/access-policy.js';
+import { createLogger } from '../../../src/common/logger.js';
+import { ConversationService } from '../../../src/jobs/conversation-service.js';
 import {
   type InboundMessage,
   isThreadReply,
   messageKey,
   refOf,
 } from '../../../src/jobs/domain/inbound-message.js';
+import type { JobRecord } from '../../../src/jobs/domain/job.js';
 import { isBlank, labelledContext, quote } from '../../../src/jobs/domain/message-text.js';
-import type { ThreadMessage } from '../../../src/jobs/ports.js';
+import type { PrivateNotice, ThreadMessage } from '../../../src/jobs/ports.js';
 import { shouldTellUnavailable } from '../../../src/jobs/use-cases/inbound-message.js';
 import { threadContext } from '../../../src/jobs/use-cases/thread-context.js';
+import { privateNoticeMessage } from '../../../src/slack/messages/job-replies.js';
 
 const BOT = 'UBOT';
 
@@ -136,5 +141,43 @@ describe('threadContext', () => {
       '100.000',
     );
     expect(none).toBeUndefined();
+  });
+});
+
+describe('a follow-up whose new run could not be recorded', () => {
+  it('gets no 👀 and its author is told plainly what happened and what to do', async () => {
+    const told: PrivateNotice[] = [];
+    const forwarded: string[] = [];
+    const record = { jobId: 'job_<1>', requesterId: 'U1' } as JobRecord;
+    const service = new ConversationService({
+      jobs: {
+        start: async () => {
+          throw new Error('not a start');
+        },
+        followUp: async () => ({ ok: false, reason: 'not_recorded', error: new Error('down'), record }),
+        jobOfThread: async () => record,
+      },
+      store: { claim: async () => true, release: async () => undefined },
+      notifier: {
+        markForwarded: async (ref) => void forwarded.push(ref.ts),
+        followUpRefused: async () => undefined,
+        tellAuthor: async (_ref, notice) => void told.push(notice),
+        threadMessages: async () => [],
+      },
+      text: { toPlainText: async (t) => t, displayName: async () => 'Ann' },
+      access: new AccessPolicy({ channelIds: [], userIds: [] }),
+      followUpsFrom: 'anyone',
+      maxPromptChars: 4000,
+      logger: createLogger({ level: 'silent', secrets: [] }),
+    });
+    const outcome = await service.handle(message({ threadTs: '100.000', text: 'also fix the title' }));
+    expect(outcome.kind).toBe('followed_up');
+    expect(forwarded).toEqual([]);
+    expect(told).toEqual([{ kind: 'follow_up_unrecorded', jobId: 'job_<1>' }]);
+    const text = privateNoticeMessage(told[0]!).text;
+    expect(text).toMatch(/got your reply/);
+    const section = JSON.stringify(privateNoticeMessage(told[0]!).blocks);
+    expect(section).toContain('/docs-agent status job_&lt;1&gt;');
+    expect(section).toMatch(/Don't send the reply again/);
   });
 });

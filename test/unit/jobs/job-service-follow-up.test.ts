@@ -3,9 +3,10 @@ import { DocsApiError } from '../../../src/common/docs-api-error.js';
 import { InMemoryHourlyQuota } from '../../../src/common/hourly-quota.js';
 import { createLogger } from '../../../src/common/logger.js';
 import { ProjectDirectory } from '../../../src/common/projects.js';
-import type { AgentJob, JobRecord } from '../../../src/jobs/domain/job.js';
+import { type AgentJob, type JobRecord, JobVersionConflictError } from '../../../src/jobs/domain/job.js';
 import { JobService } from '../../../src/jobs/job-service.js';
 import type { JobNotifier, PollQueue, TerminalOutcome } from '../../../src/jobs/ports.js';
+import { StateUnavailableError } from '../../../src/state/keyv-job-store.js';
 import { fakeJobStore } from './fake-job-store.js';
 
 const logger = createLogger({ level: 'silent', secrets: [], destination: { write: () => undefined } });
@@ -31,7 +32,19 @@ function harness() {
   const scheduled: number[] = [];
   const gets: AgentJob[] = [];
   let sendResult: AgentJob | Error = agentJob('active');
-  const store = fakeJobStore(records);
+  /** The next saves fail this way, in order: a version conflict, or the store not answering. */
+  const saveFailures: Array<'conflict' | 'error'> = [];
+  const waits: number[] = [];
+  const fake = fakeJobStore(records);
+  const store = {
+    ...fake,
+    saveJob: async (record: JobRecord) => {
+      const failure = saveFailures.shift();
+      if (failure === 'conflict') throw new JobVersionConflictError(record.jobId, record.version ?? 0);
+      if (failure === 'error') throw new StateUnavailableError(new Error('ECONNRESET'));
+      await fake.saveJob(record);
+    },
+  };
   const notifier: JobNotifier = {
     postStartingCard: async () => '1.0001',
     updateCard: async () => undefined,
@@ -68,6 +81,7 @@ function harness() {
     poll: { minMs: 1000, maxMs: 10_000, maxAgeMs: 3_600_000 },
     followUpGraceMs: 20_000,
     random: () => 0.5,
+    wait: async (ms) => void waits.push(ms),
   });
   return {
     service,
@@ -75,6 +89,8 @@ function harness() {
     replies,
     scheduled,
     gets,
+    saveFailures,
+    waits,
     advance: (ms: number) => {
       now += ms;
     },
@@ -156,5 +172,42 @@ describe('JobService follow-ups', () => {
       ok: false,
       reason: 'unknown_job',
     });
+  });
+
+  it('retries a save that hit a store error, with backoff, and records the new run', async () => {
+    const h = harness();
+    await finishedJob(h);
+    h.saveFailures.push('error', 'error');
+    const result = await h.service.followUp({ jobId: 'job_1', prompt: 'more' });
+    expect(result.ok).toBe(true);
+    expect(h.records.get('job_1')).toMatchObject({ generation: 2, watching: true });
+    expect(h.waits).toEqual([250, 500]);
+    // Polled, and the poll follows the new run to its reply.
+    expect(h.scheduled.at(-1)).toBe(1000);
+    h.gets.push(agentJob('active'), agentJob('completed', 'https://github.com/acme/docs/pull/2'));
+    await h.service.poll('job_1');
+    expect(await h.service.poll('job_1')).toBeNull();
+    expect(h.replies.map((r) => r.generation)).toEqual([1, 2]);
+  });
+
+  it('gets past five conflicts in a row (another replica saving) by re-reading with backoff', async () => {
+    const h = harness();
+    await finishedJob(h);
+    h.saveFailures.push('conflict', 'conflict', 'conflict', 'conflict', 'conflict');
+    const result = await h.service.followUp({ jobId: 'job_1', prompt: 'more' });
+    expect(result.ok).toBe(true);
+    expect(h.records.get('job_1')).toMatchObject({ generation: 2, watching: true });
+    expect(h.waits).toEqual([250, 500, 1000, 2000, 2000]);
+  });
+
+  it('says the run was not recorded when the store keeps failing, and still schedules a poll', async () => {
+    const h = harness();
+    await finishedJob(h);
+    const pollsBefore = h.scheduled.length;
+    h.saveFailures.push(...Array.from({ length: 10 }, () => 'error' as const));
+    const result = await h.service.followUp({ jobId: 'job_1', prompt: 'more' });
+    expect(result).toMatchObject({ ok: false, reason: 'not_recorded' });
+    expect(h.waits.length).toBeGreaterThanOrEqual(3);
+    expect(h.scheduled.length).toBe(pollsBefore + 1);
   });
 });

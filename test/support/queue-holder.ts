@@ -1,0 +1,25 @@
+/**
+ * A replica that takes a queued item (an impact check, or a poll) and never finishes it, until the test
+ * kills it (kill -9): run as
+ * `node --import tsx test/support/queue-holder.ts <impact|poll> <redisUrl> <namespace> <lockMs> <stalledMs>`.
+ * Prints `holding <jobId>` when its handler has the item.
+ */
+import { createLogger } from '../../src/common/logger.js';
+import { BullmqImpactQueue } from '../../src/state/redis/bullmq-impact-queue.js';
+import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
+import { connectRedis } from '../../src/state/redis/redis-client.js';
+
+const [kind = 'impact', url = '', namespace = '', lockMs = '1000', stalledMs = '500'] = process.argv.slice(2);
+const logger = createLogger({ level: 'silent', secrets: [] });
+const client = await connectRedis(url, logger, { failFast: false });
+const timing = { lockDurationMs: Number(lockMs), stalledIntervalMs: Number(stalledMs) };
+const hang = <T>(jobId: string) => {
+  process.stdout.write(`holding ${jobId}\n`);
+  return new Promise<T>(() => undefined);
+};
+if (kind === 'poll') {
+  new BullmqPollQueue({ client, logger, namespace, concurrency: 1, ...timing }).start((jobId) => hang(jobId));
+} else {
+  new BullmqImpactQueue({ client, logger, namespace, ...timing }).start((check) => hang(check.jobId));
+}
+process.stdout.write('ready\n');

@@ -111,6 +111,18 @@ export class SlackGateway extends SlackCalls {
     });
   }
 
+  /** Removes the bot's own reaction; one that is not there (`no_reaction`) is already removed. */
+  async removeReaction(channel: string, ts: string, name: string): Promise<void> {
+    await this.retrying('reactions.remove', channel, 'user', async () => {
+      try {
+        await this.client.reactions.remove({ channel, timestamp: ts, name });
+      } catch (error) {
+        if (classify(error).code === 'no_reaction') return;
+        throw error;
+      }
+    });
+  }
+
   /** Publishes a user's Home tab, paced to the views.publish tier and retried (publishing is idempotent). */
   async publishHome(userId: string, view: HomeView): Promise<void> {
     await this.retrying('views.publish', undefined, 'user', () =>

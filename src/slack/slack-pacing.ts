@@ -19,6 +19,7 @@ export const METHOD_TIERS: Readonly<Record<string, number>> = {
   'chat.delete': 50,
   'chat.postEphemeral': 100,
   'reactions.add': 50,
+  'reactions.remove': 50,
   'conversations.replies': 50,
   'conversations.history': 50,
   'conversations.join': 50,

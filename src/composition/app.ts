@@ -8,12 +8,14 @@ import { HealthReports } from '../insights/health/health-reports.js';
 import { PageViewsReports } from '../insights/page-views/page-views-reports.js';
 import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
 import { ConversationService } from '../jobs/conversation-service.js';
+import { JobFeedback } from '../jobs/job-feedback.js';
 import { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../jobs/ports.js';
 import { Metrics } from '../metrics/metrics.js';
 import { type MetricsServer, startMetricsServer } from '../metrics/metrics-server.js';
 import { DocsApiClient } from '../platform/docs-client.js';
 import { SlackJobNotifier } from '../slack/job-notifier.js';
+import { JobSignalCalls, JobSignalFollower } from '../slack/job-signals.js';
 import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
@@ -87,10 +89,15 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     }),
     { metrics, ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}) },
   );
+  // The emoji on a job's source message follows the job's latest state (re-read from the store).
+  const signals = new JobSignalFollower(new JobSignalCalls(slack.gateway), store, logger);
   const notifier = new SlackJobNotifier(slack.gateway, store, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,
     jobsPerHour: config.docs.jobsPerHour,
-    onJobChanged: (record) => home.jobChanged(record),
+    onJobChanged: (record) => {
+      home.jobChanged(record);
+      signals.jobChanged(record);
+    },
     projects,
   });
   const jobs = new JobService({
@@ -108,7 +115,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     onPullRequest: (record, prLink) => impact.onPullRequest(record, prLink),
   });
   const access = new AccessPolicy(config.access);
+  const feedback = new JobFeedback({ store: adapters.feedbackStore, jobs: store, clock, metrics });
   metrics.setSources({
+    feedbackThisMonth: () => feedback.thisMonth(),
     watchedJobs: () => store.listWatched(),
     quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
   });
@@ -164,6 +173,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     store,
     weekly,
     projects,
+    feedback,
     ...adapters,
     clock,
     logger,
@@ -196,6 +206,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
     home,
+    feedback,
   });
 
   return {
@@ -249,6 +260,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         await within(notifier.flushCards(), 1_000, 'sending card refreshes', logger);
         notifier.closeCards();
         await within(home.close(), 500, 'finishing Home refreshes', logger);
+        await within(signals.close(), 500, 'finishing job emoji updates', logger);
         // 4. Only now Slack's client, then the state store and the docs API pool.
         await within(slack.close(), 500, 'closing the Slack client', logger);
         await within(adapters.close(), 500, 'closing the state connections', logger);

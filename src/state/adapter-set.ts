@@ -4,6 +4,7 @@ import type { Logger } from '../common/logger.js';
 import type { SharedSlots } from '../common/shared-slots.js';
 import type { ImpactQueue } from '../insights/health/ports.js';
 import type { AnalyticsCache, ScheduleStore, WeeklyReportScheduler } from '../insights/ports.js';
+import type { JobFeedbackStore } from '../jobs/job-feedback.js';
 import type { JobStore, PollQueue } from '../jobs/ports.js';
 import type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
 
@@ -18,6 +19,8 @@ export interface AdapterSet {
   backend: StateBackend;
   jobStore: JobStore;
   pollQueue: PollQueue;
+  /** Feedback on jobs' results: one vote per person per job. */
+  feedbackStore: JobFeedbackStore;
   /** The agent-job budget of DOCS_PROJECT_ID (AGENT_JOBS_PER_HOUR): `agentJobQuotaFor(DOCS_PROJECT_ID)`. */
   agentJobQuota: HourlyQuota;
   /** The agent-job budget of one project: the platform counts job creations and follow-ups per project. */

@@ -28,7 +28,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-async function boot(mode: 'memory' | 'redis'): Promise<TestApp> {
+async function boot(mode: 'memory' | 'redis', env: Record<string, string> = {}): Promise<TestApp> {
   if (mode === 'redis') {
     const client = await connectRedis(redis.url, createLogger({ level: 'silent', secrets: [] }), {
       failFast: true,
@@ -36,7 +36,7 @@ async function boot(mode: 'memory' | 'redis'): Promise<TestApp> {
     await client.flushDb();
     await closeRedis(client);
   }
-  app = await startTestApp({ env: mode === 'redis' ? { REDIS_URL: redis.url } : {} });
+  app = await startTestApp({ env: { ...env, ...(mode === 'redis' ? { REDIS_URL: redis.url } : {}) } });
   return app;
 }
 
@@ -128,5 +128,16 @@ describe.each(['memory', 'redis'] as const)('feedback on a job’s result (%s)',
     const answer = await click(t, 'U0ALICE', 'useful:job_missing', reply, thread);
     expect(answer).toContain("wasn't recorded");
     expect(await metric(t)).not.toMatch(/docs_agent_job_feedback_total\{/);
+  }, 30_000);
+
+  it('someone the access rules leave out is told, and their click is not counted', async () => {
+    const t = await boot(mode, { ALLOWED_USER_IDS: 'U0ALICE' });
+    const { reply, thread } = await jobWithPullRequest(t, '44');
+    const { useful } = feedbackValues(reply);
+    expect(await click(t, 'U0MALLORY', useful, reply, thread)).toContain("wasn't recorded");
+    expect(await click(t, 'U0ALICE', useful, reply, thread)).toContain('Thanks');
+    const text = await metric(t);
+    expect(text).toMatch(/docs_agent_job_feedback_total\{vote="useful",change="new"\} 1$/m);
+    expect(text).toMatch(/docs_agent_pull_requests_rated_this_month\{rating="useful"\} 1$/m);
   }, 30_000);
 });

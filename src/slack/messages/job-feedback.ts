@@ -51,16 +51,23 @@ export function parseFeedbackValue(raw: unknown): { vote: FeedbackVote; jobId: s
   return { vote, jobId };
 }
 
+const FEEDBACK_REFUSALS = {
+  unknown_job: "I no longer know this job (jobs are kept for 30 days), so your rating wasn't recorded.",
+  state_unavailable:
+    ":warning: I can't reach my state store right now, so your rating wasn't recorded. Click again in a minute.",
+  not_allowed:
+    "You're not on this bot's list of allowed users, so your rating wasn't recorded. Ask an admin to add you to `ALLOWED_USER_IDS`.",
+  channel_not_allowed:
+    "docs-agent is not enabled in this conversation, so your rating wasn't recorded. Ask an admin to add it to `ALLOWED_CHANNEL_IDS`.",
+} as const;
+
 /** What the person who clicked is told (only them). */
 export function feedbackAnswerText(
   outcome:
     | { ok: true; vote: FeedbackVote; change: 'new' | 'changed' | 'same' }
-    | { ok: false; why: 'unknown_job' | 'state_unavailable' },
+    | { ok: false; why: 'unknown_job' | 'state_unavailable' | 'not_allowed' | 'channel_not_allowed' },
 ): string {
-  if (!outcome.ok)
-    return outcome.why === 'unknown_job'
-      ? "I no longer know this job (jobs are kept for 30 days), so your rating wasn't recorded."
-      : ":warning: I can't reach my state store right now, so your rating wasn't recorded. Click again in a minute.";
+  if (!outcome.ok) return FEEDBACK_REFUSALS[outcome.why];
   const verdict = outcome.vote === 'useful' ? 'useful' : 'not useful';
   return oneLine(
     outcome.change === 'changed'

@@ -4,7 +4,7 @@ import { feedbackAnswerText, JOB_FEEDBACK_ACTION, parseFeedbackValue } from '../
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 
-export type JobFeedbackDeps = Pick<SlackDeps, 'logger'> & { feedback?: SlackDeps['feedback'] };
+export type JobFeedbackDeps = Pick<SlackDeps, 'logger' | 'access'> & { feedback?: SlackDeps['feedback'] };
 
 /** A click on the feedback buttons of a job's result. */
 export type FeedbackButtonArgs = Pick<
@@ -29,6 +29,17 @@ export function jobFeedbackAction(deps: JobFeedbackDeps) {
     if (!deps.feedback) return;
     if (!clicked || typeof channelId !== 'string') {
       await tell(feedbackAnswerText({ ok: false, why: 'unknown_job' }));
+      return;
+    }
+    // The same people who may use the bot here may rate its results.
+    const access = deps.access.check(body.user.id, channelId);
+    if (!access.ok) {
+      await tell(
+        feedbackAnswerText({
+          ok: false,
+          why: access.reason === 'user' ? 'not_allowed' : 'channel_not_allowed',
+        }),
+      );
       return;
     }
     try {

@@ -4,7 +4,8 @@ import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js'
 import { botReplies } from '../support/conversation-helpers.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
-import { BOT_USER_ID, eventEnvelope, messageEvent } from '../support/slack-events.js';
+import { BOT_USER_ID, eventEnvelope, messageEvent, nextMessageTs } from '../support/slack-events.js';
+import { reactionAddedEnvelope } from '../support/slack-interactions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -109,5 +110,21 @@ describe.each(['memory', 'redis'] as const)('the emoji that follows a job (%s)',
     });
     await sleep(300);
     expect(t.slack.callsOf('reactions.add').length).toBe(before);
+  }, 30_000);
+
+  it('a reacted message follows its job too; the person’s own reactions are left alone', async () => {
+    const t = await boot(mode);
+    const ts = nextMessageTs();
+    t.slack.messages.push({ channel: 'C0DOCS', ts, text: 'Document the retry settings', user: 'U0BOB' });
+    t.slack.reactions.addBy('U0ALICE', 'C0DOCS', ts, 'memo');
+    t.slack.reactions.addBy('U0ALICE', 'C0DOCS', ts, 'eyes');
+    await t.event(reactionAddedEnvelope({ ts, userId: 'U0ALICE', itemUser: 'U0BOB' }));
+    const job = await waitFor(() => [...t.docs.jobs.values()][0], { what: 'job created' });
+    await waitFor(() => signalsOn(t, ts).join() === 'eyes' || undefined, {
+      what: '👀 on the reacted message',
+    });
+    t.docs.complete(job.id, 'https://github.com/acme/docs/pull/9');
+    await waitFor(() => signalsOn(t, ts).join() === 'white_check_mark' || undefined, { what: '✅' });
+    expect(t.slack.reactions.of('C0DOCS', ts, 'U0ALICE')).toEqual(['eyes', 'memo']);
   }, 30_000);
 });

@@ -10,6 +10,7 @@ import { HealthReports } from '../insights/health/health-reports.js';
 import { PageViewsReports } from '../insights/page-views/page-views-reports.js';
 import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
 import { ConversationService } from '../jobs/conversation-service.js';
+import { JobFeedback } from '../jobs/job-feedback.js';
 import { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../jobs/ports.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -17,6 +18,7 @@ import { type MetricsServer, startMetricsServer } from '../metrics/metrics-serve
 import { DocsApiClient } from '../platform/docs-client.js';
 import { SlackDeliverySender } from '../slack/delivery-sender.js';
 import { SlackJobNotifier } from '../slack/job-notifier.js';
+import { JobSignalFollower } from '../slack/job-signals.js';
 import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
@@ -105,10 +107,15 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     settleMs: 2 * config.slack.timeoutMs,
     metrics,
   });
+  // The emoji on a job's source message follows the job's latest state.
+  const signals = new JobSignalFollower(deliveries, logger);
   const notifier = new SlackJobNotifier(slack.gateway, deliveries, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,
     jobsPerHour: config.docs.jobsPerHour,
-    onJobChanged: (record) => home.jobChanged(record),
+    onJobChanged: (record) => {
+      home.jobChanged(record);
+      signals.jobChanged(record);
+    },
     projects,
   });
   const jobs = new JobService({
@@ -134,7 +141,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ],
     logger.child({ component: 'reconciler' }),
   );
+  const feedback = new JobFeedback({ store: adapters.feedbackStore, jobs: store, clock, metrics });
   metrics.setSources({
+    feedbackThisMonth: () => feedback.thisMonth(),
     watchedJobs: () => store.listWatched(),
     quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
   });
@@ -189,6 +198,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     store,
     weekly,
     projects,
+    feedback,
     ...adapters,
     clock,
     logger,
@@ -221,6 +231,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
     home,
+    feedback,
   });
 
   return {

@@ -6,6 +6,7 @@ import type { ProjectDirectory } from '../common/projects.js';
 import { kindOf } from '../insights/ports.js';
 import type { WeeklyReports } from '../insights/weekly/weekly-reports.js';
 import type { JobRecord } from '../jobs/domain/job.js';
+import type { JobFeedback } from '../jobs/job-feedback.js';
 import type { JobStore } from '../jobs/ports.js';
 import { AppHomePublisher } from '../slack/app-home-publisher.js';
 import type { HomeBudget, HomeSchedule } from '../slack/messages/app-home.js';
@@ -18,6 +19,7 @@ export interface AppHomeWiring {
   weekly: Pick<WeeklyReports, 'list'>;
   agentJobQuotaFor(projectId: string): HourlyQuota;
   analyticsBudget: HourlyQuota;
+  feedback?: Pick<JobFeedback, 'thisMonth'>;
   projects: Pick<ProjectDirectory, 'all' | 'isMulti' | 'defaultProjectId'>;
   clock: Clock;
   logger: Logger;
@@ -61,6 +63,7 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
         ),
       ]),
     publish: (userId, view) => w.gateway.publishHome(userId, view),
+    ...(w.feedback ? { feedback: () => w.feedback!.thisMonth() } : {}),
     ...(w.projects.isMulti
       ? { projectOf: (job: JobRecord) => job.projectId ?? w.projects.defaultProjectId }
       : {}),

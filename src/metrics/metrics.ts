@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { DeliveryPriority } from '../delivery/domain.js';
 import type { DeliveryMetrics } from '../delivery/ports.js';
+import type { FeedbackChange, FeedbackMetrics, FeedbackVote, MonthFeedback } from '../jobs/job-feedback.js';
 import type { JobMetrics, JobStartOutcome, PollOutcome } from '../jobs/job-service.js';
 import type { ApiMetrics } from '../platform/http-transport.js';
 import type { SlackApiMetrics } from '../slack/slack-gateway.js';
@@ -16,11 +17,13 @@ export interface MetricsSources {
   watchedJobs?: () => Promise<Array<{ status: string }>>;
   /** Units left in each hourly budget (`agent_jobs`, `analytics`), read on each scrape. */
   quotas?: Record<string, () => Promise<number>>;
+  /** This month's rated pull requests, from the shared state store on each scrape. */
+  feedbackThisMonth?: () => Promise<MonthFeedback>;
 }
 
 const PREFIX = 'docs_agent_';
 
-export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, DeliveryMetrics {
+export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, DeliveryMetrics, FeedbackMetrics {
   readonly registry = new Registry();
   private readonly apiCalls: Counter<'method' | 'code'>;
   private readonly slackErrors: Counter<'method' | 'code'>;
@@ -29,6 +32,7 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
   private readonly polls: Counter<'outcome'>;
   private readonly finished: Counter<'status'>;
   private readonly deliveries: Counter<'outcome' | 'priority'>;
+  private readonly feedback: Counter<'vote' | 'change'>;
   private sources: MetricsSources = {};
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
@@ -76,7 +80,28 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
       labelNames: ['status'],
       registers,
     });
+    this.feedback = new Counter({
+      name: `${PREFIX}job_feedback_total`,
+      help: "Clicks on a job result's feedback buttons, by vote (useful, not_useful) and change (new, changed, same)",
+      labelNames: ['vote', 'change'],
+      registers,
+    });
     const sources = () => this.sources;
+    new Gauge({
+      name: `${PREFIX}pull_requests_rated_this_month`,
+      help: 'Pull requests rated this calendar month (UTC) by rating: useful when 👍 outnumber 👎 (shared state)',
+      labelNames: ['rating'],
+      registers,
+      async collect() {
+        this.reset();
+        const month = await sources()
+          .feedbackThisMonth?.()
+          .catch(() => undefined);
+        if (!month) return;
+        this.set({ rating: 'useful' }, month.useful);
+        this.set({ rating: 'not_useful' }, month.rated - month.useful);
+      },
+    });
     new Gauge({
       name: `${PREFIX}watched_jobs`,
       help: 'Agent jobs currently watched, by last known status (from the shared state store)',
@@ -140,6 +165,10 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
 
   jobFinished(status: string): void {
     this.finished.inc({ status });
+  }
+
+  feedbackRecorded(vote: FeedbackVote, change: FeedbackChange): void {
+    this.feedback.inc({ vote, change });
   }
 
   /** The exposition text and its content type. */

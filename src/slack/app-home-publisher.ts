@@ -2,6 +2,7 @@ import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { JobRecord } from '../jobs/domain/job.js';
+import type { MonthFeedback } from '../jobs/job-feedback.js';
 import type { JobStore } from '../jobs/ports.js';
 import {
   type AppHomeInput,
@@ -27,6 +28,8 @@ export interface AppHomeSources {
   /** The hourly budgets left, as Home shows them. */
   budgets(): Promise<HomeBudget[]>;
   publish(userId: string, view: HomeView): Promise<void>;
+  /** This month's rated pull requests (everyone's votes). */
+  feedback?(): Promise<MonthFeedback>;
   projectOf?: AppHomeInput['projectOf'];
   logger: Logger;
   debounceMs?: number;
@@ -69,10 +72,11 @@ export class AppHomePublisher {
 
   /** Builds and publishes the user's view now. Rejects when the store or Slack fails. */
   async publishNow(teamId: string | null, userId: string): Promise<void> {
-    const [jobs, schedules, budgets] = await Promise.all([
+    const [jobs, schedules, budgets, feedback] = await Promise.all([
       this.sources.store.listByRequester(teamId, userId, JOBS_READ),
       this.sources.schedules(userId),
       this.sources.budgets(),
+      this.sources.feedback?.(),
     ]);
     const view = appHomeView({
       userId,
@@ -80,6 +84,7 @@ export class AppHomePublisher {
       jobs,
       schedules,
       budgets,
+      ...(feedback ? { feedback } : {}),
       ...(this.sources.projectOf ? { projectOf: this.sources.projectOf } : {}),
     });
     await this.sources.publish(userId, view);

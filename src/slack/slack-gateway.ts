@@ -116,6 +116,7 @@ export class SlackGateway extends SlackCalls {
     });
   }
 
+  /** Removes the bot's own reaction; one that is not there (`no_reaction`) is already removed. */
   async removeReaction(channel: string, ts: string, name: string): Promise<void> {
     await this.retrying('reactions.remove', channel, 'user', async () => {
       try {

@@ -5,6 +5,7 @@ import type { SharedSlots } from '../common/shared-slots.js';
 import type { DeliveryStore } from '../delivery/ports.js';
 import type { ImpactQueue } from '../insights/health/ports.js';
 import type { AnalyticsCache, ScheduleStore, WeeklyReportScheduler } from '../insights/ports.js';
+import type { JobFeedbackStore } from '../jobs/job-feedback.js';
 import type { JobStore, PollQueue } from '../jobs/ports.js';
 import type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
 
@@ -21,6 +22,8 @@ export interface AdapterSet {
   pollQueue: PollQueue;
   /** The outbox of every message the bot owes (src/delivery): shared by replicas with Redis. */
   deliveryStore: DeliveryStore;
+  /** Feedback on jobs' results: one vote per person per job. */
+  feedbackStore: JobFeedbackStore;
   /** The agent-job budget of DOCS_PROJECT_ID (AGENT_JOBS_PER_HOUR): `agentJobQuotaFor(DOCS_PROJECT_ID)`. */
   agentJobQuota: HourlyQuota;
   /** The agent-job budget of one project: the platform counts job creations and follow-ups per project. */

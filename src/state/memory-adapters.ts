@@ -6,6 +6,7 @@ import { createMemoryAnalyticsCache } from './keyv-analytics-cache.js';
 import { createMemoryJobStore } from './keyv-job-store.js';
 import { createMemoryScheduleStore } from './keyv-schedule-store.js';
 import { MemoryDeliveryStore } from './memory/memory-delivery-store.js';
+import { MemoryFeedbackStore } from './memory/memory-feedback-store.js';
 import { MemoryImpactQueue } from './memory/memory-impact-queue.js';
 import { MemoryPollQueue } from './memory/memory-poll-queue.js';
 import {
@@ -25,6 +26,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
   return {
     backend: 'in-memory',
     jobStore: options.jobStore ?? createMemoryJobStore(logger, now),
+    feedbackStore: new MemoryFeedbackStore(),
     pollQueue: new MemoryPollQueue({
       logger,
       concurrency: config.docs.maxConcurrency,

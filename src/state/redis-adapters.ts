@@ -7,6 +7,7 @@ import { BullmqPollQueue } from './redis/bullmq-poll-queue.js';
 import { BullmqWeeklyScheduler } from './redis/bullmq-weekly-scheduler.js';
 import { waitForRedis } from './redis/redis-client.js';
 import { RedisDeliveryStore } from './redis/redis-delivery-store.js';
+import { RedisFeedbackStore } from './redis/redis-feedback-store.js';
 import { RedisHourlyQuota } from './redis/redis-hourly-quota.js';
 import { createRedisState } from './redis/redis-job-store.js';
 import { RedisSharedSlots } from './redis/redis-shared-slots.js';
@@ -32,6 +33,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
   return {
     backend: 'redis',
     jobStore: redis.store,
+    feedbackStore: new RedisFeedbackStore(client, `${namespace}:`),
     pollQueue: new BullmqPollQueue({
       client: queueClient,
       logger,

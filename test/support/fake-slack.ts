@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeSlackReactions } from './fake-slack-reactions.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
 import { listen, readBody, sendJson, waitFor } from './http.js';
 import { seededRandom } from './seeded-random.js';
@@ -58,6 +59,8 @@ export class FakeSlack {
   readonly blockKit = new BlockKitEnforcer();
   /** Modals, Home tabs, trigger_ids and single-message reads (fake-slack-surfaces.ts). */
   readonly surfaces = new FakeSlackSurfaces(this);
+  /** Reactions per message (add/remove with Slack's errors). */
+  readonly reactions = new FakeSlackReactions(this.botUserId);
   private responseUrlCounter = 0;
   private close_: (() => Promise<void>) | undefined;
   url = '';
@@ -204,7 +207,7 @@ export class FakeSlack {
   }
 
   private answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
-    const surfaced = this.surfaces.answer(method, args);
+    const surfaced = this.surfaces.answer(method, args) ?? this.reactions.answer(method, args);
     if (surfaced) return surfaced;
     const channel = String(args.channel ?? '');
     switch (method) {
@@ -264,8 +267,6 @@ export class FakeSlack {
           .reverse();
         return { ok: true, messages, has_more: false };
       }
-      case 'reactions.add':
-        return { ok: true };
       case 'files.getUploadURLExternal': {
         const fileId = `F${String(this.calls.length).padStart(8, '0')}`;
         return { ok: true, file_id: fileId, upload_url: `${this.url}/upload/${fileId}` };

@@ -16,6 +16,9 @@ export const SLACK_LIMITS = {
   headerText: 150,
   contextElements: 10,
   actionsElements: 25,
+  /** context_actions: feedback buttons and icon buttons only. */
+  contextActionsElements: 5,
+  accessibilityLabel: 75,
   buttonText: 75,
   buttonUrl: 3000,
   buttonValue: 2000,
@@ -148,10 +151,16 @@ function checkBlock(block: unknown, pointer: string, errors: string[]): void {
         return;
       }
       elements.forEach((e, i) => {
-        checkElement(e, `${pointer}/elements/${i}`, errors);
+        // Feedback buttons exist only inside a context_actions block.
+        if (isObject(e) && e.type === 'feedback_buttons')
+          errors.push(`must be a valid enum value [json-pointer:${pointer}/elements/${i}/type]`);
+        else checkElement(e, `${pointer}/elements/${i}`, errors);
       });
       return;
     }
+    case 'context_actions':
+      checkContextActions(block, pointer, errors);
+      return;
     case 'divider':
     case 'rich_text':
     case 'image':
@@ -162,6 +171,49 @@ function checkBlock(block: unknown, pointer: string, errors: string[]): void {
     default:
       errors.push(`must be a valid enum value [json-pointer:${pointer}/type]`);
   }
+}
+
+/** `context_actions` (messages): 1 to 5 `feedback_buttons` or `icon_button` elements. */
+function checkContextActions(block: Json, pointer: string, errors: string[]): void {
+  const elements = block.elements;
+  const max = SLACK_LIMITS.contextActionsElements;
+  if (!Array.isArray(elements) || elements.length === 0 || elements.length > max) {
+    errors.push(`must be between 1 and ${max} items [json-pointer:${pointer}/elements]`);
+    return;
+  }
+  elements.forEach((element, i) => {
+    const at = `${pointer}/elements/${i}`;
+    if (!isObject(element) || (element.type !== 'feedback_buttons' && element.type !== 'icon_button')) {
+      errors.push(`must be a valid enum value [json-pointer:${at}/type]`);
+      return;
+    }
+    if (element.action_id !== undefined)
+      tooLong(element.action_id, SLACK_LIMITS.actionId, `${at}/action_id`, errors);
+    if (element.type === 'icon_button') {
+      if (typeof element.icon !== 'string' || element.icon.length === 0)
+        errors.push(`must provide a string [json-pointer:${at}/icon]`);
+      textObject(element.text, `${at}/text`, SLACK_LIMITS.buttonText, errors, true);
+      return;
+    }
+    for (const side of ['positive_button', 'negative_button'] as const) {
+      const button = element[side];
+      if (!isObject(button)) {
+        errors.push(`must provide an object [json-pointer:${at}/${side}]`);
+        continue;
+      }
+      textObject(button.text, `${at}/${side}/text`, SLACK_LIMITS.buttonText, errors, true);
+      if (typeof button.value !== 'string' || button.value.length === 0)
+        errors.push(`must be more than 0 characters [json-pointer:${at}/${side}/value]`);
+      tooLong(button.value, SLACK_LIMITS.buttonValue, `${at}/${side}/value`, errors);
+      if (button.accessibility_label !== undefined)
+        tooLong(
+          button.accessibility_label,
+          SLACK_LIMITS.accessibilityLabel,
+          `${at}/${side}/accessibility_label`,
+          errors,
+        );
+    }
+  });
 }
 
 function checkElement(element: unknown, pointer: string, errors: string[]): void {

@@ -170,6 +170,57 @@ export function blockActionsPayload(fields: BlockActionFields): Json {
   };
 }
 
+export interface FeedbackClickFields extends Actor {
+  /** The value of the button clicked (the positive or the negative one, as the bot wrote it). */
+  value: string;
+  actionId?: string;
+  blockId?: string;
+  channelId?: string;
+  /** The reply the buttons are on, and the thread it is in. */
+  messageTs: string;
+  threadTs?: string;
+  responseUrl: string;
+}
+
+/**
+ * A click on Slack's feedback buttons (`block_actions` with a `feedback_buttons` action): the clicked
+ * button's value and text, in a message container that names the reply and its thread.
+ */
+export function feedbackClickPayload(fields: FeedbackClickFields): Json {
+  const channelId = fields.channelId ?? 'C0DOCS';
+  const thread = fields.threadTs ? { thread_ts: fields.threadTs } : {};
+  return {
+    type: 'block_actions',
+    user: user(fields),
+    api_app_id: APP_ID,
+    token: 'deprecated-verification-token',
+    trigger_id: `${Date.now()}.1.${randomBytes(8).toString('hex')}`,
+    team,
+    enterprise: null,
+    is_enterprise_install: false,
+    container: {
+      type: 'message',
+      message_ts: fields.messageTs,
+      channel_id: channelId,
+      is_ephemeral: false,
+      ...thread,
+    },
+    channel: { id: channelId, name: 'docs' },
+    message: { type: 'message', ts: fields.messageTs, user: BOT_USER_ID, bot_id: 'B0DOCSBOT', ...thread },
+    response_url: fields.responseUrl,
+    actions: [
+      {
+        type: 'feedback_buttons',
+        action_id: fields.actionId ?? 'job_feedback',
+        block_id: fields.blockId ?? 'job_feedback_1',
+        value: fields.value,
+        text: { type: 'plain_text', text: fields.value.startsWith('useful') ? '👍' : '👎', emoji: true },
+        action_ts: actionTs(),
+      },
+    ],
+  };
+}
+
 export interface ReactionFields {
   userId?: string;
   reaction?: string;

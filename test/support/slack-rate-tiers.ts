@@ -13,6 +13,7 @@ export const METHOD_LIMITS: Readonly<Record<string, number>> = {
   'chat.delete': TIERS[3],
   'chat.postEphemeral': TIERS[4],
   'reactions.add': TIERS[3],
+  'reactions.remove': TIERS[3],
   'conversations.replies': TIERS[3],
   'conversations.history': TIERS[3],
   'conversations.join': TIERS[3],

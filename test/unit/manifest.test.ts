@@ -31,6 +31,7 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'conversations.replies': [],
   'users.info': ['users:read'],
   'reactions.add': ['reactions:write'],
+  'reactions.remove': ['reactions:write'],
   'files.uploadV2': ['files:write'],
   // Modals need no scope of their own: the trigger_id of the user's interaction authorises them.
   'views.open': [],

@@ -40,6 +40,12 @@ export interface JobRecord {
   threadTs: string;
   /** The job card, updated in place. */
   cardTs: string;
+  /**
+   * The person's message that started the job (a mention, a DM, a reacted or shortcut message): its
+   * reaction follows the job. Absent for jobs whose card is the bot's own (slash command, Home, health fix)
+   * and on records written before it existed.
+   */
+  sourceTs?: string;
   requesterId: string;
   prompt: string;
   origin: JobOrigin;
@@ -104,6 +110,7 @@ export type NewJobFields = Pick<
   | 'channelId'
   | 'threadTs'
   | 'cardTs'
+  | 'sourceTs'
   | 'requesterId'
   | 'prompt'
   | 'origin'

@@ -190,6 +190,7 @@ export class HandleInboundMessage {
         prompt,
         ...(context ? { context } : {}),
         origin: message.channelType === 'im' ? 'dm' : 'mention',
+        sourceTs: message.ts,
       });
       if (!result.ok && result.stage === 'card') {
         // Nothing reached the docs API and nobody saw anything: let a redelivery try again.

@@ -17,6 +17,8 @@ export interface StartJobRequest {
    */
   context?: string;
   origin: JobOrigin;
+  /** The person's message that asked for the job (mention, DM, reacted or shortcut message), if any. */
+  sourceTs?: string;
   /** Set when a /docs-health gap started the job: kept on the record for the "did it work?" post. */
   evidenceRef?: string;
 }
@@ -101,6 +103,7 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
       channelId: request.channelId,
       threadTs: request.threadTs ?? cardTs,
       cardTs,
+      ...(request.sourceTs === undefined ? {} : { sourceTs: request.sourceTs }),
       requesterId: request.requesterId,
       prompt: request.prompt,
       origin: request.origin,

@@ -5,6 +5,7 @@ import type { HealthReports } from '../../insights/health/health-reports.js';
 import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
 import type { ConversationService } from '../../jobs/conversation-service.js';
+import type { JobFeedback } from '../../jobs/job-feedback.js';
 import type { JobService } from '../../jobs/job-service.js';
 import type { AppHomePublisher } from '../app-home-publisher.js';
 import type { HourlyLimits } from '../messages/failures.js';
@@ -45,6 +46,8 @@ export interface SlackDeps {
   };
   /** The App Home tab (absent: `app_home_opened` publishes nothing). */
   home?: Pick<AppHomePublisher, 'opened'>;
+  /** Votes on jobs' results (the feedback buttons of a PR reply; absent: clicks say it is not recorded). */
+  feedback?: Pick<JobFeedback, 'rate'>;
   /** The configured hourly budgets, named in the texts that refuse for them. */
   limits?: HourlyLimits;
   /**

@@ -4,6 +4,7 @@ import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
 import { registerHealthFixAction } from './actions/health-fix.js';
 import { registerHealthFixSubmission } from './actions/health-fix-submission.js';
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
+import { registerJobFeedbackAction } from './actions/job-feedback.js';
 import { registerJobModalSubmission } from './actions/job-modal-submission.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
 import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
@@ -32,4 +33,5 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerReactionAdded(app, deps);
   registerAppHomeOpened(app, deps);
   registerHomeNewJobAction(app, deps);
+  registerJobFeedbackAction(app, deps);
 }

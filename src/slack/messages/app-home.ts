@@ -1,5 +1,6 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { JobRecord } from '../../jobs/domain/job.js';
+import type { MonthFeedback } from '../../jobs/job-feedback.js';
 import { escapeMrkdwn } from '../markup.js';
 import { mrkdwnLink, slackTime } from './format.js';
 import { statusLine } from './job-card.js';
@@ -40,6 +41,8 @@ export interface AppHomeInput {
   budgets: HomeBudget[];
   /** Names the project on each job when more than one is configured. */
   projectOf?: (job: JobRecord) => string | undefined;
+  /** This month's ratings of pull requests (the feedback buttons), everyone's; absent when unknown. */
+  feedback?: MonthFeedback;
 }
 
 /** The user's own Home tab. Pure; at most 100 blocks whatever the input. */
@@ -62,6 +65,7 @@ export function appHomeView(input: AppHomeInput): HomeView {
     { type: 'divider' },
     ...scheduleBlocks(input.schedules),
     { type: 'divider' },
+    ...feedbackBlocks(input.feedback),
     ...budgetBlocks(input.budgets),
   ];
   return { type: 'home', blocks: blocks.slice(0, HOME_LIMITS.blocks) };
@@ -147,6 +151,16 @@ function scheduleBlocks(schedules: HomeSchedule[]): KnownBlock[] {
     );
   }
   return [...blocks, ...more(schedules.length - HOME_LIMITS.schedules, 'schedules')];
+}
+
+/** "PRs rated useful this month", from everyone's 👍 / 👎 on the bot's pull request replies. */
+function feedbackBlocks(feedback: MonthFeedback | undefined): KnownBlock[] {
+  if (!feedback) return [];
+  const line =
+    feedback.rated === 0
+      ? 'None rated yet: 👍 or 👎 under a pull request reply rates it.'
+      : `*${feedback.useful}* of ${feedback.rated} rated (👍 outnumber 👎)`;
+  return [section(`*PRs rated useful this month*\n${line}`)];
 }
 
 function budgetBlocks(budgets: HomeBudget[]): KnownBlock[] {

@@ -7,6 +7,7 @@ import { escapeMrkdwn } from '../markup.js';
 import { describeDocsFailure, describeSlackDeliveryFailure, type HourlyLimits } from './failures.js';
 import { formatDuration } from './format.js';
 import { pullRequestActions, safeId } from './job-card.js';
+import { feedbackBlock } from './job-feedback.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
 
 /** Longer links get their own block instead of a place in a sentence. */
@@ -62,6 +63,8 @@ export function terminalReplyMessage(record: JobRecord, outcome: TerminalOutcome
       elements: [{ type: 'mrkdwn', text: truncate(details.join(' · '), LIMITS.sectionText) }],
     });
     fallback = `${fallback}: ${outcome.prLink}`;
+    const feedback = feedbackBlock(record.jobId, record.generation);
+    if (feedback) blocks.push(feedback);
   }
   // The notification text is also what Slack shows if it refuses the blocks: it keeps who and the link.
   return { text: truncate(`${who} ${fallback}`, LIMITS.messageText), blocks };

@@ -157,7 +157,7 @@ describe('a follow-up whose new run could not be recorded', () => {
         followUp: async () => ({ ok: false, reason: 'not_recorded', error: new Error('down'), record }),
         jobOfThread: async () => record,
       },
-      store: { claim: async () => true, release: async () => undefined },
+      store: { claim: async () => true, release: async () => undefined, mark: async () => undefined },
       notifier: {
         markForwarded: async (ref) => void forwarded.push(ref.ts),
         followUpRefused: async () => undefined,

@@ -34,6 +34,7 @@ describe('src/slack layout', () => {
       'actions/health-fix-submission.ts',
       'actions/health-fix.ts',
       'actions/home-new-job.ts',
+      'actions/job-feedback.ts',
       'actions/job-modal-submission.ts',
       'actions/open-pull-request.ts',
       'actions/send-to-docs-agent.ts',

@@ -153,6 +153,8 @@ describe('jobModalSubmission', () => {
         requesterId: USER,
         prompt: 'Document it',
         origin: 'message_shortcut',
+        // The message the shortcut was used on is the job's source: its emoji follows the job.
+        sourceTs: '100.000002',
         context: expect.stringContaining('> Background'),
       }),
     ]);

@@ -64,6 +64,8 @@ describe('reactionAdded', () => {
         requesterId: USER,
         prompt: 'Fix & explain',
         origin: 'reaction',
+        // The reacted message is the job's source: its emoji follows the job.
+        sourceTs: '5.1',
       },
     ]);
     expect(t.claims).toEqual(new Set([`dedupe:reaction:T0TEAM:${CHANNEL}:5.1`]));

@@ -95,6 +95,7 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
         prompt: instruction,
         ...(context ? { context } : {}),
         origin: 'message_shortcut',
+        ...(refs.messageTs ? { sourceTs: refs.messageTs } : {}),
       });
       if (!result.ok)
         deps.logger.info(

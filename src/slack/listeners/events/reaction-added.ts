@@ -102,6 +102,7 @@ async function startFromReaction(
       requesterId: item.user,
       prompt: source.instruction,
       origin: 'reaction',
+      sourceTs: item.ts,
     });
     started = result.ok;
     if (started) await deps.jobs.confirmOnce(key).catch(() => undefined);

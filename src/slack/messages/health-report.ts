@@ -2,8 +2,8 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { Evidence, EvidenceKind } from '../../insights/health/evidence.js';
 import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import type { HealthReport, HealthSection } from '../../insights/health/report.js';
-import { escapeMrkdwn } from '../markup.js';
-import { mrkdwnLink } from './format.js';
+import { untrustedMrkdwn } from '../markup.js';
+import { displayCount, displayRatio, mrkdwnLink } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
 
@@ -23,10 +23,13 @@ export interface HealthReportMessageOptions {
   requestedBy?: string;
 }
 
-const n = (value: number) => Math.round(value).toLocaleString('en-US');
-const pct = (ratio: number) => `${(ratio * 100).toFixed(ratio * 100 < 10 ? 1 : 0)}%`;
-/** Reader text inside mrkdwn: no mentions, no links, no code spans breaking out. */
-const quoted = (text: string, max: number) => escapeMrkdwn(oneLine(text, max)).replace(/`/g, 'ˋ');
+const n = (value: number) => displayCount(value).toLocaleString('en-US');
+const pct = (value: number) => {
+  const ratio = displayRatio(value);
+  return `${(ratio * 100).toFixed(ratio * 100 < 10 ? 1 : 0)}%`;
+};
+/** Reader text inside mrkdwn: no mentions, no links (bare URLs defused), no code spans breaking out. */
+const quoted = (text: string, max: number) => untrustedMrkdwn(oneLine(text, max));
 
 export function healthPageUrl(siteUrl: string | undefined, path: string): string | undefined {
   if (!siteUrl || /^https?:\/\//i.test(path)) return undefined;

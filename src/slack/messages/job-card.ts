@@ -1,6 +1,7 @@
 import type { ContextBlock, KnownBlock, RichTextBlock } from '@slack/types';
+import { isSafeHttpUrl } from '../../common/untrusted-text.js';
 import { isTerminal, type JobRecord } from '../../jobs/domain/job.js';
-import { escapeMrkdwn } from '../markup.js';
+import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { evidenceLine } from './evidence-summary.js';
 import { formatDuration, repositoryBranchUrl, repositoryLabel, slackTime } from './format.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
@@ -50,7 +51,7 @@ export function statusWords(status: string, prLink: string | null): StatusLine {
     case 'archived':
       return { emoji: ':file_cabinet:', label: 'Archived' };
     default:
-      return { emoji: ':gear:', label: `Working (${escapeMrkdwn(oneLine(status, 40))})` };
+      return { emoji: ':gear:', label: `Working (${untrustedMrkdwn(oneLine(status, 40))})` };
   }
 }
 
@@ -99,7 +100,7 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
   if (state.phase !== 'not_started') blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {
     text: truncate(
-      `Docs agent job: ${status.label.replace(/[.…!:]+$/, '')}. ${oneLine(escapeMrkdwn(input.prompt), 150)}`,
+      `Docs agent job: ${status.label.replace(/[.…!:]+$/, '')}. ${untrustedMrkdwn(oneLine(input.prompt, 150))}`,
       LIMITS.fallbackText,
     ),
     blocks,
@@ -152,7 +153,7 @@ function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; t
 }
 
 function isLinkable(url: string): boolean {
-  return /^https?:\/\/[^\s<>|]+$/i.test(url);
+  return isSafeHttpUrl(url);
 }
 
 export const OPEN_PULL_REQUEST_ACTION = 'open_pull_request';

@@ -123,7 +123,7 @@ export function jobStatusMessage(
   });
   // A link too long for a sentence still reaches the reader, in its own block.
   if (job.prLink && job.prLink.length > 1000) blocks.push(pullRequestActions(job.prLink));
-  return { text: `Docs agent job ${oneLine(job.id, 100)}: ${status.label}`, blocks };
+  return { text: `Docs agent job ${escapeMrkdwn(oneLine(job.id, 100))}: ${status.label}`, blocks };
 }
 
 /** Why `/docs-agent status <id>` could not show the job. */

@@ -9,7 +9,7 @@ import {
 import type { PageViewsTotals } from '../../insights/ports.js';
 import { daysBetween, formatRange } from '../../insights/ranges/dates.js';
 import { escapeMrkdwn } from '../markup.js';
-import { mrkdwnLink, slackTime } from './format.js';
+import { displayCount, mrkdwnLink, slackTime } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
 
@@ -32,7 +32,7 @@ export interface PageViewsReportMessageOptions {
  * types counts as any number, so fractions are rounded for display.
  */
 const n = (value: number) => {
-  const rounded = Math.round(value);
+  const rounded = displayCount(value);
   return Number.isSafeInteger(rounded)
     ? String(rounded).replace(/\B(?=(\d{3})+$)/g, ',')
     : rounded.toLocaleString('en-US');
@@ -40,8 +40,10 @@ const n = (value: number) => {
 
 /** `█████░░░░░`: the human (█) and AI (░) split of a page's views. */
 export function splitBar(human: number, ai: number, cells = BAR_CELLS): string {
-  const all = human + ai;
-  const humanCells = all === 0 ? 0 : Math.round((human / all) * cells);
+  // Spec-valid negatives (`-107`) once made `repeat` throw: the bar is drawn from counts clamped at 0.
+  const h = displayCount(human);
+  const all = h + displayCount(ai);
+  const humanCells = all === 0 ? 0 : Math.min(cells, Math.max(0, Math.round((h / all) * cells)));
   return `${'█'.repeat(humanCells)}${'░'.repeat(cells - humanCells)}`;
 }
 

@@ -1,6 +1,7 @@
 import { cleanUntrusted } from '../../common/untrusted-text.js';
 import {
   type Evidence,
+  type EvidenceKind,
   type HealthRange,
   normalisePath,
   normaliseQuestion,
@@ -39,6 +40,8 @@ export interface HealthReport {
   partial: HealthWindow['partial'];
   /** The project to name on the report: set only when several projects are configured. */
   project?: string;
+  /** Each row's evidence id in the evidence store (fix buttons carry only these), by section and rank. */
+  refs?: Record<EvidenceKind, string[]>;
 }
 
 /** `top N`, 1–25, default 5: anything else is clamped rather than refused (the grammar validates input). */

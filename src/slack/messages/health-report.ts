@@ -88,6 +88,7 @@ function sectionBlocks(
   kind: EvidenceKind,
   room: number,
   options: HealthReportMessageOptions,
+  refs: string[] | undefined,
 ): KnownBlock[] {
   const { title, empty } = TITLES[kind];
   const shown = section.rows.length;
@@ -104,7 +105,8 @@ function sectionBlocks(
       type: 'button',
       action_id: `${HEALTH_FIX_ACTION_PREFIX}_${kind}_${i + 1}`,
       text: { type: 'plain_text', text: `Fix #${i + 1}` },
-      value: encodeEvidenceRef(row),
+      // The evidence's id in the store; the evidence itself only when the report has no ids.
+      value: refs?.[i] ?? encodeEvidenceRef(row),
     }));
     blocks.push({ type: 'actions', block_id: `health_fix_${kind}`, elements: buttons });
   }
@@ -137,11 +139,11 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
         type: 'context',
         elements: [{ type: 'mrkdwn', text: `${range} · ${n(report.totalSearches)} searches${by}${partial}` }],
       },
-      ...sectionBlocks(report.searches, 'search', room, options),
+      ...sectionBlocks(report.searches, 'search', room, options, report.refs?.search),
       { type: 'divider' },
-      ...sectionBlocks(report.pages, 'page', room, options),
+      ...sectionBlocks(report.pages, 'page', room, options, report.refs?.page),
       { type: 'divider' },
-      ...sectionBlocks(report.questions, 'question', room, options),
+      ...sectionBlocks(report.questions, 'question', room, options, report.refs?.question),
     ];
     if (options.postValue !== undefined) {
       blocks.push({

@@ -2,7 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { Evidence, EvidenceKind } from '../../insights/health/evidence.js';
 import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import type { HealthReport, HealthSection } from '../../insights/health/report.js';
-import { untrustedMrkdwn } from '../markup.js';
+import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { displayCount, displayRatio, mrkdwnLink } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
@@ -47,7 +47,9 @@ function rowLine(evidence: Evidence, rank: number, room: number, siteUrl: string
       const label = oneLine(evidence.path, room);
       // The URL counts toward Slack's total text too: when rows must shrink, long links become text.
       const url = healthPageUrl(siteUrl, evidence.path);
-      const path = url && url.length <= room * 2 ? mrkdwnLink(url, label) : `\`${quoted(label, room)}\``;
+      // The link goes to the docs site; its label is reader text and is defused like any other.
+      const path =
+        url && url.length <= room * 2 ? mrkdwnLink(url, defuseLinks(label)) : `\`${quoted(label, room)}\``;
       const comments = evidence.comments
         .slice(0, room >= 100 ? 2 : 1)
         .map((c) => `\n>${quoted(c, room)}`)

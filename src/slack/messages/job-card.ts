@@ -125,11 +125,11 @@ export function threadHint(
 }
 
 function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; text: string }> {
-  const fields: string[] = [`*Job*\n\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``];
+  const fields: string[] = [`*Job*\n\`${untrustedMrkdwn(oneLine(record.jobId, 100))}\``];
   // Links get what is left of the field after their title: only the label is ever shortened.
   const room = (title: string) => LIMITS.fieldText - title.length;
   if (record.repository) {
-    const label = escapeMrkdwn(oneLine(repositoryLabel(record.repository), 200));
+    const label = untrustedMrkdwn(oneLine(repositoryLabel(record.repository), 200));
     const title = '*Repository*\n';
     fields.push(
       `${title}${isLinkable(record.repository) ? fitLink(record.repository, label, room(title)) : label}`,
@@ -137,11 +137,11 @@ function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; t
   }
   if (record.ref) {
     const branchUrl = record.repository ? repositoryBranchUrl(record.repository, record.ref) : undefined;
-    const label = escapeMrkdwn(oneLine(record.ref, 200));
+    const label = untrustedMrkdwn(oneLine(record.ref, 200));
     const title = '*Branch*\n';
     fields.push(`${title}${branchUrl ? fitLink(branchUrl, label, room(title)) : `\`${label}\``}`);
   }
-  if (record.model) fields.push(`*Model*\n${escapeMrkdwn(oneLine(record.model, 100))}`);
+  if (record.model) fields.push(`*Model*\n${untrustedMrkdwn(oneLine(record.model, 100))}`);
   // By status, not by `watching`: the final card is rendered just before the job stops being watched.
   // A running job shows its start in Slack's relative format ("5 minutes ago"), which each client keeps
   // true by itself: no card update is needed for the time to move.

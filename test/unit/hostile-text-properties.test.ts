@@ -214,7 +214,7 @@ describe('hostile platform data (property)', () => {
         const target = (m: string) => m.replace(/^</, '').replace(/[|>].*$/, '');
         const meant = (m: string) =>
           m === '<@U0ALICE>' ||
-          (job.prLink !== null && job.prLink.startsWith(target(m))) ||
+          job.prLink?.startsWith(target(m)) ||
           (job.repository !== null && target(m).startsWith(job.repository));
         const card = jobCardMessage({
           requesterId: 'U0ALICE',

@@ -3,7 +3,7 @@ import type { PrivateNotice } from '../../jobs/conversation-service.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { StartJobResult } from '../../jobs/job-service.js';
 import type { TerminalOutcome, ThreadNotice } from '../../jobs/ports.js';
-import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
+import { untrustedMrkdwn } from '../markup.js';
 import { describeDocsFailure, describeSlackDeliveryFailure, type HourlyLimits } from './failures.js';
 import { formatDuration } from './format.js';
 import { pullRequestActions, safeId } from './job-card.js';

@@ -59,7 +59,14 @@ export const viewsTotalsSchema = z.object({ human: count, ai: count, total: coun
 
 export const pageViewsSchema = z.object({
   totals: viewsTotalsSchema,
-  views: z.array(z.object({ path: z.string(), human: count, ai: count, total: count })),
+  views: z.array(
+    z.object({
+      path: z.string().transform((value) => cleanUntrusted(value, MAX_READER_TEXT).text),
+      human: count,
+      ai: count,
+      total: count,
+    }),
+  ),
   hasMore: z.boolean(),
 });
 

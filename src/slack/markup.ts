@@ -5,6 +5,8 @@
  * - `slackToPlainText`: what Slack sent us, turned into readable text for the docs agent.
  */
 
+import { cleanUntrusted } from '../common/untrusted-text.js';
+
 const ENTITY: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>' };
 
 export function escapeMrkdwn(text: string): string {
@@ -51,9 +53,9 @@ function splitLabel(inner: string): [string, string | undefined] {
   return [inner.slice(0, bar), label === '' ? undefined : label];
 }
 
-/** Removes characters that render invisibly or flip direction, for one-line previews (not for prompts). */
+/** Removes characters that render invisibly or flip direction (the one sanitiser's classes, tags included). */
 export function stripInvisible(text: string): string {
-  return text.replace(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g, '');
+  return cleanUntrusted(text, Number.MAX_SAFE_INTEGER).text;
 }
 
 const SCHEMES = new Set(['mailto', 'tel', 'sms', 'ftp', 'slack', 'file']);

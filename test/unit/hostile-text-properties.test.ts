@@ -243,7 +243,7 @@ describe('hostile platform data (property)', () => {
     );
   });
 
-  it('page views report: spec-valid extreme counts and hostile paths never throw', () => {
+  it('page views report: spec-valid extreme counts and hostile paths never throw, never link', () => {
     const views = fc.array(
       fc.record({ path: hostile, human: specNumber, ai: specNumber, total: specNumber }),
       {
@@ -262,8 +262,11 @@ describe('hostile platform data (property)', () => {
           { range, totals: body.totals, pages: body.views, partial: false, requests: 1, fetchedAt: 0 },
           { human: ai, ai: human, total: -1 },
         );
-        const message = pageViewsReportMessage(report, { siteUrl: undefined, interactive: true });
-        expect(checkMessage(message)).toEqual({ ok: true });
+        for (const siteUrl of [undefined, SITE]) {
+          const message = pageViewsReportMessage(report, { siteUrl, interactive: true });
+          expect(checkMessage(message)).toEqual({ ok: true });
+          expect(unmeant(rendered(message))).toEqual([]);
+        }
       }),
       RUNS,
     );

@@ -43,6 +43,12 @@ export function healthFixAction(deps: HealthFixDeps) {
     const channelId = body.channel?.id;
     const store = deps.health?.evidence;
     if (!channelId || action.value === undefined) return void (await tell(gone));
+    // Access first: someone refused here makes the bot neither read nor store anything.
+    const access = deps.access.check(body.user.id, channelId);
+    if (!access.ok) {
+      await tell(accessDeniedMessage(access.reason));
+      return;
+    }
     let found: { evidence: Evidence; id: string | undefined } | undefined;
     try {
       found = await findEvidence(action.value, store);
@@ -54,11 +60,6 @@ export function healthFixAction(deps: HealthFixDeps) {
       return;
     }
     if (!found) return void (await tell(gone));
-    const access = deps.access.check(body.user.id, channelId);
-    if (!access.ok) {
-      await tell(accessDeniedMessage(access.reason));
-      return;
-    }
     try {
       const view = healthFixModal(found.evidence, channelId, found.id);
       await client.views.open({ trigger_id: body.trigger_id, view });

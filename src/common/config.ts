@@ -234,7 +234,8 @@ export function secretsOf(config: Config): string[] {
     config.slack.appToken,
     // Both forms: the URL may appear as typed (percent-encoded) or a client may log the decoded password.
     ...(redisPassword ? [redisPassword.raw, redisPassword.decoded] : []),
-  ].filter((value): value is string => typeof value === 'string' && value.length >= 8);
+    // Every non-empty one, however short: the logger scrubs short secrets too.
+  ].filter((value): value is string => typeof value === 'string' && value.length > 0);
 }
 
 /** The password of a `redis://user:password@host` URL, as written and decoded; undefined when there is none. */

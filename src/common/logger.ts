@@ -18,11 +18,29 @@ const REDACT_PATHS = [
   '*.headers.authorization',
 ];
 
+/**
+ * Every form a secret takes in a log line: as is, JSON-escaped once (a pino string field) and twice (JSON
+ * inside a string field, e.g. an error body), and percent-encoded (inside a URL). Longest first, so a secret
+ * containing another one goes whole. Short secrets are kept too: over-redacting a short word beats leaking it.
+ */
+export function secretForms(secrets: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (secret === '') continue;
+    const once = JSON.stringify(secret).slice(1, -1);
+    forms.add(secret);
+    forms.add(once);
+    forms.add(JSON.stringify(once).slice(1, -1));
+    forms.add(encodeURIComponent(secret));
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
 /** Replaces every occurrence of a known secret, wherever it hides in a log line (messages, causes, URLs). */
 export function scrubSecrets(line: string, secrets: readonly string[]): string {
   let out = line;
   for (const secret of secrets) {
-    if (out.includes(secret)) out = out.replaceAll(secret, '[redacted]');
+    if (secret !== '' && out.includes(secret)) out = out.replaceAll(secret, '[redacted]');
   }
   return out;
 }
@@ -37,9 +55,10 @@ export interface LoggerOptions {
 
 export function createLogger(options: LoggerOptions): Logger {
   const target = options.destination ?? process.stdout;
+  const forms = secretForms(options.secrets);
   const scrubbing: DestinationStream = {
     write(line: string) {
-      target.write(scrubSecrets(line, options.secrets));
+      target.write(scrubSecrets(line, forms));
     },
   };
   const usePretty = options.pretty ?? (options.destination === undefined && process.stdout.isTTY === true);

@@ -6,6 +6,7 @@ import { ProjectDirectory } from '../common/projects.js';
 import { Deliveries } from '../delivery/deliveries.js';
 import { Reconciler } from '../delivery/reconciler.js';
 import { AnalyticsSource } from '../insights/analytics-source.js';
+import { HealthEvidence } from '../insights/health/health-evidence.js';
 import { HealthReports } from '../insights/health/health-reports.js';
 import { PageViewsReports } from '../insights/page-views/page-views-reports.js';
 import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
@@ -175,6 +176,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     clock,
     logger,
   });
+  // Fix buttons carry a short id; the evidence waits in the state store (7 days).
+  const healthEvidence = new HealthEvidence(adapters.evidenceStore);
   const healthReports = new HealthReports({
     apiFor: docsApiFor,
     source: analyticsSource,
@@ -182,6 +185,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     projects,
     maxPages: config.analytics.maxPages,
     publisher,
+    evidence: healthEvidence,
   });
   const weekly = new WeeklyReports({
     analytics,
@@ -227,7 +231,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     projects,
     logger,
     pageViews: { analytics, weekly, siteUrl: config.docs.siteUrl },
-    health: { reports: healthReports, weekly, siteUrl: config.docs.siteUrl },
+    health: { reports: healthReports, weekly, siteUrl: config.docs.siteUrl, evidence: healthEvidence },
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
     home,

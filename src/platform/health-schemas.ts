@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { capCodePoints, MAX_READER_TEXT } from '../common/untrusted-text.js';
 
 /**
  * The four analytics endpoints behind `/docs-health` (analytics.openapi.json). Tolerant as `schemas.ts`:
@@ -7,13 +8,19 @@ import { z } from 'zod';
  */
 const count = z.number().finite();
 const lenientString = z.string().nullish().catch(null);
+/**
+ * Text a docs reader typed (query, path, comment, question): capped at the schema's 2,000 characters before
+ * anything else touches it, so no later step ever sees a 40,000-character string.
+ */
+const readerText = z.string().transform((value) => capCodePoints(value, MAX_READER_TEXT));
+const lenientReaderText = readerText.nullish().catch(null);
 /** `null` means "no more pages", as does a missing or malformed cursor: paging stops rather than loops. */
 const cursor = z.string().min(1).nullish().catch(null);
 
 export const searchesPageSchema = z.object({
   searches: z.array(
     z.object({
-      searchQuery: z.string(),
+      searchQuery: readerText,
       hits: count,
       ctr: count,
       // The spec requires the key but a missing one means the same to us: nothing was clicked.
@@ -28,7 +35,7 @@ export const searchesPageSchema = z.object({
 export const feedbackByPageSchema = z.object({
   feedback: z.array(
     z.object({
-      path: z.string(),
+      path: readerText,
       thumbsUp: count,
       thumbsDown: count,
       code: count.optional().catch(undefined),
@@ -43,8 +50,8 @@ export const feedbackPageSchema = z.object({
   feedback: z.array(
     z.object({
       id: z.string(),
-      path: z.string(),
-      comment: lenientString,
+      path: readerText,
+      comment: lenientReaderText,
       createdAt: lenientString,
       source: lenientString,
       status: lenientString,
@@ -60,7 +67,7 @@ export const assistantPageSchema = z.object({
     z.object({
       id: z.string(),
       timestamp: lenientString,
-      query: z.string(),
+      query: readerText,
       resolutionStatus: lenientString,
       responseType: lenientString,
       pageUrl: lenientString,

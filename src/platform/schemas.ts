@@ -1,21 +1,30 @@
 import { z } from 'zod';
+import { cleanUntrusted, isSafeHttpUrl, MAX_READER_TEXT } from '../common/untrusted-text.js';
 import type { AgentJob } from '../jobs/domain/job.js';
 
-/** Optional fields degrade to null instead of failing the whole response: the spec marks nothing required. */
-const lenientString = z.string().nullish().catch(null);
-
-const httpUrl = z
+/**
+ * Optional fields degrade to null instead of failing the whole response: the spec marks nothing required.
+ * Platform text is outside text: invisible characters out, capped, before anything shows it.
+ */
+const lenientString = z
   .string()
-  .url()
-  // Long links are kept: the views show one too long for a button as a text link.
-  .refine((value) => /^https?:\/\//i.test(value) && value.length <= 30_000)
+  .transform((value) => cleanUntrusted(value, MAX_READER_TEXT).text)
   .nullish()
   .catch(null);
+
+/**
+ * zod's `.url()` accepts `<`, `>`, `|` and spaces (`https://github.com/a/b/pull/1 <!channel>` passes): only a
+ * URL Slack cannot read markup into is kept; any other is treated as absent (the job still works).
+ */
+const httpUrl = z.string().refine(isSafeHttpUrl).nullish().catch(null);
 
 export const agentJobSchema = z
   .object({
     id: z.string().trim().min(1),
-    status: z.string().trim().min(1),
+    status: z
+      .string()
+      .transform((value) => cleanUntrusted(value, 200).text.trim())
+      .pipe(z.string().min(1)),
     source: z.object({ repository: lenientString, ref: lenientString }).nullish().catch(null),
     model: lenientString,
     prLink: httpUrl,
@@ -50,7 +59,14 @@ export const viewsTotalsSchema = z.object({ human: count, ai: count, total: coun
 
 export const pageViewsSchema = z.object({
   totals: viewsTotalsSchema,
-  views: z.array(z.object({ path: z.string(), human: count, ai: count, total: count })),
+  views: z.array(
+    z.object({
+      path: z.string().transform((value) => cleanUntrusted(value, MAX_READER_TEXT).text),
+      human: count,
+      ai: count,
+      total: count,
+    }),
+  ),
   hasMore: z.boolean(),
 });
 

@@ -5,6 +5,8 @@
  * - `slackToPlainText`: what Slack sent us, turned into readable text for the docs agent.
  */
 
+import { cleanUntrusted } from '../common/untrusted-text.js';
+
 const ENTITY: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>' };
 
 export function escapeMrkdwn(text: string): string {
@@ -51,7 +53,56 @@ function splitLabel(inner: string): [string, string | undefined] {
   return [inner.slice(0, bar), label === '' ? undefined : label];
 }
 
-/** Removes characters that render invisibly or flip direction, for one-line previews (not for prompts). */
+/** Removes characters that render invisibly or flip direction (the one sanitiser's classes, tags included). */
 export function stripInvisible(text: string): string {
-  return text.replace(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g, '');
+  return cleanUntrusted(text, Number.MAX_SAFE_INTEGER).text;
+}
+
+const SCHEMES = new Set(['mailto', 'tel', 'sms', 'ftp', 'slack', 'file']);
+const isAlnum = (ch: string | undefined) => ch !== undefined && /^[\p{L}\p{N}]$/u.test(ch);
+
+/**
+ * Text from outside with nothing Slack could turn into a link: every whitespace-separated word that looks like
+ * a URL, a domain or an address gets `hxxp`, `[:]//`, `[.]` and `[at]` (`https://evil.example` →
+ * `hxxps[:]//evil[.]example`): Slack auto-links bare URLs and domains in mrkdwn, which escaping cannot stop.
+ * Linear: one pass per word, no regex over the whole text.
+ */
+export function defuseLinks(text: string): string {
+  let out = '';
+  let start = 0;
+  for (let i = 0; i <= text.length; i += 1) {
+    const ch = text[i];
+    if (ch !== undefined && !/\s/.test(ch)) continue;
+    out += defuseWord(text.slice(start, i)) + (ch ?? '');
+    start = i + 1;
+  }
+  return out;
+}
+
+function defuseWord(word: string): string {
+  if (!/[.:@]/.test(word)) return word;
+  let out = '';
+  // The letters just before this character (at most 7): `mailto:`, `tel:` and the like are schemes too.
+  let letters = '';
+  for (let i = 0; i < word.length; i += 1) {
+    const ch = word[i] as string;
+    const rest = word.slice(i, i + 5).toLowerCase();
+    if ((rest === 'http:' || rest.startsWith('https')) && !isAlnum(word[i - 1])) {
+      out += 'hxxp';
+      i += 3;
+      letters = '';
+      continue;
+    }
+    if (ch === ':' && (word[i + 1] === '/' || SCHEMES.has(letters.toLowerCase()))) out += '[:]';
+    else if (ch === '.' && isAlnum(word[i - 1]) && isAlnum(word[i + 1])) out += '[.]';
+    else if (ch === '@' && isAlnum(word[i + 1])) out += '[at]';
+    else out += ch;
+    letters = /^[a-z]$/i.test(ch) ? (letters + ch).slice(-7) : '';
+  }
+  return out;
+}
+
+/** Outside text (readers, the platform) for mrkdwn: no markup, no mention, no link, no code span breakout. */
+export function untrustedMrkdwn(text: string): string {
+  return escapeMrkdwn(defuseLinks(text)).replace(/`/g, 'ˋ');
 }

@@ -3,7 +3,7 @@ import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
 import type { SharedSlots } from '../common/shared-slots.js';
 import type { DeliveryStore } from '../delivery/ports.js';
-import type { ImpactQueue } from '../insights/health/ports.js';
+import type { EvidenceStore, ImpactQueue } from '../insights/health/ports.js';
 import type { AnalyticsCache, ScheduleStore, WeeklyReportScheduler } from '../insights/ports.js';
 import type { JobFeedbackStore } from '../jobs/job-feedback.js';
 import type { JobStore, PollQueue } from '../jobs/ports.js';
@@ -35,6 +35,8 @@ export interface AdapterSet {
   weeklyScheduler: WeeklyReportScheduler;
   /** "Did it work?" checks of health-fix PRs: in-process timers, or BullMQ delayed jobs with Redis. */
   impactQueue: ImpactQueue;
+  /** Fix-button evidence under short ids (7 days): in memory, or in Redis shared by replicas. */
+  evidenceStore: EvidenceStore;
   /** Slack call slots shared by replicas (Redis); absent in memory mode, where one process paces alone. */
   slackSlots?: SharedSlots;
   /** Readiness of the state backend: memory is always there; Redis must answer a PING within a second. */

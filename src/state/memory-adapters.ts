@@ -3,6 +3,7 @@ import type { Config } from '../common/config.js';
 import { InMemoryHourlyQuota } from '../common/hourly-quota.js';
 import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.js';
 import { createMemoryAnalyticsCache } from './keyv-analytics-cache.js';
+import { createMemoryEvidenceStore } from './keyv-evidence-store.js';
 import { createMemoryJobStore } from './keyv-job-store.js';
 import { createMemoryScheduleStore } from './keyv-schedule-store.js';
 import { MemoryDeliveryStore } from './memory/memory-delivery-store.js';
@@ -40,6 +41,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
     scheduleStore: createMemoryScheduleStore(logger, now),
     weeklyScheduler: new InProcessWeeklyScheduler(logger, options.schedulerTimers ?? timersOn(clock)),
     impactQueue: new MemoryImpactQueue(logger, options.impactTimers ?? timersOn(clock)),
+    evidenceStore: createMemoryEvidenceStore(logger, now),
     state: async () => 'in-memory',
     waitUntilReady: async () => true,
     close: async () => undefined,

@@ -1,6 +1,7 @@
 import type { Config } from '../common/config.js';
 import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.js';
 import { createRedisAnalyticsCache } from './keyv-analytics-cache.js';
+import { createRedisEvidenceStore } from './keyv-evidence-store.js';
 import { createRedisScheduleStore } from './keyv-schedule-store.js';
 import { BullmqImpactQueue } from './redis/bullmq-impact-queue.js';
 import { BullmqPollQueue } from './redis/bullmq-poll-queue.js';
@@ -49,6 +50,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     scheduleStore: createRedisScheduleStore(client, namespace, logger),
     weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace }),
     impactQueue: new BullmqImpactQueue({ client: queueClient, logger, namespace, now }),
+    evidenceStore: createRedisEvidenceStore(client, namespace, logger),
     slackSlots: new RedisSharedSlots(client, `${namespace}:`),
     state: () => pingState(client),
     async waitUntilReady(signal) {

@@ -135,10 +135,13 @@ describe('instruction for the agent', () => {
   it('names the evidence and says it came from readers’ data', () => {
     const [s, p, q] = cases.map(instructionFor);
     expect(s).toContain("From readers' data");
-    expect(s).toContain('"sso setup" 42 times, 5.0% of all searches');
-    expect(p).toContain('/auth got 7 👎 and 1 👍');
-    expect(p).toContain('- "Port is wrong"');
-    expect(q).toContain('"How do I rotate keys?" 3 times');
+    expect(s).toContain('searched 42 times, 5.0% of all searches');
+    expect(s).toContain('⟦reader input⟧ sso setup ⟦end of reader input⟧');
+    expect(p).toContain('got 7 👎 and 1 👍');
+    expect(p).toContain('⟦reader input⟧ /auth ⟦end of reader input⟧');
+    expect(p).toContain('⟦reader input⟧ Port is wrong ⟦end of reader input⟧');
+    expect(q).toContain('this question 3 times');
+    expect(q).toContain('⟦reader input⟧ How do I rotate keys? ⟦end of reader input⟧');
     expect(q).toContain('2025-03-03 up to 2025-03-10');
   });
 

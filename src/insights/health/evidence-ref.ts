@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_READER_TEXT } from '../../common/untrusted-text.js';
 import type { Evidence } from './evidence.js';
 
 /** Slack's limit on a button `value`. */
@@ -9,28 +10,52 @@ const MAX_COMMENTS_CHARS = 900;
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const count = z.number().finite();
-const text = z.string().max(MAX_KEY_CHARS + 1);
 const range = z.object({ from: day, toExclusive: day });
 
-const refSchema = z.discriminatedUnion('kind', [
-  z.object({
-    kind: z.literal('search'),
-    query: text,
-    hits: count,
-    ctr: count,
-    share: count.optional(),
-    range,
-  }),
-  z.object({
-    kind: z.literal('page'),
-    path: text,
-    thumbsDown: count,
-    thumbsUp: count,
-    comments: z.array(z.string().max(MAX_COMMENTS_CHARS)).max(5),
-    range,
-  }),
-  z.object({ kind: z.literal('question'), question: text, asked: count, range }),
-]);
+/** The evidence as this module writes it, with text up to `maxText` and comments up to `maxComment`. */
+function evidenceSchema(maxText: number, maxComment: number) {
+  const text = z.string().max(maxText);
+  const removed = z.number().int().min(0).optional();
+  return z.discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('search'),
+      query: text,
+      hits: count,
+      ctr: count,
+      share: count.optional(),
+      removed,
+      range,
+    }),
+    z.object({
+      kind: z.literal('page'),
+      path: text,
+      thumbsDown: count,
+      thumbsUp: count,
+      comments: z.array(z.string().max(maxComment)).max(5),
+      removed,
+      range,
+    }),
+    z.object({ kind: z.literal('question'), question: text, asked: count, removed, range }),
+  ]);
+}
+
+const refSchema = evidenceSchema(MAX_KEY_CHARS + 1, MAX_COMMENTS_CHARS);
+/** Evidence kept server-side (`HealthEvidence`): reader text as the report holds it, capped at 2,000. */
+const storedSchema = evidenceSchema(MAX_READER_TEXT, MAX_READER_TEXT);
+
+/** Evidence stored as JSON by `HealthEvidence`, or undefined for anything else. */
+export function decodeStoredEvidence(json: string): Evidence | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  const parsed = storedSchema.safeParse(value);
+  if (!parsed.success) return undefined;
+  const data = parsed.data;
+  return data.kind === 'search' ? { ...data, share: data.share } : data;
+}
 
 const cut = (value: string, max: number) => {
   const chars = Array.from(value);

@@ -1,3 +1,5 @@
+import { cleanUntrusted, collapseWhitespace, trimEndWhile } from '../../common/untrusted-text.js';
+
 /** What a health-report row stands on: the gap it names and its figures over the report's window. */
 export type Evidence = SearchEvidence | PageEvidence | QuestionEvidence;
 
@@ -8,7 +10,13 @@ export interface HealthRange {
   toExclusive: string;
 }
 
-export interface SearchEvidence {
+/** Reader text is cleaned (`cleanUntrusted`) when the report is built: how many invisible characters went. */
+interface Cleaned {
+  /** Invisible characters removed from this row's reader text; absent when none. */
+  removed?: number;
+}
+
+export interface SearchEvidence extends Cleaned {
   kind: 'search';
   query: string;
   hits: number;
@@ -19,7 +27,7 @@ export interface SearchEvidence {
   range: HealthRange;
 }
 
-export interface PageEvidence {
+export interface PageEvidence extends Cleaned {
   kind: 'page';
   path: string;
   thumbsDown: number;
@@ -29,7 +37,7 @@ export interface PageEvidence {
   range: HealthRange;
 }
 
-export interface QuestionEvidence {
+export interface QuestionEvidence extends Cleaned {
   kind: 'question';
   /** The most recent wording of the question. */
   question: string;
@@ -43,7 +51,7 @@ export type EvidenceKind = Evidence['kind'];
 export function evidenceKey(evidence: Evidence): string {
   switch (evidence.kind) {
     case 'search':
-      return evidence.query;
+      return cleanUntrusted(evidence.query).text;
     case 'page':
       return normalisePath(evidence.path);
     case 'question':
@@ -56,18 +64,16 @@ export function evidenceKey(evidence: Evidence): string {
  * dropped, so "How do I rotate keys?" and "how do i  rotate keys" count as one.
  */
 export function normaliseQuestion(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/[\s?!.]+$/u, '');
+  // Capped first; the trailing trim is a backwards scan (a `[\s?!.]+$` regex is quadratic on `"? "`×n + "x").
+  const flat = collapseWhitespace(cleanUntrusted(text).text.normalize('NFKC').toLowerCase());
+  return trimEndWhile(flat, (ch) => ch === ' ' || ch === '?' || ch === '!' || ch === '.');
 }
 
 /** Feedback entries carry "the path or URL" of a page: both become `/path` without a trailing slash. */
 export function normalisePath(pathOrUrl: string): string {
-  let path = pathOrUrl.trim();
+  let path = cleanUntrusted(pathOrUrl).text.trim();
   if (/^https?:\/\//i.test(path) && URL.canParse(path)) path = new URL(path).pathname;
   if (!path.startsWith('/')) path = `/${path}`;
-  return path.length > 1 ? path.replace(/\/+$/, '') || '/' : path;
+  // A backwards scan: `/\/+$/` is quadratic on many slashes followed by something else.
+  return path.length > 1 ? trimEndWhile(path, (ch) => ch === '/') || '/' : path;
 }

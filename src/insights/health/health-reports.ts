@@ -5,7 +5,9 @@ import type { ReportPublisher } from '../ports.js';
 import { addDays, DEFAULT_RANGE, describeSpec, type RangeSpec, resolveRange } from '../ranges/dates.js';
 import { parsePageViewsCommand, type Weekday } from '../ranges/grammar.js';
 import { apiBounds } from '../ranges/zone-instants.js';
+import type { Evidence } from './evidence.js';
 import { fetchHealthWindow } from './fetch-health.js';
+import type { HealthEvidence } from './health-evidence.js';
 import type { HealthApi, HealthWindow } from './ports.js';
 import { buildHealthReport, type HealthReport, TOP_DEFAULT, TOP_MAX } from './report.js';
 
@@ -75,6 +77,8 @@ export interface HealthReportsOptions {
   maxPages: number;
   /** Where "Post to channel" sends a report. */
   publisher: Pick<ReportPublisher, 'postHealthReport'>;
+  /** Keeps each row's evidence for its fix button (absent: buttons carry the evidence itself, as before). */
+  evidence?: Pick<HealthEvidence, 'save'>;
 }
 
 /** The `/docs-health` report: the four endpoints of one range through the shared analytics source. */
@@ -102,8 +106,29 @@ export class HealthReports {
   async report(request: HealthRequest): Promise<HealthReport> {
     const projectId = request.projectId ?? this.o.projects.defaultProjectId;
     const window = await this.window(request, projectId);
-    const report = buildHealthReport(window, { top: request.top });
-    return this.o.projects.isMulti ? { ...report, project: projectId } : report;
+    const built = buildHealthReport(window, { top: request.top });
+    const report = this.o.projects.isMulti ? { ...built, project: projectId } : built;
+    return { ...report, ...(await this.refsOf(report)) };
+  }
+
+  /**
+   * Every shown row's evidence saved under an id for its fix button. A store failure leaves the report
+   * without ids (its buttons then carry the evidence itself, which fits all but quote-heavy rows).
+   */
+  private async refsOf(report: HealthReport): Promise<{ refs?: HealthReport['refs'] }> {
+    const store = this.o.evidence;
+    if (!store) return {};
+    const save = (rows: Evidence[]) => Promise.all(rows.map((row) => store.save(row)));
+    try {
+      const [search, page, question] = await Promise.all([
+        save(report.searches.rows),
+        save(report.pages.rows),
+        save(report.questions.rows),
+      ]);
+      return { refs: { search, page, question } };
+    } catch {
+      return {};
+    }
   }
 
   /** "Post to channel": the same report (from the cache when it is fresh) posted in the channel's project. */

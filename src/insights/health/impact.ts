@@ -1,3 +1,4 @@
+import { cleanUntrusted } from '../../common/untrusted-text.js';
 import { addDays } from '../ranges/dates.js';
 import { type Evidence, evidenceKey, normalisePath } from './evidence.js';
 import type { HealthWindow } from './ports.js';
@@ -78,7 +79,7 @@ function measureIn(evidence: Evidence, w: HealthWindow): Partial<Record<ImpactMe
   switch (evidence.kind) {
     case 'search': {
       // Measured over all searches, not only failing ones: after a fix the query should be found.
-      const row = w.searches.find((s) => s.searchQuery === key);
+      const row = w.searches.find((s) => cleanUntrusted(s.searchQuery).text === key);
       return { hits: row?.hits ?? 0, ctr: row?.ctr ?? 0 };
     }
     case 'page': {

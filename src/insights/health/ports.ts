@@ -107,3 +107,14 @@ export interface ImpactPublisher {
   /** Rejects for failures worth retrying (timeouts, Slack down); `undeliverable` when Slack refuses for good. */
   postImpact(check: ImpactCheck, model: ImpactModel): Promise<'posted' | 'already_posted' | 'undeliverable'>;
 }
+
+/**
+ * The evidence behind a report row's fix button, kept server-side under a short random id (the button value
+ * and the modal's `private_metadata` carry only the id: quote-heavy evidence double-encoded exceeded Slack's
+ * 3,000). Memory (lost on restart) or Redis (shared by replicas); entries expire after `ttlMs`.
+ */
+export interface EvidenceStore {
+  put(id: string, evidenceJson: string, ttlMs: number): Promise<void>;
+  /** The JSON stored under `id`, or undefined when unknown or expired. */
+  get(id: string): Promise<string | undefined>;
+}

@@ -1,5 +1,7 @@
+import { cleanUntrusted } from '../../common/untrusted-text.js';
 import {
   type Evidence,
+  type EvidenceKind,
   type HealthRange,
   normalisePath,
   normaliseQuestion,
@@ -38,6 +40,8 @@ export interface HealthReport {
   partial: HealthWindow['partial'];
   /** The project to name on the report: set only when several projects are configured. */
   project?: string;
+  /** Each row's evidence id in the evidence store (fix buttons carry only these), by section and rank. */
+  refs?: Record<EvidenceKind, string[]>;
 }
 
 /** `top N`, 1–25, default 5: anything else is clamped rather than refused (the grammar validates input). */
@@ -68,13 +72,15 @@ export function buildHealthReport(window: HealthWindow, options: { top?: number 
 /** Searches that found nothing: no clicked page or a click-through of 0, most hits first. */
 export function searchGaps(rows: SearchRow[], totalSearches: number, range: HealthRange): SearchEvidence[] {
   return rows
-    .filter((row) => row.searchQuery.trim() !== '' && (!row.topClickedPage || row.ctr === 0))
-    .map((row) => ({
+    .map((row) => ({ row, query: cleanUntrusted(row.searchQuery) }))
+    .filter(({ row, query }) => query.text.trim() !== '' && (!row.topClickedPage || row.ctr === 0))
+    .map(({ row, query }) => ({
       kind: 'search' as const,
-      query: row.searchQuery,
+      query: query.text,
       hits: row.hits,
       ctr: row.ctr,
       share: totalSearches > 0 ? row.hits / totalSearches : undefined,
+      ...removedField(query.removed),
       range,
     }))
     .sort((a, b) => b.hits - a.hits || a.query.localeCompare(b.query));
@@ -90,7 +96,8 @@ export function flaggedPages(
   const byPath = new Map<string, PageEvidence>();
   for (const row of rows) {
     if (!(row.thumbsDown > 0)) continue;
-    const key = normalisePath(row.path);
+    const path = cleanUntrusted(row.path);
+    const key = normalisePath(path.text);
     const seen = byPath.get(key);
     // The same page under two spellings (`/a/` and `/a`) is one page: its counts add up.
     if (seen) {
@@ -98,12 +105,14 @@ export function flaggedPages(
       seen.thumbsUp += row.thumbsUp;
       continue;
     }
+    const pageComments = comments.get(key);
     byPath.set(key, {
       kind: 'page',
-      path: row.path,
+      path: path.text,
       thumbsDown: row.thumbsDown,
       thumbsUp: row.thumbsUp,
-      comments: comments.get(key) ?? [],
+      comments: pageComments?.texts ?? [],
+      ...removedField(path.removed + (pageComments?.removed ?? 0)),
       range,
     });
   }
@@ -112,17 +121,24 @@ export function flaggedPages(
   );
 }
 
-function latestComments(feedback: FeedbackEntry[]): Map<string, string[]> {
+/** Absent when nothing was removed, so clean evidence keeps its old shape. */
+const removedField = (removed: number) => (removed > 0 ? { removed } : {});
+
+function latestComments(feedback: FeedbackEntry[]): Map<string, { texts: string[]; removed: number }> {
   const withText = feedback
-    .map((entry) => ({ entry, text: entry.comment?.trim() ?? '' }))
+    .map((entry) => ({ entry, clean: cleanUntrusted(entry.comment ?? '') }))
+    .map(({ entry, clean }) => ({ entry, text: clean.text.trim(), removed: clean.removed }))
     .filter(({ text }) => text !== '')
     // ISO timestamps sort as text; entries without one go last.
     .sort((a, b) => (b.entry.createdAt ?? '').localeCompare(a.entry.createdAt ?? ''));
-  const byPath = new Map<string, string[]>();
-  for (const { entry, text } of withText) {
-    const key = normalisePath(entry.path);
-    const list = byPath.get(key) ?? [];
-    if (list.length < COMMENTS_PER_PAGE && !list.includes(text)) list.push(text);
+  const byPath = new Map<string, { texts: string[]; removed: number }>();
+  for (const { entry, text, removed } of withText) {
+    const key = normalisePath(cleanUntrusted(entry.path).text);
+    const list = byPath.get(key) ?? { texts: [], removed: 0 };
+    if (list.texts.length < COMMENTS_PER_PAGE && !list.texts.includes(text)) {
+      list.texts.push(text);
+      list.removed += removed;
+    }
     byPath.set(key, list);
   }
   return byPath;
@@ -133,21 +149,29 @@ export function openQuestions(
   conversations: AssistantConversation[],
   range: HealthRange,
 ): QuestionEvidence[] {
-  const byKey = new Map<string, { wording: string; at: string; asked: number }>();
+  const byKey = new Map<string, { wording: string; removed: number; at: string; asked: number }>();
   for (const c of conversations) {
     if (c.resolutionStatus !== 'unanswered') continue;
-    const key = normaliseQuestion(c.query);
+    const query = cleanUntrusted(c.query);
+    const key = normaliseQuestion(query.text);
     if (key === '') continue;
     const at = c.timestamp ?? '';
     const seen = byKey.get(key);
-    if (!seen) byKey.set(key, { wording: c.query.replace(/\s+/g, ' ').trim(), at, asked: 1 });
+    const wording = { wording: query.text.replace(/\s+/g, ' ').trim(), removed: query.removed };
+    if (!seen) byKey.set(key, { ...wording, at, asked: 1 });
     else {
       seen.asked += 1;
       // The most recent wording is shown: it is how readers ask today.
-      if (at > seen.at) Object.assign(seen, { wording: c.query.replace(/\s+/g, ' ').trim(), at });
+      if (at > seen.at) Object.assign(seen, { ...wording, at });
     }
   }
   return [...byKey.values()]
-    .map(({ wording, asked }) => ({ kind: 'question' as const, question: wording, asked, range }))
+    .map(({ wording, removed, asked }) => ({
+      kind: 'question' as const,
+      question: wording,
+      asked,
+      ...removedField(removed),
+      range,
+    }))
     .sort((a, b) => b.asked - a.asked || a.question.localeCompare(b.question));
 }

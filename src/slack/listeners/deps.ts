@@ -1,6 +1,7 @@
 import type { AccessPolicy } from '../../common/access-policy.js';
 import type { Logger } from '../../common/logger.js';
 import type { ProjectDirectory } from '../../common/projects.js';
+import type { HealthEvidence } from '../../insights/health/health-evidence.js';
 import type { HealthReports } from '../../insights/health/health-reports.js';
 import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
@@ -43,6 +44,8 @@ export interface SlackDeps {
     /** Weekly docs-health posts (`/docs-health schedule`), in the same store as page-view posts. */
     weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
     siteUrl: string | undefined;
+    /** Fix-button evidence kept server-side under short ids (absent: buttons carry the evidence itself). */
+    evidence?: Pick<HealthEvidence, 'load' | 'save'>;
   };
   /** The App Home tab (absent: `app_home_opened` publishes nothing). */
   home?: Pick<AppHomePublisher, 'opened'>;

@@ -1,7 +1,7 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { MonthFeedback } from '../../jobs/job-feedback.js';
-import { escapeMrkdwn } from '../markup.js';
+import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { mrkdwnLink, slackTime } from './format.js';
 import { statusLine } from './job-card.js';
 import { threadLink } from './job-list.js';
@@ -123,7 +123,7 @@ function jobBlocks(input: AppHomeInput): KnownBlock[] {
     ].join(' · ');
     const lines = [
       `${status.emoji} *${status.label}*`,
-      `> ${escapeMrkdwn(oneLine(job.prompt, 200))}`,
+      `> ${untrustedMrkdwn(oneLine(job.prompt, 200))}`,
       `${slackTime(job.createdAt, '{date_short_pretty} at {time}')} in <#${job.channelId}>${project ? ` · project \`${escapeMrkdwn(oneLine(project, 60))}\`` : ''} · ${links}`,
     ];
     blocks.push(section(lines.join('\n')));

@@ -1,20 +1,21 @@
 import type { Evidence } from '../../insights/health/evidence.js';
 import { decodeEvidenceRef } from '../../insights/health/evidence-ref.js';
-import { escapeMrkdwn } from '../markup.js';
+import { untrustedMrkdwn } from '../markup.js';
+import { displayCount } from './format.js';
 import { oneLine } from './limits.js';
 
 /** Reader text inside mrkdwn: one line, no mentions or links, no code span breaking out. */
-const quoted = (text: string, max: number) => escapeMrkdwn(oneLine(text, max)).replace(/`/g, 'ˋ');
+const quoted = (text: string, max: number) => untrustedMrkdwn(oneLine(text, max));
 
 /** The gap a job was started from, in a few words (mrkdwn): the modal's intro and the job card's line. */
 export function evidenceSummary(e: Evidence): string {
   switch (e.kind) {
     case 'search':
-      return `the search “${quoted(e.query, 150)}” (${Math.round(e.hits)} hits, nothing clicked)`;
+      return `the search “${quoted(e.query, 150)}” (${displayCount(e.hits)} hits, nothing clicked)`;
     case 'page':
-      return `the page \`${quoted(e.path, 150)}\` (${Math.round(e.thumbsDown)} 👎)`;
+      return `the page \`${quoted(e.path, 150)}\` (${displayCount(e.thumbsDown)} 👎)`;
     case 'question':
-      return `the question “${quoted(e.question, 150)}” (asked ${Math.round(e.asked)}×)`;
+      return `the question “${quoted(e.question, 150)}” (asked ${displayCount(e.asked)}×)`;
   }
 }
 

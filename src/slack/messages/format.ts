@@ -1,3 +1,4 @@
+import { isSafeHttpUrl } from '../../common/untrusted-text.js';
 import { escapeMrkdwn } from '../markup.js';
 
 /** "45s", "3m 12s", "1h 04m": how long a job has run. */
@@ -24,7 +25,7 @@ export function slackTime(
 /** A link whose label is escaped; only http(s) URLs become links, anything else is shown as text. */
 export function mrkdwnLink(url: string, label: string): string {
   const safeLabel = escapeMrkdwn(label).replace(/\|/g, '¦');
-  if (!/^https?:\/\/[^\s<>|]+$/i.test(url)) return safeLabel;
+  if (!isSafeHttpUrl(url)) return safeLabel;
   return `<${url}|${safeLabel}>`;
 }
 
@@ -35,6 +36,21 @@ export function repositoryLabel(repository: string): string {
 }
 
 export function repositoryBranchUrl(repository: string, ref: string): string | undefined {
-  if (!/^https:\/\/github\.com\/[^/]+\/[^/]+\/?$/i.test(repository)) return undefined;
+  // Owner and name as GitHub allows them: nothing else (`<`, `|`, spaces) is put into a link.
+  if (!/^https:\/\/github\.com\/[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}\/?$/i.test(repository))
+    return undefined;
   return `${repository.replace(/\/+$/, '').replace(/\.git$/, '')}/tree/${ref.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * A count as shown: the analytics spec types counts as any `number`, so a negative, fractional or non-finite
+ * one (spec-valid) is shown as a whole number ≥ 0 rather than breaking a bar or a sentence.
+ */
+export function displayCount(value: number): number {
+  return Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
+}
+
+/** A ratio as shown: 0..1 whatever the platform sent. */
+export function displayRatio(value: number): number {
+  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 }

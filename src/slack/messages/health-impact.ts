@@ -1,6 +1,8 @@
 import type { KnownBlock } from '@slack/types';
+import { isSafeHttpUrl } from '../../common/untrusted-text.js';
 import type { ImpactMetric, ImpactMetricName, ImpactModel } from '../../insights/health/impact.js';
-import { escapeMrkdwn } from '../markup.js';
+import { untrustedMrkdwn } from '../markup.js';
+import { displayCount, displayRatio } from './format.js';
 import { oneLine } from './limits.js';
 import type { SlackMessage } from './types.js';
 
@@ -14,7 +16,7 @@ const LABELS: Record<ImpactMetricName, string> = {
 };
 
 const value = (m: ImpactMetric, v: number) =>
-  m.name === 'ctr' ? `${(v * 100).toFixed(1)}%` : Math.round(v).toLocaleString('en-US');
+  m.name === 'ctr' ? `${(displayRatio(v) * 100).toFixed(1)}%` : displayCount(v).toLocaleString('en-US');
 
 function line(m: ImpactMetric): string {
   const change =
@@ -22,7 +24,7 @@ function line(m: ImpactMetric): string {
       ? m.delta === 0
         ? 'no change'
         : 'new'
-      : `${m.delta > 0 ? '▲' : m.delta < 0 ? '▼' : '±'} ${Math.abs(m.change * 100).toFixed(0)}%`;
+      : `${m.delta > 0 ? '▲' : m.delta < 0 ? '▼' : '±'} ${Number.isFinite(m.change) ? Math.abs(m.change * 100).toFixed(0) : '?'}%`;
   const verdict = m.improved === true ? ' ✅' : m.improved === false ? ' ⚠️' : '';
   return `*${LABELS[m.name]}:* ${value(m, m.before)} → ${value(m, m.after)} (${change})${verdict}`;
 }
@@ -31,7 +33,7 @@ function subject(model: ImpactModel): string {
   const e = model.evidence;
   const text = e.kind === 'search' ? e.query : e.kind === 'page' ? e.path : e.question;
   const label = { search: 'The search', page: 'The page', question: 'The question' }[e.kind];
-  return `${label} “${escapeMrkdwn(oneLine(text, 300)).replace(/`/g, 'ˋ')}”`;
+  return `${label} “${untrustedMrkdwn(oneLine(text, 300))}”`;
 }
 
 /** The thread post `HEALTH_IMPACT_DAYS` after the pull request: the evidence measured after vs before. */
@@ -39,7 +41,7 @@ export function healthImpactMessage(model: ImpactModel, context: { prLink?: stri
   const period = (w: { from: string; toExclusive: string }) => `${w.from} – ${w.toExclusive}`;
   // Only an http(s) link becomes a Slack link: `<`, `>` and `|` would break out of the mrkdwn link syntax.
   const pr =
-    context.prLink && /^https?:\/\/[^\s<>|]+$/.test(context.prLink)
+    context.prLink && isSafeHttpUrl(context.prLink)
       ? `<${context.prLink}|the pull request>`
       : 'the pull request';
   const blocks: KnownBlock[] = [

@@ -1,7 +1,8 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Evidence } from '../../insights/health/evidence.js';
 import { decodeEvidenceRef, encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
-import { instructionFor } from '../../insights/health/instruction.js';
+import { isEvidenceId } from '../../insights/health/health-evidence.js';
+import { instructionFor, READER_INPUT_CLOSE, READER_INPUT_OPEN } from '../../insights/health/instruction.js';
 import { evidenceSummary } from './evidence-summary.js';
 import type { SubmissionErrors, SubmittedView } from './job-modal.js';
 
@@ -11,19 +12,37 @@ export const HEALTH_INSTRUCTION_ACTION = 'instruction';
 /** Slack: a plain_text_input holds at most 3000 characters (`initial_value` and `max_length`). */
 const INPUT_MAX = 3000;
 
-/** What the submission needs back: where the report was shown and which evidence started the job. */
+/**
+ * What the submission needs back: where the report was shown and which evidence started the job, by its id
+ * in the evidence store (`evidenceRef`, the evidence itself, only when no store is wired).
+ */
 export interface HealthModalMetadata {
   channelId: string;
-  /** `encodeEvidenceRef` of the evidence (≤ 2000 characters). */
-  evidenceRef: string;
+  evidenceId?: string;
+  evidenceRef?: string;
 }
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /**
  * The modal a fix button opens: the instruction prefilled from the evidence, editable; submitting starts a
- * job. `private_metadata` (≤ 3000) carries the channel and the evidence reference, no secrets.
+ * job with exactly the text in the box. Says when invisible characters were removed from readers' text.
+ * `private_metadata` carries the channel and the evidence id (short, whatever the evidence), no secrets.
  */
-export function healthFixModal(evidence: Evidence, channelId: string): ModalView {
-  const metadata: HealthModalMetadata = { channelId, evidenceRef: encodeEvidenceRef(evidence) };
+export function healthFixModal(evidence: Evidence, channelId: string, evidenceId?: string): ModalView {
+  const metadata: HealthModalMetadata =
+    evidenceId === undefined
+      ? { channelId, evidenceRef: encodeEvidenceRef(evidence) }
+      : { channelId, evidenceId };
+  const removed = evidence.removed ?? 0;
+  const notes = [
+    `The text in the box is exactly what the docs agent receives. Readers' words stay inside ${READER_INPUT_OPEN} … ${READER_INPUT_CLOSE}, marked as untrusted data, not instructions.`,
+    ...(removed > 0
+      ? [
+          `:warning: ${plural(removed, 'invisible character')} (hidden or direction-changing Unicode) ${removed === 1 ? 'was' : 'were'} removed from the readers' text.`,
+        ]
+      : []),
+  ];
   const blocks: KnownBlock[] = [
     {
       type: 'section',
@@ -44,6 +63,7 @@ export function healthFixModal(evidence: Evidence, channelId: string): ModalView
         max_length: INPUT_MAX,
       },
     },
+    { type: 'context', elements: notes.map((text) => ({ type: 'mrkdwn' as const, text })) },
   ];
   return {
     type: 'modal',
@@ -57,7 +77,7 @@ export function healthFixModal(evidence: Evidence, channelId: string): ModalView
 }
 
 export type ParsedHealthFix =
-  | { ok: true; channelId: string; evidenceRef: string; instruction: string }
+  | { ok: true; channelId: string; evidence: { id: string } | { ref: string }; instruction: string }
   | { ok: false; response: SubmissionErrors }
   /** Not ours or tampered with: nothing the user can fix in the form. */
   | { ok: false; code: 'invalid_health_modal'; message: string };
@@ -78,9 +98,15 @@ export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
   } catch {
     return lost;
   }
-  const { channelId, evidenceRef } = metadata ?? {};
+  const { channelId, evidenceId, evidenceRef } = metadata ?? {};
   if (typeof channelId !== 'string' || !CHANNEL_ID.test(channelId)) return lost;
-  if (typeof evidenceRef !== 'string' || !decodeEvidenceRef(evidenceRef)) return lost;
+  const evidence =
+    typeof evidenceId === 'string' && isEvidenceId(evidenceId)
+      ? { id: evidenceId }
+      : typeof evidenceRef === 'string' && decodeEvidenceRef(evidenceRef)
+        ? { ref: evidenceRef }
+        : undefined;
+  if (!evidence) return lost;
   const instruction = (
     view.state?.values?.[HEALTH_INSTRUCTION_BLOCK]?.[HEALTH_INSTRUCTION_ACTION]?.value ?? ''
   ).trim();
@@ -95,5 +121,5 @@ export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
       ok: false,
       response: { response_action: 'errors', errors: { [HEALTH_INSTRUCTION_BLOCK]: error } },
     };
-  return { ok: true, channelId, evidenceRef, instruction };
+  return { ok: true, channelId, evidence, instruction };
 }

@@ -2,8 +2,8 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { Evidence, EvidenceKind } from '../../insights/health/evidence.js';
 import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import type { HealthReport, HealthSection } from '../../insights/health/report.js';
-import { escapeMrkdwn } from '../markup.js';
-import { mrkdwnLink } from './format.js';
+import { defuseLinks, untrustedMrkdwn } from '../markup.js';
+import { displayCount, displayRatio, mrkdwnLink } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
 
@@ -23,10 +23,13 @@ export interface HealthReportMessageOptions {
   requestedBy?: string;
 }
 
-const n = (value: number) => Math.round(value).toLocaleString('en-US');
-const pct = (ratio: number) => `${(ratio * 100).toFixed(ratio * 100 < 10 ? 1 : 0)}%`;
-/** Reader text inside mrkdwn: no mentions, no links, no code spans breaking out. */
-const quoted = (text: string, max: number) => escapeMrkdwn(oneLine(text, max)).replace(/`/g, 'ˋ');
+const n = (value: number) => displayCount(value).toLocaleString('en-US');
+const pct = (value: number) => {
+  const ratio = displayRatio(value);
+  return `${(ratio * 100).toFixed(ratio * 100 < 10 ? 1 : 0)}%`;
+};
+/** Reader text inside mrkdwn: no mentions, no links (bare URLs defused), no code spans breaking out. */
+const quoted = (text: string, max: number) => untrustedMrkdwn(oneLine(text, max));
 
 export function healthPageUrl(siteUrl: string | undefined, path: string): string | undefined {
   if (!siteUrl || /^https?:\/\//i.test(path)) return undefined;
@@ -44,7 +47,9 @@ function rowLine(evidence: Evidence, rank: number, room: number, siteUrl: string
       const label = oneLine(evidence.path, room);
       // The URL counts toward Slack's total text too: when rows must shrink, long links become text.
       const url = healthPageUrl(siteUrl, evidence.path);
-      const path = url && url.length <= room * 2 ? mrkdwnLink(url, label) : `\`${quoted(label, room)}\``;
+      // The link goes to the docs site; its label is reader text and is defused like any other.
+      const path =
+        url && url.length <= room * 2 ? mrkdwnLink(url, defuseLinks(label)) : `\`${quoted(label, room)}\``;
       const comments = evidence.comments
         .slice(0, room >= 100 ? 2 : 1)
         .map((c) => `\n>${quoted(c, room)}`)
@@ -85,6 +90,7 @@ function sectionBlocks(
   kind: EvidenceKind,
   room: number,
   options: HealthReportMessageOptions,
+  refs: string[] | undefined,
 ): KnownBlock[] {
   const { title, empty } = TITLES[kind];
   const shown = section.rows.length;
@@ -101,7 +107,8 @@ function sectionBlocks(
       type: 'button',
       action_id: `${HEALTH_FIX_ACTION_PREFIX}_${kind}_${i + 1}`,
       text: { type: 'plain_text', text: `Fix #${i + 1}` },
-      value: encodeEvidenceRef(row),
+      // The evidence's id in the store; the evidence itself only when the report has no ids.
+      value: refs?.[i] ?? encodeEvidenceRef(row),
     }));
     blocks.push({ type: 'actions', block_id: `health_fix_${kind}`, elements: buttons });
   }
@@ -134,11 +141,11 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
         type: 'context',
         elements: [{ type: 'mrkdwn', text: `${range} · ${n(report.totalSearches)} searches${by}${partial}` }],
       },
-      ...sectionBlocks(report.searches, 'search', room, options),
+      ...sectionBlocks(report.searches, 'search', room, options, report.refs?.search),
       { type: 'divider' },
-      ...sectionBlocks(report.pages, 'page', room, options),
+      ...sectionBlocks(report.pages, 'page', room, options, report.refs?.page),
       { type: 'divider' },
-      ...sectionBlocks(report.questions, 'question', room, options),
+      ...sectionBlocks(report.questions, 'question', room, options, report.refs?.question),
     ];
     if (options.postValue !== undefined) {
       blocks.push({

@@ -1,6 +1,7 @@
 import type { ContextBlock, KnownBlock, RichTextBlock } from '@slack/types';
+import { isSafeHttpUrl } from '../../common/untrusted-text.js';
 import { isTerminal, type JobRecord } from '../../jobs/domain/job.js';
-import { escapeMrkdwn } from '../markup.js';
+import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { evidenceLine } from './evidence-summary.js';
 import { formatDuration, repositoryBranchUrl, repositoryLabel, slackTime } from './format.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
@@ -50,7 +51,7 @@ export function statusWords(status: string, prLink: string | null): StatusLine {
     case 'archived':
       return { emoji: ':file_cabinet:', label: 'Archived' };
     default:
-      return { emoji: ':gear:', label: `Working (${escapeMrkdwn(oneLine(status, 40))})` };
+      return { emoji: ':gear:', label: `Working (${untrustedMrkdwn(oneLine(status, 40))})` };
   }
 }
 
@@ -99,7 +100,7 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
   if (state.phase !== 'not_started') blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {
     text: truncate(
-      `Docs agent job: ${status.label.replace(/[.…!:]+$/, '')}. ${oneLine(escapeMrkdwn(input.prompt), 150)}`,
+      `Docs agent job: ${status.label.replace(/[.…!:]+$/, '')}. ${untrustedMrkdwn(oneLine(input.prompt, 150))}`,
       LIMITS.fallbackText,
     ),
     blocks,
@@ -124,11 +125,11 @@ export function threadHint(
 }
 
 function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; text: string }> {
-  const fields: string[] = [`*Job*\n\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``];
+  const fields: string[] = [`*Job*\n\`${untrustedMrkdwn(oneLine(record.jobId, 100))}\``];
   // Links get what is left of the field after their title: only the label is ever shortened.
   const room = (title: string) => LIMITS.fieldText - title.length;
   if (record.repository) {
-    const label = escapeMrkdwn(oneLine(repositoryLabel(record.repository), 200));
+    const label = untrustedMrkdwn(oneLine(repositoryLabel(record.repository), 200));
     const title = '*Repository*\n';
     fields.push(
       `${title}${isLinkable(record.repository) ? fitLink(record.repository, label, room(title)) : label}`,
@@ -136,11 +137,11 @@ function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; t
   }
   if (record.ref) {
     const branchUrl = record.repository ? repositoryBranchUrl(record.repository, record.ref) : undefined;
-    const label = escapeMrkdwn(oneLine(record.ref, 200));
+    const label = untrustedMrkdwn(oneLine(record.ref, 200));
     const title = '*Branch*\n';
     fields.push(`${title}${branchUrl ? fitLink(branchUrl, label, room(title)) : `\`${label}\``}`);
   }
-  if (record.model) fields.push(`*Model*\n${escapeMrkdwn(oneLine(record.model, 100))}`);
+  if (record.model) fields.push(`*Model*\n${untrustedMrkdwn(oneLine(record.model, 100))}`);
   // By status, not by `watching`: the final card is rendered just before the job stops being watched.
   // A running job shows its start in Slack's relative format ("5 minutes ago"), which each client keeps
   // true by itself: no card update is needed for the time to move.
@@ -152,7 +153,7 @@ function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; t
 }
 
 function isLinkable(url: string): boolean {
-  return /^https?:\/\/[^\s<>|]+$/i.test(url);
+  return isSafeHttpUrl(url);
 }
 
 export const OPEN_PULL_REQUEST_ACTION = 'open_pull_request';

@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { type AgentJob, isTerminal, type JobRecord } from '../../jobs/domain/job.js';
-import { escapeMrkdwn } from '../markup.js';
+import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { describeDocsFailure, type HourlyLimits } from './failures.js';
 import { formatDuration, mrkdwnLink, repositoryLabel, slackTime } from './format.js';
 import { projectPart, pullRequestActions, statusLine, statusWords } from './job-card.js';
@@ -95,16 +95,16 @@ export function jobStatusMessage(
 ): SlackMessage {
   const status = statusWords(job.status, job.prLink);
   const lines = [
-    `*Job* \`${escapeMrkdwn(oneLine(job.id, 100))}\`${projectPart(project)}: ${status.emoji} *${status.label}*`,
+    `*Job* \`${untrustedMrkdwn(oneLine(job.id, 100))}\`${projectPart(project)}: ${status.emoji} *${status.label}*`,
   ];
   if (job.repository) {
-    const label = escapeMrkdwn(oneLine(repositoryLabel(job.repository), 200));
+    const label = untrustedMrkdwn(oneLine(repositoryLabel(job.repository), 200));
     lines.push(
       `Repository: ${/^https?:\/\/[^\s<>|]+$/i.test(job.repository) ? fitLink(job.repository, label, 1000) : label}`,
     );
   }
-  if (job.ref) lines.push(`Branch: \`${escapeMrkdwn(oneLine(job.ref, 200))}\``);
-  if (job.model) lines.push(`Model: ${escapeMrkdwn(oneLine(job.model, 100))}`);
+  if (job.ref) lines.push(`Branch: \`${untrustedMrkdwn(oneLine(job.ref, 200))}\``);
+  if (job.model) lines.push(`Model: ${untrustedMrkdwn(oneLine(job.model, 100))}`);
   const blocks: KnownBlock[] = [];
   if (job.prLink && job.prLink.length <= 1000)
     lines.push(`Pull request: ${fitLink(job.prLink, job.prLink.slice(0, 200), 1000)}`);
@@ -123,7 +123,7 @@ export function jobStatusMessage(
   });
   // A link too long for a sentence still reaches the reader, in its own block.
   if (job.prLink && job.prLink.length > 1000) blocks.push(pullRequestActions(job.prLink));
-  return { text: `Docs agent job ${oneLine(job.id, 100)}: ${status.label}`, blocks };
+  return { text: `Docs agent job ${untrustedMrkdwn(oneLine(job.id, 100))}: ${status.label}`, blocks };
 }
 
 /** Why `/docs-agent status <id>` could not show the job. */

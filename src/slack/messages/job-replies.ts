@@ -3,7 +3,7 @@ import type { PrivateNotice } from '../../jobs/conversation-service.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { StartJobResult } from '../../jobs/job-service.js';
 import type { TerminalOutcome, ThreadNotice } from '../../jobs/ports.js';
-import { escapeMrkdwn } from '../markup.js';
+import { untrustedMrkdwn } from '../markup.js';
 import { describeDocsFailure, describeSlackDeliveryFailure, type HourlyLimits } from './failures.js';
 import { formatDuration } from './format.js';
 import { pullRequestActions, safeId } from './job-card.js';
@@ -19,7 +19,7 @@ import type { SlackMessage } from './types.js';
 export function terminalReplyMessage(record: JobRecord, outcome: TerminalOutcome, now: number): SlackMessage {
   const who = `<@${safeId(record.requesterId)}>`;
   const took = formatDuration(now - record.activeSince);
-  const jobRef = `\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``;
+  const jobRef = `\`${untrustedMrkdwn(oneLine(record.jobId, 100))}\``;
   const followUp = record.generation > 1;
   let text: string;
   let fallback: string;
@@ -39,7 +39,7 @@ export function terminalReplyMessage(record: JobRecord, outcome: TerminalOutcome
       break;
     case 'failed':
       // The platform says only that the job failed, not what it did before: say what is known.
-      text = `${who} :x: The agent hit an unrecoverable error and stopped (job ${jobRef}), so no pull request was opened.${record.ref ? ` It may have pushed work to branch \`${escapeMrkdwn(oneLine(record.ref, 200))}\` before stopping.` : ''} Look the job up in the docs dashboard to see what it did, then try again with \`/docs-agent\`, perhaps with a more specific instruction.`;
+      text = `${who} :x: The agent hit an unrecoverable error and stopped (job ${jobRef}), so no pull request was opened.${record.ref ? ` It may have pushed work to branch \`${untrustedMrkdwn(oneLine(record.ref, 200))}\` before stopping.` : ''} Look the job up in the docs dashboard to see what it did, then try again with \`/docs-agent\`, perhaps with a more specific instruction.`;
       fallback = 'The docs agent job failed';
       break;
     case 'archived':
@@ -57,7 +57,7 @@ export function terminalReplyMessage(record: JobRecord, outcome: TerminalOutcome
   if (outcome.kind === 'pull_request') {
     blocks.push(pullRequestActions(outcome.prLink));
     const details = [`Job ${jobRef}`];
-    if (record.ref) details.push(`branch \`${escapeMrkdwn(oneLine(record.ref, 200))}\``);
+    if (record.ref) details.push(`branch \`${untrustedMrkdwn(oneLine(record.ref, 200))}\``);
     blocks.push({
       type: 'context',
       elements: [{ type: 'mrkdwn', text: truncate(details.join(' · '), LIMITS.sectionText) }],
@@ -71,7 +71,7 @@ export function terminalReplyMessage(record: JobRecord, outcome: TerminalOutcome
 }
 
 export function noticeMessage(record: JobRecord, notice: ThreadNotice): SlackMessage {
-  const jobRef = `\`${escapeMrkdwn(oneLine(record.jobId, 100))}\``;
+  const jobRef = `\`${untrustedMrkdwn(oneLine(record.jobId, 100))}\``;
   const text =
     notice.kind === 'watch_expired'
       ? `:zzz: I stopped watching job ${jobRef} after ${formatDuration(notice.maxAgeMs)} without a result, so I won't post its pull request here. Check it in the docs dashboard.`

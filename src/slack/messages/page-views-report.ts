@@ -8,8 +8,8 @@ import {
 } from '../../insights/page-views/report.js';
 import type { PageViewsTotals } from '../../insights/ports.js';
 import { daysBetween, formatRange } from '../../insights/ranges/dates.js';
-import { escapeMrkdwn } from '../markup.js';
-import { mrkdwnLink, slackTime } from './format.js';
+import { defuseLinks, escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
+import { displayCount, mrkdwnLink, slackTime } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
 
@@ -32,7 +32,7 @@ export interface PageViewsReportMessageOptions {
  * types counts as any number, so fractions are rounded for display.
  */
 const n = (value: number) => {
-  const rounded = Math.round(value);
+  const rounded = displayCount(value);
   return Number.isSafeInteger(rounded)
     ? String(rounded).replace(/\B(?=(\d{3})+$)/g, ',')
     : rounded.toLocaleString('en-US');
@@ -40,8 +40,10 @@ const n = (value: number) => {
 
 /** `█████░░░░░`: the human (█) and AI (░) split of a page's views. */
 export function splitBar(human: number, ai: number, cells = BAR_CELLS): string {
-  const all = human + ai;
-  const humanCells = all === 0 ? 0 : Math.round((human / all) * cells);
+  // Spec-valid negatives (`-107`) once made `repeat` throw: the bar is drawn from counts clamped at 0.
+  const h = displayCount(human);
+  const all = h + displayCount(ai);
+  const humanCells = all === 0 ? 0 : Math.min(cells, Math.max(0, Math.round((h / all) * cells)));
   return `${'█'.repeat(humanCells)}${'░'.repeat(cells - humanCells)}`;
 }
 
@@ -61,7 +63,8 @@ export function pageUrl(siteUrl: string | undefined, path: string): string | und
 function pageLine(page: RankedPage, siteUrl: string | undefined): string {
   const label = truncate(oneLine(page.path, MAX_PATH_CHARS), MAX_PATH_CHARS);
   const url = pageUrl(siteUrl, page.path);
-  const path = url ? mrkdwnLink(url, label) : `\`${escapeMrkdwn(label).replace(/`/g, 'ˋ')}\``;
+  // Paths are outside text: defused as link labels and as code (Slack links bare URLs and domains).
+  const path = url ? mrkdwnLink(url, defuseLinks(label)) : `\`${untrustedMrkdwn(label)}\``;
   return `*${page.rank}.* ${path}  *${n(page.total)}*  \`${splitBar(page.human, page.ai)}\` ${n(page.human)} human · ${n(page.ai)} AI`;
 }
 
@@ -253,7 +256,7 @@ export function pageViewsReportMessage(
   }
   const topPage = report.top[0];
   const text = truncate(
-    `Page views${report.project ? ` (${report.project})` : ''} ${dates} (${request.timeZone})${request.prefix ? ` under ${request.prefix}` : ''}: ${n(report.totals.total)} total, ${n(report.totals.human)} human, ${n(report.totals.ai)} AI${topPage ? `. Top page: ${topPage.path} (${n(topPage.total)})` : ''}`,
+    `Page views${report.project ? ` (${report.project})` : ''} ${dates} (${request.timeZone})${request.prefix ? ` under ${request.prefix}` : ''}: ${n(report.totals.total)} total, ${n(report.totals.human)} human, ${n(report.totals.ai)} AI${topPage ? `. Top page: ${defuseLinks(oneLine(topPage.path, 200))} (${n(topPage.total)})` : ''}`,
     LIMITS.fallbackText,
   );
   return { text: escapeMrkdwn(text), blocks: [...blocks, ...tail] };

@@ -1,5 +1,7 @@
 import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
+import type { Evidence } from '../../../insights/health/evidence.js';
+import { encodeEvidenceRef } from '../../../insights/health/evidence-ref.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import {
   HEALTH_INSTRUCTION_BLOCK,
@@ -13,6 +15,7 @@ import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 
 export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
   jobs: Pick<SlackDeps['jobs'], 'start'>;
+  health?: Pick<NonNullable<SlackDeps['health']>, 'evidence'>;
 };
 
 /** The parts of a `view_submission` read here. */
@@ -25,6 +28,9 @@ export interface HealthFixSubmissionArgs {
 export function registerHealthFixSubmission(app: App, deps: HealthFixSubmissionDeps): void {
   app.view(HEALTH_MODAL_CALLBACK, healthFixSubmission(deps) as never);
 }
+
+const LOST_EVIDENCE =
+  'This form lost track of the report it came from (reports keep their evidence 7 days). Run `/docs-health` again.';
 
 const inForm = (text: string): SubmissionErrors => ({
   response_action: 'errors',
@@ -44,7 +50,29 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
       return;
     }
     const userId = body.user.id;
-    const { channelId, evidenceRef, instruction } = parsed;
+    const { channelId, instruction } = parsed;
+    let evidenceRef: string;
+    if ('ref' in parsed.evidence) evidenceRef = parsed.evidence.ref;
+    else {
+      // The job record keeps the evidence itself (the card names it, the impact check measures it again).
+      let evidence: Evidence | undefined;
+      try {
+        evidence = await deps.health?.evidence?.load(parsed.evidence.id);
+      } catch (error) {
+        deps.logger.warn({ channelId, error: describeError(error) }, 'could not read the fix evidence');
+        await ack(
+          inForm(
+            "I couldn't read this gap's evidence (the bot's storage did not answer). Submit again in a minute.",
+          ),
+        );
+        return;
+      }
+      if (!evidence) {
+        await ack(inForm(LOST_EVIDENCE));
+        return;
+      }
+      evidenceRef = encodeEvidenceRef(evidence);
+    }
     const access = deps.access.check(userId, channelId);
     if (!access.ok) {
       await ack(inForm(accessDeniedMessage(access.reason)));

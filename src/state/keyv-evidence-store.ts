@@ -1,0 +1,54 @@
+import KeyvRedis from '@keyv/redis';
+import Keyv from 'keyv';
+import { describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
+import type { EvidenceStore } from '../insights/health/ports.js';
+import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
+import type { RedisClient } from './redis/redis-client.js';
+
+/** Reports × rows kept in memory mode: 25 rows × 3 sections per report, a few hundred reports. */
+export const MEMORY_EVIDENCE_ENTRIES = 20_000;
+
+/** Fix-button evidence (JSON strings) under `evidence:<id>`, expiring with its TTL. */
+export class KeyvEvidenceStore implements EvidenceStore {
+  constructor(private readonly keyv: Keyv) {}
+
+  async put(id: string, evidenceJson: string, ttlMs: number): Promise<void> {
+    await this.keyv.set(`evidence:${id}`, evidenceJson, ttlMs);
+  }
+
+  async get(id: string): Promise<string | undefined> {
+    const value = await this.keyv.get<string>(`evidence:${id}`);
+    return typeof value === 'string' ? value : undefined;
+  }
+}
+
+const PLAIN_JSON = { serialize: JSON.stringify, deserialize: JSON.parse } as const;
+
+export function createMemoryEvidenceStore(logger: Logger, now?: () => number): KeyvEvidenceStore {
+  const keyv = new Keyv({
+    store: new BoundedMemoryStore({ maxEntries: MEMORY_EVIDENCE_ENTRIES, ...(now ? { now } : {}) }),
+    namespace: 'docs-agent-evidence',
+    ...PLAIN_JSON,
+  });
+  keyv.on('error', (error: unknown) => logger.error({ err: error }, 'evidence store error'));
+  return new KeyvEvidenceStore(keyv);
+}
+
+/** In Redis (`<ns>::evidence:<id>`), shared by replicas: a button posted by one opens on any. Errors throw. */
+export function createRedisEvidenceStore(
+  client: RedisClient,
+  namespace: string,
+  logger: Logger,
+): KeyvEvidenceStore {
+  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
+  const keyv = new Keyv({
+    store: adapter,
+    namespace,
+    useKeyPrefix: false,
+    throwOnErrors: true,
+    ...PLAIN_JSON,
+  });
+  keyv.on('error', (error: unknown) => logger.warn({ error: describeError(error) }, 'evidence store error'));
+  return new KeyvEvidenceStore(keyv);
+}

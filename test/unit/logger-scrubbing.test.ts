@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig, secretsOf } from '../../src/common/config.js';
+import { createLogger } from '../../src/common/logger.js';
+
+function collect(secrets: string[]) {
+  const lines: string[] = [];
+  const logger = createLogger({
+    level: 'info',
+    secrets,
+    destination: { write: (l: string) => lines.push(l) },
+  });
+  return { logger, lines };
+}
+
+describe('log scrubbing', () => {
+  it('removes a secret holding " and \\ however it was JSON-escaped', () => {
+    const secret = 'pa"ss\\wo"rd\\';
+    const { logger, lines } = collect([secret]);
+    logger.error({ password: secret, body: JSON.stringify({ auth: secret }) }, `auth ${secret} failed`);
+    expect(lines).toHaveLength(1);
+    const line = lines[0] ?? '';
+    expect(line).not.toContain(JSON.stringify(secret).slice(1, -1));
+    expect(JSON.stringify(JSON.parse(line))).not.toContain('wo\\\\"rd');
+    const parsed = JSON.parse(line) as { password: string; body: string; msg: string };
+    expect(parsed.password).toBe('[redacted]');
+    expect(parsed.msg).toBe('auth [redacted] failed');
+    expect(parsed.body).not.toContain('wo\\"rd');
+  });
+
+  it('removes secrets shorter than 8 characters, from the config too', () => {
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1111111111-2222222222222-abcdefghijkl',
+      SLACK_SIGNING_SECRET: 'signing-secret-0123456789abcdef',
+      DOCS_API_KEY: 'svc_0123456789abcdefghij',
+      DOCS_PROJECT_ID: 'proj_1',
+      REDIS_URL: 'redis://:pw7%25x@redis:6379',
+    });
+    const secrets = secretsOf(config);
+    expect(secrets).toContain('pw7%x');
+    const { logger, lines } = collect(secrets);
+    logger.warn({ url: 'redis://:pw7%25x@redis:6379' }, 'connecting with pw7%x');
+    expect(lines[0]).not.toContain('pw7');
+  });
+});

@@ -23,6 +23,7 @@ import { stateNote, within } from './app-steps.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
+import { SHUTDOWN_STEP_MS } from './shutdown-budget.js';
 
 export interface DocsAgentOptions {
   logger?: Logger;
@@ -231,29 +232,40 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         startAbort.abort();
         const started = Date.now();
         // 1. No new Slack requests: the HTTP server stops accepting (or the socket disconnects).
-        await within(slack.stop(), 1_000, 'closing the Slack receiver', logger);
+        await within(slack.stop(), SHUTDOWN_STEP_MS.slackReceiver, 'closing the Slack receiver', logger);
         // 2. Finish what was already acknowledged (cards, job creations, follow-ups, buttons). The Slack
         //    client and its per-channel posting queue stay open until every drain below is done.
-        const unfinished = await slack.drain(4_500);
-        if (unfinished > 0) logger.warn({ unfinished }, 'shutdown: Slack work still running after 4.5 s');
+        const unfinished = await slack.drain(SHUTDOWN_STEP_MS.slackDrain);
+        if (unfinished > 0)
+          logger.warn({ unfinished }, 'shutdown: Slack work still running after its budget');
         // 3. Hand polls back: running polls finish (and may post) and re-delay themselves in the queue
         //    (Redis keeps them for the next replica); the weekly scheduler stops firing.
-        await within(weekly.stop(), 500, 'stopping weekly reports', logger);
+        await within(weekly.stop(), SHUTDOWN_STEP_MS.weeklyScheduler, 'stopping weekly reports', logger);
         //    Pending impact checks stay queued too (closed alongside: no extra time on the shutdown budget).
         await Promise.all([
-          within(queue.close(), 2_000, 'closing the poll queue', logger),
-          within(impact.stop(), 1_000, 'closing the impact queue', logger),
+          within(queue.close(), SHUTDOWN_STEP_MS.pollQueue, 'closing the poll queue', logger),
+          within(impact.stop(), SHUTDOWN_STEP_MS.impactQueue, 'closing the impact queue', logger),
         ]);
         // Card refreshes queued by the work above get a moment to land; then Slack calls still waiting for
         // their rate-limit slot are dropped (`shutting_down`).
-        await within(notifier.flushCards(), 1_000, 'sending card refreshes', logger);
+        await within(notifier.flushCards(), SHUTDOWN_STEP_MS.cardFlush, 'sending card refreshes', logger);
         notifier.closeCards();
-        await within(home.close(), 500, 'finishing Home refreshes', logger);
+        await within(home.close(), SHUTDOWN_STEP_MS.homeRefreshes, 'finishing Home refreshes', logger);
         // 4. Only now Slack's client, then the state store and the docs API pool.
-        await within(slack.close(), 500, 'closing the Slack client', logger);
-        await within(adapters.close(), 500, 'closing the state connections', logger);
-        await within(docsApi.close(), 500, 'closing the docs API pool', logger);
-        await within(metricsServer?.close() ?? Promise.resolve(), 200, 'closing the metrics port', logger);
+        await within(slack.close(), SHUTDOWN_STEP_MS.slackClient, 'closing the Slack client', logger);
+        await within(
+          adapters.close(),
+          SHUTDOWN_STEP_MS.stateConnections,
+          'closing the state connections',
+          logger,
+        );
+        await within(docsApi.close(), SHUTDOWN_STEP_MS.docsApiPool, 'closing the docs API pool', logger);
+        await within(
+          metricsServer?.close() ?? Promise.resolve(),
+          SHUTDOWN_STEP_MS.metricsPort,
+          'closing the metrics port',
+          logger,
+        );
         logger.info(
           { ms: Date.now() - started, unfinishedSlackWork: unfinished },
           unfinished > 0

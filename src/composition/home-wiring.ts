@@ -60,7 +60,7 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
           w.config.analytics.hourlyBudget,
         ),
       ]),
-    publish: (userId, view) => w.gateway.publishHome(userId, view),
+    publish: (userId, view, hash) => w.gateway.publishHome(userId, view, hash),
     ...(w.projects.isMulti
       ? { projectOf: (job: JobRecord) => job.projectId ?? w.projects.defaultProjectId }
       : {}),

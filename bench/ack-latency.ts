@@ -6,6 +6,7 @@ import { startRedisServer } from '../test/support/redis-server.js';
 import { BOT_TOKEN, SIGNING_SECRET } from '../test/support/test-app.js';
 import { FakesProcess, type OpenLoopRequest, type OpenLoopResult } from './fakes-process.js';
 import { startBenchApp } from './harness.js';
+import { sized } from './smoke.js';
 import { fmt, median, percentile, type Row } from './stats.js';
 
 /**
@@ -13,16 +14,18 @@ import { fmt, median, percentile, type Row } from './stats.js';
  * item 1), with the docs API taking 2 s to answer.
  *
  * Method: the fake Slack, the fake docs platform and an open-loop generator run in a child process
- * (bench/fakes-process.ts); the app (compiled `dist/`, log level `info`) runs in this process. Requests leave
+ * (bench/fakes-process.ts); the app (`src/` through bench/product.ts, log level `info`) runs in this process. Requests leave
  * at 200/s whatever the app does, round-robin over the commands below, and latency counts from each
  * request's scheduled time to its full response. Per mode: a warm-up (JIT, connections; the cached
  * `/docs-views` report is fetched and its answer awaited), then the measured window. Redis mode runs on a
  * throw-away redis-server (test/support/redis-server.ts). A bare Bolt app that only acks is measured the
  * same way as an informational row: the floor Bolt itself sets on this machine.
  */
-export const ACK_PER_SECOND = Number(process.env.BENCH_ACK_RATE ?? 200);
-const WINDOW_S = Number(process.env.BENCH_ACK_SECONDS ?? 10);
-const WARM_UP_S = 3;
+export const ACK_PER_SECOND = Number(process.env.BENCH_ACK_RATE ?? sized(200, 8));
+const WINDOW_S = Number(process.env.BENCH_ACK_SECONDS ?? sized(10, 1));
+const WARM_UP_S = sized(3, 1);
+/** The docs API's latency: slow, so acknowledgements must not wait for it (the smoke run only checks the path). */
+const DOCS_LATENCY_MS = sized(2_000, 100);
 export const ACK_P99_TARGET_MS = 50;
 const STATUS_JOB = 'job_seed_00000';
 
@@ -77,7 +80,7 @@ export async function runAckLatency(): Promise<{ rows: Row[]; summary: AckSummar
   const drive = (url: string, seconds: number, mix = MIX) =>
     fakes.send<OpenLoopResult>({ cmd: 'openLoop', url, perSecond: ACK_PER_SECOND, seconds, mix });
   try {
-    await fakes.send({ cmd: 'configure', latencyMs: 2000, jobsPerHour: null, viewRows: 1000 });
+    await fakes.send({ cmd: 'configure', latencyMs: DOCS_LATENCY_MS, jobsPerHour: null, viewRows: 1000 });
     await fakes.send({ cmd: 'seedJobs', count: 1 });
     for (const mode of ['memory', 'redis'] as const) {
       const app = await startBenchApp(fakes.urls, {

@@ -6,6 +6,7 @@ import { SIGNING_SECRET } from '../test/support/test-app.js';
 import { FakesProcess } from './fakes-process.js';
 import { startBenchApp } from './harness.js';
 import { runHealthCost } from './health-cost.js';
+import { sized } from './smoke.js';
 import { fmt, type Row } from './stats.js';
 import { runWeeklyFanout } from './weekly-fanout.js';
 
@@ -16,7 +17,7 @@ import { runWeeklyFanout } from './weekly-fanout.js';
  * default page size (limit 50) until `hasMore` is false; and 50 channels' weekly posts firing at the same
  * minute (bench/weekly-fanout.ts); and a `/docs-health` report for a realistic project (bench/health-cost.ts).
  */
-const PATHS = 10_000;
+const PATHS = sized(10_000, 300);
 const LATENCY_MS = 50;
 const MAX_PAGE_SIZE = 250;
 const VIEWS_ROUTE = 'GET /v1/analytics/:project/views';

@@ -10,7 +10,7 @@ export interface BenchApp {
 }
 
 /**
- * Starts the real app as `main.ts` builds it (`createDocsAgent` from the compiled `dist/`), on a complete
+ * Starts the real app as `main.ts` builds it (`createDocsAgent` through bench/product.ts), on a complete
  * environment; log lines are counted and discarded. Imports nothing from test/support, so the scale bench's
  * app process can run as plain JavaScript.
  */

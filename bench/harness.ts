@@ -7,7 +7,7 @@ import type { FakesUrls } from './fakes-process.js';
 export type { BenchApp };
 
 /**
- * The real app as `main.ts` builds it (`createDocsAgent` from the compiled `dist/`, production log level `info` unless `LOG_LEVEL` is
+ * The real app as `main.ts` builds it (`createDocsAgent` through bench/product.ts, production log level `info` unless `LOG_LEVEL` is
  * given; lines are counted and discarded), on the fakes of a `FakesProcess`.
  */
 export async function startBenchApp(

@@ -2,6 +2,7 @@ import { postSigned, slashCommandBody } from '../test/support/slack-signing.js';
 import { SIGNING_SECRET } from '../test/support/test-app.js';
 import type { FakesProcess } from './fakes-process.js';
 import { startBenchApp } from './harness.js';
+import { sized } from './smoke.js';
 import { fmt, type Row } from './stats.js';
 
 /**
@@ -11,7 +12,10 @@ import { fmt, type Row } from './stats.js';
  * (analytics.openapi.json: searches 100, feedback by page 100 and not paged, feedback 100, assistant 1000);
  * the API's default page sizes (50, 10, 50, 100) are shown for comparison.
  */
-export const HEALTH_PROJECT = { searches: 2_000, pages: 300, feedback: 500, conversations: 3_000 };
+export const HEALTH_PROJECT = sized(
+  { searches: 2_000, pages: 300, feedback: 500, conversations: 3_000 },
+  { searches: 200, pages: 30, feedback: 50, conversations: 300 },
+);
 const MAX = { searches: 100, feedback: 100, conversations: 1_000 };
 const DEFAULTS = { searches: 50, feedback: 50, conversations: 100 };
 const ROUTES = ['searches', 'feedback/by-page', 'feedback', 'assistant'].map(

@@ -1,4 +1,5 @@
 import { nextPollDelay, type PollTiming } from '../src/jobs/domain/poll-timing.js';
+import { sized } from './smoke.js';
 import { fmt, median, percentile, type Row, seededRandom, table } from './stats.js';
 
 /**
@@ -8,7 +9,7 @@ import { fmt, median, percentile, type Row, seededRandom, table } from './stats.
  * POLL_MAX_INTERVAL_MS 60 s) and with a fixed 5 s poller; a job is seen at the first poll at or after it
  * ended, and its reply follows that poll. Also a log-normal mix of 1,000 jobs (median 3 min, 20 s–30 min).
  */
-const PER_CLASS = 500;
+const PER_CLASS = sized(500, 10);
 const CLASSES_MIN = [1, 5, 30] as const;
 const timing: PollTiming = { minMs: 5000, maxMs: 60_000 };
 /** Targets: p95 delay for jobs under 10 minutes, and calls as a share of the fixed poller's. */

@@ -5,6 +5,7 @@ import { callsVerdict, runCallsPerJob } from './calls-per-job.js';
 import { pollingVerdict, runPollingCost } from './polling-cost.js';
 import { runScale, scaleVerdict } from './scale.js';
 import { runSlackTiers, SLACK_TIERS_SCALE, slackTiersVerdict } from './slack-tiers.js';
+import { SMOKE } from './smoke.js';
 import { fmt, table } from './stats.js';
 
 /**
@@ -12,7 +13,7 @@ import { fmt, table } from './stats.js';
  * and verdict. Every benchmark is bounded (fixed rates and windows, child processes killed on timeout), and
  * a watchdog ends the run if anything hangs. See BENCHMARKS.md for the method of each.
  */
-const WATCHDOG_MS = 10 * 60_000;
+const WATCHDOG_MS = (SMOKE ? 3 : 10) * 60_000;
 const watchdog = setTimeout(() => {
   console.error(`benchmarks did not finish within ${WATCHDOG_MS / 60_000} minutes; giving up`);
   process.exit(2);
@@ -20,18 +21,24 @@ const watchdog = setTimeout(() => {
 watchdog.unref();
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
-console.log(
-  `docs-agent benchmarks — ${new Date().toISOString()} — Node ${process.version} — ${cpus().length} × ${cpu} — ${fmt(
-    totalmem() / 1024 ** 3,
-  )} GiB — load average ${loadavg()
-    .map((l) => fmt(l, 2))
-    .join(' ')} (latency and event-loop figures are only comparable on an otherwise idle machine)\n`,
-);
+if (SMOKE) console.log('docs-agent benchmarks, SMOKE RUN: every section once at tiny sizes; no figures\n');
+else
+  console.log(
+    `docs-agent benchmarks — ${new Date().toISOString()} — Node ${process.version} — ${cpus().length} × ${cpu} — ${fmt(
+      totalmem() / 1024 ** 3,
+    )} GiB — load average ${loadavg()
+      .map((l) => fmt(l, 2))
+      .join(' ')} (latency and event-loop figures are only comparable on an otherwise idle machine)\n`,
+  );
 
+// The smoke run builds every table and verdict (so their code runs too) but prints no figure: at its sizes
+// they mean nothing and must never be mistaken for, or copied as, measurements.
 const section = async (title: string, run: () => Promise<string[]>) => {
   const started = Date.now();
   console.log(`## ${title}`);
-  for (const line of await run()) console.log(line);
+  const lines = await run();
+  if (SMOKE) console.log(`smoke: ran, ${lines.length} line(s) of output not shown`);
+  else for (const line of lines) console.log(line);
   console.log(`(${fmt((Date.now() - started) / 1000)} s)\n`);
 };
 

@@ -4,6 +4,7 @@ import { startRedisServer } from '../test/support/redis-server.js';
 import { FakesProcess } from './fakes-process.js';
 import { benchEnv } from './harness.js';
 import type { ScaleArgs, ScaleResult } from './scale-app-process.js';
+import { sized } from './smoke.js';
 import { fmt, median, type Row } from './stats.js';
 
 /**
@@ -15,19 +16,19 @@ import { fmt, median, type Row } from './stats.js';
  * store (not through 10,000 slash commands), starts, resumes watching all of them as after a restart, and
  * samples for the window. Poll GETs are counted per second on the fake's side.
  */
-const JOBS = Number(process.env.BENCH_SCALE_JOBS ?? 10_000);
-const WINDOW_MS = Number(process.env.BENCH_SCALE_WINDOW_MS ?? 30_000);
+const JOBS = Number(process.env.BENCH_SCALE_JOBS ?? sized(10_000, 100));
+const WINDOW_MS = Number(process.env.BENCH_SCALE_WINDOW_MS ?? sized(30_000, 1_000));
 const MAX_RPS = 10;
 /** A heavy team's week: 1,000 jobs a day, all finished, in memory mode (the store keeps records 30 days). */
-const WEEK_JOBS = Number(process.env.BENCH_WEEK_JOBS ?? 7_000);
-const EXTRA_WINDOW_MS = 5_000;
+const WEEK_JOBS = Number(process.env.BENCH_WEEK_JOBS ?? sized(7_000, 100));
+const EXTRA_WINDOW_MS = sized(5_000, 500);
 export const RSS_TARGET_MB = 150;
 
 /**
  * The app process runs plain JavaScript, as `node dist/main.js` does: under `--import tsx` the loader's worker
  * thread alone adds ~40 MB of RSS that production never has (measured: 149 against 109 MB at rest). So its
  * entry is bundled once into `.bench/` (git-ignored; packages stay external and resolve from the repo,
- * `dist/` is found relative to the bundle as from `bench/`), with esbuild, which tsx brings.
+ * the product's `src/` is bundled in), with esbuild, which tsx brings.
  */
 let bundled: Promise<string> | undefined;
 function appEntry(): Promise<string> {
@@ -122,10 +123,12 @@ export async function runScale(): Promise<{ rows: Row[]; summary: Record<string,
     summary.limitRps = MAX_RPS;
     // Informational rows in memory mode: the app with no jobs at all (the floor any per-job figure sits on),
     // and after a week of traffic (finished jobs only): what the store keeps once jobs are done.
-    for (const [name, finishedJobs] of [
+    const extraRows: (readonly [string, number])[] = [
       ['memory, no jobs (baseline)', 0],
       [`memory, a week of traffic (${WEEK_JOBS.toLocaleString('en-US')} finished jobs)`, WEEK_JOBS],
-    ] as const) {
+    ];
+    // The smoke run starts one app process fewer: the baseline is the same path with nothing seeded.
+    for (const [name, finishedJobs] of sized(extraRows, extraRows.slice(1))) {
       await fakes.send({ cmd: 'forget' });
       const result = await runApp({
         env: benchEnv(fakes.urls),

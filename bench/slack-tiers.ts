@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { runTierScenario, type TierResult } from '../test/support/slack-tier-scenario.js';
+import { sized } from './smoke.js';
 import { fmt, percentile, type Row, table } from './stats.js';
 
 /**
@@ -11,17 +12,20 @@ import { fmt, percentile, type Row, table } from './stats.js';
  * ended, 429 answers, cards not on their final state, Web API calls per job, and the time from the first job
  * ending to the last card final against its floor (final card updates ÷ chat.update's rate).
  */
-const RUNS = [
-  { jobs: 100, channels: 10 },
-  { jobs: 200, channels: 20 },
-].slice(0, Number(process.env.BENCH_SLACK_TIERS_RUNS ?? 2));
+const RUNS = sized(
+  [
+    { jobs: 100, channels: 10 },
+    { jobs: 200, channels: 20 },
+  ],
+  [{ jobs: 4, channels: 2 }],
+).slice(0, Number(process.env.BENCH_SLACK_TIERS_RUNS ?? 2));
 /**
  * At the documented minimums 200 jobs need about 9 minutes (every card is updated twice at chat.update's
  * 50/min), which alone would break the 10-minute budget of `npm run bench`. So the scenario runs `SCALE`
  * times faster: Slack's tiers, the app's pacing and its poll intervals all multiplied, every measured time
  * multiplied back. `BENCH_SLACK_TIERS_SCALE=1` runs it at Slack's real rates.
  */
-export const SLACK_TIERS_SCALE = Number(process.env.BENCH_SLACK_TIERS_SCALE ?? 3);
+export const SLACK_TIERS_SCALE = Number(process.env.BENCH_SLACK_TIERS_SCALE ?? sized(3, 10));
 
 export async function runSlackTiers(): Promise<{ rows: Row[]; results: TierResult[] }> {
   const rows: Row[] = [];

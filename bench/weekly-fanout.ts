@@ -4,6 +4,7 @@ import { ManualTimers } from '../test/support/manual-timers.js';
 import { postSigned, slashCommandBody } from '../test/support/slack-signing.js';
 import { SIGNING_SECRET } from '../test/support/test-app.js';
 import { startBenchApp } from './harness.js';
+import { sized } from './smoke.js';
 
 /**
  * 50 channels whose weekly posts fire at the same minute (issue 16, item 6), memory mode: the real app with
@@ -11,8 +12,8 @@ import { startBenchApp } from './harness.js';
  * the clock moves to that minute. Counted: page-view calls to the fake platform (10,000 paths, 50 ms) until
  * all 50 posts are out. They all ask for the same range, so the floor is one report's pages.
  */
-const CHANNELS = 50;
-const PATHS = 10_000;
+const CHANNELS = sized(50, 2);
+const PATHS = sized(10_000, 300);
 
 const waitUntil = async (what: string, done: () => boolean, timeoutMs = 120_000) => {
   const deadline = Date.now() + timeoutMs;

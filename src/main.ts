@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './common/config.js';
 import { AppError, describeError } from './common/errors.js';
 import { createDocsAgent } from './composition/app.js';
-import { SHUTDOWN_DEADLINE_MS } from './composition/app-steps.js';
+import { FORCED_EXIT_MS } from './composition/shutdown-budget.js';
+
+const forcedExitText = `${FORCED_EXIT_MS / 1000} s`;
 
 /** Process wiring: config, signals and last-resort error handlers. The app itself is built in app.ts. */
 async function main(): Promise<void> {
@@ -31,8 +33,9 @@ async function main(): Promise<void> {
   });
 
   // SIGTERM/SIGINT: readiness turns 503, the receiver stops taking requests, acknowledged work finishes,
-  // polls go back to the queue and connections close (app.ts `stop()`, about 9 s at most). Whatever is
-  // still hanging at 10 s is abandoned: the process exits so the orchestrator's grace period is kept.
+  // polls go back to the queue and connections close (app.ts `stop()`; its steps' budgets, in
+  // composition/shutdown-budget.ts, add up to less than FORCED_EXIT_MS). Whatever still hangs then is
+  // abandoned: the process exits so the orchestrator's grace period is kept.
   let shuttingDown = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (shuttingDown) {
@@ -40,11 +43,14 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     shuttingDown = true;
-    logger.info({ signal }, 'shutting down: no new requests; finishing work in flight (at most 10 s)');
+    logger.info(
+      { signal },
+      `shutting down: no new requests; finishing work in flight (at most ${forcedExitText})`,
+    );
     const force = setTimeout(() => {
-      logger.warn('shutdown took longer than 10 s; exiting');
+      logger.warn(`shutdown took longer than ${forcedExitText}; exiting`);
       process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS);
+    }, FORCED_EXIT_MS);
     force.unref();
     agent.stop().then(
       () => {

@@ -12,6 +12,8 @@ interface KeyState {
   /** Waiting work by priority, 0 first; arrival order within a priority. */
   queues: Waiting[][];
   timer: NodeJS.Timeout | undefined;
+  /** A `runUntilStarted` call holds the key's next start until its work has actually started. */
+  starting: boolean;
 }
 
 /**
@@ -35,17 +37,55 @@ export class KeyedPacer {
     const now = this.now();
     if (this.keys.size >= PRUNE_AT) this.prune(now);
     const state = this.state(key, now);
-    if (!state.timer && this.startable(state, now)) {
+    if (!state.timer && !state.starting && this.startable(state, now)) {
       this.take(state, now);
       return work();
     }
     return new Promise<T>((resolve, reject) => {
       const start = () => void work().then(resolve, reject);
-      const level = Math.max(0, Math.floor(priority));
-      while (state.queues.length <= level) state.queues.push([]);
-      state.queues[level]!.push({ start, reject });
-      this.arm(key, state, now);
+      this.enqueue(key, state, now, priority, { start, reject });
     });
+  }
+
+  /**
+   * Like `run`, but the key's next start also waits until this work calls `started` (or settles): for
+   * work that first waits elsewhere (replicas' shared slots), so what queues here keeps its priority
+   * order instead of every queued item moving on at its own pace into a queue that knows no priorities.
+   */
+  runUntilStarted<T>(key: string, work: (started: () => void) => Promise<T>, priority = 0): Promise<T> {
+    if (this.closed) return Promise.reject(pacerClosed());
+    const now = this.now();
+    if (this.keys.size >= PRUNE_AT) this.prune(now);
+    const state = this.state(key, now);
+    return new Promise<T>((resolve, reject) => {
+      const start = () => {
+        state.starting = true;
+        let released = false;
+        const started = () => {
+          if (released) return;
+          released = true;
+          state.starting = false;
+          if (!this.closed && state.queues.some((queue) => queue.length > 0))
+            this.arm(key, state, this.now());
+        };
+        // A throw before the work's first await still releases the key.
+        void Promise.resolve()
+          .then(() => work(started))
+          .then(resolve, reject)
+          .finally(started);
+      };
+      if (!state.timer && !state.starting && this.startable(state, now)) {
+        this.take(state, now);
+        start();
+      } else this.enqueue(key, state, now, priority, { start, reject });
+    });
+  }
+
+  private enqueue(key: string, state: KeyState, now: number, priority: number, waiting: Waiting): void {
+    const level = Math.max(0, Math.floor(priority));
+    while (state.queues.length <= level) state.queues.push([]);
+    state.queues[level]!.push(waiting);
+    if (!state.starting) this.arm(key, state, now);
   }
 
   /** Nothing starts on `key` before `untilMs` (Slack answered 429 with Retry-After). */
@@ -78,7 +118,7 @@ export class KeyedPacer {
   private state(key: string, now: number): KeyState {
     let state = this.keys.get(key);
     if (!state) {
-      state = { due: now, queues: [], timer: undefined };
+      state = { due: now, queues: [], timer: undefined, starting: false };
       this.keys.set(key, state);
     }
     return state;
@@ -104,19 +144,20 @@ export class KeyedPacer {
 
   private drain(key: string, state: KeyState): void {
     const now = this.now();
-    while (this.startable(state, now)) {
+    // A starting item re-arms the key when it has started.
+    while (!state.starting && this.startable(state, now)) {
       const next = state.queues.find((queue) => queue.length > 0)?.shift();
       if (!next) return;
       this.take(state, now);
       next.start();
     }
-    if (state.queues.some((queue) => queue.length > 0)) this.arm(key, state, now);
+    if (!state.starting && state.queues.some((queue) => queue.length > 0)) this.arm(key, state, now);
   }
 
   /** Keys whose due time has passed and that have nothing waiting are idle with a full burst. */
   private prune(now: number): void {
     for (const [key, state] of this.keys)
-      if (state.due <= now && !state.timer && state.queues.every((q) => q.length === 0))
+      if (state.due <= now && !state.timer && !state.starting && state.queues.every((q) => q.length === 0))
         this.keys.delete(key);
   }
 }

@@ -2,26 +2,6 @@ import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { StateBackend } from '../state/adapters.js';
 
-/** The process exits this long after SIGTERM/SIGINT whatever is still running (main.ts). */
-export const SHUTDOWN_DEADLINE_MS = 10_000;
-
-/**
- * Each shutdown step's budget (app.ts `stop()`), run one after the other: their sum stays well below the
- * forced exit, so every step gets its turn (a unit test keeps it so).
- */
-export const SHUTDOWN_BUDGET_MS = {
-  receiver: 1_000,
-  acknowledged: 3_000,
-  queues: 1_500,
-  flush: 1_000,
-  handBack: 500,
-  home: 300,
-  slackClient: 300,
-  state: 500,
-  docsApi: 300,
-  metrics: 200,
-} as const;
-
 /** Waits for a shutdown step at most `ms`; a step that fails or overruns is logged and left behind. */
 export async function within(
   step: Promise<unknown>,

@@ -25,10 +25,11 @@ import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters, type SchedulerTimers } from '../state/adapters.js';
-import { SHUTDOWN_BUDGET_MS, stateNote, within } from './app-steps.js';
+import { stateNote, within } from './app-steps.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
+import { SHUTDOWN_STEP_MS } from './shutdown-budget.js';
 
 /** How often each replica looks for owed deliveries nobody holds (a lease lapsed, a retry due). */
 const DELIVERY_RECONCILE_MS = 1_000;
@@ -273,39 +274,44 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         stopping = true;
         startAbort.abort();
         const started = Date.now();
-        const budget = SHUTDOWN_BUDGET_MS;
         // 1. No new Slack requests: the HTTP server stops accepting (or the socket disconnects).
-        await within(slack.stop(), budget.receiver, 'closing the Slack receiver', logger);
+        await within(slack.stop(), SHUTDOWN_STEP_MS.slackReceiver, 'closing the Slack receiver', logger);
         // 2. Finish what was already acknowledged (cards, job creations, follow-ups, buttons). The Slack
         //    client and its posting queues stay open until every step below is done.
-        const unfinished = await slack.drain(budget.acknowledged);
-        if (unfinished > 0) logger.warn({ unfinished }, 'shutdown: acknowledged Slack work still running');
+        const unfinished = await slack.drain(SHUTDOWN_STEP_MS.slackDrain);
+        if (unfinished > 0)
+          logger.warn({ unfinished }, 'shutdown: acknowledged Slack work still running after its budget');
         // 3. Take no more work: no reconciling, no weekly firing; running polls finish and re-delay
         //    themselves (Redis keeps them, and any wake-up recorded meanwhile, for the replicas that stay).
         await Promise.all([
-          within(reconciler.stop(), budget.queues, 'stopping the reconciler', logger),
-          within(weekly.stop(), budget.queues, 'stopping weekly reports', logger),
-          within(queue.close(), budget.queues, 'closing the poll queue', logger),
-          within(impact.stop(), budget.queues, 'closing the impact queue', logger),
+          within(reconciler.stop(), SHUTDOWN_STEP_MS.reconciler, 'stopping the reconciler', logger),
+          within(weekly.stop(), SHUTDOWN_STEP_MS.weeklyScheduler, 'stopping weekly reports', logger),
+          within(queue.close(), SHUTDOWN_STEP_MS.pollQueue, 'closing the poll queue', logger),
+          within(impact.stop(), SHUTDOWN_STEP_MS.impactQueue, 'closing the impact queue', logger),
         ]);
         // 4. Attempts under way (the work above owed card states and replies) get a moment to land; then every
         //    lease is handed back: the outbox keeps what is owed and another replica (or the next start)
         //    delivers it, looking first where an attempt may have landed.
-        await within(deliveries.idle(), budget.flush, 'sending owed messages', logger);
+        await within(deliveries.idle(), SHUTDOWN_STEP_MS.deliveryFlush, 'sending owed messages', logger);
         let handedBack = 0;
         const handBack = deliveries.handBack().then((count) => {
           handedBack = count;
         });
-        await within(handBack, budget.handBack, 'handing deliveries back', logger);
-        await within(home.close(), budget.home, 'finishing Home refreshes', logger);
+        await within(handBack, SHUTDOWN_STEP_MS.deliveryHandBack, 'handing deliveries back', logger);
+        await within(home.close(), SHUTDOWN_STEP_MS.homeRefreshes, 'finishing Home refreshes', logger);
         // 5. Only now Slack's client (calls still waiting for a slot fail as not sent and stay owed), then the
         //    state store and the docs API pool.
-        await within(slack.close(), budget.slackClient, 'closing the Slack client', logger);
-        await within(adapters.close(), budget.state, 'closing the state connections', logger);
-        await within(docsApi.close(), budget.docsApi, 'closing the docs API pool', logger);
+        await within(slack.close(), SHUTDOWN_STEP_MS.slackClient, 'closing the Slack client', logger);
+        await within(
+          adapters.close(),
+          SHUTDOWN_STEP_MS.stateConnections,
+          'closing the state connections',
+          logger,
+        );
+        await within(docsApi.close(), SHUTDOWN_STEP_MS.docsApiPool, 'closing the docs API pool', logger);
         await within(
           metricsServer?.close() ?? Promise.resolve(),
-          budget.metrics,
+          SHUTDOWN_STEP_MS.metricsPort,
           'closing the metrics port',
           logger,
         );

@@ -62,7 +62,7 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
           w.config.analytics.hourlyBudget,
         ),
       ]),
-    publish: (userId, view) => w.gateway.publishHome(userId, view),
+    publish: (userId, view, hash) => w.gateway.publishHome(userId, view, hash),
     ...(w.feedback ? { feedback: () => w.feedback!.thisMonth() } : {}),
     ...(w.projects.isMulti
       ? { projectOf: (job: JobRecord) => job.projectId ?? w.projects.defaultProjectId }

@@ -20,14 +20,25 @@ export const HOME_DEBOUNCE_MS = 2_000;
 const JOBS_READ = 100;
 /** Jobs whose last-seen state is remembered, to tell a change from a repeated card refresh. */
 const SEEN_JOBS_MAX = 10_000;
+/**
+ * One publish per user at a time, across replicas: read and publish under a claim in the store. Long enough
+ * for a publish waiting its turn in views.publish's pace; a holder that outlives it is caught by the hash.
+ */
+export const HOME_PUBLISH_LOCK_MS = 60_000;
+/** Users whose last publish's hash this process remembers. */
+const HASHES_MAX = 10_000;
 
 export interface AppHomeSources {
-  store: Pick<JobStore, 'listByRequester' | 'mark' | 'isMarked'>;
+  store: Pick<JobStore, 'listByRequester' | 'mark' | 'isMarked' | 'claim' | 'release'>;
   /** The user's own weekly schedules. */
   schedules(userId: string): Promise<HomeSchedule[]>;
   /** The hourly budgets left, as Home shows them. */
   budgets(): Promise<HomeBudget[]>;
-  publish(userId: string, view: HomeView): Promise<void>;
+  /**
+   * views.publish; with `hash`, Slack refuses (`hash_conflict`) when the view changed since the publish
+   * that returned it. Resolves the new view's hash.
+   */
+  publish(userId: string, view: HomeView, hash?: string): Promise<string | undefined>;
   /** This month's rated pull requests (everyone's votes). */
   feedback?(): Promise<MonthFeedback>;
   projectOf?: AppHomeInput['projectOf'];
@@ -36,6 +47,7 @@ export interface AppHomeSources {
 }
 
 const homeMark = (userId: string) => `home-opened:${userId}`;
+const publishLock = (userId: string) => `home-publish:${userId}`;
 
 /** What of a job Home shows: a card refresh that changes none of it publishes nothing. */
 function shownState(record: JobRecord): string {
@@ -43,14 +55,23 @@ function shownState(record: JobRecord): string {
 }
 
 /**
- * Each user's own Home tab: published when they open it, and again (debounced per user) when one of their
- * jobs changes state, as long as they opened Home within the last 30 days. `views.publish` goes through
- * the gateway, which paces it to the method's tier.
+ * Each user's own Home tab: published when they open it (and read again once after the debounce, for a
+ * job saved just after that first read), and again (debounced per user) when one of their jobs changes
+ * state, as long as they opened Home within the last 30 days. `views.publish` goes through the gateway,
+ * which paces it to the method's tier.
+ *
+ * Versioned: a view built from an older read never replaces a newer one. Each publish reads and publishes
+ * under a per-user claim in the store (any replica), so publishes follow their reads in order; one that
+ * finds the claim taken publishes again after the debounce, reading what the holder may have missed. Each
+ * publish also carries the hash of this process's last one: Slack refuses it if the view changed since
+ * (another replica, or a holder whose claim ran out), and the view is read and published again.
  */
 export class AppHomePublisher {
   private readonly pending = new Map<string, { teamId: string | null; timer: NodeJS.Timeout }>();
   private readonly seen = new Map<string, string>();
   private readonly running = new Set<Promise<void>>();
+  /** Per user: the hash Slack answered this process's last publish with. */
+  private readonly hashes = new Map<string, string>();
   private closed = false;
 
   constructor(private readonly sources: AppHomeSources) {}
@@ -63,6 +84,8 @@ export class AppHomePublisher {
     try {
       await this.sources.store.mark(homeMark(userId), HOME_OPENED_TTL_MS);
       await this.publishNow(teamId, userId);
+      // A job started just before the open may be saved just after this read: read once more.
+      this.schedule(teamId, userId);
     } catch (error) {
       if ((error as { code?: string }).code !== 'state_unavailable') throw error;
       this.sources.logger.warn({ userId, error: describeError(error) }, 'Home: state store unavailable');
@@ -70,15 +93,47 @@ export class AppHomePublisher {
     }
   }
 
-  /** Builds and publishes the user's view now. Rejects when the store or Slack fails. */
+  /**
+   * Builds and publishes the user's view now, under the user's publish claim; with the claim taken
+   * elsewhere, publishes after the debounce instead. Rejects when the store or Slack fails.
+   */
   async publishNow(teamId: string | null, userId: string): Promise<void> {
+    if (!(await this.sources.store.claim(publishLock(userId), HOME_PUBLISH_LOCK_MS))) {
+      this.schedule(teamId, userId);
+      return;
+    }
+    try {
+      const view = await this.build(teamId, userId);
+      let hash: string | undefined;
+      try {
+        hash = await this.sources.publish(userId, view, this.hashes.get(userId));
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'hash_conflict') throw error;
+        // Published since by another replica, or by a holder whose claim ran out (it may have read before
+        // this read began): read again and publish what is there now.
+        hash = await this.sources.publish(userId, await this.build(teamId, userId));
+      }
+      this.remember(userId, hash);
+    } finally {
+      await this.sources.store.release(publishLock(userId));
+    }
+  }
+
+  private remember(userId: string, hash: string | undefined): void {
+    this.hashes.delete(userId);
+    if (hash === undefined) return;
+    this.hashes.set(userId, hash);
+    if (this.hashes.size > HASHES_MAX) this.hashes.delete(this.hashes.keys().next().value!);
+  }
+
+  private async build(teamId: string | null, userId: string): Promise<HomeView> {
     const [jobs, schedules, budgets, feedback] = await Promise.all([
       this.sources.store.listByRequester(teamId, userId, JOBS_READ),
       this.sources.schedules(userId),
       this.sources.budgets(),
       this.sources.feedback?.(),
     ]);
-    const view = appHomeView({
+    return appHomeView({
       userId,
       teamId,
       jobs,
@@ -87,7 +142,6 @@ export class AppHomePublisher {
       ...(feedback ? { feedback } : {}),
       ...(this.sources.projectOf ? { projectOf: this.sources.projectOf } : {}),
     });
-    await this.sources.publish(userId, view);
   }
 
   /** A job's card or reply changed: republish its requester's Home soon, if they use Home. Never throws. */
@@ -98,15 +152,19 @@ export class AppHomePublisher {
     this.seen.delete(record.jobId);
     this.seen.set(record.jobId, state);
     if (this.seen.size > SEEN_JOBS_MAX) this.seen.delete(this.seen.keys().next().value!);
-    const userId = record.requesterId;
-    if (this.pending.has(userId)) return;
+    this.schedule(record.teamId, record.requesterId);
+  }
+
+  /** Republishes the user's Home after the debounce (once, however often asked meanwhile). */
+  private schedule(teamId: string | null, userId: string): void {
+    if (this.closed || this.pending.has(userId)) return;
     const timer = setTimeout(() => {
       this.pending.delete(userId);
-      const run = this.republish(record.teamId, userId).finally(() => this.running.delete(run));
+      const run = this.republish(teamId, userId).finally(() => this.running.delete(run));
       this.running.add(run);
     }, this.sources.debounceMs ?? HOME_DEBOUNCE_MS);
     timer.unref();
-    this.pending.set(userId, { teamId: record.teamId, timer });
+    this.pending.set(userId, { teamId, timer });
   }
 
   private async republish(teamId: string | null, userId: string): Promise<void> {

@@ -128,11 +128,16 @@ export class SlackGateway extends SlackCalls {
     });
   }
 
-  /** Publishes a user's Home tab, paced to the views.publish tier and retried (publishing is idempotent). */
-  async publishHome(userId: string, view: HomeView): Promise<void> {
-    await this.retrying('views.publish', undefined, 'user', () =>
-      this.client.views.publish({ user_id: userId, view }),
+  /**
+   * Publishes a user's Home tab, paced to the views.publish tier and retried (publishing is idempotent).
+   * With `hash` (the previous publish's), Slack refuses with `hash_conflict` if the view changed since.
+   * Resolves the published view's hash.
+   */
+  async publishHome(userId: string, view: HomeView, hash?: string): Promise<string | undefined> {
+    const result = await this.retrying('views.publish', undefined, 'user', () =>
+      this.client.views.publish({ user_id: userId, view, ...(hash ? { hash } : {}) }),
     );
+    return result.view?.hash;
   }
 
   async joinChannel(channel: string): Promise<void> {

@@ -74,10 +74,16 @@ export class SlackPacing {
     const { pacer, key } = this.pacerOf(method, channel);
     if (this.closed) return Promise.reject(shuttingDown());
     if (!pacer) return work();
-    // In-process order first (priorities), then the slot all replicas share, then the call.
     const shared = this.options.shared;
-    const start = shared ? () => this.inSharedSlot(shared, method, key, work) : work;
-    return pacer.run(key, start, RANK[priority]);
+    if (!shared) return pacer.run(key, work, RANK[priority]);
+    // In-process order first (priorities), then the slot all replicas share, then the call. The local slot
+    // is held until the call starts, so this process has one call at a time waiting on the shared slot and
+    // a user's call queued here goes next, instead of behind every refresh already waiting in Redis.
+    return pacer.runUntilStarted(
+      key,
+      (started) => this.inSharedSlot(shared, method, key, work, started),
+      RANK[priority],
+    );
   }
 
   /**
@@ -102,7 +108,13 @@ export class SlackPacing {
     for (const pacer of this.methods.values()) pacer.close();
   }
 
-  private async inSharedSlot<T>(shared: SharedSlots, method: string, key: string, work: () => Promise<T>) {
+  private async inSharedSlot<T>(
+    shared: SharedSlots,
+    method: string,
+    key: string,
+    work: () => Promise<T>,
+    started: () => void,
+  ) {
     const { interval, burst } = this.paceOf(method);
     let wait = 0;
     try {
@@ -111,6 +123,7 @@ export class SlackPacing {
       this.options.onSharedFailure?.(error);
     }
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    started();
     return work();
   }
 

@@ -66,6 +66,39 @@ describe('Slack pacing shared by replicas (Redis)', () => {
     b.close();
   });
 
+  // Checked: with the local slot released when the shared slot is reserved (SlackPacing.run calling
+  // pacer.run with the shared wait inside), the user's call started 20+ calls after it was queued.
+  it('a user’s call queued behind both replicas’ refresh backlogs starts within a few slots', async () => {
+    const [a, b] = [await replica('priority-1', true), await replica('priority-1', true)];
+    const order: string[] = [];
+    let queuedAt = -1;
+    let user: Promise<void> | undefined;
+    const refresh = (name: string) => async () => {
+      order.push(name);
+      // After 20 refreshes have started (replica a's backlog, and whatever it moved on, still waiting).
+      if (order.length === 20) {
+        queuedAt = order.length;
+        user = a.run('chat.update', 'C1', 'user', async () => {
+          order.push('user');
+        });
+      }
+    };
+    const refreshes = [a, b].flatMap((pacing, r) =>
+      Array.from({ length: 50 }, (_, i) =>
+        pacing.run('chat.update', 'C1', 'refresh', refresh(`r${r}-${i}`)).catch(() => undefined),
+      ),
+    );
+    await expect.poll(() => queuedAt, { timeout: 15_000, interval: 20 }).toBe(20);
+    await user;
+    a.close();
+    b.close();
+    await Promise.all(refreshes);
+    const startedAfterQueued = order.indexOf('user') - queuedAt;
+    // The one call each replica may already have waiting on the shared slot, then the user's.
+    expect(startedAfterQueued).toBeGreaterThanOrEqual(0);
+    expect(startedAfterQueued).toBeLessThanOrEqual(3);
+  });
+
   it('a shared store that fails never holds calls back: they go on with in-process pacing', async () => {
     const failures: unknown[] = [];
     const broken: SharedSlots = {

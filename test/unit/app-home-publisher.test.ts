@@ -2,7 +2,11 @@ import type { HomeView } from '@slack/types';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
-import { AppHomePublisher, HOME_DEBOUNCE_MS } from '../../src/slack/app-home-publisher.js';
+import {
+  AppHomePublisher,
+  HOME_DEBOUNCE_MS,
+  HOME_PUBLISH_LOCK_MS,
+} from '../../src/slack/app-home-publisher.js';
 import { createMemoryJobStore, StateUnavailableError } from '../../src/state/keyv-job-store.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
@@ -108,5 +112,89 @@ describe('AppHomePublisher', () => {
     home.jobChanged(job('b', 'U1'));
     await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS * 2);
     expect(published).toHaveLength(1);
+  });
+
+  /** The user opened Home (their mark is set) and the re-read after the open is done. */
+  async function openedAndSettled(h: ReturnType<typeof harness>) {
+    await h.home.opened('T1', 'U1');
+    await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS * 2);
+  }
+
+  // Checked: without the re-read after the open, job b is never published (only one publish, without it).
+  it('reads once more after the open: a job saved just after the open’s read is shown', async () => {
+    const { store, home, published } = harness();
+    await store.saveJob(job('a', 'U1'));
+    await home.opened('T1', 'U1');
+    await store.saveJob(job('b', 'U1'));
+    await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS);
+    expect(JSON.stringify(published.at(-1)?.view)).toContain('prompt of b');
+  });
+
+  // Checked: without the per-user publish claim the slow, older read was published last (no job b).
+  it('a view built from an older read never replaces a newer one', async () => {
+    const h = harness();
+    const { store, home, published } = h;
+    await store.saveJob(job('a', 'U1'));
+    await openedAndSettled(h);
+    const read = store.listByRequester.bind(store);
+    let slowDone!: () => void;
+    const slow = new Promise<void>((resolve) => {
+      slowDone = resolve;
+    });
+    let reads = 0;
+    vi.spyOn(store, 'listByRequester').mockImplementation(async (...args) => {
+      const jobs = await read(...args);
+      if (++reads === 1) await slow; // this read returns what it saw before job b was saved
+      return jobs;
+    });
+    const older = home.publishNow('T1', 'U1');
+    await vi.advanceTimersByTimeAsync(0);
+    await store.saveJob(job('b', 'U1'));
+    const newer = home.publishNow('T1', 'U1');
+    await vi.advanceTimersByTimeAsync(0);
+    slowDone();
+    await Promise.all([older, newer]);
+    await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS * 2);
+    expect(JSON.stringify(published.at(-1)?.view)).toContain('prompt of b');
+  });
+
+  // Checked: publishing without the previous hash, the holder whose claim ran out overwrote the newer view.
+  it('a publish whose claim ran out is refused by its hash, then reads and publishes the newer state', async () => {
+    const store = createMemoryJobStore(logger);
+    // Slack's views.publish as documented: with a hash, refused unless it is the current view's.
+    let current: { hash: string; view: HomeView } | undefined;
+    let n = 0;
+    const publish = async (_userId: string, view: HomeView, hash?: string) => {
+      if (hash !== undefined && current && hash !== current.hash)
+        throw Object.assign(new Error('hash_conflict'), { code: 'hash_conflict' });
+      current = { hash: `h${++n}`, view };
+      return current.hash;
+    };
+    const replica = () =>
+      new AppHomePublisher({ store, schedules: async () => [], budgets: async () => [], publish, logger });
+    const [a, b] = [replica(), replica()];
+    await store.saveJob(job('a', 'U1'));
+    await a.opened('T1', 'U1'); // a now holds the hash of the view on screen
+    await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS * 2);
+    const read = store.listByRequester.bind(store);
+    let stalled!: () => void;
+    const stall = new Promise<void>((resolve) => {
+      stalled = resolve;
+    });
+    let reads = 0;
+    vi.spyOn(store, 'listByRequester').mockImplementation(async (...args) => {
+      const jobs = await read(...args);
+      if (++reads === 1) await stall; // replica a's read, stalled past its claim
+      return jobs;
+    });
+    const stale = a.publishNow('T1', 'U1');
+    await vi.advanceTimersByTimeAsync(HOME_PUBLISH_LOCK_MS + 1);
+    await store.saveJob(job('b', 'U1'));
+    await b.publishNow('T1', 'U1');
+    expect(JSON.stringify(current?.view)).toContain('prompt of b');
+    stalled();
+    await stale;
+    expect(JSON.stringify(current?.view)).toContain('prompt of b');
+    await Promise.all([a.close(), b.close()]);
   });
 });

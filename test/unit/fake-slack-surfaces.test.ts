@@ -135,6 +135,22 @@ describe('fake Slack surfaces', () => {
     expect(await error(client.views.update({ view_id: 'V0NONE', view: next as never }))).toBe('not_found');
   });
 
+  it('publishes a Home view only over the view whose hash it names, when it names one', async () => {
+    const home = (text: string) => ({
+      type: 'home',
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+    });
+    const first = await client.views.publish({ user_id: 'U0HASH', view: home('one') as never });
+    const hash = first.view!.hash!;
+    const second = await client.views.publish({ user_id: 'U0HASH', view: home('two') as never, hash });
+    expect(second.view!.hash).not.toBe(hash);
+    // A publish built on the first view's hash, after the second: refused, the second stays.
+    expect(await error(client.views.publish({ user_id: 'U0HASH', view: home('stale') as never, hash }))).toBe(
+      'hash_conflict',
+    );
+    expect(JSON.stringify(slack.surfaces.homeOf('U0HASH'))).toContain('two');
+  });
+
   it('publishes Home views per user, keeping the last, at most 100 blocks', async () => {
     const home = (n: number) => ({
       type: 'home',

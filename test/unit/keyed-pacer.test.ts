@@ -116,4 +116,33 @@ describe('KeyedPacer', () => {
     pacer.close();
     expect(await held).toBe('dropped');
   });
+
+  it('runUntilStarted: the next start waits until the work says it started (or fails)', async () => {
+    const pacer = new KeyedPacer(100, 1);
+    const order: string[] = [];
+    // Each item first waits 1000 ms elsewhere (a shared slot), then starts.
+    const run = (name: string, priority: number, fail = false) =>
+      pacer
+        .runUntilStarted(
+          'chat.update',
+          async (started) => {
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+            if (fail) throw new Error('shared wait failed');
+            started();
+            order.push(name);
+          },
+          priority,
+        )
+        .then(
+          () => 'started',
+          () => 'failed',
+        );
+    const runs = [run('refresh-1', 2, true), run('refresh-2', 2), run('refresh-3', 2)];
+    await vi.advanceTimersByTimeAsync(500);
+    // Queued while refresh-1 still waits: it goes next, before the refreshes queued earlier.
+    runs.push(run('user', 0));
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await Promise.all(runs)).toEqual(['failed', 'started', 'started', 'started']);
+    expect(order).toEqual(['user', 'refresh-2', 'refresh-3']);
+  });
 });

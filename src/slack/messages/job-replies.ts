@@ -109,7 +109,7 @@ export const STATE_UNAVAILABLE_TEXT =
 
 /** A follow-up the agent accepted whose new run the bot could not record (its state store kept failing). */
 function followUpUnrecordedText(jobId: string, commandName: string): string {
-  const id = escapeMrkdwn(oneLine(jobId, 100));
+  const id = untrustedMrkdwn(oneLine(jobId, 100));
   return `:warning: The docs agent got your reply, but I couldn't record its new run (my state store failed), so I may not post its result in this thread. Don't send the reply again. In a few minutes, check the job with \`${commandName} status ${id}\` or on the docs platform.`;
 }
 

@@ -14,10 +14,13 @@ import type { SlackDeps } from './deps.js';
 import { registerAppHomeOpened } from './events/app-home-opened.js';
 import { registerMessageEvents } from './events/message.js';
 import { registerReactionAdded } from './events/reaction-added.js';
+import { refuseExternalUsers } from './external-users.js';
 
 export type { SlackDeps } from './deps.js';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
+  // Before every listener: users of other organisations reach none of them (ALLOW_EXTERNAL_USERS).
+  app.use(refuseExternalUsers(deps) as never);
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);

@@ -83,6 +83,8 @@ export interface StartingCard {
   evidenceRef?: string;
   /** The project the job is created in. */
   projectId?: string;
+  /** False: never join a public channel to post the card (a job from Home goes only where the bot was invited). */
+  mayJoin?: boolean;
 }
 
 export type JobStartOutcome = 'started' | 'card_failed' | 'create_failed' | 'state_unavailable';

@@ -36,7 +36,10 @@ export interface JobModalInput {
   earlierMessages?: Array<{ author: string; text: string }>;
 }
 
-/** Where the card of a job started from Home goes: any channel the bot is in (it joins public ones itself). */
+/**
+ * Where the card of a job started from Home goes. Slack's picker lists every public channel; the
+ * submission accepts only one the user and the bot are both members of (checked then, never joined).
+ */
 function channelPicker(): KnownBlock {
   return {
     type: 'input',
@@ -44,7 +47,7 @@ function channelPicker(): KnownBlock {
     label: { type: 'plain_text', text: 'Channel for the job card' },
     hint: {
       type: 'plain_text',
-      text: "The job's card and thread go there; replies in that thread steer the job. In a private channel, invite the bot first.",
+      text: "A channel you're in, where the bot was invited (/invite @docs-agent). The job's card and thread go there; replies in that thread steer the job.",
     },
     element: {
       type: 'conversations_select',

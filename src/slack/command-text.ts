@@ -38,8 +38,12 @@ export function parseDocsAgentCommand(
   return { kind: 'start', prompt };
 }
 
-export function tooLongMessage(length: number): string {
-  return `Your instruction is ${length.toLocaleString('en-US')} characters long; the limit is ${MAX_PROMPT_CHARS.toLocaleString('en-US')}. Nothing was started. Shorten it (link to a doc or issue instead of pasting it) and try again.`;
+export function tooLongMessage(
+  length: number,
+  what = 'Your instruction',
+  advice = 'Shorten it (link to a doc or issue instead of pasting it) and try again.',
+): string {
+  return `${what} is ${length.toLocaleString('en-US')} characters long; the limit is ${MAX_PROMPT_CHARS.toLocaleString('en-US')}. Nothing was started. ${advice}`;
 }
 
 export function statusUsageMessage(command = '/docs-agent'): string {

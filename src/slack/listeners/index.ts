@@ -6,6 +6,7 @@ import { registerHealthFixSubmission } from './actions/health-fix-submission.js'
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
 import { registerJobModalSubmission } from './actions/job-modal-submission.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
+import { registerReviewReactedMessageAction } from './actions/review-reacted-message.js';
 import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsHealthCommand } from './commands/docs-health.js';
@@ -35,4 +36,5 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerReactionAdded(app, deps);
   registerAppHomeOpened(app, deps);
   registerHomeNewJobAction(app, deps);
+  registerReviewReactedMessageAction(app, deps);
 }

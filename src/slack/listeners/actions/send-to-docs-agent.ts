@@ -57,17 +57,7 @@ export function sendToDocsAgentShortcut(deps: SendToDocsAgentDeps) {
       );
       return;
     }
-    const earlier = await earlierMessages(client, channelId, source.threadTs, shortcut.message.ts);
-    const view = jobModalView({
-      refs: {
-        origin: 'message_shortcut',
-        channelId,
-        threadTs: source.threadTs,
-        messageTs: shortcut.message.ts,
-      },
-      instruction: source.instruction,
-      earlierMessages: earlier,
-    });
+    const view = await jobFormFor(client, channelId, shortcut.message, source);
     try {
       await client.views.open({ trigger_id: shortcut.trigger_id, view });
     } catch (error) {
@@ -79,6 +69,21 @@ export function sendToDocsAgentShortcut(deps: SendToDocsAgentDeps) {
       );
     }
   };
+}
+
+/** The job form for a message: prefilled with it as plain text, the thread's earlier messages offered. */
+export async function jobFormFor(
+  client: ThreadReader,
+  channelId: string,
+  message: SourceMessage,
+  source = jobFromMessage(message),
+): Promise<ModalView> {
+  const earlier = await earlierMessages(client, channelId, source.threadTs, message.ts);
+  return jobModalView({
+    refs: { origin: 'message_shortcut', channelId, threadTs: source.threadTs, messageTs: message.ts },
+    instruction: source.instruction,
+    earlierMessages: earlier,
+  });
 }
 
 async function tell(

@@ -1,5 +1,6 @@
 import { labelledContext, quote } from '../../../jobs/domain/message-text.js';
 import { slackToPlainText } from '../../markup.js';
+import type { SourceMessage } from '../../message-source.js';
 
 /** The one Web API read these surfaces make, narrowed so unit tests fake exactly it. */
 export interface ThreadReader {
@@ -70,4 +71,34 @@ export function contextOf(messages: EarlierMessage[]): string | undefined {
 /** A message inside a job's thread is answered by that job: a second job there would take the thread over. */
 export function alreadyJobThreadText(jobId: string): string {
   return `This thread already follows docs agent job \`${jobId}\`, so I started nothing. Reply in the thread to send that job a follow-up, or use the shortcut on a message outside it.`;
+}
+
+type ReadArgs = {
+  channel: string;
+  ts?: string;
+  latest: string;
+  oldest?: string;
+  inclusive: boolean;
+  limit: number;
+};
+type Read = (args: ReadArgs) => Promise<{ messages?: SourceMessage[] }>;
+
+/** The reads `readMessage` makes. */
+export interface MessageReader {
+  conversations: { history: Read; replies: (args: ReadArgs & { ts: string }) => ReturnType<Read> };
+}
+
+/** The message at `ts`: top-level from the history, else a reply read from its thread. */
+export async function readMessage(
+  client: MessageReader,
+  channel: string,
+  ts: string,
+): Promise<SourceMessage | undefined> {
+  const window = { channel, latest: ts, inclusive: true, limit: 1 };
+  const top = await client.conversations.history(window);
+  const found = top.messages?.find((m) => m.ts === ts);
+  if (found) return found;
+  // A reply: conversations.replies with the reply's ts answers its thread (parent first).
+  const thread = await client.conversations.replies({ ...window, ts, oldest: ts, limit: 2 });
+  return thread.messages?.find((m) => m.ts === ts);
 }

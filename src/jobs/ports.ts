@@ -150,7 +150,10 @@ export interface ConversationNotifier {
 
 /** Slack markup to readable text for the agent (user ids to names). */
 export interface MessageText {
+  /** Plain text with a bounded number of mentions resolved to names (the rest stay ids). */
   toPlainText(markup: string): Promise<string>;
+  /** Plain text with no lookups at all (mentions stay ids): cheap enough to check a length on first. */
+  toPlainTextWithoutNames(markup: string): string;
   /** A person's name for attribution; falls back to the id. */
   displayName(userId: string): Promise<string>;
 }

@@ -84,6 +84,7 @@ describe('threadContext', () => {
   const text = {
     toPlainText: async (markup: string) =>
       markup.replace(/<@(\w+)>/g, (_, id: string) => `@${names[id] ?? id}`),
+    toPlainTextWithoutNames: (markup: string) => markup.replace(/<@(\w+)>/g, '@$1'),
     displayName: async (id: string) => names[id] ?? id,
   };
   const thread = (messages: ThreadMessage[]) => ({ threadMessages: async () => messages });

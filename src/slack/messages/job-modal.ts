@@ -34,6 +34,8 @@ export interface JobModalInput {
   instruction?: string;
   /** The thread's earlier messages (plain text, oldest first), offered as optional context. */
   earlierMessages?: Array<{ author: string; text: string }>;
+  /** What the context option sends of them (its messages are the newest ones), stated in the preview. */
+  context?: { sent: number; chars: number; leftOut: number };
 }
 
 /**
@@ -107,7 +109,10 @@ export function jobModalView(input: JobModalInput): ModalView {
         ],
       },
     });
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: previewText(earlier) }] });
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: previewText(earlier, input.context) }],
+    });
   }
   return {
     type: 'modal',
@@ -120,14 +125,30 @@ export function jobModalView(input: JobModalInput): ModalView {
   };
 }
 
-function previewText(earlier: Array<{ author: string; text: string }>): string {
-  const shown = earlier.slice(-MODAL_LIMITS.previewMessages);
+/**
+ * The preview says exactly what checking the box sends (how many of the messages, how many characters),
+ * then shows the newest of those, cut short: a preview that only showed 5 lines of 200 characters while
+ * 50 messages and 6,000 characters went to the agent misled about what was sent.
+ */
+function previewText(
+  earlier: Array<{ author: string; text: string }>,
+  context = { sent: earlier.length, chars: 0, leftOut: 0 },
+): string {
+  const sent = earlier.slice(earlier.length - context.sent);
+  const shown = sent.slice(-MODAL_LIMITS.previewMessages);
   const lines = shown.map(
     (m) =>
       `> *${escapeMrkdwn(oneLine(m.author, 40))}*: ${escapeMrkdwn(oneLine(m.text, MODAL_LIMITS.previewLine))}`,
   );
-  const hidden = earlier.length - shown.length;
-  const head = hidden > 0 ? `Preview (last ${shown.length} of ${earlier.length} messages):` : 'Preview:';
+  const count = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'message' : 'messages'}`;
+  const size = context.chars > 0 ? ` (${context.chars.toLocaleString('en-US')} characters)` : '';
+  const left =
+    context.leftOut > 0 ? ` The ${count(context.leftOut)} before them do not fit and are left out.` : '';
+  const cut =
+    shown.length < sent.length
+      ? `Below: the last ${shown.length}, each cut at ${MODAL_LIMITS.previewLine} characters.`
+      : `Below, each cut at ${MODAL_LIMITS.previewLine} characters.`;
+  const head = `If checked, the agent gets the thread's last ${count(sent.length)} in full${size}.${left} ${cut}`;
   return truncate([head, ...lines].join('\n'), 3000);
 }
 

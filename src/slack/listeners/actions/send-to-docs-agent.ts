@@ -5,7 +5,7 @@ import { accessDeniedMessage } from '../../command-text.js';
 import { EmptySourceMessageError, jobFromMessage, type SourceMessage } from '../../message-source.js';
 import { jobModalView } from '../../messages/job-modal.js';
 import type { SlackDeps } from '../deps.js';
-import { earlierMessages, type ThreadReader } from './thread-reads.js';
+import { contextSummary, earlierMessages, type ThreadReader } from './thread-reads.js';
 
 export const SEND_TO_DOCS_AGENT_CALLBACK_ID = 'docs_agent_from_message';
 
@@ -83,6 +83,7 @@ export async function jobFormFor(
     refs: { origin: 'message_shortcut', channelId, threadTs: source.threadTs, messageTs: message.ts },
     instruction: source.instruction,
     earlierMessages: earlier,
+    context: contextSummary(earlier),
   });
 }
 

@@ -16,7 +16,7 @@ export interface ThreadReader {
 }
 
 const MAX_EARLIER = 50;
-const MAX_CONTEXT_CHARS = 6000;
+export const MAX_CONTEXT_CHARS = 6000;
 
 export interface EarlierMessage {
   author: string;
@@ -55,17 +55,28 @@ export async function earlierMessages(
   }
 }
 
-/** Earlier messages quoted and labelled as conversation (as for a mention in a thread), newest kept. */
-export function contextOf(messages: EarlierMessage[]): string | undefined {
-  const quoted: string[] = [];
+/** What `contextOf` sends of `messages`: the newest that fit MAX_CONTEXT_CHARS, oldest first. */
+export function sentContext(messages: EarlierMessage[]): { entries: string[]; chars: number } {
+  const entries: string[] = [];
   let budget = MAX_CONTEXT_CHARS;
   for (const m of [...messages].reverse()) {
     const entry = `${m.author} wrote:\n${quote(m.text)}`;
     if (entry.length > budget) break;
     budget -= entry.length;
-    quoted.unshift(entry);
+    entries.unshift(entry);
   }
-  return labelledContext(quoted);
+  return { entries, chars: MAX_CONTEXT_CHARS - budget };
+}
+
+/** Earlier messages quoted and labelled as conversation (as for a mention in a thread), newest kept. */
+export function contextOf(messages: EarlierMessage[]): string | undefined {
+  return labelledContext(sentContext(messages).entries);
+}
+
+/** The preview's account of what checking "Include the thread's earlier messages" sends. */
+export function contextSummary(messages: EarlierMessage[]): { sent: number; chars: number; leftOut: number } {
+  const { entries, chars } = sentContext(messages);
+  return { sent: entries.length, chars, leftOut: messages.length - entries.length };
 }
 
 /** A message inside a job's thread is answered by that job: a second job there would take the thread over. */

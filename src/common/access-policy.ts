@@ -1,22 +1,29 @@
 export type AccessDecision = { ok: true } | { ok: false; reason: 'user' | 'channel' };
+export type TeamDecision = { ok: true } | { ok: false; reason: 'external' };
 
-/** Channel and user allowlists (ALLOWED_CHANNEL_IDS, ALLOWED_USER_IDS); an empty list allows everyone. */
+/**
+ * Who may use the bot: channel and user allowlists (ALLOWED_CHANNEL_IDS, ALLOWED_USER_IDS; an empty list
+ * allows everyone), and whether users of other organisations (Slack Connect) may (ALLOW_EXTERNAL_USERS).
+ */
 export class AccessPolicy {
   private readonly channels: ReadonlySet<string>;
   private readonly users: ReadonlySet<string>;
   private readonly admins: ReadonlySet<string>;
+  private readonly allowExternal: boolean;
 
   constructor(allowed: {
     channelIds: readonly string[];
     userIds: readonly string[];
     adminUserIds?: readonly string[];
+    allowExternalUsers?: boolean;
   }) {
     this.channels = new Set(allowed.channelIds);
     this.users = new Set(allowed.userIds);
     this.admins = new Set(allowed.adminUserIds ?? []);
+    this.allowExternal = allowed.allowExternalUsers ?? false;
   }
 
-  /** ADMIN_USER_IDS: may see workspace-wide listings; an empty list means nobody. */
+  /** ADMIN_USER_IDS: may see workspace-wide listings and any job's status; an empty list means nobody. */
   isAdmin(userId: string): boolean {
     return this.admins.has(userId);
   }
@@ -25,5 +32,14 @@ export class AccessPolicy {
     if (this.users.size > 0 && !this.users.has(userId)) return { ok: false, reason: 'user' };
     if (this.channels.size > 0 && !this.channels.has(channelId)) return { ok: false, reason: 'channel' };
     return { ok: true };
+  }
+
+  /**
+   * Whether a user whose team is `userTeamId` may use a bot installed in `homeTeamId`. A team not known
+   * on either side (a payload without it) is not taken for external: Slack names it on every Connect payload.
+   */
+  checkTeam(userTeamId: string | undefined, homeTeamId: string | undefined): TeamDecision {
+    if (this.allowExternal || !userTeamId || !homeTeamId || userTeamId === homeTeamId) return { ok: true };
+    return { ok: false, reason: 'external' };
   }
 }

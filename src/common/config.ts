@@ -70,6 +70,9 @@ const envSchema = z.object({
   ALLOWED_CHANNEL_IDS: idList('channel'),
   ALLOWED_USER_IDS: idList('user'),
   ADMIN_USER_IDS: idList('user'),
+  ALLOW_EXTERNAL_USERS: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'must be true or false' }).optional())
+    .transform((v) => v === 'true'),
   FOLLOW_UPS_FROM: optionalText
     .pipe(z.enum(['anyone', 'requester']).optional())
     .transform((v) => v ?? 'anyone'),
@@ -130,6 +133,8 @@ export interface Config {
     /** May see workspace-wide listings (every channel's weekly schedule). */
     adminUserIds: string[];
     followUpsFrom: 'anyone' | 'requester';
+    /** ALLOW_EXTERNAL_USERS: Slack Connect users of other organisations may use the bot (default: refused). */
+    allowExternalUsers: boolean;
     /** The emoji (name, no colons) whose reaction on a message starts a job from it. */
     jobReaction: string;
   };
@@ -207,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       userIds: e.ALLOWED_USER_IDS,
       adminUserIds: e.ADMIN_USER_IDS,
       followUpsFrom: e.FOLLOW_UPS_FROM,
+      allowExternalUsers: e.ALLOW_EXTERNAL_USERS,
       jobReaction: e.DOCS_AGENT_REACTION,
     },
     analytics: {

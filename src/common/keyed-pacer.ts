@@ -30,6 +30,8 @@ export class KeyedPacer {
     private readonly intervalMs: number,
     private readonly burst: number,
     private readonly now: () => number = Date.now,
+    /** Work waiting per key at most; more is refused (`pacer_queue_full`) instead of waiting ever longer. */
+    private readonly maxQueuePerKey = Number.POSITIVE_INFINITY,
   ) {}
 
   run<T>(key: string, work: () => Promise<T>, priority = 0): Promise<T> {
@@ -41,6 +43,7 @@ export class KeyedPacer {
       this.take(state, now);
       return work();
     }
+    if (this.waiting(key) >= this.maxQueuePerKey) return Promise.reject(queueFull(this.maxQueuePerKey));
     return new Promise<T>((resolve, reject) => {
       const start = () => void work().then(resolve, reject);
       this.enqueue(key, state, now, priority, { start, reject });
@@ -166,4 +169,14 @@ const PRUNE_AT = 1_000;
 
 function pacerClosed(): AppError {
   return new AppError('shutting_down', 'The bot is shutting down; the queued Slack call was not sent');
+}
+
+/** The key's queue is full: the caller tells its user to try later rather than wait behind everyone. */
+export class PacerQueueFullError extends AppError<'pacer_queue_full'> {}
+
+function queueFull(max: number): PacerQueueFullError {
+  return new PacerQueueFullError(
+    'pacer_queue_full',
+    `${max} calls are already waiting; this one was not queued`,
+  );
 }

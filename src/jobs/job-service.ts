@@ -2,7 +2,13 @@ import { KeyedLock } from '../common/keyed-lock.js';
 import { type JobRecord, JobVersionConflictError } from './domain/job.js';
 import type { JobServiceDeps } from './use-cases/deps.js';
 import { type FollowUpRequest, type FollowUpResult, followUp } from './use-cases/follow-up.js';
-import { type JobStatusResult, jobOfThread, jobStatus, watchedJobs } from './use-cases/job-status.js';
+import {
+  type JobStatusResult,
+  jobOfThread,
+  jobStatus,
+  type StatusViewer,
+  watchedJobs,
+} from './use-cases/job-status.js';
 import { pollJob, reconcileWatching } from './use-cases/poll-job.js';
 import { type StartJobRequest, type StartJobResult, startJob } from './use-cases/start-job.js';
 
@@ -11,7 +17,7 @@ export { applyJob, outcomeOf } from './domain/lifecycle.js';
 export type { JobMetrics, JobStartOutcome, PollOutcome } from './ports.js';
 export type { JobServiceDeps } from './use-cases/deps.js';
 export type { FollowUpRequest, FollowUpResult } from './use-cases/follow-up.js';
-export type { JobStatusResult } from './use-cases/job-status.js';
+export type { JobStatusResult, StatusViewer } from './use-cases/job-status.js';
 export { type StartJobRequest, type StartJobResult, UntrackedJobError } from './use-cases/start-job.js';
 
 /** How long a confirmed once-only key holds: a message reacted to again within a week starts nothing. */
@@ -69,9 +75,12 @@ export class JobService {
     return this.deps.store.release(key);
   }
 
-  /** A job's current state, fresh from the platform: in its record's project, else the channel's. */
-  status(jobId: string, channelId?: string): Promise<JobStatusResult> {
-    return jobStatus(this.deps, jobId, channelId);
+  /**
+   * A job's current state, fresh from the platform (its record's project, else the channel's), if the
+   * viewer may see it: in its channel, its requester, or an admin.
+   */
+  status(jobId: string, viewer: StatusViewer): Promise<JobStatusResult> {
+    return jobStatus(this.deps, jobId, viewer);
   }
 
   /** Jobs of a channel that are still being watched, oldest first. */

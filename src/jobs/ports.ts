@@ -86,6 +86,8 @@ export interface StartingCard {
   evidenceRef?: string;
   /** The project the job is created in. */
   projectId?: string;
+  /** False: never join a public channel to post the card (a job from Home goes only where the bot was invited). */
+  mayJoin?: boolean;
 }
 
 export type JobStartOutcome = 'started' | 'card_failed' | 'create_failed' | 'state_unavailable';
@@ -153,7 +155,10 @@ export interface ConversationNotifier {
 
 /** Slack markup to readable text for the agent (user ids to names). */
 export interface MessageText {
+  /** Plain text with a bounded number of mentions resolved to names (the rest stay ids). */
   toPlainText(markup: string): Promise<string>;
+  /** Plain text with no lookups at all (mentions stay ids): cheap enough to check a length on first. */
+  toPlainTextWithoutNames(markup: string): string;
   /** A person's name for attribution; falls back to the id. */
   displayName(userId: string): Promise<string>;
 }

@@ -38,16 +38,25 @@ export function parseDocsAgentCommand(
   return { kind: 'start', prompt };
 }
 
-export function tooLongMessage(length: number): string {
-  return `Your instruction is ${length.toLocaleString('en-US')} characters long; the limit is ${MAX_PROMPT_CHARS.toLocaleString('en-US')}. Nothing was started. Shorten it (link to a doc or issue instead of pasting it) and try again.`;
+export function tooLongMessage(
+  length: number,
+  what = 'Your instruction',
+  advice = 'Shorten it (link to a doc or issue instead of pasting it) and try again.',
+): string {
+  return `${what} is ${length.toLocaleString('en-US')} characters long; the limit is ${MAX_PROMPT_CHARS.toLocaleString('en-US')}. Nothing was started. ${advice}`;
 }
 
 export function statusUsageMessage(command = '/docs-agent'): string {
   return `Usage: \`${command} status <job id>\`. The job id is on the job card; \`${command} list\` shows the jobs of this channel.`;
 }
 
-export function accessDeniedMessage(reason: 'user' | 'channel'): string {
+export function accessDeniedMessage(reason: 'user' | 'channel' | 'external'): string {
+  if (reason === 'external') return EXTERNAL_USER_TEXT;
   return reason === 'user'
     ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask an admin to add you to `ALLOWED_USER_IDS`."
     : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask an admin to add this channel to `ALLOWED_CHANNEL_IDS`.';
 }
+
+/** To a Slack Connect user of another organisation (ALLOW_EXTERNAL_USERS is off). */
+export const EXTERNAL_USER_TEXT =
+  "docs-agent only works for members of the workspace that installed it, and you're in another organisation (Slack Connect), so I started, changed and showed nothing. Ask someone in that workspace to do it, or ask its admins to set `ALLOW_EXTERNAL_USERS=true`.";

@@ -139,8 +139,8 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       return await post();
     } catch (error) {
       // Public channels can be joined without an invite (channels:join); then the post is tried once more.
-      if ((error as { code?: string }).code !== 'not_in_channel' || !input.channelId.startsWith('C'))
-        throw error;
+      const joinable = input.mayJoin !== false && input.channelId.startsWith('C');
+      if ((error as { code?: string }).code !== 'not_in_channel' || !joinable) throw error;
       await this.gateway.joinChannel(input.channelId);
       this.logger.info({ channelId: input.channelId }, 'joined public channel to post a job card');
       return await post();

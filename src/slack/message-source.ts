@@ -9,6 +9,29 @@ export interface SourceMessage {
   blocks?: unknown[];
   files?: Array<{ name?: string; title?: string; permalink?: string }>;
   subtype?: string;
+  /** The author: a person (`user`), or a bot/app/webhook (`bot_id`, `app_id`, subtype bot_message). */
+  user?: string;
+  bot_id?: string;
+  app_id?: string;
+  /** The author's team: `user_team` on Slack Connect messages, else `team`. */
+  team?: string;
+  user_team?: string;
+}
+
+/**
+ * Whether a message was written by someone other than a person of this workspace: a bot, an app, a webhook,
+ * or a user of another organisation. Such text is never run as an instruction unreviewed.
+ */
+export function isForeignAuthor(message: SourceMessage, homeTeamId: string | undefined): boolean {
+  if (message.bot_id || message.app_id || message.subtype === 'bot_message' || !message.user) return true;
+  const team = message.user_team ?? message.team;
+  return team !== undefined && homeTeamId !== undefined && team !== homeTeamId;
+}
+
+/** The instruction a reaction sends, labelled with who wrote it and who sent it, as the agent receives it. */
+export function labelledMessagePrompt(instruction: string, authorId: string, senderId: string): string {
+  const by = authorId === senderId ? `@${authorId}` : `@${authorId}, sent to the docs agent by @${senderId}`;
+  return `Slack message by ${by}:\n\n${instruction}`;
 }
 
 export interface MessageJobSource {

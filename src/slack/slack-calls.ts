@@ -59,6 +59,8 @@ export interface GatewayOptions {
   channelPostBurst?: number;
   /** Every other method is paced to its tier per workspace, at this percentage of it (0 = off). */
   tierRatePercent?: PacingOptions['tierRatePercent'];
+  /** Calls waiting per method (per channel for posts) at most (default DEFAULT_MAX_QUEUE). */
+  maxQueue?: number;
   random?: () => number;
 }
 
@@ -87,6 +89,7 @@ export class SlackCalls {
       channelPostIntervalMs: options.channelPostIntervalMs ?? 0,
       channelPostBurst: options.channelPostBurst ?? 2,
       tierRatePercent: options.tierRatePercent ?? 100,
+      ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
       ...(options.sharedSlots ? { shared: options.sharedSlots } : {}),
       onSharedFailure: (error) => {
         // Once a minute at most: while the store is down every call would say it.

@@ -25,6 +25,9 @@ export function classify(error: unknown): Classified {
     // Our own pacer refused the call (shutdown): nothing reached Slack and nothing will; not a Slack fault.
     case 'shutting_down':
       return { type: 'platform', code: 'shutting_down' };
+    // Our pacer's queue for this method or channel is full: retrying at once would only join the flood.
+    case 'pacer_queue_full':
+      return { type: 'platform', code: 'slack_queue_full' };
     case webApi.ErrorCode.PlatformError:
       return { type: 'platform', code: e.data?.error ?? 'unknown_error' };
     case webApi.ErrorCode.RateLimitedError:
@@ -64,7 +67,8 @@ export function isPermanentSlackError(code: string): boolean {
     code !== 'internal_error' &&
     code !== 'fatal_error' &&
     code !== 'service_unavailable' &&
-    code !== 'shutting_down'
+    code !== 'shutting_down' &&
+    code !== 'slack_queue_full'
   );
 }
 

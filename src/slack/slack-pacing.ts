@@ -40,7 +40,15 @@ export interface PacingOptions {
   shared?: SharedSlots;
   /** Called when the shared slots failed and a call went on with in-process pacing only. */
   onSharedFailure?: (error: unknown) => void;
+  /** Calls waiting per method (per channel for posts) at most; more fail with `slack_queue_full`. */
+  maxQueue?: number;
 }
+
+/**
+ * Default bound of each pacing queue: about four minutes of a Tier 3 method's calls, three of a channel's posts.
+ * Past it a call fails at once (its caller tells the user to try later) instead of waiting behind a flood.
+ */
+export const DEFAULT_MAX_QUEUE = 200;
 
 /**
  * No bursts of our own: Slack tolerates short bursts, and leaving that headroom unused absorbs event-loop
@@ -61,13 +69,18 @@ export class SlackPacing {
   private readonly percent: number;
   private readonly postInterval: number;
   private readonly postBurst: number;
+  private readonly maxQueue: number;
   private closed = false;
 
   constructor(private readonly options: PacingOptions) {
     this.percent = options.tierRatePercent ?? 100;
     this.postInterval = (options.channelPostIntervalMs ?? 0) * MARGIN;
     this.postBurst = options.channelPostBurst ?? 2;
-    this.posts = this.postInterval > 0 ? new KeyedPacer(this.postInterval, this.postBurst) : undefined;
+    this.maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;
+    this.posts =
+      this.postInterval > 0
+        ? new KeyedPacer(this.postInterval, this.postBurst, Date.now, this.maxQueue)
+        : undefined;
   }
 
   run<T>(method: string, channel: string | undefined, priority: SlackPriority, work: () => Promise<T>) {
@@ -140,7 +153,7 @@ export class SlackPacing {
     let pacer = this.methods.get(method);
     if (!pacer) {
       const { interval, burst } = this.paceOf(method);
-      pacer = new KeyedPacer(interval, burst);
+      pacer = new KeyedPacer(interval, burst, Date.now, this.maxQueue);
       this.methods.set(method, pacer);
     }
     return { pacer, key: method };

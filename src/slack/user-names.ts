@@ -19,6 +19,12 @@ export interface UserNamesOptions {
 
 const USER_MENTION = /<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g;
 
+/**
+ * Names looked up per message at most: each lookup is a paced users.info call shared by everyone, so one
+ * message naming 3,000 people would queue half an hour of lookups ahead of every other user.
+ */
+export const MAX_NAMES_PER_MESSAGE = 25;
+
 /** Names for user ids, cached, and Slack markup to plain text with those names. */
 export class UserNames implements MessageText {
   private readonly cache = new Map<string, { name: string | undefined; expires: number }>();
@@ -54,10 +60,18 @@ export class UserNames implements MessageText {
   }
 
   async toPlainText(markup: string): Promise<string> {
-    const ids = new Set([...markup.matchAll(USER_MENTION)].map((m) => m[1]!));
+    const ids = new Set<string>();
+    for (const match of markup.matchAll(USER_MENTION)) {
+      ids.add(match[1]!);
+      if (ids.size >= MAX_NAMES_PER_MESSAGE) break;
+    }
     const names = new Map<string, string | undefined>();
     await Promise.all([...ids].map(async (id) => names.set(id, await this.nameOf(id))));
     return slackToPlainText(markup, (id) => names.get(id));
+  }
+
+  toPlainTextWithoutNames(markup: string): string {
+    return slackToPlainText(markup, () => undefined);
   }
 
   private async fetch(userId: string): Promise<string | undefined> {

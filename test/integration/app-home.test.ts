@@ -192,18 +192,44 @@ describe('App Home refusals', () => {
     expect(t.docs.jobs.size).toBe(0);
   });
 
-  it('tells the user in their app DM when the bot is not in the picked private channel', async () => {
+  it('accepts only a channel the user is in and the bot was invited to, and never joins one itself', async () => {
     const t = await startTestApp();
     app = t;
+    const refusalFor = async (channel: string, userId = 'U0ALICE') => {
+      const modal = await pressNewJob(t, userId);
+      const answer = JSON.parse((await submitNewJob(t, modal, channel, 'Document it', userId)).body);
+      expect(answer.response_action).toBe('errors');
+      t.slack.surfaces.modals.clear();
+      return String(answer.errors.channel);
+    };
+    // A public channel Alice is not in: Home's picker lists it all the same.
+    t.slack.members.people.set('C0SECRET', ['U0BOB']);
+    expect(await refusalFor('C0SECRET')).toContain("You're not a member of that channel");
+    // A public channel without the bot, and a private one: the bot is never added by a job from Home.
+    t.slack.notMemberOf.add('C0QUIET');
+    expect(await refusalFor('C0QUIET')).toContain('Invite me there first');
     t.slack.notMemberOf.add('G0PRIVATE');
+    expect(await refusalFor('G0PRIVATE')).toContain('Invite me there first');
+    // A huge channel: the check reads 5 pages of 1000 and stops.
+    const crowd = Array.from({ length: 6000 }, (_, i) => `U${String(i).padStart(8, '0')}`);
+    t.slack.members.people.set('C0GENERAL', [...crowd, 'U0ALICE']);
+    const pagesBefore = t.slack.callsOf('conversations.members').length;
+    expect(await refusalFor('C0GENERAL')).toContain('more than 5,000 members');
+    expect(t.slack.callsOf('conversations.members').length - pagesBefore).toBe(5);
+    await sleep(300);
+    expect(t.docs.jobs.size).toBe(0);
+    expect(t.slack.callsOf('conversations.join')).toHaveLength(0);
+
+    // The bot was removed between the check and the card: the job does not start and nothing joins.
+    t.slack.inject('chat.postMessage', { kind: 'error', error: 'not_in_channel' });
     const modal = await pressNewJob(t, 'U0ALICE');
-    const closed = await submitNewJob(t, modal, 'G0PRIVATE', 'Document it');
-    expect(closed.body).toBe('');
+    expect((await submitNewJob(t, modal, 'C0DOCS', 'Document it')).body).toBe('');
     const told = await t.slack.waitForCall('chat.postMessage', (call) => call.args.channel === 'U0ALICE');
     expect(String(told.args.text)).toContain('did not start');
     expect(String(told.args.text)).toContain('/invite @docs-agent');
+    expect(t.slack.callsOf('conversations.join')).toHaveLength(0);
     expect(t.docs.jobs.size).toBe(0);
-  });
+  }, 20_000);
 
   it('publishes nothing when the Messages tab is opened', async () => {
     const t = await startTestApp();

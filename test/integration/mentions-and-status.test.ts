@@ -135,11 +135,12 @@ describe('/docs-agent list and status', () => {
     expect(JSON.stringify(answer.body)).toContain('Done: pull request opened');
     expect(t.docs.requestsTo('GET', new RegExp(`/job/${job.id}$`)).length).toBeGreaterThan(gets);
 
+    // An id the bot follows no job for is "not visible here", as a job of another channel would be.
     await t.command({ text: 'status job_9999' });
     const unknown = await waitFor(
       () => t.slack.responses.find((r) => JSON.stringify(r.body).includes('job_9999')),
       { what: 'unknown id answer' },
     );
-    expect(JSON.stringify(unknown.body)).toContain('No job');
+    expect(JSON.stringify(unknown.body)).toContain('is not visible here');
   });
 });

@@ -104,6 +104,37 @@ describe.each([
   });
 });
 
+describe('"Send to docs agent" preview', () => {
+  it('says exactly how many earlier messages and characters are sent, and that is what the agent gets', async () => {
+    const t = await startTestApp();
+    app = t;
+    const rootTs = nextMessageTs();
+    for (let i = 0; i < 48; i++)
+      t.slack.messages.push({
+        channel: 'C0DOCS',
+        ts: nextMessageTs(),
+        thread_ts: rootTs,
+        text: `Note ${String(i).padStart(2, '0')}: ${'the retry policy changed again. '.repeat(6)}`,
+        user: 'U0BOB',
+      });
+    await useShortcut(t, { text: 'Document the retry policy', ts: nextMessageTs(), thread_ts: rootTs });
+    const modal = await waitFor(() => [...t.slack.surfaces.modals.values()][0], { what: 'modal opened' });
+    const preview = JSON.stringify(modal.view.blocks);
+    const stated = /the agent gets the thread's last (\d+) messages in full \(([\d,]+) characters\)/.exec(
+      preview,
+    );
+    expect(stated, preview).not.toBeNull();
+    expect(preview).toMatch(/The \d+ messages before them do not fit and are left out/);
+    await submit(t, modal.view, 'Document the retry policy', true);
+    const job = await waitFor(() => [...t.docs.jobs.values()][0], { what: 'job created' });
+    const sent = job.prompts[0]!.match(/@U0BOB wrote:/g) ?? [];
+    expect(sent.length).toBe(Number(stated![1]));
+    // The newest ones, the last of which the preview shows.
+    expect(job.prompts[0]).toContain('Note 47');
+    expect(preview).toContain('Note 47');
+  });
+});
+
 describe('"Send to docs agent" refusals', () => {
   it('keeps the modal open with an error for an empty instruction, and starts nothing', async () => {
     const t = await startTestApp();

@@ -127,7 +127,8 @@ describe('messages Slack accepts, end to end against the enforcing fake Slack', 
   });
 
   it('an ephemeral answer Slack refuses is sent again as plain text instead of silence', async () => {
-    app = await startTestApp();
+    // An admin: only admins get the platform's answer for a job the bot does not follow.
+    app = await startTestApp({ env: { ADMIN_USER_IDS: 'U0ALICE' } });
     app.slack.blockKit.refuseNextBlocksResponse('invalid_blocks');
     await app.command({ text: 'status job_missing', response_url: app.slack.responseUrl('status') });
     const answer = await waitFor(() => app!.slack.responses.find((r) => r.path.endsWith('/status')), {

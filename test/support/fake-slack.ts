@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeChannelMembers } from './fake-slack-members.js';
 import { FakeSlackReactions } from './fake-slack-reactions.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
 import { listen, readBody, sendJson, waitFor } from './http.js';
@@ -57,10 +58,11 @@ export class FakeSlack {
   private tsCounter = 0;
   /** Block Kit limits, response_url rules, and every refusal they caused (`blockKit.refusals`). */
   readonly blockKit = new BlockKitEnforcer();
-  /** Modals, Home tabs, trigger_ids and single-message reads (fake-slack-surfaces.ts). */
+  /** Modals, Home tabs, trigger_ids, single-message reads; members of channels (fake-slack-members.ts). */
   readonly surfaces = new FakeSlackSurfaces(this);
   /** Reactions per message (add/remove with Slack's errors). */
   readonly reactions = new FakeSlackReactions(this.botUserId);
+  readonly members = new FakeChannelMembers(this);
   private responseUrlCounter = 0;
   private close_: (() => Promise<void>) | undefined;
   url = '';
@@ -207,7 +209,10 @@ export class FakeSlack {
   }
 
   private answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
-    const surfaced = this.surfaces.answer(method, args) ?? this.reactions.answer(method, args);
+    const surfaced =
+      this.surfaces.answer(method, args) ??
+      this.reactions.answer(method, args) ??
+      this.members.answer(method, args);
     if (surfaced) return surfaced;
     const channel = String(args.channel ?? '');
     switch (method) {

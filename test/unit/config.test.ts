@@ -32,10 +32,19 @@ describe('loadConfig', () => {
       userIds: [],
       adminUserIds: [],
       followUpsFrom: 'anyone',
+      allowExternalUsers: false,
       jobReaction: 'memo',
     });
     expect(config.slack.appToken).toBeUndefined();
     expect(config.logLevel).toBe('info');
+  });
+
+  it('reads ALLOW_EXTERNAL_USERS as true or false only', () => {
+    expect(loadConfig({ ...valid, ALLOW_EXTERNAL_USERS: 'true' }).access.allowExternalUsers).toBe(true);
+    expect(loadConfig({ ...valid, ALLOW_EXTERNAL_USERS: 'false' }).access.allowExternalUsers).toBe(false);
+    expect(problemsOf({ ...valid, ALLOW_EXTERNAL_USERS: 'yes' })).toEqual([
+      'ALLOW_EXTERNAL_USERS must be true or false',
+    ]);
   });
 
   it('lists every missing variable at once, each with how to fix it', () => {

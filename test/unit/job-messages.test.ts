@@ -126,7 +126,7 @@ describe('job card', () => {
 
   it('the starting card notification has no doubled punctuation', () => {
     const view = jobCardMessage({ requesterId: 'U0ALICE', prompt: 'Fix it', state: { phase: 'starting' } });
-    expect(view.text).toBe('Docs agent job: Starting the agent. Fix it');
+    expect(view.text).toBe('Docs agent job: Starting the agent.');
   });
 
   it('shortens a long branch label, never its link markup', () => {

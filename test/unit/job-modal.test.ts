@@ -62,7 +62,8 @@ describe('jobModalView', () => {
     const view = jobModalView({ refs, instruction: 'x', earlierMessages: earlier });
     expect(checkView(view, 'modal')).toEqual({ ok: true });
     const preview = JSON.stringify(view.blocks.at(-1));
-    expect(preview).toContain('last 5 of 40 messages');
+    expect(preview).toContain("the agent gets the thread's last 40 messages in full");
+    expect(preview).toContain('Below: the last 5, each cut at 200 characters');
     expect(preview).toContain('user39');
     expect(preview).not.toContain('user34*');
     expect(preview).not.toContain('<!channel>');

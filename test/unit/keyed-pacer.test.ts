@@ -30,6 +30,23 @@ describe('KeyedPacer', () => {
     expect(order).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
+  it("refuses work past the bound of a key's queue with a coded error, and queues again once it drains", async () => {
+    const pacer = new KeyedPacer(1000, 1, Date.now, 2);
+    const t0 = Date.now();
+    const accepted = [0, 1, 2].map(() => pacer.run('users.info', async () => Date.now() - t0));
+    const refused = pacer.run('users.info', async () => 'never');
+    await expect(refused).rejects.toMatchObject({ code: 'pacer_queue_full' });
+    expect(errorCode(await refused.catch((e: unknown) => e))).toBe('pacer_queue_full');
+    expect(pacer.waiting('users.info')).toBe(2);
+    // Other keys are not affected by a full one.
+    expect(await pacer.run('chat.update', async () => 'ok')).toBe('ok');
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(await Promise.all(accepted)).toEqual([0, 1000, 2000]);
+    const later = pacer.run('users.info', async () => 'queued again');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await later).toBe('queued again');
+  });
+
   it('paces each key on its own, and an idle key gets its whole burst back', async () => {
     const pacer = new KeyedPacer(1000, 2);
     const t0 = Date.now();

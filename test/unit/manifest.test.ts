@@ -26,6 +26,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'chat.postEphemeral': ['chat:write'],
   'chat.delete': ['chat:write'],
   'conversations.join': ['channels:join'],
+  // Home's New job checks the user and the bot are in the picked public or private channel.
+  'conversations.members': ['channels:read', 'groups:read'],
   // Covered by the history scope of each conversation type the bot is subscribed to (EVENT_SCOPES).
   'conversations.history': [],
   'conversations.replies': [],

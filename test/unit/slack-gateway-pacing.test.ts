@@ -50,6 +50,23 @@ describe('SlackGateway per-channel pacing', () => {
     await gateway.close();
   });
 
+  it('refuses a post past the bound of the channel queue with slack_queue_full, without retrying it', async () => {
+    const posted: Array<{ channel: string; at: number }> = [];
+    const gateway = new SlackGateway(stubClient(posted), {
+      logger,
+      channelPostIntervalMs: 1000,
+      channelPostBurst: 1,
+      maxQueue: 2,
+    });
+    const accepted = [1, 2, 3].map(() => gateway.post({ channel: 'C1', message }));
+    const refused = gateway.post({ channel: 'C1', message });
+    await expect(refused).rejects.toMatchObject({ code: 'slack_queue_full' });
+    await vi.advanceTimersByTimeAsync(5000);
+    await Promise.all(accepted);
+    expect(posted).toHaveLength(3);
+    await gateway.close();
+  });
+
   it('does not pace when the interval is 0', async () => {
     const posted: Array<{ channel: string; at: number }> = [];
     const gateway = new SlackGateway(stubClient(posted), { logger, channelPostIntervalMs: 0 });

@@ -104,6 +104,14 @@ export class HandleInboundMessage {
     return { kind: 'state_unavailable', told: true };
   }
 
+  /** Over the length limit: the author is told (with the length and the limit). */
+  private async tooLong(ref: ReturnType<typeof refOf>, prompt: string): Promise<boolean> {
+    const length = Array.from(prompt).length;
+    if (length <= this.deps.maxPromptChars) return false;
+    await this.deps.notifier.tellAuthor(ref, { kind: 'too_long', length, max: this.deps.maxPromptChars });
+    return true;
+  }
+
   private async handleOnce(message: InboundMessage): Promise<ConversationOutcome> {
     const { jobs, access, logger, notifier, text } = this.deps;
     if (message.botId) return ignored('bot');
@@ -149,17 +157,17 @@ export class HandleInboundMessage {
         await notifier.tellAuthor(ref, { kind: 'requester_only', requesterId: record.requesterId });
         return { kind: 'denied' };
       }
-      const prompt = (await text.toPlainText(stripped)).trim();
-      if (isBlank(prompt)) {
+      // Checked before any name is looked up: a message is refused without spending Slack calls on it.
+      const unresolved = text.toPlainTextWithoutNames(stripped).trim();
+      if (isBlank(unresolved)) {
         // Said privately in a job thread too: a bare mention or invisible-only text got no answer before.
         await notifier.tellAuthor(ref, { kind: 'empty' });
         return { kind: 'rejected' };
       }
-      const length = Array.from(prompt).length;
-      if (length > this.deps.maxPromptChars) {
-        await notifier.tellAuthor(ref, { kind: 'too_long', length, max: this.deps.maxPromptChars });
-        return { kind: 'rejected' };
-      }
+      if (await this.tooLong(ref, unresolved)) return { kind: 'rejected' };
+      const prompt = (await text.toPlainText(stripped)).trim();
+      // Names are longer than ids: the resolved text is checked again.
+      if (await this.tooLong(ref, prompt)) return { kind: 'rejected' };
 
       if (record) {
         const author = await text.displayName(userId);

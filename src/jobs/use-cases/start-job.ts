@@ -57,6 +57,7 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
     prompt: request.prompt,
     ...(request.evidenceRef === undefined ? {} : { evidenceRef: request.evidenceRef }),
     projectId,
+    ...(request.origin === 'app_home' ? { mayJoin: false } : {}),
   };
   try {
     // A cheap read first: with the state store down the job could be created but never followed, so

@@ -23,7 +23,7 @@ export interface SlackDeps {
   >;
   /** Mentions, DMs and thread replies: routed to a new job, a follow-up, or nothing. */
   conversations: Pick<ConversationService, 'handle'>;
-  access: Pick<AccessPolicy, 'check' | 'isAdmin'>;
+  access: Pick<AccessPolicy, 'check' | 'isAdmin' | 'checkTeam'>;
   logger: Logger;
   /** `/docs-views`: page-view reports and weekly posts. */
   pageViews: {

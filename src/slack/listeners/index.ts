@@ -7,6 +7,7 @@ import { registerHomeNewJobAction } from './actions/home-new-job.js';
 import { registerJobFeedbackAction } from './actions/job-feedback.js';
 import { registerJobModalSubmission } from './actions/job-modal-submission.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
+import { registerReviewReactedMessageAction } from './actions/review-reacted-message.js';
 import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsHealthCommand } from './commands/docs-health.js';
@@ -15,10 +16,13 @@ import type { SlackDeps } from './deps.js';
 import { registerAppHomeOpened } from './events/app-home-opened.js';
 import { registerMessageEvents } from './events/message.js';
 import { registerReactionAdded } from './events/reaction-added.js';
+import { refuseExternalUsers } from './external-users.js';
 
 export type { SlackDeps } from './deps.js';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
+  // Before every listener: users of other organisations reach none of them (ALLOW_EXTERNAL_USERS).
+  app.use(refuseExternalUsers(deps) as never);
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);
@@ -34,4 +38,5 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerAppHomeOpened(app, deps);
   registerHomeNewJobAction(app, deps);
   registerJobFeedbackAction(app, deps);
+  registerReviewReactedMessageAction(app, deps);
 }

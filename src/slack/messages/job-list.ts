@@ -135,9 +135,13 @@ export function jobStatusErrorMessage(
 ): SlackMessage {
   const code = (error as { code?: unknown } | null)?.code;
   const text =
-    code === 'not_found'
-      ? `No job \`${escapeMrkdwn(oneLine(jobId, 100))}\` exists in this docs project. Check the id on the job card (or with \`/docs-agent list\`).`
-      : describeDocsFailure(error, now, 'look the job up', limits);
+    code === 'job_not_visible'
+      ? `Job \`${escapeMrkdwn(oneLine(jobId, 100))}\` is not visible here. \`status\` shows a job only in its own channel, to the person who started it, or to an admin (\`ADMIN_USER_IDS\`). Ask in the job's channel, or use \`/docs-agent list\` for this channel's jobs.`
+      : code === 'state_unavailable'
+        ? "I can't reach my state store right now, so I can't tell whether you may see that job. Try again in a minute."
+        : code === 'not_found'
+          ? `No job \`${escapeMrkdwn(oneLine(jobId, 100))}\` exists in this docs project. Check the id on the job card (or with \`/docs-agent list\`).`
+          : describeDocsFailure(error, now, 'look the job up', limits);
   return {
     text: oneLine(text, LIMITS.fallbackText),
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],

@@ -34,9 +34,14 @@ export interface JobModalInput {
   instruction?: string;
   /** The thread's earlier messages (plain text, oldest first), offered as optional context. */
   earlierMessages?: Array<{ author: string; text: string }>;
+  /** What the context option sends of them (its messages are the newest ones), stated in the preview. */
+  context?: { sent: number; chars: number; leftOut: number };
 }
 
-/** Where the card of a job started from Home goes: any channel the bot is in (it joins public ones itself). */
+/**
+ * Where the card of a job started from Home goes. Slack's picker lists every public channel; the
+ * submission accepts only one the user and the bot are both members of (checked then, never joined).
+ */
 function channelPicker(): KnownBlock {
   return {
     type: 'input',
@@ -44,7 +49,7 @@ function channelPicker(): KnownBlock {
     label: { type: 'plain_text', text: 'Channel for the job card' },
     hint: {
       type: 'plain_text',
-      text: "The job's card and thread go there; replies in that thread steer the job. In a private channel, invite the bot first.",
+      text: "A channel you're in, where the bot was invited (/invite @docs-agent). The job's card and thread go there; replies in that thread steer the job.",
     },
     element: {
       type: 'conversations_select',
@@ -104,7 +109,10 @@ export function jobModalView(input: JobModalInput): ModalView {
         ],
       },
     });
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: previewText(earlier) }] });
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: previewText(earlier, input.context) }],
+    });
   }
   return {
     type: 'modal',
@@ -117,14 +125,30 @@ export function jobModalView(input: JobModalInput): ModalView {
   };
 }
 
-function previewText(earlier: Array<{ author: string; text: string }>): string {
-  const shown = earlier.slice(-MODAL_LIMITS.previewMessages);
+/**
+ * The preview says exactly what checking the box sends (how many of the messages, how many characters),
+ * then shows the newest of those, cut short: a preview that only showed 5 lines of 200 characters while
+ * 50 messages and 6,000 characters went to the agent misled about what was sent.
+ */
+function previewText(
+  earlier: Array<{ author: string; text: string }>,
+  context = { sent: earlier.length, chars: 0, leftOut: 0 },
+): string {
+  const sent = earlier.slice(earlier.length - context.sent);
+  const shown = sent.slice(-MODAL_LIMITS.previewMessages);
   const lines = shown.map(
     (m) =>
       `> *${escapeMrkdwn(oneLine(m.author, 40))}*: ${escapeMrkdwn(oneLine(m.text, MODAL_LIMITS.previewLine))}`,
   );
-  const hidden = earlier.length - shown.length;
-  const head = hidden > 0 ? `Preview (last ${shown.length} of ${earlier.length} messages):` : 'Preview:';
+  const count = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'message' : 'messages'}`;
+  const size = context.chars > 0 ? ` (${context.chars.toLocaleString('en-US')} characters)` : '';
+  const left =
+    context.leftOut > 0 ? ` The ${count(context.leftOut)} before them do not fit and are left out.` : '';
+  const cut =
+    shown.length < sent.length
+      ? `Below: the last ${shown.length}, each cut at ${MODAL_LIMITS.previewLine} characters.`
+      : `Below, each cut at ${MODAL_LIMITS.previewLine} characters.`;
+  const head = `If checked, the agent gets the thread's last ${count(sent.length)} in full${size}.${left} ${cut}`;
   return truncate([head, ...lines].join('\n'), 3000);
 }
 

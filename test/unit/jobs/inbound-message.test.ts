@@ -89,6 +89,7 @@ describe('threadContext', () => {
   const text = {
     toPlainText: async (markup: string) =>
       markup.replace(/<@(\w+)>/g, (_, id: string) => `@${names[id] ?? id}`),
+    toPlainTextWithoutNames: (markup: string) => markup.replace(/<@(\w+)>/g, '@$1'),
     displayName: async (id: string) => names[id] ?? id,
   };
   const thread = (messages: ThreadMessage[]) => ({ threadMessages: async () => messages });
@@ -164,7 +165,11 @@ describe('a follow-up whose new run could not be recorded', () => {
         tellAuthor: async (_ref, notice) => void told.push(notice),
         threadMessages: async () => [],
       },
-      text: { toPlainText: async (t) => t, displayName: async () => 'Ann' },
+      text: {
+        toPlainText: async (t) => t,
+        toPlainTextWithoutNames: (t) => t,
+        displayName: async () => 'Ann',
+      },
       access: new AccessPolicy({ channelIds: [], userIds: [] }),
       followUpsFrom: 'anyone',
       maxPromptChars: 4000,

@@ -91,7 +91,13 @@ describe('jobModalSubmission from Home', () => {
       afterAck: work.afterAck,
     });
     const c = {
-      conversations: { replies: vi.fn(async () => ({ messages: [] })) },
+      conversations: {
+        replies: vi.fn(async () => ({ messages: [] })),
+        members: vi.fn(async () => ({
+          members: [USER, 'U0DOCSBOT'],
+          response_metadata: { next_cursor: '' },
+        })),
+      },
       chat: {
         postEphemeral: vi.fn(async (_args: { channel: string; user: string; text: string }) => ({})),
         postMessage: vi.fn(async (_args: { channel: string; text: string }) => ({})),
@@ -117,7 +123,7 @@ describe('jobModalSubmission from Home', () => {
   it('starts an app_home job whose card opens a new thread in the picked channel', async () => {
     const t = setup({ ok: true, record: {} as never });
     const ack = vi.fn(async (_r?: unknown) => {});
-    await t.callback({ ack, body: body('C0PICKED'), client: t.c });
+    await t.callback({ ack, body: body('C0PICKED'), client: t.c, context: { botUserId: 'U0DOCSBOT' } });
     expect(ack).toHaveBeenCalledWith();
     await t.work.run();
     expect(t.jobs.jobOfThread).not.toHaveBeenCalled();
@@ -136,7 +142,7 @@ describe('jobModalSubmission from Home', () => {
   it('shows a refused channel under the picker and starts nothing', async () => {
     const t = setup({ ok: true, record: {} as never }, { channelIds: ['C0DOCS'] });
     const ack = vi.fn(async (_r?: unknown) => {});
-    await t.callback({ ack, body: body('C0PICKED'), client: t.c });
+    await t.callback({ ack, body: body('C0PICKED'), client: t.c, context: { botUserId: 'U0DOCSBOT' } });
     expect(ack).toHaveBeenCalledWith({
       response_action: 'errors',
       errors: { channel: expect.stringContaining('not enabled in this conversation') },
@@ -146,7 +152,12 @@ describe('jobModalSubmission from Home', () => {
 
   it('tells the user in their app DM when the card cannot be posted in the picked channel', async () => {
     const t = setup({ ok: false, stage: 'card', error: new SlackDeliveryError('channel_not_found', 'no') });
-    await t.callback({ ack: async () => {}, body: body('G0PRIVATE'), client: t.c });
+    await t.callback({
+      ack: async () => {},
+      body: body('G0PRIVATE'),
+      client: t.c,
+      context: { botUserId: 'U0DOCSBOT' },
+    });
     await t.work.run();
     expect(t.c.chat.postEphemeral).not.toHaveBeenCalled();
     const told = t.c.chat.postMessage.mock.calls[0]?.[0];

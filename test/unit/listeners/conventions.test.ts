@@ -37,6 +37,7 @@ describe('src/slack layout', () => {
       'actions/job-feedback.ts',
       'actions/job-modal-submission.ts',
       'actions/open-pull-request.ts',
+      'actions/review-reacted-message.ts',
       'actions/send-to-docs-agent.ts',
       'commands/docs-agent.ts',
       'commands/docs-health.ts',

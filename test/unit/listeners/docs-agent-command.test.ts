@@ -112,8 +112,12 @@ describe('docsAgentCommand', () => {
     await t.run('status job_42');
     expect(t.calls).toEqual(['ack', 'status', 'respond']);
     expect(t.ack).toHaveBeenCalledWith();
-    // Asked in a channel: a job the bot does not follow is looked up in that channel's project.
-    expect(t.jobs.status).toHaveBeenCalledWith('job_42', CHANNEL);
+    // Asked in a channel by someone: the use case decides what that viewer may see.
+    expect(t.jobs.status).toHaveBeenCalledWith('job_42', {
+      channelId: CHANNEL,
+      userId: expect.any(String),
+      isAdmin: false,
+    });
     const answer = only(t.respond);
     expect(answer.response_type).toBe('ephemeral');
     expect(allText(answer)).toContain('https://github.com/acme/docs/pull/7');

@@ -12,7 +12,11 @@ type Replies = Array<{ ts?: string; user?: string; text?: string; subtype?: stri
 
 function client(replies: Replies = [], openFails = false) {
   return {
-    conversations: { replies: vi.fn(async () => ({ messages: replies })) },
+    conversations: {
+      replies: vi.fn(async () => ({ messages: replies })),
+      // Read only for a job from Home.
+      members: vi.fn(async () => ({ members: [] })),
+    },
     views: {
       open: vi.fn(async (_args: unknown) => {
         if (openFails)

@@ -4,7 +4,8 @@ import type { StartJobRequest, StartJobResult } from '../../../src/jobs/job-serv
 import { reactionAdded } from '../../../src/slack/listeners/events/reaction-added.js';
 import { access, CHANNEL, deferredWork, recordingLogger, USER } from './fakes.js';
 
-type Message = { ts: string; thread_ts?: string; text?: string };
+type Message = { ts: string; thread_ts?: string; text?: string; user?: string };
+const byPerson = (messages: Message[] = []) => messages.map((m) => ({ user: 'U0BOB', ...m }));
 
 function setup(
   options: {
@@ -32,8 +33,9 @@ function setup(
   };
   const client = {
     conversations: {
-      history: vi.fn(async (_args: unknown) => ({ messages: options.history ?? [] })),
-      replies: vi.fn(async (_args: unknown) => ({ messages: options.replies ?? [] })),
+      // Written by a person of this workspace unless a test says otherwise.
+      history: vi.fn(async (_args: unknown) => ({ messages: byPerson(options.history) })),
+      replies: vi.fn(async (_args: unknown) => ({ messages: byPerson(options.replies) })),
     },
     chat: { postEphemeral: vi.fn(async (_args: { channel: string; user: string; text: string }) => ({})) },
   };
@@ -62,7 +64,7 @@ describe('reactionAdded', () => {
         channelId: CHANNEL,
         threadTs: '5.1',
         requesterId: USER,
-        prompt: 'Fix & explain',
+        prompt: `Slack message by @U0BOB, sent to the docs agent by @${USER}:\n\nFix & explain`,
         origin: 'reaction',
         // The reacted message is the job's source: its emoji follows the job.
         sourceTs: '5.1',
@@ -86,7 +88,7 @@ describe('reactionAdded', () => {
     });
     await t.react('5.2');
     await t.work.run();
-    expect(t.started[0]).toMatchObject({ prompt: 'the reply', threadTs: '5.0' });
+    expect(t.started[0]).toMatchObject({ prompt: expect.stringMatching(/\n\nthe reply$/), threadTs: '5.0' });
   });
 
   it('tells the reacting user privately and gives the claim back when nothing could start', async () => {

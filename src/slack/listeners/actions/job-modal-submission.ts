@@ -12,6 +12,7 @@ import {
 import { STATE_UNAVAILABLE_TEXT, startFailureNotice } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
 import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
+import { checkChannelMembership, type MembersReader, membershipProblem } from './channel-membership.js';
 import { alreadyJobThreadText, contextOf, earlierMessages, type ThreadReader } from './thread-reads.js';
 
 export type JobModalSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
@@ -22,7 +23,8 @@ export type JobModalSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afte
 export interface ViewSubmissionArgs {
   ack: (response?: SubmissionErrors) => Promise<void>;
   body: { user: { id: string }; team?: { id: string } | null; view: SubmittedView };
-  client: ThreadReader & PrivateAnswerClient;
+  client: ThreadReader & PrivateAnswerClient & MembersReader;
+  context?: { botUserId?: string };
 }
 
 export function registerJobModalSubmission(app: App, deps: JobModalSubmissionDeps): void {
@@ -40,7 +42,7 @@ function inForm(text: string, block = INSTRUCTION_BLOCK): SubmissionErrors {
  * card starts a new thread in the picked channel, and later failures go to the user's DM with the app.
  */
 export function jobModalSubmission(deps: JobModalSubmissionDeps) {
-  return async ({ ack, body, client }: ViewSubmissionArgs): Promise<void> => {
+  return async ({ ack, body, client, context }: ViewSubmissionArgs): Promise<void> => {
     const parsed = parseJobSubmission(body.view);
     if (!parsed.ok) {
       await ack('response' in parsed ? parsed.response : inForm(parsed.message));
@@ -53,6 +55,12 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
       const access = deps.access.check(userId, channelId);
       if (!access.ok) {
         await ack(inForm(accessDeniedMessage(access.reason), CHANNEL_BLOCK));
+        return;
+      }
+      // Home lists every channel: only one the user is in, and the bot already is, may get the job.
+      const membership = await checkChannelMembership(client, channelId, userId, context?.botUserId);
+      if (!membership.ok) {
+        await ack(inForm(membershipProblem(membership), CHANNEL_BLOCK));
         return;
       }
       await ack();

@@ -5,7 +5,7 @@ import { accessDeniedMessage } from '../../command-text.js';
 import { EmptySourceMessageError, jobFromMessage, type SourceMessage } from '../../message-source.js';
 import { jobModalView } from '../../messages/job-modal.js';
 import type { SlackDeps } from '../deps.js';
-import { earlierMessages, type ThreadReader } from './thread-reads.js';
+import { contextSummary, earlierMessages, type ThreadReader } from './thread-reads.js';
 
 export const SEND_TO_DOCS_AGENT_CALLBACK_ID = 'docs_agent_from_message';
 
@@ -57,17 +57,7 @@ export function sendToDocsAgentShortcut(deps: SendToDocsAgentDeps) {
       );
       return;
     }
-    const earlier = await earlierMessages(client, channelId, source.threadTs, shortcut.message.ts);
-    const view = jobModalView({
-      refs: {
-        origin: 'message_shortcut',
-        channelId,
-        threadTs: source.threadTs,
-        messageTs: shortcut.message.ts,
-      },
-      instruction: source.instruction,
-      earlierMessages: earlier,
-    });
+    const view = await jobFormFor(client, channelId, shortcut.message, source);
     try {
       await client.views.open({ trigger_id: shortcut.trigger_id, view });
     } catch (error) {
@@ -79,6 +69,22 @@ export function sendToDocsAgentShortcut(deps: SendToDocsAgentDeps) {
       );
     }
   };
+}
+
+/** The job form for a message: prefilled with it as plain text, the thread's earlier messages offered. */
+export async function jobFormFor(
+  client: ThreadReader,
+  channelId: string,
+  message: SourceMessage,
+  source = jobFromMessage(message),
+): Promise<ModalView> {
+  const earlier = await earlierMessages(client, channelId, source.threadTs, message.ts);
+  return jobModalView({
+    refs: { origin: 'message_shortcut', channelId, threadTs: source.threadTs, messageTs: message.ts },
+    instruction: source.instruction,
+    earlierMessages: earlier,
+    context: contextSummary(earlier),
+  });
 }
 
 async function tell(

@@ -1,5 +1,6 @@
 import { labelledContext, quote } from '../../../jobs/domain/message-text.js';
 import { slackToPlainText } from '../../markup.js';
+import type { SourceMessage } from '../../message-source.js';
 
 /** The one Web API read these surfaces make, narrowed so unit tests fake exactly it. */
 export interface ThreadReader {
@@ -15,7 +16,7 @@ export interface ThreadReader {
 }
 
 const MAX_EARLIER = 50;
-const MAX_CONTEXT_CHARS = 6000;
+export const MAX_CONTEXT_CHARS = 6000;
 
 export interface EarlierMessage {
   author: string;
@@ -54,20 +55,61 @@ export async function earlierMessages(
   }
 }
 
-/** Earlier messages quoted and labelled as conversation (as for a mention in a thread), newest kept. */
-export function contextOf(messages: EarlierMessage[]): string | undefined {
-  const quoted: string[] = [];
+/** What `contextOf` sends of `messages`: the newest that fit MAX_CONTEXT_CHARS, oldest first. */
+export function sentContext(messages: EarlierMessage[]): { entries: string[]; chars: number } {
+  const entries: string[] = [];
   let budget = MAX_CONTEXT_CHARS;
   for (const m of [...messages].reverse()) {
     const entry = `${m.author} wrote:\n${quote(m.text)}`;
     if (entry.length > budget) break;
     budget -= entry.length;
-    quoted.unshift(entry);
+    entries.unshift(entry);
   }
-  return labelledContext(quoted);
+  return { entries, chars: MAX_CONTEXT_CHARS - budget };
+}
+
+/** Earlier messages quoted and labelled as conversation (as for a mention in a thread), newest kept. */
+export function contextOf(messages: EarlierMessage[]): string | undefined {
+  return labelledContext(sentContext(messages).entries);
+}
+
+/** The preview's account of what checking "Include the thread's earlier messages" sends. */
+export function contextSummary(messages: EarlierMessage[]): { sent: number; chars: number; leftOut: number } {
+  const { entries, chars } = sentContext(messages);
+  return { sent: entries.length, chars, leftOut: messages.length - entries.length };
 }
 
 /** A message inside a job's thread is answered by that job: a second job there would take the thread over. */
 export function alreadyJobThreadText(jobId: string): string {
   return `This thread already follows docs agent job \`${jobId}\`, so I started nothing. Reply in the thread to send that job a follow-up, or use the shortcut on a message outside it.`;
+}
+
+type ReadArgs = {
+  channel: string;
+  ts?: string;
+  latest: string;
+  oldest?: string;
+  inclusive: boolean;
+  limit: number;
+};
+type Read = (args: ReadArgs) => Promise<{ messages?: SourceMessage[] }>;
+
+/** The reads `readMessage` makes. */
+export interface MessageReader {
+  conversations: { history: Read; replies: (args: ReadArgs & { ts: string }) => ReturnType<Read> };
+}
+
+/** The message at `ts`: top-level from the history, else a reply read from its thread. */
+export async function readMessage(
+  client: MessageReader,
+  channel: string,
+  ts: string,
+): Promise<SourceMessage | undefined> {
+  const window = { channel, latest: ts, inclusive: true, limit: 1 };
+  const top = await client.conversations.history(window);
+  const found = top.messages?.find((m) => m.ts === ts);
+  if (found) return found;
+  // A reply: conversations.replies with the reply's ts answers its thread (parent first).
+  const thread = await client.conversations.replies({ ...window, ts, oldest: ts, limit: 2 });
+  return thread.messages?.find((m) => m.ts === ts);
 }

@@ -67,7 +67,11 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
     if (parsed.kind === 'status') {
       // Fetched fresh from the platform, which may be slow: acknowledge first, answer via response_url.
       await ack();
-      const result = await deps.jobs.status(parsed.jobId, command.channel_id);
+      const result = await deps.jobs.status(parsed.jobId, {
+        channelId: command.channel_id,
+        userId: command.user_id,
+        isAdmin: deps.access.isAdmin(command.user_id),
+      });
       const view = result.ok
         ? jobStatusMessage(result.job, result.record, deps.projects?.isMulti ? result.projectId : undefined)
         : jobStatusErrorMessage(parsed.jobId, result.error, Date.now(), deps.limits);

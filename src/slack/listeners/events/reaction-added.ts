@@ -1,38 +1,38 @@
 import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
-import { accessDeniedMessage } from '../../command-text.js';
+import { accessDeniedMessage, tooLongMessage } from '../../command-text.js';
 import {
   EmptySourceMessageError,
+  isForeignAuthor,
   jobFromMessage,
+  labelledMessagePrompt,
   reactionDedupeKey,
-  type SourceMessage,
 } from '../../message-source.js';
 import { describeSlackDeliveryFailure } from '../../messages/failures.js';
+import { MAX_PROMPT_CHARS } from '../../messages/help.js';
 import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
-import { alreadyJobThreadText } from '../actions/thread-reads.js';
+import { reviewMessagePrompt } from '../../messages/review-message.js';
+import { alreadyJobThreadText, type MessageReader, readMessage } from '../actions/thread-reads.js';
 import type { SlackDeps } from '../deps.js';
 
 export type ReactionAddedDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'jobReaction'> & {
   jobs: Pick<SlackDeps['jobs'], 'start' | 'claimOnce' | 'confirmOnce' | 'releaseOnce' | 'jobOfThread'>;
 };
 
-type ReadArgs = {
-  channel: string;
-  ts?: string;
-  latest: string;
-  oldest?: string;
-  inclusive: boolean;
-  limit: number;
-};
-type Read = (args: ReadArgs) => Promise<{ messages?: SourceMessage[] }>;
-
 /** The parts of a `reaction_added` delivery read here, and the Web API calls made. */
 export interface ReactionAddedArgs {
   event: { reaction: string; user: string; item: { type: string; channel?: string; ts?: string } };
   body: { team_id?: string };
-  client: {
-    conversations: { history: Read; replies: (args: ReadArgs & { ts: string }) => ReturnType<Read> };
-    chat: { postEphemeral(args: { channel: string; user: string; text: string }): Promise<unknown> };
+  context?: { teamId?: string };
+  client: MessageReader & {
+    chat: {
+      postEphemeral(args: {
+        channel: string;
+        user: string;
+        text: string;
+        blocks?: unknown[];
+      }): Promise<unknown>;
+    };
   };
 }
 
@@ -45,16 +45,24 @@ const CANNOT_READ =
 
 /**
  * The configured emoji on a message starts a job from that message: its card in the message's thread,
- * the reacting user as requester. Once per message whoever reacts (a claim on the message), so a second
- * reaction or a redelivery starts nothing; the claim is given back when nothing was started.
+ * the reacting user as requester, the text labelled with its author. Once per message whoever reacts (a
+ * claim on the message), so a second reaction or a redelivery starts nothing; the claim is given back when
+ * nothing was started. A message by a bot, an app or another organisation starts nothing unreviewed: the
+ * reacting user gets a button that opens the job form (the reaction event has no trigger_id to open it).
  */
 export function reactionAdded(deps: ReactionAddedDeps) {
-  return async ({ event, body, client }: ReactionAddedArgs): Promise<void> => {
+  return async ({ event, body, client, context }: ReactionAddedArgs): Promise<void> => {
     const { channel, ts } = event.item;
     if (event.reaction !== (deps.jobReaction ?? 'memo') || event.item.type !== 'message' || !channel || !ts)
       return;
     deps.afterAck(() =>
-      startFromReaction(deps, client, { channel, ts, user: event.user, team: body.team_id }),
+      startFromReaction(deps, client, {
+        channel,
+        ts,
+        user: event.user,
+        team: body.team_id,
+        homeTeam: context?.teamId ?? body.team_id,
+      }),
     );
   };
 }
@@ -62,11 +70,16 @@ export function reactionAdded(deps: ReactionAddedDeps) {
 async function startFromReaction(
   deps: ReactionAddedDeps,
   client: ReactionAddedArgs['client'],
-  item: { channel: string; ts: string; user: string; team: string | undefined },
+  item: { channel: string; ts: string; user: string; team: string | undefined; homeTeam: string | undefined },
 ): Promise<void> {
-  const tell = async (text: string) => {
+  const tell = async (text: string, blocks?: unknown[]) => {
     try {
-      await client.chat.postEphemeral({ channel: item.channel, user: item.user, text });
+      await client.chat.postEphemeral({
+        channel: item.channel,
+        user: item.user,
+        text,
+        ...(blocks ? { blocks } : {}),
+      });
     } catch (error) {
       deps.logger.info(
         { channelId: item.channel, error: describeError(error) },
@@ -92,7 +105,20 @@ async function startFromReaction(
   try {
     const message = await readMessage(client, item.channel, item.ts);
     if (!message) return await tell(CANNOT_READ);
+    if (isForeignAuthor(message, item.homeTeam)) {
+      const prompt = reviewMessagePrompt(item.channel, item.ts);
+      return await tell(prompt.text, prompt.blocks);
+    }
     const source = jobFromMessage(message);
+    const length = Array.from(source.instruction).length;
+    if (length > MAX_PROMPT_CHARS)
+      return await tell(
+        tooLongMessage(
+          length,
+          'That message',
+          'Use *Send to docs agent* on it (its ⋯ menu) to send an edited version, or write the instruction with `/docs-agent`.',
+        ),
+      );
     const existing = await deps.jobs.jobOfThread(item.channel, source.threadTs);
     if (existing) return await tell(alreadyJobThreadText(existing.jobId));
     const result = await deps.jobs.start({
@@ -100,7 +126,7 @@ async function startFromReaction(
       channelId: item.channel,
       threadTs: source.threadTs,
       requesterId: item.user,
-      prompt: source.instruction,
+      prompt: labelledMessagePrompt(source.instruction, message.user ?? 'unknown', item.user),
       origin: 'reaction',
       sourceTs: item.ts,
     });
@@ -123,19 +149,4 @@ async function startFromReaction(
     // Nothing started (unreadable, empty, state down, card refused): the user may react again.
     if (!started) await deps.jobs.releaseOnce(key).catch(() => undefined);
   }
-}
-
-/** The message at `ts`: top-level from the history, else a reply read from its thread. */
-async function readMessage(
-  client: ReactionAddedArgs['client'],
-  channel: string,
-  ts: string,
-): Promise<SourceMessage | undefined> {
-  const window = { channel, latest: ts, inclusive: true, limit: 1 };
-  const top = await client.conversations.history(window);
-  const found = top.messages?.find((m) => m.ts === ts);
-  if (found) return found;
-  // A reply: conversations.replies with the reply's ts answers its thread (parent first).
-  const thread = await client.conversations.replies({ ...window, ts, oldest: ts, limit: 2 });
-  return thread.messages?.find((m) => m.ts === ts);
 }

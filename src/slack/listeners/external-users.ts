@@ -1,0 +1,91 @@
+import type { AnyMiddlewareArgs, Context } from '@slack/bolt';
+import { describeError } from '../../common/errors.js';
+import { EXTERNAL_USER_TEXT } from '../command-text.js';
+import type { SlackDeps } from './deps.js';
+
+export type ExternalUsersDeps = Pick<SlackDeps, 'access' | 'logger' | 'jobReaction'>;
+
+type Json = Record<string, unknown>;
+const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+const obj = (value: unknown): Json => (typeof value === 'object' && value !== null ? (value as Json) : {});
+
+/** Who sent a request and from which team, for every kind of request the app receives. */
+export function requestUser(body: unknown): { userId?: string; teamId?: string } {
+  const b = obj(body);
+  if (b.type === 'event_callback') {
+    const event = obj(b.event);
+    // `user_team` on Slack Connect events; `team` on messages is the author's team.
+    return { userId: str(event.user), teamId: str(event.user_team) ?? str(event.team) };
+  }
+  if (typeof b.command === 'string') return { userId: str(b.user_id), teamId: str(b.team_id) };
+  const user = obj(b.user);
+  return { userId: str(user.id), teamId: str(user.team_id) };
+}
+
+type MiddlewareArgs = AnyMiddlewareArgs & {
+  context: Context;
+  next: () => Promise<void>;
+  ack?: (response?: unknown) => Promise<void>;
+  respond?: (message: unknown) => Promise<unknown>;
+  client: {
+    chat: {
+      postEphemeral(args: { channel: string; user: string; text: string }): Promise<unknown>;
+      postMessage(args: { channel: string; text: string }): Promise<unknown>;
+    };
+  };
+};
+
+/**
+ * Refuses users of other organisations (Slack Connect) on every surface before any listener runs, unless
+ * ALLOW_EXTERNAL_USERS: they would start jobs with the org's admin key and read readers' comments. Those
+ * who addressed the bot (command, button, form, shortcut, mention, DM, the job emoji) are told why.
+ */
+export function refuseExternalUsers(deps: ExternalUsersDeps) {
+  return async (args: MiddlewareArgs): Promise<void> => {
+    const { userId, teamId } = requestUser(args.body);
+    const homeTeamId = args.context.teamId ?? str(obj(args.body).team_id);
+    if (deps.access.checkTeam(teamId, homeTeamId).ok) return args.next();
+    deps.logger.info({ userId, teamId }, 'refused a user of another organisation (ALLOW_EXTERNAL_USERS)');
+    try {
+      await answer(deps, args, userId);
+    } catch (error) {
+      deps.logger.info({ error: describeError(error) }, 'could not tell an external user they are refused');
+    }
+  };
+}
+
+async function answer(deps: ExternalUsersDeps, args: MiddlewareArgs, userId: string | undefined) {
+  const body = obj(args.body);
+  const text = EXTERNAL_USER_TEXT;
+  if (typeof body.command === 'string') return args.ack?.({ response_type: 'ephemeral', text });
+  if (body.type === 'view_submission')
+    return args.ack?.({ response_action: 'update', view: refusedModal(text) });
+  if (body.type !== 'event_callback') {
+    await args.ack?.();
+    if (args.respond) return args.respond({ response_type: 'ephemeral', replace_original: false, text });
+    if (userId) return args.client.chat.postMessage({ channel: userId, text });
+    return;
+  }
+  const event = obj(body.event);
+  const channel = str(event.channel) ?? str(obj(event.item).channel);
+  if (!userId || !channel || !addressesBot(deps, event)) return;
+  if (event.channel_type === 'im') return args.client.chat.postMessage({ channel, text });
+  return args.client.chat.postEphemeral({ channel, user: userId, text });
+}
+
+/** Only what was meant for the bot gets an answer: other people's messages in a channel are not. */
+function addressesBot(deps: ExternalUsersDeps, event: Json): boolean {
+  if (event.type === 'app_mention') return true;
+  if (event.type === 'message') return event.channel_type === 'im' && !event.subtype && !event.bot_id;
+  if (event.type === 'reaction_added') return event.reaction === (deps.jobReaction ?? 'memo');
+  return false;
+}
+
+function refusedModal(text: string) {
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: 'docs-agent' },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+  };
+}

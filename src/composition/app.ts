@@ -23,6 +23,7 @@ import { stateNote, within } from './app-steps.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
+import { wirePullRequests } from './pull-request-wiring.js';
 
 export interface DocsAgentOptions {
   logger?: Logger;
@@ -104,8 +105,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger,
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
     metrics,
-    // Wired below, once the analytics source exists; called only after start.
-    onPullRequest: (record, prLink) => impact.onPullRequest(record, prLink),
+    // Wired below, once the analytics source exists; called only after start. A PR followed on GitHub
+    // schedules "did it work?" at its merge instead of now.
+    onPullRequest: async (record, prLink) =>
+      impact.onPullRequest(record, prLink, await pulls.onPullRequest(record, prLink)),
   });
   const access = new AccessPolicy(config.access);
   metrics.setSources({
@@ -138,6 +141,16 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     source: analyticsSource,
     pageViews: analytics,
     gateway: slack.gateway,
+    clock,
+    logger,
+  });
+  const pulls = wirePullRequests({
+    config,
+    adapters,
+    store,
+    notifier,
+    gateway: slack.gateway,
+    outcomes: { merged: (record, pr) => impact.onMerged(record, pr) },
     clock,
     logger,
   });
@@ -207,6 +220,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       const port = await slack.start();
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (!(await adapters.waitUntilReady(startAbort.signal))) return port;
+      await pulls.start();
       const resumed = await jobs.startWatching();
       impact.start();
       await weekly.start();
@@ -243,6 +257,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         await Promise.all([
           within(queue.close(), 2_000, 'closing the poll queue', logger),
           within(impact.stop(), 1_000, 'closing the impact queue', logger),
+          within(pulls.stop(), 1_000, 'closing the pull request queue', logger),
         ]);
         // Card refreshes queued by the work above get a moment to land; then Slack calls still waiting for
         // their rate-limit slot are dropped (`shutting_down`).

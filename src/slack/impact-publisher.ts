@@ -35,7 +35,7 @@ export class SlackImpactPublisher implements ImpactPublisher {
       await this.gateway.post({
         channel: check.channelId,
         threadTs: check.threadTs,
-        message: healthImpactMessage(model, { prLink: check.prLink }),
+        message: healthImpactMessage(model, { prLink: check.prLink, countedFrom: check.countedFrom ?? 'pr' }),
         dedupeKey: key,
         priority: 'reply',
       });

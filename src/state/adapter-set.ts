@@ -18,6 +18,8 @@ export interface AdapterSet {
   backend: StateBackend;
   jobStore: JobStore;
   pollQueue: PollQueue;
+  /** Reads of followed pull requests on GitHub: the same poll machinery, its own queue (`pr-follow`). */
+  pullRequestQueue: PollQueue;
   /** The agent-job budget of DOCS_PROJECT_ID (AGENT_JOBS_PER_HOUR): `agentJobQuotaFor(DOCS_PROJECT_ID)`. */
   agentJobQuota: HourlyQuota;
   /** The agent-job budget of one project: the platform counts job creations and follow-ups per project. */

@@ -29,6 +29,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
       concurrency: config.docs.maxConcurrency,
       minGapMs: config.docs.maxPollsPerSecond > 0 ? Math.ceil(1000 / config.docs.maxPollsPerSecond) : 0,
     }),
+    pullRequestQueue: new MemoryPollQueue({ logger, concurrency: 2 }),
     agentJobQuota: jobQuotas.default,
     agentJobQuotaFor: jobQuotas.of,
     analyticsBudget: new InMemoryHourlyQuota(config.analytics.hourlyBudget, now),

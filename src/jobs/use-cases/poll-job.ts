@@ -129,7 +129,7 @@ async function finish(
       const delivery = await notifier.postTerminalReply(record, outcome);
       if (delivery === 'undeliverable') logger.error({ jobId }, 'terminal reply could not be delivered');
       // Inside the try: if remembering fails, the poll is retried (the reply is not posted twice).
-      else if (outcome.kind === 'pull_request' && record.evidenceRef && deps.onPullRequest)
+      else if (outcome.kind === 'pull_request' && deps.onPullRequest)
         await deps.onPullRequest(record, outcome.prLink);
     } catch (error) {
       record.consecutiveFailures += 1;

@@ -33,8 +33,8 @@ export const githubEnvFields = {
   GITHUB_WEB_URL: optionalText
     .pipe(httpUrl.optional())
     .transform((v) => noTrailingSlash(v ?? 'https://github.com')),
-  PR_FOLLOW_INTERVAL_MS: integer(5 * 60 * 1000, 1_000),
-  PR_FOLLOW_MAX_INTERVAL_MS: integer(60 * 60 * 1000, 1_000),
+  PR_FOLLOW_INTERVAL_MS: integer(5 * 60 * 1000, 10),
+  PR_FOLLOW_MAX_INTERVAL_MS: integer(60 * 60 * 1000, 10),
   PR_FOLLOW_DAYS: integer(30, 1, 180),
 };
 

@@ -39,8 +39,12 @@ export function createGitHubClient(options: GitHubClientOptions): {
 } {
   const { logger } = options;
   const rateLimit: RateLimitView = { remaining: undefined, resetAt: undefined };
+  // A limit holds back every request of this client, not only the one that met it (GitHub's advice: no
+  // further requests until retry-after has passed), so parallel and later reads do not make a storm.
+  let pausedUntil = 0;
   const waitOrGiveUp =
     (kind: string) => (retryAfter: number, request: { url: string }, _o: unknown, retryCount: number) => {
+      pausedUntil = Math.max(pausedUntil, Date.now() + retryAfter * 1000);
       const retrying = retryCount < LIMIT_RETRIES && retryAfter <= LIMIT_MAX_WAIT_S;
       logger.warn(
         { limit: kind, retryAfterS: retryAfter, retrying, url: request.url },
@@ -67,6 +71,9 @@ export function createGitHubClient(options: GitHubClientOptions): {
   });
   const etags = new Map<string, { etag: string; data: unknown }>();
   client.hook.wrap('request', async (request, endpoint) => {
+    const pause = pausedUntil - Date.now();
+    if (pause > LIMIT_MAX_WAIT_S * 1000) throw limitedFor(pause);
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
     const isGet = (endpoint.method ?? 'GET') === 'GET';
     const key = isGet ? client.request.endpoint(endpoint).url : undefined;
     const kept = key ? etags.get(key) : undefined;
@@ -98,6 +105,14 @@ export function createGitHubClient(options: GitHubClientOptions): {
     }
   });
   return { client, rateLimit };
+}
+
+/** A request not sent because a limit is in force for longer than is worth waiting in-process. */
+function limitedFor(pauseMs: number) {
+  return Object.assign(new Error('GitHub rate limit in force; not sent'), {
+    status: 429,
+    response: { headers: { 'retry-after': String(Math.ceil(pauseMs / 1000)) } },
+  });
 }
 
 function noteRateLimit(view: RateLimitView, headers: Record<string, string | number | undefined>): void {

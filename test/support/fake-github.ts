@@ -119,12 +119,12 @@ export class FakeGitHub {
     return this.requests.filter((r) => pattern.test(r.path));
   }
 
-  private handle(req: IncomingMessage, res: ServerResponse): void {
+  private handle(req: IncomingMessage, res: ServerResponse): undefined {
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = url.pathname.replace(/^\/api\/v3(?=\/)/, '');
     const conditional = typeof req.headers['if-none-match'] === 'string';
     const at = Date.now();
-    const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const answer = (status: number, body: unknown, headers: Record<string, string> = {}): undefined => {
       this.requests.push({ method: req.method ?? 'GET', path, status, conditional, at });
       const limits = {
         'x-ratelimit-limit': String(this.limit),
@@ -135,9 +135,10 @@ export class FakeGitHub {
       if (status === 304) {
         res.writeHead(304, { ...limits, ...headers });
         res.end();
-        return;
+        return undefined;
       }
       sendJson(res, status, body, { ...limits, ...headers });
+      return undefined;
     };
     const auth = req.headers.authorization;
     if (!auth) return answer(401, { message: 'Requires authentication', status: '401' });
@@ -163,7 +164,7 @@ export class FakeGitHub {
     // A matching conditional request costs nothing against the limit.
     if (req.headers['if-none-match'] === etag) return answer(304, undefined, { etag });
     this.remaining -= 1;
-    answer(200, body, { etag });
+    return answer(200, body, { etag });
   }
 
   private route(method: string, path: string): unknown {

@@ -52,7 +52,7 @@ export function createGitHubClient(options: GitHubClientOptions): {
       );
       return retrying;
     };
-  const client = new GitHub({
+  const octokit = new GitHub({
     auth: options.token,
     baseUrl: options.apiUrl,
     userAgent: 'docs-agent',
@@ -70,12 +70,12 @@ export function createGitHubClient(options: GitHubClientOptions): {
     retry: { retries: 2 },
   });
   const etags = new Map<string, { etag: string; data: unknown }>();
-  client.hook.wrap('request', async (request, endpoint) => {
+  octokit.hook.wrap('request', async (request, endpoint) => {
     const pause = pausedUntil - Date.now();
     if (pause > LIMIT_MAX_WAIT_S * 1000) throw limitedFor(pause);
     if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
     const isGet = (endpoint.method ?? 'GET') === 'GET';
-    const key = isGet ? client.request.endpoint(endpoint).url : undefined;
+    const key = isGet ? octokit.request.endpoint(endpoint).url : undefined;
     const kept = key ? etags.get(key) : undefined;
     if (kept) endpoint.headers = { ...endpoint.headers, 'if-none-match': kept.etag };
     try {
@@ -104,7 +104,7 @@ export function createGitHubClient(options: GitHubClientOptions): {
       throw error;
     }
   });
-  return { client, rateLimit };
+  return { client: octokit, rateLimit };
 }
 
 /** A request not sent because a limit is in force for longer than is worth waiting in-process. */

@@ -11,14 +11,14 @@ const PAGE = 100;
 
 /** `PullRequestReader` on GitHub's REST API: the pull, its reviews, and its head commit's checks. */
 export class GitHubPullRequests implements PullRequestReader {
-  private readonly client: GitHubClient;
+  private readonly octokit: GitHubClient;
   private readonly rateLimit: RateLimitView;
 
   constructor(
     options: Parameters<typeof createGitHubClient>[0],
     private readonly now: () => number = Date.now,
   ) {
-    ({ client: this.client, rateLimit: this.rateLimit } = createGitHubClient(options));
+    ({ client: this.octokit, rateLimit: this.rateLimit } = createGitHubClient(options));
   }
 
   /**
@@ -27,7 +27,7 @@ export class GitHubPullRequests implements PullRequestReader {
    */
   async validate(): Promise<'ok' | 'unauthorized' | 'unreachable'> {
     try {
-      await this.client.request('GET /rate_limit');
+      await this.octokit.request('GET /rate_limit');
       return 'ok';
     } catch (error) {
       return (error as { status?: number }).status === 401 ? 'unauthorized' : 'unreachable';
@@ -52,7 +52,7 @@ export class GitHubPullRequests implements PullRequestReader {
 
   private async readOnce(ref: PullRequestRef): Promise<PullRequestState> {
     const params = { owner: ref.owner, repo: ref.repo };
-    const { data: pull } = await this.client.rest.pulls.get({ ...params, pull_number: ref.number });
+    const { data: pull } = await this.octokit.rest.pulls.get({ ...params, pull_number: ref.number });
     const merged = pull.merged === true || Boolean(pull.merged_at);
     const base = {
       draft: pull.draft === true,
@@ -66,9 +66,9 @@ export class GitHubPullRequests implements PullRequestReader {
     if (merged) return { ...base, state: 'merged', review: 'none', checks: 'none' };
     if (pull.state === 'closed') return { ...base, state: 'closed', review: 'none', checks: 'none' };
     const [reviews, runs, status] = await Promise.all([
-      this.client.rest.pulls.listReviews({ ...params, pull_number: ref.number, per_page: PAGE }),
-      this.client.rest.checks.listForRef({ ...params, ref: pull.head.sha, per_page: PAGE }),
-      this.client.rest.repos.getCombinedStatusForRef({ ...params, ref: pull.head.sha, per_page: PAGE }),
+      this.octokit.rest.pulls.listReviews({ ...params, pull_number: ref.number, per_page: PAGE }),
+      this.octokit.rest.checks.listForRef({ ...params, ref: pull.head.sha, per_page: PAGE }),
+      this.octokit.rest.repos.getCombinedStatusForRef({ ...params, ref: pull.head.sha, per_page: PAGE }),
     ]);
     return {
       ...base,

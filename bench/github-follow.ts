@@ -74,7 +74,7 @@ export async function runGitHubFollow(): Promise<{
       },
       notices: { post: async () => undefined },
       notifier: { updateCard: async () => undefined },
-      outcomes: { merged: async () => undefined },
+      outcomes: { merged: async () => undefined, unreadable: async () => undefined },
       clock: { now: () => now },
       logger,
       timing,

@@ -150,7 +150,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     store,
     notifier,
     gateway: slack.gateway,
-    outcomes: { merged: (record, pr) => impact.onMerged(record, pr) },
+    outcomes: {
+      merged: (record, pr) => impact.onMerged(record, pr),
+      unreadable: (record) => impact.onUnreadable(record),
+    },
     clock,
     logger,
   });

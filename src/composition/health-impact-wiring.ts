@@ -16,6 +16,8 @@ export interface HealthImpactWiring {
    * day; unless the PR is followed on GitHub (`followed`), whose merge schedules it (`onMerged`).
    */
   onPullRequest(record: JobRecord, prLink: string, followed?: boolean): Promise<void>;
+  /** A followed PR GitHub will not show (404/403): the check counts from the PR's day, as without GitHub. */
+  onUnreadable(record: JobRecord): Promise<void>;
   /** The followed PR was merged: one impact check counted from the merge day (closed: none at all). */
   onMerged(record: JobRecord, pr: { mergedAt: number | null; openedAt: number }): Promise<void>;
   start(): void;
@@ -74,6 +76,19 @@ export function wireHealthImpact(input: {
         prSeenAt: pr.mergedAt ?? clockNow(),
         openedAt: pr.openedAt,
         countedFrom: 'merge',
+      });
+    },
+    async onUnreadable(record) {
+      if (!record.evidenceRef || !record.pullRequest) return;
+      await impact.remember({
+        jobId: record.jobId,
+        channelId: record.channelId,
+        threadTs: record.threadTs,
+        evidenceRef: record.evidenceRef,
+        ...(record.projectId === undefined ? {} : { projectId: record.projectId }),
+        prLink: record.pullRequest.url,
+        prSeenAt: record.pullRequest.startedAt,
+        countedFrom: 'pr',
       });
     },
     start: () => impact.start(),

@@ -38,12 +38,13 @@ afterEach(async () => {
   for (const fake of fakes.splice(0)) await fake.close();
 });
 
-async function setUp(withToken = true) {
+async function setUp(withToken = true, pullExists = true) {
   const slack = await FakeSlack.start();
   const docs = await FakeDocs.start();
   const github = await FakeGitHub.start();
   fakes.push(slack, docs, github);
-  github.addPull('acme', 'docs', 77, { created_at: OPENED });
+  // Another PR of the repository: #77 itself answers 404 unless added.
+  github.addPull('acme', 'docs', pullExists ? 77 : 78, { created_at: OPENED });
   const timers = new ManualTimers(clock.now());
   const env: Record<string, string> = {
     GITHUB_API_URL: github.url,
@@ -124,6 +125,17 @@ describe('"did it work?" from the merge day (memory)', () => {
     expect(impactPosts(slack)).toEqual([]);
     expect(app.logs.some((l) => l.includes('impact check scheduled'))).toBe(false);
     expect(notices()).toHaveLength(1);
+  });
+
+  it('a followed PR GitHub does not show (404) falls back to the PR’s day', async () => {
+    const { github, app } = await setUp(true, false);
+    await waitFor(() => github.requests.some((r) => r.status === 404), { what: 'the 404' });
+    await waitFor(
+      () => app.logs.some((l) => l.includes("impact check scheduled (counted from the PR's day)")),
+      {
+        what: 'the fallback check',
+      },
+    );
   });
 
   it('without GitHub access it counts from the PR’s day and says so', async () => {

@@ -94,7 +94,7 @@ describe('the merge notice is posted once', () => {
       },
       notices,
       notifier: { updateCard: async () => undefined },
-      outcomes: { merged: async () => undefined },
+      outcomes: { merged: async () => undefined, unreadable: async () => undefined },
       clock: { now: () => 1 },
       logger,
       timing: { minMs: 1_000, maxMs: 10_000, maxAgeMs: 30 * 86_400_000 },

@@ -223,6 +223,7 @@ describe('followPullRequest', () => {
     };
     records.set('job_1', record);
     const notices: PullRequestNotice[] = [];
+    const unreadable: string[] = [];
     const deps: PullRequestFollowDeps = {
       reader: { read },
       store: fakeJobStore(records),
@@ -234,13 +235,13 @@ describe('followPullRequest', () => {
       },
       notices: { post: async (_r, n) => void notices.push(n) },
       notifier: { updateCard: async () => undefined },
-      outcomes: { merged: async () => undefined },
+      outcomes: { merged: async () => undefined, unreadable: async (r) => void unreadable.push(r.jobId) },
       clock: { now: () => now },
       logger,
       timing: { minMs: 1_000, maxMs: 10_000, maxAgeMs: 30 * 86_400_000 },
       webUrl: 'https://github.com',
     };
-    return { deps, records, notices };
+    return { deps, records, notices, unreadable };
   }
 
   it('reports a PR still open after PR_FOLLOW_DAYS once, and stops', async () => {
@@ -262,6 +263,8 @@ describe('followPullRequest', () => {
     expect(await followPullRequest(gone.deps, 'job_1')).toBeNull();
     expect(gone.records.get('job_1')?.pullRequest?.unreadable).toBe(true);
     expect(gone.notices).toEqual([]);
+    // A health fix's "did it work?" then counts from the PR's day instead of waiting for a merge never seen.
+    expect(gone.unreadable).toEqual(['job_1']);
     const down = harness(async () => {
       throw new PullRequestReadError('github_unavailable', '503', 30_000);
     });

@@ -71,6 +71,8 @@ export async function followPullRequest(deps: PullRequestFollowDeps, jobId: stri
   } catch (error) {
     const code = error instanceof PullRequestReadError ? error.code : undefined;
     if (code === 'github_unreadable') {
+      // First, so a failure here reads again rather than losing a health fix's "did it work?".
+      await deps.outcomes.unreadable(record);
       follow.unreadable = true;
       follow.noticed = true;
       record.updatedAt = now;

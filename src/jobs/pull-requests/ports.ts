@@ -27,6 +27,8 @@ export interface PullRequestNotices {
 /** What follows from a PR's end outside this module ("did it work?" scheduling); must be idempotent. */
 export interface PullRequestOutcomes {
   merged(record: JobRecord, pr: PullRequestState): Promise<void>;
+  /** The PR cannot be read (404/403): what waited for its merge falls back to the PR's day. */
+  unreadable(record: JobRecord): Promise<void>;
 }
 
 export interface PullRequestFollowDeps {

@@ -191,6 +191,29 @@ describe('following a PR on GitHub (memory)', () => {
     expect(app.logs.some((l) => l.includes('GitHub rate limit hit'))).toBe(true);
   });
 
+  it('honours the rate-limit headers: once none are left nothing is asked until the reset', async () => {
+    const f = await fakes3();
+    for (const n of [101, 102, 103]) f.github.addPull('acme', 'docs', n);
+    const app = await start(f, githubEnv(f.github));
+    for (const n of [102, 103]) await jobWithPr(app, `https://github.com/acme/docs/pull/${n}`);
+    const { card } = await jobWithPr(app);
+    await waitFor(() => f.github.requestsTo(/\/pulls\/101$/).length > 0, { what: 'first read' });
+    f.github.remaining = 0;
+    f.github.resetAt = Math.floor(Date.now() / 1000) + 2;
+    const resetMs = f.github.resetAt * 1000;
+    const refused = await waitFor(() => f.github.requests.find((r) => r.status === 403), { what: 'the 403' });
+    f.github.merge('acme', 'docs', PR_NUMBER, 'octo-cat', MERGED_AT);
+    await waitFor(() => prNotices(f.slack, card.channel, card.ts).length === 1, {
+      what: 'merge notice after the reset',
+      timeoutMs: 8_000,
+    });
+    // Between the first refusal and the reset only calls already in flight arrive (a storm would be dozens).
+    const during = f.github.requests.filter((r) => r.at > refused.at && r.at < resetMs);
+    expect(during.length).toBeLessThanOrEqual(7);
+    expect(f.github.requests.filter((r) => r.status === 403).length).toBeLessThanOrEqual(8);
+    expect(app.logs.some((l) => l.includes('GitHub rate limit hit'))).toBe(true);
+  });
+
   it('a token GitHub refuses (401) is one clear message; the bot runs on without following', async () => {
     const f = await fakes3();
     f.github.addPull('acme', 'docs', PR_NUMBER);

@@ -156,7 +156,12 @@ export class FakeGitHub {
       );
     if (path === '/rate_limit')
       return answer(200, { resources: { core: { limit: this.limit, remaining: this.remaining } } });
-    if (this.remaining <= 0 && Date.now() / 1000 < this.resetAt)
+    // The hourly window rolls over at x-ratelimit-reset.
+    if (Date.now() / 1000 >= this.resetAt) {
+      this.remaining = this.limit;
+      this.resetAt = Math.floor(Date.now() / 1000) + 3600;
+    }
+    if (this.remaining <= 0)
       return answer(403, { message: 'API rate limit exceeded for user.', status: '403' });
     const body = this.route(req.method ?? 'GET', path);
     if (body === undefined) return answer(404, { message: 'Not Found', status: '404' });

@@ -2,6 +2,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { ackVerdict, runAckLatency } from './ack-latency.js';
 import { analyticsVerdict, runAnalytics } from './analytics.js';
 import { callsVerdict, runCallsPerJob } from './calls-per-job.js';
+import { followVerdict, runGitHubFollow } from './github-follow.js';
 import { pollingVerdict, runPollingCost } from './polling-cost.js';
 import { runScale, scaleVerdict } from './scale.js';
 import { runSlackTiers, SLACK_TIERS_SCALE, slackTiersVerdict } from './slack-tiers.js';
@@ -72,4 +73,11 @@ await section('6. Analytics cost against its floor (10,000 paths, 50 ms upstream
   const { rows, summary, health } = await runAnalytics();
   return [table(rows), ...analyticsVerdict(summary, health)];
 });
+await section(
+  '7. GitHub calls per followed PR over a simulated week (304s apart, against the floor)',
+  async () => {
+    const { rows, summary } = await runGitHubFollow();
+    return [table(rows), ...followVerdict(summary)];
+  },
+);
 process.exit(0);

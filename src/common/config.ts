@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { crossFieldProblems } from './config-checks.js';
+import { type GithubConfig, githubConfigOf, githubEnvFields, githubProblems } from './config-github.js';
 import { httpUrl, idList, integer, optionalText } from './config-schemas.js';
 import { AppError } from './errors.js';
 import { channelProjectsSchema } from './projects.js';
@@ -92,6 +93,7 @@ const envSchema = z.object({
     )
     .transform((v) => (v ?? 'memo').replace(/^:|:$/g, '')),
   LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS).optional()).transform((v) => v ?? 'info'),
+  ...githubEnvFields,
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -146,6 +148,8 @@ export interface Config {
     healthImpactDays: number;
     weeklyReport: { channel: string | undefined; cron: string | undefined; timeZone: string | undefined };
   };
+  /** Optional GitHub access: follows PRs to their merge (GITHUB_TOKEN, GITHUB_API_URL, PR_FOLLOW_*). */
+  github: GithubConfig;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -166,7 +170,7 @@ export class ConfigError extends AppError<'invalid_config'> {
 /** Reads and validates the whole environment once; every problem is reported together. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
-  const crossField = crossFieldProblems(env);
+  const crossField = [...crossFieldProblems(env), ...githubProblems(env)];
   if (!parsed.success || crossField.length > 0) {
     const fieldProblems = (parsed.error?.issues ?? []).map((issue) => {
       const name = issue.path.join('.') || 'environment';
@@ -226,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         timeZone: e.WEEKLY_REPORT_TZ,
       },
     },
+    github: githubConfigOf(e),
     logLevel: e.LOG_LEVEL,
   };
 }
@@ -238,6 +243,7 @@ export function secretsOf(config: Config): string[] {
     config.slack.botToken,
     config.slack.signingSecret,
     config.slack.appToken,
+    config.github.token,
     // Both forms: the URL may appear as typed (percent-encoded) or a client may log the decoded password.
     ...(redisPassword ? [redisPassword.raw, redisPassword.decoded] : []),
     // Every non-empty one, however short: the logger scrubs short secrets too.

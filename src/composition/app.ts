@@ -36,6 +36,8 @@ const DELIVERY_RECONCILE_MS = 1_000;
 /** How often each replica looks for watched jobs without a pending poll (one store read per watched job). */
 const WATCH_RECONCILE_MS = 5_000;
 
+import { wirePullRequests } from './pull-request-wiring.js';
+
 export interface DocsAgentOptions {
   logger?: Logger;
   clock?: Clock;
@@ -131,8 +133,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger,
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
     metrics,
-    // Wired below, once the analytics source exists; called only after start.
-    onPullRequest: (record, prLink) => impact.onPullRequest(record, prLink),
+    // Wired below, once the analytics source exists; called only after start. A PR followed on GitHub
+    // schedules "did it work?" at its merge instead of now.
+    onPullRequest: async (record, prLink) =>
+      impact.onPullRequest(record, prLink, await pulls.onPullRequest(record, prLink)),
   });
   const access = new AccessPolicy(config.access);
   // Every replica, leader-free: owed deliveries nobody holds, watched jobs without a pending poll.
@@ -140,6 +144,12 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     [
       { name: 'deliveries', everyMs: DELIVERY_RECONCILE_MS, run: () => deliveries.reconcile() },
       { name: 'watched-jobs', everyMs: WATCH_RECONCILE_MS, run: () => jobs.reconcileWatching() },
+      // Followed PRs keep their pending read in the queue; a read scheduled by a stopping replica is applied.
+      {
+        name: 'pull-request-wake-ups',
+        everyMs: WATCH_RECONCILE_MS,
+        run: () => adapters.pullRequestQueue.reconcile([], () => 0),
+      },
     ],
     logger.child({ component: 'reconciler' }),
   );
@@ -179,6 +189,19 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   });
   // Fix buttons carry a short id; the evidence waits in the state store (7 days).
   const healthEvidence = new HealthEvidence(adapters.evidenceStore);
+  const pulls = wirePullRequests({
+    config,
+    adapters,
+    store,
+    notifier,
+    outbox: deliveries,
+    outcomes: {
+      merged: (record, pr) => impact.onMerged(record, pr),
+      unreadable: (record) => impact.onUnreadable(record),
+    },
+    clock,
+    logger,
+  });
   const healthReports = new HealthReports({
     apiFor: docsApiFor,
     source: analyticsSource,
@@ -248,6 +271,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       const port = await slack.start();
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (!(await adapters.waitUntilReady(startAbort.signal))) return port;
+      await pulls.start();
       // Start-up is one pass of the reconciler: watched jobs without a pending poll, owed deliveries.
       const resumed = await jobs.startWatching();
       await reconciler.runOnce();
@@ -288,6 +312,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
           within(weekly.stop(), SHUTDOWN_STEP_MS.weeklyScheduler, 'stopping weekly reports', logger),
           within(queue.close(), SHUTDOWN_STEP_MS.pollQueue, 'closing the poll queue', logger),
           within(impact.stop(), SHUTDOWN_STEP_MS.impactQueue, 'closing the impact queue', logger),
+          within(pulls.stop(), SHUTDOWN_STEP_MS.pullRequestQueue, 'closing the pull request queue', logger),
         ]);
         // 4. Attempts under way (the work above owed card states and replies) get a moment to land; then every
         //    lease is handed back: the outbox keeps what is owed and another replica (or the next start)

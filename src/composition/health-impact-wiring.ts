@@ -11,8 +11,15 @@ import { SlackImpactPublisher } from '../slack/impact-publisher.js';
 import type { AdapterSet } from '../state/adapters.js';
 
 export interface HealthImpactWiring {
-  /** `JobServiceDeps.onPullRequest`: a health-fix job's PR becomes one impact check. */
-  onPullRequest(record: JobRecord, prLink: string): Promise<void>;
+  /**
+   * `JobServiceDeps.onPullRequest`: a health-fix job's PR becomes one impact check, counted from the PR's
+   * day; unless the PR is followed on GitHub (`followed`), whose merge schedules it (`onMerged`).
+   */
+  onPullRequest(record: JobRecord, prLink: string, followed?: boolean): Promise<void>;
+  /** A followed PR GitHub will not show (404/403): the check counts from the PR's day, as without GitHub. */
+  onUnreadable(record: JobRecord): Promise<void>;
+  /** The followed PR was merged: one impact check counted from the merge day (closed: none at all). */
+  onMerged(record: JobRecord, pr: { mergedAt: number | null; openedAt: number }): Promise<void>;
   start(): void;
   /** Stops running checks (pending ones stay in Redis for the next start). */
   stop(): Promise<void>;
@@ -30,6 +37,7 @@ export function wireHealthImpact(input: {
   logger: Logger;
 }): HealthImpactWiring {
   const logger = input.logger.child({ component: 'health-impact' });
+  const clockNow = () => input.clock.now();
   const impact = new HealthImpact({
     queue: input.adapters.impactQueue,
     publisher: new SlackImpactPublisher(input.outbox),
@@ -43,15 +51,43 @@ export function wireHealthImpact(input: {
     days: input.config.analytics.healthImpactDays,
   });
   return {
-    async onPullRequest(record, prLink) {
-      if (!record.evidenceRef) return;
+    async onPullRequest(record, prLink, followed = false) {
+      if (!record.evidenceRef || followed) return;
       await impact.remember({
+        countedFrom: 'pr',
         jobId: record.jobId,
         channelId: record.channelId,
         threadTs: record.threadTs,
         evidenceRef: record.evidenceRef,
         ...(record.projectId === undefined ? {} : { projectId: record.projectId }),
         prLink,
+      });
+    },
+    async onMerged(record, pr) {
+      if (!record.evidenceRef || !record.pullRequest) return;
+      await impact.remember({
+        jobId: record.jobId,
+        channelId: record.channelId,
+        threadTs: record.threadTs,
+        evidenceRef: record.evidenceRef,
+        ...(record.projectId === undefined ? {} : { projectId: record.projectId }),
+        prLink: record.pullRequest.url,
+        prSeenAt: pr.mergedAt ?? clockNow(),
+        openedAt: pr.openedAt,
+        countedFrom: 'merge',
+      });
+    },
+    async onUnreadable(record) {
+      if (!record.evidenceRef || !record.pullRequest) return;
+      await impact.remember({
+        jobId: record.jobId,
+        channelId: record.channelId,
+        threadTs: record.threadTs,
+        evidenceRef: record.evidenceRef,
+        ...(record.projectId === undefined ? {} : { projectId: record.projectId }),
+        prLink: record.pullRequest.url,
+        prSeenAt: record.pullRequest.startedAt,
+        countedFrom: 'pr',
       });
     },
     start: () => impact.start(),

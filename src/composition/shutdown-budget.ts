@@ -18,6 +18,7 @@ export const SHUTDOWN_STEP_MS = {
   /** Running polls finish and re-delay themselves in the queue. */
   pollQueue: 1_500,
   impactQueue: 1_000,
+  pullRequestQueue: 1_000,
   /** Owed messages already on their way (card states, replies the steps above owed) land. */
   deliveryFlush: 1_000,
   /** Every delivery lease this replica holds is given back for the others (or the next start). */
@@ -33,7 +34,7 @@ export type ShutdownStep = keyof typeof SHUTDOWN_STEP_MS;
 
 /** Steps awaited together: a group costs its longest step. */
 export const SHUTDOWN_PARALLEL: readonly (readonly ShutdownStep[])[] = [
-  ['reconciler', 'weeklyScheduler', 'pollQueue', 'impactQueue'],
+  ['reconciler', 'weeklyScheduler', 'pollQueue', 'impactQueue', 'pullRequestQueue'],
 ];
 
 /** Time left after the worst case for logging the outcome and exiting. */

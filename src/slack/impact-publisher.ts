@@ -18,7 +18,7 @@ export class SlackImpactPublisher implements ImpactPublisher {
     await this.outbox.owe({
       key: `impact:${check.jobId}`,
       target: { kind: 'post', channel: check.channelId, threadTs: check.threadTs },
-      payload: healthImpactMessage(model, { prLink: check.prLink }),
+      payload: healthImpactMessage(model, { prLink: check.prLink, countedFrom: check.countedFrom ?? 'pr' }),
       priority: 'reply',
       keepMs: IMPACT_KEEP_MS,
     });

@@ -24,6 +24,8 @@ export interface AdapterSet {
   deliveryStore: DeliveryStore;
   /** Feedback on jobs' results: one vote per person per job. */
   feedbackStore: JobFeedbackStore;
+  /** Reads of followed pull requests on GitHub: the same poll machinery, its own queue (`pr-follow`). */
+  pullRequestQueue: PollQueue;
   /** The agent-job budget of DOCS_PROJECT_ID (AGENT_JOBS_PER_HOUR): `agentJobQuotaFor(DOCS_PROJECT_ID)`. */
   agentJobQuota: HourlyQuota;
   /** The agent-job budget of one project: the platform counts job creations and follow-ups per project. */

@@ -34,6 +34,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
       minGapMs: config.docs.maxPollsPerSecond > 0 ? Math.ceil(1000 / config.docs.maxPollsPerSecond) : 0,
     }),
     deliveryStore: new MemoryDeliveryStore(),
+    pullRequestQueue: new MemoryPollQueue({ logger, concurrency: 2 }),
     agentJobQuota: jobQuotas.default,
     agentJobQuotaFor: jobQuotas.of,
     analyticsBudget: new InMemoryHourlyQuota(config.analytics.hourlyBudget, now),

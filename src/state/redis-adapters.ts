@@ -43,6 +43,13 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       namespace,
     }),
     deliveryStore: new RedisDeliveryStore(client, `${namespace}:`),
+    pullRequestQueue: new BullmqPollQueue({
+      client: queueClient,
+      logger,
+      concurrency: 2,
+      namespace,
+      queueName: 'pr-follow',
+    }),
     agentJobQuota: jobQuotas.default,
     agentJobQuotaFor: jobQuotas.of,
     analyticsBudget: quota('analytics', config.analytics.hourlyBudget),

@@ -28,6 +28,7 @@ const OWNERS: Array<{ pattern: RegExp; folder: string }> = [
   { pattern: /^(keyv|@keyv\/)/, folder: 'state' },
   { pattern: /^(bullmq|@redis\/|redis$)/, folder: 'state' },
   { pattern: /^prom-client$/, folder: 'metrics' },
+  { pattern: /^@octokit\//, folder: 'github' },
   { pattern: /^pino/, folder: 'common' },
   // Cron arithmetic: config validates patterns, weekly ranges describe them, the in-process scheduler fires.
   { pattern: /^croner$/, folder: 'insights/ranges|state/memory|common' },
@@ -35,7 +36,7 @@ const OWNERS: Array<{ pattern: RegExp; folder: string }> = [
 
 /** The capability modules: domain and use cases on their own ports, never an adapter or the edge. */
 const CAPABILITIES = ['jobs', 'insights'];
-const EDGES = /(^|\/)(slack|state|platform|metrics|composition)\//;
+const EDGES = /(^|\/)(slack|state|platform|github|metrics|composition)\//;
 
 describe('architecture', () => {
   const files = sourceFiles(SRC);

@@ -62,17 +62,17 @@ export class HealthImpact {
    * Remembers a pull request of a job started from a gap: one check per job, due once the window after the
    * PR is over. A reference we cannot read (not written by this bot) is logged and ignored.
    */
-  async remember(input: Omit<ImpactCheck, 'prSeenAt'>): Promise<void> {
+  async remember(input: Omit<ImpactCheck, 'prSeenAt'> & { prSeenAt?: number }): Promise<void> {
     if (!decodeEvidenceRef(input.evidenceRef)) {
       this.o.logger.warn({ jobId: input.jobId }, 'job evidence is unreadable; no impact check');
       return;
     }
-    const check: ImpactCheck = { ...input, prSeenAt: this.o.clock.now() };
-    const { dueAt } = impactWindows(check.prSeenAt, this.o.days);
+    const check: ImpactCheck = { ...input, prSeenAt: input.prSeenAt ?? this.o.clock.now() };
+    const { dueAt } = impactWindows(check.prSeenAt, this.o.days, check.openedAt);
     await this.o.queue.enqueue(check, dueAt);
     this.o.logger.info(
       { jobId: check.jobId, dueAt: new Date(dueAt).toISOString() },
-      'pull request from a health gap: impact check scheduled',
+      `pull request from a health gap: impact check scheduled (counted from the ${check.countedFrom === 'merge' ? 'merge' : "PR's day"})`,
     );
   }
 
@@ -85,7 +85,7 @@ export class HealthImpact {
       return null;
     }
     try {
-      const model = await this.measure(evidence, check.prSeenAt, check.projectId ?? this.o.defaultProjectId);
+      const model = await this.measure(evidence, check, check.projectId ?? this.o.defaultProjectId);
       const delivery = await this.o.publisher.postImpact(check, model);
       if (delivery === 'undeliverable')
         logger.error({ jobId: check.jobId }, 'impact post refused by Slack for good; dropped');
@@ -110,8 +110,12 @@ export class HealthImpact {
   }
 
   /** The evidence over the days after the PR and as many days before it. */
-  async measure(evidence: Evidence, prSeenAt: number, projectId: string): Promise<ImpactModel> {
-    const { before, after } = impactWindows(prSeenAt, this.o.days);
+  async measure(
+    evidence: Evidence,
+    live: Pick<ImpactCheck, 'prSeenAt' | 'openedAt'>,
+    projectId: string,
+  ): Promise<ImpactModel> {
+    const { before, after } = impactWindows(live.prSeenAt, this.o.days, live.openedAt);
     const window = (w: { from: string; toExclusive: string }) =>
       fetchHealthWindow(
         this.o.apiFor(projectId),

@@ -106,13 +106,15 @@ export interface ImpactWindows {
 }
 
 /**
- * The `days` full UTC days after the day the pull request was seen, and as many days before that day. The
- * PR's own day is in neither: it is partly before the fix and partly after.
+ * The `days` full UTC days after the day the change went live (the merge, else the day the PR was seen),
+ * and as many days before the day the PR was opened (`openedAt`, default the same day). Those days are in
+ * neither window: they are partly before the fix and partly after (or the fix was waiting for review).
  */
-export function impactWindows(prSeenAt: number, days: number): ImpactWindows {
-  const prDay = new Date(prSeenAt).toISOString().slice(0, 10);
-  const afterFrom = addDays(prDay, 1);
+export function impactWindows(liveAt: number, days: number, openedAt: number = liveAt): ImpactWindows {
+  const day = (at: number) => new Date(at).toISOString().slice(0, 10);
+  const afterFrom = addDays(day(liveAt), 1);
   const after = { from: afterFrom, toExclusive: addDays(afterFrom, days) };
-  const before = { from: addDays(prDay, -days), toExclusive: prDay };
+  const openedDay = day(Math.min(openedAt, liveAt));
+  const before = { from: addDays(openedDay, -days), toExclusive: openedDay };
   return { before, after, dueAt: Date.parse(`${after.toExclusive}T00:00:00Z`) + IMPACT_SETTLE_MS };
 }

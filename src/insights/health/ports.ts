@@ -82,8 +82,15 @@ export interface ImpactCheck {
   /** The job's docs project; absent on checks enqueued before several projects (= DOCS_PROJECT_ID). */
   projectId?: string;
   prLink: string;
-  /** When the bot saw the pull request (ms): the windows are the days after it and as many before. */
+  /**
+   * When the change went live (ms): the merge (`countedFrom: 'merge'`), else when the bot saw the PR. The
+   * "after" window is the days after this day.
+   */
   prSeenAt: number;
+  /** What `prSeenAt` is: the merge (GitHub access) or the PR's day (no GitHub access; absent = `pr`). */
+  countedFrom?: 'pr' | 'merge';
+  /** When the PR was opened (ms), with `merge`: the "before" window is the days before this day. */
+  openedAt?: number;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { AppError } from '../../common/errors.js';
+import type { PullRequestFollow } from '../pull-requests/pull-request.js';
 
 /** An agent job as the docs platform reports it, reduced to what the bot uses. */
 export interface AgentJob {
@@ -76,6 +77,8 @@ export interface JobRecord {
   watchEnded: 'expired' | 'gone' | null;
   consecutiveFailures: number;
   updatedAt: number;
+  /** The job's PR followed on GitHub (GITHUB_TOKEN): its last state, shown on the card and in App Home. */
+  pullRequest?: PullRequestFollow;
   /**
    * How many times the stored record was saved: a save is refused (`version_conflict`) unless the stored
    * record still has the version this copy was read with, so a replica holding a stale copy cannot

@@ -25,9 +25,9 @@ export interface JobServiceDeps {
   wait?: (ms: number) => Promise<void>;
   metrics?: JobMetrics;
   /**
-   * A job started from a /docs-health gap (`evidenceRef`) got its terminal reply with a pull request; called
-   * for every such reply (a follow-up's PR too): the callee keeps it to once per job. A rejection retries
-   * the poll.
+   * A job got its terminal reply with a pull request; called for every such reply (a follow-up's PR too):
+   * following it on GitHub, and for a /docs-health gap (`evidenceRef`) its impact check. The callee keeps
+   * each to once per job and PR. A rejection retries the poll.
    */
   onPullRequest?: (record: JobRecord, prLink: string) => Promise<void>;
 }

@@ -126,7 +126,7 @@ async function finish(
       const outcome = outcomeOf(job, previousPrLink);
       await notifier.postTerminalReply(record, outcome);
       // Inside the try: if remembering fails, the poll is retried (the reply is owed once all the same).
-      if (outcome.kind === 'pull_request' && record.evidenceRef && deps.onPullRequest)
+      if (outcome.kind === 'pull_request' && deps.onPullRequest)
         await deps.onPullRequest(record, outcome.prLink);
     } catch (error) {
       record.consecutiveFailures += 1;

@@ -6,6 +6,7 @@ import { mrkdwnLink, slackTime } from './format.js';
 import { statusLine } from './job-card.js';
 import { threadLink } from './job-list.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
+import { pullRequestStateLine } from './pull-request.js';
 
 /** The Home button that opens the job modal (the same modal as the message shortcut). */
 export const HOME_NEW_JOB_ACTION = 'home_new_job';
@@ -121,8 +122,10 @@ function jobBlocks(input: AppHomeInput): KnownBlock[] {
       mrkdwnLink(threadLink(job.channelId, job.threadTs), 'thread'),
       ...(job.prLink ? [mrkdwnLink(job.prLink, 'pull request')] : []),
     ].join(' · ');
+    const pullRequest = pullRequestStateLine(job.pullRequest);
     const lines = [
       `${status.emoji} *${status.label}*`,
+      ...(pullRequest ? [pullRequest] : []),
       `> ${untrustedMrkdwn(oneLine(job.prompt, 200))}`,
       `${slackTime(job.createdAt, '{date_short_pretty} at {time}')} in <#${job.channelId}>${project ? ` · project \`${escapeMrkdwn(oneLine(project, 60))}\`` : ''} · ${links}`,
     ];

@@ -37,7 +37,10 @@ function subject(model: ImpactModel): string {
 }
 
 /** The thread post `HEALTH_IMPACT_DAYS` after the pull request: the evidence measured after vs before. */
-export function healthImpactMessage(model: ImpactModel, context: { prLink?: string } = {}): SlackMessage {
+export function healthImpactMessage(
+  model: ImpactModel,
+  context: { prLink?: string; countedFrom?: 'pr' | 'merge' } = {},
+): SlackMessage {
   const period = (w: { from: string; toExclusive: string }) => `${w.from} – ${w.toExclusive}`;
   // Only an http(s) link becomes a Slack link: `<`, `>` and `|` would break out of the mrkdwn link syntax.
   const pr =
@@ -55,9 +58,21 @@ export function healthImpactMessage(model: ImpactModel, context: { prLink?: stri
     { type: 'section', text: { type: 'mrkdwn', text: model.metrics.map(line).join('\n') } },
     {
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: "From readers' data in the docs analytics; end dates exclusive." }],
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `From readers' data in the docs analytics; end dates exclusive. ${countedFromNote(context.countedFrom)}`,
+        },
+      ],
     },
   ];
   const text = `Did it work? ${model.metrics.map((m) => `${LABELS[m.name]} ${value(m, m.before)} → ${value(m, m.after)}`).join(', ')}`;
   return { text, blocks };
+}
+
+/** Which day "after" starts from: the merge (GitHub access), else the day the bot saw the pull request. */
+function countedFromNote(countedFrom: 'pr' | 'merge' | undefined): string {
+  return countedFrom === 'merge'
+    ? 'Counted from the day the pull request was merged, against the days before it was opened.'
+    : "Counted from the pull request's day (it may have been merged later: set GITHUB_TOKEN to count from the merge).";
 }

@@ -5,6 +5,7 @@ import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { evidenceLine } from './evidence-summary.js';
 import { formatDuration, repositoryBranchUrl, repositoryLabel, slackTime } from './format.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
+import { pullRequestStateLine } from './pull-request.js';
 import type { SlackMessage } from './types.js';
 
 export type CardState =
@@ -95,6 +96,8 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
   }
   if (state.phase === 'tracked') {
     blocks.push({ type: 'section', fields: detailFields(state.record, state.now) });
+    const pullRequest = pullRequestStateLine(state.record.pullRequest);
+    if (pullRequest) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: pullRequest }] });
     if (state.record.prLink) blocks.push(pullRequestActions(state.record.prLink));
   }
   if (state.phase !== 'not_started') blocks.push(threadHint(input.requesterId, input.followUpsFrom));

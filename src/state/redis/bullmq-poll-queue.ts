@@ -19,6 +19,8 @@ export interface BullmqPollQueueOptions {
   /** How long a replica may hold a poll without renewing its lock before another replica takes it over. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** Another queue on the same machinery (the PR follows: `pr-follow`); default `polls`. */
+  queueName?: string;
 }
 
 /**
@@ -79,6 +81,7 @@ function bullId(jobId: string): string {
 export class BullmqPollQueue implements PollQueue {
   private queueInstance: Queue<PollData> | undefined;
   private readonly wakeupsKey: string;
+  private readonly queueName: string;
   private readonly prefix: string;
   private readonly log: Logger;
   private worker: Worker<PollData> | undefined;
@@ -91,14 +94,15 @@ export class BullmqPollQueue implements PollQueue {
   constructor(private readonly options: BullmqPollQueueOptions) {
     const namespace = options.namespace ?? 'docs-agent';
     this.prefix = `${namespace}:bull`;
-    this.wakeupsKey = `${namespace}:polls:wakeups`;
+    this.queueName = options.queueName ?? QUEUE_NAME;
+    this.wakeupsKey = `${namespace}:${this.queueName}:wakeups`;
     this.log = options.logger.child({ component: 'poll-queue' });
   }
 
   /** Created on first use, so that nothing touches Redis before the app has connected. */
   private get queue(): Queue<PollData> {
     if (!this.queueInstance) {
-      const queue = new Queue<PollData>(QUEUE_NAME, {
+      const queue = new Queue<PollData>(this.queueName, {
         connection: this.options.client,
         prefix: this.prefix,
         defaultJobOptions: {
@@ -118,7 +122,7 @@ export class BullmqPollQueue implements PollQueue {
 
   start(handler: (jobId: string) => Promise<number | null>): void {
     if (this.worker || this.closed) return;
-    const worker = new Worker<PollData>(QUEUE_NAME, (job, token) => this.process(handler, job, token), {
+    const worker = new Worker<PollData>(this.queueName, (job, token) => this.process(handler, job, token), {
       connection: this.options.client,
       prefix: this.prefix,
       concurrency: this.options.concurrency,

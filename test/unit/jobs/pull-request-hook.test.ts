@@ -72,8 +72,8 @@ function harness(onPullRequest: (record: JobRecord, prLink: string) => Promise<v
   return { service, records, replied, gets, start };
 }
 
-describe('onPullRequest (jobs started from a /docs-health gap)', () => {
-  it('is called with the record and the PR once the reply is posted, only for jobs with evidence and a PR', async () => {
+describe('onPullRequest (every job ending with a PR: followed on GitHub; health fixes get their check)', () => {
+  it('is called with the record and the PR once the reply is posted, for every job with a PR', async () => {
     const seen: Array<[string | undefined, string]> = [];
     const hook = async (record: JobRecord, prLink: string) => void seen.push([record.evidenceRef, prLink]);
     const withEvidence = harness(hook);
@@ -90,7 +90,10 @@ describe('onPullRequest (jobs started from a /docs-health gap)', () => {
     await noPr.start('{"kind":"page"}');
     noPr.gets.push(agentJob('completed', null));
     await noPr.service.poll('job_1');
-    expect(seen).toHaveLength(1);
+    expect(seen).toEqual([
+      ['{"kind":"search"}', PR],
+      [undefined, PR],
+    ]);
   });
 
   it('a failing hook retries the poll: the hook runs again, the reply is not posted twice', async () => {

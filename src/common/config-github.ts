@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { httpUrl, integer, optionalText } from './config-schemas.js';
+
+/** Optional GitHub access (issue 23): follows each job's pull request to its merge. */
+export interface GithubConfig {
+  /** Absent: no following; "did it work?" counts from the PR's day, as before. */
+  token: string | undefined;
+  /** REST API base: https://api.github.com, or GHES's https://<host>/api/v3. */
+  apiUrl: string;
+  /** Where PR links live: only links on this host are followed. */
+  webUrl: string;
+  followIntervalMs: number;
+  followMaxIntervalMs: number;
+  followDays: number;
+}
+
+const noTrailingSlash = (value: string) => value.replace(/\/+$/, '');
+
+export const githubEnvFields = {
+  GITHUB_TOKEN: optionalText.pipe(
+    z
+      .string()
+      .regex(
+        /^[A-Za-z0-9_]+$/,
+        'must be a GitHub token (github_pat_…, ghp_…, ghs_…): letters, digits and _ only',
+      )
+      .min(20, 'is too short for a GitHub token')
+      .optional(),
+  ),
+  GITHUB_API_URL: optionalText
+    .pipe(httpUrl.optional())
+    .transform((v) => noTrailingSlash(v ?? 'https://api.github.com')),
+  GITHUB_WEB_URL: optionalText
+    .pipe(httpUrl.optional())
+    .transform((v) => noTrailingSlash(v ?? 'https://github.com')),
+  PR_FOLLOW_INTERVAL_MS: integer(5 * 60 * 1000, 10),
+  PR_FOLLOW_MAX_INTERVAL_MS: integer(60 * 60 * 1000, 10),
+  PR_FOLLOW_DAYS: integer(30, 1, 180),
+};
+
+type GithubEnv = z.infer<z.ZodObject<typeof githubEnvFields>>;
+
+export function githubConfigOf(e: GithubEnv): GithubConfig {
+  return {
+    token: e.GITHUB_TOKEN,
+    apiUrl: e.GITHUB_API_URL,
+    webUrl: e.GITHUB_WEB_URL,
+    followIntervalMs: e.PR_FOLLOW_INTERVAL_MS,
+    followMaxIntervalMs: e.PR_FOLLOW_MAX_INTERVAL_MS,
+    followDays: e.PR_FOLLOW_DAYS,
+  };
+}
+
+/** PR_FOLLOW_MAX_INTERVAL_MS below PR_FOLLOW_INTERVAL_MS (checked on the raw environment, like POLL_*). */
+export function githubProblems(env: NodeJS.ProcessEnv): string[] {
+  const min = Number(env.PR_FOLLOW_INTERVAL_MS?.trim() || 300_000);
+  const max = Number(env.PR_FOLLOW_MAX_INTERVAL_MS?.trim() || 3_600_000);
+  return Number.isFinite(min) && Number.isFinite(max) && max < min
+    ? [`PR_FOLLOW_MAX_INTERVAL_MS must be at least PR_FOLLOW_INTERVAL_MS (${min})`]
+    : [];
+}

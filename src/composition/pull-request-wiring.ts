@@ -1,0 +1,83 @@
+import type { Clock } from '../common/clock.js';
+import type { Config } from '../common/config.js';
+import type { Logger } from '../common/logger.js';
+import type { Outbox } from '../delivery/ports.js';
+import { GitHubPullRequests } from '../github/github-pull-requests.js';
+import type { JobRecord } from '../jobs/domain/job.js';
+import type { JobNotifier, JobStore } from '../jobs/ports.js';
+import type { PullRequestOutcomes } from '../jobs/pull-requests/ports.js';
+import { PullRequestFollower } from '../jobs/pull-requests/pull-request-follower.js';
+import { SlackPullRequestNotices } from '../slack/pull-request-notices.js';
+import type { AdapterSet } from '../state/adapters.js';
+
+export interface PullRequestWiring {
+  /** After a job's terminal reply with a PR: resolves true when the PR is followed on GitHub. */
+  onPullRequest(record: JobRecord, prLink: string): Promise<boolean>;
+  /** Checks the token (one free `GET /rate_limit`), then starts reading followed PRs. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Following PRs on GitHub (issue 23), only with GITHUB_TOKEN: without it, or when GitHub refuses the token
+ * at start, nothing is followed and everything else works as before ("did it work?" from the PR's day).
+ */
+export function wirePullRequests(input: {
+  config: Config;
+  adapters: Pick<AdapterSet, 'pullRequestQueue'>;
+  store: JobStore;
+  notifier: Pick<JobNotifier, 'updateCard'>;
+  outbox: Outbox;
+  outcomes: PullRequestOutcomes;
+  clock: Clock;
+  logger: Logger;
+  /** Counts GitHub answers (benchmarks). */
+  onGitHubResponse?: (kind: 'ok' | 'not_modified' | 'error') => void;
+}): PullRequestWiring {
+  const { config, adapters } = input;
+  const { token, apiUrl, webUrl } = config.github;
+  const queue = adapters.pullRequestQueue;
+  if (!token)
+    return { onPullRequest: async () => false, start: async () => undefined, stop: () => queue.close() };
+  const logger = input.logger.child({ component: 'pull-requests' });
+  const github = new GitHubPullRequests(
+    { token, apiUrl, logger, ...(input.onGitHubResponse ? { onResponse: input.onGitHubResponse } : {}) },
+    () => input.clock.now(),
+  );
+  const follower = new PullRequestFollower({
+    reader: github,
+    store: input.store,
+    queue,
+    notices: new SlackPullRequestNotices(input.outbox),
+    notifier: input.notifier,
+    outcomes: input.outcomes,
+    clock: input.clock,
+    logger,
+    timing: {
+      minMs: config.github.followIntervalMs,
+      maxMs: config.github.followMaxIntervalMs,
+      maxAgeMs: config.github.followDays * 24 * 60 * 60 * 1000,
+    },
+    webUrl,
+  });
+  let enabled = false;
+  return {
+    onPullRequest: (record, prLink) =>
+      enabled ? follower.onPullRequest(record, prLink) : Promise.resolve(false),
+    async start() {
+      const check = await github.validate();
+      if (check === 'unauthorized') {
+        logger.error(
+          `GitHub refused GITHUB_TOKEN (401: wrong, expired or revoked). Pull requests are not followed and "did it work?" counts from the PR's day until a valid token is set and the bot restarted.`,
+        );
+        return;
+      }
+      if (check === 'unreachable')
+        logger.warn({ apiUrl }, 'GitHub did not answer the token check; following PRs anyway (reads retry)');
+      enabled = true;
+      follower.start();
+      logger.info({ apiUrl, webUrl }, 'following pull requests on GitHub');
+    },
+    stop: () => follower.stop(),
+  };
+}

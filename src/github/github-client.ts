@@ -1,0 +1,128 @@
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+import { Octokit } from '@octokit/rest';
+import type { Logger } from '../common/logger.js';
+
+const GitHub = Octokit.plugin(throttling, retry);
+export type GitHubClient = InstanceType<typeof GitHub>;
+
+/** A primary or secondary limit is waited out (retry-after / x-ratelimit-reset) this often per request, then given up. */
+export const LIMIT_RETRIES = 2;
+/** A limit asking for a longer wait is not waited in-process: the follow queue reads again after it. */
+export const LIMIT_MAX_WAIT_S = 120;
+/** Bounded ETag memory: the least recently stored URL goes first. */
+const ETAG_ENTRIES = 5_000;
+const REQUEST_TIMEOUT_MS = 10_000;
+
+export interface GitHubClientOptions {
+  token: string;
+  apiUrl: string;
+  logger: Logger;
+  /** Counts each HTTP answer by status class: `ok`, `not_modified`, `error` (benchmarks, metrics). */
+  onResponse?: (kind: 'ok' | 'not_modified' | 'error') => void;
+}
+
+/** What the rate-limit headers last said: reads wait when none are left. */
+export interface RateLimitView {
+  remaining: number | undefined;
+  resetAt: number | undefined;
+}
+
+/**
+ * Octokit with GitHub's recommended throttling (primary and secondary limits honoured, bounded retries)
+ * and retries of 5xx, plus conditional requests: the ETag of each GET is kept and sent back as
+ * If-None-Match, and a 304 (which GitHub does not count against the rate limit) yields the kept body.
+ */
+export function createGitHubClient(options: GitHubClientOptions): {
+  client: GitHubClient;
+  rateLimit: RateLimitView;
+} {
+  const { logger } = options;
+  const rateLimit: RateLimitView = { remaining: undefined, resetAt: undefined };
+  // A limit holds back every request of this client, not only the one that met it (GitHub's advice: no
+  // further requests until retry-after has passed), so parallel and later reads do not make a storm.
+  let pausedUntil = 0;
+  const waitOrGiveUp =
+    (kind: string) => (retryAfter: number, request: { url: string }, _o: unknown, retryCount: number) => {
+      pausedUntil = Math.max(pausedUntil, Date.now() + retryAfter * 1000);
+      const retrying = retryCount < LIMIT_RETRIES && retryAfter <= LIMIT_MAX_WAIT_S;
+      logger.warn(
+        { limit: kind, retryAfterS: retryAfter, retrying, url: request.url },
+        'GitHub rate limit hit',
+      );
+      return retrying;
+    };
+  const octokit = new GitHub({
+    auth: options.token,
+    baseUrl: options.apiUrl,
+    userAgent: 'docs-agent',
+    log: {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message: string) => logger.debug({ octokit: message }, 'octokit warning'),
+      error: (message: string) => logger.debug({ octokit: message }, 'octokit error'),
+    },
+    request: { fetch: timedFetch },
+    throttle: {
+      onRateLimit: waitOrGiveUp('primary'),
+      onSecondaryRateLimit: waitOrGiveUp('secondary'),
+    },
+    retry: { retries: 2 },
+  });
+  const etags = new Map<string, { etag: string; data: unknown }>();
+  octokit.hook.wrap('request', async (request, endpoint) => {
+    const pause = pausedUntil - Date.now();
+    if (pause > LIMIT_MAX_WAIT_S * 1000) throw limitedFor(pause);
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+    const isGet = (endpoint.method ?? 'GET') === 'GET';
+    const key = isGet ? octokit.request.endpoint(endpoint).url : undefined;
+    const kept = key ? etags.get(key) : undefined;
+    if (kept) endpoint.headers = { ...endpoint.headers, 'if-none-match': kept.etag };
+    try {
+      const response = await request(endpoint);
+      noteRateLimit(rateLimit, response.headers);
+      options.onResponse?.('ok');
+      const etag = response.headers.etag;
+      if (key && etag) {
+        etags.delete(key);
+        etags.set(key, { etag, data: response.data });
+        if (etags.size > ETAG_ENTRIES) etags.delete(etags.keys().next().value as string);
+      }
+      return response;
+    } catch (error) {
+      const status = (error as { status?: number }).status;
+      const headers = (error as { response?: { headers?: Record<string, string | number | undefined> } })
+        .response?.headers;
+      if (headers) noteRateLimit(rateLimit, headers);
+      if (status === 304 && kept) {
+        options.onResponse?.('not_modified');
+        return { status: 200, url: key ?? '', headers: headers ?? {}, data: kept.data } as Awaited<
+          ReturnType<typeof request>
+        >;
+      }
+      options.onResponse?.('error');
+      throw error;
+    }
+  });
+  return { client: octokit, rateLimit };
+}
+
+/** A request not sent because a limit is in force for longer than is worth waiting in-process. */
+function limitedFor(pauseMs: number) {
+  return Object.assign(new Error('GitHub rate limit in force; not sent'), {
+    status: 429,
+    response: { headers: { 'retry-after': String(Math.ceil(pauseMs / 1000)) } },
+  });
+}
+
+function noteRateLimit(view: RateLimitView, headers: Record<string, string | number | undefined>): void {
+  const remaining = Number(headers['x-ratelimit-remaining']);
+  const reset = Number(headers['x-ratelimit-reset']);
+  if (Number.isFinite(remaining) && headers['x-ratelimit-remaining'] !== undefined)
+    view.remaining = remaining;
+  if (Number.isFinite(reset) && reset > 0) view.resetAt = reset * 1000;
+}
+
+/** Every GitHub call ends within REQUEST_TIMEOUT_MS (Octokit has no timeout of its own). */
+const timedFetch: typeof fetch = (input, init) =>
+  fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) });

@@ -171,7 +171,9 @@ export class HandleInboundMessage {
         return { kind: 'followed_up', result };
       }
 
-      const context = inThread ? await threadContext(this.deps, message, ref.threadTs) : undefined;
+      // An assistant thread is a conversation with the bot itself: nothing in it is someone else's context.
+      const context =
+        inThread && !message.assistant ? await threadContext(this.deps, message, ref.threadTs) : undefined;
       reachedApi = true;
       const result = await jobs.start({
         teamId: message.teamId,
@@ -180,7 +182,10 @@ export class HandleInboundMessage {
         requesterId: userId,
         prompt,
         ...(context ? { context } : {}),
-        origin: message.channelType === 'im' ? 'dm' : 'mention',
+        origin: message.assistant ? 'assistant' : message.channelType === 'im' ? 'dm' : 'mention',
+        ...(message.assistant?.contextChannelId
+          ? { projectChannelId: message.assistant.contextChannelId }
+          : {}),
       });
       if (!result.ok && result.stage === 'card') {
         // Nothing reached the docs API and nobody saw anything: let a redelivery try again.

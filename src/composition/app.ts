@@ -20,6 +20,7 @@ import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters, type SchedulerTimers } from '../state/adapters.js';
 import { stateNote, within } from './app-steps.js';
+import { wireAssistant } from './assistant-wiring.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
@@ -93,11 +94,19 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     onJobChanged: (record) => home.jobChanged(record),
     projects,
   });
+  const assistant = wireAssistant({
+    gateway: slack.gateway,
+    store,
+    threads: adapters.assistantThreads,
+    cards: notifier,
+    clock,
+    logger,
+  });
   const jobs = new JobService({
     apiFor: docsApiFor,
     projects,
     store,
-    notifier,
+    notifier: assistant.notifier,
     queue,
     quotaFor: (projectId) => adapters.agentJobQuotaFor(projectId),
     clock,
@@ -196,6 +205,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
     home,
+    assistant: assistant.surface(jobs),
   });
 
   return {
@@ -248,6 +258,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         // their rate-limit slot are dropped (`shutting_down`).
         await within(notifier.flushCards(), 1_000, 'sending card refreshes', logger);
         notifier.closeCards();
+        assistant.close();
         await within(home.close(), 500, 'finishing Home refreshes', logger);
         // 4. Only now Slack's client, then the state store and the docs API pool.
         await within(slack.close(), 500, 'closing the Slack client', logger);

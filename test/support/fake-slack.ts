@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeSlackAssistant } from './fake-slack-assistant.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
 import { listen, readBody, sendJson, waitFor } from './http.js';
 import { seededRandom } from './seeded-random.js';
@@ -56,8 +57,9 @@ export class FakeSlack {
   private tsCounter = 0;
   /** Block Kit limits, response_url rules, and every refusal they caused (`blockKit.refusals`). */
   readonly blockKit = new BlockKitEnforcer();
-  /** Modals, Home tabs, trigger_ids and single-message reads (fake-slack-surfaces.ts). */
+  /** Modals, Home tabs, trigger_ids, single-message reads; the AI container (fake-slack-assistant.ts). */
   readonly surfaces = new FakeSlackSurfaces(this);
+  readonly assistant = new FakeSlackAssistant(this);
   private responseUrlCounter = 0;
   private close_: (() => Promise<void>) | undefined;
   url = '';
@@ -204,7 +206,7 @@ export class FakeSlack {
   }
 
   private answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
-    const surfaced = this.surfaces.answer(method, args);
+    const surfaced = this.surfaces.answer(method, args) ?? this.assistant.answer(method, args);
     if (surfaced) return surfaced;
     const channel = String(args.channel ?? '');
     switch (method) {

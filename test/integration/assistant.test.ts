@@ -203,4 +203,20 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     expect(t.slack.assistant.statuses).toHaveLength(0);
     expect(t.slack.assistant.streams.size).toBe(0);
   });
+
+  it('applies the access rules: words and instructions from someone not allowed get a clear no', async () => {
+    const t = await boot({ ALLOWED_USER_IDS: 'U0BOB' });
+    const threadTs = await openThread(t);
+    await send(t, assistantMessage({ threadTs, text: 'health 7d' }));
+    const refused = await waitFor(() => botPosts(t, threadTs)[0], { what: 'refusal' });
+    expect(JSON.stringify(refused.args)).toContain('ALLOWED_USER_IDS');
+    await send(t, assistantMessage({ threadTs, text: 'Rewrite the whole docs site' }));
+    const told = await waitFor(() => t.slack.callsOf('chat.postEphemeral')[0], { what: 'private refusal' });
+    expect(JSON.stringify(told.args)).toContain('ALLOWED_USER_IDS');
+    expect(t.docs.jobs.size).toBe(0);
+    expect(t.docs.requestsTo('GET', /\/v1\/analytics\//)).toHaveLength(0);
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
+      what: 'status cleared',
+    });
+  });
 });

@@ -8,7 +8,7 @@ import {
 } from '../support/assistant-events.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
-import { eventEnvelope, messageEvent, nextMessageTs } from '../support/slack-events.js';
+import { eventEnvelope, messageEvent, nextMessageTs, retryHeaders } from '../support/slack-events.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /*
@@ -218,5 +218,19 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
       what: 'status cleared',
     });
+  });
+
+  it('answers words once when Slack delivers the message again', async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    const event = assistantMessage({ threadTs, text: 'list' });
+    await send(t, event);
+    await t.event(eventEnvelope(event), retryHeaders(1));
+    await send(t, assistantMessage({ threadTs, text: 'help' }));
+    await waitFor(() => botPosts(t, threadTs).length >= 2, { what: 'answers' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const answers = botPosts(t, threadTs).map((c) => JSON.stringify(c.args));
+    expect(answers).toHaveLength(2);
+    expect(answers[0]).toContain("You haven't started any docs agent jobs yet");
   });
 });

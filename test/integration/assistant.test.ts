@@ -233,4 +233,19 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     expect(answers).toHaveLength(2);
     expect(answers[0]).toContain("You haven't started any docs agent jobs yet");
   });
+
+  it("keeps a running job's status line when Slack delivers its instruction again", async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    const event = assistantMessage({ threadTs, text: 'Document the webhooks retries' });
+    await send(t, event);
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
+      what: 'waiting status',
+    });
+    const before = t.slack.assistant.statuses.length;
+    await t.event(eventEnvelope(event), retryHeaders(1));
+    await waitFor(() => t.slack.assistant.statuses.length >= before + 2, { what: 'redelivery handled' });
+    expect(t.slack.assistant.statusOf(ASSISTANT_DM, threadTs)).toBe('is waiting for the agent…');
+    expect(t.docs.jobs.size).toBe(1);
+  });
 });

@@ -87,8 +87,12 @@ async function instruct(
   const working =
     (outcome.kind === 'started' && outcome.result.ok) ||
     (outcome.kind === 'followed_up' && outcome.result.ok);
-  // From here the job notifier keeps the status line; anything else ends the bot's work on this message.
-  if (!working) await status(ASSISTANT_STATUS.clear);
+  // From here the job notifier keeps the status line. Otherwise nothing new runs: the line goes back to
+  // what the thread's job is doing (a redelivered or ignored message must not blank a running job's line).
+  // A duplicate of a thread's first instruction: its first delivery is still starting the job.
+  const starting = outcome.kind === 'duplicate' && !existing;
+  if (!working && !starting)
+    await status(existing?.watching ? ASSISTANT_STATUS.waiting : ASSISTANT_STATUS.clear);
   if (outcome.kind === 'started' && outcome.result.ok) {
     await deps.assistant.calls
       .setTitle(channelId, threadTs, plainLine(plain, TITLE_MAX))

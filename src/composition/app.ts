@@ -101,6 +101,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     cards: notifier,
     clock,
     logger,
+    onJobChanged: (record) => home.jobChanged(record),
   });
   const jobs = new JobService({
     apiFor: docsApiFor,

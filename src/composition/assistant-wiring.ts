@@ -1,6 +1,7 @@
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
 import type { AssistantThreadStore } from '../jobs/assistant-thread.js';
+import type { JobRecord } from '../jobs/domain/job.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobNotifier, JobStore } from '../jobs/ports.js';
 import { AssistantCalls } from '../slack/assistant-calls.js';
@@ -16,6 +17,8 @@ export interface AssistantWiring {
   cards: JobNotifier;
   clock: Clock;
   logger: Logger;
+  /** App Home's listener of job changes (the card notifier's `onJobChanged`). */
+  onJobChanged?: (record: JobRecord) => void;
 }
 
 /**
@@ -25,7 +28,9 @@ export interface AssistantWiring {
 export function wireAssistant(w: AssistantWiring) {
   const calls = new AssistantCalls(w.gateway);
   const logger = w.logger.child({ component: 'assistant' });
-  const notifier = new AssistantJobNotifier(w.cards, calls, w.store, w.clock, logger);
+  const notifier = new AssistantJobNotifier(w.cards, calls, w.store, w.clock, logger, {
+    ...(w.onJobChanged ? { onJobChanged: w.onJobChanged } : {}),
+  });
   return {
     notifier,
     surface: (jobs: Pick<JobService, 'listRequested'>): AssistantSurface => ({

@@ -25,6 +25,8 @@ export interface AssistantNotifierOptions {
   /** Timers (tests pass fake ones); default: the global ones. */
   setInterval?: typeof setInterval;
   clearInterval?: typeof clearInterval;
+  /** Told of every change shown in a stream (App Home republishes the requester's view), as cards tell it. */
+  onJobChanged?: (record: JobRecord) => void;
 }
 
 /**
@@ -94,6 +96,7 @@ export class AssistantJobNotifier implements JobNotifier {
       this.keepStatus(record);
     }
     if (!(await this.isStream(record.channelId, record.cardTs))) return this.cards.updateCard(record, now);
+    this.options.onJobChanged?.(record);
     // A finished run's stream was stopped with its last steps by the terminal reply.
     if (record.watching) await this.append(record, runningSteps(record));
   }

@@ -36,6 +36,7 @@ function record(overrides: Partial<JobRecord> = {}): JobRecord {
 
 /** Every call made, in order; `failStream` makes the stream calls fail with that Slack code. */
 function fakes(options: { failStream?: string; failStart?: boolean } = {}) {
+  const changed: string[] = [];
   const calls: Array<{ kind: string; args: unknown[] }> = [];
   const fail = (kind: string) => {
     calls.push({ kind, args: [] });
@@ -82,8 +83,9 @@ function fakes(options: { failStream?: string; failStart?: boolean } = {}) {
       return timers.length;
     }) as unknown as typeof setInterval,
     clearInterval: ((id: unknown) => void cleared.push(id)) as unknown as typeof clearInterval,
+    onJobChanged: (r) => void changed.push(r.jobId),
   });
-  return { notifier, calls, records, timers, cleared };
+  return { notifier, calls, records, timers, cleared, changed };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -133,6 +135,14 @@ describe('AssistantJobNotifier', () => {
     const steps = calls.find((c) => c.kind === 'stop')!.args[0] as StreamStep[];
     expect(steps.find((s) => s.id === 'pr')).toMatchObject({ status: 'complete', output: 'https://pr/1' });
     expect(calls.at(-1)!.args[2]).toBe('');
+  });
+
+  it('tells App Home of a change shown in the stream, as a card refresh would', async () => {
+    const { notifier, calls, changed } = fakes();
+    const ts = await notifier.postStartingCard(card);
+    await notifier.updateCard(record({ cardTs: ts }), 0);
+    expect(changed).toEqual(['job_1']);
+    expect(calls.map((c) => c.kind)).toEqual(['start', 'status', 'append']);
   });
 
   it('falls back to the card when Slack refuses the stream, and keeps using the card', async () => {

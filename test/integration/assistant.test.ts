@@ -248,4 +248,23 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     expect(t.slack.assistant.statusOf(ASSISTANT_DM, threadTs)).toBe('is waiting for the agent…');
     expect(t.docs.jobs.size).toBe(1);
   });
+
+  it('ends the stream with the reason when the job cannot be created, and clears the status', async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    t.docs.inject({ method: 'POST', path: '/v2/' }, { kind: 'status', status: 429, retryAfter: '600' });
+    await send(t, assistantMessage({ threadTs, text: 'Document the pagination cursors' }));
+    const stream = await waitFor(
+      () =>
+        [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs && s.state === 'stopped'),
+      { what: 'stream stopped' },
+    );
+    const created = stream.steps.get('created');
+    expect(created?.status).toBe('error');
+    expect(created?.details).toContain('hourly limit');
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
+      what: 'status cleared',
+    });
+    expect(t.docs.jobs.size).toBe(0);
+  });
 });

@@ -38,7 +38,8 @@ afterAll(async () => {
 
 describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)', (mode) => {
   async function boot(env: Record<string, string> = {}): Promise<TestApp> {
-    db += 1;
+    // Each Redis-mode test its own database (of Redis's 16): the fake's job ids restart at 1.
+    if (mode === 'Redis') db += 1;
     app = await startTestApp({
       env: { ...(mode === 'Redis' ? { REDIS_URL: `${redis?.url}/${db}` } : {}), ...env },
     });

@@ -28,4 +28,34 @@ if (!validate(manifest)) {
   }
   process.exit(1);
 }
+// Slack's schema allows an app without the AI container's pieces; the bot needs them together.
+const problems = assistantProblems(manifest as AssistantManifest);
+if (problems.length > 0) {
+  for (const problem of problems) process.stderr.write(`manifest.yml: ${problem}\n`);
+  process.exit(1);
+}
 process.stdout.write(`manifest.yml matches ${schemaPath}\n`);
+
+interface AssistantManifest {
+  features?: {
+    agent_view?: { suggested_prompts?: unknown[] };
+    assistant_view?: { suggested_prompts?: unknown[] };
+  };
+  oauth_config?: { scopes?: { bot?: string[] } };
+  settings?: { event_subscriptions?: { bot_events?: string[] } };
+}
+
+/** The AI app container needs its view, `assistant:write`, its two events and message.im, all together. */
+function assistantProblems(m: AssistantManifest): string[] {
+  const view = m.features?.agent_view ?? m.features?.assistant_view;
+  const events = new Set(m.settings?.event_subscriptions?.bot_events ?? []);
+  const scopes = new Set(m.oauth_config?.scopes?.bot ?? []);
+  const problems: string[] = [];
+  if (!view) problems.push('features.agent_view (the AI app container) is missing');
+  else if ((view.suggested_prompts ?? []).length === 0 || (view.suggested_prompts ?? []).length > 4)
+    problems.push('the AI app container needs 1 to 4 suggested_prompts');
+  if (!scopes.has('assistant:write')) problems.push('bot scope assistant:write is missing');
+  for (const event of ['assistant_thread_started', 'assistant_thread_context_changed', 'message.im'])
+    if (!events.has(event)) problems.push(`bot event ${event} is missing`);
+  return problems;
+}

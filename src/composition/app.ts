@@ -26,6 +26,7 @@ import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters, type SchedulerTimers } from '../state/adapters.js';
 import { stateNote, within } from './app-steps.js';
+import { wireAssistant } from './assistant-wiring.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
@@ -122,11 +123,21 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     },
     projects,
   });
+  const assistant = wireAssistant({
+    gateway: slack.gateway,
+    outbox: deliveries,
+    store,
+    threads: adapters.assistantThreads,
+    cards: notifier,
+    clock,
+    logger,
+    onJobChanged: (record) => home.jobChanged(record),
+  });
   const jobs = new JobService({
     apiFor: docsApiFor,
     projects,
     store,
-    notifier,
+    notifier: assistant.notifier,
     queue,
     quotaFor: (projectId) => adapters.agentJobQuotaFor(projectId),
     clock,
@@ -260,6 +271,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     jobReaction: config.access.jobReaction,
     home,
     feedback,
+    assistant: assistant.surface(jobs),
   });
 
   return {
@@ -323,6 +335,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
           handedBack = count;
         });
         await within(handBack, SHUTDOWN_STEP_MS.deliveryHandBack, 'handing deliveries back', logger);
+        assistant.close();
         await within(home.close(), SHUTDOWN_STEP_MS.homeRefreshes, 'finishing Home refreshes', logger);
         // 5. Only now Slack's client (calls still waiting for a slot fail as not sent and stay owed), then the
         //    state store and the docs API pool.

@@ -88,6 +88,11 @@ export class JobService {
     return watchedJobs(this.deps, channelId);
   }
 
+  /** The jobs one person started (any surface), newest first: the assistant's `list`. */
+  listRequested(teamId: string | null, userId: string, limit = 10): Promise<JobRecord[]> {
+    return this.deps.store.listByRequester(teamId, userId, limit);
+  }
+
   /** The job whose thread this is, if any. */
   jobOfThread(channelId: string, threadTs: string): Promise<JobRecord | undefined> {
     return jobOfThread(this.deps, channelId, threadTs);

@@ -1,4 +1,4 @@
-import type { AgentJob, JobRecord } from './domain/job.js';
+import type { AgentJob, JobOrigin, JobRecord } from './domain/job.js';
 
 /** The docs platform's agent-job operations on one project. Errors are `DocsApiError`s with stable codes. */
 export interface AgentJobsApi {
@@ -88,6 +88,10 @@ export interface StartingCard {
   projectId?: string;
   /** False: never join a public channel to post the card (a job from Home goes only where the bot was invited). */
   mayJoin?: boolean;
+  /** Where the job was asked for (an assistant thread shows it as a streamed message where it can). */
+  origin?: JobOrigin;
+  /** The workspace of the requester (a streamed message is addressed to a team and a user). */
+  teamId?: string | null;
 }
 
 export type JobStartOutcome = 'started' | 'card_failed' | 'create_failed' | 'state_unavailable';

@@ -145,6 +145,28 @@ export class SlackCalls {
     }
   }
 
+  /**
+   * A Web API call made by a Slack-side class outside the gateway (assistant status lines and streams), in
+   * its method's pace like every other call. `retry`: safe to repeat (idempotent), retried like a read;
+   * otherwise tried once. Failures are SlackDeliveryErrors with Slack's code.
+   */
+  async callPaced<T>(
+    method: string,
+    channel: string | undefined,
+    priority: SlackPriority,
+    call: (client: WebClient) => Promise<T>,
+    { retry }: { retry: boolean },
+  ): Promise<T> {
+    if (retry) return this.retrying(method, channel, priority, () => call(this.client));
+    try {
+      return await this.paced(method, channel, priority, () => call(this.client));
+    } catch (error) {
+      const kind = classify(error);
+      this.options.metrics?.slackError(method, kind.code);
+      throw toDeliveryError(error, kind);
+    }
+  }
+
   protected async retrying<T>(
     method: string,
     channel: string | undefined,

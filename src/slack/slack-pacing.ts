@@ -83,7 +83,8 @@ export class SlackPacing {
         : undefined;
   }
 
-  run<T>(method: string, channel: string | undefined, priority: SlackPriority, work: () => Promise<T>) {
+  run<T>(called: string, channel: string | undefined, priority: SlackPriority, work: () => Promise<T>) {
+    const method = paceName(called);
     const { pacer, key } = this.pacerOf(method, channel);
     if (this.closed) return Promise.reject(shuttingDown());
     if (!pacer) return work();
@@ -103,7 +104,8 @@ export class SlackPacing {
    * Slack said 429: nothing more of this method (this channel, for posts) until Retry-After has passed.
    * False when the method is not paced (the caller has to wait itself).
    */
-  holdOff(method: string, channel: string | undefined, retryAfterMs: number): boolean {
+  holdOff(called: string, channel: string | undefined, retryAfterMs: number): boolean {
+    const method = paceName(called);
     const { pacer, key } = this.pacerOf(method, channel);
     pacer?.holdUntil(key, Date.now() + retryAfterMs);
     if (pacer && this.options.shared) {
@@ -158,6 +160,11 @@ export class SlackPacing {
     }
     return { pacer, key: method };
   }
+}
+
+/** A streamed message is a new message in the channel: it starts in the channel's posting pace. */
+function paceName(method: string): string {
+  return method === 'chat.startStream' ? 'chat.postMessage' : method;
 }
 
 function shuttingDown(): AppError {

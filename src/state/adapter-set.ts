@@ -5,6 +5,7 @@ import type { SharedSlots } from '../common/shared-slots.js';
 import type { DeliveryStore } from '../delivery/ports.js';
 import type { EvidenceStore, ImpactQueue } from '../insights/health/ports.js';
 import type { AnalyticsCache, ScheduleStore, WeeklyReportScheduler } from '../insights/ports.js';
+import type { AssistantThreadStore } from '../jobs/assistant-thread.js';
 import type { JobFeedbackStore } from '../jobs/job-feedback.js';
 import type { JobStore, PollQueue } from '../jobs/ports.js';
 import type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
@@ -34,6 +35,8 @@ export interface AdapterSet {
   analyticsBudget: HourlyQuota;
   analyticsCache: AnalyticsCache;
   scheduleStore: ScheduleStore;
+  /** Assistant threads (Slack's AI app container) and the channel each is looking at. */
+  assistantThreads: AssistantThreadStore;
   weeklyScheduler: WeeklyReportScheduler;
   /** "Did it work?" checks of health-fix PRs: in-process timers, or BullMQ delayed jobs with Redis. */
   impactQueue: ImpactQueue;

@@ -3,6 +3,7 @@ import type { Config } from '../common/config.js';
 import { InMemoryHourlyQuota } from '../common/hourly-quota.js';
 import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.js';
 import { createMemoryAnalyticsCache } from './keyv-analytics-cache.js';
+import { createMemoryAssistantThreadStore } from './keyv-assistant-threads.js';
 import { createMemoryEvidenceStore } from './keyv-evidence-store.js';
 import { createMemoryJobStore } from './keyv-job-store.js';
 import { createMemoryScheduleStore } from './keyv-schedule-store.js';
@@ -40,6 +41,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
     analyticsBudget: new InMemoryHourlyQuota(config.analytics.hourlyBudget, now),
     analyticsCache: createMemoryAnalyticsCache(logger, now),
     scheduleStore: createMemoryScheduleStore(logger, now),
+    assistantThreads: createMemoryAssistantThreadStore(logger),
     weeklyScheduler: new InProcessWeeklyScheduler(logger, options.schedulerTimers ?? timersOn(clock)),
     impactQueue: new MemoryImpactQueue(logger, options.impactTimers ?? timersOn(clock)),
     evidenceStore: createMemoryEvidenceStore(logger, now),

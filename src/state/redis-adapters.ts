@@ -1,6 +1,7 @@
 import type { Config } from '../common/config.js';
 import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.js';
 import { createRedisAnalyticsCache } from './keyv-analytics-cache.js';
+import { createRedisAssistantThreadStore } from './keyv-assistant-threads.js';
 import { createRedisEvidenceStore } from './keyv-evidence-store.js';
 import { createRedisScheduleStore } from './keyv-schedule-store.js';
 import { BullmqImpactQueue } from './redis/bullmq-impact-queue.js';
@@ -55,6 +56,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     analyticsBudget: quota('analytics', config.analytics.hourlyBudget),
     analyticsCache: createRedisAnalyticsCache(client, namespace, logger, now),
     scheduleStore: createRedisScheduleStore(client, namespace, logger),
+    assistantThreads: createRedisAssistantThreadStore(client, namespace, logger),
     weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace }),
     impactQueue: new BullmqImpactQueue({ client: queueClient, logger, namespace, now }),
     evidenceStore: createRedisEvidenceStore(client, namespace, logger),

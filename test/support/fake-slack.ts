@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeSlackAssistant } from './fake-slack-assistant.js';
 import { FakeChannelMembers } from './fake-slack-members.js';
 import { FakeSlackReactions } from './fake-slack-reactions.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
@@ -63,6 +64,7 @@ export class FakeSlack {
   /** Reactions per message (add/remove with Slack's errors). */
   readonly reactions = new FakeSlackReactions(this.botUserId);
   readonly members = new FakeChannelMembers(this);
+  readonly assistant = new FakeSlackAssistant(this);
   private responseUrlCounter = 0;
   private close_: (() => Promise<void>) | undefined;
   url = '';
@@ -212,7 +214,8 @@ export class FakeSlack {
     const surfaced =
       this.surfaces.answer(method, args) ??
       this.reactions.answer(method, args) ??
-      this.members.answer(method, args);
+      this.members.answer(method, args) ??
+      this.assistant.answer(method, args);
     if (surfaced) return surfaced;
     const channel = String(args.channel ?? '');
     switch (method) {

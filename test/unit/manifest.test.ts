@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { App } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { parseAssistantWords } from '../../src/slack/assistant-words.js';
 import { registerListeners, type SlackDeps } from '../../src/slack/listeners/index.js';
+import { ASSISTANT_PROMPTS } from '../../src/slack/messages/assistant-replies.js';
 
 /*
  * What the project owns about its manifest: everything the code registers with Bolt is declared, and the
@@ -39,6 +41,14 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'views.open': [],
   // Home tabs likewise: publishing a user's Home needs only the Home tab enabled (features.app_home).
   'views.publish': [],
+  // The AI app container (Slack's method pages: assistant:write).
+  'assistant.threads.setStatus': ['assistant:write'],
+  'assistant.threads.setSuggestedPrompts': ['assistant:write'],
+  'assistant.threads.setTitle': ['assistant:write'],
+  // Streamed messages are messages: chat:write. `client.chatStream()` starts one with chat.startStream.
+  'chat.startStream': ['chat:write'],
+  'chat.appendStream': ['chat:write'],
+  'chat.stopStream': ['chat:write'],
 };
 /** Bot scope each event subscription needs (`null`: none). */
 const EVENT_SCOPES: Record<string, string | null> = {
@@ -49,6 +59,8 @@ const EVENT_SCOPES: Record<string, string | null> = {
   'message.im': 'im:history',
   'message.mpim': 'mpim:history',
   reaction_added: 'reactions:read',
+  assistant_thread_started: 'assistant:write',
+  assistant_thread_context_changed: 'assistant:write',
 };
 /** Event types a listener could match; a registered pattern is tried against each. */
 const KNOWN_EVENT_TYPES = [
@@ -57,12 +69,23 @@ const KNOWN_EVENT_TYPES = [
   'app_home_opened',
   'reaction_added',
   'member_joined_channel',
+  'assistant_thread_started',
+  'assistant_thread_context_changed',
 ];
+/** The events Bolt's `Assistant` routes (besides messages in DM threads, which need message.im). */
+const ASSISTANT_EVENTS = ['assistant_thread_started', 'assistant_thread_context_changed', 'message'];
 
 /** The Bolt registrations of the real listeners, recorded on a real (never started) Bolt app. */
 function recordRegistrations() {
   const app = new App({ signingSecret: 'unused', authorize: async () => ({}) });
-  const seen = { commands: [] as string[], actions: 0, events: [] as string[], shortcuts: 0, views: 0 };
+  const seen = {
+    commands: [] as string[],
+    actions: 0,
+    events: [] as string[],
+    shortcuts: 0,
+    views: 0,
+    assistant: 0,
+  };
   const patterns: Array<string | RegExp> = [];
   app.command = ((name: string) => void seen.commands.push(name)) as never;
   app.action = (() => void seen.actions++) as never;
@@ -71,7 +94,12 @@ function recordRegistrations() {
   app.options = (() => void seen.views++) as never;
   app.message = (() => void patterns.push('message')) as never;
   app.event = ((type: string | RegExp) => void patterns.push(type)) as never;
-  registerListeners(app, {} as SlackDeps);
+  app.assistant = (() => {
+    seen.assistant++;
+    patterns.push(...ASSISTANT_EVENTS);
+  }) as never;
+  // With the assistant surface wired, as the composition root does.
+  registerListeners(app, { assistant: {} } as SlackDeps);
   seen.events = KNOWN_EVENT_TYPES.filter((type) =>
     patterns.some((p) => (typeof p === 'string' ? p === type : p.test(type))),
   );
@@ -86,9 +114,11 @@ function webApiMethodsInSource(): string[] {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith('.ts')) {
-        for (const match of readFileSync(path, 'utf8').matchAll(/\bclient\.([a-z]+)\.([A-Za-z0-9]+)\(/g)) {
-          methods.add(`${match[1]}.${match[2]}`);
+        const source = readFileSync(path, 'utf8');
+        for (const match of source.matchAll(/\bclient\.([a-z]+)\.(?:([a-z]+)\.)?([A-Za-z0-9]+)\(/g)) {
+          methods.add([match[1], match[2], match[3]].filter(Boolean).join('.'));
         }
+        if (/\bclient\.chatStream\(/.test(source)) methods.add('chat.startStream');
       }
     }
   };
@@ -137,6 +167,21 @@ describe('manifest.yml', () => {
     expect(publishesHome).toBe(true);
     expect(manifest.features.app_home.home_tab_enabled).toBe(publishesHome);
     expect(webApiMethodsInSource()).toContain('views.publish');
+  });
+
+  it('declares the AI app container with the prompts the bot offers, each answered at once', () => {
+    expect(registered.assistant).toBe(1);
+    const view = manifest.features.agent_view;
+    expect(view.agent_description.length).toBeGreaterThan(0);
+    expect(view.agent_description.length).toBeLessThanOrEqual(300);
+    expect(view.suggested_prompts).toEqual(ASSISTANT_PROMPTS.map((p) => ({ ...p })));
+    expect(view.suggested_prompts.length).toBeLessThanOrEqual(4);
+    // A prompt that read as an instruction would start an agent job with one click.
+    for (const prompt of ASSISTANT_PROMPTS)
+      expect(parseAssistantWords(prompt.message).kind, prompt.message).not.toBe('instruction');
+    for (const event of ['assistant_thread_started', 'assistant_thread_context_changed', 'message.im'])
+      expect(botEvents).toContain(event);
+    expect(botScopes).toContain('assistant:write');
   });
 
   it('keeps every usage hint short enough for Slack’s autocomplete to show whole', () => {

@@ -21,6 +21,11 @@ export interface InboundMessage {
   botUserId: string | undefined;
   /** Author of the thread's root message, when Slack says (thread replies carry `parent_user_id`). */
   parentUserId?: string | undefined;
+  /**
+   * Set for a message in an assistant thread (Slack's AI app container): a job started there is an
+   * `assistant` job, in the docs project of the channel the user is looking at (`contextChannelId`).
+   */
+  assistant?: { contextChannelId?: string | undefined };
 }
 
 /** A reply inside a thread (not the thread's root, not a top-level message). */

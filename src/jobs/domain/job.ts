@@ -30,7 +30,9 @@ export type JobOrigin =
   /** A fix button on a /docs-health row. */
   | 'health_fix'
   /** The "New job" button of the App Home tab. */
-  | 'app_home';
+  | 'app_home'
+  /** A message in a thread of Slack's AI app container (the assistant view). */
+  | 'assistant';
 
 /** What the bot remembers about a job it started: where its thread is and how far it has reported. */
 export interface JobRecord {

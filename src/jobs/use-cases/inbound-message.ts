@@ -187,7 +187,9 @@ export class HandleInboundMessage {
         return { kind: 'followed_up', result };
       }
 
-      const context = inThread ? await threadContext(this.deps, message, ref.threadTs) : undefined;
+      // An assistant thread is a conversation with the bot itself: nothing in it is someone else's context.
+      const context =
+        inThread && !message.assistant ? await threadContext(this.deps, message, ref.threadTs) : undefined;
       await this.deps.store.mark(key, this.dedupeTtlMs);
       reachedApi = true;
       const result = await jobs.start({
@@ -197,7 +199,10 @@ export class HandleInboundMessage {
         requesterId: userId,
         prompt,
         ...(context ? { context } : {}),
-        origin: message.channelType === 'im' ? 'dm' : 'mention',
+        origin: message.assistant ? 'assistant' : message.channelType === 'im' ? 'dm' : 'mention',
+        ...(message.assistant?.contextChannelId
+          ? { projectChannelId: message.assistant.contextChannelId }
+          : {}),
         sourceTs: message.ts,
       });
       if (!result.ok && result.stage === 'card') {

@@ -19,6 +19,11 @@ export interface StartJobRequest {
   origin: JobOrigin;
   /** The person's message that asked for the job (mention, DM, reacted or shortcut message), if any. */
   sourceTs?: string;
+  /**
+   * The channel whose docs project the job acts on when it is not the one the card is posted in (an
+   * assistant thread: the channel the user is looking at). Default: `channelId`.
+   */
+  projectChannelId?: string;
   /** Set when a /docs-health gap started the job: kept on the record for the "did it work?" post. */
   evidenceRef?: string;
 }
@@ -48,7 +53,7 @@ const cardlessProbe = '0000000000.000000';
 export async function startJob(deps: JobServiceDeps, request: StartJobRequest): Promise<StartJobResult> {
   const { notifier, store, queue, logger, clock, metrics } = deps;
   // The channel decides the project once; the record keeps it for polls, follow-ups and status.
-  const projectId = deps.projects.projectFor(request.channelId);
+  const projectId = deps.projects.projectFor(request.projectChannelId ?? request.channelId);
   const quota = deps.quotaFor(projectId);
   const card = {
     channelId: request.channelId,
@@ -58,6 +63,8 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
     ...(request.evidenceRef === undefined ? {} : { evidenceRef: request.evidenceRef }),
     projectId,
     ...(request.origin === 'app_home' ? { mayJoin: false } : {}),
+    origin: request.origin,
+    teamId: request.teamId,
   };
   try {
     // A cheap read first: with the state store down the job could be created but never followed, so

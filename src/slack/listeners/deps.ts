@@ -5,11 +5,25 @@ import type { HealthEvidence } from '../../insights/health/health-evidence.js';
 import type { HealthReports } from '../../insights/health/health-reports.js';
 import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
+import type { AssistantThreadStore } from '../../jobs/assistant-thread.js';
 import type { ConversationService } from '../../jobs/conversation-service.js';
+import type { JobRecord } from '../../jobs/domain/job.js';
 import type { JobFeedback } from '../../jobs/job-feedback.js';
 import type { JobService } from '../../jobs/job-service.js';
 import type { AppHomePublisher } from '../app-home-publisher.js';
+import type { AssistantCalls } from '../assistant-calls.js';
 import type { HourlyLimits } from '../messages/failures.js';
+import type { SlackMessage } from '../messages/types.js';
+
+/** Slack's AI app container: its threads' context, its status/title/prompt calls, answers in its threads. */
+export interface AssistantSurface {
+  threads: AssistantThreadStore;
+  calls: Pick<AssistantCalls, 'suggestPrompts' | 'setTitle' | 'setStatus'>;
+  /** Posts an answer in an assistant thread (paced; `key` makes a retried post land once). */
+  answer(channelId: string, threadTs: string, message: SlackMessage, key: string): Promise<void>;
+  /** The jobs one person started, newest first (`list`). */
+  listMine(teamId: string | null, userId: string): Promise<JobRecord[]>;
+}
 
 /**
  * What listeners may use: the capabilities' use cases, narrowed to the calls listeners make, never
@@ -51,6 +65,8 @@ export interface SlackDeps {
   home?: Pick<AppHomePublisher, 'opened'>;
   /** Votes on jobs' results (the feedback buttons of a PR reply; absent: clicks say it is not recorded). */
   feedback?: Pick<JobFeedback, 'rate'>;
+  /** The assistant container (absent: its events are not handled; DM threads stay ordinary DMs). */
+  assistant?: AssistantSurface;
   /** The configured hourly budgets, named in the texts that refuse for them. */
   limits?: HourlyLimits;
   /**

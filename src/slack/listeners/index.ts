@@ -9,6 +9,7 @@ import { registerJobModalSubmission } from './actions/job-modal-submission.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
 import { registerReviewReactedMessageAction } from './actions/review-reacted-message.js';
 import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
+import { registerAssistant } from './assistant/register.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsHealthCommand } from './commands/docs-health.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
@@ -39,4 +40,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerHomeNewJobAction(app, deps);
   registerJobFeedbackAction(app, deps);
   registerReviewReactedMessageAction(app, deps);
+  // Before Bolt's listeners see them: assistant events, and messages in DM threads (routed back to the
+  // conversation service when the thread is not an assistant thread).
+  if (deps.assistant) registerAssistant(app, { ...deps, assistant: deps.assistant });
 }

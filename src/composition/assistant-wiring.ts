@@ -1,0 +1,55 @@
+import type { Clock } from '../common/clock.js';
+import type { Logger } from '../common/logger.js';
+import type { Outbox } from '../delivery/ports.js';
+import type { AssistantThreadStore } from '../jobs/assistant-thread.js';
+import type { JobRecord } from '../jobs/domain/job.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { JobNotifier, JobStore } from '../jobs/ports.js';
+import { AssistantCalls } from '../slack/assistant-calls.js';
+import { AssistantJobNotifier } from '../slack/assistant-job-notifier.js';
+import type { AssistantSurface } from '../slack/listeners/deps.js';
+import type { SlackGateway } from '../slack/slack-gateway.js';
+
+export interface AssistantWiring {
+  gateway: SlackGateway;
+  /** Answers in assistant threads are owed like any other message. */
+  outbox: Outbox;
+  store: JobStore;
+  threads: AssistantThreadStore;
+  /** The card notifier every other job uses. */
+  cards: JobNotifier;
+  clock: Clock;
+  logger: Logger;
+  /** App Home's listener of job changes (the card notifier's `onJobChanged`). */
+  onJobChanged?: (record: JobRecord) => void;
+}
+
+/**
+ * Slack's AI app container: the job notifier in front of the card notifier (streams and status lines for
+ * jobs asked for in assistant threads), and the surface its listeners use (once the job service exists).
+ */
+export function wireAssistant(w: AssistantWiring) {
+  const calls = new AssistantCalls(w.gateway);
+  const logger = w.logger.child({ component: 'assistant' });
+  const notifier = new AssistantJobNotifier(w.cards, calls, w.store, w.clock, logger, {
+    ...(w.onJobChanged ? { onJobChanged: w.onJobChanged } : {}),
+  });
+  return {
+    notifier,
+    surface: (jobs: Pick<JobService, 'listRequested'>): AssistantSurface => ({
+      threads: w.threads,
+      calls,
+      async answer(channelId, threadTs, message, key) {
+        await w.outbox.owe({
+          key,
+          target: { kind: 'post', channel: channelId, threadTs },
+          payload: message,
+          priority: 'reply',
+        });
+      },
+      listMine: (teamId, userId) => jobs.listRequested(teamId, userId),
+    }),
+    /** Stops refreshing status lines (shutdown). */
+    close: () => notifier.close(),
+  };
+}

@@ -1,0 +1,104 @@
+import { describeError } from '../../../common/errors.js';
+import type { AssistantThread } from '../../../jobs/assistant-thread.js';
+import type { InboundMessage } from '../../../jobs/conversation-service.js';
+import { plainLine } from '../../assistant-calls.js';
+import { parseAssistantWords } from '../../assistant-words.js';
+import { slackToPlainText } from '../../markup.js';
+import { ASSISTANT_STATUS } from '../../messages/assistant-steps.js';
+import type { MessageEventArgs } from '../args.js';
+import type { SlackDeps } from '../deps.js';
+import { handleInbound, toInbound } from '../events/inbound.js';
+import { type AnswerWordsDeps, answerWords } from './answer-words.js';
+
+export type AssistantMessageDeps = AnswerWordsDeps &
+  Pick<SlackDeps, 'conversations' | 'afterAck'> & {
+    jobs: Pick<SlackDeps['jobs'], 'status' | 'claimOnce' | 'jobOfThread'>;
+  };
+
+/** The title of an assistant thread: the instruction's first words. */
+const TITLE_MAX = 80;
+
+/**
+ * A message in a DM thread, which Bolt's Assistant routes here. In an assistant thread (one Slack
+ * announced with `assistant_thread_started`) the slash commands' words are answered in the thread and
+ * anything else goes to the conversation service as an instruction: a new job in this thread, or a
+ * follow-up once the thread has one. A thread the bot does not know as an assistant thread is an
+ * ordinary DM thread and handled as before.
+ */
+export function assistantUserMessage(deps: AssistantMessageDeps) {
+  return async ({ event, body, context }: MessageEventArgs): Promise<void> => {
+    const message = toInbound('message', event, body, context);
+    deps.afterAck(() => routeAssistantMessage(deps, message));
+  };
+}
+
+export async function routeAssistantMessage(
+  deps: AssistantMessageDeps,
+  message: InboundMessage | undefined,
+): Promise<void> {
+  if (!message) return;
+  const { userId, threadTs } = message;
+  const fromPerson = userId && userId !== message.botUserId && !message.botId && !message.subtype;
+  if (!fromPerson || !threadTs) return handleInbound(deps, message);
+  let thread: AssistantThread | undefined;
+  try {
+    thread = await deps.assistant.threads.get(message.channelId, threadTs);
+  } catch (error) {
+    // The conversation service reads the same store and tells the author it cannot act.
+    deps.logger.warn({ error: describeError(error) }, 'could not read an assistant thread');
+    return handleInbound(deps, message);
+  }
+  if (!thread) return handleInbound(deps, message);
+  const projectChannelId = thread.contextChannelId ?? message.channelId;
+  const plain = slackToPlainText(message.text);
+  const words = parseAssistantWords(plain);
+  try {
+    if (words.kind !== 'instruction') {
+      await answerWords(deps, { ...message, userId, threadTs }, projectChannelId, words);
+      return;
+    }
+    await instruct(deps, { ...message, userId, threadTs }, thread, plain);
+  } catch (error) {
+    deps.logger.error(
+      { channelId: message.channelId, ts: message.ts, error: describeError(error) },
+      'could not handle a message in an assistant thread',
+    );
+  }
+}
+
+/** An instruction: a new job in this thread (title, "starting" status), or a follow-up to its job. */
+async function instruct(
+  deps: AssistantMessageDeps,
+  message: InboundMessage & { userId: string; threadTs: string },
+  thread: AssistantThread,
+  plain: string,
+): Promise<void> {
+  const { channelId, threadTs } = message;
+  const status = (text: string) =>
+    deps.assistant.calls.setStatus(channelId, threadTs, text, 'user').catch((error: unknown) => {
+      deps.logger.debug({ error: describeError(error) }, 'could not set assistant status');
+    });
+  const existing = await deps.jobs.jobOfThread(channelId, threadTs).catch(() => undefined);
+  await status(existing ? ASSISTANT_STATUS.followUp : ASSISTANT_STATUS.starting);
+  const outcome = await deps.conversations.handle({
+    ...message,
+    assistant: { contextChannelId: thread.contextChannelId },
+  });
+  const working =
+    (outcome.kind === 'started' && outcome.result.ok) ||
+    (outcome.kind === 'followed_up' && outcome.result.ok);
+  // From here the job notifier keeps the status line. Otherwise nothing new runs: the line goes back to
+  // what the thread's job is doing (a redelivered or ignored message must not blank a running job's line).
+  // A duplicate of a thread's first instruction: its first delivery is still starting the job.
+  const starting = outcome.kind === 'duplicate' && !existing;
+  if (!working && !starting)
+    await status(existing?.watching ? ASSISTANT_STATUS.waiting : ASSISTANT_STATUS.clear);
+  if (outcome.kind === 'started' && outcome.result.ok) {
+    await deps.assistant.calls
+      .setTitle(channelId, threadTs, plainLine(plain, TITLE_MAX))
+      .catch((error: unknown) => {
+        deps.logger.debug({ error: describeError(error) }, 'could not set assistant thread title');
+      });
+  }
+  deps.logger.debug({ channelId, ts: message.ts, outcome: outcome.kind }, 'assistant message handled');
+}

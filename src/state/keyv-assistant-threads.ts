@@ -1,0 +1,66 @@
+import KeyvRedis from '@keyv/redis';
+import Keyv from 'keyv';
+import { describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
+import {
+  ASSISTANT_THREAD_TTL_MS,
+  type AssistantThread,
+  type AssistantThreadStore,
+} from '../jobs/assistant-thread.js';
+import { guardState } from './keyv-job-store.js';
+import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
+import type { RedisClient } from './redis/redis-client.js';
+
+/** Assistant threads by (DM channel, thread ts), each kept a month after its last event. */
+export class KeyvAssistantThreadStore implements AssistantThreadStore {
+  constructor(private readonly keyv: Keyv) {}
+
+  get(channelId: string, threadTs: string): Promise<AssistantThread | undefined> {
+    return guardState(
+      async () => (await this.keyv.get<AssistantThread>(threadKey(channelId, threadTs))) ?? undefined,
+    );
+  }
+
+  save(thread: AssistantThread): Promise<void> {
+    return guardState(async () => {
+      // Only the fields of the port: an event's payload is never stored as it came.
+      const record: AssistantThread = {
+        channelId: thread.channelId,
+        threadTs: thread.threadTs,
+        userId: thread.userId,
+        ...(thread.contextChannelId ? { contextChannelId: thread.contextChannelId } : {}),
+      };
+      await this.keyv.set(threadKey(thread.channelId, thread.threadTs), record, ASSISTANT_THREAD_TTL_MS);
+    });
+  }
+}
+
+function threadKey(channelId: string, threadTs: string): string {
+  return `assistant-thread:${channelId}:${threadTs}`;
+}
+
+export function createMemoryAssistantThreadStore(logger: Logger): KeyvAssistantThreadStore {
+  const keyv = new Keyv({
+    store: new BoundedMemoryStore({ maxEntries: 10_000 }),
+    namespace: 'docs-agent-assistant-threads',
+  });
+  keyv.on('error', (error: unknown) => logger.error({ err: error }, 'assistant thread store error'));
+  return new KeyvAssistantThreadStore(keyv);
+}
+
+/**
+ * Assistant threads in Redis beside the job store (`<ns>::assistant-thread:<channel>:<ts>`, Keyv, namespaced,
+ * expiring): every replica sees a thread's context. Redis errors become `state_unavailable`.
+ */
+export function createRedisAssistantThreadStore(
+  client: RedisClient,
+  namespace: string,
+  logger: Logger,
+): KeyvAssistantThreadStore {
+  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
+  const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
+  keyv.on('error', (error: unknown) =>
+    logger.error({ error: describeError(error) }, 'assistant thread store error'),
+  );
+  return new KeyvAssistantThreadStore(keyv);
+}

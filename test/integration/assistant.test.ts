@@ -1,0 +1,271 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ASSISTANT_PROMPTS } from '../../src/slack/messages/assistant-replies.js';
+import {
+  ASSISTANT_DM,
+  assistantContextChanged,
+  assistantMessage,
+  assistantThreadStarted,
+} from '../support/assistant-events.js';
+import { waitFor } from '../support/http.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { eventEnvelope, messageEvent, nextMessageTs, retryHeaders } from '../support/slack-events.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/*
+ * Slack's AI app container end to end, through signed requests, in both state modes: prompts on a new
+ * thread, reports asked for in words, a job from an instruction through to its one pull-request reply
+ * (streamed steps, status line set and cleared, title), a follow-up, the context channel's docs project,
+ * and the card when Slack refuses to stream.
+ */
+
+const CHANNEL_A = 'C0PROJA';
+const PR = 'https://github.com/acme/docs/pull/42';
+
+let redis: RedisServer | undefined;
+let app: TestApp | undefined;
+let db = 0;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)', (mode) => {
+  async function boot(env: Record<string, string> = {}): Promise<TestApp> {
+    // Each Redis-mode test its own database (of Redis's 16): the fake's job ids restart at 1.
+    if (mode === 'Redis') db += 1;
+    app = await startTestApp({
+      env: { ...(mode === 'Redis' ? { REDIS_URL: `${redis?.url}/${db}` } : {}), ...env },
+    });
+    return app;
+  }
+
+  async function send(t: TestApp, event: Record<string, unknown>) {
+    const response = await t.event(eventEnvelope(event));
+    expect(response.status).toBe(200);
+    return event;
+  }
+
+  /** A new assistant thread, its prompts offered (so its record is in the store). */
+  async function openThread(t: TestApp, contextChannel?: string): Promise<string> {
+    const threadTs = nextMessageTs();
+    await send(t, assistantThreadStarted({ threadTs, ...(contextChannel ? { contextChannel } : {}) }));
+    await waitFor(() => t.slack.assistant.prompts.find((p) => p.threadTs === threadTs), { what: 'prompts' });
+    return threadTs;
+  }
+
+  const botPosts = (t: TestApp, threadTs: string) =>
+    t.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === threadTs);
+
+  it('offers four prompts on a new thread, each answered at once without starting a job', async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    const offered = t.slack.assistant.prompts.find((p) => p.threadTs === threadTs)!;
+    expect(offered.prompts).toEqual(ASSISTANT_PROMPTS.map((p) => ({ ...p })));
+    for (const [i, prompt] of ASSISTANT_PROMPTS.entries()) {
+      await send(t, assistantMessage({ threadTs, text: prompt.message }));
+      await waitFor(() => botPosts(t, threadTs).length > i, { what: `answer to ${prompt.message}` });
+    }
+    expect(t.docs.jobs.size).toBe(0);
+    const answers = botPosts(t, threadTs).map((c) => JSON.stringify(c.args));
+    expect(answers[2]).toContain("You haven't started any docs agent jobs yet");
+    expect(answers[3]).toContain('Anything else is an instruction');
+  });
+
+  it('answers a report asked for in words in the thread, and bad words with what to type', async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    await send(t, assistantMessage({ threadTs, text: 'views 30d top 5' }));
+    const report = await waitFor(() => botPosts(t, threadTs)[0], { what: 'page-view report' });
+    expect(JSON.stringify(report.args)).toContain('Page views · Last 30 days');
+    expect(t.docs.requestsTo('GET', /\/v1\/analytics\/[^/]+\/views$/).length).toBeGreaterThan(0);
+    // The status line said the bot was reading, then was cleared.
+    expect(t.slack.assistant.statuses.map((s) => s.status)).toContain('is reading the docs analytics…');
+    expect(t.slack.assistant.statusOf(ASSISTANT_DM, threadTs)).toBe('');
+
+    await send(t, assistantMessage({ threadTs, text: 'views 12x' }));
+    const refused = await waitFor(() => botPosts(t, threadTs)[1], { what: 'answer to a bad range' });
+    expect(JSON.stringify(refused.args)).toContain('12x');
+    expect(t.docs.jobs.size).toBe(0);
+  });
+
+  it('takes an instruction through streamed steps to one pull-request reply, status set then cleared', async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    await send(t, assistantMessage({ threadTs, text: 'Document the <!channel> 429 response' }));
+    const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
+    const stream = await waitFor(
+      () => [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs),
+      { what: 'stream' },
+    );
+    expect(stream.recipientUserId).toBe('U0ALICE');
+    await waitFor(() => stream.steps.get('created')?.status === 'complete', { what: 'created step' });
+    expect(stream.steps.get('agent')?.status).toBe('in_progress');
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
+      what: 'waiting status',
+    });
+    expect(t.slack.assistant.statuses.map((s) => s.status)).toContain('is starting the agent…');
+    const title = await waitFor(() => t.slack.assistant.titles.find((x) => x.threadTs === threadTs), {
+      what: 'title',
+    });
+    expect(title.title).toBe('Document the @channel 429 response'.replace(/[<>]/g, ''));
+    expect(title.title).not.toMatch(/[<>]/);
+    // No card: the stream is the job's message.
+    expect(botPosts(t, threadTs)).toHaveLength(0);
+
+    t.docs.complete(job.id, PR);
+    await waitFor(() => stream.state === 'stopped', { what: 'stream stopped' });
+    expect(stream.steps.get('pr')).toMatchObject({ status: 'complete', output: PR });
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
+      what: 'status cleared',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const replies = botPosts(t, threadTs);
+    expect(replies).toHaveLength(1);
+    expect(JSON.stringify(replies[0]!.args)).toContain(PR);
+  });
+
+  it('sends a later message in the thread to the job as a follow-up', async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    await send(t, assistantMessage({ threadTs, text: 'Fix the broken links on the quickstart' }));
+    const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
+      what: 'job tracked',
+    });
+    await send(t, assistantMessage({ threadTs, text: 'Also the one in the FAQ' }));
+    await waitFor(() => job.prompts.length === 2, { what: 'follow-up' });
+    expect(job.prompts[1]).toContain('Also the one in the FAQ');
+    expect(t.docs.jobs.size).toBe(1);
+    expect(t.slack.assistant.statuses.map((s) => s.status)).toContain(
+      'is sending your follow-up to the agent…',
+    );
+  });
+
+  it('acts on the docs project of the channel the user is looking at, as it changes', async () => {
+    const t = await boot({ DOCS_CHANNEL_PROJECTS: `${CHANNEL_A}=proj_a` });
+    t.docs.projects.add('proj_a');
+    const threadTs = await openThread(t, 'C0ELSE');
+    await send(t, assistantContextChanged({ threadTs, contextChannel: CHANNEL_A }));
+    // The context is saved after the acknowledgement: a report shows when it is in use.
+    await waitFor(
+      async () => {
+        await send(t, assistantMessage({ threadTs, text: 'views 7d' }));
+        return t.docs.requestsTo('GET', /^\/v1\/analytics\/proj_a\/views$/).length > 0 || undefined;
+      },
+      { what: 'report in proj_a' },
+    );
+    await send(t, assistantMessage({ threadTs, text: 'Add a Python example to the auth guide' }));
+    const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
+    expect(job.project).toBe('proj_a');
+  });
+
+  it('falls back to the job card in the thread when Slack refuses to stream', async () => {
+    const t = await boot();
+    t.slack.assistant.refuseStreaming = 'feature_not_enabled';
+    const threadTs = await openThread(t);
+    await send(t, assistantMessage({ threadTs, text: 'Document the rate limits' }));
+    const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
+    const card = await waitFor(() => botPosts(t, threadTs)[0], { what: 'card' });
+    await waitFor(() => t.slack.callsOf('chat.update').some((c) => JSON.stringify(c.args).includes(job.id)), {
+      what: 'card tracked',
+    });
+    expect(t.slack.assistant.streams.size).toBe(0);
+    t.docs.complete(job.id, PR);
+    await waitFor(() => botPosts(t, threadTs).length === 2, { what: 'terminal reply' });
+    expect(JSON.stringify(botPosts(t, threadTs)[1]!.args)).toContain(PR);
+    expect(card.args.thread_ts).toBe(threadTs);
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
+      what: 'status cleared',
+    });
+  });
+
+  it('leaves ordinary DM threads (not assistant threads) to the conversation service', async () => {
+    const t = await boot();
+    const root = await send(
+      t,
+      messageEvent({ channel: ASSISTANT_DM, channel_type: 'im', text: 'Rewrite the glossary' }),
+    );
+    const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), {
+      what: 'DM job',
+    });
+    await waitFor(() => t.slack.callsOf('chat.update').some((c) => JSON.stringify(c.args).includes(job.id)), {
+      what: 'card tracked',
+    });
+    // A reply in the DM job's thread reaches Bolt's Assistant (a DM thread) and is routed back.
+    await send(t, assistantMessage({ threadTs: String(root.ts), text: 'and the index page' }));
+    await waitFor(() => job.prompts.length === 2, { what: 'follow-up in a DM thread' });
+    expect(t.slack.assistant.statuses).toHaveLength(0);
+    expect(t.slack.assistant.streams.size).toBe(0);
+  });
+
+  it('applies the access rules: words and instructions from someone not allowed get a clear no', async () => {
+    const t = await boot({ ALLOWED_USER_IDS: 'U0BOB' });
+    const threadTs = await openThread(t);
+    await send(t, assistantMessage({ threadTs, text: 'health 7d' }));
+    const refused = await waitFor(() => botPosts(t, threadTs)[0], { what: 'refusal' });
+    expect(JSON.stringify(refused.args)).toContain('ALLOWED_USER_IDS');
+    await send(t, assistantMessage({ threadTs, text: 'Rewrite the whole docs site' }));
+    const told = await waitFor(() => t.slack.callsOf('chat.postEphemeral')[0], { what: 'private refusal' });
+    expect(JSON.stringify(told.args)).toContain('ALLOWED_USER_IDS');
+    expect(t.docs.jobs.size).toBe(0);
+    expect(t.docs.requestsTo('GET', /\/v1\/analytics\//)).toHaveLength(0);
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
+      what: 'status cleared',
+    });
+  });
+
+  it('answers words once when Slack delivers the message again', async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    const event = assistantMessage({ threadTs, text: 'list' });
+    await send(t, event);
+    await t.event(eventEnvelope(event), retryHeaders(1));
+    await send(t, assistantMessage({ threadTs, text: 'help' }));
+    await waitFor(() => botPosts(t, threadTs).length >= 2, { what: 'answers' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const answers = botPosts(t, threadTs).map((c) => JSON.stringify(c.args));
+    expect(answers).toHaveLength(2);
+    expect(answers[0]).toContain("You haven't started any docs agent jobs yet");
+  });
+
+  it("keeps a running job's status line when Slack delivers its instruction again", async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    const event = assistantMessage({ threadTs, text: 'Document the webhooks retries' });
+    await send(t, event);
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
+      what: 'waiting status',
+    });
+    const before = t.slack.assistant.statuses.length;
+    await t.event(eventEnvelope(event), retryHeaders(1));
+    await waitFor(() => t.slack.assistant.statuses.length >= before + 2, { what: 'redelivery handled' });
+    expect(t.slack.assistant.statusOf(ASSISTANT_DM, threadTs)).toBe('is waiting for the agent…');
+    expect(t.docs.jobs.size).toBe(1);
+  });
+
+  it('ends the stream with the reason when the job cannot be created, and clears the status', async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    t.docs.inject({ method: 'POST', path: '/v2/' }, { kind: 'status', status: 429, retryAfter: '600' });
+    await send(t, assistantMessage({ threadTs, text: 'Document the pagination cursors' }));
+    const stream = await waitFor(
+      () =>
+        [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs && s.state === 'stopped'),
+      { what: 'stream stopped' },
+    );
+    const created = stream.steps.get('created');
+    expect(created?.status).toBe('error');
+    expect(created?.details).toContain('hourly limit');
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
+      what: 'status cleared',
+    });
+    expect(t.docs.jobs.size).toBe(0);
+  });
+});

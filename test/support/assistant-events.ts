@@ -1,0 +1,55 @@
+import { messageEvent, nextMessageTs, TEAM_ID } from './slack-events.js';
+
+/** The DM between U0ALICE and the app that holds her assistant threads. */
+export const ASSISTANT_DM = 'D0ALICEAPP';
+
+interface ThreadFields {
+  threadTs: string;
+  channel?: string;
+  user?: string;
+  /** The channel open beside the container; absent: none. */
+  contextChannel?: string;
+}
+
+function assistantThread(fields: ThreadFields) {
+  return {
+    user_id: fields.user ?? 'U0ALICE',
+    channel_id: fields.channel ?? ASSISTANT_DM,
+    thread_ts: fields.threadTs,
+    context: fields.contextChannel
+      ? { channel_id: fields.contextChannel, team_id: TEAM_ID, enterprise_id: null }
+      : {},
+  };
+}
+
+/** `assistant_thread_started`, as Slack sends it when the user opens a new thread in the container. */
+export function assistantThreadStarted(fields: ThreadFields): Record<string, unknown> {
+  const ts = nextMessageTs();
+  return { type: 'assistant_thread_started', assistant_thread: assistantThread(fields), event_ts: ts };
+}
+
+/** `assistant_thread_context_changed`: the user opened another channel beside the container. */
+export function assistantContextChanged(fields: ThreadFields): Record<string, unknown> {
+  const ts = nextMessageTs();
+  return {
+    type: 'assistant_thread_context_changed',
+    assistant_thread: assistantThread(fields),
+    event_ts: ts,
+  };
+}
+
+/** A message the user types in an assistant thread (a `message.im` event with the thread's ts). */
+export function assistantMessage(fields: {
+  threadTs: string;
+  text: string;
+  user?: string;
+  channel?: string;
+}) {
+  return messageEvent({
+    channel: fields.channel ?? ASSISTANT_DM,
+    channel_type: 'im',
+    user: fields.user ?? 'U0ALICE',
+    thread_ts: fields.threadTs,
+    text: fields.text,
+  });
+}

@@ -1,10 +1,8 @@
 import { AccessPolicy } from '../common/access-policy.js';
-import { type Clock, systemClock } from '../common/clock.js';
+import { systemClock } from '../common/clock.js';
 import { type Config, secretsOf } from '../common/config.js';
-import { createLogger, type Logger } from '../common/logger.js';
+import { createLogger } from '../common/logger.js';
 import { ProjectDirectory } from '../common/projects.js';
-import { Deliveries } from '../delivery/deliveries.js';
-import { Reconciler } from '../delivery/reconciler.js';
 import { AnalyticsSource } from '../insights/analytics-source.js';
 import { HealthEvidence } from '../insights/health/health-evidence.js';
 import { HealthReports } from '../insights/health/health-reports.js';
@@ -13,53 +11,27 @@ import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
 import { ConversationService } from '../jobs/conversation-service.js';
 import { JobFeedback } from '../jobs/job-feedback.js';
 import { JobService } from '../jobs/job-service.js';
-import type { JobStore } from '../jobs/ports.js';
 import { Metrics } from '../metrics/metrics.js';
 import { type MetricsServer, startMetricsServer } from '../metrics/metrics-server.js';
 import { DocsApiClient } from '../platform/docs-client.js';
-import { SlackDeliverySender } from '../slack/delivery-sender.js';
 import { SlackJobNotifier } from '../slack/job-notifier.js';
 import { JobSignalFollower } from '../slack/job-signals.js';
 import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
-import { createAdapters, type SchedulerTimers } from '../state/adapters.js';
-import { stateNote, within } from './app-steps.js';
+import { createAdapters } from '../state/adapters.js';
+import { stateNote } from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
+import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
+import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
-import { SHUTDOWN_STEP_MS } from './shutdown-budget.js';
-
-/** How often each replica looks for owed deliveries nobody holds (a lease lapsed, a retry due). */
-const DELIVERY_RECONCILE_MS = 1_000;
-/** How often each replica looks for watched jobs without a pending poll (one store read per watched job). */
-const WATCH_RECONCILE_MS = 5_000;
-
 import { wirePullRequests } from './pull-request-wiring.js';
+import { shutDown } from './shutdown.js';
 
-export interface DocsAgentOptions {
-  logger?: Logger;
-  clock?: Clock;
-  /** Time for the weekly report scheduler (tests pass a manual one); defaults to real timers on `clock`. */
-  schedulerTimers?: SchedulerTimers;
-  /** A prepared in-memory job store (benchmarks seed thousands of watched jobs); ignored with REDIS_URL. */
-  jobStore?: JobStore;
-  /** Time for memory mode's impact checks (tests pass a manual one); defaults to real timers on `clock`. */
-  impactTimers?: SchedulerTimers;
-}
-
-export interface DocsAgent {
-  logger: Logger;
-  /** Starts receiving Slack requests and resumes watching jobs; resolves the HTTP port. */
-  start(): Promise<number>;
-  stop(): Promise<void>;
-  /** The metrics port once started (METRICS_PORT; 0 picks a free one). */
-  metricsPort(): number | undefined;
-  /** The agent-job use cases (tests start a job with evidence directly). */
-  jobs: JobService;
-}
+export type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
 
 /** Composition root: builds adapters, services and the Slack app from a validated config. */
 export function createDocsAgent(config: Config, options: DocsAgentOptions = {}): DocsAgent {
@@ -102,16 +74,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     }),
     { metrics, ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}) },
   );
-  // The one delivery path: everything the bot owes Slack is recorded in the outbox, then attempted under a
-  // lease of about twice the longest call; the reconciler below retries whatever nobody holds.
-  const deliveries = new Deliveries({
-    store: adapters.deliveryStore,
-    sender: new SlackDeliverySender(slack.gateway),
-    logger: logger.child({ component: 'delivery' }),
-    leaseMs: 2 * config.slack.timeoutMs + 5_000,
-    settleMs: 2 * config.slack.timeoutMs,
-    metrics,
-  });
+  const deliveries = wireDeliveries({ config, adapters, gateway: slack.gateway, logger, metrics });
   // The emoji on a job's source message follows the job's latest state.
   const signals = new JobSignalFollower(deliveries, logger);
   const notifier = new SlackJobNotifier(slack.gateway, deliveries, clock, logger, {
@@ -150,20 +113,12 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       impact.onPullRequest(record, prLink, await pulls.onPullRequest(record, prLink)),
   });
   const access = new AccessPolicy(config.access);
-  // Every replica, leader-free: owed deliveries nobody holds, watched jobs without a pending poll.
-  const reconciler = new Reconciler(
-    [
-      { name: 'deliveries', everyMs: DELIVERY_RECONCILE_MS, run: () => deliveries.reconcile() },
-      { name: 'watched-jobs', everyMs: WATCH_RECONCILE_MS, run: () => jobs.reconcileWatching() },
-      // Followed PRs keep their pending read in the queue; a read scheduled by a stopping replica is applied.
-      {
-        name: 'pull-request-wake-ups',
-        everyMs: WATCH_RECONCILE_MS,
-        run: () => adapters.pullRequestQueue.reconcile([], () => 0),
-      },
-    ],
-    logger.child({ component: 'reconciler' }),
-  );
+  const reconciler = wireReconciler({
+    deliveries,
+    jobs,
+    pullRequestQueue: adapters.pullRequestQueue,
+    logger,
+  });
   const feedback = new JobFeedback({ store: adapters.feedbackStore, jobs: store, clock, metrics });
   metrics.setSources({
     feedbackThisMonth: () => feedback.thisMonth(),
@@ -309,57 +264,21 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         // Not ready from now on: load balancers and orchestrators stop sending work here.
         stopping = true;
         startAbort.abort();
-        const started = Date.now();
-        // 1. No new Slack requests: the HTTP server stops accepting (or the socket disconnects).
-        await within(slack.stop(), SHUTDOWN_STEP_MS.slackReceiver, 'closing the Slack receiver', logger);
-        // 2. Finish what was already acknowledged (cards, job creations, follow-ups, buttons). The Slack
-        //    client and its posting queues stay open until every step below is done.
-        const unfinished = await slack.drain(SHUTDOWN_STEP_MS.slackDrain);
-        if (unfinished > 0)
-          logger.warn({ unfinished }, 'shutdown: acknowledged Slack work still running after its budget');
-        // 3. Take no more work: no reconciling, no weekly firing; running polls finish and re-delay
-        //    themselves (Redis keeps them, and any wake-up recorded meanwhile, for the replicas that stay).
-        await Promise.all([
-          within(reconciler.stop(), SHUTDOWN_STEP_MS.reconciler, 'stopping the reconciler', logger),
-          within(weekly.stop(), SHUTDOWN_STEP_MS.weeklyScheduler, 'stopping weekly reports', logger),
-          within(queue.close(), SHUTDOWN_STEP_MS.pollQueue, 'closing the poll queue', logger),
-          within(impact.stop(), SHUTDOWN_STEP_MS.impactQueue, 'closing the impact queue', logger),
-          within(pulls.stop(), SHUTDOWN_STEP_MS.pullRequestQueue, 'closing the pull request queue', logger),
-        ]);
-        // 4. Attempts under way (the work above owed card states and replies) get a moment to land; then every
-        //    lease is handed back: the outbox keeps what is owed and another replica (or the next start)
-        //    delivers it, looking first where an attempt may have landed.
-        await within(deliveries.idle(), SHUTDOWN_STEP_MS.deliveryFlush, 'sending owed messages', logger);
-        let handedBack = 0;
-        const handBack = deliveries.handBack().then((count) => {
-          handedBack = count;
+        await shutDown({
+          slack,
+          reconciler,
+          weekly,
+          pollQueue: queue,
+          impact,
+          pulls,
+          deliveries,
+          assistant,
+          home,
+          adapters,
+          docsApi,
+          metricsServer,
+          logger,
         });
-        await within(handBack, SHUTDOWN_STEP_MS.deliveryHandBack, 'handing deliveries back', logger);
-        assistant.close();
-        await within(home.close(), SHUTDOWN_STEP_MS.homeRefreshes, 'finishing Home refreshes', logger);
-        // 5. Only now Slack's client (calls still waiting for a slot fail as not sent and stay owed), then the
-        //    state store and the docs API pool.
-        await within(slack.close(), SHUTDOWN_STEP_MS.slackClient, 'closing the Slack client', logger);
-        await within(
-          adapters.close(),
-          SHUTDOWN_STEP_MS.stateConnections,
-          'closing the state connections',
-          logger,
-        );
-        await within(docsApi.close(), SHUTDOWN_STEP_MS.docsApiPool, 'closing the docs API pool', logger);
-        await within(
-          metricsServer?.close() ?? Promise.resolve(),
-          SHUTDOWN_STEP_MS.metricsPort,
-          'closing the metrics port',
-          logger,
-        );
-        if (handedBack) logger.info({ deliveries: handedBack }, 'shutdown: deliveries handed back');
-        logger.info(
-          { ms: Date.now() - started, unfinishedSlackWork: unfinished },
-          unfinished > 0
-            ? `docs-agent stopped; ${unfinished} acknowledged Slack task(s) were still running and were dropped`
-            : 'docs-agent stopped',
-        );
       })();
       return stopped;
     },

@@ -5,7 +5,13 @@ import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { SharedSlots } from '../common/shared-slots.js';
 import type { SlackMessage } from './messages/types.js';
-import { type Classified, classify, SlackAttemptError, toDeliveryError } from './slack-errors.js';
+import {
+  type Classified,
+  classify,
+  SlackAttemptError,
+  SlackDeliveryError,
+  toDeliveryError,
+} from './slack-errors.js';
 import { type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';
 
 export type WebClient = webApi.WebClient;
@@ -165,6 +171,58 @@ export class SlackCalls {
       this.options.metrics?.slackError(method, kind.code);
       throw toDeliveryError(error, kind);
     }
+  }
+
+  async addReaction(channel: string, ts: string, name: string): Promise<void> {
+    await this.retrying('reactions.add', channel, 'user', async () => {
+      try {
+        await this.client.reactions.add({ channel, timestamp: ts, name });
+      } catch (error) {
+        if (classify(error).code === 'already_reacted') return;
+        throw error;
+      }
+    });
+  }
+
+  /** Removes the bot's own reaction; one that is not there (`no_reaction`) is already removed. */
+  async removeReaction(channel: string, ts: string, name: string): Promise<void> {
+    await this.retrying('reactions.remove', channel, 'user', async () => {
+      try {
+        await this.client.reactions.remove({ channel, timestamp: ts, name });
+      } catch (error) {
+        if (classify(error).code === 'no_reaction') return;
+        throw error;
+      }
+    });
+  }
+
+  async joinChannel(channel: string): Promise<void> {
+    await this.retrying('conversations.join', channel, 'user', () =>
+      this.client.conversations.join({ channel }),
+    );
+  }
+
+  /** A user's display name (users.info: display name, else real name, else handle); undefined if unknown. */
+  async userName(user: string): Promise<string | undefined> {
+    try {
+      const result = await this.retrying('users.info', undefined, 'user', () =>
+        this.client.users.info({ user }),
+      );
+      const info = result.user;
+      const name = info?.profile?.display_name || info?.real_name || info?.name;
+      return name || undefined;
+    } catch (error) {
+      if (error instanceof SlackDeliveryError && error.code === 'user_not_found') return undefined;
+      throw error;
+    }
+  }
+
+  /** The messages of a thread, oldest first, root included (first page of up to `limit`). */
+  async threadReplies(channel: string, ts: string, limit = 200): Promise<ThreadReply[]> {
+    const result = await this.retrying('conversations.replies', channel, 'user', () =>
+      this.client.conversations.replies({ channel, ts, limit }),
+    );
+    return (result.messages ?? []) as ThreadReply[];
   }
 
   protected async retrying<T>(

@@ -2,9 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
 import type { SlackMessage } from './messages/types.js';
-import type { PostOptions, ThreadReply, WebClient } from './slack-calls.js';
+import type { PostOptions, WebClient } from './slack-calls.js';
 import { SlackCalls } from './slack-calls.js';
-import { classify, isBlocksProblem, SlackDeliveryError, toDeliveryError } from './slack-errors.js';
+import { classify, isBlocksProblem, toDeliveryError } from './slack-errors.js';
 import type { SlackPriority } from './slack-pacing.js';
 
 export type { GatewayOptions, PostOptions, SlackApiMetrics, ThreadReply, WebClient } from './slack-calls.js';
@@ -105,29 +105,6 @@ export class SlackGateway extends SlackCalls {
     });
   }
 
-  async addReaction(channel: string, ts: string, name: string): Promise<void> {
-    await this.retrying('reactions.add', channel, 'user', async () => {
-      try {
-        await this.client.reactions.add({ channel, timestamp: ts, name });
-      } catch (error) {
-        if (classify(error).code === 'already_reacted') return;
-        throw error;
-      }
-    });
-  }
-
-  /** Removes the bot's own reaction; one that is not there (`no_reaction`) is already removed. */
-  async removeReaction(channel: string, ts: string, name: string): Promise<void> {
-    await this.retrying('reactions.remove', channel, 'user', async () => {
-      try {
-        await this.client.reactions.remove({ channel, timestamp: ts, name });
-      } catch (error) {
-        if (classify(error).code === 'no_reaction') return;
-        throw error;
-      }
-    });
-  }
-
   /**
    * Publishes a user's Home tab, paced to the views.publish tier and retried (publishing is idempotent).
    * With `hash` (the previous publish's), Slack refuses with `hash_conflict` if the view changed since.
@@ -138,12 +115,6 @@ export class SlackGateway extends SlackCalls {
       this.client.views.publish({ user_id: userId, view, ...(hash ? { hash } : {}) }),
     );
     return result.view?.hash;
-  }
-
-  async joinChannel(channel: string): Promise<void> {
-    await this.retrying('conversations.join', channel, 'user', () =>
-      this.client.conversations.join({ channel }),
-    );
   }
 
   /**
@@ -205,29 +176,6 @@ export class SlackGateway extends SlackCalls {
         });
       throw toDeliveryError(error, kind);
     });
-  }
-
-  /** A user's display name (users.info: display name, else real name, else handle); undefined if unknown. */
-  async userName(user: string): Promise<string | undefined> {
-    try {
-      const result = await this.retrying('users.info', undefined, 'user', () =>
-        this.client.users.info({ user }),
-      );
-      const info = result.user;
-      const name = info?.profile?.display_name || info?.real_name || info?.name;
-      return name || undefined;
-    } catch (error) {
-      if (error instanceof SlackDeliveryError && error.code === 'user_not_found') return undefined;
-      throw error;
-    }
-  }
-
-  /** The messages of a thread, oldest first, root included (first page of up to `limit`). */
-  async threadReplies(channel: string, ts: string, limit = 200): Promise<ThreadReply[]> {
-    const result = await this.retrying('conversations.replies', channel, 'user', () =>
-      this.client.conversations.replies({ channel, ts, limit }),
-    );
-    return (result.messages ?? []) as ThreadReply[];
   }
 
   /** Looks for a message the bot posted with this dedupe key since `sinceMs`; the earliest if several. */

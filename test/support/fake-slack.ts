@@ -3,35 +3,14 @@ import { FakeSlackAssistant } from './fake-slack-assistant.js';
 import { FakeChannelMembers } from './fake-slack-members.js';
 import { FakeSlackReactions } from './fake-slack-reactions.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
+import type { Fault, SlackCall, StoredMessage } from './fake-slack-types.js';
 import { listen, readBody, sendJson, waitFor } from './http.js';
 import { seededRandom } from './seeded-random.js';
 import { BlockKitEnforcer } from './slack-block-kit-limits.js';
 import type { SlackRateTiers } from './slack-rate-tiers.js';
 import { multipartFile, parseArgs, safeParse } from './slack-request.js';
 
-export interface SlackCall {
-  method: string;
-  args: Record<string, unknown>;
-  /** Authorization header, to check the bot token is sent (and never anywhere else). */
-  authorization: string | undefined;
-}
-
-export interface StoredMessage {
-  channel: string;
-  ts: string;
-  thread_ts?: string;
-  text: string;
-  blocks?: unknown[];
-  metadata?: { event_type: string; event_payload: Record<string, unknown> };
-  user: string;
-  bot_id?: string;
-}
-
-export type Fault =
-  | { kind: 'error'; error: string }
-  | { kind: 'status'; status: number; retryAfter?: number }
-  | { kind: 'delay'; ms: number; thenSucceed: boolean }
-  | { kind: 'drop' };
+export type { Fault, SlackCall, StoredMessage } from './fake-slack-types.js';
 
 /**
  * A fake of Slack's Web API (the methods the bot calls) and of response_url endpoints. It records every call,

@@ -12,7 +12,6 @@ import type { RangePageViews } from '../../src/insights/ports.js';
 import { SlackImpactPublisher } from '../../src/slack/impact-publisher.js';
 import { healthImpactMessage } from '../../src/slack/messages/health-impact.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
-import { createMemoryJobStore } from '../../src/state/keyv-job-store.js';
 import { MAX_TIMER_MS, MemoryImpactQueue } from '../../src/state/memory/memory-impact-queue.js';
 import { ManualTimers } from '../support/manual-timers.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';

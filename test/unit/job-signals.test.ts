@@ -57,7 +57,7 @@ describe('JobSignalFollower', () => {
     const sender: DeliverySender = {
       async send(_key, _priority, _target, lease) {
         const d = await lease();
-        if (!d || d.target.kind !== 'reactions') return { sent: false as const };
+        if (d?.target.kind !== 'reactions') return { sent: false as const };
         const { names, managed } = d.target;
         for (const name of managed.filter((n) => !names.includes(n))) shown.delete(name);
         for (const name of names) shown.add(name);

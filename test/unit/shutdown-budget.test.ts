@@ -24,10 +24,10 @@ describe('shutdown budget', () => {
   });
 
   // The table only protects the exit if stop() and main.ts read it: a literal timeout there would rot again.
-  it('stop() and main.ts take every timeout from the table', () => {
-    const app = readFileSync(new URL('../../src/composition/app.ts', import.meta.url), 'utf8');
+  it('shutDown() and main.ts take every timeout from the table', () => {
+    const app = readFileSync(new URL('../../src/composition/shutdown.ts', import.meta.url), 'utf8');
     // Each wait's arguments, from `within(` or `.drain(` to the end of its statement.
-    const stop = app.slice(app.indexOf('stop() {')).replace(/\s+/g, ' ');
+    const stop = app.slice(app.indexOf('export async function shutDown(')).replace(/\s+/g, ' ');
     const waits = stop
       .split(/within\(|\.drain\(/)
       .slice(1)

@@ -1,0 +1,60 @@
+import type { Config } from '../common/config.js';
+import type { Logger } from '../common/logger.js';
+import { Deliveries } from '../delivery/deliveries.js';
+import type { DeliveryMetrics } from '../delivery/ports.js';
+import { Reconciler } from '../delivery/reconciler.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { PollQueue } from '../jobs/ports.js';
+import { SlackDeliverySender } from '../slack/delivery-sender.js';
+import type { SlackGateway } from '../slack/slack-gateway.js';
+import type { AdapterSet } from '../state/adapters.js';
+
+/** How often each replica looks for owed deliveries nobody holds (a lease lapsed, a retry due). */
+const DELIVERY_RECONCILE_MS = 1_000;
+/** How often each replica looks for watched jobs without a pending poll (one store read per watched job). */
+const WATCH_RECONCILE_MS = 5_000;
+
+/**
+ * The one delivery path: everything the bot owes Slack is recorded in the outbox, then attempted under a
+ * lease of about twice the longest call (its timeout) plus a margin.
+ */
+export function wireDeliveries(input: {
+  config: Config;
+  adapters: Pick<AdapterSet, 'deliveryStore'>;
+  gateway: SlackGateway;
+  logger: Logger;
+  metrics: DeliveryMetrics;
+}): Deliveries {
+  return new Deliveries({
+    store: input.adapters.deliveryStore,
+    sender: new SlackDeliverySender(input.gateway),
+    logger: input.logger.child({ component: 'delivery' }),
+    leaseMs: 2 * input.config.slack.timeoutMs + 5_000,
+    settleMs: 2 * input.config.slack.timeoutMs,
+    metrics: input.metrics,
+  });
+}
+
+/**
+ * Every replica, leader-free: owed deliveries nobody holds, watched jobs without a pending poll, and PR
+ * reads a stopping replica recorded as wake-ups. Start-up is one `runOnce`.
+ */
+export function wireReconciler(input: {
+  deliveries: Pick<Deliveries, 'reconcile'>;
+  jobs: Pick<JobService, 'reconcileWatching'>;
+  pullRequestQueue: Pick<PollQueue, 'reconcile'>;
+  logger: Logger;
+}): Reconciler {
+  return new Reconciler(
+    [
+      { name: 'deliveries', everyMs: DELIVERY_RECONCILE_MS, run: () => input.deliveries.reconcile() },
+      { name: 'watched-jobs', everyMs: WATCH_RECONCILE_MS, run: () => input.jobs.reconcileWatching() },
+      {
+        name: 'pull-request-wake-ups',
+        everyMs: WATCH_RECONCILE_MS,
+        run: () => input.pullRequestQueue.reconcile([], () => 0),
+      },
+    ],
+    input.logger.child({ component: 'reconciler' }),
+  );
+}

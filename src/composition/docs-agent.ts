@@ -1,0 +1,27 @@
+import type { Clock } from '../common/clock.js';
+import type { Logger } from '../common/logger.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { JobStore } from '../jobs/ports.js';
+import type { SchedulerTimers } from '../state/adapters.js';
+
+export interface DocsAgentOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** Time for the weekly report scheduler (tests pass a manual one); defaults to real timers on `clock`. */
+  schedulerTimers?: SchedulerTimers;
+  /** A prepared in-memory job store (benchmarks seed thousands of watched jobs); ignored with REDIS_URL. */
+  jobStore?: JobStore;
+  /** Time for memory mode's impact checks (tests pass a manual one); defaults to real timers on `clock`. */
+  impactTimers?: SchedulerTimers;
+}
+
+export interface DocsAgent {
+  logger: Logger;
+  /** Starts receiving Slack requests and resumes watching jobs; resolves the HTTP port. */
+  start(): Promise<number>;
+  stop(): Promise<void>;
+  /** The metrics port once started (METRICS_PORT; 0 picks a free one). */
+  metricsPort(): number | undefined;
+  /** The agent-job use cases (tests start a job with evidence directly). */
+  jobs: JobService;
+}

@@ -1,0 +1,76 @@
+import type { Logger } from '../common/logger.js';
+import { within } from './app-steps.js';
+import { SHUTDOWN_STEP_MS } from './shutdown-budget.js';
+
+/** What `stop()` closes, in the order below. */
+export interface ShutdownParts {
+  slack: { stop(): Promise<void>; drain(timeoutMs: number): Promise<number>; close(): Promise<void> };
+  reconciler: { stop(): Promise<void> };
+  weekly: { stop(): Promise<void> };
+  pollQueue: { close(): Promise<void> };
+  impact: { stop(): Promise<void> };
+  pulls: { stop(): Promise<void> };
+  deliveries: { idle(): Promise<void>; handBack(): Promise<number> };
+  assistant: { close(): void };
+  home: { close(): Promise<void> };
+  adapters: { close(): Promise<void> };
+  docsApi: { close(): Promise<void> };
+  metricsServer: { close(): Promise<void> } | undefined;
+  logger: Logger;
+}
+
+/**
+ * The graceful stop, each step bounded by its budget (SHUTDOWN_STEP_MS): nothing new is taken, what was
+ * acknowledged finishes, every queue and lease is handed back for the replicas that stay (or the next
+ * start), and only then the connections close.
+ */
+export async function shutDown(p: ShutdownParts): Promise<void> {
+  const { logger } = p;
+  const started = Date.now();
+  // 1. No new Slack requests: the HTTP server stops accepting (or the socket disconnects).
+  await within(p.slack.stop(), SHUTDOWN_STEP_MS.slackReceiver, 'closing the Slack receiver', logger);
+  // 2. Finish what was already acknowledged (cards, job creations, follow-ups, buttons). The Slack client
+  //    and its posting queues stay open until every step below is done.
+  const unfinished = await p.slack.drain(SHUTDOWN_STEP_MS.slackDrain);
+  if (unfinished > 0)
+    logger.warn({ unfinished }, 'shutdown: acknowledged Slack work still running after its budget');
+  // 3. Take no more work: no reconciling, no weekly firing; running polls finish and re-delay themselves
+  //    (Redis keeps them, and any wake-up recorded meanwhile, for the replicas that stay).
+  await Promise.all([
+    within(p.reconciler.stop(), SHUTDOWN_STEP_MS.reconciler, 'stopping the reconciler', logger),
+    within(p.weekly.stop(), SHUTDOWN_STEP_MS.weeklyScheduler, 'stopping weekly reports', logger),
+    within(p.pollQueue.close(), SHUTDOWN_STEP_MS.pollQueue, 'closing the poll queue', logger),
+    within(p.impact.stop(), SHUTDOWN_STEP_MS.impactQueue, 'closing the impact queue', logger),
+    within(p.pulls.stop(), SHUTDOWN_STEP_MS.pullRequestQueue, 'closing the pull request queue', logger),
+  ]);
+  // 4. Attempts under way (the work above owed card states and replies) get a moment to land; then every
+  //    lease is handed back: the outbox keeps what is owed and another replica (or the next start)
+  //    delivers it, looking first where an attempt may have landed.
+  await within(p.deliveries.idle(), SHUTDOWN_STEP_MS.deliveryFlush, 'sending owed messages', logger);
+  let handedBack = 0;
+  const handBack = p.deliveries.handBack().then((count) => {
+    handedBack = count;
+  });
+  await within(handBack, SHUTDOWN_STEP_MS.deliveryHandBack, 'handing deliveries back', logger);
+  p.assistant.close();
+  await within(p.home.close(), SHUTDOWN_STEP_MS.homeRefreshes, 'finishing Home refreshes', logger);
+  // 5. Only now Slack's client (calls still waiting for a slot fail as not sent and stay owed), then the
+  //    state store and the docs API pool.
+  await within(p.slack.close(), SHUTDOWN_STEP_MS.slackClient, 'closing the Slack client', logger);
+  await within(
+    p.adapters.close(),
+    SHUTDOWN_STEP_MS.stateConnections,
+    'closing the state connections',
+    logger,
+  );
+  await within(p.docsApi.close(), SHUTDOWN_STEP_MS.docsApiPool, 'closing the docs API pool', logger);
+  const metricsClosed = p.metricsServer?.close() ?? Promise.resolve();
+  await within(metricsClosed, SHUTDOWN_STEP_MS.metricsPort, 'closing the metrics port', logger);
+  if (handedBack) logger.info({ deliveries: handedBack }, 'shutdown: deliveries handed back');
+  logger.info(
+    { ms: Date.now() - started, unfinishedSlackWork: unfinished },
+    unfinished > 0
+      ? `docs-agent stopped; ${unfinished} acknowledged Slack task(s) were still running and were dropped`
+      : 'docs-agent stopped',
+  );
+}

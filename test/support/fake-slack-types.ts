@@ -1,0 +1,25 @@
+/** The shapes the fake Slack records and the faults it can inject (test/support/fake-slack.ts). */
+
+export interface SlackCall {
+  method: string;
+  args: Record<string, unknown>;
+  /** Authorization header, to check the bot token is sent (and never anywhere else). */
+  authorization: string | undefined;
+}
+
+export interface StoredMessage {
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  blocks?: unknown[];
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
+  user: string;
+  bot_id?: string;
+}
+
+export type Fault =
+  | { kind: 'error'; error: string }
+  | { kind: 'status'; status: number; retryAfter?: number }
+  | { kind: 'delay'; ms: number; thenSucceed: boolean }
+  | { kind: 'drop' };

@@ -40,7 +40,7 @@ export function wireAssistant(w: AssistantWiring) {
       threads: w.threads,
       calls,
       async answer(channelId, threadTs, message, key) {
-        await w.outbox.owe({
+        await w.outbox.deliver({
           key,
           target: { kind: 'post', channel: channelId, threadTs },
           payload: message,

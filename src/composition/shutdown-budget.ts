@@ -11,7 +11,7 @@ export const SHUTDOWN_STEP_MS = {
   /** The HTTP server stops accepting (or the socket disconnects). */
   slackReceiver: 1_000,
   /** Acknowledged Slack work (cards, job creations, follow-ups, buttons) finishes. */
-  slackDrain: 3_000,
+  slackDrain: 4_000,
   /** The reconciler's runs under way end (it takes no more work). */
   reconciler: 500,
   weeklyScheduler: 300,
@@ -20,7 +20,7 @@ export const SHUTDOWN_STEP_MS = {
   impactQueue: 1_000,
   pullRequestQueue: 1_000,
   /** Owed messages already on their way (card states, replies the steps above owed) land. */
-  deliveryFlush: 1_000,
+  deliveryFlush: 600,
   /** Every delivery lease this replica holds is given back for the others (or the next start). */
   deliveryHandBack: 500,
   homeRefreshes: 300,

@@ -70,4 +70,9 @@ export interface DeliveryMetrics {
 export interface Outbox {
   /** Records a delivery (once per key) and attempts it in the background; resolves once recorded. */
   owe(delivery: NewDelivery): Promise<void>;
+  /**
+   * Records a delivery and makes its first attempt before resolving (answers to a person, in the order
+   * asked); a failed attempt stays owed and is retried like any other.
+   */
+  deliver(delivery: NewDelivery): Promise<unknown>;
 }

@@ -78,7 +78,7 @@ describe('job polling', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(app.slack.threadReplies(card.channel, card.ts)).toHaveLength(1);
-  });
+  }, 45_000);
 
   it('waits out Slack rate limits (429 with Retry-After) before posting', async () => {
     app = await startTestApp();

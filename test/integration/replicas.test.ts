@@ -89,7 +89,7 @@ describe('replicas on one Redis', () => {
 
     slack.inject('chat.postMessage', { kind: 'delay', ms: 4_000, thenSucceed: true });
     docs.complete(job.id, 'https://github.com/acme/docs/pull/1');
-    const poller = await waitFor(() => [a, b].find((p) => logged(p, 'posting terminal reply', job.id)), {
+    const poller = await waitFor(() => [a, b].find((p) => logged(p, 'owing terminal reply', job.id)), {
       what: 'the poller to start its terminal reply',
       timeoutMs: 10_000,
     });

@@ -238,7 +238,10 @@ describe('healthImpactMessage', () => {
 describe('SlackImpactPublisher', () => {
   it('owes one post per job in its thread, kept for 180 days (a retried check finds it)', async () => {
     const owed: NewDelivery[] = [];
-    const publisher = new SlackImpactPublisher({ owe: async (d) => void owed.push(d) });
+    const publisher = new SlackImpactPublisher({
+      owe: async (d) => void owed.push(d),
+      deliver: async () => undefined,
+    });
     const model = compareImpact(search, emptyWindow, emptyWindow);
     expect(await publisher.postImpact(check(search), model)).toBe('posted');
     expect(owed).toEqual([

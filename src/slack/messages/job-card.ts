@@ -103,7 +103,9 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
   if (state.phase !== 'not_started') blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {
     text: truncate(
-      `Docs agent job: ${status.label.replace(/[.…!:]+$/, '')}. ${untrustedMrkdwn(oneLine(input.prompt, 150))}`,
+      // Not the prompt: notification text is mrkdwn, where a bare URL or address in it would turn live
+      // (the blocks show the prompt as rich text, which Slack does not link).
+      `Docs agent job: ${status.label.replace(/[.…!:]+$/, '')}.`,
       LIMITS.fallbackText,
     ),
     blocks,

@@ -133,7 +133,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'analytics' }),
     cacheTtlMs: config.analytics.cacheTtlMs,
   });
-  const publisher = new SlackReportPublisher(slack.gateway, config.docs.siteUrl);
+  const publisher = new SlackReportPublisher(slack.gateway, deliveries, config.docs.siteUrl);
   const analytics = new PageViewsReports({
     apiFor: docsApiFor,
     source: analyticsSource,

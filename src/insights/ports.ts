@@ -77,6 +77,9 @@ export interface ScheduleStore {
   /** Set-if-absent with expiry: true for the first caller only. */
   claim(key: string, ttlMs: number): Promise<boolean>;
   release(key: string): Promise<void>;
+  /** A flag with expiry (an occurrence that was owed); `isMarked` reads it. */
+  mark(key: string, ttlMs: number): Promise<void>;
+  isMarked(key: string): Promise<boolean>;
 }
 
 /**
@@ -100,11 +103,18 @@ export interface WeeklyReportScheduler {
   stop(): Promise<void>;
 }
 
+/** Who asked for a post, and for a post owed once (a weekly occurrence), its key. */
+export interface PostContext {
+  requestedBy?: string;
+  once?: string;
+}
+
 /** Where reports and CSVs go (Slack, rendered by the Slack adapter). */
 export interface ReportPublisher {
-  postReport(channelId: string, report: PageViewsReport, context: { requestedBy?: string }): Promise<void>;
+  /** With `once` (a weekly occurrence's key) the post is owed once under that key, whoever posts it. */
+  postReport(channelId: string, report: PageViewsReport, context: PostContext): Promise<void>;
   /** A docs-health report in the channel, with its fix buttons. */
-  postHealthReport(channelId: string, report: HealthReport, context: { requestedBy?: string }): Promise<void>;
+  postHealthReport(channelId: string, report: HealthReport, context: PostContext): Promise<void>;
   uploadCsv(input: {
     channelId: string;
     filename: string;

@@ -58,6 +58,14 @@ export class KeyvScheduleStore implements ScheduleStore {
   release(key: string): Promise<void> {
     return guardState(() => this.atomics.release(`claim:${key}`));
   }
+
+  mark(key: string, ttlMs: number): Promise<void> {
+    return guardState(() => this.atomics.mark(`done:${key}`, ttlMs));
+  }
+
+  isMarked(key: string): Promise<boolean> {
+    return guardState(() => this.atomics.isMarked(`done:${key}`));
+  }
 }
 
 export function createMemoryScheduleStore(logger: Logger, now?: () => number): KeyvScheduleStore {

@@ -129,6 +129,31 @@ describe('weekly reports', () => {
     expect(tooLate.lines.join('')).toContain('too late to post');
   });
 
+  it('a replica that died holding an occurrence does not cost the week: another posts it once the hold lapses', async () => {
+    const timers = new ManualTimers(at('2025-03-20T10:00:00Z'));
+    const b = setup(timers);
+    await b.weekly.start();
+    await b.weekly.schedule({
+      channelId: 'C1',
+      userId: 'U1',
+      weekday: 1,
+      hour: 9,
+      minute: 0,
+      timeZone: 'UTC',
+    });
+    const occurrence = at('2025-03-24T09:00:00Z');
+    // Replica A took the occurrence at 09:00 and died before owing the post (its hold is 2 minutes).
+    await timers.advanceTo(occurrence - 1);
+    expect(await b.store.claim(`weekly:C1:${occurrence}`, 2 * 60_000)).toBe(true);
+    await timers.advanceTo(occurrence + 60_000);
+    expect(b.published).toHaveLength(0);
+    await timers.advanceTo(occurrence + 5 * 60_000);
+    expect(b.published).toHaveLength(1);
+    await timers.advanceTo(at('2025-03-25T00:00:00Z'));
+    expect(b.published).toHaveLength(1);
+    await b.weekly.stop();
+  });
+
   it('stops posting after unschedule and lists what is scheduled', async () => {
     const timers = new ManualTimers(at('2025-03-20T10:00:00Z'));
     const { weekly, published } = setup(timers);

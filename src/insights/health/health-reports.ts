@@ -138,10 +138,15 @@ export class HealthReports {
   }
 
   /** A weekly post: the last 7 full days before the occurrence in the schedule's zone, top 5, fix buttons. */
-  async publishWeekly(channelId: string, timeZone: string, occurrenceMs: number): Promise<void> {
+  async publishWeekly(
+    channelId: string,
+    timeZone: string,
+    occurrenceMs: number,
+    once: string,
+  ): Promise<void> {
     const request = { range: DEFAULT_RANGE, top: TOP_DEFAULT, timeZone, asOf: occurrenceMs };
     const report = await this.report(this.inChannel(request, channelId));
-    await this.o.publisher.postHealthReport(channelId, report, {});
+    await this.o.publisher.postHealthReport(channelId, report, { once });
   }
 
   private window(request: HealthRequest, projectId: string): Promise<HealthWindow> {

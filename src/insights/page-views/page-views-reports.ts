@@ -123,9 +123,17 @@ export class PageViewsReports {
   }
 
   /** Posts a report in a channel (the "Post to channel" button and weekly posts). */
-  async publish(channelId: string, request: ReportRequest, requestedBy?: string): Promise<PageViewsReport> {
+  async publish(
+    channelId: string,
+    request: ReportRequest,
+    requestedBy?: string,
+    once?: string,
+  ): Promise<PageViewsReport> {
     const report = await this.report(request);
-    await this.o.publisher.postReport(channelId, report, requestedBy ? { requestedBy } : {});
+    await this.o.publisher.postReport(channelId, report, {
+      ...(requestedBy ? { requestedBy } : {}),
+      ...(once ? { once } : {}),
+    });
     return report;
   }
 

@@ -25,6 +25,8 @@ const RETRY_MIN_MS = 60_000;
 const RETRY_MAX_MS = 30 * 60_000;
 /** How long an occurrence's claim lives: longer than the week between occurrences. */
 const CLAIM_TTL_MS = 8 * 24 * 60 * 60 * 1000;
+/** How long one replica may compute an occurrence before another may (its holder died or froze). */
+const IN_PROGRESS_MS = 2 * 60 * 1000;
 
 export interface WeeklyReportsOptions {
   analytics: PageViewsReports;
@@ -111,7 +113,12 @@ export class WeeklyReports {
     return nextOccurrence(schedule.cron, schedule.timeZone, this.o.clock.now());
   }
 
-  /** One occurrence: claimed once, then the last 7 full days before it, in the schedule's time zone. */
+  /**
+   * One occurrence: the last 7 full days before it, in the schedule's time zone, owed once under the
+   * occurrence's key (the outbox posts it once whoever owes it). A short claim keeps two replicas from
+   * computing it at the same time; one that finds it held looks again once the hold lapses (its holder may
+   * have died), and one that finds it owed does nothing.
+   */
   async fire(
     schedule: WeeklySchedule,
     occurrenceMs: number,
@@ -122,7 +129,13 @@ export class WeeklyReports {
       return 'already_posted';
     }
     const claimKey = `weekly:${key}:${occurrenceMs}`;
-    if (!(await this.o.store.claim(claimKey, CLAIM_TTL_MS))) return 'already_posted';
+    if (await this.o.store.isMarked(claimKey)) return 'already_posted';
+    if (!(await this.o.store.claim(claimKey, IN_PROGRESS_MS))) {
+      const at = this.o.clock.now() + IN_PROGRESS_MS;
+      if (at - occurrenceMs <= MISSED_POST_GRACE_MS)
+        await this.o.scheduler.retry(schedule, occurrenceMs, at).catch(() => undefined);
+      return 'already_posted';
+    }
     const what = kindOf(schedule) === 'health' ? 'docs-health' : 'page-view';
     const log = this.o.logger.child({
       channelId: schedule.channelId,
@@ -130,8 +143,9 @@ export class WeeklyReports {
       occurrence: new Date(occurrenceMs).toISOString(),
     });
     try {
-      await this.post(schedule, occurrenceMs);
-      log.info(`posted weekly ${what} report`);
+      await this.post(schedule, occurrenceMs, claimKey);
+      await this.o.store.mark(claimKey, CLAIM_TTL_MS);
+      log.info(`weekly ${what} report owed (posted by the outbox)`);
       return 'posted';
     } catch (error) {
       // Let a retry (or a restart) inside the grace period try this occurrence again.
@@ -170,9 +184,9 @@ export class WeeklyReports {
   }
 
   /** The last 7 full days before the occurrence in the schedule's zone, of the channel's project at fire time. */
-  private async post(schedule: WeeklySchedule, occurrenceMs: number): Promise<void> {
+  private async post(schedule: WeeklySchedule, occurrenceMs: number, once: string): Promise<void> {
     if (kindOf(schedule) === 'health') {
-      await this.o.health.publishWeekly(schedule.channelId, schedule.timeZone, occurrenceMs);
+      await this.o.health.publishWeekly(schedule.channelId, schedule.timeZone, occurrenceMs, once);
       return;
     }
     const request = this.o.analytics.requestFor(
@@ -182,7 +196,7 @@ export class WeeklyReports {
       // A changed DOCS_CHANNEL_PROJECTS applies to the next post.
       schedule.channelId,
     );
-    await this.o.analytics.publish(schedule.channelId, request);
+    await this.o.analytics.publish(schedule.channelId, request, undefined, once);
   }
 
   /**

@@ -215,6 +215,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger,
   });
   slack.register({
+    outbox: deliveries,
     jobs,
     conversations,
     access,

@@ -15,7 +15,12 @@ export type DeliveryTarget =
   /** A message edited in place (a job card): the latest state wins, older ones are skipped. */
   | { kind: 'update'; channel: string; ts: string }
   /** Reactions on a message: exactly `names` of `managed` end up present (idempotent). */
-  | { kind: 'reactions'; channel: string; ts: string; names: string[]; managed: string[] };
+  | { kind: 'reactions'; channel: string; ts: string; names: string[]; managed: string[] }
+  /**
+   * An answer through a command's or button's response_url (valid 30 minutes, 5 uses). Ephemeral answers
+   * cannot be looked up: after an unknown outcome the answer is sent again (the person may see it twice).
+   */
+  | { kind: 'respond'; url: string };
 
 /** Pending → in flight (leased) → posted | abandoned; an expired lease is pending again. */
 export type DeliveryState = 'pending' | 'in_flight' | 'posted' | 'abandoned';

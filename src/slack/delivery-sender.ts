@@ -1,5 +1,6 @@
 import type { Delivery, DeliveryPriority, DeliveryTarget } from '../delivery/domain.js';
 import { type AttemptFailure, DeliveryAttemptError, type DeliverySender } from '../delivery/ports.js';
+import { plainTextOf } from './listeners/respond-safely.js';
 import type { SlackMessage } from './messages/types.js';
 import {
   type Classified,
@@ -45,7 +46,11 @@ export function failureOf(kind: Classified): AttemptFailure {
 export class SlackDeliverySender implements DeliverySender {
   private readonly client: WebClient;
 
-  constructor(private readonly gateway: SlackGateway) {
+  constructor(
+    private readonly gateway: SlackGateway,
+    /** Timeout of one response_url POST (the Web API client's own timeout applies to the rest). */
+    private readonly timeoutMs = 10_000,
+  ) {
     this.client = gateway.web;
   }
 
@@ -57,6 +62,7 @@ export class SlackDeliverySender implements DeliverySender {
   ) {
     try {
       if (target.kind === 'reactions') return await this.react(target, priority, lease);
+      if (target.kind === 'respond') return await respondOnce(target.url, lease, this.timeoutMs);
       const method = target.kind === 'post' ? 'chat.postMessage' : 'chat.update';
       const result = await this.gateway.attemptOnce(method, target.channel, PACING[priority], lease, (d) =>
         this.call(d, key, true).catch((error: unknown) => {
@@ -142,5 +148,43 @@ export class SlackDeliverySender implements DeliverySender {
       await this.gateway.removeReaction(latest.channel, latest.ts, name);
     for (const name of latest.names) await this.gateway.addReaction(latest.channel, latest.ts, name);
     return { sent: true as const, delivery: first.ready, ts: undefined };
+  }
+}
+
+/**
+ * One POST to a response_url: Slack answers 200 when it took the answer, 4xx when it never will (used up,
+ * expired, a refused payload: a refused layout is sent once more as plain text), 5xx or nothing when the
+ * outcome is unknown. Not paced: it is no Web API method, and each URL serves one person's request.
+ */
+async function respondOnce(url: string, lease: () => Promise<Delivery | undefined>, timeoutMs: number) {
+  const delivery = await lease();
+  if (!delivery) return { sent: false as const };
+  const body = delivery.payload as { text?: string; blocks?: unknown[] } & Record<string, unknown>;
+  let status = await postJson(url, body, timeoutMs);
+  if (status === 400 && Array.isArray(body.blocks) && body.blocks.length > 0)
+    status = await postJson(
+      url,
+      { ...body, blocks: undefined, text: plainTextOf(body as SlackMessage) },
+      timeoutMs,
+    );
+  if (status >= 200 && status < 300) return { sent: true as const, delivery, ts: undefined };
+  if (status >= 400 && status < 500 && status !== 429)
+    throw new DeliveryAttemptError({ kind: 'permanent', code: `response_url_${status}` });
+  throw new DeliveryAttemptError({ kind: 'unknown', code: `response_url_${status || 'failed'}` });
+}
+
+/** The HTTP status, or 0 when no answer came (timeout, reset). The body is always read to the end. */
+async function postJson(url: string, body: unknown, timeoutMs: number): Promise<number> {
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.arrayBuffer().catch(() => undefined);
+    return response.status;
+  } catch {
+    return 0;
   }
 }

@@ -191,4 +191,17 @@ describe('/docs-views end to end', () => {
     expect(down.text).toContain('Try again in a few minutes');
     expect(app.slack.everythingSent()).not.toContain('svc_');
   });
+
+  it('a report Slack did not take through response_url (a 5xx) is owed and sent again: the user still gets it', async () => {
+    app = await startTestApp();
+    const { from, to } = last7Days();
+    app.docs.viewsByRange.set(`${from}..${to}`, makeViewRows(20));
+    app.slack.inject('response_url', { kind: 'status', status: 503 });
+    await app.command({ command: '/docs-views', text: '7d top 5' });
+    const report = await reportResponse(app, 0);
+    expect(report.response_type).toBe('ephemeral');
+    expect(JSON.stringify(report.blocks)).toContain('/docs/');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(app.slack.responses).toHaveLength(1);
+  });
 });

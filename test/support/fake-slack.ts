@@ -149,6 +149,9 @@ export class FakeSlack {
       return;
     }
     if (path.startsWith('/response/')) {
+      // `inject('response_url', …)`: a status fault answers without taking the answer.
+      const fault = this.faults.get('response_url')?.shift();
+      if (fault?.kind === 'status') return sendJson(res, fault.status, { ok: false, error: 'fault' });
       const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
       const refusal = this.blockKit.responseUrlRefusal(path, body);
       if (refusal) {

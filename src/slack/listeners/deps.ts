@@ -1,6 +1,7 @@
 import type { AccessPolicy } from '../../common/access-policy.js';
 import type { Logger } from '../../common/logger.js';
 import type { ProjectDirectory } from '../../common/projects.js';
+import type { Outbox } from '../../delivery/ports.js';
 import type { HealthEvidence } from '../../insights/health/health-evidence.js';
 import type { HealthReports } from '../../insights/health/health-reports.js';
 import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
@@ -30,6 +31,8 @@ export interface AssistantSurface {
  * adapters. Narrow on purpose: a listener's unit test fakes exactly these.
  */
 export interface SlackDeps {
+  /** The delivery outbox: reports answered through response_url are owed through it (absent: sent directly). */
+  outbox?: Outbox;
   /** Agent jobs: `/docs-agent` starts one, looks one up, lists a channel's. */
   jobs: Pick<
     JobService,

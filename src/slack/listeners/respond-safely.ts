@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { RespondFn } from '@slack/bolt';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
+import type { Outbox } from '../../delivery/ports.js';
 import { LIMITS, truncate } from '../messages/limits.js';
 import type { SlackMessage } from '../messages/types.js';
 
@@ -13,12 +15,27 @@ export async function respondSafely(
   respond: RespondFn,
   message: SlackMessage | { text: string },
   logger: Logger,
-  options: { replaceOriginal?: boolean } = {},
+  options: { replaceOriginal?: boolean; owed?: OwedAnswer } = {},
 ): Promise<void> {
   const base = {
     response_type: 'ephemeral' as const,
     ...(options.replaceOriginal === undefined ? {} : { replace_original: options.replaceOriginal }),
   };
+  if (options.owed) {
+    // A report someone waits for: recorded first, then sent, and retried if Slack did not take it.
+    const { outbox, url } = options.owed;
+    const payload = { ...base, ...message };
+    await outbox
+      .deliver({
+        key: `respond:${digest(url)}:${digest(JSON.stringify(payload))}`,
+        target: { kind: 'respond', url },
+        payload,
+        priority: 'reply',
+        keepMs: RESPONSE_URL_LIFE_MS,
+      })
+      .catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not owe an answer'));
+    return;
+  }
   try {
     await respond({ ...base, ...message });
     return;
@@ -32,6 +49,22 @@ export async function respondSafely(
     logger.warn({ error: describeError(error) }, 'could not answer via response_url in plain text either');
   }
 }
+
+/** Where an answer can be owed: the outbox, and the request's response_url (absent in some payloads). */
+export interface OwedAnswer {
+  outbox: Outbox;
+  url: string;
+}
+
+/** An owed answer when the request has a response_url and the app an outbox; else a direct answer. */
+export function owedVia(outbox: Outbox | undefined, url: unknown): OwedAnswer | undefined {
+  return outbox && typeof url === 'string' && url.startsWith('http') ? { outbox, url } : undefined;
+}
+
+/** A response_url works for 30 minutes: the record of an answer outlives it. */
+const RESPONSE_URL_LIFE_MS = 60 * 60 * 1000;
+
+const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
 /**
  * An HTTP 400 from response_url is Slack refusing the payload. A 404 (used or expired) would repeat, and

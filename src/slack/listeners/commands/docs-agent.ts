@@ -12,11 +12,11 @@ import { jobListMessage, jobStatusErrorMessage, jobStatusMessage } from '../../m
 import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
-import { respondSafely } from '../respond-safely.js';
+import { owedVia, respondSafely } from '../respond-safely.js';
 
 export type DocsAgentCommandDeps = Pick<
   SlackDeps,
-  'access' | 'logger' | 'limits' | 'afterAck' | 'projects'
+  'access' | 'logger' | 'limits' | 'afterAck' | 'projects' | 'outbox'
 > & {
   jobs: Pick<SlackDeps['jobs'], 'start' | 'status' | 'listWatched'>;
 };
@@ -75,7 +75,7 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
       const view = result.ok
         ? jobStatusMessage(result.job, result.record, deps.projects?.isMulti ? result.projectId : undefined)
         : jobStatusErrorMessage(parsed.jobId, result.error, Date.now(), deps.limits);
-      await respondSafely(respond, view, deps.logger);
+      await respondSafely(respond, view, deps.logger, { owed: owedVia(deps.outbox, command.response_url) });
       return;
     }
     if (parsed.kind === 'too_long') {

@@ -10,10 +10,10 @@ import {
 } from '../../messages/page-views-replies.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
-import { respondSafely } from '../respond-safely.js';
+import { owedVia, respondSafely } from '../respond-safely.js';
 import { answerScheduleCommand } from './weekly-schedules.js';
 
-export type DocsHealthDeps = Pick<SlackDeps, 'access' | 'logger' | 'limits' | 'health'>;
+export type DocsHealthDeps = Pick<SlackDeps, 'access' | 'logger' | 'limits' | 'health' | 'outbox'>;
 
 export function registerDocsHealthCommand(app: App, deps: DocsHealthDeps): void {
   app.command('/docs-health', docsHealthCommand(deps));
@@ -91,6 +91,7 @@ export function docsHealthCommand(deps: DocsHealthDeps) {
       respond,
       healthReportMessage(report, { siteUrl, fixButtons: true, postValue: healthReportCommandText(report) }),
       deps.logger,
+      { owed: owedVia(deps.outbox, command.response_url) },
     );
   };
 }

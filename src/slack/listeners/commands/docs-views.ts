@@ -12,10 +12,10 @@ import {
 import { pageViewsReportMessage } from '../../messages/page-views-report.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
-import { respondSafely } from '../respond-safely.js';
+import { owedVia, respondSafely } from '../respond-safely.js';
 import { answerScheduleCommand } from './weekly-schedules.js';
 
-export type DocsViewsCommandDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits'>;
+export type DocsViewsCommandDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits' | 'outbox'>;
 
 export function registerDocsViewsCommand(app: App, deps: DocsViewsCommandDeps): void {
   app.command('/docs-views', docsViewsCommand(deps));
@@ -83,6 +83,7 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
             respond,
             pageViewsReportMessage(report, { siteUrl, interactive: true }),
             deps.logger,
+            { owed: owedVia(deps.outbox, command.response_url) },
           );
         }
         if (parsed.csv) {

@@ -39,6 +39,19 @@ async function replica(name: string, slack: FakeSlack, docs: Parameters<typeof b
   return bot({ name, slack, docs, redisUrl: url, env: ENV });
 }
 
+/**
+ * The most copies of a card's terminal reply visible at any moment: a duplicate deleted later by the sweep
+ * was still seen by people in the thread, so "never two" is checked all along, not only at the end.
+ */
+function peakReplies(slack: FakeSlack, card: StoredMessage): { peak: number } {
+  const seen = { peak: 0 };
+  const timer = setInterval(() => {
+    seen.peak = Math.max(seen.peak, terminalReplies(slack, card).length);
+  }, 20);
+  onCleanup(async () => clearInterval(timer));
+  return seen;
+}
+
 /** Resumes a stopped process even when the test fails half-way (a stopped child would hang cleanup). */
 function freezeUntilCleanup(p: BotProcess): void {
   process.kill(p.pid, 'SIGSTOP');
@@ -61,6 +74,7 @@ describe('one delivery path under process faults (real processes, one Redis)', (
 
     // Only `a` runs, so `a` takes the reply's lease; its post is held by "Slack" and never stored.
     slack.held.add('chat.postMessage', replyPost(card), { kind: 'hold' });
+    const copies = peakReplies(slack, card);
     docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id}`);
     await waitFor(() => slack.held.hit.length === 1, { what: 'the reply on the wire', timeoutMs: 10_000 });
     const heldAt = slack.held.hit[0]!.at;
@@ -80,6 +94,7 @@ describe('one delivery path under process faults (real processes, one Redis)', (
     const replies = terminalReplies(slack, card);
     expect(replies).toHaveLength(1);
     expect(replies[0]!.text).toContain(`/pull/${job.id}`);
+    expect(copies.peak, 'copies ever visible at once').toBe(1);
     await waitFor(() => cardIsFinal(slack, card), { what: 'final card', timeoutMs: 10_000 });
     console.info(
       `[figure] kill -9 with the reply on the wire: posted ${postedAfterMs} ms after the lost attempt`,
@@ -96,6 +111,7 @@ describe('one delivery path under process faults (real processes, one Redis)', (
 
     // The reply reaches Slack (stored) but its answer only comes after `a` is frozen, long past its lease.
     slack.held.add('chat.postMessage', replyPost(first.card), { kind: 'late', ms: 60_000 });
+    const copies = peakReplies(slack, first.card);
     docs.complete(first.job.id, `https://github.com/acme/docs/pull/${first.job.id}`);
     await waitFor(() => slack.held.hit.length === 1, { what: 'the reply on the wire', timeoutMs: 10_000 });
     freezeUntilCleanup(a);
@@ -122,6 +138,7 @@ describe('one delivery path under process faults (real processes, one Redis)', (
         timeoutMs: 10_000,
       });
     }
+    expect(copies.peak, 'copies of the first reply ever visible at once').toBe(1);
     // Both replicas are alive and serving.
     expect((await a.command({ text: 'status', channel_id: 'C0FROZEN1' })).status).toBe(200);
     expect((await b.command({ text: 'status', channel_id: 'C0FROZEN1' })).status).toBe(200);
@@ -139,6 +156,7 @@ describe('one delivery path under process faults (real processes, one Redis)', (
 
     // Every post of this reply, whichever replica makes it, is stored and answered after the 2 s timeout.
     slack.held.add('chat.postMessage', replyPost(card), { kind: 'late', ms: 3_000 }, 1_000);
+    const copies = peakReplies(slack, card);
     docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id}`);
     await waitFor(() => terminalReplies(slack, card).length > 0, { what: 'first copy', timeoutMs: 10_000 });
     // Long enough for two more rounds of timeout (2 s) + settle (4 s) by either replica.
@@ -146,6 +164,7 @@ describe('one delivery path under process faults (real processes, one Redis)', (
     const replies = terminalReplies(slack, card);
     expect(replies, 'copies left in the thread').toHaveLength(1);
     expect(replies[0]!.text).toContain(`/pull/${job.id}`);
+    expect(copies.peak, 'copies ever visible at once').toBe(1);
     await waitFor(() => cardIsFinal(slack, card), { what: 'final card', timeoutMs: 10_000 });
     console.info(`[figure] every attempt late: ${slack.held.hit.length} post attempt(s), 1 copy kept`);
   }, 60_000);

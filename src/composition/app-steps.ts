@@ -22,6 +22,15 @@ export const SHUTDOWN_BUDGET_MS = {
   metrics: 200,
 } as const;
 
+/** Steps 1-4 (receiver to Home) together: acknowledged work may run this long before the state closes. */
+export const UNTIL_STATE_CLOSES_MS =
+  SHUTDOWN_BUDGET_MS.receiver +
+  SHUTDOWN_BUDGET_MS.acknowledged +
+  SHUTDOWN_BUDGET_MS.queues +
+  SHUTDOWN_BUDGET_MS.flush +
+  SHUTDOWN_BUDGET_MS.handBack +
+  SHUTDOWN_BUDGET_MS.home;
+
 /** Waits for a shutdown step at most `ms`; a step that fails or overruns is logged and left behind. */
 export async function within(
   step: Promise<unknown>,

@@ -22,7 +22,7 @@ import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters, type SchedulerTimers } from '../state/adapters.js';
-import { SHUTDOWN_BUDGET_MS, stateNote, within } from './app-steps.js';
+import { SHUTDOWN_BUDGET_MS, stateNote, UNTIL_STATE_CLOSES_MS, within } from './app-steps.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
@@ -263,7 +263,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         await within(slack.stop(), budget.receiver, 'closing the Slack receiver', logger);
         // 2. Finish what was already acknowledged (cards, job creations, follow-ups, buttons). The Slack
         //    client and its posting queues stay open until every step below is done.
-        const unfinished = await slack.drain(budget.acknowledged);
+        let unfinished = await slack.drain(budget.acknowledged);
         if (unfinished > 0) logger.warn({ unfinished }, 'shutdown: acknowledged Slack work still running');
         // 3. Take no more work: no reconciling, no weekly firing; running polls finish and re-delay
         //    themselves (Redis keeps them, and any wake-up recorded meanwhile, for the replicas that stay).
@@ -283,6 +283,11 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         });
         await within(handBack, budget.handBack, 'handing deliveries back', logger);
         await within(home.close(), budget.home, 'finishing Home refreshes', logger);
+        // Acknowledged work that outlasted step 2 (a slow create) gets the time steps 2-4 left unused before
+        // the state closes: the job created upstream is recorded and watched (a wake-up for the replicas that
+        // stay) instead of exiting with this process while its card says "Starting" forever.
+        if (unfinished > 0)
+          unfinished = await slack.drain(Math.max(0, started + UNTIL_STATE_CLOSES_MS - Date.now()));
         // 5. Only now Slack's client (calls still waiting for a slot fail as not sent and stay owed), then the
         //    state store and the docs API pool.
         await within(slack.close(), budget.slackClient, 'closing the Slack client', logger);

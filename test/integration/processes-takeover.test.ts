@@ -36,9 +36,15 @@ describe('replicas take over what another left (real processes, one Redis)', () 
   it('SIGTERM to one of two replicas during a burst with creates in flight: every job created upstream ends with its one reply and a final card', async () => {
     const { slack, docs } = await fakes();
     const redis = await redisServer();
-    // Creates take a while, so several are still in flight when the SIGTERM lands.
-    docs.latencyMs = 400;
-    const env = { POLL_INTERVAL_MS: '200', POLL_MAX_INTERVAL_MS: '400', LOG_LEVEL: 'info' };
+    // Creates outlast the stopping replica's 3 s drain of acknowledged work: they land after its poll queue
+    // closed, so their first polls can only be recorded for the replica that stays.
+    docs.latencyMs = 3_500;
+    const env = {
+      POLL_INTERVAL_MS: '200',
+      POLL_MAX_INTERVAL_MS: '400',
+      DOCS_API_TIMEOUT_MS: '8000',
+      LOG_LEVEL: 'info',
+    };
     const [a, b] = await Promise.all([
       bot({ name: 'a', slack, docs, redisUrl: redis.url, env }),
       bot({ name: 'b', slack, docs, redisUrl: redis.url, env }),
@@ -56,6 +62,9 @@ describe('replicas take over what another left (real processes, one Redis)', () 
     expect(acks.map((ack) => ack.status)).toEqual(burst.map(() => 200));
     await a.stop();
     expect((await a.exited).code).toBe(0);
+    // Creates sent before the stop are answered upstream whatever became of the replica that sent them.
+    await sleep(4_000);
+    docs.latencyMs = 0;
 
     // Everything created upstream finishes after `a` is gone: only `b` can follow it.
     const created = burst.filter((c) => jobWithPrompt(docs, c.prompt));

@@ -154,8 +154,10 @@ describe('one delivery path under process faults (real processes, one Redis)', (
     const { job, card } = await startJob(a, slack, docs, 'C0LATE', 'Document the slow Slack');
     await waitFor(() => docs.requestsTo('GET', /\/job\//).length > 0, { what: 'first poll' });
 
-    // Every post of this reply, whichever replica makes it, is stored and answered after the 2 s timeout.
-    slack.held.add('chat.postMessage', replyPost(card), { kind: 'late', ms: 3_000 }, 1_000);
+    // Every post of this reply, whichever replica makes it, lands 3 s after the call (1 s after the client's
+    // 2 s timeout) and is answered later still: a look-up right after the timeout would miss it.
+    const late = { kind: 'late', ms: 3_500, storeAfterMs: 3_000 } as const;
+    slack.held.add('chat.postMessage', replyPost(card), late, 1_000);
     const copies = peakReplies(slack, card);
     docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id}`);
     await waitFor(() => terminalReplies(slack, card).length > 0, { what: 'first copy', timeoutMs: 10_000 });
@@ -168,4 +170,24 @@ describe('one delivery path under process faults (real processes, one Redis)', (
     await waitFor(() => cardIsFinal(slack, card), { what: 'final card', timeoutMs: 10_000 });
     console.info(`[figure] every attempt late: ${slack.held.hit.length} post attempt(s), 1 copy kept`);
   }, 60_000);
+
+  it('attempts that land after the look-up already missed them: the duplicate is swept, one copy stays', async () => {
+    const { slack, docs } = await fakes();
+    const redis = await redisServer();
+    const a = await replica('a', slack, docs, redis.url);
+    const { job, card } = await startJob(a, slack, docs, 'C0SWEEP', 'Document the very slow Slack');
+    await waitFor(() => docs.requestsTo('GET', /\/job\//).length > 0, { what: 'first poll' });
+
+    // Stored 7 s after the call: later than the look-up (2 s timeout + 4 s settle), so the next attempt
+    // posts again and both copies land; the one found first is kept and the other must be deleted.
+    slack.held.add('chat.postMessage', replyPost(card), { kind: 'late', ms: 8_000, storeAfterMs: 7_000 }, 2);
+    docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id}`);
+    await waitFor(() => terminalReplies(slack, card).length > 1, { what: 'two copies', timeoutMs: 25_000 });
+    await waitFor(() => terminalReplies(slack, card).length === 1, { what: 'the sweep', timeoutMs: 20_000 });
+    await sleep(3_000);
+    const replies = terminalReplies(slack, card);
+    expect(replies, 'copies left in the thread').toHaveLength(1);
+    expect(replies[0]!.text).toContain(`/pull/${job.id}`);
+    await waitFor(() => cardIsFinal(slack, card), { what: 'final card', timeoutMs: 10_000 });
+  }, 70_000);
 });

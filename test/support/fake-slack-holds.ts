@@ -6,9 +6,10 @@ import { sendJson } from './http.js';
  * ones of `FakeSlack.inject`:
  * - `hold`: the call is never stored and never answered (the post never reached Slack); the caller's
  *   timeout, or its death, ends it.
- * - `late`: the call is stored at once but answered only after `ms` (it landed, the caller timed out).
+ * - `late`: the call is stored (after `storeAfterMs`, default at once) but answered only after `ms`: it
+ *   landed, the caller timed out. A store later than the caller's look-up makes a duplicate to sweep.
  */
-export type HeldFault = { kind: 'hold' } | { kind: 'late'; ms: number };
+export type HeldFault = { kind: 'hold' } | { kind: 'late'; ms: number; storeAfterMs?: number };
 
 interface Armed {
   method: string;
@@ -43,9 +44,12 @@ export class HeldCalls {
     if (!armed) return false;
     armed.left -= 1;
     this.hit.push({ method, args, fault: armed.fault, at: Date.now() });
-    if (armed.fault.kind === 'hold') return true;
+    const fault = armed.fault;
+    if (fault.kind === 'hold') return true;
+    const storeAfterMs = fault.storeAfterMs ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, storeAfterMs));
     const body = answer();
-    await new Promise((resolve) => setTimeout(resolve, armed.fault.kind === 'late' ? armed.fault.ms : 0));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, fault.ms - storeAfterMs)));
     if (!res.destroyed) sendJson(res, 200, body);
     return true;
   }

@@ -49,3 +49,12 @@ export function shutdownWorstCaseMs(): number {
   for (const group of SHUTDOWN_PARALLEL) total += Math.max(...group.map((step) => SHUTDOWN_STEP_MS[step]));
   return total;
 }
+
+/**
+ * Steps 1 to 4 (receiver to Home, the parallel group counted once): acknowledged work may run this long
+ * before the state closes; a second drain uses what those steps left unused, so the worst case is unchanged.
+ */
+export const UNTIL_STATE_CLOSES_MS = (() => {
+  const closing: ShutdownStep[] = ['slackClient', 'stateConnections', 'docsApiPool', 'metricsPort'];
+  return shutdownWorstCaseMs() - closing.reduce((sum, step) => sum + SHUTDOWN_STEP_MS[step], 0);
+})();

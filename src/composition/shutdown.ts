@@ -1,6 +1,6 @@
 import type { Logger } from '../common/logger.js';
 import { within } from './app-steps.js';
-import { SHUTDOWN_STEP_MS } from './shutdown-budget.js';
+import { SHUTDOWN_STEP_MS, UNTIL_STATE_CLOSES_MS } from './shutdown-budget.js';
 
 /** What `stop()` closes, in the order below. */
 export interface ShutdownParts {
@@ -31,7 +31,7 @@ export async function shutDown(p: ShutdownParts): Promise<void> {
   await within(p.slack.stop(), SHUTDOWN_STEP_MS.slackReceiver, 'closing the Slack receiver', logger);
   // 2. Finish what was already acknowledged (cards, job creations, follow-ups, buttons). The Slack client
   //    and its posting queues stay open until every step below is done.
-  const unfinished = await p.slack.drain(SHUTDOWN_STEP_MS.slackDrain);
+  let unfinished = await p.slack.drain(SHUTDOWN_STEP_MS.slackDrain);
   if (unfinished > 0)
     logger.warn({ unfinished }, 'shutdown: acknowledged Slack work still running after its budget');
   // 3. Take no more work: no reconciling, no weekly firing; running polls finish and re-delay themselves
@@ -54,6 +54,11 @@ export async function shutDown(p: ShutdownParts): Promise<void> {
   await within(handBack, SHUTDOWN_STEP_MS.deliveryHandBack, 'handing deliveries back', logger);
   p.assistant.close();
   await within(p.home.close(), SHUTDOWN_STEP_MS.homeRefreshes, 'finishing Home refreshes', logger);
+  // Acknowledged work that outlasted step 2 (a slow create) gets the time steps 2-4 left unused before the
+  // state closes: the job created upstream is recorded and watched (a wake-up for the replicas that stay)
+  // instead of exiting with this process while its card says "Starting" forever.
+  if (unfinished > 0)
+    unfinished = await p.slack.drain(Math.max(0, started + UNTIL_STATE_CLOSES_MS - Date.now()));
   // 5. Only now Slack's client (calls still waiting for a slot fail as not sent and stay owed), then the
   //    state store and the docs API pool.
   await within(p.slack.close(), SHUTDOWN_STEP_MS.slackClient, 'closing the Slack client', logger);

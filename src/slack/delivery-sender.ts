@@ -33,8 +33,10 @@ export function failureOf(kind: Classified): AttemptFailure {
   if (kind.type === 'rate_limited')
     return { kind: 'not_sent', code: kind.code, retryAfterMs: kind.retryAfterMs };
   if (kind.code === 'shutting_down') return { kind: 'not_sent', code: kind.code };
-  if (kind.type === 'ambiguous' || !isPermanentSlackError(kind.code))
-    return { kind: 'unknown', code: kind.code };
+  // No answer at all (timeout, reset): Slack may still be storing it, so the look-up waits for that.
+  if (kind.type === 'ambiguous')
+    return { kind: 'unknown', code: kind.code, inFlight: kind.code === 'request_failed' };
+  if (!isPermanentSlackError(kind.code)) return { kind: 'unknown', code: kind.code };
   return { kind: 'permanent', code: kind.code };
 }
 

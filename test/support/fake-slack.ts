@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FakeSlackAssistant } from './fake-slack-assistant.js';
+import { HeldCalls } from './fake-slack-holds.js';
 import { FakeChannelMembers } from './fake-slack-members.js';
 import { FakeSlackReactions } from './fake-slack-reactions.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
@@ -32,6 +33,8 @@ export class FakeSlack {
   /** Slack's per-method rate tiers (test/support/slack-rate-tiers.ts); off unless a test sets it. */
   rateTiers: SlackRateTiers | undefined;
   private readonly faults = new Map<string, Fault[]>();
+  /** Faults for matching calls only: held forever, or stored but answered late (fake-slack-holds.ts). */
+  readonly held = new HeldCalls();
   /** Every fault the seeded random mode injected, in order. */
   readonly randomInjected: Array<{ method: string; fault: Fault }> = [];
   private random: { rate: number; faults: Record<string, Fault[]>; next: () => number } | undefined;
@@ -96,9 +99,7 @@ export class FakeSlack {
     return fault;
   }
 
-  callsOf(method: string): SlackCall[] {
-    return this.calls.filter((call) => call.method === method);
-  }
+  callsOf = (method: string): SlackCall[] => this.calls.filter((call) => call.method === method);
 
   threadReplies(channel: string, threadTs: string): StoredMessage[] {
     return this.messages.filter(
@@ -132,9 +133,7 @@ export class FakeSlack {
     return `${Math.floor(Date.now() / 1000)}.${String(this.tsCounter).padStart(6, '0')}`;
   }
 
-  async close(): Promise<void> {
-    await this.close_?.();
-  }
+  close = async (): Promise<void> => this.close_?.();
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
@@ -169,6 +168,7 @@ export class FakeSlack {
     const retryAfter = this.rateTiers?.take(method, 'T0TEAM', args);
     if (retryAfter !== undefined)
       return sendJson(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });
+    if (await this.held.apply(method, args, res, () => this.answer(method, args))) return;
     const fault = this.faults.get(method)?.shift() ?? this.randomFault(method, args);
     if (fault) {
       if (fault.kind === 'error') return sendJson(res, 200, { ok: false, error: fault.error });

@@ -53,24 +53,12 @@ export function wireHealthImpact(input: {
   return {
     async onPullRequest(record, prLink, followed = false) {
       if (!record.evidenceRef || followed) return;
-      await impact.remember({
-        countedFrom: 'pr',
-        jobId: record.jobId,
-        channelId: record.channelId,
-        threadTs: record.threadTs,
-        evidenceRef: record.evidenceRef,
-        ...(record.projectId === undefined ? {} : { projectId: record.projectId }),
-        prLink,
-      });
+      await impact.remember({ ...checkOf(record, record.evidenceRef), prLink, countedFrom: 'pr' });
     },
     async onMerged(record, pr) {
       if (!record.evidenceRef || !record.pullRequest) return;
       await impact.remember({
-        jobId: record.jobId,
-        channelId: record.channelId,
-        threadTs: record.threadTs,
-        evidenceRef: record.evidenceRef,
-        ...(record.projectId === undefined ? {} : { projectId: record.projectId }),
+        ...checkOf(record, record.evidenceRef),
         prLink: record.pullRequest.url,
         prSeenAt: pr.mergedAt ?? clockNow(),
         openedAt: pr.openedAt,
@@ -80,11 +68,7 @@ export function wireHealthImpact(input: {
     async onUnreadable(record) {
       if (!record.evidenceRef || !record.pullRequest) return;
       await impact.remember({
-        jobId: record.jobId,
-        channelId: record.channelId,
-        threadTs: record.threadTs,
-        evidenceRef: record.evidenceRef,
-        ...(record.projectId === undefined ? {} : { projectId: record.projectId }),
+        ...checkOf(record, record.evidenceRef),
         prLink: record.pullRequest.url,
         prSeenAt: record.pullRequest.startedAt,
         countedFrom: 'pr',
@@ -92,5 +76,16 @@ export function wireHealthImpact(input: {
     },
     start: () => impact.start(),
     stop: () => impact.stop(),
+  };
+}
+
+/** What every impact check of a job carries: where to post, the evidence, the job's project. */
+function checkOf(record: JobRecord, evidenceRef: string) {
+  return {
+    jobId: record.jobId,
+    channelId: record.channelId,
+    threadTs: record.threadTs,
+    evidenceRef,
+    ...(record.projectId === undefined ? {} : { projectId: record.projectId }),
   };
 }

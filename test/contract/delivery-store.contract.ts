@@ -55,7 +55,8 @@ export function deliveryStoreContract(make: () => Promise<{ store: DeliveryStore
       expect(await store.acquire('k2', 'B', 60_000, Date.now())).toEqual({ ok: false, why: 'held' });
       expect(await store.due(Date.now(), 10)).toEqual([]);
       await store.settle('k2', 'A', { kind: 'posted', ts: '9.9', revision: 0 }, Date.now());
-      expect(await store.get('k2')).toMatchObject({ state: 'posted', postedTs: '9.9' });
+      // Posted: only that it was (and its ts) is kept, not what was sent.
+      expect(await store.get('k2')).toMatchObject({ state: 'posted', postedTs: '9.9', payload: null });
       expect(await store.acquire('k2', 'B', 60_000, Date.now())).toEqual({ ok: false, why: 'posted' });
       // Recording it again after it was posted changes nothing: no second copy.
       await store.record(post('k2'), Date.now());

@@ -78,7 +78,8 @@ export class MemoryDeliveryStore implements DeliveryStore {
         // A newer payload arrived while this one was on its way: that one is still owed.
         Object.assign(d, { state: 'pending', notBefore: now });
       } else {
-        Object.assign(d, { state: 'posted', postedTs: settlement.ts });
+        // What was sent is no longer needed: the record keeps only that it was (and its ts).
+        Object.assign(d, { state: 'posted', postedTs: settlement.ts, payload: null });
       }
       delete d.holder;
       delete d.leaseUntil;

@@ -91,7 +91,7 @@ if kind == 'posted' then
     redis.call('HSET', h, 'state', 'pending', 'notBefore', now)
     reindex(now)
   else
-    redis.call('HSET', h, 'state', 'posted')
+    redis.call('HSET', h, 'state', 'posted', 'payload', 'null')
     if ARGV[5] ~= '' then redis.call('HSET', h, 'postedTs', ARGV[5]) end
     unindex()
   end

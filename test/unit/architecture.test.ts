@@ -35,7 +35,7 @@ const OWNERS: Array<{ pattern: RegExp; folder: string }> = [
 ];
 
 /** The capability modules: domain and use cases on their own ports, never an adapter or the edge. */
-const CAPABILITIES = ['jobs', 'insights'];
+const CAPABILITIES = ['jobs', 'insights', 'delivery'];
 const EDGES = /(^|\/)(slack|state|platform|github|metrics|composition)\//;
 
 describe('architecture', () => {

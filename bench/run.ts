@@ -4,7 +4,7 @@ import { analyticsVerdict, runAnalytics } from './analytics.js';
 import { callsVerdict, runCallsPerJob } from './calls-per-job.js';
 import { followVerdict, runGitHubFollow } from './github-follow.js';
 import { pollingVerdict, runPollingCost } from './polling-cost.js';
-import { runScale, scaleVerdict } from './scale.js';
+import { runScale, SCALE_JOBS, scaleVerdict } from './scale.js';
 import { runSlackTiers, SLACK_TIERS_SCALE, slackTiersVerdict } from './slack-tiers.js';
 import { SMOKE } from './smoke.js';
 import { fmt, table } from './stats.js';
@@ -32,9 +32,16 @@ else
       .join(' ')} (latency and event-loop figures are only comparable on an otherwise idle machine)\n`,
   );
 
+// BENCH_ONLY=3,4 runs those sections alone (by their number), e.g. to measure one item again.
+const ONLY = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((n) => n.trim())
+  .filter(Boolean);
+if (ONLY.length) console.log(`BENCH_ONLY=${ONLY.join(',')}: the other sections are skipped\n`);
 // The smoke run builds every table and verdict (so their code runs too) but prints no figure: at its sizes
 // they mean nothing and must never be mistaken for, or copied as, measurements.
 const section = async (title: string, run: () => Promise<string[]>) => {
+  if (ONLY.length && !ONLY.includes(title.split('.')[0]!)) return;
   const started = Date.now();
   console.log(`## ${title}`);
   const lines = await run();
@@ -58,10 +65,13 @@ await section(
     return [table(rows), ...slackTiersVerdict(results)];
   },
 );
-await section('4. Memory per watched job: 10,000 watched jobs', async () => {
-  const { rows, summary } = await runScale();
-  return [table(rows), ...scaleVerdict(summary)];
-});
+await section(
+  `4. Memory per watched job: ${SCALE_JOBS.toLocaleString('en-US')} watched jobs, both modes`,
+  async () => {
+    const { rows, summary } = await runScale();
+    return [table(rows), ...scaleVerdict(summary)];
+  },
+);
 await section(
   '5. Time to the PR link: adaptive polling against a fixed 5 s poller (simulated clock)',
   async () => {

@@ -6,7 +6,7 @@ import { startAppWithEnv } from './bench-app.js';
 import { createLogger, createMemoryJobStore, createRedisJobStore, newJobRecord } from './product.js';
 
 /**
- * Benchmark 3, the app side, in a process of its own so that its resident memory is the app's alone:
+ * Benchmark 4, the app side, in a process of its own so that its resident memory is the app's alone:
  * seeds `jobs` watched job records into the store (memory: a store handed to `createDocsAgent`; Redis: written
  * to Redis before the app starts), starts the real app, which resumes watching every one of them exactly as
  * after a restart, then samples RSS and event-loop delay for `windowMs`. Prints one JSON line.
@@ -31,6 +31,8 @@ export interface ScaleResult {
   rssMaxMb: number;
   rssEndMb: number;
   heapUsedEndMb: number;
+  /** Heap in use at the window's end after a full collection: what the app keeps alive, garbage aside. */
+  heapLiveEndMb: number;
   loopP50Ms: number;
   loopP99Ms: number;
   loopMaxMs: number;
@@ -144,6 +146,8 @@ async function main(args: ScaleArgs): Promise<ScaleResult> {
     writeHeapSnapshot(
       `${process.env.BENCH_HEAP_SNAPSHOT}/scale-${args.mode}-${args.jobIds.length}.heapsnapshot`,
     );
+  global.gc?.();
+  const heapLiveEndMb = mb(process.memoryUsage().heapUsed);
   await app.stop();
   const ms = (ns: number) => Math.round(ns / 1e4) / 100;
   return {
@@ -154,6 +158,7 @@ async function main(args: ScaleArgs): Promise<ScaleResult> {
     rssMaxMb: mb(Math.max(rssMax, end.rss)),
     rssEndMb: mb(end.rss),
     heapUsedEndMb: mb(end.heapUsed),
+    heapLiveEndMb,
     loopP50Ms: ms(loop.percentile(50)),
     loopP99Ms: ms(loop.percentile(99)),
     loopMaxMs: ms(loop.max),

@@ -35,7 +35,13 @@ export interface TierResult {
   notConverged: number;
   /** From the first job ending to the last card showing its final state. */
   convergenceMs: number;
-  /** Final card updates ÷ chat.update's tier rate. */
+  /** From the last job ending to the last card showing its final state. */
+  afterLastEndMs: number;
+  /** Cards whose final state was sent by chat.update (one each is the least Slack must take). */
+  finalUpdates: number;
+  /** chat.update calls that sent a card's final state again (after its first final update). */
+  repeatFinalUpdates: number;
+  /** Final card updates ÷ chat.update's tier rate: the earliest the last card can be final. */
   floorMs: number;
   callsPerJob: number;
   breakdown: Record<string, number>;
@@ -136,14 +142,26 @@ export async function runTierScenario(s: TierScenario): Promise<TierResult> {
         ? card.includes(':x: *Failed') || card.includes('Failed')
         : card.includes('pull request opened');
     };
-    let convergedAt = Date.now();
+    // Cards and replies are awaited together; the cards' time is the first moment all of them were final.
+    let allFinalAt: number | undefined;
     for (;;) {
-      const done = jobs.every((j) => repliedAt.has(j.id) && final(j.id));
-      if (done || Date.now() > deadline) break;
+      const cardsFinal = jobs.every((j) => final(j.id));
+      if (cardsFinal) allFinalAt ??= Date.now();
+      if ((cardsFinal && jobs.every((j) => repliedAt.has(j.id))) || Date.now() > deadline) break;
       await new Promise((resolve) => setTimeout(resolve, 25));
-      convergedAt = Date.now();
     }
+    const convergedAt = allFinalAt ?? Date.now();
+    const lastEnd = Math.max(...endedAt.values());
     const calls = slack.calls.slice(callsBefore).filter((c) => c.method !== 'auth.test');
+    const finalCards = new Set<string>();
+    let finalUpdateCalls = 0;
+    for (const call of calls) {
+      if (call.method !== 'chat.update') continue;
+      const blocks = JSON.stringify(call.args.blocks ?? '');
+      if (!blocks.includes('pull request opened') && !blocks.includes('Failed')) continue;
+      finalUpdateCalls += 1;
+      finalCards.add(`${String(call.args.channel)}:${String(call.args.ts)}`);
+    }
     const breakdown: Record<string, number> = {};
     for (const call of calls) breakdown[call.method] = (breakdown[call.method] ?? 0) + 1;
     for (const method of Object.keys(breakdown)) breakdown[method] = breakdown[method]! / s.jobs;
@@ -156,7 +174,10 @@ export async function runTierScenario(s: TierScenario): Promise<TierResult> {
       limitedTotal: slack.rateTiers.limitedTotal,
       notConverged: jobs.filter((j) => !final(j.id)).length,
       convergenceMs: convergedAt - firstEnd,
-      floorMs: (s.jobs / (TIERS[3] * s.scale)) * 60_000,
+      afterLastEndMs: convergedAt - lastEnd,
+      finalUpdates: finalCards.size,
+      repeatFinalUpdates: finalUpdateCalls - finalCards.size,
+      floorMs: (finalCards.size / (TIERS[3] * s.scale)) * 60_000,
       callsPerJob: calls.length / s.jobs,
       breakdown,
     };

@@ -29,7 +29,7 @@ export interface AssistantWiring {
  * jobs asked for in assistant threads), and the surface its listeners use (once the job service exists).
  */
 export function wireAssistant(w: AssistantWiring) {
-  const calls = new AssistantCalls(w.gateway);
+  const calls = new AssistantCalls(w.gateway, w.outbox);
   const logger = w.logger.child({ component: 'assistant' });
   const notifier = new AssistantJobNotifier(w.cards, calls, w.store, w.clock, logger, {
     ...(w.onJobChanged ? { onJobChanged: w.onJobChanged } : {}),

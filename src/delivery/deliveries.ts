@@ -191,7 +191,9 @@ export class Deliveries implements Outbox {
       if (failure.kind === 'permanent') {
         await store.settle(key, this.holder, { kind: 'abandoned', reason: failure.code }, this.now());
         this.o.metrics?.delivery('abandoned', record.priority);
-        this.o.logger.error(
+        // A post nobody will see is an error; a status line or a stream Slack has closed is routine.
+        const level = record.target.kind === 'post' ? 'error' : 'warn';
+        this.o.logger[level](
           { key, target: record.target.kind, code: failure.code },
           'Slack refused a message the bot owed; abandoned',
         );

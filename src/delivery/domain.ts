@@ -20,7 +20,12 @@ export type DeliveryTarget =
    * An answer through a command's or button's response_url (valid 30 minutes, 5 uses). Ephemeral answers
    * cannot be looked up: after an unknown outcome the answer is sent again (the person may see it twice).
    */
-  | { kind: 'respond'; url: string };
+  | { kind: 'respond'; url: string }
+  /**
+   * The AI container's status line under a thread (`threadTs`), or the steps of a streamed message (`ts`):
+   * each is one replaceable delivery whose latest state wins; `stop` ends the stream with its last steps.
+   */
+  | { kind: 'assistant'; call: 'status' | 'append' | 'stop'; channel: string; ts: string };
 
 /** Pending → in flight (leased) → posted | abandoned; an expired lease is pending again. */
 export type DeliveryState = 'pending' | 'in_flight' | 'posted' | 'abandoned';

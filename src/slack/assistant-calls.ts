@@ -1,8 +1,8 @@
 import type { TaskUpdateChunk } from '@slack/types';
+import type { Outbox } from '../delivery/ports.js';
 import { stripInvisible } from './markup.js';
 import { oneLine } from './messages/limits.js';
 import type { SlackCalls } from './slack-calls.js';
-import type { SlackPriority } from './slack-pacing.js';
 
 /** A suggested prompt of the assistant container: what the button says and the message it sends. */
 export interface SuggestedPrompt {
@@ -18,13 +18,18 @@ const TITLE_MAX = 120;
 const DETAILS_MAX = 500;
 
 /**
- * Every call the bot owes an assistant thread (status line, title, prompts, streamed steps), one method per
- * kind, each paced through the gateway's pacing like every other Slack call. The one place to route them
- * through a delivery outbox. Bolt's per-event `setStatus`/`setTitle` utilities are bound to the request's
+ * Every call the bot makes in an assistant thread (status line, title, prompts, streamed steps), one method
+ * per kind, each paced like every other Slack call. The status line and the stream's steps are owed through
+ * the outbox; prompts, title and the stream's start answer the person at once (the start's ts is needed). Bolt's per-event `setStatus`/`setTitle` utilities are bound to the request's
  * client, so they can neither be paced nor used from a poll on another replica: these calls replace them.
  */
 export class AssistantCalls {
-  constructor(private readonly gateway: Pick<SlackCalls, 'callPaced'>) {}
+  private lastSeq = 0;
+
+  constructor(
+    private readonly gateway: Pick<SlackCalls, 'callPaced'>,
+    private readonly outbox: Outbox,
+  ) {}
 
   async suggestPrompts(channelId: string, threadTs: string, title: string, prompts: SuggestedPrompt[]) {
     await this.gateway.callPaced(
@@ -58,20 +63,18 @@ export class AssistantCalls {
     );
   }
 
-  /** "docs-agent is …" under the thread; an empty status clears it (Slack clears it after 2 minutes). */
-  async setStatus(
-    channelId: string,
-    threadTs: string,
-    status: string,
-    priority: SlackPriority = 'reply',
-  ): Promise<void> {
-    await this.gateway.callPaced(
-      'assistant.threads.setStatus',
-      channelId,
-      priority,
-      (client) => client.assistant.threads.setStatus({ channel_id: channelId, thread_ts: threadTs, status }),
-      { retry: true },
-    );
+  /**
+   * "docs-agent is …" under the thread; an empty status clears it (Slack clears it after 2 minutes). Owed
+   * through the outbox: the latest status of a thread wins, whichever replica set it.
+   */
+  async setStatus(channelId: string, threadTs: string, status: string): Promise<void> {
+    await this.outbox.owe({
+      key: `assistant-status:${channelId}:${threadTs}`,
+      target: { kind: 'assistant', call: 'status', channel: channelId, ts: threadTs },
+      payload: { status },
+      priority: 'reply',
+      seq: this.nextSeq(),
+    });
   }
 
   /**
@@ -104,28 +107,38 @@ export class AssistantCalls {
   }
 
   /**
-   * Updates steps of a stream by id. The stream may have been started by another replica (the ts is in the
-   * state store), so this is chat.appendStream on that ts; repeating it shows the same steps.
+   * Updates steps of a stream by id (the stream may have been started by another replica: its ts is in the
+   * state store). Owed: the latest steps of a stream win; once it is stopped, later updates are dropped.
    */
   async appendStream(channelId: string, ts: string, steps: StreamStep[]): Promise<void> {
-    await this.gateway.callPaced(
-      'chat.appendStream',
-      channelId,
-      'refresh',
-      (client) => client.chat.appendStream({ channel: channelId, ts, chunks: steps.map(chunkOf) }),
-      { retry: true },
-    );
+    await this.oweStream(channelId, ts, 'append', steps, this.nextSeq());
   }
 
-  /** Ends a stream with its last steps. */
+  /** Ends a stream with its last steps: the stream's final state (no update after it is ever sent). */
   async stopStream(channelId: string, ts: string, steps: StreamStep[]): Promise<void> {
-    await this.gateway.callPaced(
-      'chat.stopStream',
-      channelId,
-      'reply',
-      (client) => client.chat.stopStream({ channel: channelId, ts, chunks: steps.map(chunkOf) }),
-      { retry: true },
-    );
+    await this.oweStream(channelId, ts, 'stop', steps, Number.MAX_SAFE_INTEGER);
+  }
+
+  private async oweStream(
+    channelId: string,
+    ts: string,
+    call: 'append' | 'stop',
+    steps: StreamStep[],
+    seq: number,
+  ): Promise<void> {
+    await this.outbox.owe({
+      key: `assistant-stream:${channelId}:${ts}`,
+      target: { kind: 'assistant', call, channel: channelId, ts },
+      payload: { chunks: steps.map(chunkOf) },
+      priority: call === 'stop' ? 'final' : 'intermediate',
+      seq,
+    });
+  }
+
+  /** Orders this process's states (time, never twice the same): latest wins across replicas within skew. */
+  private nextSeq(): number {
+    this.lastSeq = Math.max(Date.now(), this.lastSeq + 1);
+    return this.lastSeq;
   }
 }
 
@@ -137,7 +150,7 @@ export function plainLine(text: string, max: number): string {
   return oneLine(stripInvisible(text).replace(/[<>]/g, ''), max);
 }
 
-function chunkOf(step: StreamStep): TaskUpdateChunk {
+export function chunkOf(step: StreamStep): TaskUpdateChunk {
   return {
     type: 'task_update',
     id: step.id,

@@ -131,6 +131,30 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     expect(JSON.stringify(replies[0]!.args)).toContain(PR);
   });
 
+  it('owes the stream its last steps and the thread its cleared status: five 503s in a row are retried', async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    await send(t, assistantMessage({ threadTs, text: 'Document the retries' }));
+    const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
+    const stream = await waitFor(
+      () => [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs),
+      { what: 'stream' },
+    );
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
+      what: 'waiting status',
+    });
+    // More failures than a call's own retries would ride out: only a delivery that stays owed gets there.
+    t.slack.inject('chat.stopStream', { kind: 'status', status: 503 }, 5);
+    t.slack.inject('assistant.threads.setStatus', { kind: 'status', status: 503 }, 5);
+    t.docs.complete(job.id, PR);
+    await waitFor(() => stream.state === 'stopped', { what: 'stream stopped', timeoutMs: 30_000 });
+    expect(stream.steps.get('pr')).toMatchObject({ status: 'complete', output: PR });
+    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
+      what: 'status cleared',
+      timeoutMs: 30_000,
+    });
+  }, 45_000);
+
   it('sends a later message in the thread to the job as a follow-up', async () => {
     const t = await boot();
     const threadTs = await openThread(t);

@@ -42,7 +42,7 @@ describe('assistant calls are paced like other posts', () => {
       channelPostIntervalMs: 1000,
       channelPostBurst: 1,
     });
-    const calls = new AssistantCalls(gateway);
+    const calls = new AssistantCalls(gateway, { owe: async () => undefined, deliver: async () => undefined });
     const t0 = Date.now();
     const post = gateway.post({ channel: 'D1', message: { text: 'hello', blocks: [] } });
     const stream = calls.startStream({ channelId: 'D1', threadTs: '1.000001', teamId: 'T1', userId: 'U1' }, [

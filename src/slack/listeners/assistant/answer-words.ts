@@ -154,11 +154,9 @@ async function reading(
   work: () => Promise<SlackMessage>,
 ): Promise<SlackMessage> {
   const status = (text: string) =>
-    deps.assistant.calls
-      .setStatus(message.channelId, message.threadTs, text, 'user')
-      .catch((error: unknown) => {
-        deps.logger.debug({ error: describeError(error) }, 'could not set assistant status');
-      });
+    deps.assistant.calls.setStatus(message.channelId, message.threadTs, text).catch((error: unknown) => {
+      deps.logger.debug({ error: describeError(error) }, 'could not set assistant status');
+    });
   await status(ASSISTANT_STATUS.reading);
   try {
     return await work();

@@ -75,7 +75,7 @@ async function instruct(
 ): Promise<void> {
   const { channelId, threadTs } = message;
   const status = (text: string) =>
-    deps.assistant.calls.setStatus(channelId, threadTs, text, 'user').catch((error: unknown) => {
+    deps.assistant.calls.setStatus(channelId, threadTs, text).catch((error: unknown) => {
       deps.logger.debug({ error: describeError(error) }, 'could not set assistant status');
     });
   const existing = await deps.jobs.jobOfThread(channelId, threadTs).catch(() => undefined);

@@ -1,6 +1,4 @@
-import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
-import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import {
   ASSISTANT_THREAD_TTL_MS,
@@ -10,6 +8,7 @@ import {
 import { guardState } from './keyv-job-store.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import type { RedisClient } from './redis/redis-client.js';
+import { redisKeyv } from './redis/redis-keyv.js';
 
 /** Assistant threads by (DM channel, thread ts), each kept a month after its last event. */
 export class KeyvAssistantThreadStore implements AssistantThreadStore {
@@ -57,10 +56,5 @@ export function createRedisAssistantThreadStore(
   namespace: string,
   logger: Logger,
 ): KeyvAssistantThreadStore {
-  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
-  const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
-  keyv.on('error', (error: unknown) =>
-    logger.error({ error: describeError(error) }, 'assistant thread store error'),
-  );
-  return new KeyvAssistantThreadStore(keyv);
+  return new KeyvAssistantThreadStore(redisKeyv(client, namespace, logger, 'assistant thread store'));
 }

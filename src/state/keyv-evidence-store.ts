@@ -1,10 +1,9 @@
-import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
-import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { EvidenceStore } from '../insights/health/ports.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import type { RedisClient } from './redis/redis-client.js';
+import { PLAIN_JSON, redisKeyv } from './redis/redis-keyv.js';
 
 /** Reports × rows kept in memory mode: 25 rows × 3 sections per report, a few hundred reports. */
 export const MEMORY_EVIDENCE_ENTRIES = 20_000;
@@ -23,8 +22,6 @@ export class KeyvEvidenceStore implements EvidenceStore {
   }
 }
 
-const PLAIN_JSON = { serialize: JSON.stringify, deserialize: JSON.parse } as const;
-
 export function createMemoryEvidenceStore(logger: Logger, now?: () => number): KeyvEvidenceStore {
   const keyv = new Keyv({
     store: new BoundedMemoryStore({ maxEntries: MEMORY_EVIDENCE_ENTRIES, ...(now ? { now } : {}) }),
@@ -41,14 +38,6 @@ export function createRedisEvidenceStore(
   namespace: string,
   logger: Logger,
 ): KeyvEvidenceStore {
-  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
-  const keyv = new Keyv({
-    store: adapter,
-    namespace,
-    useKeyPrefix: false,
-    throwOnErrors: true,
-    ...PLAIN_JSON,
-  });
-  keyv.on('error', (error: unknown) => logger.warn({ error: describeError(error) }, 'evidence store error'));
+  const keyv = redisKeyv(client, namespace, logger, 'evidence store', { plainJson: true, level: 'warn' });
   return new KeyvEvidenceStore(keyv);
 }

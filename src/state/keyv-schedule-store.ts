@@ -1,12 +1,11 @@
-import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
-import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { type ScheduleStore, scheduleKey, type WeeklySchedule } from '../insights/ports.js';
 import { type AtomicOps, guardState, MemoryAtomicOps } from './keyv-job-store.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import { RedisAtomicOps } from './redis/redis-atomic-ops.js';
 import type { RedisClient } from './redis/redis-client.js';
+import { redisKeyv } from './redis/redis-keyv.js';
 
 const SCHEDULES_SET = 'weekly-schedules';
 
@@ -87,8 +86,6 @@ export function createRedisScheduleStore(
   namespace: string,
   logger: Logger,
 ): KeyvScheduleStore {
-  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
-  const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
-  keyv.on('error', (error: unknown) => logger.error({ error: describeError(error) }, 'schedule store error'));
+  const keyv = redisKeyv(client, namespace, logger, 'schedule store');
   return new KeyvScheduleStore(keyv, new RedisAtomicOps(client, `${namespace}:`));
 }

@@ -116,7 +116,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const reconciler = wireReconciler({
     deliveries,
     jobs,
-    pullRequestQueue: adapters.pullRequestQueue,
+    // Wired below; the reconciler first runs at start.
+    pulls: { reconcile: () => pulls.reconcile() },
     logger,
   });
   const feedback = new JobFeedback({ store: adapters.feedbackStore, jobs: store, clock, metrics });

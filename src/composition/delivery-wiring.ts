@@ -4,7 +4,6 @@ import { Deliveries } from '../delivery/deliveries.js';
 import type { DeliveryMetrics } from '../delivery/ports.js';
 import { Reconciler } from '../delivery/reconciler.js';
 import type { JobService } from '../jobs/job-service.js';
-import type { PollQueue } from '../jobs/ports.js';
 import { SlackDeliverySender } from '../slack/delivery-sender.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 import type { AdapterSet } from '../state/adapters.js';
@@ -36,24 +35,20 @@ export function wireDeliveries(input: {
 }
 
 /**
- * Every replica, leader-free: owed deliveries nobody holds, watched jobs without a pending poll, and PR
- * reads a stopping replica recorded as wake-ups. Start-up is one `runOnce`.
+ * Every replica, leader-free: owed deliveries nobody holds, watched jobs without a pending poll, followed
+ * PRs without a pending read (and wake-ups a stopping replica recorded). Start-up is one `runOnce`.
  */
 export function wireReconciler(input: {
   deliveries: Pick<Deliveries, 'reconcile'>;
   jobs: Pick<JobService, 'reconcileWatching'>;
-  pullRequestQueue: Pick<PollQueue, 'reconcile'>;
+  pulls: { reconcile(): Promise<number> };
   logger: Logger;
 }): Reconciler {
   return new Reconciler(
     [
       { name: 'deliveries', everyMs: DELIVERY_RECONCILE_MS, run: () => input.deliveries.reconcile() },
       { name: 'watched-jobs', everyMs: WATCH_RECONCILE_MS, run: () => input.jobs.reconcileWatching() },
-      {
-        name: 'pull-request-wake-ups',
-        everyMs: WATCH_RECONCILE_MS,
-        run: () => input.pullRequestQueue.reconcile([], () => 0),
-      },
+      { name: 'followed-pull-requests', everyMs: WATCH_RECONCILE_MS, run: () => input.pulls.reconcile() },
     ],
     input.logger.child({ component: 'reconciler' }),
   );

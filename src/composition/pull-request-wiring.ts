@@ -15,6 +15,8 @@ export interface PullRequestWiring {
   onPullRequest(record: JobRecord, prLink: string): Promise<boolean>;
   /** Checks the token (one free `GET /rate_limit`), then starts reading followed PRs. */
   start(): Promise<void>;
+  /** The reconciler's pass: every followed PR without a pending read gets one (nothing when off). */
+  reconcile(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -38,7 +40,12 @@ export function wirePullRequests(input: {
   const { token, apiUrl, webUrl } = config.github;
   const queue = adapters.pullRequestQueue;
   if (!token)
-    return { onPullRequest: async () => false, start: async () => undefined, stop: () => queue.close() };
+    return {
+      onPullRequest: async () => false,
+      start: async () => undefined,
+      reconcile: async () => 0,
+      stop: () => queue.close(),
+    };
   const logger = input.logger.child({ component: 'pull-requests' });
   const github = new GitHubPullRequests(
     { token, apiUrl, logger, ...(input.onGitHubResponse ? { onResponse: input.onGitHubResponse } : {}) },
@@ -64,6 +71,7 @@ export function wirePullRequests(input: {
   return {
     onPullRequest: (record, prLink) =>
       enabled ? follower.onPullRequest(record, prLink) : Promise.resolve(false),
+    reconcile: () => (enabled ? follower.reconcile() : Promise.resolve(0)),
     async start() {
       const check = await github.validate();
       if (check === 'unauthorized') {

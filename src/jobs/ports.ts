@@ -29,6 +29,12 @@ export interface JobStore {
    * (a different non-null `teamId`) are left out. Kept for as long as the records are.
    */
   listByRequester(teamId: string | null, userId: string, limit: number): Promise<JobRecord[]>;
+  /**
+   * Jobs whose pull request is followed on GitHub (a durable index, shared by replicas): the reconciler
+   * gives each one without a pending read one, whoever stopped or died while it was scheduled.
+   */
+  setFollowing(jobId: string, following: boolean): Promise<void>;
+  listFollowing(): Promise<string[]>;
   /** Sets a flag that expires (overwriting it and its expiry); `isMarked` reads it. */
   mark(key: string, ttlMs: number): Promise<void>;
   isMarked(key: string): Promise<boolean>;

@@ -9,6 +9,8 @@ import { LockedVersionedWrite, threadLinkKey, type VersionedWrite } from './vers
 /** Records outlive the watch so follow-ups in old threads still find their job. */
 const RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const WATCHED_SET = 'watched';
+/** Jobs whose pull request is followed on GitHub. */
+const FOLLOWING_SET = 'following';
 /** How many of one person's jobs are indexed (Home shows 50 and says how many more). */
 export const REQUESTER_INDEX_MAX = 100;
 
@@ -200,6 +202,18 @@ export class KeyvJobStore implements JobStore {
         .sort((a, b) => b.createdAt - a.createdAt || b.jobId.localeCompare(a.jobId))
         .slice(0, Math.max(0, limit));
     });
+  }
+
+  setFollowing(jobId: string, following: boolean): Promise<void> {
+    return guardState(() =>
+      following
+        ? this.atomics.addMember(FOLLOWING_SET, jobId)
+        : this.atomics.removeMember(FOLLOWING_SET, jobId),
+    );
+  }
+
+  listFollowing(): Promise<string[]> {
+    return guardState(() => this.atomics.members(FOLLOWING_SET));
   }
 
   mark(key: string, ttlMs: number): Promise<void> {

@@ -54,6 +54,16 @@ export function jobStoreContract(create: JobStoreFactory): void {
         expect((await store.getJob('job_1'))?.status).toBe('active');
       }));
 
+    it('keeps the index of followed pull requests: added once, removed, listed', () =>
+      withStore(async (store) => {
+        await store.setFollowing('job_1', true);
+        await store.setFollowing('job_1', true);
+        await store.setFollowing('job_2', true);
+        expect((await store.listFollowing()).sort()).toEqual(['job_1', 'job_2']);
+        await store.setFollowing('job_1', false);
+        expect(await store.listFollowing()).toEqual(['job_2']);
+      }));
+
     it('says "not found" only for a job it never saw', () =>
       withStore(async (store) => {
         expect(await store.getJob('nope')).toBeUndefined();

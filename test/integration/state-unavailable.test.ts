@@ -29,6 +29,8 @@ class SwitchableStore implements JobStore {
   release = (key: string) => this.guard(() => this.inner.release(key));
   listByRequester = (teamId: string | null, userId: string, limit: number) =>
     this.guard(() => this.inner.listByRequester(teamId, userId, limit));
+  setFollowing = (jobId: string, on: boolean) => this.guard(() => this.inner.setFollowing(jobId, on));
+  listFollowing = () => this.guard(() => this.inner.listFollowing());
   mark = (key: string, ttlMs: number) => this.guard(() => this.inner.mark(key, ttlMs));
   isMarked = (key: string) => this.guard(() => this.inner.isMarked(key));
 }

@@ -38,7 +38,9 @@ export async function startFollowing(
     // conflict (another replica changed the job) is thrown: the poll is retried and calls this again.
     await deps.store.saveJob(record);
   }
-  // Also when already recorded: a crash between save and schedule must not leave a PR unfollowed.
+  // Also when already recorded: a crash between save and schedule must not leave a PR unfollowed (the
+  // index is what the reconciler reads to find it again).
+  await deps.store.setFollowing(record.jobId, true);
   await deps.queue.schedule(record.jobId, deps.timing.minMs);
   deps.logger.info({ jobId: record.jobId }, 'following the pull request on GitHub');
   return true;

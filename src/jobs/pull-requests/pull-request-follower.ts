@@ -27,11 +27,29 @@ export class PullRequestFollower {
     return startFollowing(this.deps, record, prLink);
   }
 
+  /**
+   * The reconciler's pass: every followed PR (the store's index) without a pending read gets one; an index
+   * entry whose following is over (or whose job is gone) is dropped. Resolves how many are followed.
+   */
+  async reconcile(): Promise<number> {
+    const following: string[] = [];
+    for (const jobId of await this.deps.store.listFollowing()) {
+      const record = await this.deps.store.getJob(jobId);
+      if (record?.pullRequest && !(record.pullRequest.ended && record.pullRequest.noticed))
+        following.push(jobId);
+      else await this.deps.store.setFollowing(jobId, false);
+    }
+    await this.deps.queue.reconcile(following, () => this.deps.timing.minMs);
+    return following.length;
+  }
+
   /** One read of one job's PR; resolves the delay before the next, or null when following is over. */
   follow(jobId: string): Promise<number | null> {
     return this.lock.run(jobId, async () => {
       try {
-        return await followPullRequest(this.deps, jobId);
+        const next = await followPullRequest(this.deps, jobId);
+        if (next === null) await this.deps.store.setFollowing(jobId, false);
+        return next;
       } catch (error) {
         if (!(error instanceof JobVersionConflictError)) throw error;
         // The job changed meanwhile (a poll, a follow-up, another replica's read): read again soon.

@@ -12,6 +12,8 @@ export function fakeJobStore(records: Map<string, JobRecord>): JobStore {
     claim: async () => true,
     release: async () => undefined,
     listByRequester: async () => [],
+    setFollowing: async () => undefined,
+    listFollowing: async () => [],
     mark: async () => undefined,
     isMarked: async () => false,
   };

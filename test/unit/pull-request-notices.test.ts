@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
-import { type JobRecord, JobVersionConflictError, newJobRecord } from '../../src/jobs/domain/job.js';
+import { type JobRecord, JobVersionConflictError } from '../../src/jobs/domain/job.js';
 import { followPullRequest } from '../../src/jobs/pull-requests/follow-pull-request.js';
 import type { PullRequestFollowDeps } from '../../src/jobs/pull-requests/ports.js';
 import type { PullRequestState } from '../../src/jobs/pull-requests/pull-request.js';
 import { SlackPullRequestNotices } from '../../src/slack/pull-request-notices.js';
+import { followedRecord, idleQueue } from '../support/pull-request-fixtures.js';
 import { recordingOutbox } from '../support/recording-outbox.js';
 import { fakeJobStore } from './jobs/fake-job-store.js';
 
@@ -26,33 +27,7 @@ describe('the merge notice is posted once', () => {
     const { outbox, sent, settle } = recordingOutbox();
     const notices = new SlackPullRequestNotices(outbox);
     const records = new Map<string, JobRecord>();
-    const record = newJobRecord(
-      {
-        jobId: 'job_1',
-        teamId: 'T1',
-        channelId: 'C1',
-        threadTs: '1.0',
-        cardTs: '1.0',
-        requesterId: 'U1',
-        prompt: 'p',
-        origin: 'command',
-        status: 'completed',
-        repository: null,
-        ref: null,
-        model: null,
-        prLink: 'https://github.com/a/b/pull/1',
-      },
-      0,
-    );
-    record.pullRequest = {
-      url: 'https://github.com/a/b/pull/1',
-      startedAt: 0,
-      last: null,
-      reads: 0,
-      failures: 0,
-      ended: null,
-      noticed: false,
-    };
+    const record = followedRecord();
     records.set('job_1', record);
     const store = fakeJobStore(records);
     let saves = 0;
@@ -68,13 +43,7 @@ describe('the merge notice is posted once', () => {
     const deps: PullRequestFollowDeps = {
       reader: { read: async () => merged },
       store: conflictOnce,
-      queue: {
-        start: () => undefined,
-        schedule: async () => undefined,
-        cancel: async () => undefined,
-        reconcile: async () => 0,
-        close: async () => undefined,
-      },
+      queue: idleQueue(),
       notices,
       notifier: { updateCard: async () => undefined },
       outcomes: { merged: async () => undefined, unreadable: async () => undefined },

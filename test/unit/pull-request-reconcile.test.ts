@@ -1,43 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
-import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
-import type { PollQueue } from '../../src/jobs/ports.js';
 import { PullRequestFollower } from '../../src/jobs/pull-requests/pull-request-follower.js';
 import { createMemoryJobStore } from '../../src/state/keyv-job-store.js';
+import { followedRecord, idleQueue } from '../support/pull-request-fixtures.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
-function followed(jobId: string, ended: 'merged' | null, noticed: boolean): JobRecord {
-  const record = newJobRecord(
-    {
-      jobId,
-      teamId: 'T1',
-      channelId: 'C1',
-      threadTs: '1.0',
-      cardTs: '1.0',
-      requesterId: 'U1',
-      prompt: 'p',
-      origin: 'command',
-      status: 'completed',
-      repository: null,
-      ref: null,
-      model: null,
-      prLink: `https://github.com/a/b/pull/${jobId}`,
-    },
-    0,
-  );
+const followed = (jobId: string, ended: 'merged' | null, noticed: boolean) => {
+  const record = followedRecord(jobId, { ended, noticed }, jobId);
   record.watching = false;
-  record.pullRequest = {
-    url: `https://github.com/a/b/pull/${jobId}`,
-    startedAt: 0,
-    last: null,
-    reads: 0,
-    failures: 0,
-    ended,
-    noticed,
-  };
   return record;
-}
+};
 
 describe('followed pull requests are reconciled', () => {
   it('every followed PR without a pending read gets one; ended ones leave the index', async () => {
@@ -52,16 +25,12 @@ describe('followed pull requests are reconciled', () => {
     }
     await store.setFollowing('job_gone', true);
     const asked: string[][] = [];
-    const queue: PollQueue = {
-      start: () => undefined,
-      schedule: async () => undefined,
-      cancel: async () => undefined,
+    const queue = idleQueue({
       reconcile: async (ids) => {
         asked.push([...ids].sort());
         return ids.length;
       },
-      close: async () => undefined,
-    };
+    });
     const follower = new PullRequestFollower({
       reader: { read: async () => Promise.reject(new Error('not read in this test')) },
       store,

@@ -3,7 +3,7 @@ import { loadConfig, secretsOf } from '../../src/common/config.js';
 import { createLogger } from '../../src/common/logger.js';
 import { checksOf, reviewOf } from '../../src/github/github-pull-requests.js';
 import { impactWindows } from '../../src/insights/health/impact.js';
-import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
+import type { JobRecord } from '../../src/jobs/domain/job.js';
 import { followPullRequest } from '../../src/jobs/pull-requests/follow-pull-request.js';
 import type { PullRequestFollowDeps, PullRequestNotice } from '../../src/jobs/pull-requests/ports.js';
 import {
@@ -13,6 +13,7 @@ import {
   parsePullRequestLink,
 } from '../../src/jobs/pull-requests/pull-request.js';
 import { pullRequestNoticeMessage, pullRequestStateLine } from '../../src/slack/messages/pull-request.js';
+import { followedRecord, idleQueue } from '../support/pull-request-fixtures.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
 import { fakeJobStore } from './jobs/fake-job-store.js';
 
@@ -194,46 +195,14 @@ describe('followPullRequest', () => {
   const logger = createLogger({ level: 'silent', secrets: [], destination: { write: () => undefined } });
   function harness(read: () => Promise<PullRequestState>, now = 0) {
     const records = new Map<string, JobRecord>();
-    const record = newJobRecord(
-      {
-        jobId: 'job_1',
-        teamId: 'T1',
-        channelId: 'C1',
-        threadTs: '1.0',
-        cardTs: '1.0',
-        requesterId: 'U1',
-        prompt: 'p',
-        origin: 'command',
-        status: 'completed',
-        repository: null,
-        ref: null,
-        model: null,
-        prLink: 'https://github.com/a/b/pull/1',
-      },
-      0,
-    );
-    record.pullRequest = {
-      url: 'https://github.com/a/b/pull/1',
-      startedAt: 0,
-      last: null,
-      reads: 0,
-      failures: 0,
-      ended: null,
-      noticed: false,
-    };
+    const record = followedRecord();
     records.set('job_1', record);
     const notices: PullRequestNotice[] = [];
     const unreadable: string[] = [];
     const deps: PullRequestFollowDeps = {
       reader: { read },
       store: fakeJobStore(records),
-      queue: {
-        start: () => undefined,
-        schedule: async () => undefined,
-        cancel: async () => undefined,
-        reconcile: async () => 0,
-        close: async () => undefined,
-      },
+      queue: idleQueue(),
       notices: { post: async (_r, n) => void notices.push(n) },
       notifier: { updateCard: async () => undefined },
       outcomes: { merged: async () => undefined, unreadable: async (r) => void unreadable.push(r.jobId) },

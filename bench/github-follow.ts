@@ -1,8 +1,9 @@
 import { createLogger } from '../src/common/logger.js';
 import { GitHubPullRequests } from '../src/github/github-pull-requests.js';
-import { type JobRecord, newJobRecord } from '../src/jobs/domain/job.js';
+import { newJobRecord } from '../src/jobs/domain/job.js';
 import { followPullRequest, startFollowing } from '../src/jobs/pull-requests/follow-pull-request.js';
 import type { PullRequestFollowDeps } from '../src/jobs/pull-requests/ports.js';
+import { createMemoryJobStore } from '../src/state/keyv-job-store.js';
 import { FAKE_GITHUB_TOKEN, FakeGitHub } from '../test/support/fake-github.js';
 import { fmt, table } from './stats.js';
 
@@ -57,12 +58,9 @@ export async function runGitHubFollow(): Promise<{
       [6 * DAY, () => github.merge('acme', 'docs', 1, 'octo-cat', '2026-03-07T10:00:00Z')],
     ];
     const changes = events.length;
-    const records = new Map<string, JobRecord>();
-    const store = {
-      getJob: async (id: string) => structuredClone(records.get(id)),
-      saveJob: async (r: JobRecord) => void records.set(r.jobId, structuredClone(r)),
-    } as unknown as PullRequestFollowDeps['store'];
     const logger = createLogger({ level: 'silent', secrets: [] });
+    // The real in-memory job store (typed: a hand-made partial would rot as the port grows).
+    const store = createMemoryJobStore(logger, () => now);
     const deps: PullRequestFollowDeps = {
       reader: new GitHubPullRequests({ token: FAKE_GITHUB_TOKEN, apiUrl: github.url, logger }, () => now),
       store,
@@ -100,7 +98,7 @@ export async function runGitHubFollow(): Promise<{
       },
       now,
     );
-    records.set(record.jobId, record);
+    await store.saveJob(record);
     await startFollowing(deps, record, record.prLink!);
     let reads = 0;
     let delay: number | null = timing.minMs;

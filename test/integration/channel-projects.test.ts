@@ -1,10 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { appsOnRedis } from '../support/apps-on-redis.js';
 import { FAKE_PROJECT_ID, type ViewRow } from '../support/fake-docs.js';
 import type { StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { eventEnvelope, messageEvent } from '../support/slack-events.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 
 /*
  * DOCS_CHANNEL_PROJECTS end to end, through signed requests, in both state modes: each channel's jobs are
@@ -16,18 +16,7 @@ const CHANNEL_A = 'C0PROJA';
 const CHANNEL_B = 'C0PROJB';
 const OTHER_CHANNEL = 'C0ELSE';
 
-let app: TestApp | undefined;
-let redis: RedisServer | undefined;
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const lab = appsOnRedis();
 
 let run = 0;
 
@@ -42,16 +31,15 @@ async function boot(
   projects: { a: string; b: string; db: number },
   env: Record<string, string> = {},
 ) {
-  const t = await startTestApp({
+  const t = await lab.start({
     env: {
-      ...(mode === 'Redis' ? { REDIS_URL: `${redis?.url}/${projects.db}` } : {}),
+      ...(mode === 'Redis' ? { REDIS_URL: `${lab.redisUrl()}/${projects.db}` } : {}),
       DOCS_CHANNEL_PROJECTS: `${CHANNEL_A}=${projects.a},${CHANNEL_B}=${projects.b}`,
       ...env,
     },
   });
   t.docs.projects.add(projects.a);
   t.docs.projects.add(projects.b);
-  app = t;
   return t;
 }
 

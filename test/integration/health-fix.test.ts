@@ -1,12 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { impactWindows } from '../../src/insights/health/impact.js';
+import { appsOnRedis } from '../support/apps-on-redis.js';
 import { makeFeedback, makeSearches } from '../support/fake-docs-health.js';
 import { waitFor } from '../support/http.js';
 import { ManualTimers } from '../support/manual-timers.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { nextMessageTs } from '../support/slack-events.js';
 import { blockActionsPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 
 /*
  * Issue 14, "From a gap to a job": /docs-health → a fix button → the modal (views.open with the click's
@@ -27,18 +27,7 @@ interface Button {
   value?: string;
 }
 
-let redis: RedisServer | undefined;
-let app: TestApp | undefined;
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const lab = appsOnRedis();
 
 function seed(t: TestApp): void {
   t.docs.health.defaults = {
@@ -92,11 +81,10 @@ describe.each([
 ])('a /docs-health gap to a job (%s mode)', (_mode, useRedis) => {
   it('fix button → modal → job whose card names the evidence → PR in its thread', async () => {
     const timers = new ManualTimers(clock.now());
-    const t = await startTestApp({
-      env: useRedis ? { REDIS_URL: redis!.url } : {},
+    const t = await lab.start({
+      env: useRedis ? { REDIS_URL: lab.redisUrl() } : {},
       agentOptions: { clock, ...(useRedis ? {} : { impactTimers: timers }) },
     });
-    app = t;
     seed(t);
     const buttons = await report(t);
     const fix = buttons.find((b) => b.action_id === 'health_fix_page_1')!;
@@ -138,8 +126,10 @@ describe.each([
   });
 
   it('"Post to channel" posts the same report with its fix buttons and replaces the ephemeral copy', async () => {
-    const t = await startTestApp({ env: useRedis ? { REDIS_URL: redis!.url } : {}, agentOptions: { clock } });
-    app = t;
+    const t = await lab.start({
+      env: useRedis ? { REDIS_URL: lab.redisUrl() } : {},
+      agentOptions: { clock },
+    });
     seed(t);
     const buttons = await report(t);
     const calls = t.docs.requestsTo('GET', /\/v1\/analytics\//).length;
@@ -167,8 +157,7 @@ describe.each([
 
 describe('a /docs-health gap to a job: refusals', () => {
   it('an expired trigger tells the user to click again; an empty instruction keeps the modal open', async () => {
-    const t = await startTestApp({ agentOptions: { clock } });
-    app = t;
+    const t = await lab.start({ agentOptions: { clock } });
     seed(t);
     const fix = (await report(t)).find((b) => b.action_id === 'health_fix_search_1')!;
     const { responseUrl } = await click(t, fix, { triggerId: '12345.98765.expired' });
@@ -190,8 +179,7 @@ describe('a /docs-health gap to a job: refusals', () => {
   });
 
   it('someone not allowed gets no modal, and a tampered button value is refused', async () => {
-    const t = await startTestApp({ env: { ALLOWED_USER_IDS: 'U0ALICE' }, agentOptions: { clock } });
-    app = t;
+    const t = await lab.start({ env: { ALLOWED_USER_IDS: 'U0ALICE' }, agentOptions: { clock } });
     seed(t);
     const fix = (await report(t)).find((b) => b.action_id === 'health_fix_page_1')!;
     const denied = await click(t, fix, { userId: 'U0MALLORY' });

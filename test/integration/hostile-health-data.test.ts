@@ -1,12 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { READER_INPUT_CLOSE, READER_INPUT_OPEN } from '../../src/insights/health/instruction.js';
+import { appsOnRedis } from '../support/apps-on-redis.js';
 import { makeConversation, makeFeedback } from '../support/fake-docs-health.js';
 import { hasInvisible, liveMarkup } from '../support/hostile-text.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { nextMessageTs } from '../support/slack-events.js';
 import { blockActionsPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 
 /*
  * Issue 21, hostile text end to end: the fake docs platform answers /docs-health with what anonymous readers
@@ -63,26 +63,14 @@ function seed(t: TestApp): void {
   };
 }
 
-let redis: RedisServer | undefined;
-let app: TestApp | undefined;
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const lab = appsOnRedis();
 
 describe.each([
   ['memory', false],
   ['Redis', true],
 ])('hostile docs-health data (%s mode)', (_mode, useRedis) => {
   it('report, channel copy, Fix modal and job prompt: nothing live, nothing invisible, reader text fenced', async () => {
-    const t = await startTestApp({ env: useRedis ? { REDIS_URL: redis!.url } : {} });
-    app = t;
+    const t = await lab.start({ env: useRedis ? { REDIS_URL: lab.redisUrl() } : {} });
     seed(t);
     const before = t.slack.responses.length;
     expect((await t.command({ command: '/docs-health', text: 'top 5', channel_id: CHANNEL })).status).toBe(

@@ -1,12 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
+import { appsOnRedis } from '../support/apps-on-redis.js';
 import type { StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { BOT_USER_ID, eventEnvelope, messageEvent } from '../support/slack-events.js';
 import { appHomeOpenedEnvelope, feedbackClickPayload } from '../support/slack-interactions.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 
 /**
  * Slack's feedback buttons on a job's PR reply: one vote per person per job (a second click replaces it),
@@ -14,29 +14,19 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  */
 type Json = Record<string, unknown>;
 
-let redis: RedisServer;
-let app: TestApp | undefined;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const lab = appsOnRedis();
 
 async function boot(mode: 'memory' | 'redis', env: Record<string, string> = {}): Promise<TestApp> {
   if (mode === 'redis') {
-    const client = await connectRedis(redis.url, createLogger({ level: 'silent', secrets: [] }), {
+    const client = await connectRedis(lab.redisUrl(), createLogger({ level: 'silent', secrets: [] }), {
       failFast: true,
     });
     await client.flushDb();
     await closeRedis(client);
   }
-  app = await startTestApp({ env: { ...env, ...(mode === 'redis' ? { REDIS_URL: redis.url } : {}) } });
+  const app = await lab.start({
+    env: { ...env, ...(mode === 'redis' ? { REDIS_URL: lab.redisUrl() } : {}) },
+  });
   return app;
 }
 

@@ -1,12 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
+import { appsOnRedis } from '../support/apps-on-redis.js';
 import { botReplies } from '../support/conversation-helpers.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { BOT_USER_ID, eventEnvelope, messageEvent, nextMessageTs } from '../support/slack-events.js';
 import { reactionAddedEnvelope } from '../support/slack-interactions.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 
 /**
  * The emoji on the message that started a job follows the job (👀 → ✅ / ⚠️), one at a time, in both state
@@ -15,29 +15,17 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const SIGNALS = ['eyes', 'warning', 'white_check_mark'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let redis: RedisServer;
-let app: TestApp | undefined;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const lab = appsOnRedis();
 
 async function boot(mode: 'memory' | 'redis'): Promise<TestApp> {
   if (mode === 'redis') {
-    const client = await connectRedis(redis.url, createLogger({ level: 'silent', secrets: [] }), {
+    const client = await connectRedis(lab.redisUrl(), createLogger({ level: 'silent', secrets: [] }), {
       failFast: true,
     });
     await client.flushDb();
     await closeRedis(client);
   }
-  app = await startTestApp({ env: mode === 'redis' ? { REDIS_URL: redis.url } : {} });
+  const app = await lab.start({ env: mode === 'redis' ? { REDIS_URL: lab.redisUrl() } : {} });
   app.slack.users.set('U0BOB', { name: 'bob', display_name: 'Bob' });
   return app;
 }

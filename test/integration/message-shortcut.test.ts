@@ -1,22 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { appsOnRedis } from '../support/apps-on-redis.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { eventEnvelope, messageEvent, nextMessageTs } from '../support/slack-events.js';
 import { messageActionPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 
-let redis: RedisServer | undefined;
-let app: TestApp | undefined;
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const lab = appsOnRedis();
 
 type Json = Record<string, unknown>;
 
@@ -51,11 +40,10 @@ function submit(t: TestApp, view: Json, instruction: string | null, includeConte
 
 describe.each([
   ['memory', () => ({})],
-  ['Redis', () => ({ REDIS_URL: redis?.url ?? '' })],
+  ['Redis', () => ({ REDIS_URL: lab.redisUrl() })],
 ])('"Send to docs agent" message shortcut (%s mode)', (_mode, env) => {
   it('opens the prefilled modal; submitting starts the job in the message thread, where follow-ups work', async () => {
-    const t = await startTestApp({ env: env() });
-    app = t;
+    const t = await lab.start({ env: env() });
     const rootTs = nextMessageTs();
     t.slack.messages.push({
       channel: 'C0DOCS',
@@ -106,8 +94,7 @@ describe.each([
 
 describe('"Send to docs agent" preview', () => {
   it('says exactly how many earlier messages and characters are sent, and that is what the agent gets', async () => {
-    const t = await startTestApp();
-    app = t;
+    const t = await lab.start();
     const rootTs = nextMessageTs();
     for (let i = 0; i < 48; i++)
       t.slack.messages.push({
@@ -137,8 +124,7 @@ describe('"Send to docs agent" preview', () => {
 
 describe('"Send to docs agent" refusals', () => {
   it('keeps the modal open with an error for an empty instruction, and starts nothing', async () => {
-    const t = await startTestApp();
-    app = t;
+    const t = await lab.start();
     const ts = nextMessageTs();
     await useShortcut(t, { text: 'Fix the typo in the quickstart', ts });
     const modal = await waitFor(() => [...t.slack.surfaces.modals.values()][0], { what: 'modal opened' });
@@ -156,8 +142,7 @@ describe('"Send to docs agent" refusals', () => {
   });
 
   it('answers privately in a channel where the bot is not enabled, and opens no modal', async () => {
-    const t = await startTestApp({ env: { ALLOWED_CHANNEL_IDS: 'C0OTHER' } });
-    app = t;
+    const t = await lab.start({ env: { ALLOWED_CHANNEL_IDS: 'C0OTHER' } });
     const { responseUrl } = await useShortcut(t, { text: 'Fix the typo' });
     const answer = await waitFor(() => t.slack.responses.find((r) => responseUrl.endsWith(r.path)), {
       what: 'ephemeral answer',
@@ -168,8 +153,7 @@ describe('"Send to docs agent" refusals', () => {
   });
 
   it('tells the user when Slack refuses the modal (trigger expired)', async () => {
-    const t = await startTestApp();
-    app = t;
+    const t = await lab.start();
     const triggerId = t.slack.surfaces.mintTriggerId('U0ALICE');
     // Slack's trigger_id lives 3 s: the fake's clock moves past it.
     t.slack.surfaces.now = () => Date.now() + 10_000;

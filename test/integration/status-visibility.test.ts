@@ -1,20 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { appsOnRedis } from '../support/apps-on-redis.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 
-let redis: RedisServer | undefined;
-let app: TestApp | undefined;
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const lab = appsOnRedis();
 
 /** `/docs-agent status <id>` from a user in a channel; resolves the text of the answer sent to response_url. */
 async function askStatus(t: TestApp, jobId: string, userId: string, channelId: string): Promise<string> {
@@ -34,11 +23,10 @@ async function askStatus(t: TestApp, jobId: string, userId: string, channelId: s
 
 describe.each([
   ['memory', () => ({})],
-  ['Redis', () => ({ REDIS_URL: redis?.url ?? '' })],
+  ['Redis', () => ({ REDIS_URL: lab.redisUrl() })],
 ])('/docs-agent status visibility (%s mode)', (_mode, env) => {
   it("answers in the job's channel, to its requester and to admins; to anyone else it is not visible", async () => {
-    const t = await startTestApp({ env: { ...env(), ADMIN_USER_IDS: 'U0ADMIN' } });
-    app = t;
+    const t = await lab.start({ env: { ...env(), ADMIN_USER_IDS: 'U0ADMIN' } });
     await t.command({ text: 'Document the secret launch', user_id: 'U0ALICE', channel_id: 'C0LAUNCH' });
     const job = await waitFor(() => [...t.docs.jobs.values()][0], { what: 'job created' });
     // Finished, so polling has stopped and every later GET of the job is a status lookup.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../common/clock.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
-import type { NewDelivery } from '../delivery/domain.js';
+import type { DeliveryPriority, NewDelivery } from '../delivery/domain.js';
 import type { Outbox } from '../delivery/ports.js';
 import type {
   ConversationNotifier,
@@ -20,6 +20,7 @@ import {
   privateNoticeMessage,
   terminalReplyMessage,
 } from './messages/job-replies.js';
+import type { SlackMessage } from './messages/types.js';
 import type { SlackGateway } from './slack-gateway.js';
 
 /** The reaction on a reply that reached the agent. */
@@ -158,44 +159,49 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
    * orders states across replicas), a final state ahead of every intermediate one. Resolves once recorded.
    */
   async updateCard(record: JobRecord, now: number): Promise<void> {
-    await this.owe(
-      {
-        key: cardKey(record.channelId, record.cardTs),
-        target: { kind: 'update', channel: record.channelId, ts: record.cardTs },
-        payload: jobCardMessage({
-          requesterId: record.requesterId,
-          prompt: record.prompt,
-          ...(record.evidenceRef === undefined ? {} : { evidenceRef: record.evidenceRef }),
-          state: { phase: 'tracked', record, now },
-          followUpsFrom: this.options.followUpsFrom,
-          project: this.projectName(record.projectId),
-        }),
-        priority: record.watching ? 'intermediate' : 'final',
-        seq: record.version ?? 0,
-      },
-      'could not record a job card update',
-    );
+    const message = jobCardMessage({
+      requesterId: record.requesterId,
+      prompt: record.prompt,
+      ...(record.evidenceRef === undefined ? {} : { evidenceRef: record.evidenceRef }),
+      state: { phase: 'tracked', record, now },
+      followUpsFrom: this.options.followUpsFrom,
+      project: this.projectName(record.projectId),
+    });
+    const priority = record.watching ? 'intermediate' : 'final';
+    await this.oweCard(record.channelId, record.cardTs, message, priority, record.version ?? 0);
     this.changed(record);
   }
 
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {
     const reason = describeDocsFailure(input.error, this.clock.now(), undefined, this.limits());
-    await this.owe(
+    const message = jobCardMessage({
+      requesterId: input.requesterId,
+      prompt: input.prompt,
+      ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
+      state: { phase: 'not_started', reason },
+      project: this.projectName(input.projectId),
+    });
+    // No job record will ever follow: this state is the card's last.
+    await this.oweCard(input.channelId, input.cardTs, message, 'final', Number.MAX_SAFE_INTEGER);
+  }
+
+  /** A card's state: one delivery per card, the highest `seq` wins. A store failure is logged. */
+  private oweCard(
+    channelId: string,
+    cardTs: string,
+    message: SlackMessage,
+    priority: DeliveryPriority,
+    seq: number,
+  ): Promise<void> {
+    return this.owe(
       {
-        key: cardKey(input.channelId, input.cardTs),
-        target: { kind: 'update', channel: input.channelId, ts: input.cardTs },
-        payload: jobCardMessage({
-          requesterId: input.requesterId,
-          prompt: input.prompt,
-          ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
-          state: { phase: 'not_started', reason },
-          project: this.projectName(input.projectId),
-        }),
-        priority: 'final',
-        // No job record will ever follow: this state is the card's last.
-        seq: Number.MAX_SAFE_INTEGER,
+        key: cardKey(channelId, cardTs),
+        target: { kind: 'update', channel: channelId, ts: cardTs },
+        payload: message,
+        priority,
+        seq,
       },
-      'could not mark job card failed',
+      'could not record a job card state',
     );
   }
 

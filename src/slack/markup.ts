@@ -5,7 +5,10 @@
  * - `slackToPlainText`: what Slack sent us, turned into readable text for the docs agent.
  */
 
-import { cleanUntrusted } from '../common/untrusted-text.js';
+import { capCodePoints, cleanUntrusted } from '../common/untrusted-text.js';
+
+/** Slack's own cap on a message's text: anything longer is cut before any other processing. */
+export const MAX_SLACK_TEXT = 40_000;
 
 const ENTITY: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>' };
 
@@ -20,12 +23,16 @@ export function decodeEntities(text: string): string {
 export type UserNameResolver = (userId: string) => string | undefined;
 
 /**
+ * Slack text as the agent gets it, the same for every way in (commands, mentions, DMs, reviewed messages of
+ * bots, apps and outsiders, thread context, assistant messages, resolved names): capped first, invisible and
+ * bidi characters out last, so what a person reviews is what the agent receives.
+ *
  * `<@U123>` → `@name` (or `@U123` when the name is unknown), `<#C123|general>` → `#general`,
  * `<!channel>` → `@channel`, `<!subteam^S1|@writers>` → `@writers`, `<https://x|label>` → `label (https://x)`,
  * `<mailto:a@b|a@b>` → `a@b`; entities decoded last so escaped brackets stay text.
  */
 export function slackToPlainText(text: string, resolveUser: UserNameResolver = () => undefined): string {
-  const converted = text.replace(/<([^<>\n]*)>/g, (_match, inner: string) => {
+  const converted = capCodePoints(text, MAX_SLACK_TEXT).replace(/<([^<>\n]*)>/g, (_match, inner: string) => {
     const [target = '', label] = splitLabel(inner);
     if (target.startsWith('@')) {
       const id = target.slice(1);
@@ -43,7 +50,7 @@ export function slackToPlainText(text: string, resolveUser: UserNameResolver = (
     if (label && label !== target) return `${label} (${target})`;
     return target;
   });
-  return decodeEntities(converted);
+  return stripInvisible(decodeEntities(converted));
 }
 
 function splitLabel(inner: string): [string, string | undefined] {
@@ -105,4 +112,12 @@ function defuseWord(word: string): string {
 /** Outside text (readers, the platform) for mrkdwn: no markup, no mention, no link, no code span breakout. */
 export function untrustedMrkdwn(text: string): string {
   return escapeMrkdwn(defuseLinks(text)).replace(/`/g, 'ˋ');
+}
+
+/**
+ * A submitted form field: capped at `max` + 1 code points before anything else (so an over-long value is
+ * still seen as too long), invisible and bidi characters out, trimmed.
+ */
+export function submittedText(value: string | null | undefined, max: number): string {
+  return cleanUntrusted(value ?? '', max + 1).text.trim();
 }

@@ -3,6 +3,7 @@ import type { Evidence } from '../../insights/health/evidence.js';
 import { decodeEvidenceRef, encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import { isEvidenceId } from '../../insights/health/health-evidence.js';
 import { instructionFor, READER_INPUT_CLOSE, READER_INPUT_OPEN } from '../../insights/health/instruction.js';
+import { submittedText } from '../markup.js';
 import { evidenceSummary } from './evidence-summary.js';
 import type { SubmissionErrors, SubmittedView } from './job-modal.js';
 
@@ -107,11 +108,12 @@ export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
         ? { ref: evidenceRef }
         : undefined;
   if (!evidence) return lost;
-  const instruction = (
-    view.state?.values?.[HEALTH_INSTRUCTION_BLOCK]?.[HEALTH_INSTRUCTION_ACTION]?.value ?? ''
-  ).trim();
+  const instruction = submittedText(
+    view.state?.values?.[HEALTH_INSTRUCTION_BLOCK]?.[HEALTH_INSTRUCTION_ACTION]?.value,
+    INPUT_MAX,
+  );
   const error =
-    instruction.replace(/[\s\u200B-\u200F\u2060\uFEFF]/g, '') === ''
+    instruction === ''
       ? 'Write what the docs agent should do.'
       : Array.from(instruction).length > INPUT_MAX
         ? `Keep it under ${INPUT_MAX.toLocaleString('en-US')} characters.`

@@ -1,5 +1,5 @@
 import type { KnownBlock, ModalView } from '@slack/types';
-import { escapeMrkdwn } from '../markup.js';
+import { escapeMrkdwn, submittedText } from '../markup.js';
 import { oneLine, truncate } from './limits.js';
 
 /** Identifies the modal's submission (`view_submission`), shared by the message shortcut and Home's button. */
@@ -240,15 +240,17 @@ export function parseJobSubmission(view: SubmittedView): ParsedSubmission {
       message: 'This form lost track of where it was opened. Close it and open it again.',
     };
   const values = view.state?.values ?? {};
-  const instruction = (values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value ?? '').trim();
+  const instruction = submittedText(
+    values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value,
+    MODAL_LIMITS.inputValue,
+  );
   const errors: Record<string, string> = {};
   if (refs.origin === 'home' && !refs.channelId) {
     const picked = values[CHANNEL_BLOCK]?.[CHANNEL_ACTION]?.selected_conversation ?? '';
     if (CHANNEL_ID.test(picked)) refs.channelId = picked;
     else errors[CHANNEL_BLOCK] = "Pick the channel where the job's card should go.";
   }
-  if (instruction.replace(/[\s\u200B-\u200F\u2060\uFEFF]/g, '') === '')
-    errors[INSTRUCTION_BLOCK] = 'Write what the docs agent should do.';
+  if (instruction === '') errors[INSTRUCTION_BLOCK] = 'Write what the docs agent should do.';
   else if (Array.from(instruction).length > MODAL_LIMITS.inputValue)
     errors[INSTRUCTION_BLOCK] =
       `Keep it under ${MODAL_LIMITS.inputValue.toLocaleString('en-US')} characters.`;

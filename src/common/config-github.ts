@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrl, integer, optionalText } from './config-schemas.js';
+import { apiUrl, httpUrl, integer, isLoopbackHost, optionalText } from './config-schemas.js';
 
 /** Optional GitHub access (issue 23): follows each job's pull request to its merge. */
 export interface GithubConfig {
@@ -28,7 +28,7 @@ export const githubEnvFields = {
       .optional(),
   ),
   GITHUB_API_URL: optionalText
-    .pipe(httpUrl.optional())
+    .pipe(apiUrl.optional())
     .transform((v) => noTrailingSlash(v ?? 'https://api.github.com')),
   GITHUB_WEB_URL: optionalText
     .pipe(httpUrl.optional())
@@ -51,11 +51,37 @@ export function githubConfigOf(e: GithubEnv): GithubConfig {
   };
 }
 
-/** PR_FOLLOW_MAX_INTERVAL_MS below PR_FOLLOW_INTERVAL_MS (checked on the raw environment, like POLL_*). */
+/**
+ * Checked on the raw environment, like POLL_*: PR_FOLLOW_MAX_INTERVAL_MS below PR_FOLLOW_INTERVAL_MS, and a
+ * GitHub API on another host than the PR links (the token would read one server's repositories for links
+ * to another's).
+ */
 export function githubProblems(env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
   const min = Number(env.PR_FOLLOW_INTERVAL_MS?.trim() || 300_000);
   const max = Number(env.PR_FOLLOW_MAX_INTERVAL_MS?.trim() || 3_600_000);
-  return Number.isFinite(min) && Number.isFinite(max) && max < min
-    ? [`PR_FOLLOW_MAX_INTERVAL_MS must be at least PR_FOLLOW_INTERVAL_MS (${min})`]
-    : [];
+  if (Number.isFinite(min) && Number.isFinite(max) && max < min)
+    problems.push(`PR_FOLLOW_MAX_INTERVAL_MS must be at least PR_FOLLOW_INTERVAL_MS (${min})`);
+  const api = hostOf(env.GITHUB_API_URL?.trim() || 'https://api.github.com');
+  const web = hostOf(env.GITHUB_WEB_URL?.trim() || 'https://github.com');
+  if (api && web && !hostsAgree(api, web))
+    problems.push(
+      `GITHUB_API_URL (${api}) and GITHUB_WEB_URL (${web}) must name the same GitHub: api.github.com with github.com, or one GitHub Enterprise host (https://<host>/api/v3 with https://<host>)`,
+    );
+  return problems;
+}
+
+function hostOf(value: string): string | undefined {
+  try {
+    return new URL(value).hostname.toLowerCase();
+  } catch {
+    return undefined; // the field's own check names it
+  }
+}
+
+/** github.com's API is api.github.com; GHES serves both on one host; a loopback API is a local proxy or fake. */
+function hostsAgree(api: string, web: string): boolean {
+  if (isLoopbackHost(api)) return true;
+  if (web === 'github.com' || web === 'www.github.com') return api === 'api.github.com';
+  return api === web;
 }

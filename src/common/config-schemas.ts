@@ -48,3 +48,14 @@ export const httpUrl = z
   .trim()
   .url('must be a URL such as https://example.com')
   .refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://');
+
+/** localhost, 127.0.0.0/8 and [::1]: a local proxy or a test's fake, where plain http cannot leak anything. */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname);
+}
+
+/** An API base the bot sends its tokens or keys to: https, or http on loopback only. */
+export const apiUrl = httpUrl.refine((value) => {
+  const url = new URL(value);
+  return url.protocol === 'https:' || isLoopbackHost(url.hostname);
+}, 'must use https:// (plain http:// only on localhost/127.0.0.1, where nothing crosses a network)');

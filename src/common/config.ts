@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { crossFieldProblems } from './config-checks.js';
 import { type GithubConfig, githubConfigOf, githubEnvFields, githubProblems } from './config-github.js';
-import { httpUrl, idList, integer, optionalText } from './config-schemas.js';
+import { apiUrl, httpUrl, idList, integer, optionalText } from './config-schemas.js';
 import { AppError } from './errors.js';
 import { channelProjectsSchema } from './projects.js';
 
@@ -32,12 +32,12 @@ const envSchema = z.object({
       .refine(notPlaceholder, `${PLACEHOLDER_MESSAGE}, or leave it empty for HTTP mode`)
       .optional(),
   ),
-  SLACK_API_URL: optionalText.pipe(httpUrl.optional()),
+  SLACK_API_URL: optionalText.pipe(apiUrl.optional()),
   PORT: integer(3000, 0, 65535),
   METRICS_PORT: integer(9464, 0, 65535),
   METRICS_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
   DOCS_API_URL: optionalText
-    .pipe(httpUrl.optional())
+    .pipe(apiUrl.optional())
     .transform((value) => value ?? 'https://api.mintlify.com'),
   DOCS_API_KEY: z
     .string({ error: 'is required: an admin API key (svc_…) from the docs dashboard’s API keys page' })

@@ -16,7 +16,7 @@ export function followedRecord(jobId = 'job_1', follow: Partial<PullRequestFollo
       prompt: 'p',
       origin: 'command',
       status: 'completed',
-      repository: null,
+      repository: 'https://github.com/a/b',
       ref: null,
       model: null,
       prLink: url,

@@ -119,7 +119,12 @@ describe('config', () => {
       webUrl: 'https://github.com',
       followDays: 30,
     });
-    const on = loadConfig({ ...BASE, GITHUB_TOKEN: TOKEN, GITHUB_API_URL: 'https://ghe.example/api/v3/' });
+    const on = loadConfig({
+      ...BASE,
+      GITHUB_TOKEN: TOKEN,
+      GITHUB_API_URL: 'https://ghe.example/api/v3/',
+      GITHUB_WEB_URL: 'https://ghe.example',
+    });
     expect(on.github.apiUrl).toBe('https://ghe.example/api/v3');
     expect(secretsOf(on)).toContain(TOKEN);
   });
@@ -135,6 +140,24 @@ describe('config', () => {
         PR_FOLLOW_DAYS: '0',
       }),
     ).toThrow(/GITHUB_TOKEN[\s\S]*GITHUB_WEB_URL[\s\S]*PR_FOLLOW_DAYS[\s\S]*PR_FOLLOW_MAX_INTERVAL_MS/);
+  });
+
+  it('refuses an API on another GitHub than the links, and plain http off loopback, for every API URL', () => {
+    expect(() =>
+      loadConfig({ ...BASE, GITHUB_TOKEN: TOKEN, GITHUB_API_URL: 'https://ghe.example/api/v3' }),
+    ).toThrow(/GITHUB_API_URL \(ghe\.example\) and GITHUB_WEB_URL \(github\.com\) must name the same GitHub/);
+    for (const name of ['GITHUB_API_URL', 'DOCS_API_URL', 'SLACK_API_URL'])
+      expect(() => loadConfig({ ...BASE, [name]: 'http://api.example.com' })).toThrow(
+        new RegExp(`${name}[^\\n]*must use https://`),
+      );
+    // A local proxy or a test's fake may be plain http, and a loopback GitHub API may serve any web host.
+    const local = loadConfig({
+      ...BASE,
+      GITHUB_API_URL: 'http://127.0.0.1:9000',
+      DOCS_API_URL: 'http://localhost:9001',
+      SLACK_API_URL: 'http://[::1]:9002/api/',
+    });
+    expect(local.github.apiUrl).toBe('http://127.0.0.1:9000');
   });
 });
 

@@ -3,6 +3,7 @@ import type { JobRecord } from '../domain/job.js';
 import type { PullRequestFollowDeps, PullRequestNotice } from './ports.js';
 import {
   failedFollowDelay,
+  isJobRepository,
   isSettled,
   nextFollowDelay,
   PullRequestReadError,
@@ -12,8 +13,8 @@ import {
 
 /**
  * Starts following a job's PR right after its terminal reply: recorded on the job record (version-checked)
- * and put on the `pr-follow` queue. Resolves false when the link is not on the GitHub web host (not
- * followed). The same link again (a retried poll, another replica) changes nothing; a new PR of a later
+ * and put on the `pr-follow` queue. Resolves false when the link is not on the GitHub web host or not in
+ * the job's own repository (not followed). The same link again (a retried poll, another replica) changes nothing; a new PR of a later
  * generation replaces the followed one.
  */
 export async function startFollowing(
@@ -21,7 +22,16 @@ export async function startFollowing(
   record: JobRecord,
   prLink: string,
 ): Promise<boolean> {
-  if (!parsePullRequestLink(prLink, deps.webUrl)) return false;
+  const ref = parsePullRequestLink(prLink, deps.webUrl);
+  if (!ref) return false;
+  // The token may read far more than this job's repository: a link elsewhere is never read or reported.
+  if (!isJobRepository(ref, record.repository, deps.webUrl)) {
+    deps.logger.warn(
+      { jobId: record.jobId },
+      "not following a pull request outside the job's own repository",
+    );
+    return false;
+  }
   if (record.pullRequest?.url !== prLink) {
     const now = deps.clock.now();
     record.pullRequest = {

@@ -60,6 +60,38 @@ export function parsePullRequestLink(link: string, webUrl: string): PullRequestR
   return { owner, repo, number: Number(number) };
 }
 
+/**
+ * Whether a PR is in the job's own repository, as the platform names it (`owner/repo`, or a link on the
+ * GitHub web host, `.git` allowed). GitHub compares names case-insensitively. A job with no repository, or
+ * one on another host, has no PR the bot may read with its token.
+ */
+export function isJobRepository(
+  ref: PullRequestRef,
+  repository: string | null | undefined,
+  webUrl: string,
+): boolean {
+  if (!repository || repository.length > 500) return false;
+  let path = repository.trim();
+  if (path.includes('://')) {
+    let url: URL;
+    let base: URL;
+    try {
+      url = new URL(path);
+      base = new URL(webUrl);
+    } catch {
+      return false;
+    }
+    if (url.host.toLowerCase() !== base.host.toLowerCase()) return false;
+    const basePath = base.pathname.replace(/\/+$/, '');
+    if (!url.pathname.startsWith(`${basePath}/`)) return false;
+    path = url.pathname.slice(basePath.length + 1);
+  }
+  const [owner, repo, ...rest] = path.replace(/\/+$/, '').split('/');
+  if (!owner || !repo || rest.length > 0) return false;
+  const name = repo.endsWith('.git') ? repo.slice(0, -4) : repo;
+  return owner.toLowerCase() === ref.owner.toLowerCase() && name.toLowerCase() === ref.repo.toLowerCase();
+}
+
 /** What the bot remembers on the job record about the PR it follows. JSON-able. */
 export interface PullRequestFollow {
   /** The followed link (the job's PR when following started). */

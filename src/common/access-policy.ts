@@ -34,6 +34,11 @@ export class AccessPolicy {
     return { ok: true };
   }
 
+  /** ALLOW_EXTERNAL_USERS: nobody's team needs to be known (or looked up) to let them in. */
+  get externalUsersAllowed(): boolean {
+    return this.allowExternal;
+  }
+
   /**
    * Whether a user whose team is `userTeamId` may use a bot installed in `homeTeamId`. A team not known
    * on either side (a payload without it) is not taken for external: Slack names it on every Connect payload.

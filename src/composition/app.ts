@@ -198,13 +198,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     clock,
     logger,
   });
-  const userNames = new UserNames(
-    async (id) => {
-      const name = await slack.gateway.userName(id);
-      return name === undefined ? undefined : { name };
-    },
-    { logger },
-  );
+  const userNames = new UserNames((id) => slack.gateway.userInfo(id), { logger });
   const conversations = new ConversationService({
     jobs,
     store,
@@ -226,6 +220,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     health: { reports: healthReports, weekly, siteUrl: config.docs.siteUrl, evidence: healthEvidence },
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
+    userTeams: userNames,
     home,
     feedback,
     assistant: assistant.surface(jobs),

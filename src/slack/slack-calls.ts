@@ -202,15 +202,18 @@ export class SlackCalls {
     );
   }
 
-  /** A user's display name (users.info: display name, else real name, else handle); undefined if unknown. */
-  async userName(user: string): Promise<string | undefined> {
+  /**
+   * A user as users.info knows them: display name (else real name, else handle) and their own team (for a
+   * Slack Connect user, their organisation's); undefined if Slack does not know the user.
+   */
+  async userInfo(user: string): Promise<{ name?: string; teamId?: string } | undefined> {
     try {
       const result = await this.retrying('users.info', undefined, 'user', () =>
         this.client.users.info({ user }),
       );
       const info = result.user;
       const name = info?.profile?.display_name || info?.real_name || info?.name;
-      return name || undefined;
+      return { name: name || undefined, teamId: info?.team_id || undefined };
     } catch (error) {
       if (error instanceof SlackDeliveryError && error.code === 'user_not_found') return undefined;
       throw error;

@@ -3,8 +3,14 @@ import type { Logger } from '../common/logger.js';
 import type { MessageText } from '../jobs/conversation-service.js';
 import { slackToPlainText } from './markup.js';
 
-/** How Slack resolves a user id to a name (users.info); undefined when unknown. */
-export type UserLookup = (userId: string) => Promise<{ name: string } | undefined>;
+/** How Slack resolves a user id (users.info): a name and the user's own team; undefined when unknown. */
+export type UserLookup = (userId: string) => Promise<{ name?: string; teamId?: string } | undefined>;
+
+/** What is remembered of a user: undefined fields are unknown (or could not be asked). */
+interface KnownUser {
+  name: string | undefined;
+  teamId: string | undefined;
+}
 
 export interface UserNamesOptions {
   logger: Logger;
@@ -25,10 +31,10 @@ const USER_MENTION = /<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g;
  */
 export const MAX_NAMES_PER_MESSAGE = 25;
 
-/** Names for user ids, cached, and Slack markup to plain text with those names. */
+/** Names (and teams) for user ids, cached, and Slack markup to plain text with those names. */
 export class UserNames implements MessageText {
-  private readonly cache = new Map<string, { name: string | undefined; expires: number }>();
-  private readonly pending = new Map<string, Promise<string | undefined>>();
+  private readonly cache = new Map<string, KnownUser & { expires: number }>();
+  private readonly pending = new Map<string, Promise<KnownUser>>();
   private readonly ttlMs: number;
   private readonly missTtlMs: number;
   private readonly maxEntries: number;
@@ -46,8 +52,17 @@ export class UserNames implements MessageText {
 
   /** The user's name, or undefined when Slack does not know it (or could not be asked). */
   async nameOf(userId: string): Promise<string | undefined> {
+    return (await this.userOf(userId)).name;
+  }
+
+  /** The team the user belongs to (Slack Connect users: their own organisation's), or undefined if unknown. */
+  async teamOf(userId: string): Promise<string | undefined> {
+    return (await this.userOf(userId)).teamId;
+  }
+
+  private async userOf(userId: string): Promise<KnownUser> {
     const cached = this.cache.get(userId);
-    if (cached && cached.expires > this.now()) return cached.name;
+    if (cached && cached.expires > this.now()) return cached;
     const inFlight = this.pending.get(userId);
     if (inFlight) return inFlight;
     const request = this.fetch(userId).finally(() => this.pending.delete(userId));
@@ -74,20 +89,22 @@ export class UserNames implements MessageText {
     return slackToPlainText(markup, () => undefined);
   }
 
-  private async fetch(userId: string): Promise<string | undefined> {
-    let name: string | undefined;
+  private async fetch(userId: string): Promise<KnownUser> {
+    const user: KnownUser = { name: undefined, teamId: undefined };
     let ttl = this.missTtlMs;
     try {
-      name = (await this.lookup(userId))?.name;
-      if (name !== undefined) ttl = this.ttlMs;
+      const found = await this.lookup(userId);
+      user.name = found?.name || undefined;
+      user.teamId = found?.teamId || undefined;
+      if (user.name !== undefined || user.teamId !== undefined) ttl = this.ttlMs;
     } catch (error) {
-      this.options.logger.debug({ userId, error: describeError(error) }, 'could not look up a user name');
+      this.options.logger.debug({ userId, error: describeError(error) }, 'could not look up a user');
     }
     if (this.cache.size >= this.maxEntries) {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);
     }
-    this.cache.set(userId, { name, expires: this.now() + ttl });
-    return name;
+    this.cache.set(userId, { ...user, expires: this.now() + ttl });
+    return user;
   }
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { assistantThreadStarted } from '../support/assistant-events.js';
 import { waitFor } from '../support/http.js';
 import { eventEnvelope, messageEvent, nextMessageTs } from '../support/slack-events.js';
 import {
@@ -109,6 +110,34 @@ describe('users of other organisations (Slack Connect)', () => {
     expect(jobs()[0]!.prompts).toEqual(['Document the export API']);
     expect(t.slack.surfaces.modals.size).toBe(0);
     expect(t.slack.callsOf('conversations.history')).toHaveLength(0);
+  });
+
+  it('are refused on events that name no team (reaction, Home, assistant thread), found by users.info', async () => {
+    const t = await startTestApp();
+    app = t;
+    t.slack.userTeams.set(OUTSIDER, OTHER_TEAM);
+    t.slack.unknownUsers.add('U0GHOST');
+    const reactionBy = async (userId: string) => {
+      const ts = nextMessageTs();
+      t.slack.messages.push({ channel: 'C0DOCS', ts, text: `Make the docs say ${userId}`, user: 'U0BOB' });
+      // As Slack sends reaction_added: a user, no team anywhere in the event.
+      await t.event(reactionAddedEnvelope({ ts, userId }));
+    };
+    await reactionBy(OUTSIDER);
+    await reactionBy('U0GHOST');
+    await t.event(eventEnvelope({ type: 'app_home_opened', user: OUTSIDER, channel: 'D0OUT', tab: 'home' }));
+    await t.event(eventEnvelope(assistantThreadStarted({ threadTs: nextMessageTs(), user: OUTSIDER })));
+    // An insider's reaction on the same kind of event still starts a job.
+    await reactionBy('U0ALICE');
+    const job = await waitFor(() => [...t.docs.jobs.values()][0], { what: 'the insider’s job' });
+    await sleep(300);
+    expect([...t.docs.jobs.values()]).toHaveLength(1);
+    expect(job.prompts.join(' ')).toContain('U0ALICE');
+    expect(t.slack.callsOf('views.publish').filter((c) => c.args.user_id === OUTSIDER)).toHaveLength(0);
+    expect(t.slack.callsOf('assistant.threads.setSuggestedPrompts')).toHaveLength(0);
+    // Each user looked up once at most (cached), however many events they send.
+    const lookups = t.slack.callsOf('users.info').filter((c) => c.args.user === OUTSIDER);
+    expect(lookups.length).toBeLessThanOrEqual(1);
   });
 
   it('may use the bot with ALLOW_EXTERNAL_USERS=true', async () => {

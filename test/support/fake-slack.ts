@@ -26,6 +26,10 @@ export class FakeSlack {
   /** Channels the bot is not a member of; public ones (C…) can be joined. */
   readonly notMemberOf = new Set<string>();
   readonly users = new Map<string, { name: string; real_name?: string; display_name?: string }>();
+  /** users.info's `team_id` per user (default the home team T0TEAM): Slack Connect users of other orgs. */
+  readonly userTeams = new Map<string, string>();
+  /** Users Slack answers `user_not_found` for. */
+  readonly unknownUsers = new Set<string>();
   readonly botUserId = 'U0DOCSBOT';
   readonly botId = 'B0DOCSBOT';
   /** What apps.connections.open hands out (Socket Mode tests run a WebSocket server there). */
@@ -270,11 +274,16 @@ export class FakeSlack {
       case 'users.info': {
         const id = String(args.user);
         const user = this.users.get(id);
-        if (!user) return { ok: false, error: 'user_not_found' };
+        const teamId = this.userTeams.get(id) ?? 'T0TEAM';
+        if (!/^[UW][A-Z0-9]+$/.test(id) || this.unknownUsers.has(id))
+          return { ok: false, error: 'user_not_found' };
+        // A user nobody named in the test: Slack still knows their team (names fall back to the id).
+        if (!user) return { ok: true, user: { id, team_id: teamId, profile: {} } };
         return {
           ok: true,
           user: {
             id,
+            team_id: teamId,
             name: user.name,
             real_name: user.real_name ?? user.name,
             profile: { display_name: user.display_name ?? user.name },

@@ -79,7 +79,9 @@ describe('Slack-sourced text as the agent receives it', () => {
     const parsed = parseJobSubmission({
       callback_id: JOB_MODAL_CALLBACK_ID,
       private_metadata: refs,
-      state: { values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { value: INVISIBLE_CHARS.join(' ') } } } },
+      state: {
+        values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { value: INVISIBLE_CHARS.join(' ') } } },
+      },
     });
     expect(parsed.ok).toBe(false);
   });

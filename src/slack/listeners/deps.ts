@@ -40,7 +40,13 @@ export interface SlackDeps {
   >;
   /** Mentions, DMs and thread replies: routed to a new job, a follow-up, or nothing. */
   conversations: Pick<ConversationService, 'handle'>;
-  access: Pick<AccessPolicy, 'check' | 'isAdmin' | 'checkTeam'>;
+  access: Pick<AccessPolicy, 'check' | 'isAdmin' | 'checkTeam' | 'externalUsersAllowed'>;
+  /**
+   * A user's own team (users.info, cached): events that name no team (reactions, App Home, the assistant
+   * container's thread events) are checked against it. Absent: such events are refused unless
+   * ALLOW_EXTERNAL_USERS.
+   */
+  userTeams?: { teamOf(userId: string): Promise<string | undefined> };
   logger: Logger;
   /** `/docs-views`: page-view reports and weekly posts. */
   pageViews: {

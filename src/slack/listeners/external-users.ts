@@ -3,7 +3,7 @@ import { describeError } from '../../common/errors.js';
 import { EXTERNAL_USER_TEXT } from '../command-text.js';
 import type { SlackDeps } from './deps.js';
 
-export type ExternalUsersDeps = Pick<SlackDeps, 'access' | 'logger' | 'jobReaction'>;
+export type ExternalUsersDeps = Pick<SlackDeps, 'access' | 'logger' | 'jobReaction' | 'userTeams'>;
 
 type Json = Record<string, unknown>;
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
@@ -14,8 +14,10 @@ export function requestUser(body: unknown): { userId?: string; teamId?: string }
   const b = obj(body);
   if (b.type === 'event_callback') {
     const event = obj(b.event);
-    // `user_team` on Slack Connect events; `team` on messages is the author's team.
-    return { userId: str(event.user), teamId: str(event.user_team) ?? str(event.team) };
+    // `user_team` on Slack Connect events; `team` on messages is the author's team. The assistant
+    // container's thread events name their user inside `assistant_thread`, and no team at all.
+    const userId = str(event.user) ?? str(obj(event.assistant_thread).user_id);
+    return { userId, teamId: str(event.user_team) ?? str(event.team) };
   }
   if (typeof b.command === 'string') return { userId: str(b.user_id), teamId: str(b.team_id) };
   const user = obj(b.user);
@@ -42,8 +44,9 @@ type MiddlewareArgs = AnyMiddlewareArgs & {
  */
 export function refuseExternalUsers(deps: ExternalUsersDeps) {
   return async (args: MiddlewareArgs): Promise<void> => {
-    const { userId, teamId } = requestUser(args.body);
+    const { userId, teamId: namedTeam } = requestUser(args.body);
     const homeTeamId = args.context.teamId ?? str(obj(args.body).team_id);
+    const teamId = namedTeam ?? (await teamOfUnnamed(deps, args.body, userId, homeTeamId));
     if (deps.access.checkTeam(teamId, homeTeamId).ok) return args.next();
     deps.logger.info({ userId, teamId }, 'refused a user of another organisation (ALLOW_EXTERNAL_USERS)');
     try {
@@ -52,6 +55,28 @@ export function refuseExternalUsers(deps: ExternalUsersDeps) {
       deps.logger.info({ error: describeError(error) }, 'could not tell an external user they are refused');
     }
   };
+}
+
+/** Stands for a user whose team could not be found out: refused like one of another organisation. */
+const UNKNOWN_TEAM = 'unknown';
+
+/**
+ * Events that name a user but no team (`reaction_added`, `app_home_opened`, `assistant_thread_*`): the
+ * user's own team from users.info (cached), so they cannot slip past the check; unknown is refused.
+ */
+async function teamOfUnnamed(
+  deps: ExternalUsersDeps,
+  body: unknown,
+  userId: string | undefined,
+  homeTeamId: string | undefined,
+): Promise<string | undefined> {
+  if (deps.access.externalUsersAllowed || !userId || !homeTeamId) return undefined;
+  if (obj(body).type !== 'event_callback') return undefined;
+  try {
+    return (await deps.userTeams?.teamOf(userId)) ?? UNKNOWN_TEAM;
+  } catch {
+    return UNKNOWN_TEAM;
+  }
 }
 
 async function answer(deps: ExternalUsersDeps, args: MiddlewareArgs, userId: string | undefined) {

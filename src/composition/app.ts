@@ -62,6 +62,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const { jobStore: store, pollQueue: queue, agentJobQuota: quota, analyticsBudget } = adapters;
   // Channels map to docs projects (DOCS_CHANNEL_PROJECTS); one admin key and one pool serve them all.
   const projects = new ProjectDirectory(config.docs.projectId, config.docs.channelProjects);
+  const access = new AccessPolicy(config.access);
   const docsApiFor = (projectId: string) => docsApi.forProject(projectId);
 
   const slack = createSlackApp(
@@ -94,6 +95,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     cards: notifier,
     clock,
     logger,
+    access,
     onJobChanged: (record) => home.jobChanged(record),
   });
   const jobs = new JobService({
@@ -112,7 +114,6 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     onPullRequest: async (record, prLink) =>
       impact.onPullRequest(record, prLink, await pulls.onPullRequest(record, prLink)),
   });
-  const access = new AccessPolicy(config.access);
   const reconciler = wireReconciler({
     deliveries,
     jobs,

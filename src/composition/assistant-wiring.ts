@@ -1,3 +1,4 @@
+import type { AccessPolicy } from '../common/access-policy.js';
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
@@ -7,6 +8,7 @@ import type { JobService } from '../jobs/job-service.js';
 import type { JobNotifier, JobStore } from '../jobs/ports.js';
 import { AssistantCalls } from '../slack/assistant-calls.js';
 import { AssistantJobNotifier } from '../slack/assistant-job-notifier.js';
+import { ChannelAccess } from '../slack/channel-access.js';
 import type { AssistantSurface } from '../slack/listeners/deps.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 
@@ -20,6 +22,8 @@ export interface AssistantWiring {
   cards: JobNotifier;
   clock: Clock;
   logger: Logger;
+  /** The allowlists, checked with membership for the channel open beside the container. */
+  access: Pick<AccessPolicy, 'check'>;
   /** App Home's listener of job changes (the card notifier's `onJobChanged`). */
   onJobChanged?: (record: JobRecord) => void;
 }
@@ -33,6 +37,10 @@ export function wireAssistant(w: AssistantWiring) {
   const logger = w.logger.child({ component: 'assistant' });
   const notifier = new AssistantJobNotifier(w.cards, calls, w.store, w.clock, logger, {
     ...(w.onJobChanged ? { onJobChanged: w.onJobChanged } : {}),
+  });
+  const channelAccess = new ChannelAccess({
+    access: w.access,
+    members: { conversations: { members: (args) => w.gateway.channelMembers(args) } },
   });
   return {
     notifier,
@@ -48,6 +56,7 @@ export function wireAssistant(w: AssistantWiring) {
         });
       },
       listMine: (teamId, userId) => jobs.listRequested(teamId, userId),
+      channelAccess,
     }),
     /** Stops refreshing status lines (shutdown). */
     close: () => notifier.close(),

@@ -196,6 +196,13 @@ export class SlackCalls {
     });
   }
 
+  /** One page of a channel's members (conversations.members), paced like any read of that channel. */
+  async channelMembers(args: { channel: string; cursor?: string; limit?: number }) {
+    return this.retrying('conversations.members', args.channel, 'user', () =>
+      this.client.conversations.members(args),
+    );
+  }
+
   async joinChannel(channel: string): Promise<void> {
     await this.retrying('conversations.join', channel, 'user', () =>
       this.client.conversations.join({ channel }),

@@ -13,6 +13,7 @@ import type { JobFeedback } from '../../jobs/job-feedback.js';
 import type { JobService } from '../../jobs/job-service.js';
 import type { AppHomePublisher } from '../app-home-publisher.js';
 import type { AssistantCalls } from '../assistant-calls.js';
+import type { ChannelAccess } from '../channel-access.js';
 import type { HourlyLimits } from '../messages/failures.js';
 import type { SlackMessage } from '../messages/types.js';
 
@@ -24,6 +25,8 @@ export interface AssistantSurface {
   answer(channelId: string, threadTs: string, message: SlackMessage, key: string): Promise<void>;
   /** The jobs one person started, newest first (`list`). */
   listMine(teamId: string | null, userId: string): Promise<JobRecord[]>;
+  /** Whether the person may act on the channel open beside the container (it picks the docs project). */
+  channelAccess: Pick<ChannelAccess, 'check'>;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { InboundMessage } from '../../../jobs/conversation-service.js';
 import { plainLine } from '../../assistant-calls.js';
 import { parseAssistantWords } from '../../assistant-words.js';
 import { slackToPlainText } from '../../markup.js';
+import { assistantTextMessage } from '../../messages/assistant-replies.js';
 import { ASSISTANT_STATUS } from '../../messages/assistant-steps.js';
 import type { MessageEventArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
@@ -53,6 +54,8 @@ export async function routeAssistantMessage(
   const plain = slackToPlainText(message.text);
   const words = parseAssistantWords(plain);
   try {
+    if (thread.contextChannelId && !(await mayUseContext(deps, message, userId, thread.contextChannelId)))
+      return;
     if (words.kind !== 'instruction') {
       await answerWords(deps, { ...message, userId, threadTs }, projectChannelId, words);
       return;
@@ -64,6 +67,28 @@ export async function routeAssistantMessage(
       'could not handle a message in an assistant thread',
     );
   }
+}
+
+/**
+ * The channel open beside the container picks the docs project of reports and jobs: re-checked (allowlists
+ * and membership, cached) on every message, and refused in the thread with what to do.
+ */
+async function mayUseContext(
+  deps: AssistantMessageDeps,
+  message: InboundMessage,
+  userId: string,
+  contextChannelId: string,
+): Promise<boolean> {
+  const decision = await deps.assistant.channelAccess.check(userId, contextChannelId, message.botUserId);
+  if (decision.ok) return true;
+  deps.logger.info({ userId, contextChannelId }, 'refused the channel open beside the assistant');
+  await deps.assistant.answer(
+    message.channelId,
+    message.threadTs ?? message.ts,
+    assistantTextMessage(decision.text),
+    `assistant-refused:${message.channelId}:${message.ts}`,
+  );
+  return false;
 }
 
 /** An instruction: a new job in this thread (title, "starting" status), or a follow-up to its job. */

@@ -3,6 +3,7 @@ import { Pool } from 'undici';
 import { backoffDelay, boundedDelay, parseRetryAfter } from '../common/backoff.js';
 import { codeForStatus, DocsApiError, requestNeverSent } from '../common/docs-api-error.js';
 import type { Logger } from '../common/logger.js';
+import { cleanUntrusted, collapseWhitespace } from '../common/untrusted-text.js';
 import { errorBodySchema } from './schemas.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -226,7 +227,9 @@ function extractApiMessage(text: string): string | undefined {
     ...(body.data.details ?? []).map((d) => d.message),
   ].filter((part): part is string => typeof part === 'string' && part.trim() !== '');
   if (parts.length === 0) return undefined;
-  const joined = parts.join('; ').replace(/\s+/g, ' ').trim();
+  // Platform text is outside text: capped and stripped of invisible characters before anything else.
+  const clean = cleanUntrusted(parts.join('; '), 2000).text;
+  const joined = collapseWhitespace(clean);
   return joined.length > 300 ? `${joined.slice(0, 299)}…` : joined;
 }
 

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DocsApiError } from '../../src/common/docs-api-error.js';
 import { createLogger } from '../../src/common/logger.js';
 import { DocsApiClient } from '../../src/platform/docs-client.js';
+import { describeDocsFailure } from '../../src/slack/messages/failures.js';
 import { listen, readBody } from '../support/http.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -113,6 +114,16 @@ describe('DocsApiClient', () => {
     expect(error.status).toBe(status);
     expect(error.apiMessage).toBe(`nope ${status}`);
     expect(hits).toHaveLength(1);
+  });
+
+  it("cleans the platform's error text before anyone shows it: no invisible characters, no live link", async () => {
+    handler = reply(400, { error: 'Bad\u202e prompt: see https://evil.example/x and <!channel>\u200b' });
+    const error = await codeOf(client().createJob('x'));
+    expect(error.apiMessage).toBe('Bad prompt: see https://evil.example/x and <!channel>');
+    const shown = describeDocsFailure(error, Date.now());
+    expect(shown).toContain('hxxps[:]//evil[.]example/x');
+    expect(shown).toContain('&lt;!channel&gt;');
+    expect(shown).not.toMatch(/https:\/\/evil|<!channel>|[\u200b\u202e]/);
   });
 
   it('retries a GET on 500 and 429 (honouring Retry-After), then succeeds', async () => {

@@ -1,6 +1,6 @@
 import { DocsApiError, outcomeUnknown } from '../../common/docs-api-error.js';
 import { AppError } from '../../common/errors.js';
-import { escapeMrkdwn } from '../markup.js';
+import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { slackTime } from './format.js';
 import { oneLine } from './limits.js';
 
@@ -29,7 +29,7 @@ export function describeDocsFailure(
       case 'rate_limited':
         return `The project's hourly limit for agent jobs${limits.jobsPerHour ? ` (${perHour(limits.jobsPerHour, 'job')})` : ''} is reached, so I could not ${action}. ${retryHint(error.retryAfterMs, now)}`;
       case 'invalid_request':
-        return `The docs platform refused the instruction${error.apiMessage ? `: “${escapeMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Rephrase it and try again.`;
+        return `The docs platform refused the instruction${error.apiMessage ? `: “${untrustedMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Rephrase it and try again.`;
       case 'not_found':
         return `The docs platform does not know this project or job (404), so I could not ${action}. An admin must check \`DOCS_PROJECT_ID\`.`;
       case 'unavailable':

@@ -1,6 +1,6 @@
 import { DocsApiError } from '../../common/docs-api-error.js';
 import { AppError } from '../../common/errors.js';
-import { escapeMrkdwn } from '../markup.js';
+import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { describeSlackDeliveryFailure, type HourlyLimits, perHour, retryHint } from './failures.js';
 import { oneLine } from './limits.js';
 
@@ -23,7 +23,7 @@ export function describePageViewsFailure(error: unknown, now: number, limits: Ho
   if (error instanceof DocsApiError) {
     switch (error.code) {
       case 'invalid_request':
-        return `The docs platform refused the request${error.apiMessage ? `: “${escapeMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Check the range (dates as \`YYYY-MM-DD\`) and try again.`;
+        return `The docs platform refused the request${error.apiMessage ? `: “${untrustedMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Check the range (dates as \`YYYY-MM-DD\`) and try again.`;
       case 'rate_limited':
         return `The docs platform's analytics limit for the organisation${limits.analyticsPerHour ? ` (${perHour(limits.analyticsPerHour, 'request')})` : ''} is reached, possibly by other tools. ${retryHint(error.retryAfterMs, now)}`;
       case 'unavailable':

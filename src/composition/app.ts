@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AccessPolicy } from '../common/access-policy.js';
 import { systemClock } from '../common/clock.js';
 import { type Config, secretsOf } from '../common/config.js';
@@ -222,6 +223,11 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
     userTeams: userNames,
+    // Slack's replay window is five minutes (Bolt refuses older requests; future-dated ones are refused too).
+    requests: {
+      firstSeen: (signature) =>
+        store.claim(`replay:${createHash('sha256').update(signature).digest('hex')}`, 6 * 60_000),
+    },
     home,
     feedback,
     assistant: assistant.surface(jobs),

@@ -106,6 +106,8 @@ export function createSlackApp(
       logger: log,
       logLevel,
       processBeforeResponse: false,
+      // The request's signature reaches the middleware (context.slackSignature) that handles a replay once.
+      customPropertiesExtractor: (req) => ({ slackSignature: firstHeader(req.headers['x-slack-signature']) }),
       // Bolt's default is 4 MB; Slack's largest payloads (a 40,000-character message with blocks) are far
       // smaller, and a signed body is buffered in full before it is checked.
       bodyLimit: MAX_REQUEST_BODY_BYTES,
@@ -270,6 +272,10 @@ function rejectFutureDated(receiver: HTTPReceiver, logger: Logger): void {
     }
     verified(req, res);
   };
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function withTrailingSlash(url: string): string {

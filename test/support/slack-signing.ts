@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /** Signs a request body exactly as Slack does: v0=HMAC-SHA256(secret, "v0:{timestamp}:{body}"). */
 export function slackSignature(secret: string, timestamp: number, body: string): string {
@@ -39,7 +39,8 @@ export function slashCommandBody(fields: SlashCommandFields): string {
     api_app_id: 'A0DOCSAGENT',
     is_enterprise_install: 'false',
     response_url: fields.response_url,
-    trigger_id: fields.trigger_id ?? '1234.5678.abcdef',
+    // Slack mints a new trigger_id for every invocation: two commands are never the same signed body.
+    trigger_id: fields.trigger_id ?? `${Date.now()}.5678.${randomBytes(8).toString('hex')}`,
   }).toString();
 }
 

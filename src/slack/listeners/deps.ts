@@ -50,6 +50,11 @@ export interface SlackDeps {
    * ALLOW_EXTERNAL_USERS.
    */
   userTeams?: { teamOf(userId: string): Promise<string | undefined> };
+  /**
+   * HTTP mode: whether a signed request is seen for the first time (its signature claimed in the shared
+   * store for Slack's five-minute window). Absent (Socket Mode, no signatures): every request runs.
+   */
+  requests?: { firstSeen(signature: string): Promise<boolean> };
   logger: Logger;
   /** `/docs-views`: page-view reports and weekly posts. */
   pageViews: {

@@ -18,11 +18,14 @@ import { registerAppHomeOpened } from './events/app-home-opened.js';
 import { registerMessageEvents } from './events/message.js';
 import { registerReactionAdded } from './events/reaction-added.js';
 import { refuseExternalUsers } from './external-users.js';
+import { ignoreReplayedRequests } from './replayed-requests.js';
 
 export type { SlackDeps } from './deps.js';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
-  // Before every listener: users of other organisations reach none of them (ALLOW_EXTERNAL_USERS).
+  // Before every listener: a replayed command or click runs once; users of other organisations reach none
+  // of them (ALLOW_EXTERNAL_USERS).
+  app.use(ignoreReplayedRequests(deps) as never);
   app.use(refuseExternalUsers(deps) as never);
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);

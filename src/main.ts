@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   // composition/shutdown-budget.ts, add up to less than FORCED_EXIT_MS). Whatever still hangs then is
   // abandoned: the process exits so the orchestrator's grace period is kept.
   let shuttingDown = false;
-  const shutdown = (signal: NodeJS.Signals) => {
+  const shutdown = (signal: NodeJS.Signals | 'fatal', exitCode = 0) => {
     if (shuttingDown) {
       logger.warn({ signal }, 'second signal during shutdown; exiting now');
       process.exit(1);
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     agent.stop().then(
       () => {
         logger.info({ signal }, 'shutdown complete');
-        process.exit(0);
+        process.exit(exitCode);
       },
       (error: unknown) => {
         logger.error({ error: describeError(error) }, 'error during shutdown');
@@ -64,6 +64,16 @@ async function main(): Promise<void> {
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // Single-workspace mode with its token revoked or rejected, or the app uninstalled: nothing can be sent.
+  // One clear line, then the graceful stop (well under 30 s) and a non-zero exit, so the orchestrator
+  // restarts the bot (and start-up says what to fix) or alerts, instead of a process that fails every call.
+  agent.onFatal((reason) => {
+    logger.fatal(
+      { reason },
+      `Slack no longer accepts the bot (${reason}): reinstall the app or update SLACK_BOT_TOKEN. Exiting.`,
+    );
+    shutdown('fatal', 2);
+  });
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   try {

@@ -31,3 +31,20 @@ export function stateNote(backend: StateBackend): string {
     ? 'state is in Redis (REDIS_URL): jobs, threads and polls survive restarts and are shared by replicas'
     : 'state is in memory (set REDIS_URL to keep it across restarts)';
 }
+
+/** One fatal reason per process, to whoever listens (main.ts), or remembered until someone does. */
+export function oneFatal() {
+  let reason: string | undefined;
+  let listener: ((reason: string) => void) | undefined;
+  return {
+    raise(why: string): void {
+      if (reason !== undefined) return;
+      reason = why;
+      listener?.(why);
+    },
+    listen(fn: (reason: string) => void): void {
+      listener = fn;
+      if (reason !== undefined) fn(reason);
+    },
+  };
+}

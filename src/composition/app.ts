@@ -22,7 +22,7 @@ import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters } from '../state/adapters.js';
-import { stateNote } from './app-steps.js';
+import { oneFatal, stateNote } from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
 import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
@@ -66,6 +66,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const access = new AccessPolicy(config.access);
   const docsApiFor = (projectId: string) => docsApi.forProject(projectId);
 
+  // The bot's token revoked or rejected, or the app uninstalled: nothing more can be sent (main.ts exits).
+  const fatal = oneFatal();
   const slack = createSlackApp(
     config,
     logger,
@@ -74,7 +76,11 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       state: () => adapters.state(),
       slackConnected: () => slack.connected(),
     }),
-    { metrics, ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}) },
+    {
+      metrics,
+      ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}),
+      onTokenRejected: (code) => fatal.raise(`Slack answered ${code}`),
+    },
   );
   const deliveries = wireDeliveries({ config, adapters, gateway: slack.gateway, logger, metrics });
   // The emoji on a job's source message follows the job's latest state.
@@ -223,6 +229,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
     userTeams: userNames,
+    tokenRevoked: (reason) => fatal.raise(reason),
     // Slack's replay window is five minutes (Bolt refuses older requests; future-dated ones are refused too).
     requests: {
       firstSeen: (signature) =>
@@ -237,6 +244,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger,
     metricsPort: () => metricsServer?.port,
     jobs,
+    onFatal: (listener) => fatal.listen(listener),
     async start() {
       // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
       const port = await slack.start();

@@ -24,4 +24,9 @@ export interface DocsAgent {
   metricsPort(): number | undefined;
   /** The agent-job use cases (tests start a job with evidence directly). */
   jobs: JobService;
+  /**
+   * Called once when the bot can no longer work at all (Slack revoked or rejected its token, or the app was
+   * uninstalled): the process should stop and exit non-zero so the orchestrator restarts it or alerts.
+   */
+  onFatal(listener: (reason: string) => void): void;
 }

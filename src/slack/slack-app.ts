@@ -14,6 +14,7 @@ import { AppError, describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
 import { registerListeners, type SlackDeps } from './listeners/index.js';
+import { TOKEN_REJECTED } from './slack-calls.js';
 import { type GatewayOptions, SlackGateway } from './slack-gateway.js';
 
 export interface RouteAnswer {
@@ -29,7 +30,7 @@ export interface HttpRoute {
   handle(): RouteAnswer | Promise<RouteAnswer>;
 }
 
-export type SlackAppOptions = Pick<GatewayOptions, 'metrics' | 'sharedSlots'>;
+export type SlackAppOptions = Pick<GatewayOptions, 'metrics' | 'sharedSlots' | 'onTokenRejected'>;
 
 export interface SlackApp {
   gateway: SlackGateway;
@@ -107,7 +108,7 @@ export function createSlackApp(
       logLevel,
       processBeforeResponse: false,
       // The request's signature reaches the middleware (context.slackSignature) that handles a replay once.
-      customPropertiesExtractor: (req) => ({ slackSignature: firstHeader(req.headers['x-slack-signature']) }),
+      customPropertiesExtractor: (req) => ({ slackSignature: req.headers['x-slack-signature'] }),
       // Bolt's default is 4 MB; Slack's largest payloads (a 40,000-character message with blocks) are far
       // smaller, and a signed body is buffered in full before it is checked.
       bodyLimit: MAX_REQUEST_BODY_BYTES,
@@ -241,9 +242,6 @@ export function createSlackApp(
   };
 }
 
-/** auth.test answers that no retry fixes: the token is wrong, revoked, or its workspace/user is gone. */
-const TOKEN_REJECTED = new Set(['invalid_auth', 'not_authed', 'token_revoked', 'account_inactive']);
-
 /** Largest request body accepted on POST /slack/events (413 above it). */
 const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 /** Slack's replay window; Bolt refuses older timestamps but accepts any timestamp in the future. */
@@ -272,10 +270,6 @@ function rejectFutureDated(receiver: HTTPReceiver, logger: Logger): void {
     }
     verified(req, res);
   };
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function withTrailingSlash(url: string): string {

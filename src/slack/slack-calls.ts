@@ -45,6 +45,11 @@ export interface SlackApiMetrics {
 
 export interface GatewayOptions {
   logger: Logger;
+  /**
+   * Slack answered a call with a rejected token (revoked, invalid, account gone): nothing this process
+   * sends will work again. Called once per process.
+   */
+  onTokenRejected?: (code: string) => void;
   metrics?: SlackApiMetrics;
   /** Pacing slots shared by replicas (Redis mode); absent: this process paces alone. */
   sharedSlots?: SharedSlots;
@@ -75,6 +80,14 @@ export interface GatewayOptions {
  * the method back for Retry-After (Slack did not act on the call); other failures of idempotent calls are
  * retried with backoff. The WebClient itself is built with retries off, so this is the only retry loop.
  */
+/** Answers no retry fixes: the token is wrong, revoked, or its workspace or user is gone. */
+export const TOKEN_REJECTED: ReadonlySet<string> = new Set([
+  'invalid_auth',
+  'not_authed',
+  'token_revoked',
+  'account_inactive',
+]);
+
 export class SlackCalls {
   protected readonly attempts: number;
   protected readonly retryBaseMs: number;
@@ -82,6 +95,7 @@ export class SlackCalls {
   protected readonly settleMs: number;
   private readonly pacing: SlackPacing;
   private sharedFailureLoggedAt = 0;
+  private tokenRejected = false;
 
   constructor(
     protected readonly client: WebClient,
@@ -121,7 +135,17 @@ export class SlackCalls {
     priority: SlackPriority,
     call: () => Promise<T>,
   ): Promise<T> {
-    return this.pacing.run(method, channel, priority, call);
+    return this.pacing.run(method, channel, priority, call).catch((error: unknown) => {
+      this.noticeRejectedToken(error);
+      throw error;
+    });
+  }
+
+  private noticeRejectedToken(error: unknown): void {
+    const { code } = classify(error);
+    if (this.tokenRejected || !TOKEN_REJECTED.has(code)) return;
+    this.tokenRejected = true;
+    this.options.onTokenRejected?.(code);
   }
 
   /**

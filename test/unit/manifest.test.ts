@@ -61,6 +61,8 @@ const EVENT_SCOPES: Record<string, string | null> = {
   reaction_added: 'reactions:read',
   assistant_thread_started: 'assistant:write',
   assistant_thread_context_changed: 'assistant:write',
+  app_uninstalled: null,
+  tokens_revoked: null,
 };
 /** Event types a listener could match; a registered pattern is tried against each. */
 const KNOWN_EVENT_TYPES = [
@@ -71,6 +73,8 @@ const KNOWN_EVENT_TYPES = [
   'member_joined_channel',
   'assistant_thread_started',
   'assistant_thread_context_changed',
+  'app_uninstalled',
+  'tokens_revoked',
 ];
 /** The events Bolt's `Assistant` routes (besides messages in DM threads, which need message.im). */
 const ASSISTANT_EVENTS = ['assistant_thread_started', 'assistant_thread_context_changed', 'message'];

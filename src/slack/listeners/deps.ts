@@ -55,6 +55,8 @@ export interface SlackDeps {
    * store for Slack's five-minute window). Absent (Socket Mode, no signatures): every request runs.
    */
   requests?: { firstSeen(signature: string): Promise<boolean> };
+  /** `app_uninstalled` / `tokens_revoked`: the bot can do nothing more (absent: logged only). */
+  tokenRevoked?: (reason: string) => void;
   logger: Logger;
   /** `/docs-views`: page-view reports and weekly posts. */
   pageViews: {

@@ -17,6 +17,7 @@ import type { SlackDeps } from './deps.js';
 import { registerAppHomeOpened } from './events/app-home-opened.js';
 import { registerMessageEvents } from './events/message.js';
 import { registerReactionAdded } from './events/reaction-added.js';
+import { registerTokenRevoked } from './events/token-revoked.js';
 import { refuseExternalUsers } from './external-users.js';
 import { ignoreReplayedRequests } from './replayed-requests.js';
 
@@ -40,6 +41,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerJobModalSubmission(app, deps);
   registerReactionAdded(app, deps);
   registerAppHomeOpened(app, deps);
+  registerTokenRevoked(app, deps);
   registerHomeNewJobAction(app, deps);
   registerJobFeedbackAction(app, deps);
   registerReviewReactedMessageAction(app, deps);

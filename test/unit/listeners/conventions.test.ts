@@ -45,6 +45,7 @@ describe('src/slack layout', () => {
       'events/app-home-opened.ts',
       'events/message.ts',
       'events/reaction-added.ts',
+      'events/token-revoked.ts',
     ]);
     for (const path of LISTENER_FILES) {
       const module = (await import(path)) as Record<string, unknown>;

@@ -117,6 +117,8 @@ export interface Config {
     projectId: string;
     /** DOCS_CHANNEL_PROJECTS: channels acting on another project than DOCS_PROJECT_ID. */
     channelProjects: ReadonlyMap<string, string>;
+    /** DOCS_CHANNEL_PROJECTS' `project:svc_…`: projects called with their own admin key. */
+    projectKeys: ReadonlyMap<string, string>;
     timeoutMs: number;
     maxConcurrency: number;
     /** Ceiling on job polls started per second (whole process in memory mode, all replicas with Redis; 0 = none). */
@@ -198,7 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiUrl: e.DOCS_API_URL,
       apiKey: e.DOCS_API_KEY,
       projectId: e.DOCS_PROJECT_ID,
-      channelProjects: e.DOCS_CHANNEL_PROJECTS,
+      channelProjects: e.DOCS_CHANNEL_PROJECTS.channels,
+      projectKeys: e.DOCS_CHANNEL_PROJECTS.keys,
       timeoutMs: e.DOCS_API_TIMEOUT_MS,
       maxConcurrency: e.DOCS_API_MAX_CONCURRENCY,
       maxPollsPerSecond: e.DOCS_API_MAX_RPS,
@@ -240,6 +243,7 @@ export function secretsOf(config: Config): string[] {
   const redisPassword = redisPasswordOf(config.redisUrl);
   return [
     config.docs.apiKey,
+    ...config.docs.projectKeys.values(),
     config.slack.botToken,
     config.slack.signingSecret,
     config.slack.appToken,

@@ -10,16 +10,32 @@ export class ChannelProjectsError extends AppError<'invalid_channel_projects'> {
 
 /** Slack conversation ids: public/private channels (C…, G…) and DMs (D…), upper-case letters and digits. */
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
-/** Project ids as the docs platform names them in URLs: no spaces, commas or `=`. */
+/** Project ids as the docs platform names them in URLs: no spaces, commas, `=` or `:`. */
 const PROJECT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+/** An admin API key as the dashboard issues it. */
+const API_KEY = /^svc_[A-Za-z0-9_-]{8,200}$/;
+
+/** DOCS_CHANNEL_PROJECTS read: channel → project, and the projects that have their own admin key. */
+export interface ChannelProjects {
+  channels: ReadonlyMap<string, string>;
+  /** project → its own admin key (`CHANNEL=project:svc_…`); others use DOCS_API_KEY. */
+  keys: ReadonlyMap<string, string>;
+}
 
 /**
- * `"C0123ABC=proj_a,C0456DEF=proj_b"` → channel → project. Blank input is an empty map (every channel uses
- * DOCS_PROJECT_ID). A channel listed twice is an error even with the same project: it is a typo either way.
+ * `"C0123ABC=proj_a,C0456DEF=proj_b:svc_…"` → channel → project. Blank input is an empty map (every channel
+ * uses DOCS_PROJECT_ID). A channel listed twice is an error even with the same project: it is a typo either
+ * way. Without `:svc_…` a project is called with DOCS_API_KEY.
  */
 export function parseChannelProjects(text: string | undefined): Map<string, string> {
+  return new Map(parseChannelProjectEntries(text).channels);
+}
+
+/** The whole of DOCS_CHANNEL_PROJECTS: channels and per-project keys. A project given two keys is an error. */
+export function parseChannelProjectEntries(text: string | undefined): ChannelProjects {
   const map = new Map<string, string>();
-  if (!text || text.trim() === '') return map;
+  const keys = new Map<string, string>();
+  if (!text || text.trim() === '') return { channels: map, keys };
   const entries = text.split(',').map((entry) => entry.trim());
   entries.forEach((entry, index) => {
     const where = `DOCS_CHANNEL_PROJECTS entry ${index + 1}`;
@@ -28,7 +44,9 @@ export function parseChannelProjects(text: string | undefined): Map<string, stri
     if (parts.length !== 2)
       throw new ChannelProjectsError(`${where} "${entry}" must look like CHANNEL_ID=project_id`);
     const channelId = parts[0]!.trim();
-    const projectId = parts[1]!.trim();
+    const [project = '', key, ...extra] = parts[1]!.split(':');
+    const projectId = project.trim();
+    const apiKey = key?.trim();
     if (!CHANNEL_ID.test(channelId))
       throw new ChannelProjectsError(
         `${where}: "${channelId}" is not a Slack channel id (like C0123ABC; not a #name)`,
@@ -37,11 +55,19 @@ export function parseChannelProjects(text: string | undefined): Map<string, stri
       throw new ChannelProjectsError(
         `${where}: "${projectId}" is not a project id (letters, digits, _ . - only)`,
       );
+    // Never echo a key back: the message names the entry by its channel and project only.
+    if (extra.length > 0 || (apiKey !== undefined && !API_KEY.test(apiKey)))
+      throw new ChannelProjectsError(
+        `${where} (${channelId}=${projectId}): the key after ":" must be an admin API key (svc_…)`,
+      );
     if (map.has(channelId))
       throw new ChannelProjectsError(`${where}: channel ${channelId} is listed more than once`);
+    if (apiKey && keys.has(projectId) && keys.get(projectId) !== apiKey)
+      throw new ChannelProjectsError(`${where}: project ${projectId} is given two different keys`);
     map.set(channelId, projectId);
+    if (apiKey) keys.set(projectId, apiKey);
   });
-  return map;
+  return { channels: map, keys };
 }
 
 /** The DOCS_CHANNEL_PROJECTS variable for the config schema: a map, or the parse error as its problem. */
@@ -50,7 +76,7 @@ export const channelProjectsSchema = z
   .optional()
   .transform((text, ctx) => {
     try {
-      return parseChannelProjects(text) as ReadonlyMap<string, string>;
+      return parseChannelProjectEntries(text);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       // The config error prefixes the variable's name already.

@@ -61,10 +61,11 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ...(options.impactTimers ? { impactTimers: options.impactTimers } : {}),
   });
   const { jobStore: store, pollQueue: queue, agentJobQuota: quota, analyticsBudget } = adapters;
-  // Channels map to docs projects (DOCS_CHANNEL_PROJECTS); one admin key and one pool serve them all.
+  // Channels map to docs projects (DOCS_CHANNEL_PROJECTS), each with its own admin key or DOCS_API_KEY.
   const projects = new ProjectDirectory(config.docs.projectId, config.docs.channelProjects);
   const access = new AccessPolicy(config.access);
-  const docsApiFor = (projectId: string) => docsApi.forProject(projectId);
+  const docsApiFor = (projectId: string) =>
+    docsApi.forProject(projectId, config.docs.projectKeys.get(projectId));
 
   // The bot's token revoked or rejected, or the app uninstalled: nothing more can be sent (main.ts exits).
   const fatal = oneFatal();

@@ -65,14 +65,15 @@ export class DocsApiClient {
   }
 
   /**
-   * The same operations on another project of the organisation: one admin key serves every project, and
-   * every project's calls share one connection pool (closing any of them closes the pool).
+   * The same operations on another project: with the project's own admin key when it has one
+   * (DOCS_CHANNEL_PROJECTS), else this client's; every project's calls share one connection pool (closing
+   * any of them closes the pool).
    */
-  forProject(projectId: string): DocsApiClient {
+  forProject(projectId: string, apiKey?: string): DocsApiClient {
     let client = this.siblings.get(projectId);
     if (!client) {
       client = new DocsApiClient(
-        { ...this.options, projectId },
+        { ...this.options, projectId, ...(apiKey ? { apiKey } : {}) },
         { transport: this.transport, siblings: this.siblings },
       );
       this.siblings.set(projectId, client);
@@ -169,7 +170,7 @@ export class DocsApiClient {
   }
 
   private async call<S extends z.ZodType>(req: JsonRequest, schema: S): Promise<z.output<S>> {
-    const response = await this.transport.request(req);
+    const response = await this.transport.request({ ...req, apiKey: this.options.apiKey });
     const parsed = schema.safeParse(response.body);
     if (!parsed.success) {
       // Which field and why, never the value: a body may carry anything, including a leaked credential.

@@ -42,6 +42,8 @@ export interface JsonRequest {
   idempotent: boolean;
   /** Overrides the transport's retry count for this call (analytics spends a tight hourly budget). */
   retries?: number;
+  /** The project's own admin key (DOCS_CHANNEL_PROJECTS); absent: the transport's (DOCS_API_KEY). */
+  apiKey?: string;
 }
 
 export interface JsonResponse {
@@ -131,7 +133,7 @@ export class HttpTransport {
         method: req.method,
         path,
         headers: {
-          authorization: `Bearer ${this.options.apiKey}`,
+          authorization: `Bearer ${req.apiKey ?? this.options.apiKey}`,
           accept: 'application/json',
           ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
         },

@@ -139,6 +139,25 @@ describe.each(['memory', 'Redis'] as const)('several docs projects (%s mode)', (
     expect(t.docs.requestsTo('POST', new RegExp(`^/v2/agent/${FAKE_PROJECT_ID}/`))).toHaveLength(0);
   });
 
+  it('calls a project with its own admin key when DOCS_CHANNEL_PROJECTS names one', async () => {
+    const projects = projectsOfRun();
+    const keyB = 'svc_project_b_own_key_0123456789abcdef';
+    const t = await boot('memory', projects, {
+      DOCS_CHANNEL_PROJECTS: `${CHANNEL_A}=${projects.a},${CHANNEL_B}=${projects.b}:${keyB}`,
+    });
+    t.docs.projectKeys.set(projects.b, keyB);
+    const { job: jobB } = await startJobIn(t, CHANNEL_B, 'Document project B');
+    const { job: jobA } = await startJobIn(t, CHANNEL_A, 'Document project A');
+    expect(jobB.project).toBe(projects.b);
+    expect(jobA.project).toBe(projects.a);
+    const auth = (project: string) =>
+      new Set(t.docs.requests.filter((r) => r.path.includes(`/${project}/`)).map((r) => r.authorization));
+    expect([...auth(projects.b)]).toEqual([`Bearer ${keyB}`]);
+    expect([...auth(projects.a)]).not.toContain(`Bearer ${keyB}`);
+    // The key never reaches a log line.
+    expect(JSON.stringify(t.logs)).not.toContain(keyB);
+  });
+
   it('counts the job budget per project: A used up, B still starts', async () => {
     const projects = projectsOfRun();
     const t = await boot(mode, projects, { AGENT_JOBS_PER_HOUR: '1' });

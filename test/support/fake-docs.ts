@@ -44,6 +44,8 @@ export class FakeDocs {
   readonly jobs = new Map<string, FakeJob>();
   /** The organisation's projects: any other project id in a path gets 404 `Project not found`. */
   readonly projects = new Set<string>([FAKE_PROJECT_ID]);
+  /** Projects with their own admin key: only that key opens them (the organisation's key does not). */
+  readonly projectKeys = new Map<string, string>();
   /** Page-view rows of one project (any range); projects not listed use `viewsByRange`/`defaultViews`. */
   readonly viewsByProject = new Map<string, ViewRow[]>();
   readonly requests: FakeDocsRequest[] = [];
@@ -177,7 +179,11 @@ export class FakeDocs {
 
   private route(r: FakeDocsRequest, res: ServerResponse) {
     const key = r.authorization?.replace(/^Bearer /, '');
-    if (key !== FAKE_API_KEY && key !== FAKE_READONLY_KEY)
+    const project = /^\/v[12]\/(?:agent|analytics)\/([^/]+)/.exec(r.path)?.[1];
+    const ownKey = project === undefined ? undefined : this.projectKeys.get(decodeURIComponent(project));
+    if (ownKey !== undefined && key !== ownKey)
+      return this.answer(r, res, 401, { error: 'Invalid API key for this project' });
+    if (ownKey === undefined && key !== FAKE_API_KEY && key !== FAKE_READONLY_KEY)
       return this.answer(r, res, 401, { error: 'Invalid API key' });
     if (r.method === 'POST' && key === FAKE_READONLY_KEY)
       return this.answer(r, res, 403, { error: 'API key lacks write scope' });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelProjectsError, ProjectDirectory, parseChannelProjects } from '../../src/common/projects.js';
+import { loadConfig, secretsOf } from '../../src/common/config.js';
+import {
+  ChannelProjectsError,
+  ProjectDirectory,
+  parseChannelProjectEntries,
+  parseChannelProjects,
+} from '../../src/common/projects.js';
 
 describe('parseChannelProjects', () => {
   it('maps channels to projects, tolerating spaces', () => {
@@ -34,6 +40,46 @@ describe('parseChannelProjects', () => {
     expect(caught).toBeInstanceOf(ChannelProjectsError);
     expect((caught as ChannelProjectsError).code).toBe('invalid_channel_projects');
     expect((caught as Error).message).toMatch(message);
+  });
+});
+
+describe('per-project admin keys in DOCS_CHANNEL_PROJECTS', () => {
+  const KEY_B = 'svc_project_b_0123456789';
+  it('reads `CHANNEL=project:svc_…`, keeps them out of the channel map, and makes them secrets', () => {
+    const entries = parseChannelProjectEntries(`C0A=proj_a, C0B=proj_b:${KEY_B}, C0C=proj_b:${KEY_B}`);
+    expect([...entries.channels]).toEqual([
+      ['C0A', 'proj_a'],
+      ['C0B', 'proj_b'],
+      ['C0C', 'proj_b'],
+    ]);
+    expect([...entries.keys]).toEqual([['proj_b', KEY_B]]);
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1234567890-abcdefghijkl',
+      SLACK_SIGNING_SECRET: 'abcdef0123456789abcdef0123456789',
+      DOCS_API_KEY: 'svc_org_key_0123456789',
+      DOCS_PROJECT_ID: 'proj_default',
+      DOCS_CHANNEL_PROJECTS: `C0B=proj_b:${KEY_B}`,
+    });
+    expect(config.docs.projectKeys.get('proj_b')).toBe(KEY_B);
+    expect(secretsOf(config)).toContain(KEY_B);
+  });
+
+  it('refuses a malformed key or two keys for one project, without echoing the key', () => {
+    for (const text of [
+      'C0A=proj_a:not-a-key-secret',
+      'C0A=proj_a:svc_x:y',
+      `C0A=proj_a:${KEY_B},C0B=proj_a:svc_other_0123456789`,
+    ]) {
+      let message = '';
+      try {
+        parseChannelProjectEntries(text);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ChannelProjectsError);
+        message = (error as Error).message;
+      }
+      expect(message).not.toBe('');
+      expect(message).not.toMatch(/not-a-key-secret|svc_x|svc_other|svc_project_b/);
+    }
   });
 });
 

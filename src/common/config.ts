@@ -55,6 +55,7 @@ const envSchema = z.object({
   DOCS_API_MAX_CONCURRENCY: integer(4, 1, 64),
   DOCS_API_MAX_RPS: integer(10, 0, 1000),
   AGENT_JOBS_PER_HOUR: integer(100, 1, 1_000_000),
+  USER_BUDGET_SHARE: integer(50, 1, 100),
   DOCS_SITE_URL: optionalText.pipe(httpUrl.optional()),
   REDIS_URL: optionalText.pipe(
     z
@@ -125,6 +126,8 @@ export interface Config {
     maxPollsPerSecond: number;
     /** Job creations plus follow-ups allowed per project per rolling hour (the platform's limit). */
     jobsPerHour: number;
+    /** USER_BUDGET_SHARE: percent of a project's hourly job budget one person may spend. */
+    userSharePercent: number;
     siteUrl: string | undefined;
   };
   redisUrl: string | undefined;
@@ -206,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConcurrency: e.DOCS_API_MAX_CONCURRENCY,
       maxPollsPerSecond: e.DOCS_API_MAX_RPS,
       jobsPerHour: e.AGENT_JOBS_PER_HOUR,
+      userSharePercent: e.USER_BUDGET_SHARE,
       siteUrl: e.DOCS_SITE_URL,
     },
     redisUrl: e.REDIS_URL,
@@ -236,6 +240,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     github: githubConfigOf(e),
     logLevel: e.LOG_LEVEL,
   };
+}
+
+/** Units of a project's hourly job budget one person may spend: USER_BUDGET_SHARE percent, at least one. */
+export function userShareOf(config: { docs: { jobsPerHour: number; userSharePercent: number } }): number {
+  return Math.max(1, Math.floor((config.docs.jobsPerHour * config.docs.userSharePercent) / 100));
 }
 
 /** The values that must never appear in logs or Slack messages. */

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import type { JobStore } from '../jobs/ports.js';
 import type { StateBackend } from '../state/adapters.js';
 
 /** Waits for a shutdown step at most `ms`; a step that fails or overruns is logged and left behind. */
@@ -46,5 +48,17 @@ export function oneFatal() {
       listener = fn;
       if (reason !== undefined) fn(reason);
     },
+  };
+}
+
+/**
+ * Signed requests seen once: a signature claimed for Slack's five-minute replay window (plus a minute), in
+ * the shared store, so a replay to any replica is dropped (Bolt refuses older timestamps; future-dated
+ * ones are refused before Bolt).
+ */
+export function replayGuard(store: Pick<JobStore, 'claim'>) {
+  return {
+    firstSeen: (signature: string) =>
+      store.claim(`replay:${createHash('sha256').update(signature).digest('hex')}`, 6 * 60_000),
   };
 }

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { AccessPolicy } from '../common/access-policy.js';
 import { systemClock } from '../common/clock.js';
-import { type Config, secretsOf } from '../common/config.js';
+import { type Config, secretsOf, userShareOf } from '../common/config.js';
 import { createLogger } from '../common/logger.js';
 import { ProjectDirectory } from '../common/projects.js';
 import { AnalyticsSource } from '../insights/analytics-source.js';
@@ -22,7 +21,7 @@ import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters } from '../state/adapters.js';
-import { oneFatal, stateNote } from './app-steps.js';
+import { oneFatal, replayGuard, stateNote } from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
 import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
@@ -113,6 +112,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     notifier: assistant.notifier,
     queue,
     quotaFor: (projectId) => adapters.agentJobQuotaFor(projectId),
+    userQuotaFor: (projectId, userId) => ({
+      quota: adapters.agentJobUserQuotaFor(projectId, userId),
+      share: userShareOf(config),
+    }),
     clock,
     logger,
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
@@ -231,11 +234,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     jobReaction: config.access.jobReaction,
     userTeams: userNames,
     tokenRevoked: (reason) => fatal.raise(reason),
-    // Slack's replay window is five minutes (Bolt refuses older requests; future-dated ones are refused too).
-    requests: {
-      firstSeen: (signature) =>
-        store.claim(`replay:${createHash('sha256').update(signature).digest('hex')}`, 6 * 60_000),
-    },
+    requests: replayGuard(store),
     home,
     feedback,
     assistant: assistant.surface(jobs),

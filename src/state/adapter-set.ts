@@ -31,6 +31,8 @@ export interface AdapterSet {
   agentJobQuota: HourlyQuota;
   /** The agent-job budget of one project: the platform counts job creations and follow-ups per project. */
   agentJobQuotaFor(projectId: string): HourlyQuota;
+  /** One person's share of a project's agent-job budget (USER_BUDGET_SHARE percent of it). */
+  agentJobUserQuotaFor(projectId: string, userId: string): HourlyQuota;
   /** The analytics requests budget (ANALYTICS_HOURLY_BUDGET), shared by every analytics source. */
   analyticsBudget: HourlyQuota;
   analyticsCache: AnalyticsCache;

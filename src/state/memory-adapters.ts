@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../common/clock.js';
-import type { Config } from '../common/config.js';
+import { type Config, userShareOf } from '../common/config.js';
 import { InMemoryHourlyQuota } from '../common/hourly-quota.js';
 import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.js';
 import { createMemoryAnalyticsCache } from './keyv-analytics-cache.js';
@@ -25,6 +25,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
     config.docs.projectId,
     () => new InMemoryHourlyQuota(config.docs.jobsPerHour, now),
   );
+  const userQuotas = perProject('', () => new InMemoryHourlyQuota(userShareOf(config), now));
   return {
     backend: 'in-memory',
     jobStore: options.jobStore ?? createMemoryJobStore(logger, now),
@@ -38,6 +39,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
     pullRequestQueue: new MemoryPollQueue({ logger, concurrency: 2 }),
     agentJobQuota: jobQuotas.default,
     agentJobQuotaFor: jobQuotas.of,
+    agentJobUserQuotaFor: (projectId, userId) => userQuotas.of(`${projectId}\u0000${userId}`),
     analyticsBudget: new InMemoryHourlyQuota(config.analytics.hourlyBudget, now),
     analyticsCache: createMemoryAnalyticsCache(logger, now),
     scheduleStore: createMemoryScheduleStore(logger, now),

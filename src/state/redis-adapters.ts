@@ -1,4 +1,4 @@
-import type { Config } from '../common/config.js';
+import { type Config, userShareOf } from '../common/config.js';
 import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.js';
 import { createRedisAnalyticsCache } from './keyv-analytics-cache.js';
 import { createRedisAssistantThreadStore } from './keyv-assistant-threads.js';
@@ -32,6 +32,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
   const jobQuotas = perProject(config.docs.projectId, (projectId) =>
     quota('agent-jobs', config.docs.jobsPerHour, projectId),
   );
+  const userQuotas = perProject('', (key) => quota('agent-jobs-user', userShareOf(config), key));
   return {
     backend: 'redis',
     jobStore: redis.store,
@@ -53,6 +54,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     }),
     agentJobQuota: jobQuotas.default,
     agentJobQuotaFor: jobQuotas.of,
+    agentJobUserQuotaFor: (projectId, userId) => userQuotas.of(`${projectId}:${userId}`),
     analyticsBudget: quota('analytics', config.analytics.hourlyBudget),
     analyticsCache: createRedisAnalyticsCache(client, namespace, logger, now),
     scheduleStore: createRedisScheduleStore(client, namespace, logger),

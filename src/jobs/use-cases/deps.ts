@@ -15,6 +15,8 @@ export interface JobServiceDeps {
   queue: PollQueue;
   /** The hourly job budget of one project (the platform counts it per project). */
   quotaFor(projectId: string): HourlyQuota;
+  /** One person's share of a project's hourly job budget (USER_BUDGET_SHARE); absent: no per-person cap. */
+  userQuotaFor?(projectId: string, userId: string): { quota: HourlyQuota; share: number };
   clock: Clock;
   logger: Logger;
   poll: PollTiming & { maxAgeMs: number };

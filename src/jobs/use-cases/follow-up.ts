@@ -3,12 +3,14 @@ import { describeError } from '../../common/errors.js';
 import { type AgentJob, type JobRecord, JobVersionConflictError } from '../domain/job.js';
 import { endWatch, startGeneration } from '../domain/lifecycle.js';
 import { type JobServiceDeps, projectOf } from './deps.js';
-import { budgetUsedUp, refundIfNeverSent } from './job-budget.js';
+import { refundIfNeverSent, takeJobBudget } from './job-budget.js';
 
 export interface FollowUpRequest {
   jobId: string;
   /** What the agent receives: plain text with the author attributed. */
   prompt: string;
+  /** Who sent it: counted against their share of the project's budget. */
+  userId?: string;
 }
 
 export type FollowUpResult =
@@ -41,13 +43,12 @@ export async function followUp(deps: JobServiceDeps, request: FollowUpRequest): 
   const record: JobRecord | undefined = await store.getJob(request.jobId);
   if (!record) return { ok: false, reason: 'unknown_job' };
   const projectId = projectOf(deps, record);
-  const quota = deps.quotaFor(projectId);
-
-  const slot = await quota.take();
+  const slot = await takeJobBudget(deps, projectId, request.userId);
   if (!slot.ok) {
     metrics?.followUp('refused');
-    return { ok: false, reason: 'refused', error: budgetUsedUp(slot.retryAfterMs), reachedApi: false };
+    return { ok: false, reason: 'refused', error: slot.error, reachedApi: false };
   }
+  const quota = slot.refund;
   let job: AgentJob;
   try {
     job = await deps.apiFor(projectId).sendMessage(request.jobId, request.prompt);

@@ -173,7 +173,11 @@ export class HandleInboundMessage {
         const author = await text.displayName(userId);
         await this.deps.store.mark(key, this.dedupeTtlMs);
         reachedApi = true;
-        const result = await jobs.followUp({ jobId: record.jobId, prompt: followUpPrompt(author, prompt) });
+        const result = await jobs.followUp({
+          jobId: record.jobId,
+          prompt: followUpPrompt(author, prompt),
+          userId,
+        });
         if (result.ok) {
           await notifier.markForwarded(ref);
         } else if (result.reason === 'refused') {

@@ -1,5 +1,5 @@
 import { DocsApiError, requestNeverSent } from '../../common/docs-api-error.js';
-import { describeError } from '../../common/errors.js';
+import { AppError, describeError } from '../../common/errors.js';
 import type { HourlyQuota } from '../../common/hourly-quota.js';
 import type { Logger } from '../../common/logger.js';
 
@@ -23,4 +23,51 @@ export async function refundIfNeverSent(
     deps.logger.warn({ error: describeError(e) }, 'could not refund the job budget');
   });
   return true;
+}
+
+/** One person used their share of a project's hourly job budget (USER_BUDGET_SHARE); the rest is left. */
+export class UserShareUsedUp extends AppError<'user_budget_share'> {
+  constructor(
+    readonly retryAfterMs: number,
+    readonly share: number,
+  ) {
+    super('user_budget_share', "This person's share of the project's hourly job budget is used up");
+  }
+}
+
+/** The budgets one job request counts against: the project's, and the requester's share of it. */
+export interface JobBudgets {
+  quotaFor(projectId: string): HourlyQuota;
+  userQuotaFor?(projectId: string, userId: string): { quota: HourlyQuota; share: number };
+}
+
+/**
+ * Takes one unit of the requester's share and one of the project's budget, or neither: the share first, so
+ * one person can never spend the whole project's hour. Resolves what to refund if the request never left.
+ */
+export async function takeJobBudget(
+  deps: JobBudgets,
+  projectId: string,
+  userId: string | undefined,
+): Promise<{ ok: true; refund: Pick<HourlyQuota, 'refund'> } | { ok: false; error: Error }> {
+  const project = deps.quotaFor(projectId);
+  const user = userId ? deps.userQuotaFor?.(projectId, userId) : undefined;
+  if (user) {
+    const mine = await user.quota.take();
+    if (!mine.ok) return { ok: false, error: new UserShareUsedUp(mine.retryAfterMs, user.share) };
+  }
+  const slot = await project.take();
+  if (!slot.ok) {
+    await user?.quota.refund();
+    return { ok: false, error: budgetUsedUp(slot.retryAfterMs) };
+  }
+  return {
+    ok: true,
+    refund: {
+      async refund() {
+        await project.refund();
+        await user?.quota.refund();
+      },
+    },
+  };
 }

@@ -1,7 +1,8 @@
 import { AppError, describeError } from '../../common/errors.js';
+import type { HourlyQuota } from '../../common/hourly-quota.js';
 import { type AgentJob, type JobOrigin, type JobRecord, newJobRecord } from '../domain/job.js';
 import type { JobServiceDeps } from './deps.js';
-import { budgetUsedUp, refundIfNeverSent } from './job-budget.js';
+import { refundIfNeverSent, takeJobBudget } from './job-budget.js';
 
 export interface StartJobRequest {
   teamId: string | null;
@@ -54,7 +55,6 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
   const { notifier, store, queue, logger, clock, metrics } = deps;
   // The channel decides the project once; the record keeps it for polls, follow-ups and status.
   const projectId = deps.projects.projectFor(request.projectChannelId ?? request.channelId);
-  const quota = deps.quotaFor(projectId);
   const card = {
     channelId: request.channelId,
     threadTs: request.threadTs,
@@ -84,16 +84,16 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
   }
 
   let job: AgentJob;
-  let taken = false;
+  let taken: Pick<HourlyQuota, 'refund'> | undefined;
   try {
-    const slot = await quota.take();
-    if (!slot.ok) throw budgetUsedUp(slot.retryAfterMs);
-    taken = true;
+    const slot = await takeJobBudget(deps, projectId, request.requesterId);
+    if (!slot.ok) throw slot.error;
+    taken = slot.refund;
     job = await deps
       .apiFor(projectId)
       .createJob(request.context ? `${request.prompt}\n\n${request.context}` : request.prompt);
   } catch (error) {
-    if (taken) await refundIfNeverSent({ quota, logger }, error);
+    if (taken) await refundIfNeverSent({ quota: taken, logger }, error);
     logger.warn(
       { channelId: request.channelId, projectId, error: describeError(error) },
       'could not create agent job',

@@ -1,5 +1,6 @@
 import { DocsApiError, outcomeUnknown } from '../../common/docs-api-error.js';
 import { AppError } from '../../common/errors.js';
+import { UserShareUsedUp } from '../../jobs/use-cases/job-budget.js';
 import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { slackTime } from './format.js';
 import { oneLine } from './limits.js';
@@ -40,6 +41,10 @@ export function describeDocsFailure(
       case 'bad_response':
         return `The docs platform gave an answer I could not read, so I could not confirm the request. Check the docs dashboard before trying again.`;
     }
+  }
+  if (error instanceof UserShareUsedUp) {
+    const of = limits.jobsPerHour ? ` of ${perHour(limits.jobsPerHour, 'job')}` : '';
+    return `You've used your share of this project's agent jobs this hour (${error.share}${of}), so I could not ${action}; the rest is kept for your teammates. ${retryHint(error.retryAfterMs, now)}`;
   }
   if (error instanceof AppError && error.code === 'state_unavailable') {
     const jobId = (error as { jobId?: unknown }).jobId;

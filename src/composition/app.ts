@@ -30,6 +30,7 @@ import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
 import { wirePullRequests } from './pull-request-wiring.js';
 import { shutDown } from './shutdown.js';
+import { wireUnfurls } from './unfurl-wiring.js';
 
 export type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
 
@@ -109,8 +110,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     metrics,
     // Wired below, once the analytics source exists; called only after start. A PR followed on GitHub
     // schedules "did it work?" at its merge instead of now.
-    onPullRequest: async (record, prLink) =>
-      impact.onPullRequest(record, prLink, await pulls.onPullRequest(record, prLink)),
+    onPullRequest: async (record, prLink) => {
+      await unfurls.onPullRequest(record, prLink);
+      await impact.onPullRequest(record, prLink, await pulls.onPullRequest(record, prLink));
+    },
   });
   const access = new AccessPolicy(config.access);
   const reconciler = wireReconciler({
@@ -156,6 +159,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   });
   // Fix buttons carry a short id; the evidence waits in the state store (7 days).
   const healthEvidence = new HealthEvidence(adapters.evidenceStore);
+  const unfurls = wireUnfurls({
+    ...{ config, adapters, store, apiFor: docsApiFor, source: analyticsSource, pageViews: analytics },
+    ...{ evidence: healthEvidence, projects, clock, logger },
+  });
   const pulls = wirePullRequests({
     config,
     adapters,
@@ -163,7 +170,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     notifier,
     outbox: deliveries,
     outcomes: {
-      merged: (record, pr) => impact.onMerged(record, pr),
+      merged: async (record, pr) => {
+        await unfurls.onMerged(record, pr);
+        await impact.onMerged(record, pr);
+      },
       unreadable: (record) => impact.onUnreadable(record),
     },
     clock,
@@ -229,6 +239,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     home,
     feedback,
     assistant: assistant.surface(jobs),
+    unfurls: unfurls.deps,
   });
 
   return {

@@ -5,6 +5,7 @@ import { FakeChannelMembers } from './fake-slack-members.js';
 import { FakeSlackReactions } from './fake-slack-reactions.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
 import type { Fault, SlackCall, StoredMessage } from './fake-slack-types.js';
+import { FakeSlackUnfurls } from './fake-slack-unfurls.js';
 import { listen, readBody, sendJson, waitFor } from './http.js';
 import { seededRandom } from './seeded-random.js';
 import { BlockKitEnforcer } from './slack-block-kit-limits.js';
@@ -25,7 +26,10 @@ export class FakeSlack {
   readonly uploads: Array<{ fileId: string; content: string }> = [];
   /** Channels the bot is not a member of; public ones (C…) can be joined. */
   readonly notMemberOf = new Set<string>();
-  readonly users = new Map<string, { name: string; real_name?: string; display_name?: string }>();
+  readonly users = new Map<
+    string,
+    { name: string; real_name?: string; display_name?: string; is_restricted?: boolean }
+  >();
   readonly botUserId = 'U0DOCSBOT';
   readonly botId = 'B0DOCSBOT';
   /** What apps.connections.open hands out (Socket Mode tests run a WebSocket server there). */
@@ -47,6 +51,8 @@ export class FakeSlack {
   readonly reactions = new FakeSlackReactions(this.botUserId);
   readonly members = new FakeChannelMembers(this);
   readonly assistant = new FakeSlackAssistant(this);
+  /** Link previews: chat.unfurl only for links announced with `unfurls.share` (fake-slack-unfurls.ts). */
+  readonly unfurls = new FakeSlackUnfurls();
   private responseUrlCounter = 0;
   private close_: (() => Promise<void>) | undefined;
   url = '';
@@ -197,7 +203,8 @@ export class FakeSlack {
       this.surfaces.answer(method, args) ??
       this.reactions.answer(method, args) ??
       this.members.answer(method, args) ??
-      this.assistant.answer(method, args);
+      this.assistant.answer(method, args) ??
+      this.unfurls.answer(method, args);
     if (surfaced) return surfaced;
     const channel = String(args.channel ?? '');
     switch (method) {
@@ -278,6 +285,8 @@ export class FakeSlack {
             name: user.name,
             real_name: user.real_name ?? user.name,
             profile: { display_name: user.display_name ?? user.name },
+            is_restricted: user.is_restricted ?? false,
+            team_id: 'T0TEAM',
           },
         };
       }

@@ -42,6 +42,8 @@ type MiddlewareArgs = AnyMiddlewareArgs & {
  */
 export function refuseExternalUsers(deps: ExternalUsersDeps) {
   return async (args: MiddlewareArgs): Promise<void> => {
+    // Link previews decide for themselves: people of other organisations get them without numbers.
+    if (obj(obj(args.body).event).type === 'link_shared') return args.next();
     const { userId, teamId } = requestUser(args.body);
     const homeTeamId = args.context.teamId ?? str(obj(args.body).team_id);
     if (deps.access.checkTeam(teamId, homeTeamId).ok) return args.next();

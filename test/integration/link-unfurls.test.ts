@@ -1,11 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_RANGE, previousPeriod, resolveRange } from '../../src/insights/ranges/dates.js';
-import type { FakeDocs } from '../support/fake-docs.js';
 import { FAKE_GITHUB_TOKEN, FakeGitHub } from '../support/fake-github.js';
 import { waitFor } from '../support/http.js';
-import { eventEnvelope, nextMessageTs } from '../support/slack-events.js';
 import { blockActionsPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import {
+  CHANNEL,
+  PAGE,
+  paste,
+  previewOf,
+  previewUntil,
+  SITE,
+  seedPage,
+  viewsReads,
+} from '../support/unfurl-helpers.js';
 
 /*
  * Issue 29, "Docs links that show how the page is doing": a pasted docs link or PR link of one of our jobs →
@@ -13,9 +20,6 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * accepts it only for the announced message and its URLs. Real app, fake docs platform, fake GitHub.
  */
 
-const SITE = 'https://docs.acme.dev';
-const PAGE = `${SITE}/guides/rotate-keys`;
-const CHANNEL = 'C0DOCS';
 const PR_NUMBER = 7;
 const PR = `https://github.com/acme/docs/pull/${PR_NUMBER}`;
 type Json = Record<string, unknown>;
@@ -27,80 +31,13 @@ afterEach(async () => {
   for (const other of others.splice(0)) await other.close();
 });
 
-function seed(docs: FakeDocs): void {
-  const week = resolveRange(DEFAULT_RANGE, Date.now(), 'UTC');
-  const before = previousPeriod(week);
-  docs.viewsByRange.set(`${week.from}..${week.toExclusive}`, [
-    { path: '/guides/rotate-keys/', human: 120, ai: 30, total: 150 },
-    { path: '/guides/other', human: 5, ai: 1, total: 6 },
-  ]);
-  docs.viewsByRange.set(`${before.from}..${before.toExclusive}`, [
-    { path: '/guides/rotate-keys', human: 100, ai: 10, total: 110 },
-  ]);
-  const at = new Date().toISOString();
-  docs.health.defaults = {
-    searches: [
-      { searchQuery: 'rotate <!channel> keys', hits: 14, ctr: 0, topClickedPage: null, lastSearchedAt: at },
-      { searchQuery: 'billing export', hits: 9, ctr: 0, topClickedPage: null, lastSearchedAt: at },
-    ],
-    pages: [{ path: '/guides/rotate-keys', thumbsUp: 3, thumbsDown: 8, code: 0, total: 11 }],
-    feedback: [
-      {
-        ...{
-          id: 'f1',
-          path: '/guides/rotate-keys',
-          comment: 'Step 3 \u202Eis wrong <@U0BOSS>',
-          createdAt: at,
-        },
-        ...{ source: 'contextual', status: 'pending', helpful: false, contact: null },
-      },
-    ],
-    conversations: [],
-  };
-}
-
 async function start(env: Record<string, string> = {}): Promise<TestApp> {
   const t = await startTestApp({ env: { DOCS_SITE_URL: SITE, ...env } });
   apps.push(t);
-  seed(t.docs);
+  seedPage(t.docs);
   t.slack.users.set('U0ALICE', { name: 'alice' });
   return t;
 }
-
-/** Someone pastes `urls` in a message: Slack announces it to the fake and sends link_shared. */
-async function paste(t: TestApp, urls: string[], fields: Json = {}) {
-  const ts = nextMessageTs();
-  const unfurlId = `${CHANNEL}.${ts}.${Math.random().toString(16).slice(2)}`;
-  t.slack.unfurls.share({ channel: CHANNEL, ts, unfurlId, source: 'conversations_history', urls });
-  const event = {
-    type: 'link_shared',
-    channel: CHANNEL,
-    is_bot_user_member: true,
-    user: 'U0ALICE',
-    message_ts: ts,
-    unfurl_id: unfurlId,
-    source: 'conversations_history',
-    links: urls.map((url) => ({ url, domain: new URL(url).host })),
-    event_ts: ts,
-    ...fields,
-  };
-  expect((await t.event(eventEnvelope(event))).status).toBe(200);
-  return ts;
-}
-
-const previewOf = (t: TestApp, ts: string, url: string) =>
-  waitFor(() => t.slack.unfurls.previewsOf(CHANNEL, ts).get(url), { what: `the preview of ${url}` });
-/** Pastes `url` until its preview says what `done` looks for (a PR's state moves on in the background). */
-async function previewUntil(t: TestApp, url: string, done: (text: string) => boolean, what: string) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const text = JSON.stringify((await previewOf(t, await paste(t, [url]), url)).blocks);
-    if (done(text)) return text;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-const viewsReads = (t: TestApp) => t.docs.requestsTo('GET', /\/views$/).length;
 
 describe('docs-link previews', () => {
   it('unfurls a pasted docs link with the page’s numbers and a Fix button that opens the job form', async () => {
@@ -158,7 +95,8 @@ describe('docs-link previews', () => {
   });
 
   it('reads the analytics once per page per hour: a second paste of the page costs no read', async () => {
-    const t = await start();
+    // Report caching off: only the snapshot's own hour stands between two pastes and two reads.
+    const t = await start({ ANALYTICS_CACHE_TTL_MS: '0' });
     const first = await paste(t, [PAGE]);
     await previewOf(t, first, PAGE);
     const reads = viewsReads(t);

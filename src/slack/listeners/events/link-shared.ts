@@ -86,7 +86,10 @@ export function linkShared(deps: LinkSharedDeps) {
         priority: 'reply',
         keepMs: 24 * 60 * 60 * 1000,
       };
-      if (!deps.outbox) return;
+      if (!deps.outbox) {
+        deps.logger.warn({ channel }, 'link previews not sent: no outbox wired');
+        return;
+      }
       await deps.outbox.owe(delivery).catch((error: unknown) => {
         deps.logger.warn({ channel, error: describeError(error) }, 'could not owe the link previews');
       });

@@ -2,7 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import type { PageUnfurlData } from '../../insights/page-snapshot/page-snapshot.js';
 import type { PullRequestSummary } from '../../jobs/pull-requests/pull-request-index.js';
-import { defuseLinks, escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
+import { defuseLinks, escapeMrkdwn, stripInvisible, untrustedMrkdwn } from '../markup.js';
 import { displayCount, mrkdwnLink } from './format.js';
 import { HEALTH_FIX_ACTION_PREFIX } from './health-report.js';
 import { oneLine } from './limits.js';
@@ -37,8 +37,11 @@ export function unfurlPayload(previews: LinkPreview[]): UnfurlPayload {
 }
 
 const n = (value: number) => displayCount(value).toLocaleString('en-US');
-/** Reader text inside mrkdwn: one line, capped, no mentions or links (as in `/docs-health`). */
-const quoted = (text: string, max: number) => untrustedMrkdwn(oneLine(text, max));
+/**
+ * Reader text inside mrkdwn: one line, capped, no mentions or links (as in `/docs-health`, whose rows were
+ * cleaned when the report was built, as the snapshot's are); invisible characters out once more here.
+ */
+const quoted = (text: string, max: number) => untrustedMrkdwn(oneLine(stripInvisible(text), max));
 const pathLabel = (path: string) => `\`${quoted(path, 150)}\``;
 const context = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
 

@@ -92,6 +92,14 @@ describe('docs-link previews', () => {
     expect(closed.body).toBe('');
     const job = await waitFor(() => [...t.docs.jobs.values()][0], { what: 'the fix job' });
     expect(job.prompts).toEqual(['Fix step 3']);
+    const card = await waitFor(
+      () =>
+        t.slack.messages.find((m) => m.bot_id && !m.thread_ts && JSON.stringify(m.blocks).includes(job.id)),
+      { what: 'the fix job’s card' },
+    );
+    expect(card.channel).toBe(CHANNEL);
+    expect(JSON.stringify(card.blocks)).toContain('From a docs-link preview');
+    expect(JSON.stringify(card.blocks)).toContain('the page `/guides/rotate-keys` (8 👎)');
   });
 
   it('reads the analytics once per page per hour: a second paste of the page costs no read', async () => {

@@ -58,6 +58,8 @@ export function wireUnfurls(input: {
     source: input.source,
     clock: input.clock,
     maxPages: config.analytics.maxPages,
+    // Previews never take the last fifth of the hour's analytics budget: that is left to people asking.
+    reserveUnits: Math.floor(config.analytics.hourlyBudget / 5),
     evidence: input.evidence,
     changes: {
       lastMerged: (projectId, path) => index.lastMerged(projectId, projects.defaultProjectId, path),

@@ -61,6 +61,11 @@ export interface PageSnapshotsOptions {
   maxPages: number;
   evidence?: Pick<HealthEvidence, 'save'>;
   changes?: PageChanges;
+  /**
+   * Budget units previews leave to the commands and weekly posts: a snapshot starts only when its estimate
+   * plus these are free (default 0).
+   */
+  reserveUnits?: number;
 }
 
 /** What an unfurl shows: the snapshot, the Fix button's evidence id, and the last change we know of. */
@@ -103,7 +108,7 @@ export class PageSnapshots {
     };
     return this.o.source.read(
       key,
-      SNAPSHOT_ESTIMATE,
+      SNAPSHOT_ESTIMATE + (this.o.reserveUnits ?? 0),
       async () => {
         const previous = previousPeriod(current);
         const thisWeek = await this.o.pageViews.views(current, 0, projectId);

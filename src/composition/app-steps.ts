@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describeError } from '../common/errors.js';
+import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
 import type { JobStore } from '../jobs/ports.js';
 import type { StateBackend } from '../state/adapters.js';
@@ -60,5 +61,22 @@ export function replayGuard(store: Pick<JobStore, 'claim'>) {
   return {
     firstSeen: (signature: string) =>
       store.claim(`replay:${createHash('sha256').update(signature).digest('hex')}`, 6 * 60_000),
+  };
+}
+
+/** The budgets a job request counts against: its project's, and the requester's share of it. */
+export function jobBudgets(
+  adapters: {
+    agentJobQuotaFor(projectId: string): HourlyQuota;
+    agentJobUserQuotaFor(projectId: string, userId: string): HourlyQuota;
+  },
+  share: number,
+) {
+  return {
+    quotaFor: (projectId: string) => adapters.agentJobQuotaFor(projectId),
+    userQuotaFor: (projectId: string, userId: string) => ({
+      quota: adapters.agentJobUserQuotaFor(projectId, userId),
+      share,
+    }),
   };
 }

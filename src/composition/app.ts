@@ -21,7 +21,7 @@ import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters } from '../state/adapters.js';
-import { oneFatal, replayGuard, stateNote } from './app-steps.js';
+import { jobBudgets, oneFatal, replayGuard, stateNote } from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
 import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
@@ -30,6 +30,7 @@ import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
 import { wirePullRequests } from './pull-request-wiring.js';
 import { shutDown } from './shutdown.js';
+import { wireUnfurls } from './unfurl-wiring.js';
 
 export type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
 
@@ -66,8 +67,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const docsApiFor = (projectId: string) =>
     docsApi.forProject(projectId, config.docs.projectKeys.get(projectId));
 
-  // The bot's token revoked or rejected, or the app uninstalled: nothing more can be sent (main.ts exits).
-  const fatal = oneFatal();
+  const fatal = oneFatal(); // a revoked or rejected token, or the app uninstalled: main.ts exits
   const slack = createSlackApp(
     config,
     logger,
@@ -111,19 +111,17 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     store,
     notifier: assistant.notifier,
     queue,
-    quotaFor: (projectId) => adapters.agentJobQuotaFor(projectId),
-    userQuotaFor: (projectId, userId) => ({
-      quota: adapters.agentJobUserQuotaFor(projectId, userId),
-      share: userShareOf(config),
-    }),
+    ...jobBudgets(adapters, userShareOf(config)),
     clock,
     logger,
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
     metrics,
     // Wired below, once the analytics source exists; called only after start. A PR followed on GitHub
     // schedules "did it work?" at its merge instead of now.
-    onPullRequest: async (record, prLink) =>
-      impact.onPullRequest(record, prLink, await pulls.onPullRequest(record, prLink)),
+    onPullRequest: async (record, prLink) => {
+      await unfurls.onPullRequest(record, prLink);
+      await impact.onPullRequest(record, prLink, await pulls.onPullRequest(record, prLink));
+    },
   });
   const reconciler = wireReconciler({
     deliveries,
@@ -168,6 +166,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   });
   // Fix buttons carry a short id; the evidence waits in the state store (7 days).
   const healthEvidence = new HealthEvidence(adapters.evidenceStore);
+  const unfurls = wireUnfurls({
+    ...{ config, adapters, store, apiFor: docsApiFor, source: analyticsSource, pageViews: analytics },
+    ...{ evidence: healthEvidence, projects, clock, logger },
+  });
   const pulls = wirePullRequests({
     config,
     adapters,
@@ -175,7 +177,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     notifier,
     outbox: deliveries,
     outcomes: {
-      merged: (record, pr) => impact.onMerged(record, pr),
+      merged: async (record, pr) => {
+        await unfurls.onMerged(record, pr);
+        await impact.onMerged(record, pr);
+      },
       unreadable: (record) => impact.onUnreadable(record),
     },
     clock,
@@ -238,6 +243,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     home,
     feedback,
     assistant: assistant.surface(jobs),
+    unfurls: unfurls.deps,
   });
 
   return {

@@ -25,7 +25,19 @@ export type DeliveryTarget =
    * The AI container's status line under a thread (`threadTs`), or the steps of a streamed message (`ts`):
    * each is one replaceable delivery whose latest state wins; `stop` ends the stream with its last steps.
    */
-  | { kind: 'assistant'; call: 'status' | 'append' | 'stop'; channel: string; ts: string };
+  | { kind: 'assistant'; call: 'status' | 'append' | 'stop'; channel: string; ts: string }
+  /**
+   * Previews of links under a person's message (`chat.unfurl`), addressed by Slack's `unfurlId` + `source`
+   * when the event gave them, else by the message's `channel` + `ts`. A repeat replaces the same previews,
+   * so an unknown outcome is simply attempted again (nothing to look up).
+   */
+  | {
+      kind: 'unfurl';
+      channel: string;
+      ts: string;
+      unfurlId?: string;
+      source?: 'composer' | 'conversations_history';
+    };
 
 /** Pending → in flight (leased) → posted | abandoned; an expired lease is pending again. */
 export type DeliveryState = 'pending' | 'in_flight' | 'posted' | 'abandoned';

@@ -63,7 +63,8 @@ export class GitHubPullRequests implements PullRequestReader {
       headSha: pull.head.sha,
     };
     // A merged or closed PR is over: its reviews and checks no longer matter (and cost calls).
-    if (merged) return { ...base, state: 'merged', review: 'none', checks: 'none' };
+    if (merged)
+      return { ...base, state: 'merged', review: 'none', checks: 'none', files: await this.files(ref) };
     if (pull.state === 'closed') return { ...base, state: 'closed', review: 'none', checks: 'none' };
     const [reviews, runs, status] = await Promise.all([
       this.octokit.rest.pulls.listReviews({ ...params, pull_number: ref.number, per_page: PAGE }),
@@ -77,7 +78,28 @@ export class GitHubPullRequests implements PullRequestReader {
       checks: checksOf(runs.data.check_runs, status.data),
     };
   }
+
+  /**
+   * The files a merged PR changed: one page of 100 (bounded on purpose; docs PRs of an agent are small).
+   * A failure leaves them unknown rather than failing the read that saw the merge.
+   */
+  private async files(ref: PullRequestRef): Promise<string[] | undefined> {
+    try {
+      const { data } = await this.octokit.rest.pulls.listFiles({
+        owner: ref.owner,
+        repo: ref.repo,
+        pull_number: ref.number,
+        per_page: PAGE,
+      });
+      return data.map((file) => file.filename).filter((name) => name.length <= MAX_FILE_PATH);
+    } catch {
+      return undefined;
+    }
+  }
 }
+
+/** Longest file path kept: the list lands on the job record. */
+const MAX_FILE_PATH = 300;
 
 /** The latest decisive review per reviewer: any "changes requested" wins, else any approval. */
 export function reviewOf(

@@ -62,14 +62,20 @@ export class AnalyticsSource {
    * The value of `key`: cached, shared, or fetched once `estimate` units are free (else
    * `AnalyticsBudgetError` with the time they will be, before any request).
    */
-  async read<T>(key: AnalyticsKey, estimate: number, fetch: (budget: HourlyQuota) => Promise<T>): Promise<T> {
+  async read<T>(
+    key: AnalyticsKey,
+    estimate: number,
+    fetch: (budget: HourlyQuota) => Promise<T>,
+    /** How long this value is kept (default: the configured TTL); a read that must stay rare sets its own. */
+    ttlMs = this.o.cacheTtlMs,
+  ): Promise<T> {
     const cacheKey = analyticsCacheKey(key);
     const hit = await this.cached<T>(cacheKey);
     if (hit !== undefined) return hit;
     const running = this.inFlight.get(cacheKey);
     if (running) return running as Promise<T>;
     // Registered before the first await, so every concurrent caller finds it.
-    const fetching = this.fetchAndStore(cacheKey, estimate, fetch).finally(() =>
+    const fetching = this.fetchAndStore(cacheKey, estimate, fetch, ttlMs).finally(() =>
       this.inFlight.delete(cacheKey),
     );
     this.inFlight.set(cacheKey, fetching);
@@ -80,12 +86,13 @@ export class AnalyticsSource {
     cacheKey: string,
     estimate: number,
     fetch: (budget: HourlyQuota) => Promise<T>,
+    ttlMs: number,
   ): Promise<T> {
     if ((await this.o.budget.remaining()) < estimate) {
       throw new AnalyticsBudgetError(await this.o.budget.waitTime(estimate));
     }
     const value = await fetch(this.o.budget);
-    await this.store(cacheKey, value);
+    await this.store(cacheKey, value, ttlMs);
     return value;
   }
 
@@ -98,9 +105,9 @@ export class AnalyticsSource {
     }
   }
 
-  private async store(cacheKey: string, value: unknown): Promise<void> {
-    if (this.o.cacheTtlMs <= 0) return;
-    await this.o.cache.set(cacheKey, value, this.o.cacheTtlMs).catch((error: unknown) => {
+  private async store(cacheKey: string, value: unknown, ttlMs: number): Promise<void> {
+    if (ttlMs <= 0) return;
+    await this.o.cache.set(cacheKey, value, ttlMs).catch((error: unknown) => {
       this.o.logger.warn({ error: describeError(error) }, 'analytics cache write failed');
     });
   }

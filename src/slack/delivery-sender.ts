@@ -16,6 +16,7 @@ import {
   type SlackPriority,
   type WebClient,
 } from './slack-gateway.js';
+import { unfurlOnce } from './unfurl-call.js';
 
 const ASSISTANT_METHODS = {
   status: 'assistant.threads.setStatus',
@@ -77,7 +78,9 @@ export class SlackDeliverySender implements DeliverySender {
           ? 'chat.postMessage'
           : target.kind === 'assistant'
             ? ASSISTANT_METHODS[target.call]
-            : 'chat.update';
+            : target.kind === 'unfurl'
+              ? 'chat.unfurl'
+              : 'chat.update';
       const result = await this.gateway.attemptOnce(method, target.channel, PACING[priority], lease, (d) =>
         this.call(d, key, true).catch((error: unknown) => {
           // Slack refused the layout (nothing was stored): the plain text still tells the user.
@@ -134,6 +137,10 @@ export class SlackDeliverySender implements DeliverySender {
     }
     if (target.kind === 'assistant') {
       await this.assistantCall(target, delivery.payload);
+      return undefined;
+    }
+    if (target.kind === 'unfurl') {
+      await unfurlOnce(this.client, target, delivery.payload, withBlocks);
       return undefined;
     }
     if (target.kind === 'update') {

@@ -19,6 +19,8 @@ export interface FakePull {
   reviews: Array<{ id: number; state: string; user: { login: string }; submitted_at: string }>;
   checkRuns: Array<{ id: number; name: string; status: string; conclusion: string | null }>;
   statuses: Array<{ state: string; context: string }>;
+  /** Paths the PR changed (`GET …/pulls/{n}/files`); none when absent. */
+  files?: string[];
 }
 
 export interface FakeGitHubRequest {
@@ -175,7 +177,7 @@ export class FakeGitHub {
   private route(method: string, path: string): unknown {
     if (method !== 'GET') return undefined;
     const m =
-      /^\/repos\/([^/]+)\/([^/]+)\/(pulls\/(\d+)(\/reviews)?|commits\/([0-9a-f]+)\/(check-runs|status))$/.exec(
+      /^\/repos\/([^/]+)\/([^/]+)\/(pulls\/(\d+)(\/reviews|\/files)?|commits\/([0-9a-f]+)\/(check-runs|status))$/.exec(
         path,
       );
     if (!m) return undefined;
@@ -184,7 +186,8 @@ export class FakeGitHub {
     if (m[4]) {
       const pull = pulls.get(Number(m[4]));
       if (!pull) return undefined;
-      const { reviews, checkRuns: _c, statuses: _s, ...fields } = pull;
+      const { reviews, checkRuns: _c, statuses: _s, files, ...fields } = pull;
+      if (m[5] === '/files') return (files ?? []).map((filename) => ({ filename, status: 'modified' }));
       return m[5] ? reviews : fields;
     }
     const pull = [...pulls.values()].find((p) => p.head.sha === m[6]);

@@ -5,6 +5,7 @@ import { FakeChannelMembers } from './fake-slack-members.js';
 import { FakeSlackReactions } from './fake-slack-reactions.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
 import type { Fault, SlackCall, StoredMessage } from './fake-slack-types.js';
+import { FakeSlackUnfurls } from './fake-slack-unfurls.js';
 import { listen, readBody, sendJson, waitFor } from './http.js';
 import { seededRandom } from './seeded-random.js';
 import { BlockKitEnforcer } from './slack-block-kit-limits.js';
@@ -25,7 +26,10 @@ export class FakeSlack {
   readonly uploads: Array<{ fileId: string; content: string }> = [];
   /** Channels the bot is not a member of; public ones (C…) can be joined. */
   readonly notMemberOf = new Set<string>();
-  readonly users = new Map<string, { name: string; real_name?: string; display_name?: string }>();
+  readonly users = new Map<
+    string,
+    { name: string; real_name?: string; display_name?: string; is_restricted?: boolean }
+  >();
   /** users.info's `team_id` per user (default the home team T0TEAM): Slack Connect users of other orgs. */
   readonly userTeams = new Map<string, string>();
   /** Users Slack answers `user_not_found` for. */
@@ -51,6 +55,8 @@ export class FakeSlack {
   readonly reactions = new FakeSlackReactions(this.botUserId);
   readonly members = new FakeChannelMembers(this);
   readonly assistant = new FakeSlackAssistant(this);
+  /** Link previews: chat.unfurl only for links announced with `unfurls.share` (fake-slack-unfurls.ts). */
+  readonly unfurls = new FakeSlackUnfurls();
   private responseUrlCounter = 0;
   private close_: (() => Promise<void>) | undefined;
   url = '';
@@ -201,7 +207,8 @@ export class FakeSlack {
       this.surfaces.answer(method, args) ??
       this.reactions.answer(method, args) ??
       this.members.answer(method, args) ??
-      this.assistant.answer(method, args);
+      this.assistant.answer(method, args) ??
+      this.unfurls.answer(method, args);
     if (surfaced) return surfaced;
     const channel = String(args.channel ?? '');
     switch (method) {
@@ -278,7 +285,7 @@ export class FakeSlack {
         if (!/^[UW][A-Z0-9]+$/.test(id) || this.unknownUsers.has(id))
           return { ok: false, error: 'user_not_found' };
         // A user nobody named in the test: Slack still knows their team (names fall back to the id).
-        if (!user) return { ok: true, user: { id, team_id: teamId, profile: {} } };
+        if (!user) return { ok: true, user: { id, team_id: teamId, is_restricted: false, profile: {} } };
         return {
           ok: true,
           user: {
@@ -287,6 +294,7 @@ export class FakeSlack {
             name: user.name,
             real_name: user.real_name ?? user.name,
             profile: { display_name: user.display_name ?? user.name },
+            is_restricted: user.is_restricted ?? false,
           },
         };
       }

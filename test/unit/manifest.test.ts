@@ -49,6 +49,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'chat.startStream': ['chat:write'],
   'chat.appendStream': ['chat:write'],
   'chat.stopStream': ['chat:write'],
+  // Link previews.
+  'chat.unfurl': ['links:write'],
 };
 /** Bot scope each event subscription needs (`null`: none). */
 const EVENT_SCOPES: Record<string, string | null> = {
@@ -63,6 +65,7 @@ const EVENT_SCOPES: Record<string, string | null> = {
   assistant_thread_context_changed: 'assistant:write',
   app_uninstalled: null,
   tokens_revoked: null,
+  link_shared: 'links:read',
 };
 /** Event types a listener could match; a registered pattern is tried against each. */
 const KNOWN_EVENT_TYPES = [
@@ -75,6 +78,7 @@ const KNOWN_EVENT_TYPES = [
   'assistant_thread_context_changed',
   'app_uninstalled',
   'tokens_revoked',
+  'link_shared',
 ];
 /** The events Bolt's `Assistant` routes (besides messages in DM threads, which need message.im). */
 const ASSISTANT_EVENTS = ['assistant_thread_started', 'assistant_thread_context_changed', 'message'];
@@ -186,6 +190,12 @@ describe('manifest.yml', () => {
     for (const event of ['assistant_thread_started', 'assistant_thread_context_changed', 'message.im'])
       expect(botEvents).toContain(event);
     expect(botScopes).toContain('assistant:write');
+  });
+
+  it('declares unfurl domains exactly when the code previews links (link_shared)', () => {
+    const domains: string[] = manifest.features.unfurl_domains ?? [];
+    expect(domains.length > 0).toBe(registered.events.includes('link_shared'));
+    expect(domains).toContain('github.com');
   });
 
   it('keeps every usage hint short enough for Slack’s autocomplete to show whole', () => {

@@ -11,6 +11,10 @@ const MAX_COMMENTS_CHARS = 900;
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const count = z.number().finite();
 const range = z.object({ from: day, toExclusive: day });
+const views = z.object({ human: count, ai: count });
+/** Nearby searches an unfurl's evidence carries at most, each cut to this many characters. */
+export const MAX_NEARBY = 3;
+const MAX_SEARCH_CHARS = 120;
 
 /** The evidence as this module writes it, with text up to `maxText` and comments up to `maxComment`. */
 function evidenceSchema(maxText: number, maxComment: number) {
@@ -34,6 +38,8 @@ function evidenceSchema(maxText: number, maxComment: number) {
       comments: z.array(z.string().max(maxComment)).max(5),
       removed,
       range,
+      nearbySearches: z.array(z.string().max(MAX_SEARCH_CHARS)).max(MAX_NEARBY).optional(),
+      pageViews: z.object({ current: views, previous: views }).optional(),
     }),
     z.object({ kind: z.literal('question'), question: text, asked: count, removed, range }),
   ]);
@@ -83,7 +89,18 @@ function encodeWithin(evidence: Evidence, maxKeyChars: number): string {
       ? { ...evidence, query: cut(evidence.query, maxKeyChars) }
       : evidence.kind === 'question'
         ? { ...evidence, question: cut(evidence.question, maxKeyChars) }
-        : { ...evidence, path: cut(evidence.path, maxKeyChars), comments: [] };
+        : {
+            ...evidence,
+            path: cut(evidence.path, maxKeyChars),
+            comments: [],
+            ...(evidence.nearbySearches
+              ? {
+                  nearbySearches: evidence.nearbySearches
+                    .slice(0, MAX_NEARBY)
+                    .map((q) => cut(q, Math.min(MAX_SEARCH_CHARS, maxKeyChars))),
+                }
+              : {}),
+          };
   if (evidence.kind === 'page' && compact.kind === 'page') {
     // Comments fill what room is left, newest first, each cut to fit.
     let room = MAX_REF_CHARS - JSON.stringify(compact).length - 20;

@@ -35,6 +35,15 @@ export interface PageEvidence extends Cleaned {
   /** The latest readers' comments on the page, newest first (possibly none). */
   comments: string[];
   range: HealthRange;
+  /** From a docs-link unfurl: searches without results that land near the page (reader text, cleaned). */
+  nearbySearches?: string[];
+  /** From a docs-link unfurl: the page's views in the range and the range before it. */
+  pageViews?: { current: ViewCounts; previous: ViewCounts };
+}
+
+export interface ViewCounts {
+  human: number;
+  ai: number;
 }
 
 export interface QuestionEvidence extends Cleaned {

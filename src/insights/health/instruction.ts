@@ -53,10 +53,18 @@ export function instructionFor(evidence: Evidence): string {
       ].join('\n');
     }
     case 'page': {
+      const views = evidence.pageViews;
+      const nearby = (evidence.nearbySearches ?? []).map((q) => block(q, MAX_COMMENT_CHARS));
       const lines = [
         ...head,
         `This page got ${count(evidence.thumbsDown)} 👎 and ${count(evidence.thumbsUp)} 👍:`,
         block(evidence.path, MAX_QUOTED_CHARS),
+        ...(views
+          ? [
+              `Views in this range: ${count(views.current.human)} by people and ${count(views.current.ai)} by AI (the range before: ${count(views.previous.human)} and ${count(views.previous.ai)}).`,
+            ]
+          : []),
+        ...(nearby.length > 0 ? ['Searches near this page that found nothing:', ...nearby] : []),
       ];
       const tail = 'Fix what makes readers flag this page, and open a pull request.';
       const comments = evidence.comments.map((c) => block(c, MAX_COMMENT_CHARS));

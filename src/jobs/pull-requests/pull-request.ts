@@ -17,6 +17,11 @@ export interface PullRequestState {
   /** When it was closed without merge (ms); null otherwise. */
   closedAt: number | null;
   headSha: string;
+  /**
+   * Files the PR changed (read once, at its merge, for docs-link unfurls): at most the first 100 GitHub
+   * lists, each path at most 300 characters. Absent when not read.
+   */
+  files?: string[];
 }
 
 /** Where a PR lives: parsed strictly from a link on the configured GitHub web host. */

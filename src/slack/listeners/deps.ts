@@ -4,6 +4,7 @@ import type { ProjectDirectory } from '../../common/projects.js';
 import type { Outbox } from '../../delivery/ports.js';
 import type { HealthEvidence } from '../../insights/health/health-evidence.js';
 import type { HealthReports } from '../../insights/health/health-reports.js';
+import type { PageSnapshots } from '../../insights/page-snapshot/page-snapshot.js';
 import type { PageViewsReports } from '../../insights/page-views/page-views-reports.js';
 import type { WeeklyReports } from '../../insights/weekly/weekly-reports.js';
 import type { AssistantThreadStore } from '../../jobs/assistant-thread.js';
@@ -11,6 +12,7 @@ import type { ConversationService } from '../../jobs/conversation-service.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { JobFeedback } from '../../jobs/job-feedback.js';
 import type { JobService } from '../../jobs/job-service.js';
+import type { PullRequestIndex } from '../../jobs/pull-requests/pull-request-index.js';
 import type { AppHomePublisher } from '../app-home-publisher.js';
 import type { AssistantCalls } from '../assistant-calls.js';
 import type { ChannelAccess } from '../channel-access.js';
@@ -86,6 +88,18 @@ export interface SlackDeps {
   feedback?: Pick<JobFeedback, 'rate'>;
   /** The assistant container (absent: its events are not handled; DM threads stay ordinary DMs). */
   assistant?: AssistantSurface;
+  /** Link previews (`link_shared`): docs pages (DOCS_SITE_URL) and our jobs' PRs (absent: none). */
+  unfurls?: {
+    /** The docs page a link points at, or undefined when it is not on DOCS_SITE_URL. */
+    pagePath(url: string): string | undefined;
+    /** The docs site's name in previews (its host). */
+    siteName: string;
+    pages: Pick<PageSnapshots, 'forUnfurl'>;
+    projectFor(channelId: string): string;
+    pullRequests?: Pick<PullRequestIndex, 'describe'>;
+    /** ALLOW_EXTERNAL_USERS: guests, other organisations and shared channels see the numbers too. */
+    allowExternal: boolean;
+  };
   /** The configured hourly budgets, named in the texts that refuse for them. */
   limits?: HourlyLimits;
   /**

@@ -44,6 +44,8 @@ type MiddlewareArgs = AnyMiddlewareArgs & {
  */
 export function refuseExternalUsers(deps: ExternalUsersDeps) {
   return async (args: MiddlewareArgs): Promise<void> => {
+    // Link previews decide for themselves: people of other organisations get them without numbers.
+    if (obj(obj(args.body).event).type === 'link_shared') return args.next();
     const { userId, teamId: namedTeam } = requestUser(args.body);
     const homeTeamId = args.context.teamId ?? str(obj(args.body).team_id);
     const teamId = namedTeam ?? (await teamOfUnnamed(deps, args.body, userId, homeTeamId));

@@ -15,6 +15,7 @@ import { registerDocsHealthCommand } from './commands/docs-health.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
 import type { SlackDeps } from './deps.js';
 import { registerAppHomeOpened } from './events/app-home-opened.js';
+import { registerLinkShared } from './events/link-shared.js';
 import { registerMessageEvents } from './events/message.js';
 import { registerReactionAdded } from './events/reaction-added.js';
 import { registerTokenRevoked } from './events/token-revoked.js';
@@ -40,6 +41,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerSendToDocsAgentShortcut(app, deps);
   registerJobModalSubmission(app, deps);
   registerReactionAdded(app, deps);
+  registerLinkShared(app, deps);
   registerAppHomeOpened(app, deps);
   registerTokenRevoked(app, deps);
   registerHomeNewJobAction(app, deps);

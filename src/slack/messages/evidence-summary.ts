@@ -19,9 +19,13 @@ export function evidenceSummary(e: Evidence): string {
   }
 }
 
-/** The card's line for a job started from a /docs-health gap; undefined for any other job. */
+/**
+ * The card's line for a job started from a /docs-health gap or a docs-link preview's Fix (its evidence
+ * carries the page's views); undefined for any other job.
+ */
 export function evidenceLine(evidenceRef: string | undefined): string | undefined {
   const evidence = evidenceRef === undefined ? undefined : decodeEvidenceRef(evidenceRef);
   if (!evidence) return undefined;
-  return `:mag: From /docs-health (${evidence.range.from} – ${evidence.range.toExclusive}): ${evidenceSummary(evidence)}`;
+  const from = evidence.kind === 'page' && evidence.pageViews ? 'a docs-link preview' : '/docs-health';
+  return `:mag: From ${from} (${evidence.range.from} – ${evidence.range.toExclusive}): ${evidenceSummary(evidence)}`;
 }

@@ -43,6 +43,7 @@ describe('src/slack layout', () => {
       'commands/docs-health.ts',
       'commands/docs-views.ts',
       'events/app-home-opened.ts',
+      'events/link-shared.ts',
       'events/message.ts',
       'events/reaction-added.ts',
       'events/token-revoked.ts',

@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import type { App } from '@slack/bolt';
+import { describeError } from '../../../common/errors.js';
+import type { NewDelivery } from '../../../delivery/domain.js';
+import { AnalyticsBudgetError } from '../../../insights/analytics-source.js';
+import {
+  type LinkPreview,
+  pagePreview,
+  plainPagePreview,
+  pullRequestPreview,
+  unfurlPayload,
+} from '../../messages/unfurls.js';
+import type { SlackDeps } from '../deps.js';
+import { type GuestLookup, GuestStatus } from './guest-status.js';
+
+export type LinkSharedDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'outbox'> & {
+  unfurls?: SlackDeps['unfurls'];
+};
+
+/** The parts of a `link_shared` delivery read here (Slack's documented fields; all may be absent). */
+export interface LinkSharedArgs {
+  event: {
+    channel?: string;
+    user?: string;
+    message_ts?: string;
+    unfurl_id?: string;
+    source?: string;
+    is_bot_user_member?: boolean;
+    user_team?: string;
+    links?: Array<{ url?: string; domain?: string }>;
+  };
+  body: { team_id?: string; is_ext_shared_channel?: boolean };
+  context?: { teamId?: string };
+  client: GuestLookup;
+}
+
+/** Links previewed per message at most (Slack sends a handful; a pasted list must not fan out reads). */
+export const MAX_LINKS_PER_MESSAGE = 5;
+const BUDGET_NOTE = 'Numbers are paused: the hourly analytics budget is used up. Paste the link again later.';
+const UNAVAILABLE_NOTE = 'Numbers are unavailable right now (the docs platform did not answer).';
+
+export function registerLinkShared(app: App, deps: LinkSharedDeps): void {
+  app.event('link_shared', linkShared(deps) as never);
+}
+
+/**
+ * A docs-site link or a PR of one of our jobs pasted where the app is: one `chat.unfurl` owed through
+ * the outbox (deterministic key per message, so a redelivered event unfurls once). Nothing for people
+ * or channels the access rules exclude; guests, other organisations and shared channels get previews
+ * without numbers (unless ALLOW_EXTERNAL_USERS).
+ */
+export function linkShared(deps: LinkSharedDeps) {
+  const guests = new GuestStatus(deps.logger);
+  return async ({ event, body, context, client }: LinkSharedArgs): Promise<void> => {
+    const sources = deps.unfurls;
+    const { channel, user } = event;
+    const ts = event.message_ts;
+    if (!sources || !channel || !user || !ts || event.is_bot_user_member === false) return;
+    if (!deps.access.check(user, channel).ok) {
+      deps.logger.info({ channel }, 'link not unfurled: the access rules exclude this user or channel');
+      return;
+    }
+    const links = [...new Set((event.links ?? []).map((l) => l.url).filter((u) => typeof u === 'string'))]
+      .filter((url) => url.length <= 2000)
+      .slice(0, MAX_LINKS_PER_MESSAGE);
+    if (links.length === 0) return;
+    const homeTeam = context?.teamId ?? body.team_id;
+    deps.afterAck(async () => {
+      const restricted =
+        !sources.allowExternal &&
+        (body.is_ext_shared_channel === true ||
+          !deps.access.checkTeam(event.user_team, homeTeam).ok ||
+          (await guests.isGuestOrExternal(client, user, homeTeam)));
+      const previews = (
+        await Promise.all(links.map((url) => previewOf(deps, sources, url, channel, homeTeam, restricted)))
+      ).filter((p): p is LinkPreview => p !== undefined);
+      if (previews.length === 0) return;
+      const source: 'composer' | 'conversations_history' | undefined =
+        event.source === 'composer' || event.source === 'conversations_history' ? event.source : undefined;
+      const address = event.unfurl_id && source ? { unfurlId: event.unfurl_id, source } : {};
+      const key = `unfurl:${digest(event.unfurl_id ?? `${channel}:${ts}`)}`;
+      const delivery: NewDelivery = {
+        key,
+        target: { kind: 'unfurl', channel, ts, ...address },
+        payload: unfurlPayload(previews),
+        priority: 'reply',
+        keepMs: 24 * 60 * 60 * 1000,
+      };
+      if (!deps.outbox) {
+        deps.logger.warn({ channel }, 'link previews not sent: no outbox wired');
+        return;
+      }
+      await deps.outbox.owe(delivery).catch((error: unknown) => {
+        deps.logger.warn({ channel, error: describeError(error) }, 'could not owe the link previews');
+      });
+    });
+  };
+}
+
+async function previewOf(
+  deps: LinkSharedDeps,
+  sources: NonNullable<SlackDeps['unfurls']>,
+  url: string,
+  channel: string,
+  homeTeam: string | undefined,
+  restricted: boolean,
+): Promise<LinkPreview | undefined> {
+  const path = sources.pagePath(url);
+  if (path !== undefined) {
+    if (restricted) return plainPagePreview(url, path, sources.siteName);
+    try {
+      const data = await sources.pages.forUnfurl(sources.projectFor(channel), path);
+      return pagePreview(url, data, sources.siteName);
+    } catch (error) {
+      const budget = error instanceof AnalyticsBudgetError;
+      deps.logger[budget ? 'info' : 'warn'](
+        { channel, error: describeError(error) },
+        'page numbers not read',
+      );
+      return plainPagePreview(url, path, sources.siteName, budget ? BUDGET_NOTE : UNAVAILABLE_NOTE);
+    }
+  }
+  if (!sources.pullRequests) return undefined;
+  try {
+    const summary = await sources.pullRequests.describe(url);
+    // A job of another workspace is not shown here.
+    if (!summary || (summary.teamId && homeTeam && summary.teamId !== homeTeam)) return undefined;
+    if (restricted) return plainPagePreview(url, 'Pull request of a docs-agent job', 'docs-agent');
+    return pullRequestPreview(url, summary);
+  } catch (error) {
+    deps.logger.warn({ channel, error: describeError(error) }, 'could not look up the pull request');
+    return undefined;
+  }
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 32);

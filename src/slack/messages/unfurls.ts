@@ -1,0 +1,162 @@
+import type { Button, KnownBlock } from '@slack/types';
+import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
+import type { PageUnfurlData } from '../../insights/page-snapshot/page-snapshot.js';
+import type { PullRequestSummary } from '../../jobs/pull-requests/pull-request-index.js';
+import { defuseLinks, escapeMrkdwn, stripInvisible, untrustedMrkdwn } from '../markup.js';
+import { displayCount, mrkdwnLink } from './format.js';
+import { HEALTH_FIX_ACTION_PREFIX } from './health-report.js';
+import { oneLine } from './limits.js';
+import { pageEntity, pullRequestEntity, type UnfurlEntity } from './unfurl-entities.js';
+
+/** The Fix button of a page preview: the `/docs-health` listener's pattern, so the same flow opens. */
+export const PAGE_FIX_ACTION = `${HEALTH_FIX_ACTION_PREFIX}_page_0`;
+
+/** What one `chat.unfurl` sends: Block Kit previews by URL, their plain text, Work Object entities. */
+export interface UnfurlPayload {
+  unfurls: Record<string, { blocks: KnownBlock[]; fallback: string }>;
+  /** Each link's preview as plain text (Slack refused the layout). */
+  plain: Record<string, string>;
+  entities?: UnfurlEntity[];
+}
+
+/** One link's preview: its blocks, its text, and its Work Object when it has one. */
+export interface LinkPreview {
+  url: string;
+  blocks: KnownBlock[];
+  text: string;
+  entity?: UnfurlEntity;
+}
+
+export function unfurlPayload(previews: LinkPreview[]): UnfurlPayload {
+  const entities = previews.flatMap((p) => (p.entity ? [p.entity] : []));
+  return {
+    unfurls: Object.fromEntries(previews.map((p) => [p.url, { blocks: p.blocks, fallback: p.text }])),
+    plain: Object.fromEntries(previews.map((p) => [p.url, p.text])),
+    ...(entities.length > 0 ? { entities } : {}),
+  };
+}
+
+const n = (value: number) => displayCount(value).toLocaleString('en-US');
+/**
+ * Reader text inside mrkdwn: one line, capped, no mentions or links (as in `/docs-health`, whose rows were
+ * cleaned when the report was built, as the snapshot's are); invisible characters out once more here.
+ */
+const quoted = (text: string, max: number) => untrustedMrkdwn(oneLine(stripInvisible(text), max));
+const pathLabel = (path: string) => `\`${quoted(path, 150)}\``;
+const context = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+
+/** "↑ 20%" / "↓ 5%" / "new" / "=": this week against last week. */
+export function trend(current: number, previous: number): string {
+  const now = displayCount(current);
+  const before = displayCount(previous);
+  if (before === 0) return now === 0 ? '' : ' (new)';
+  const change = Math.round(((now - before) / before) * 100);
+  if (change === 0) return ' (=)';
+  return change > 0 ? ` (↑ ${change}%)` : ` (↓ ${Math.abs(change)}%)`;
+}
+
+/** A docs page with its numbers, the last change of ours, and "Fix this page". */
+export function pagePreview(url: string, data: PageUnfurlData, siteName: string): LinkPreview {
+  const s = data.snapshot;
+  const { current, previous } = s.views;
+  const total = (v: typeof current) => displayCount(v.human) + displayCount(v.ai);
+  const views =
+    `*Views, last 7 days:* ${n(total(current))}${trend(total(current), total(previous))}` +
+    ` · people ${n(current.human)}${trend(current.human, previous.human)}` +
+    ` · AI ${n(current.ai)}${trend(current.ai, previous.ai)}` +
+    `\n_7 days before:_ people ${n(previous.human)} · AI ${n(previous.ai)}${s.viewsPartial ? ' _(partial)_' : ''}`;
+  const comments = s.comments
+    .slice(0, 2)
+    .map((c) => `\n>${quoted(c, 200)}`)
+    .join('');
+  const feedback = `*Readers:* 👎 *${n(s.thumbsDown)}*  👍 ${n(s.thumbsUp)}${comments}`;
+  const searches =
+    s.nearbySearches.length === 0
+      ? '*Searches near it that found nothing:* none'
+      : `*Searches near it that found nothing:* ${s.nearbySearches
+          .map((q) => `“${quoted(q.query, 80)}” (${n(q.hits)})`)
+          .join(', ')}`;
+  const change = data.change
+    ? `*Last change by docs-agent:* ${mrkdwnLink(data.change.prLink, 'pull request')} merged <!date^${Math.floor(data.change.mergedAt / 1000)}^{date_short}|${new Date(data.change.mergedAt).toISOString().slice(0, 10)}>, asked by <@${data.change.requesterId}>`
+    : undefined;
+  const button: Button = {
+    type: 'button',
+    action_id: PAGE_FIX_ACTION,
+    text: { type: 'plain_text', text: 'Fix this page' },
+    style: 'primary',
+    value: data.evidenceId ?? encodeEvidenceRef(data.evidence),
+  };
+  const blocks: KnownBlock[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: `*${escapeMrkdwn(siteName)}* ${pathLabel(s.path)}` } },
+    { type: 'section', text: { type: 'mrkdwn', text: `${views}\n${feedback}\n${searches}` } },
+    ...(change ? [{ type: 'section', text: { type: 'mrkdwn', text: change } } as KnownBlock] : []),
+    { type: 'actions', block_id: 'docs_page_fix', elements: [button] },
+    context(
+      `${s.range.from} up to ${s.range.toExclusive} (UTC) against the 7 days before · refreshed hourly at most · docs-agent`,
+    ),
+  ];
+  const text = `${s.path}: ${n(total(current))} views in 7 days (people ${n(current.human)}, AI ${n(current.ai)}), 👎 ${n(s.thumbsDown)}`;
+  return { url, blocks, text, entity: pageEntity(url, data) };
+}
+
+/**
+ * A docs page without numbers: for guests and people of other organisations (unless
+ * ALLOW_EXTERNAL_USERS), shared channels, or when the analytics budget or the platform could not answer.
+ */
+export function plainPagePreview(url: string, path: string, siteName: string, note?: string): LinkPreview {
+  const blocks: KnownBlock[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: `*${escapeMrkdwn(siteName)}* ${pathLabel(path)}` } },
+    ...(note ? [context(escapeMrkdwn(note))] : []),
+  ];
+  return { url, blocks, text: `${siteName}: ${oneLine(path, 150)}` };
+}
+
+const STATE_LABEL = { open: '🟢 Open', merged: '🟣 Merged', closed: '⚪ Closed' } as const;
+const CHECKS_LABEL = {
+  passing: '✅ passing',
+  failing: '❌ failing',
+  pending: '⏳ running',
+  none: 'none',
+} as const;
+const REVIEW_LABEL = {
+  approved: '✅ approved',
+  changes_requested: '✏️ changes requested',
+  none: 'no review yet',
+} as const;
+
+/** A pull request one of our jobs opened: its job, state, checks and who asked for it. */
+export function pullRequestPreview(url: string, summary: PullRequestSummary): LinkPreview {
+  const pr = summary.pr;
+  const state = pr
+    ? `${STATE_LABEL[pr.state]}${pr.draft && pr.state === 'open' ? ' (draft)' : ''}`
+    : 'Opened';
+  const unread = summary.followed ? 'not read yet' : 'not followed';
+  const checks = pr ? CHECKS_LABEL[pr.checks] : unread;
+  const fields = [
+    `*State*\n${state}`,
+    `*Checks*\n${checks}`,
+    `*Review*\n${pr ? REVIEW_LABEL[pr.review] : unread}`,
+    `*Requested by*\n<@${summary.requesterId}>`,
+  ];
+  const blocks: KnownBlock[] = [
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `*Pull request of docs-agent job* \`${escapeMrkdwn(summary.jobId)}\`\n>${quoted(summary.prompt, 200)}`,
+      },
+    },
+    { type: 'section', fields: fields.map((text) => ({ type: 'mrkdwn', text })) },
+    context(
+      `Job ${escapeMrkdwn(summary.jobStatus)} · ${
+        pr
+          ? 'as last read on GitHub'
+          : summary.followed
+            ? 'GitHub not read yet'
+            : 'state, checks and review need GITHUB_TOKEN'
+      } · docs-agent`,
+    ),
+  ];
+  const text = `Pull request of docs-agent job ${summary.jobId}: ${pr ? pr.state : 'opened'}, checks ${checks}`;
+  return { url, blocks, text: defuseLinks(text), entity: pullRequestEntity(url, summary) };
+}

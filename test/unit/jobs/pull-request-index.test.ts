@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/common/logger.js';
+import type { JobRecord } from '../../../src/jobs/domain/job.js';
+import type { PullRequestState } from '../../../src/jobs/pull-requests/pull-request.js';
+import { PullRequestIndex } from '../../../src/jobs/pull-requests/pull-request-index.js';
+
+const logger = createLogger({ level: 'silent', secrets: [] });
+const PR = 'https://github.com/Acme/Docs/pull/12';
+
+function setup() {
+  const kv = new Map<string, string>();
+  const jobs = new Map<string, JobRecord>();
+  const index = new PullRequestIndex({
+    store: { put: async (k, v) => void kv.set(k, v), get: async (k) => kv.get(k) },
+    jobs: { getJob: async (id) => jobs.get(id) },
+    webUrl: 'https://github.com',
+    logger,
+  });
+  const record = (jobId: string, fields: Partial<JobRecord> = {}) => {
+    const r = {
+      ...{ jobId, teamId: 'T1', channelId: 'C1', threadTs: '1.1', cardTs: '1.1', requesterId: 'U1' },
+      ...{ prompt: 'Fix it', origin: 'command', status: 'completed', prLink: PR, ...fields },
+    } as JobRecord;
+    jobs.set(jobId, r);
+    return r;
+  };
+  return { index, kv, record };
+}
+
+const merged = (mergedAt: number, files: string[]): PullRequestState => ({
+  ...{ state: 'merged', draft: false, review: 'none', checks: 'none', openedAt: 0, mergedAt },
+  ...{ mergedBy: 'octo', closedAt: null, headSha: 'abc', files },
+});
+
+describe('PullRequestIndex', () => {
+  it('finds the job of a PR link however the owner and repo are cased, and nothing for other links', async () => {
+    const { index, record } = setup();
+    await index.remember(record('job_1'), PR);
+    expect((await index.describe('https://github.com/acme/docs/pull/12/files'))?.jobId).toBe('job_1');
+    expect(await index.describe('https://github.com/acme/docs/pull/13')).toBeUndefined();
+    expect(await index.describe('https://gitlab.com/acme/docs/pull/12')).toBeUndefined();
+  });
+
+  it('names the newest merged PR of ours for each docs page it changed, per project', async () => {
+    const { index, record } = setup();
+    const older = record('job_old', { prLink: 'https://github.com/acme/docs/pull/1' });
+    const newer = record('job_new', { requesterId: 'U2' });
+    await index.rememberMerged(newer, merged(2_000, ['docs/guides/auth.mdx', 'src/app.ts']));
+    await index.rememberMerged(older, merged(1_000, ['docs/guides/auth.mdx']));
+    expect(await index.lastMerged('p0', 'p0', '/guides/auth')).toMatchObject({
+      jobId: 'job_new',
+      requesterId: 'U2',
+      mergedAt: 2_000,
+    });
+    expect(await index.lastMerged('p0', 'p0', '/src/app')).toBeUndefined();
+    expect(await index.lastMerged('p_other', 'p0', '/guides/auth')).toBeUndefined();
+    const elsewhere = record('job_p', { projectId: 'p_other' });
+    await index.rememberMerged(elsewhere, merged(3_000, ['guides/auth.md']));
+    expect((await index.lastMerged('p_other', 'p0', '/guides/auth'))?.jobId).toBe('job_p');
+  });
+
+  it('never throws when the store fails', async () => {
+    const index = new PullRequestIndex({
+      store: {
+        put: async () => Promise.reject(new Error('down')),
+        get: async () => Promise.reject(new Error('down')),
+      },
+      jobs: { getJob: async () => undefined },
+      webUrl: 'https://github.com',
+      logger,
+    });
+    await expect(index.remember({ jobId: 'j' }, PR)).resolves.toBeUndefined();
+    await expect(
+      index.rememberMerged({ jobId: 'j', requesterId: 'U', prLink: PR } as JobRecord, merged(1, ['a.md'])),
+    ).resolves.toBeUndefined();
+  });
+});

@@ -139,7 +139,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     const post = async () => {
       const result = await this.outbox.deliver(
         {
-          key: `card-post:${input.channelId}:${randomUUID()}`,
+          key: `card:${input.channelId}:${randomUUID()}`,
           target: { kind: 'post', channel: input.channelId, threadTs: input.threadTs ?? null },
           payload: message,
           priority: 'reply',

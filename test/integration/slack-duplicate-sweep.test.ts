@@ -45,7 +45,7 @@ async function outboxOnFakeSlack() {
 }
 
 const reply = {
-  key: 'card-post:C0SWEEP:1',
+  key: 'card:C0SWEEP:1',
   target: { kind: 'post', channel: 'C0SWEEP', threadTs: null },
   payload: { text: 'Starting the agent…', blocks: [] },
   priority: 'reply',

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FakeJob } from '../support/fake-docs.js';
+import type { StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import {
   fakes,
+  jobWithPrompt,
   redisServer,
   sleep,
   startJob,
@@ -23,13 +26,25 @@ describe('drill: delivery races between replicas', () => {
   it('item 1: a 503 on replies whose posts had landed, two replicas reconciling: one copy each, none lost', async () => {
     const { slack, docs } = await fakes();
     const redis = await redisServer();
+    // Slack's real pace (posts 1 s per channel with bursts of 2, every other method at its tier, shared by
+    // the replicas) and all eight threads in one channel: replies and look-ups queue for their turn, as in
+    // a busy workspace, while the other replica's reconciler runs.
+    const env = { SLACK_CHANNEL_POST_INTERVAL_MS: '1000', SLACK_TIER_RATE_PERCENT: '100' };
     const [a] = await Promise.all([
-      replica('a', slack, docs, redis.url),
-      replica('b', slack, docs, redis.url),
+      replica('a', slack, docs, redis.url, env),
+      replica('b', slack, docs, redis.url, env),
     ]);
-    const started: Awaited<ReturnType<typeof startJob>>[] = [];
-    for (let i = 0; i < 8; i++)
-      started.push(await startJob(a, slack, docs, `C0R503${i}`, `Document the 503 case ${i}`));
+    const started: Array<{ job: FakeJob; card: StoredMessage }> = [];
+    for (let i = 0; i < 8; i++) {
+      const prompt = `Document the 503 case ${i}`;
+      expect((await a.command({ text: prompt, channel_id: 'C0R503' })).status).toBe(200);
+      const job = await waitFor(() => jobWithPrompt(docs, prompt), { what: `job ${i}` });
+      const card = await waitFor(
+        () => slack.messages.find((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(prompt)),
+        { what: `card ${i}` },
+      );
+      started.push({ job, card });
+    }
     await waitFor(() => docs.requestsTo('GET', /\/job\//).length >= 8, { what: 'first polls' });
     // Each reply's first post is stored by "Slack", which then answers 503: landed, but the caller is told
     // it failed. The retry must find it (whichever replica makes it), never post blind nor sweep it.

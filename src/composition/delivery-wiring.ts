@@ -33,6 +33,8 @@ export function wireDeliveries(input: {
     logger: input.logger.child({ component: 'delivery' }),
     leaseMs: 2 * input.config.slack.timeoutMs + 5_000,
     settleMs: 2 * input.config.slack.timeoutMs,
+    // Long enough for the recorder's own first attempt to take the lease; short if it died meanwhile.
+    graceMs: Math.min(2 * input.config.slack.timeoutMs, 5_000),
     metrics: input.metrics,
   });
 }

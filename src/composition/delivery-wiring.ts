@@ -15,7 +15,10 @@ const WATCH_RECONCILE_MS = 5_000;
 
 /**
  * The one delivery path: everything the bot owes Slack is recorded in the outbox, then attempted under a
- * lease of about twice the longest call (its timeout) plus a margin.
+ * lease renewed before each call and longer than the longest one: a response_url answer may make two POSTs
+ * of the configured timeout each (a refused layout is sent again as text), every other attempt one call.
+ * A call that got no answer may still land for twice the timeout (the settle time): look-ups, hand-backs
+ * and the sweep wait that long.
  */
 export function wireDeliveries(input: {
   config: Config;
@@ -26,10 +29,12 @@ export function wireDeliveries(input: {
 }): Deliveries {
   return new Deliveries({
     store: input.adapters.deliveryStore,
-    sender: new SlackDeliverySender(input.gateway),
+    sender: new SlackDeliverySender(input.gateway, input.config.slack.timeoutMs),
     logger: input.logger.child({ component: 'delivery' }),
     leaseMs: 2 * input.config.slack.timeoutMs + 5_000,
     settleMs: 2 * input.config.slack.timeoutMs,
+    // Long enough for the recorder's own first attempt to take the lease; short if it died meanwhile.
+    graceMs: Math.min(2 * input.config.slack.timeoutMs, 5_000),
     metrics: input.metrics,
   });
 }

@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { backoffDelay } from '../common/backoff.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
-import type { Delivery, NewDelivery } from './domain.js';
+import type { AcquireRefusal, Delivery, NewDelivery, Settlement } from './domain.js';
 import {
+  type AttemptResult,
   DeliveryAttemptError,
   type DeliveryMetrics,
   type DeliverySender,
   type DeliveryStore,
   type Outbox,
 } from './ports.js';
+
+export type { AttemptResult } from './ports.js';
 
 export interface DeliveriesOptions {
   store: DeliveryStore;
@@ -22,10 +25,16 @@ export interface DeliveriesOptions {
   logger: Logger;
   /** This replica in leases (default: a random id per process). */
   holder?: string;
-  /** How long an attempt may hold a delivery: about twice the longest Slack call (default 30 s). */
+  /** How long one call may hold a delivery (renewed before each call): longer than the call (default 30 s). */
   leaseMs?: number;
-  /** Wait after an unknown outcome before looking it up: Slack may still be storing it (default 4 s). */
+  /** How long a call whose outcome is unknown may still land (default 4 s): looked up only after it. */
   settleMs?: number;
+  /** A new record is its recorder's alone this long; other replicas' reconcilers wait (default `settleMs`). */
+  graceMs?: number;
+  /** How long copies of an uncertain post are swept for (the look-up window; default 2 × lease + settle). */
+  sweepForMs?: number;
+  /** Reconciler attempts running at once in this replica (default 16): one slow channel blocks no batch. */
+  concurrency?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
   /** A delivery still failing this long after it was recorded is abandoned (default 24 h). */
@@ -34,29 +43,27 @@ export interface DeliveriesOptions {
   random?: () => number;
 }
 
-/** How one attempt ended, for callers that wait on it (a person waiting for an answer). */
-export type AttemptResult =
-  | { status: 'posted'; ts: string | undefined }
-  | { status: 'abandoned'; reason: string }
-  /** Not delivered yet: retried by this or another replica's reconciler. */
-  | { status: 'pending' };
+/** The lease an attempt works under: its fencing token is the attempt number the store gave it. */
+interface Lease {
+  record: Delivery;
+  token: number;
+}
 
 /**
- * The one delivery path: every message the bot owes is recorded first, then attempted under a short
- * lease. A live lease held elsewhere means "later", never "done"; an expired lease or an unknown outcome
- * is looked up before posting again; a permanent refusal is logged and abandoned. `reconcile` retries
- * whatever is due, in every replica, so nothing depends on the process that recorded it staying alive.
+ * The one delivery path: every message the bot owes is recorded first, then attempted under a lease. Every
+ * decision is made on the record the lease returned (an uncertain one is looked up first), every settle
+ * carries the lease's fencing token, and a post whose outcome was ever unknown keeps a durable sweep in the
+ * store until no late copy can land. `reconcile` retries whatever is due, in every replica.
  */
 export class Deliveries implements Outbox {
   readonly holder: string;
   private readonly leaseMs: number;
   private readonly settleMs: number;
-  /** Attempts running in this process, by key and priority (a raised priority may start a second one). */
+  /** Attempts running in this process, by key. */
   private readonly running = new Set<string>();
-  /** Keys this process holds a lease on (handed back at shutdown). */
-  private readonly leased = new Set<string>();
+  /** Leases this process holds, by key (handed back at shutdown). */
+  private readonly leased = new Map<string, number>();
   private closed = false;
-
   private readonly now: () => number;
 
   constructor(private readonly o: DeliveriesOptions) {
@@ -68,22 +75,40 @@ export class Deliveries implements Outbox {
 
   /** Records a delivery and attempts it in the background; resolves once it is recorded. */
   async owe(delivery: NewDelivery): Promise<void> {
-    await this.o.store.record(delivery, this.now());
-    this.kick(delivery.key, delivery.priority);
+    await this.record(delivery);
+    this.kick(delivery.key);
   }
 
-  /** Records a delivery and makes one attempt now; resolves how that attempt ended. */
-  async deliver(delivery: NewDelivery): Promise<AttemptResult> {
-    await this.o.store.record(delivery, this.now());
-    return this.attempt(delivery.key, delivery.priority);
+  /**
+   * Records a delivery and makes one attempt now; resolves how that attempt ended, or with `waitMs` how the
+   * delivery stands once settled (by any replica) or when the wait is over.
+   */
+  async deliver(delivery: NewDelivery, options: { waitMs?: number } = {}): Promise<AttemptResult> {
+    await this.record(delivery);
+    const first = await this.attempt(delivery.key);
+    const until = this.now() + (options.waitMs ?? 0);
+    if (first.status !== 'pending' || this.now() >= until) return first;
+    while (this.now() < until && !this.closed) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const d = await this.o.store.get(delivery.key);
+      if (d?.state === 'posted') return { status: 'posted', ts: d.postedTs };
+      if (!d || d.state === 'abandoned') return { status: 'abandoned', reason: d?.reason ?? 'missing' };
+    }
+    return { status: 'pending' };
   }
 
-  /** Attempts every delivery that is due (pending, or whose lease expired); resolves how many it tried. */
+  /**
+   * Starts an attempt for every due key this replica is not already attempting, at most `concurrency` at
+   * once, and does not wait for them: each is independent (a channel held back by a 429 holds only its own).
+   * Resolves how many it started.
+   */
   async reconcile(limit = 200): Promise<number> {
     if (this.closed) return 0;
+    const free = (this.o.concurrency ?? 16) - this.running.size;
+    if (free <= 0) return 0;
     const keys = await this.o.store.due(this.now(), limit);
-    const fresh = keys.filter((key) => ![...this.running].some((r) => r.startsWith(`${key}\u0000`)));
-    await Promise.all(fresh.map((key) => this.attempt(key, undefined).catch(() => undefined)));
+    const fresh = keys.filter((key) => !this.running.has(key)).slice(0, free);
+    for (const key of fresh) this.kick(key);
     return fresh.length;
   }
 
@@ -92,156 +117,176 @@ export class Deliveries implements Outbox {
     while (this.running.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
-  /** Stops attempting and gives every lease this process holds back (shutdown): others take them at once. */
+  /**
+   * Stops attempting and gives back every lease this process holds (shutdown). A call still on the wire may
+   * land late: the record is uncertain and due only after the settle time, then looked up first.
+   */
   async handBack(): Promise<number> {
     this.closed = true;
-    const keys = [...this.leased];
+    const leases = [...this.leased];
+    const settlement: Settlement = { kind: 'released', uncertain: true, afterMs: this.settleMs };
     await Promise.all(
-      keys.map((key) =>
+      leases.map(([key, token]) =>
         this.o.store
-          .settle(key, this.holder, { kind: 'released', uncertain: true }, this.now())
+          .settle(key, this.holder, token, settlement, this.now())
           .catch((error: unknown) =>
             this.o.logger.warn({ key, error: describeError(error) }, 'could not hand a delivery back'),
           ),
       ),
     );
-    return keys.length;
+    return leases.length;
   }
 
-  private kick(key: string, priority: Delivery['priority']): void {
-    this.attempt(key, priority).catch((error: unknown) =>
+  private record(delivery: NewDelivery): Promise<Delivery> {
+    const graceMs = this.o.graceMs ?? this.settleMs;
+    return this.o.store.record(delivery, this.now(), { holder: this.holder, graceMs });
+  }
+
+  private kick(key: string): void {
+    this.attempt(key).catch((error: unknown) =>
       this.o.logger.warn({ key, error: describeError(error) }, 'delivery attempt failed; will retry'),
     );
   }
 
   /** One attempt of one delivery; never throws for Slack's answers (they are recorded). */
-  async attempt(key: string, priority: Delivery['priority'] | undefined): Promise<AttemptResult> {
-    if (this.closed) return { status: 'pending' };
-    const runKey = `${key}\u0000${priority ?? ''}`;
-    if (this.running.has(runKey)) return { status: 'pending' };
-    this.running.add(runKey);
+  async attempt(key: string): Promise<AttemptResult> {
+    if (this.closed || this.running.has(key)) return { status: 'pending' };
+    this.running.add(key);
     try {
-      return await this.attemptOnce(key);
+      const acquired = await this.o.store.acquire(key, this.holder, this.leaseMs, this.now());
+      if (!acquired.ok) return await this.refused(key, acquired.why);
+      const lease = { record: acquired.delivery, token: acquired.delivery.attempts };
+      this.leased.set(key, lease.token);
+      try {
+        return await this.attemptLeased(lease);
+      } finally {
+        this.leased.delete(key);
+      }
     } finally {
-      this.running.delete(runKey);
+      this.running.delete(key);
     }
   }
 
-  private async attemptOnce(key: string): Promise<AttemptResult> {
+  private async refused(key: string, why: AcquireRefusal): Promise<AttemptResult> {
+    if (why === 'posted') return { status: 'posted', ts: (await this.o.store.get(key))?.postedTs };
+    if (why === 'missing' || why === 'abandoned') return { status: 'abandoned', reason: why };
+    // Held by a live lease, or not due yet: "later", never "done".
+    return { status: 'pending' };
+  }
+
+  private async attemptLeased(lease: Lease): Promise<AttemptResult> {
     const { store, sender } = this.o;
-    const seen = await store.get(key);
-    if (!seen) return { status: 'abandoned', reason: 'missing' };
-    if (seen.state === 'posted') return { status: 'posted', ts: seen.postedTs };
-    if (seen.state === 'abandoned') return { status: 'abandoned', reason: seen.reason ?? 'abandoned' };
-    const now = this.now();
-    if (seen.state === 'pending' && seen.notBefore > now) return { status: 'pending' };
-    if (seen.state === 'in_flight' && (seen.leaseUntil ?? 0) > now) return { status: 'pending' };
-    if (now - seen.createdAt > (this.o.giveUpAfterMs ?? 24 * 60 * 60 * 1000)) {
-      await this.abandonExpired(seen, now);
+    const { record } = lease;
+    if (record.state === 'posted') return this.sweep(lease);
+    if (this.now() - record.createdAt > (this.o.giveUpAfterMs ?? 24 * 60 * 60 * 1000)) {
+      await this.settle(lease, { kind: 'abandoned', reason: 'expired' });
+      this.o.metrics?.delivery('abandoned', record.priority);
+      this.o.logger.error({ key: record.key }, 'a message the bot owed could not be delivered for a day');
       return { status: 'abandoned', reason: 'expired' };
     }
-
-    // An earlier attempt may have landed (unknown outcome, or a holder that died mid-call): look first.
-    // A lapsed lease is longer than twice the call's timeout: whatever its holder sent has settled by now.
-    if (seen.target.kind === 'post' && (seen.uncertainSince !== undefined || seen.state === 'in_flight')) {
-      const found = await sender.lookup(seen).catch(() => null);
-      if (found === null) return this.retryLater(seen, false, 'lookup_failed');
+    const uncertain = record.uncertainSince !== undefined;
+    // An earlier attempt may have landed (unknown outcome, a holder cut off mid-call): look before posting.
+    if (record.target.kind === 'post' && uncertain) {
+      const found = await sender.lookup(record).catch(() => null);
+      if (found === null) return this.retryLater(lease, true, 'lookup_failed');
       if (found) {
-        await store.settle(key, this.holder, { kind: 'posted', ts: found, revision: seen.revision }, now);
-        this.o.metrics?.delivery('found', seen.priority);
-        // Another attempt with an unknown outcome may still land after the one found: that one is kept.
-        sender.sweepDuplicates(seen, found);
+        await this.settle(lease, this.posted(found, record.revision, true));
+        this.o.metrics?.delivery('found', record.priority);
         return { status: 'posted', ts: found };
       }
     }
-
-    let leasedRecord: Delivery | undefined;
     try {
-      const result = await sender.send(key, seen.priority, seen.target, async () => {
-        // Handed back while waiting for the slot (shutdown): another replica takes it.
-        if (this.closed) return undefined;
-        const acquired = await store.acquire(key, this.holder, this.leaseMs, this.now());
-        if (!acquired.ok) return undefined;
-        this.leased.add(key);
-        leasedRecord = acquired.delivery;
-        return acquired.delivery;
-      });
-      if (!result.sent) {
-        const latest = await store.get(key);
-        return latest?.state === 'posted' ? { status: 'posted', ts: latest.postedTs } : { status: 'pending' };
-      }
-      const sent = result.delivery;
-      await store.settle(
-        key,
-        this.holder,
-        { kind: 'posted', ts: result.ts, revision: sent.revision },
-        this.now(),
-      );
-      this.o.metrics?.delivery('posted', sent.priority);
-      if (result.ts && sent.uncertainSince !== undefined) sender.sweepDuplicates(sent, result.ts);
+      const renew = () =>
+        this.closed
+          ? Promise.resolve(undefined)
+          : store.renew(record.key, this.holder, lease.token, this.leaseMs, this.now());
+      const result = await sender.send(record.key, record.priority, record.target, renew);
+      // The lease was lost while waiting for the slot (taken over, handed back): the holder decides.
+      if (!result.sent) return { status: 'pending' };
+      await this.settle(lease, this.posted(result.ts, result.delivery.revision, uncertain));
+      this.o.metrics?.delivery('posted', record.priority);
       return { status: 'posted', ts: result.ts };
     } catch (error) {
-      const record = leasedRecord ?? seen;
-      if (!(error instanceof DeliveryAttemptError)) {
-        // Our own failure (the store, a bug): the lease lapses and the reconciler tries again.
-        if (leasedRecord) return this.retryLater(record, true, describeError(error));
-        throw error;
-      }
+      if (!(error instanceof DeliveryAttemptError))
+        // Our own failure (the store, a bug): retried like an unknown outcome.
+        return this.retryLater(lease, true, describeError(error));
       const failure = error.failure;
       if (failure.kind === 'permanent') {
-        await store.settle(key, this.holder, { kind: 'abandoned', reason: failure.code }, this.now());
+        await this.settle(lease, { kind: 'abandoned', reason: failure.code });
         this.o.metrics?.delivery('abandoned', record.priority);
         // A post nobody will see is an error; a status line or a stream Slack has closed is routine.
         const level = record.target.kind === 'post' ? 'error' : 'warn';
         this.o.logger[level](
-          { key, target: record.target.kind, code: failure.code },
+          { key: record.key, target: record.target.kind, code: failure.code },
           'Slack refused a message the bot owed; abandoned',
         );
         return { status: 'abandoned', reason: failure.code };
       }
       if (failure.kind === 'not_sent')
-        return this.retryLater(record, false, failure.code, failure.retryAfterMs);
+        return this.retryLater(lease, false, failure.code, failure.retryAfterMs);
       // Unanswered: Slack may still be storing it, so the look-up waits for that.
-      return this.retryLater(record, true, failure.code, failure.inFlight ? this.settleMs : 0);
-    } finally {
-      this.leased.delete(key);
+      return this.retryLater(lease, true, failure.code, failure.inFlight ? this.settleMs : 0);
     }
   }
 
+  private posted(ts: string | undefined, revision: number, uncertain: boolean): Settlement {
+    const recheck = { afterMs: this.settleMs, forMs: this.o.sweepForMs ?? 2 * this.leaseMs + this.settleMs };
+    return { kind: 'posted', ts, revision, uncertain, recheck };
+  }
+
+  /** One pass of a posted record's durable sweep: every copy but the recorded one is deleted. */
+  private async sweep(lease: Lease): Promise<AttemptResult> {
+    const { record } = lease;
+    const keep = record.postedTs;
+    if (keep) {
+      const removed = await this.o.sender.removeDuplicates(record, keep).catch((error: unknown) => {
+        this.o.logger.warn({ key: record.key, error: describeError(error) }, 'duplicate check failed');
+        return 0;
+      });
+      if (removed > 0) this.o.logger.warn({ key: record.key, removed }, 'deleted a duplicate copy');
+    }
+    await this.settle(lease, { kind: 'checked', afterMs: this.settleMs });
+    return { status: 'posted', ts: keep };
+  }
+
+  private async settle(lease: Lease, settlement: Settlement): Promise<boolean> {
+    const applied = await this.o.store.settle(
+      lease.record.key,
+      this.holder,
+      lease.token,
+      settlement,
+      this.now(),
+    );
+    if (!applied)
+      this.o.logger.info(
+        { key: lease.record.key, kind: settlement.kind },
+        'stale delivery lease; not recorded',
+      );
+    return applied;
+  }
+
   private async retryLater(
-    record: Delivery,
+    lease: Lease,
     uncertain: boolean,
     code: string,
     retryAfterMs?: number,
   ): Promise<AttemptResult> {
-    const now = this.now();
+    const { record } = lease;
     const backoff = backoffDelay(record.attempts, {
       baseMs: this.o.retryBaseMs ?? 250,
       maxMs: this.o.retryMaxMs ?? 10_000,
       random: this.o.random,
     });
-    // Shutting down: due at once, for the replicas that stay (they look first when it is uncertain).
-    const wait = this.closed ? 0 : Math.max(backoff, retryAfterMs ?? 0);
-    await this.o.store
-      .settle(record.key, this.holder, { kind: 'retry', notBefore: now + wait, uncertain }, now)
-      .catch((error: unknown) =>
+    // Shutting down: due for the replicas that stay once whatever is on the wire has settled.
+    const wait = Math.max(this.closed ? (uncertain ? this.settleMs : 0) : backoff, retryAfterMs ?? 0);
+    await this.settle(lease, { kind: 'retry', notBefore: this.now() + wait, uncertain }).catch(
+      (error: unknown) =>
         // The lease lapses on its own; the reconciler retries then.
         this.o.logger.warn({ key: record.key, error: describeError(error) }, 'could not record a retry'),
-      );
+    );
     this.o.metrics?.delivery('retry', record.priority);
     this.o.logger.warn({ key: record.key, code, retryInMs: wait }, 'delivery not confirmed; will retry');
-    if (!this.closed) {
-      const timer = setTimeout(() => this.kick(record.key, record.priority), wait);
-      timer.unref();
-    }
+    if (!this.closed) setTimeout(() => this.kick(record.key), wait).unref();
     return { status: 'pending' };
-  }
-
-  private async abandonExpired(record: Delivery, now: number): Promise<void> {
-    const acquired = await this.o.store.acquire(record.key, this.holder, this.leaseMs, now);
-    if (!acquired.ok) return;
-    await this.o.store.settle(record.key, this.holder, { kind: 'abandoned', reason: 'expired' }, now);
-    this.o.metrics?.delivery('abandoned', record.priority);
-    this.o.logger.error({ key: record.key }, 'a message the bot owed could not be delivered for a day');
   }
 }

@@ -68,6 +68,16 @@ export interface Delivery extends NewDelivery {
   attempts: number;
   /** Set once an attempt's outcome was unknown (timeout, reset, 5xx): look it up before posting again. */
   uncertainSince?: number;
+  /** The replica that recorded it: only it attempts the record before `graceUntil` (no thrash). */
+  owner?: string;
+  graceUntil?: number;
+  /**
+   * A posted record whose copies are still checked (an earlier attempt's outcome was unknown): until then
+   * it stays due every `notBefore` for a sweep that deletes every copy but `postedTs`.
+   */
+  sweepUntil?: number;
+  /** An update a stale holder may have applied after the live one: sent again once the live one ends. */
+  reopen?: boolean;
   /** Bumped on every payload replacement; a post of an older revision leaves the record pending. */
   revision: number;
   postedTs?: string;
@@ -81,17 +91,37 @@ export const DEFAULT_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 export type AcquireRefusal = 'missing' | 'posted' | 'abandoned' | 'held' | 'not_due';
 export type Acquired = { ok: true; delivery: Delivery } | { ok: false; why: AcquireRefusal };
 
-/** How an attempt ended, as the store records it. */
+/**
+ * How long a copy may still land after an unknown outcome (`afterMs`: Slack's settle time), and how long
+ * it is checked for (`forMs`: the look-up window): a post keeps a durable sweep that long, an update is
+ * sent once more after `afterMs`.
+ */
+export interface Recheck {
+  afterMs: number;
+  forMs: number;
+}
+
+/**
+ * How an attempt ended, as the store records it. Every settlement carries the lease's fencing token (its
+ * attempt number): the store applies it only for that holder and token, so a stale holder changes nothing
+ * (a stale write that may have landed re-opens an update, or re-arms a post's sweep).
+ */
 export type Settlement =
-  | { kind: 'posted'; ts: string | undefined; revision: number }
+  /** `uncertain`: an earlier attempt's outcome was unknown, so the record is re-checked (`recheck`). */
+  | { kind: 'posted'; ts: string | undefined; revision: number; uncertain: boolean; recheck: Recheck }
   | { kind: 'retry'; notBefore: number; uncertain: boolean }
   | { kind: 'abandoned'; reason: string }
-  /** Shutdown: the lease is given back; an attempt cut short may have landed. */
-  | { kind: 'released'; uncertain: boolean };
+  /** Shutdown: the lease is given back, due after `afterMs` (a call cut short may still be landing). */
+  | { kind: 'released'; uncertain: boolean; afterMs: number }
+  /** One pass of a posted record's duplicate sweep; the next one after `afterMs`, until `sweepUntil`. */
+  | { kind: 'checked'; afterMs: number };
 
 /** When a record is due for its next attempt (the reconciler's index score). */
-export function dueAt(d: Pick<Delivery, 'state' | 'notBefore' | 'leaseUntil'>): number | undefined {
-  if (d.state === 'pending') return d.notBefore;
-  if (d.state === 'in_flight') return d.leaseUntil ?? 0;
+export function dueAt(
+  d: Pick<Delivery, 'state' | 'notBefore' | 'leaseUntil' | 'graceUntil' | 'sweepUntil'>,
+): number | undefined {
+  if (d.leaseUntil !== undefined) return d.leaseUntil;
+  if (d.state === 'pending') return Math.max(d.notBefore, d.graceUntil ?? 0);
+  if (d.state === 'posted' && d.sweepUntil !== undefined) return d.notBefore;
   return undefined;
 }

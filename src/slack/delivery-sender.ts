@@ -8,7 +8,6 @@ import {
   isBlocksProblem,
   isPermanentSlackError,
   SlackAttemptError,
-  SlackDeliveryError,
 } from './slack-errors.js';
 import {
   MESSAGE_EVENT_TYPE,
@@ -40,7 +39,9 @@ function messageOf(delivery: Delivery): SlackMessage {
 export function failureOf(kind: Classified): AttemptFailure {
   if (kind.type === 'rate_limited')
     return { kind: 'not_sent', code: kind.code, retryAfterMs: kind.retryAfterMs };
-  if (kind.code === 'shutting_down') return { kind: 'not_sent', code: kind.code };
+  // Never sent: shutting down, or this replica's queue for the method is full.
+  if (kind.code === 'shutting_down' || kind.code === 'slack_queue_full')
+    return { kind: 'not_sent', code: kind.code };
   // No answer at all (timeout, reset): Slack may still be storing it, so the look-up waits for that.
   if (kind.type === 'ambiguous')
     return { kind: 'unknown', code: kind.code, inFlight: kind.code === 'request_failed' };
@@ -49,17 +50,17 @@ export function failureOf(kind: Classified): AttemptFailure {
 }
 
 /**
- * The outbox's Slack side: one `chat.postMessage`, `chat.update` or set of reactions per attempt, in the
- * target's pacing slot (the lease is taken inside it, right before the call, so waiting for a slot never
- * eats the lease). Posts carry their key in message metadata, which is how a later attempt finds them.
+ * The outbox's Slack side: one `chat.postMessage`, `chat.update` or set of reactions per attempt, each call
+ * in its pacing slot with the lease renewed right before it (a lease lost while waiting skips the call).
+ * Never retries. Posts carry their key in message metadata, which is how a look-up finds them.
  */
 export class SlackDeliverySender implements DeliverySender {
   private readonly client: WebClient;
 
   constructor(
     private readonly gateway: SlackGateway,
-    /** Timeout of one response_url POST (the Web API client's own timeout applies to the rest). */
-    private readonly timeoutMs = 10_000,
+    /** Timeout of one response_url POST: the configured Slack timeout, which the lease is sized to. */
+    private readonly timeoutMs: number,
   ) {
     this.client = gateway.web;
   }
@@ -96,13 +97,6 @@ export class SlackDeliverySender implements DeliverySender {
       return { sent: true as const, delivery: result.ready, ts: result.value };
     } catch (error) {
       if (error instanceof SlackAttemptError) throw new DeliveryAttemptError(failureOf(error.kind));
-      // Reactions after the first call go through the gateway's own retries: their final error is coded.
-      if (error instanceof SlackDeliveryError) {
-        const code = error.code;
-        throw new DeliveryAttemptError(
-          isPermanentSlackError(code) ? { kind: 'permanent', code } : { kind: 'not_sent', code },
-        );
-      }
       throw error;
     }
   }
@@ -113,10 +107,10 @@ export class SlackDeliverySender implements DeliverySender {
     return this.gateway.findPosted(channel, threadTs, delivery.key, delivery.createdAt);
   }
 
-  sweepDuplicates(delivery: Delivery, keepTs: string): void {
-    if (delivery.target.kind !== 'post') return;
+  async removeDuplicates(delivery: Delivery, keepTs: string): Promise<number> {
+    if (delivery.target.kind !== 'post') return 0;
     const { channel, threadTs } = delivery.target;
-    this.gateway.removeDuplicatesLater(channel, threadTs, delivery.key, delivery.createdAt, keepTs);
+    return this.gateway.removeDuplicates(channel, threadTs, delivery.key, delivery.createdAt, keepTs);
   }
 
   /** One Web API call with the delivery's latest payload; resolves the posted ts (posts). */
@@ -169,25 +163,40 @@ export class SlackDeliverySender implements DeliverySender {
     else await this.client.chat.stopStream({ channel, ts, chunks: chunks ?? [] });
   }
 
-  /** Reactions are idempotent: remove the managed ones not wanted, add the wanted ones. */
+  /**
+   * Reactions are idempotent: remove the managed ones not wanted, add the wanted ones. Each call is one
+   * attempt in its own slot with the lease renewed before it, so the lease never covers more than one call.
+   */
   private async react(
     target: Extract<DeliveryTarget, { kind: 'reactions' }>,
     priority: DeliveryPriority,
     lease: () => Promise<Delivery | undefined>,
   ) {
-    const first = await this.gateway.attemptOnce(
-      'reactions.add',
-      target.channel,
-      PACING[priority],
-      lease,
-      async (d) => d,
-    );
-    if (!first.called) return { sent: false as const };
-    const latest = first.ready.target.kind === 'reactions' ? first.ready.target : target;
-    for (const name of latest.managed.filter((n) => !latest.names.includes(n)))
-      await this.gateway.removeReaction(latest.channel, latest.ts, name);
-    for (const name of latest.names) await this.gateway.addReaction(latest.channel, latest.ts, name);
-    return { sent: true as const, delivery: first.ready, ts: undefined };
+    const { channel, ts } = target;
+    const calls = [
+      ...target.managed.filter((n) => !target.names.includes(n)).map((name) => ({ add: false, name })),
+      ...target.names.map((name) => ({ add: true, name })),
+    ];
+    let first = calls.length === 0 ? await lease() : undefined;
+    for (const { add, name } of calls) {
+      const method = add ? 'reactions.add' : 'reactions.remove';
+      const done = await this.gateway.attemptOnce(method, channel, PACING[priority], lease, async (d) => {
+        try {
+          if (add) await this.client.reactions.add({ channel, timestamp: ts, name });
+          else await this.client.reactions.remove({ channel, timestamp: ts, name });
+        } catch (error) {
+          const code = (error as { data?: { error?: string } }).data?.error;
+          if (code !== (add ? 'already_reacted' : 'no_reaction')) throw error;
+        }
+        return d;
+      });
+      if (!done.called) return { sent: false as const };
+      first ??= done.ready;
+    }
+    if (!first) return { sent: false as const };
+    // Sent what the lease started with: a newer set recorded meanwhile is still owed (an older revision).
+    const same = JSON.stringify(first.target) === JSON.stringify(target);
+    return { sent: true as const, delivery: same ? first : { ...first, revision: -1 }, ts: undefined };
   }
 }
 

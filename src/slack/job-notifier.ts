@@ -21,7 +21,12 @@ import {
   terminalReplyMessage,
 } from './messages/job-replies.js';
 import type { SlackMessage } from './messages/types.js';
-import type { SlackGateway } from './slack-gateway.js';
+import { SlackDeliveryError, type SlackGateway } from './slack-gateway.js';
+
+/** How long a job's start waits for its card to be confirmed (retries and look-ups included). */
+const STARTING_CARD_WAIT_MS = 30_000;
+/** How long the starting card's outbox record is kept (its sweep and de-duplication need no longer). */
+const STARTING_CARD_KEEP_MS = 24 * 60 * 60 * 1000;
 
 /** The reaction on a reply that reached the agent. */
 export const FORWARDED_REACTION = 'eyes';
@@ -129,13 +134,23 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       followUpsFrom: this.options.followUpsFrom,
       project: this.projectName(input.projectId),
     });
-    const post = () =>
-      this.gateway.post({
-        channel: input.channelId,
-        threadTs: input.threadTs,
-        message,
-        dedupeKey: `card:${input.channelId}:${randomUUID()}`,
-      });
+    // Owed like every other message (recorded, looked up after an unknown outcome, swept), but waited on:
+    // the job needs the card's ts. Each try is its own key: the second follows a join.
+    const post = async () => {
+      const result = await this.outbox.deliver(
+        {
+          key: `card:${input.channelId}:${randomUUID()}`,
+          target: { kind: 'post', channel: input.channelId, threadTs: input.threadTs ?? null },
+          payload: message,
+          priority: 'reply',
+          keepMs: STARTING_CARD_KEEP_MS,
+        },
+        { waitMs: STARTING_CARD_WAIT_MS },
+      );
+      if (result.status === 'posted' && result.ts) return result.ts;
+      const code = result.status === 'abandoned' ? result.reason : 'card_not_confirmed';
+      throw new SlackDeliveryError(code, `the job card could not be posted (${code})`);
+    };
     try {
       return await post();
     } catch (error) {

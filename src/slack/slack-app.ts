@@ -164,7 +164,6 @@ export function createSlackApp(
     );
   const gateway = new SlackGateway(client, {
     logger,
-    settleMs: 2 * config.slack.timeoutMs,
     channelPostIntervalMs: config.slack.channelPostIntervalMs,
     tierRatePercent: config.slack.tierRatePercent,
     ...options,

@@ -30,8 +30,8 @@ export interface PostOptions {
   threadTs?: string | null;
   message: SlackMessage;
   /**
-   * Identity of this message. With a key, a post whose outcome is unknown (timeout, 5xx) is looked up in
-   * the conversation before it is retried, so a retry never duplicates it. Without one it is never retried.
+   * Identity of this message, carried in its metadata (how a look-up finds it). A post is never retried
+   * here: what must reach someone exactly once is owed through the outbox, which looks it up and retries.
    */
   dedupeKey?: string;
   /** Queue position when Slack's per-channel limit makes posts wait (default `user`). */
@@ -56,11 +56,6 @@ export interface GatewayOptions {
   /** Attempts for retryable failures (default 4). */
   attempts?: number;
   retryBaseMs?: number;
-  /**
-   * How long to wait after a post with an unknown outcome before checking whether it landed: Slack may
-   * still be storing it. Twice the WebClient timeout by default.
-   */
-  settleMs?: number;
   /**
    * Slack allows about one chat.postMessage per second per channel, with short bursts. Posts to one
    * channel are paced to that (a burst of `channelPostBurst`, then one per interval) instead of running
@@ -92,7 +87,6 @@ export class SlackCalls {
   protected readonly attempts: number;
   protected readonly retryBaseMs: number;
   protected readonly random: () => number;
-  protected readonly settleMs: number;
   private readonly pacing: SlackPacing;
   private sharedFailureLoggedAt = 0;
   private tokenRejected = false;
@@ -104,7 +98,6 @@ export class SlackCalls {
     this.attempts = options.attempts ?? 4;
     this.retryBaseMs = options.retryBaseMs ?? 500;
     this.random = options.random ?? Math.random;
-    this.settleMs = options.settleMs ?? 2_000;
     this.pacing = new SlackPacing({
       channelPostIntervalMs: options.channelPostIntervalMs ?? 0,
       channelPostBurst: options.channelPostBurst ?? 2,

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
 import type { SlackMessage } from './messages/types.js';
@@ -15,9 +14,9 @@ export type { SlackPriority } from './slack-pacing.js';
 export const MESSAGE_EVENT_TYPE = 'docs_agent_message';
 
 /**
- * The bot's outbound Slack calls, on a WebClient built with retries off: this class decides what is safe
- * to retry. 429s are always retried after Retry-After (Slack did not act on the call); updates, reactions
- * and reads are idempotent; a post is retried only after proving the earlier attempt did not land.
+ * The bot's outbound Slack calls, on a WebClient built with retries off. 429s are retried after Retry-After
+ * (Slack did not act on the call); updates, reactions and reads are idempotent and retried; a post is made
+ * once. What the bot owes exactly once goes through the outbox (src/delivery), which alone decides retries.
  */
 export class SlackGateway extends SlackCalls {
   /** The Web API client itself, for single attempts made inside `attemptOnce` (the delivery sender). */
@@ -25,59 +24,39 @@ export class SlackGateway extends SlackCalls {
     return this.client;
   }
 
-  /** Posts a message (paced per channel); resolves its ts. */
+  /**
+   * Posts a message once (paced per channel); resolves its ts. Never retried here, not even after a look-up:
+   * a message that must reach someone exactly once is owed through the outbox (src/delivery), which records
+   * it, looks up an unknown outcome and sweeps late copies durably.
+   */
   async post({ channel, threadTs, message, dedupeKey, priority = 'user' }: PostOptions): Promise<string> {
-    const startedAt = Date.now();
-    let blocks: SlackMessage['blocks'] | undefined = message.blocks;
-    let ambiguous = false;
-    for (let attempt = 0; ; attempt++) {
+    const send = (blocks: SlackMessage['blocks'] | undefined) =>
+      this.paced('chat.postMessage', channel, priority, () =>
+        this.client.chat.postMessage({
+          channel,
+          text: message.text,
+          ...(blocks ? { blocks } : {}),
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+          ...(dedupeKey
+            ? { metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { key: dedupeKey } } }
+            : {}),
+          unfurl_links: false,
+          unfurl_media: false,
+        }),
+      );
+    try {
+      return String((await send(message.blocks)).ts);
+    } catch (error) {
+      const kind = classify(error);
+      this.options.metrics?.slackError('chat.postMessage', kind.code);
+      if (!(kind.type === 'platform' && message.blocks && isBlocksProblem(kind.code)))
+        throw toDeliveryError(error, kind);
+      // Rare: Slack rejected the layout (nothing was stored). The plain text still tells the user.
+      this.options.logger.warn({ channel, code: kind.code }, 'Slack rejected blocks; posting text only');
       try {
-        const result = await this.paced('chat.postMessage', channel, priority, () =>
-          this.client.chat.postMessage({
-            channel,
-            text: message.text,
-            ...(blocks ? { blocks } : {}),
-            ...(threadTs ? { thread_ts: threadTs } : {}),
-            ...(dedupeKey
-              ? { metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { key: dedupeKey } } }
-              : {}),
-            unfurl_links: false,
-            unfurl_media: false,
-          }),
-        );
-        const ts = String(result.ts);
-        // This ts is handed back and becomes the message everyone uses: any other copy is the duplicate.
-        if (ambiguous && dedupeKey)
-          this.removeDuplicatesLater(channel, threadTs ?? null, dedupeKey, startedAt, ts);
-        return ts;
-      } catch (error) {
-        const kind = classify(error);
-        this.options.metrics?.slackError('chat.postMessage', kind.code);
-        if (kind.type === 'platform' && blocks && isBlocksProblem(kind.code)) {
-          // Rare: Slack rejected the layout. The plain text still tells the user what happened.
-          this.options.logger.warn({ channel, code: kind.code }, 'Slack rejected blocks; posting text only');
-          blocks = undefined;
-          continue;
-        }
-        if (kind.type === 'platform' || attempt + 1 >= this.attempts) throw toDeliveryError(error, kind);
-        if (kind.type === 'ambiguous') {
-          if (!dedupeKey) throw toDeliveryError(error, kind);
-          ambiguous = true;
-          // After a timeout or reset Slack may still be storing the message: let it settle, then look
-          // before posting again. An HTTP 5xx answer came back, so a short backoff is enough.
-          const settle = kind.code === 'request_failed' ? this.settleMs : 0;
-          await sleep(Math.max(settle, this.retryDelay(kind, attempt)));
-          const landed = await this.findPosted(channel, threadTs ?? null, dedupeKey, startedAt).catch(
-            () => undefined,
-          );
-          if (landed) {
-            // Another timed-out attempt may still land after the one found: the found one is canonical.
-            this.removeDuplicatesLater(channel, threadTs ?? null, dedupeKey, startedAt, landed);
-            return landed;
-          }
-          continue;
-        }
-        await this.waitBeforeRetry('chat.postMessage', channel, kind, attempt);
+        return String((await send(undefined)).ts);
+      } catch (retryError) {
+        throw toDeliveryError(retryError, classify(retryError));
       }
     }
   }
@@ -223,31 +202,30 @@ export class SlackGateway extends SlackCalls {
   }
 
   /**
-   * Last line of defence: an attempt that timed out may still land after its retry did. Once things have
-   * settled, every copy but `keepTs` is deleted. `keepTs` is the ts handed back to the caller (the card
-   * and thread everyone uses from then on), never "the earliest": that one may be the stray.
+   * One pass of a durable sweep (the outbox schedules it): every copy of `key` but `keepTs` is deleted.
+   * `keepTs` is the ts the outbox recorded (the card and thread everyone uses), never "the earliest": that
+   * one may be the stray. Resolves how many copies it deleted.
    */
-  removeDuplicatesLater(
+  async removeDuplicates(
     channel: string,
     threadTs: string | null,
     key: string,
     sinceMs: number,
     keepTs: string,
-  ): void {
-    const timer = setTimeout(() => {
-      this.findAllPosted(channel, threadTs, key, sinceMs)
-        .then(async (copies) => {
-          for (const ts of copies.filter((ts) => ts !== keepTs)) {
-            await this.retrying('chat.delete', channel, 'reply', () =>
-              this.client.chat.delete({ channel, ts }),
-            );
-            this.options.logger.warn({ channel, key }, 'deleted a duplicate left by a timed-out post');
-          }
-        })
-        .catch((error: unknown) =>
-          this.options.logger.warn({ error: describeError(error) }, 'duplicate check failed'),
-        );
-    }, this.settleMs);
-    timer.unref();
+  ): Promise<number> {
+    const copies = await this.findAllPosted(channel, threadTs, key, sinceMs);
+    let removed = 0;
+    for (const ts of copies.filter((ts) => ts !== keepTs)) {
+      await this.retrying('chat.delete', channel, 'reply', async () => {
+        try {
+          await this.client.chat.delete({ channel, ts });
+        } catch (error) {
+          // Already gone (another replica's pass, or a person): nothing left to delete.
+          if (classify(error).code !== 'message_not_found') throw error;
+        }
+      });
+      removed += 1;
+    }
+    return removed;
   }
 }

@@ -12,7 +12,11 @@ export function post(key: string, extra: Partial<NewDelivery> = {}): NewDelivery
   };
 }
 
-const card = (seq: number, priority: NewDelivery['priority'] = 'intermediate'): NewDelivery => ({
+/** A confirmed write, with no earlier unknown outcome. */
+export const posted = (ts: string | undefined, revision: number, uncertain = false) =>
+  ({ kind: 'posted', ts, revision, uncertain, recheck: { afterMs: 1_000, forMs: 60_000 } }) as const;
+
+export const card = (seq: number, priority: NewDelivery['priority'] = 'intermediate'): NewDelivery => ({
   key: 'card:C1:1.1',
   target: { kind: 'update', channel: 'C1', ts: '1.1' },
   payload: { text: `state ${seq}`, blocks: [] },
@@ -54,7 +58,7 @@ export function deliveryStoreContract(make: () => Promise<{ store: DeliveryStore
       expect(a.ok).toBe(true);
       expect(await store.acquire('k2', 'B', 60_000, Date.now())).toEqual({ ok: false, why: 'held' });
       expect(await store.due(Date.now(), 10)).toEqual([]);
-      await store.settle('k2', 'A', { kind: 'posted', ts: '9.9', revision: 0 }, Date.now());
+      await store.settle('k2', 'A', 1, posted('9.9', 0), Date.now());
       // Posted: only that it was (and its ts) is kept, not what was sent.
       expect(await store.get('k2')).toMatchObject({ state: 'posted', postedTs: '9.9', payload: null });
       expect(await store.acquire('k2', 'B', 60_000, Date.now())).toEqual({ ok: false, why: 'posted' });
@@ -65,7 +69,7 @@ export function deliveryStoreContract(make: () => Promise<{ store: DeliveryStore
   );
 
   it(
-    'an expired lease is due again, taken over as uncertain (look before posting), and its old holder cannot settle it',
+    'an expired lease is due again, taken over as uncertain (look before posting), and its old holder cannot settle it (fencing)',
     withStore(async (store) => {
       await store.record(post('k3'), Date.now());
       expect((await store.acquire('k3', 'A', 30, Date.now())).ok).toBe(true);
@@ -74,27 +78,28 @@ export function deliveryStoreContract(make: () => Promise<{ store: DeliveryStore
       const b = await store.acquire('k3', 'B', 60_000, Date.now());
       expect(b.ok && b.delivery.uncertainSince).toBeGreaterThan(0);
       expect(b.ok && b.delivery.attempts).toBe(2);
-      await store.settle(
-        'k3',
-        'A',
-        { kind: 'retry', notBefore: Date.now() + 60_000, uncertain: false },
-        Date.now(),
-      );
+      const retry = { kind: 'retry', notBefore: Date.now() + 60_000, uncertain: false } as const;
+      expect(await store.settle('k3', 'A', 1, retry, Date.now())).toBe(false);
       expect(await store.get('k3')).toMatchObject({ state: 'in_flight', holder: 'B' });
-      // But a post that landed is recorded whoever reports it.
-      await store.settle('k3', 'A', { kind: 'posted', ts: '1.2', revision: 0 }, Date.now());
-      expect(await store.get('k3')).toMatchObject({ state: 'posted', postedTs: '1.2' });
+      // A stale "posted" neither ends the live lease nor records its ts: the live holder decides.
+      expect(await store.settle('k3', 'A', 1, posted('1.2', 0), Date.now())).toBe(false);
+      expect(await store.get('k3')).toMatchObject({ state: 'in_flight', holder: 'B' });
+      // Nor does the same holder with an older token (its own earlier attempt, settling late).
+      expect(await store.settle('k3', 'B', 1, posted('1.2', 0), Date.now())).toBe(false);
+      expect(await store.settle('k3', 'B', 2, posted('1.3', 0), Date.now())).toBe(true);
+      expect(await store.get('k3')).toMatchObject({ state: 'posted', postedTs: '1.3' });
     }),
   );
 
   it(
-    'retry waits until its time; released leases are due at once and uncertain',
+    'retry waits until its time; released leases are uncertain and due only after the settle time',
     withStore(async (store) => {
       await store.record(post('k4'), Date.now());
       await store.acquire('k4', 'A', 60_000, Date.now());
       await store.settle(
         'k4',
         'A',
+        1,
         { kind: 'retry', notBefore: Date.now() + 60_000, uncertain: false },
         Date.now(),
       );
@@ -104,9 +109,12 @@ export function deliveryStoreContract(make: () => Promise<{ store: DeliveryStore
 
       await store.record(post('k5'), Date.now());
       await store.acquire('k5', 'A', 60_000, Date.now());
-      await store.settle('k5', 'A', { kind: 'released', uncertain: true }, Date.now());
+      await store.settle('k5', 'A', 1, { kind: 'released', uncertain: true, afterMs: 150 }, Date.now());
       expect(await store.get('k5')).toMatchObject({ state: 'pending' });
       expect((await store.get('k5'))?.uncertainSince).toBeGreaterThan(0);
+      expect(await store.due(Date.now(), 10)).toEqual([]);
+      expect(await store.acquire('k5', 'B', 60_000, Date.now())).toEqual({ ok: false, why: 'not_due' });
+      await sleep(250);
       expect(await store.due(Date.now(), 10)).toEqual(['k5']);
     }),
   );
@@ -116,7 +124,9 @@ export function deliveryStoreContract(make: () => Promise<{ store: DeliveryStore
     withStore(async (store) => {
       await store.record(post('k6'), Date.now());
       await store.acquire('k6', 'A', 60_000, Date.now());
-      await store.settle('k6', 'A', { kind: 'abandoned', reason: 'channel_not_found' }, Date.now());
+      // Only the holder abandons it: a stale one (or anyone without the lease) changes nothing.
+      expect(await store.settle('k6', 'B', 1, { kind: 'abandoned', reason: 'x' }, Date.now())).toBe(false);
+      await store.settle('k6', 'A', 1, { kind: 'abandoned', reason: 'channel_not_found' }, Date.now());
       expect(await store.get('k6')).toMatchObject({ state: 'abandoned', reason: 'channel_not_found' });
       expect(await store.due(Date.now(), 10)).toEqual([]);
     }),
@@ -132,11 +142,11 @@ export function deliveryStoreContract(make: () => Promise<{ store: DeliveryStore
       await store.record(card(2), Date.now());
       const now = await store.get('card:C1:1.1');
       expect(now).toMatchObject({ seq: 3, revision: 1, priority: 'final', payload: { text: 'state 3' } });
-      await store.settle('card:C1:1.1', 'A', { kind: 'posted', ts: undefined, revision: 0 }, Date.now());
+      await store.settle('card:C1:1.1', 'A', 1, posted(undefined, 0), Date.now());
       expect(await store.get('card:C1:1.1')).toMatchObject({ state: 'pending' });
       const again = await store.acquire('card:C1:1.1', 'A', 60_000, Date.now());
       expect(again.ok && again.delivery.payload).toEqual({ text: 'state 3', blocks: [] });
-      await store.settle('card:C1:1.1', 'A', { kind: 'posted', ts: undefined, revision: 1 }, Date.now());
+      await store.settle('card:C1:1.1', 'A', 2, posted(undefined, 1), Date.now());
       expect(await store.get('card:C1:1.1')).toMatchObject({ state: 'posted' });
       await store.record(card(4, 'final'), Date.now());
       expect(await store.get('card:C1:1.1')).toMatchObject({ state: 'pending', revision: 2 });

@@ -5,12 +5,15 @@ import { MemoryDeliveryStore } from '../../src/state/memory/memory-delivery-stor
 import { RedisDeliveryStore } from '../../src/state/redis/redis-delivery-store.js';
 import { createRedisJobStore } from '../../src/state/redis/redis-job-store.js';
 import { deliveryStoreContract, post } from '../contract/delivery-store.contract.js';
+import { deliveryStoreRaceContract } from '../contract/delivery-store-races.contract.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
 describe('memory delivery store', () => {
-  deliveryStoreContract(async () => ({ store: new MemoryDeliveryStore(), close: async () => {} }));
+  const memory = async () => ({ store: new MemoryDeliveryStore(), close: async () => {} });
+  deliveryStoreContract(memory);
+  deliveryStoreRaceContract(memory);
 });
 
 describe('redis delivery store', () => {
@@ -27,10 +30,12 @@ describe('redis delivery store', () => {
     return { state, store: new RedisDeliveryStore(state.client, `${namespace}:`) };
   };
 
-  deliveryStoreContract(async () => {
+  const fresh = async () => {
     const { state, store } = await open();
     return { store, close: () => state.close() };
-  });
+  };
+  deliveryStoreContract(fresh);
+  deliveryStoreRaceContract(fresh);
 
   it('keeps the payload byte for byte (empty arrays, unicode) and every key under its namespace', async () => {
     const namespace = `ns-${randomUUID()}`;

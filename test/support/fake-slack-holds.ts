@@ -8,8 +8,12 @@ import { sendJson } from './http.js';
  *   timeout, or its death, ends it.
  * - `late`: the call is stored (after `storeAfterMs`, default at once) but answered only after `ms`: it
  *   landed, the caller timed out. A store later than the caller's look-up makes a duplicate to sweep.
+ *   With `status` (e.g. 503) the answer is that HTTP error instead: it landed, yet the caller is told it
+ *   failed (Slack's 5xx after storing the message).
  */
-export type HeldFault = { kind: 'hold' } | { kind: 'late'; ms: number; storeAfterMs?: number };
+export type HeldFault =
+  | { kind: 'hold' }
+  | { kind: 'late'; ms: number; storeAfterMs?: number; status?: number };
 
 interface Armed {
   method: string;
@@ -50,7 +54,9 @@ export class HeldCalls {
     await new Promise((resolve) => setTimeout(resolve, storeAfterMs));
     const body = answer();
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, fault.ms - storeAfterMs)));
-    if (!res.destroyed) sendJson(res, 200, body);
+    if (res.destroyed) return true;
+    if (fault.status) sendJson(res, fault.status, { ok: false, error: 'fault' });
+    else sendJson(res, 200, body);
     return true;
   }
 }

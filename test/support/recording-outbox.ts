@@ -18,7 +18,7 @@ export function recordingOutbox() {
       return { sent: true as const, delivery, ts: `${sent.length}.0` };
     },
     lookup: async () => undefined,
-    sweepDuplicates: () => undefined,
+    removeDuplicates: async () => 0,
   };
   const store = new MemoryDeliveryStore();
   const logger = createLogger({ level: 'silent', secrets: [] });

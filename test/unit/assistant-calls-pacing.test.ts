@@ -42,7 +42,10 @@ describe('assistant calls are paced like other posts', () => {
       channelPostIntervalMs: 1000,
       channelPostBurst: 1,
     });
-    const calls = new AssistantCalls(gateway, { owe: async () => undefined, deliver: async () => undefined });
+    const calls = new AssistantCalls(gateway, {
+      owe: async () => undefined,
+      deliver: async () => ({ status: 'pending' as const }),
+    });
     const t0 = Date.now();
     const post = gateway.post({ channel: 'D1', message: { text: 'hello', blocks: [] } });
     const stream = calls.startStream({ channelId: 'D1', threadTs: '1.000001', teamId: 'T1', userId: 'U1' }, [

@@ -240,7 +240,7 @@ describe('SlackImpactPublisher', () => {
     const owed: NewDelivery[] = [];
     const publisher = new SlackImpactPublisher({
       owe: async (d) => void owed.push(d),
-      deliver: async () => undefined,
+      deliver: async () => ({ status: 'pending' as const }),
     });
     const model = compareImpact(search, emptyWindow, emptyWindow);
     expect(await publisher.postImpact(check(search), model)).toBe('posted');

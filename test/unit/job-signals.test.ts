@@ -65,7 +65,7 @@ describe('JobSignalFollower', () => {
         return { sent: true as const, delivery: d, ts: undefined };
       },
       lookup: async () => undefined,
-      sweepDuplicates: () => undefined,
+      removeDuplicates: async () => 0,
     };
     const outbox = new Deliveries({ store: new MemoryDeliveryStore(), sender, logger });
     const settle = () => new Promise((resolve) => setTimeout(resolve, 20));

@@ -19,8 +19,13 @@ const MAX_RECORDS = 100_000;
 export class MemoryDeliveryStore implements DeliveryStore {
   private readonly records = new Map<string, { delivery: Delivery; expiresAt: number }>();
 
-  async record(input: NewDelivery, now: number): Promise<Delivery> {
+  async record(
+    input: NewDelivery,
+    now: number,
+    owner?: { holder: string; graceMs: number },
+  ): Promise<Delivery> {
     const existing = this.live(input.key, now);
+    const grace = owner ? { owner: owner.holder, graceUntil: now + owner.graceMs } : {};
     if (!existing) {
       const delivery: Delivery = {
         ...structuredClone(input),
@@ -29,6 +34,7 @@ export class MemoryDeliveryStore implements DeliveryStore {
         attempts: 0,
         revision: 0,
         createdAt: now,
+        ...grace,
       };
       this.records.set(input.key, { delivery, expiresAt: now + (input.keepMs ?? DEFAULT_KEEP_MS) });
       this.prune();
@@ -41,10 +47,9 @@ export class MemoryDeliveryStore implements DeliveryStore {
       existing.target = structuredClone(input.target);
       existing.revision += 1;
       if (existing.state === 'posted' || existing.state === 'abandoned') {
-        existing.state = 'pending';
-        existing.notBefore = now;
-        existing.createdAt = now;
+        Object.assign(existing, { state: 'pending', notBefore: now, createdAt: now, ...grace });
         delete existing.reason;
+        delete existing.sweepUntil;
       }
     }
     return structuredClone(existing);
@@ -58,47 +63,70 @@ export class MemoryDeliveryStore implements DeliveryStore {
   async acquire(key: string, holder: string, leaseMs: number, now: number): Promise<Acquired> {
     const d = this.live(key, now);
     if (!d) return { ok: false, why: 'missing' };
-    if (d.state === 'posted' || d.state === 'abandoned') return { ok: false, why: d.state };
-    if (d.state === 'pending' && d.notBefore > now) return { ok: false, why: 'not_due' };
-    if (d.state === 'in_flight' && (d.leaseUntil ?? 0) > now) return { ok: false, why: 'held' };
-    // Taking over an expired lease: its holder may have been cut off mid-call.
-    if (d.state === 'in_flight' && d.uncertainSince === undefined) d.uncertainSince = now;
-    d.state = 'in_flight';
+    if (d.state === 'abandoned') return { ok: false, why: 'abandoned' };
+    if (d.state === 'posted') {
+      // A sweep lease: due, and not held by a live sweep.
+      const sweepDue = d.sweepUntil !== undefined && d.notBefore <= now && (d.leaseUntil ?? 0) <= now;
+      if (!sweepDue) return { ok: false, why: 'posted' };
+    } else if (d.state === 'pending') {
+      if (d.notBefore > now) return { ok: false, why: 'not_due' };
+      if ((d.graceUntil ?? 0) > now && d.owner !== holder) return { ok: false, why: 'not_due' };
+    } else if ((d.leaseUntil ?? 0) > now) {
+      return { ok: false, why: 'held' };
+    } else if (d.uncertainSince === undefined) {
+      // Taking over an expired lease: its holder may have been cut off mid-call.
+      d.uncertainSince = now;
+    }
+    if (d.state !== 'posted') d.state = 'in_flight';
     d.holder = holder;
     d.leaseUntil = now + leaseMs;
     d.attempts += 1;
     return { ok: true, delivery: structuredClone(d) };
   }
 
-  async settle(key: string, holder: string, settlement: Settlement, now: number): Promise<void> {
+  async renew(
+    key: string,
+    holder: string,
+    token: number,
+    leaseMs: number,
+    now: number,
+  ): Promise<Delivery | undefined> {
     const d = this.live(key, now);
-    if (!d || d.state === 'posted' || d.state === 'abandoned') return;
-    if (settlement.kind === 'posted') {
-      if (settlement.revision < d.revision) {
-        // A newer payload arrived while this one was on its way: that one is still owed.
-        Object.assign(d, { state: 'pending', notBefore: now });
-      } else {
-        // What was sent is no longer needed: the record keeps only that it was (and its ts).
-        Object.assign(d, { state: 'posted', postedTs: settlement.ts, payload: null });
-      }
-      delete d.holder;
-      delete d.leaseUntil;
-      return;
+    if (!d || d.holder !== holder || d.attempts !== token || d.leaseUntil === undefined) return undefined;
+    d.leaseUntil = now + leaseMs;
+    return structuredClone(d);
+  }
+
+  async settle(key: string, holder: string, token: number, s: Settlement, now: number): Promise<boolean> {
+    const d = this.live(key, now);
+    if (!d) return false;
+    if (d.holder !== holder || d.attempts !== token || d.leaseUntil === undefined) {
+      staleWrite(d, s, now);
+      return false;
     }
-    const mine =
-      d.state === 'pending' || d.holder === holder || (d.state === 'in_flight' && (d.leaseUntil ?? 0) <= now);
-    if (!mine) return;
     delete d.holder;
     delete d.leaseUntil;
-    if (settlement.kind === 'abandoned') {
-      Object.assign(d, { state: 'abandoned', reason: settlement.reason });
-      return;
+    if (d.state === 'posted') {
+      // A sweep pass (or any end of a sweep lease): the next one, until the look-up window has passed.
+      const afterMs = s.kind === 'checked' ? s.afterMs : s.kind === 'retry' ? s.notBefore - now : 0;
+      if (d.sweepUntil === undefined || now >= d.sweepUntil) delete d.sweepUntil;
+      else d.notBefore = now + Math.max(0, afterMs);
+      return true;
     }
-    if (settlement.uncertain && d.uncertainSince === undefined) d.uncertainSince = now;
-    Object.assign(d, {
-      state: 'pending',
-      notBefore: settlement.kind === 'retry' ? settlement.notBefore : now,
-    });
+    if (s.kind === 'posted') {
+      posted(d, s, now);
+      return true;
+    }
+    if (s.kind === 'abandoned') {
+      Object.assign(d, { state: 'abandoned', reason: s.reason });
+      return true;
+    }
+    if (s.kind === 'checked') return true;
+    const uncertain = s.uncertain;
+    if (uncertain && d.uncertainSince === undefined) d.uncertainSince = now;
+    const notBefore = s.kind === 'retry' ? s.notBefore : now + s.afterMs;
+    Object.assign(d, { state: 'pending', notBefore });
+    return true;
   }
 
   async due(now: number, limit: number): Promise<string[]> {
@@ -135,4 +163,53 @@ export class MemoryDeliveryStore implements DeliveryStore {
       if (this.records.size <= MAX_RECORDS * 0.9) return;
     }
   }
+}
+
+/** The live holder's confirmed write. */
+function posted(d: Delivery, s: Extract<Settlement, { kind: 'posted' }>, now: number): void {
+  if (s.revision < d.revision || d.reopen) {
+    // A newer payload arrived while this one was on its way, or a stale write may have landed after it.
+    Object.assign(d, { state: 'pending', notBefore: now });
+    delete d.reopen;
+    return;
+  }
+  if (d.target.kind === 'post') {
+    // What was sent is no longer needed: the record keeps only that it was (and its ts), and, after an
+    // unknown outcome, a durable sweep of any other copy until the look-up window has passed.
+    Object.assign(d, { state: 'posted', postedTs: s.ts, payload: null });
+    if (s.uncertain)
+      Object.assign(d, { sweepUntil: now + s.recheck.forMs, notBefore: now + s.recheck.afterMs });
+    return;
+  }
+  if (s.uncertain && d.target.kind === 'update') {
+    // An earlier write of this update may still land after this one: the latest is sent once more.
+    Object.assign(d, { state: 'pending', notBefore: now + s.recheck.afterMs });
+    delete d.uncertainSince;
+    return;
+  }
+  Object.assign(d, { state: 'posted' });
+}
+
+/**
+ * A settle from a holder whose lease is gone changes nothing but this: a write it made may have landed after
+ * the live holder's, so an update is sent again and a post's copies are checked again.
+ */
+function staleWrite(d: Delivery, s: Settlement, now: number): void {
+  const landed = s.kind === 'posted' || (s.kind === 'retry' && s.uncertain);
+  if (!landed) return;
+  if (d.target.kind === 'update') {
+    if (d.state === 'posted') Object.assign(d, { state: 'pending', notBefore: now });
+    else if (d.state === 'in_flight') d.reopen = true;
+    return;
+  }
+  if (d.target.kind !== 'post') return;
+  if (d.state !== 'posted') {
+    if (d.uncertainSince === undefined) d.uncertainSince = now;
+    return;
+  }
+  if (s.kind !== 'posted' || s.ts === d.postedTs) return;
+  Object.assign(d, {
+    sweepUntil: Math.max(d.sweepUntil ?? 0, now + s.recheck.forMs),
+    notBefore: now + s.recheck.afterMs,
+  });
 }

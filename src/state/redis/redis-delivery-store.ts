@@ -9,129 +9,9 @@ import {
 } from '../../delivery/domain.js';
 import type { DeliveryStore } from '../../delivery/ports.js';
 import type { RedisClient } from './redis-client.js';
+import { ACQUIRE, DUE, RECORD, RENEW, SETTLE } from './redis-delivery-scripts.js';
 
-/*
- * One hash per delivery (`<prefix>delivery:<key>`) and one sorted set of due keys per priority
- * (`<prefix>deliveries:due:<priority>`, scored by when the key is next due: its retry time, or when its
- * lease expires). Every transition is one Lua script, on Redis's clock (`TIME`), so two replicas can never
- * both hold a live lease and skewed replica clocks cannot shorten one. The payload is stored as the caller's
- * JSON and never decoded here.
- */
-const COMMON = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local h = KEYS[1]
-local key = ARGV[1]
-local prefix = ARGV[2]
-local function dueKey(p) return prefix .. 'deliveries:due:' .. p end
-local function reindex(score)
-  local p = redis.call('HGET', h, 'priority')
-  redis.call('ZADD', dueKey(p), score, key)
-end
-local function unindex()
-  for _, p in ipairs({'reply', 'final', 'intermediate'}) do redis.call('ZREM', dueKey(p), key) end
-end
-`;
-
-const RECORD = `${COMMON}
-local keep = tonumber(ARGV[3])
-local target, payload, priority, seq = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
-if redis.call('EXISTS', h) == 0 then
-  redis.call('HSET', h, 'target', target, 'payload', payload, 'priority', priority, 'state', 'pending',
-    'notBefore', now, 'attempts', 0, 'revision', 0, 'createdAt', now, 'keepMs', keep)
-  if seq ~= '' then redis.call('HSET', h, 'seq', seq) end
-  redis.call('PEXPIRE', h, keep)
-  reindex(now)
-elseif seq ~= '' then
-  local old = redis.call('HGET', h, 'seq')
-  if not old or tonumber(seq) > tonumber(old) then
-    unindex()
-    redis.call('HSET', h, 'payload', payload, 'seq', seq, 'priority', priority, 'target', target)
-    redis.call('HINCRBY', h, 'revision', 1)
-    local state = redis.call('HGET', h, 'state')
-    if state == 'posted' or state == 'abandoned' then
-      redis.call('HSET', h, 'state', 'pending', 'notBefore', now, 'createdAt', now)
-      redis.call('HDEL', h, 'reason')
-      redis.call('PEXPIRE', h, keep)
-      state = 'pending'
-    end
-    if state == 'pending' then reindex(tonumber(redis.call('HGET', h, 'notBefore')))
-    else reindex(tonumber(redis.call('HGET', h, 'leaseUntil') or now)) end
-  end
-end
-return redis.call('HGETALL', h)
-`;
-
-const ACQUIRE = `${COMMON}
-local holder, lease = ARGV[3], tonumber(ARGV[4])
-if redis.call('EXISTS', h) == 0 then unindex() return {'missing'} end
-local state = redis.call('HGET', h, 'state')
-if state == 'posted' or state == 'abandoned' then return {state} end
-if state == 'pending' and tonumber(redis.call('HGET', h, 'notBefore')) > now then return {'not_due'} end
-if state == 'in_flight' then
-  if tonumber(redis.call('HGET', h, 'leaseUntil') or 0) > now then return {'held'} end
-  if redis.call('HEXISTS', h, 'uncertainSince') == 0 then redis.call('HSET', h, 'uncertainSince', now) end
-end
-redis.call('HSET', h, 'state', 'in_flight', 'holder', holder, 'leaseUntil', now + lease)
-redis.call('HINCRBY', h, 'attempts', 1)
-reindex(now + lease)
-local all = redis.call('HGETALL', h)
-table.insert(all, 1, 'ok')
-return all
-`;
-
-const SETTLE = `${COMMON}
-local holder, kind = ARGV[3], ARGV[4]
-if redis.call('EXISTS', h) == 0 then return 0 end
-local state = redis.call('HGET', h, 'state')
-if state == 'posted' or state == 'abandoned' then return 0 end
-if kind == 'posted' then
-  redis.call('HDEL', h, 'holder', 'leaseUntil')
-  if tonumber(ARGV[6]) < tonumber(redis.call('HGET', h, 'revision')) then
-    redis.call('HSET', h, 'state', 'pending', 'notBefore', now)
-    reindex(now)
-  else
-    redis.call('HSET', h, 'state', 'posted', 'payload', 'null')
-    if ARGV[5] ~= '' then redis.call('HSET', h, 'postedTs', ARGV[5]) end
-    unindex()
-  end
-  return 1
-end
-local mine = state == 'pending' or redis.call('HGET', h, 'holder') == holder
-  or (state == 'in_flight' and tonumber(redis.call('HGET', h, 'leaseUntil') or 0) <= now)
-if not mine then return 0 end
-redis.call('HDEL', h, 'holder', 'leaseUntil')
-if kind == 'abandoned' then
-  redis.call('HSET', h, 'state', 'abandoned', 'reason', ARGV[5])
-  unindex()
-  return 1
-end
-if ARGV[6] == '1' and redis.call('HEXISTS', h, 'uncertainSince') == 0 then
-  redis.call('HSET', h, 'uncertainSince', now)
-end
-local at = now + tonumber(ARGV[5])
-redis.call('HSET', h, 'state', 'pending', 'notBefore', at)
-reindex(at)
-return 1
-`;
-
-const DUE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local prefix, limit = ARGV[1], tonumber(ARGV[2])
-local out = {}
-for _, p in ipairs({'reply', 'final', 'intermediate'}) do
-  if #out >= limit then break end
-  local zkey = prefix .. 'deliveries:due:' .. p
-  for _, key in ipairs(redis.call('ZRANGEBYSCORE', zkey, '-inf', now, 'LIMIT', 0, limit - #out)) do
-    if redis.call('EXISTS', prefix .. 'delivery:' .. key) == 1 then table.insert(out, key)
-    else redis.call('ZREM', zkey, key) end
-  end
-end
-return out
-`;
-
-/** The outbox in Redis, shared by every replica and kept across restarts. */
+/** The outbox in Redis, shared by every replica and kept across restarts (scripts: redis-delivery-scripts). */
 export class RedisDeliveryStore implements DeliveryStore {
   constructor(
     private readonly client: RedisClient,
@@ -139,13 +19,19 @@ export class RedisDeliveryStore implements DeliveryStore {
     private readonly prefix: string,
   ) {}
 
-  async record(input: NewDelivery, _now: number): Promise<Delivery> {
+  async record(
+    input: NewDelivery,
+    _now: number,
+    owner?: { holder: string; graceMs: number },
+  ): Promise<Delivery> {
     const reply = await this.run(RECORD, input.key, [
       String(Math.max(1, Math.round(input.keepMs ?? DEFAULT_KEEP_MS))),
       JSON.stringify(input.target),
       JSON.stringify(input.payload ?? null),
       input.priority,
       input.seq === undefined ? '' : String(input.seq),
+      owner?.holder ?? '',
+      String(Math.max(0, Math.round(owner?.graceMs ?? 0))),
     ]);
     return parse(input.key, reply as string[]);
   }
@@ -157,24 +43,32 @@ export class RedisDeliveryStore implements DeliveryStore {
   }
 
   async acquire(key: string, holder: string, leaseMs: number, _now: number): Promise<Acquired> {
-    const reply = (await this.run(ACQUIRE, key, [
-      holder,
-      String(Math.max(1, Math.round(leaseMs))),
-    ])) as string[];
+    const reply = (await this.run(ACQUIRE, key, [holder, ms(leaseMs)])) as string[];
     if (reply[0] !== 'ok') return { ok: false, why: reply[0] as AcquireRefusal };
     return { ok: true, delivery: parse(key, reply.slice(1)) };
   }
 
-  async settle(key: string, holder: string, settlement: Settlement, now: number): Promise<void> {
-    const args: string[] = [holder, settlement.kind];
-    if (settlement.kind === 'posted') args.push(settlement.ts ?? '', String(settlement.revision));
-    else if (settlement.kind === 'abandoned') args.push(settlement.reason, '');
-    else {
-      // Relative on the caller's clock, absolute on Redis's: replicas' clock skew does not matter.
-      const delay = settlement.kind === 'retry' ? Math.max(0, Math.round(settlement.notBefore - now)) : 0;
-      args.push(String(delay), settlement.uncertain ? '1' : '0');
-    }
-    await this.run(SETTLE, key, args);
+  async renew(key: string, holder: string, token: number, leaseMs: number, _now: number) {
+    const reply = (await this.run(RENEW, key, [holder, String(token), ms(leaseMs)])) as string[];
+    return reply.length === 0 ? undefined : parse(key, reply);
+  }
+
+  async settle(key: string, holder: string, token: number, s: Settlement, now: number): Promise<boolean> {
+    const args: string[] = [holder, String(token), s.kind];
+    // Delays are relative on the caller's clock, absolute on Redis's: replicas' clock skew does not matter.
+    if (s.kind === 'posted')
+      args.push(
+        s.ts ?? '',
+        String(s.revision),
+        flag(s.uncertain),
+        ms(s.recheck.afterMs),
+        ms(s.recheck.forMs),
+      );
+    else if (s.kind === 'abandoned') args.push(s.reason);
+    else if (s.kind === 'checked') args.push(ms(s.afterMs));
+    else if (s.kind === 'retry') args.push(ms(s.notBefore - now), flag(s.uncertain));
+    else args.push(ms(s.afterMs), flag(s.uncertain));
+    return (await this.run(SETTLE, key, args)) === 1;
   }
 
   async due(_now: number, limit: number): Promise<string[]> {
@@ -190,6 +84,9 @@ export class RedisDeliveryStore implements DeliveryStore {
     return `${this.prefix}delivery:${key}`;
   }
 }
+
+const ms = (value: number) => String(Math.max(0, Math.round(value)));
+const flag = (value: boolean) => (value ? '1' : '0');
 
 function parse(key: string, flat: string[]): Delivery {
   const fields: Record<string, string> = {};
@@ -219,5 +116,9 @@ function fromFields(key: string, f: Record<string, string>): Delivery {
     ...(f.uncertainSince === undefined ? {} : { uncertainSince: Number(f.uncertainSince) }),
     ...(f.postedTs === undefined ? {} : { postedTs: f.postedTs }),
     ...(f.reason === undefined ? {} : { reason: f.reason }),
+    ...(f.owner === undefined ? {} : { owner: f.owner }),
+    ...(f.graceUntil === undefined ? {} : { graceUntil: Number(f.graceUntil) }),
+    ...(f.sweepUntil === undefined ? {} : { sweepUntil: Number(f.sweepUntil) }),
+    ...(f.reopen === undefined ? {} : { reopen: true }),
   };
 }

@@ -1,0 +1,193 @@
+/*
+ * One hash per delivery (`<prefix>delivery:<key>`) and one sorted set of due keys per priority
+ * (`<prefix>deliveries:due:<priority>`, scored by when the key is next due: its retry time, or when its
+ * lease expires). Every transition is one Lua script, on Redis's clock (`TIME`), so two replicas can never
+ * both hold a live lease and skewed replica clocks cannot shorten one. The payload is stored as the caller's
+ * JSON and never decoded here.
+ */
+const COMMON = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local h = KEYS[1]
+local key = ARGV[1]
+local prefix = ARGV[2]
+local function dueKey(p) return prefix .. 'deliveries:due:' .. p end
+local function reindex(score)
+  local p = redis.call('HGET', h, 'priority')
+  redis.call('ZADD', dueKey(p), score, key)
+end
+local function unindex()
+  for _, p in ipairs({'reply', 'final', 'intermediate'}) do redis.call('ZREM', dueKey(p), key) end
+end
+local function num(field) return tonumber(redis.call('HGET', h, field) or 0) end
+local function mine(holder, token)
+  return redis.call('HGET', h, 'holder') == holder and redis.call('HGET', h, 'attempts') == token
+    and redis.call('HEXISTS', h, 'leaseUntil') == 1
+end
+local function dueAt()
+  if redis.call('HEXISTS', h, 'leaseUntil') == 1 then return num('leaseUntil') end
+  return math.max(num('notBefore'), num('graceUntil'))
+end
+`;
+
+export const RECORD = `${COMMON}
+local keep = tonumber(ARGV[3])
+local target, payload, priority, seq, owner, grace = ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9])
+local function own()
+  if owner ~= '' then redis.call('HSET', h, 'owner', owner, 'graceUntil', now + grace) end
+end
+if redis.call('EXISTS', h) == 0 then
+  redis.call('HSET', h, 'target', target, 'payload', payload, 'priority', priority, 'state', 'pending',
+    'notBefore', now, 'attempts', 0, 'revision', 0, 'createdAt', now, 'keepMs', keep)
+  if seq ~= '' then redis.call('HSET', h, 'seq', seq) end
+  own()
+  redis.call('PEXPIRE', h, keep)
+  reindex(owner ~= '' and now + grace or now)
+elseif seq ~= '' then
+  local old = redis.call('HGET', h, 'seq')
+  if not old or tonumber(seq) > tonumber(old) then
+    unindex()
+    redis.call('HSET', h, 'payload', payload, 'seq', seq, 'priority', priority, 'target', target)
+    redis.call('HINCRBY', h, 'revision', 1)
+    local state = redis.call('HGET', h, 'state')
+    if state == 'posted' or state == 'abandoned' then
+      redis.call('HSET', h, 'state', 'pending', 'notBefore', now, 'createdAt', now)
+      redis.call('HDEL', h, 'reason', 'sweepUntil', 'holder', 'leaseUntil')
+      own()
+      redis.call('PEXPIRE', h, keep)
+    end
+    reindex(dueAt())
+  end
+end
+return redis.call('HGETALL', h)
+`;
+
+export const ACQUIRE = `${COMMON}
+local holder, lease = ARGV[3], tonumber(ARGV[4])
+if redis.call('EXISTS', h) == 0 then unindex() return {'missing'} end
+local state = redis.call('HGET', h, 'state')
+if state == 'abandoned' then return {state} end
+if state == 'posted' then
+  -- A sweep lease: due, and not held by a live sweep.
+  if redis.call('HEXISTS', h, 'sweepUntil') == 0 or num('notBefore') > now or num('leaseUntil') > now then
+    return {'posted'}
+  end
+elseif state == 'pending' then
+  if num('notBefore') > now then return {'not_due'} end
+  if num('graceUntil') > now and redis.call('HGET', h, 'owner') ~= holder then return {'not_due'} end
+else
+  if num('leaseUntil') > now then return {'held'} end
+  if redis.call('HEXISTS', h, 'uncertainSince') == 0 then redis.call('HSET', h, 'uncertainSince', now) end
+  -- Taking over an expired lease: its holder may have been cut off mid-call.
+end
+if state ~= 'posted' then redis.call('HSET', h, 'state', 'in_flight') end
+redis.call('HSET', h, 'holder', holder, 'leaseUntil', now + lease)
+redis.call('HINCRBY', h, 'attempts', 1)
+reindex(now + lease)
+local all = redis.call('HGETALL', h)
+table.insert(all, 1, 'ok')
+return all
+`;
+
+export const RENEW = `${COMMON}
+if redis.call('EXISTS', h) == 0 or not mine(ARGV[3], ARGV[4]) then return {} end
+redis.call('HSET', h, 'leaseUntil', now + tonumber(ARGV[5]))
+reindex(now + tonumber(ARGV[5]))
+return redis.call('HGETALL', h)
+`;
+
+/*
+ * ARGV: holder, token, kind, then per kind: posted (ts, revision, uncertain, afterMs, forMs), retry (delay,
+ * uncertain), released (delay, uncertain), abandoned (reason), checked (delay).
+ */
+export const SETTLE = `${COMMON}
+local holder, token, kind = ARGV[3], ARGV[4], ARGV[5]
+if redis.call('EXISTS', h) == 0 then return 0 end
+local state = redis.call('HGET', h, 'state')
+local target = cjson.decode(redis.call('HGET', h, 'target')).kind
+local function pending(at)
+  redis.call('HSET', h, 'state', 'pending', 'notBefore', at)
+  reindex(at)
+end
+if not mine(holder, token) then
+  -- A stale holder: nothing changes, unless a write it made may have landed after the live one's.
+  local landed = kind == 'posted' or (kind == 'retry' and ARGV[7] == '1')
+  if not landed then return 0 end
+  if target == 'update' then
+    if state == 'posted' then pending(now)
+    elseif state == 'in_flight' then redis.call('HSET', h, 'reopen', '1') end
+  elseif target == 'post' then
+    if state ~= 'posted' then
+      if redis.call('HEXISTS', h, 'uncertainSince') == 0 then redis.call('HSET', h, 'uncertainSince', now) end
+    elseif kind == 'posted' and ARGV[6] ~= (redis.call('HGET', h, 'postedTs') or '') then
+      redis.call('HSET', h, 'sweepUntil', math.max(num('sweepUntil'), now + tonumber(ARGV[10])),
+        'notBefore', now + tonumber(ARGV[9]))
+      if num('leaseUntil') <= now then reindex(now + tonumber(ARGV[9])) end
+    end
+  end
+  return 0
+end
+redis.call('HDEL', h, 'holder', 'leaseUntil')
+if state == 'posted' then
+  -- A sweep pass: the next one, until the look-up window has passed.
+  if redis.call('HEXISTS', h, 'sweepUntil') == 0 or now >= num('sweepUntil') then
+    redis.call('HDEL', h, 'sweepUntil')
+    unindex()
+  else
+    local at = now + (kind == 'checked' and tonumber(ARGV[6]) or 0)
+    redis.call('HSET', h, 'notBefore', at)
+    reindex(at)
+  end
+  return 1
+end
+if kind == 'posted' then
+  if tonumber(ARGV[7]) < num('revision') or redis.call('HEXISTS', h, 'reopen') == 1 then
+    -- A newer payload arrived while this one was on its way, or a stale write may have landed after it.
+    redis.call('HDEL', h, 'reopen')
+    pending(now)
+  elseif target == 'post' then
+    redis.call('HSET', h, 'state', 'posted', 'payload', 'null')
+    if ARGV[6] ~= '' then redis.call('HSET', h, 'postedTs', ARGV[6]) end
+    if ARGV[8] == '1' then
+      local at = now + tonumber(ARGV[9])
+      redis.call('HSET', h, 'sweepUntil', now + tonumber(ARGV[10]), 'notBefore', at)
+      reindex(at)
+    else unindex() end
+  elseif ARGV[8] == '1' and target == 'update' then
+    -- An earlier write of this update may still land after this one: the latest is sent once more.
+    redis.call('HDEL', h, 'uncertainSince')
+    pending(now + tonumber(ARGV[9]))
+  else
+    redis.call('HSET', h, 'state', 'posted')
+    unindex()
+  end
+  return 1
+end
+if kind == 'abandoned' then
+  redis.call('HSET', h, 'state', 'abandoned', 'reason', ARGV[6])
+  unindex()
+  return 1
+end
+if kind == 'checked' then return 1 end
+if ARGV[7] == '1' and redis.call('HEXISTS', h, 'uncertainSince') == 0 then
+  redis.call('HSET', h, 'uncertainSince', now)
+end
+pending(now + tonumber(ARGV[6]))
+return 1
+`;
+
+export const DUE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local prefix, limit = ARGV[1], tonumber(ARGV[2])
+local out = {}
+for _, p in ipairs({'reply', 'final', 'intermediate'}) do
+  if #out >= limit then break end
+  local zkey = prefix .. 'deliveries:due:' .. p
+  for _, key in ipairs(redis.call('ZRANGEBYSCORE', zkey, '-inf', now, 'LIMIT', 0, limit - #out)) do
+    if redis.call('EXISTS', prefix .. 'delivery:' .. key) == 1 then table.insert(out, key)
+    else redis.call('ZREM', zkey, key) end
+  end
+end
+return out
+`;

@@ -1,0 +1,43 @@
+import type { FakeSlack, StoredMessage } from '../support/fake-slack.js';
+import { bot, onCleanup, terminalReplies } from '../support/process-helpers.js';
+
+/** Fast polls so jobs end quickly; info logs for the figures. */
+export const DRILL_ENV = { POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '200', LOG_LEVEL: 'info' };
+
+/** The terminal reply's post into this card's thread (the one carrying the pull request link). */
+export const replyPost = (card: StoredMessage) => (args: Record<string, unknown>) =>
+  args.thread_ts === card.ts && String(args.text ?? '').includes('/pull/');
+
+export const cardText = (slack: FakeSlack, card: StoredMessage) =>
+  slack.message(card.channel, card.ts)?.text ?? '';
+
+export const cardIsFinal = (slack: FakeSlack, card: StoredMessage) =>
+  cardText(slack, card).includes('Done: pull request opened');
+
+export function replica(
+  name: string,
+  slack: FakeSlack,
+  docs: Parameters<typeof bot>[0]['docs'],
+  url: string,
+  env: Record<string, string> = {},
+) {
+  return bot({ name, slack, docs, redisUrl: url, env: { ...DRILL_ENV, ...env } });
+}
+
+/**
+ * The most copies of each card's terminal reply visible at any moment (sampled every 20 ms): a duplicate
+ * deleted later was still seen by people in the thread, so "never two" is checked all along.
+ */
+export function peakReplies(slack: FakeSlack, cards: StoredMessage[]): { peak: number; twoForMs: number } {
+  const seen = { peak: 0, twoForMs: 0 };
+  let last = Date.now();
+  const timer = setInterval(() => {
+    const now = Date.now();
+    const most = Math.max(0, ...cards.map((card) => terminalReplies(slack, card).length));
+    if (most > 1) seen.twoForMs += now - last;
+    last = now;
+    seen.peak = Math.max(seen.peak, most);
+  }, 20);
+  onCleanup(async () => clearInterval(timer));
+  return seen;
+}

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { bucketDays, chartBuckets } from '../../src/insights/ranges/buckets.js';
 import { addDays } from '../../src/insights/ranges/dates.js';
 import {
-  bucketSize,
   CHART_LIMITS,
   ChartInputError,
   dailyChartBlock,
@@ -60,11 +60,13 @@ describe('dailyChartBlock', () => {
     );
   });
 
-  it('shows days up to 20, then pairs, weeks for 90 days (13 categories)', () => {
-    expect(bucketSize(1)).toBe(1);
-    expect(bucketSize(20)).toBe(1);
-    expect(bucketSize(28)).toBe(2);
-    expect(bucketSize(90)).toBe(7);
+  it('shows days up to 20, then pairs, then weeks from Monday (90 days: 14 points at most)', () => {
+    expect(bucketDays(1)).toBe(1);
+    expect(bucketDays(20)).toBe(1);
+    expect(bucketDays(28)).toBe(2);
+    expect(bucketDays(39)).toBe(2);
+    expect(bucketDays(40)).toBe(7);
+    expect(bucketDays(90)).toBe(7);
     const week = dailyChartBlock({
       title: 'Views',
       days: daysFrom('2026-11-02', 7),
@@ -79,6 +81,7 @@ describe('dailyChartBlock', () => {
       'Nov 7',
       'Nov 8',
     ]);
+    // 2026-09-01 is a Tuesday: the first week is cut to Tuesday–Sunday, the others run Monday to Sunday.
     const quarter = dailyChartBlock({
       title: 'Views',
       days: daysFrom('2026-09-01', 90),
@@ -86,10 +89,20 @@ describe('dailyChartBlock', () => {
     });
     const categories = chartOf(quarter).axis_config.categories;
     expect(categories).toHaveLength(13);
-    expect(categories[0]).toBe('Sep 1–7');
-    expect(categories[4]).toBe('Sep 29–Oct 5');
-    expect(categories[12]).toBe('Nov 24–29');
-    expect(chartOf(quarter).series[0]!.data.map((p) => p.value)).toEqual([...Array(12).fill(7), 6]);
+    expect(categories[0]).toBe('Sep 1–6');
+    expect(categories[4]).toBe('Sep 28–Oct 4');
+    expect(categories[12]).toBe('Nov 23–29');
+    expect(chartOf(quarter).series[0]!.data.map((p) => p.value)).toEqual([6, ...Array(12).fill(7)]);
+  });
+
+  it('keeps buckets on a grid: a range moved by a day shares all but its edge buckets', () => {
+    const today = chartBuckets({ from: '2026-10-01', toExclusive: '2026-10-29' });
+    const tomorrow = chartBuckets({ from: '2026-10-02', toExclusive: '2026-10-30' });
+    const shared = tomorrow.filter((b) =>
+      today.some((t) => t.from === b.from && t.toExclusive === b.toExclusive),
+    );
+    expect(tomorrow.length - shared.length).toBeLessThanOrEqual(2);
+    expect(today.length).toBeLessThanOrEqual(CHART_LIMITS.categories);
   });
 
   it('makes names unique and plain, and cuts the title to 50 characters', () => {

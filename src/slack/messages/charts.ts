@@ -1,5 +1,6 @@
 import { AppError } from '../../common/errors.js';
 import { cleanUntrusted, collapseWhitespace } from '../../common/untrusted-text.js';
+import { chartBuckets, type DayBucket, MAX_CHART_POINTS } from '../../insights/ranges/buckets.js';
 import { addDays, daysBetween } from '../../insights/ranges/dates.js';
 import { truncate } from './limits.js';
 
@@ -14,7 +15,7 @@ export const CHART_LIMITS = {
   series: 6,
   seriesName: 20,
   /** One data point per category, 1 to 20 per series; each label at most 20 characters. */
-  categories: 20,
+  categories: MAX_CHART_POINTS,
   categoryLabel: 20,
   axisLabel: 50,
   segments: 6,
@@ -65,13 +66,9 @@ export interface DailySeries {
   values: readonly number[];
 }
 
-export interface DailyChartInput {
+interface ChartText {
   /** Shown above the chart; cut to 50 characters. */
   title: string;
-  /** Consecutive calendar days (`YYYY-MM-DD`), oldest first; any number (long ranges are bucketed). */
-  days: readonly string[];
-  /** 1 to 6 series, each with one value per day. Names are cut to 20 characters and made unique. */
-  series: readonly DailySeries[];
   /** `line` unless told otherwise. */
   kind?: SeriesChart['type'];
   /** The y-axis title ("views", "searches"); cut to 50 characters. */
@@ -79,58 +76,85 @@ export interface DailyChartInput {
   blockId?: string;
 }
 
+export interface DailyChartInput extends ChartText {
+  /** Consecutive calendar days (`YYYY-MM-DD`), oldest first; any number (long ranges are bucketed). */
+  days: readonly string[];
+  /** 1 to 6 series, each with one value per day. Names are cut to 20 characters and made unique. */
+  series: readonly DailySeries[];
+}
+
+export interface BucketedChartInput extends ChartText {
+  /** 1 to 20 consecutive buckets of whole days (`chartBuckets`), oldest first. */
+  buckets: readonly DayBucket[];
+  /** 1 to 6 series, each with one value per bucket. */
+  series: readonly DailySeries[];
+}
+
 export type ChartInputErrorCode =
   | 'chart_no_days'
   | 'chart_days_not_consecutive'
   | 'chart_series_count'
-  | 'chart_series_length';
+  | 'chart_series_length'
+  | 'chart_too_many_points';
 
 export class ChartInputError extends AppError<ChartInputErrorCode> {}
 
 /**
- * The days a bucket spans so that a range fits Slack's 20 categories: single days up to 20 days, pairs up
- * to 40, weeks up to 140 (90 days → 13 weeks), then multiples of a week.
- */
-export function bucketSize(dayCount: number): number {
-  if (dayCount <= CHART_LIMITS.categories) return 1;
-  if (dayCount <= 2 * CHART_LIMITS.categories) return 2;
-  return 7 * Math.ceil(dayCount / (7 * CHART_LIMITS.categories));
-}
-
-/**
- * A daily series as a `data_visualization` block: every day's value lands in exactly one category (a
- * bucket's value is the sum of its days), so each series adds up to the same total as its input.
- * Throws `ChartInputError` for input no chart can show (no days, gaps, 0 or more than 6 series).
+ * A daily series as a `data_visualization` block. Long ranges are bucketed on a calendar grid (pairs of
+ * days past 20 days, weeks from Monday past 39: `chartBuckets`); a bucket's value is the sum of its days,
+ * so each series adds up to the same total as its input. Throws `ChartInputError` for input no chart can
+ * show (no days, gaps, 0 or more than 6 series, a series of the wrong length).
  */
 export function dailyChartBlock(input: DailyChartInput): DataVisualizationBlock {
   const { days, series } = input;
   if (days.length === 0) throw new ChartInputError('chart_no_days', 'A chart needs at least one day');
-  if (series.length === 0 || series.length > CHART_LIMITS.series)
-    throw new ChartInputError('chart_series_count', `A chart takes 1 to ${CHART_LIMITS.series} series`);
   const first = days[0]!;
   if (days.some((day, i) => day !== addDays(first, i)))
     throw new ChartInputError('chart_days_not_consecutive', 'Chart days must be consecutive, oldest first');
   if (series.some((s) => s.values.length !== days.length))
     throw new ChartInputError('chart_series_length', 'Every series needs one value per day');
+  const buckets = chartBuckets({ from: first, toExclusive: addDays(first, days.length) });
+  const bounds = buckets.map((b) => [daysBetween(first, b.from), daysBetween(first, b.toExclusive)] as const);
+  return bucketedChartBlock({
+    ...input,
+    buckets,
+    series: series.map((s) => ({ name: s.name, values: bounds.map(([a, b]) => sum(s.values.slice(a, b))) })),
+  });
+}
 
-  const size = bucketSize(days.length);
-  const buckets: Array<{ start: number; end: number }> = [];
-  for (let start = 0; start < days.length; start += size)
-    buckets.push({ start, end: Math.min(days.length, start + size) });
-  const categories = bucketLabels(days, buckets);
+/** Values already summed per bucket (one analytics read per bucket) as a `data_visualization` block. */
+export function bucketedChartBlock(input: BucketedChartInput): DataVisualizationBlock {
+  const { buckets, series } = input;
+  if (buckets.length === 0) throw new ChartInputError('chart_no_days', 'A chart needs at least one day');
+  if (buckets.length > CHART_LIMITS.categories)
+    throw new ChartInputError(
+      'chart_too_many_points',
+      `A chart takes at most ${CHART_LIMITS.categories} points`,
+    );
+  if (buckets.some((b, i) => i > 0 && b.from !== buckets[i - 1]!.toExclusive))
+    throw new ChartInputError(
+      'chart_days_not_consecutive',
+      'Chart buckets must be consecutive, oldest first',
+    );
+  if (series.length === 0 || series.length > CHART_LIMITS.series)
+    throw new ChartInputError('chart_series_count', `A chart takes 1 to ${CHART_LIMITS.series} series`);
+  if (series.some((s) => s.values.length !== buckets.length))
+    throw new ChartInputError('chart_series_length', 'Every series needs one value per bucket');
+  const categories = bucketLabels(buckets);
   const names = uniqueNames(series.map((s) => s.name));
+  const longest = Math.max(...buckets.map((b) => daysBetween(b.from, b.toExclusive)));
   const chart: SeriesChart = {
     type: input.kind ?? 'line',
     series: series.map((s, i) => ({
       name: names[i]!,
-      data: buckets.map((bucket, b) => ({
+      data: s.values.map((value, b) => ({
         label: categories[b]!,
-        value: sum(s.values.slice(bucket.start, bucket.end)),
+        value: Number.isFinite(value) ? value : 0,
       })),
     })),
     axis_config: {
       categories,
-      x_label: size === 1 ? 'Day' : size === 7 ? 'Week starting' : `${size} days starting`,
+      x_label: longest === 1 ? 'Day' : longest === 7 ? 'Week (Monday to Sunday)' : `${longest}-day periods`,
       ...(input.yLabel ? { y_label: plainLabel(input.yLabel, CHART_LIMITS.axisLabel, 'Value') } : {}),
     },
   };
@@ -171,16 +195,14 @@ function monthDay(ymd: string): { month: string; day: number; year: string } {
  * "Nov 3" for a day, "Nov 3–9" or "Nov 28–Dec 4" for a bucket; a range of a year or more adds "’25" so
  * labels stay unique. At most 16 characters, under Slack's 20.
  */
-function bucketLabels(
-  days: readonly string[],
-  buckets: ReadonlyArray<{ start: number; end: number }>,
-): string[] {
-  const withYear = daysBetween(days[0]!, days[days.length - 1]!) >= 365;
-  return buckets.map(({ start, end }) => {
-    const a = monthDay(days[start]!);
-    const b = monthDay(days[end - 1]!);
+function bucketLabels(buckets: readonly DayBucket[]): string[] {
+  const withYear = daysBetween(buckets[0]!.from, buckets[buckets.length - 1]!.toExclusive) > 365;
+  return buckets.map(({ from, toExclusive }) => {
+    const a = monthDay(from);
+    const b = monthDay(addDays(toExclusive, -1));
     let label = `${a.month} ${a.day}`;
-    if (end - start > 1) label += a.month === b.month ? `–${b.day}` : `–${b.month} ${b.day}`;
+    if (daysBetween(from, toExclusive) > 1)
+      label += a.month === b.month ? `–${b.day}` : `–${b.month} ${b.day}`;
     return withYear ? `${label} ’${a.year}` : label;
   });
 }

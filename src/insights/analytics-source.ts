@@ -29,6 +29,17 @@ export function analyticsCacheKey(key: AnalyticsKey): string {
   return `${key.endpoint}:${key.projectId}:${key.range}${params ? `?${params}` : ''}`;
 }
 
+export interface ReadOptions {
+  /**
+   * How long this value is kept (default: the source's TTL). Analytics of a day that can no longer change
+   * is kept for good (`FINAL_TTL_MS`); with caching off (TTL 0) nothing is kept.
+   */
+  ttlMs?: number;
+}
+
+/** "For good" for a past day's analytics: longer than any range anyone asks for (the bot reads ≤ 1 year). */
+export const FINAL_TTL_MS = 400 * 24 * 60 * 60 * 1000;
+
 export interface AnalyticsSourceOptions {
   cache: AnalyticsCache;
   /** The organisation's analytics budget: a rolling hour shared by every analytics endpoint (and replica). */
@@ -62,14 +73,19 @@ export class AnalyticsSource {
    * The value of `key`: cached, shared, or fetched once `estimate` units are free (else
    * `AnalyticsBudgetError` with the time they will be, before any request).
    */
-  async read<T>(key: AnalyticsKey, estimate: number, fetch: (budget: HourlyQuota) => Promise<T>): Promise<T> {
+  async read<T>(
+    key: AnalyticsKey,
+    estimate: number,
+    fetch: (budget: HourlyQuota) => Promise<T>,
+    options: ReadOptions = {},
+  ): Promise<T> {
     const cacheKey = analyticsCacheKey(key);
     const hit = await this.cached<T>(cacheKey);
     if (hit !== undefined) return hit;
     const running = this.inFlight.get(cacheKey);
     if (running) return running as Promise<T>;
     // Registered before the first await, so every concurrent caller finds it.
-    const fetching = this.fetchAndStore(cacheKey, estimate, fetch).finally(() =>
+    const fetching = this.fetchAndStore(cacheKey, estimate, fetch, options.ttlMs).finally(() =>
       this.inFlight.delete(cacheKey),
     );
     this.inFlight.set(cacheKey, fetching);
@@ -80,12 +96,13 @@ export class AnalyticsSource {
     cacheKey: string,
     estimate: number,
     fetch: (budget: HourlyQuota) => Promise<T>,
+    ttlMs: number | undefined,
   ): Promise<T> {
     if ((await this.o.budget.remaining()) < estimate) {
       throw new AnalyticsBudgetError(await this.o.budget.waitTime(estimate));
     }
     const value = await fetch(this.o.budget);
-    await this.store(cacheKey, value);
+    await this.store(cacheKey, value, ttlMs);
     return value;
   }
 
@@ -98,9 +115,9 @@ export class AnalyticsSource {
     }
   }
 
-  private async store(cacheKey: string, value: unknown): Promise<void> {
+  private async store(cacheKey: string, value: unknown, ttlMs = this.o.cacheTtlMs): Promise<void> {
     if (this.o.cacheTtlMs <= 0) return;
-    await this.o.cache.set(cacheKey, value, this.o.cacheTtlMs).catch((error: unknown) => {
+    await this.o.cache.set(cacheKey, value, ttlMs).catch((error: unknown) => {
       this.o.logger.warn({ error: describeError(error) }, 'analytics cache write failed');
     });
   }

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
 import type { SlackMessage } from './messages/types.js';
+import { type BlocksGate, NO_GATE } from './new-blocks.js';
 import type { PostOptions, WebClient } from './slack-calls.js';
 import { SlackCalls } from './slack-calls.js';
 import { classify, isBlocksProblem, toDeliveryError } from './slack-errors.js';
@@ -20,6 +21,9 @@ export const MESSAGE_EVENT_TYPE = 'docs_agent_message';
  * and reads are idempotent; a post is retried only after proving the earlier attempt did not land.
  */
 export class SlackGateway extends SlackCalls {
+  /** Charts and data tables: left out where the workspace refused them, sent once more without them. */
+  blocksGate: BlocksGate = NO_GATE;
+
   /** The Web API client itself, for single attempts made inside `attemptOnce` (the delivery sender). */
   get web(): WebClient {
     return this.client;
@@ -28,7 +32,7 @@ export class SlackGateway extends SlackCalls {
   /** Posts a message (paced per channel); resolves its ts. */
   async post({ channel, threadTs, message, dedupeKey, priority = 'user' }: PostOptions): Promise<string> {
     const startedAt = Date.now();
-    let blocks: SlackMessage['blocks'] | undefined = message.blocks;
+    let blocks = await this.blocksGate.blocksFor(message.blocks);
     let ambiguous = false;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -54,9 +58,15 @@ export class SlackGateway extends SlackCalls {
         const kind = classify(error);
         this.options.metrics?.slackError('chat.postMessage', kind.code);
         if (kind.type === 'platform' && blocks && isBlocksProblem(kind.code)) {
+          // A workspace without charts: the same message once more without them.
+          const fewer = await this.blocksGate.retryWithout(blocks, kind.code);
           // Rare: Slack rejected the layout. The plain text still tells the user what happened.
-          this.options.logger.warn({ channel, code: kind.code }, 'Slack rejected blocks; posting text only');
-          blocks = undefined;
+          if (!fewer)
+            this.options.logger.warn(
+              { channel, code: kind.code },
+              'Slack rejected blocks; posting text only',
+            );
+          blocks = fewer;
           continue;
         }
         if (kind.type === 'platform' || attempt + 1 >= this.attempts) throw toDeliveryError(error, kind);
@@ -89,13 +99,21 @@ export class SlackGateway extends SlackCalls {
     message: SlackMessage,
     priority: SlackPriority = 'user',
   ): Promise<void> {
-    let blocks: SlackMessage['blocks'] | undefined = message.blocks;
+    let blocks = await this.blocksGate.blocksFor(message.blocks);
     await this.retrying('chat.update', channel, priority, async () => {
       try {
         await this.client.chat.update({ channel, ts, text: message.text, blocks: blocks ?? [] });
       } catch (error) {
         const kind = classify(error);
         if (kind.type === 'platform' && blocks && isBlocksProblem(kind.code)) {
+          const fewer = await this.blocksGate.retryWithout(blocks, kind.code);
+          if (fewer)
+            try {
+              await this.client.chat.update({ channel, ts, text: message.text, blocks: fewer });
+              return;
+            } catch (retryError) {
+              if (!isBlocksProblem(classify(retryError).code)) throw retryError;
+            }
           blocks = undefined;
           await this.client.chat.update({ channel, ts, text: message.text, blocks: [] });
           return;
@@ -166,15 +184,23 @@ export class SlackGateway extends SlackCalls {
           ...(threadTs ? { thread_ts: threadTs } : {}),
         }),
       );
-    await send(message.blocks).catch(async (error: unknown) => {
+    const blocks = await this.blocksGate.blocksFor(message.blocks);
+    await send(blocks).catch(async (error: unknown) => {
       const kind = classify(error);
       this.options.metrics?.slackError('chat.postEphemeral', kind.code);
-      // Refused layout: the plain text still tells the user, instead of silence.
-      if (kind.type === 'platform' && message.blocks && isBlocksProblem(kind.code))
-        return send(undefined).catch((retryError: unknown) => {
-          throw toDeliveryError(retryError, classify(retryError));
-        });
-      throw toDeliveryError(error, kind);
+      if (!(kind.type === 'platform' && blocks && isBlocksProblem(kind.code)))
+        throw toDeliveryError(error, kind);
+      // No charts in this workspace: the same answer without them; any other refused layout: plain text.
+      let fewer = await this.blocksGate.retryWithout(blocks, kind.code);
+      for (;;) {
+        try {
+          return await send(fewer);
+        } catch (retryError) {
+          const retryKind = classify(retryError);
+          if (!fewer || !isBlocksProblem(retryKind.code)) throw toDeliveryError(retryError, retryKind);
+          fewer = undefined;
+        }
+      }
     });
   }
 

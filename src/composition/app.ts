@@ -181,6 +181,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     maxPages: config.analytics.maxPages,
     publisher,
     evidence: healthEvidence,
+    charts: config.analytics.charts,
+    logger: logger.child({ component: 'analytics' }),
   });
   const weekly = new WeeklyReports({
     analytics,

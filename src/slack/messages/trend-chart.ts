@@ -1,4 +1,5 @@
 import type { ContextBlock } from '@slack/types';
+import type { HealthTrend } from '../../insights/health/health-trend.js';
 import type { ViewsTrend } from '../../insights/page-views/views-trend.js';
 import type { DayBucket } from '../../insights/ranges/buckets.js';
 import { daysBetween } from '../../insights/ranges/dates.js';
@@ -40,6 +41,8 @@ export function trendChart(input: {
   lines: readonly TrendLine[];
   previous?: readonly TrendLine[];
   blockId: string;
+  /** Says each line's total over the range beside the peak (when the chart's counts are not the report's). */
+  withTotals?: boolean;
 }): TrendChart {
   const unit = pointUnit(input.buckets);
   const series: DailySeries[] = [...input.lines, ...(input.previous ?? [])].map((line) => ({
@@ -67,10 +70,16 @@ export function trendChart(input: {
     sums[top] === 0
       ? `No ${input.yLabel} in any ${unit} of the range`
       : `Peak ${unit === 'day' || unit === 'week' ? unit : `${unit} period`}: ${label}, ${count(sums[top]!)} ${input.yLabel}${parts}`;
+  const totals = input.withTotals
+    ? `Over the range: ${input.lines.map((l) => `${count(l.values.reduce((a, v) => a + displayCount(v), 0))} ${l.name.toLowerCase()}`).join(' · ')}. `
+    : '';
   return {
     chart,
     peak,
-    note: { type: 'context', elements: [{ type: 'mrkdwn', text: `:chart_with_upwards_trend: ${peak}` }] },
+    note: {
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: `:chart_with_upwards_trend: ${totals}${peak}` }],
+    },
   };
 }
 
@@ -94,5 +103,31 @@ export function viewsTrendChart(trend: ViewsTrend): TrendChart {
         }
       : {}),
     blockId: 'views_trend',
+  });
+}
+
+/** A `/docs-health` report's daily counts: the three reader signals, and the period before's beside them. */
+export function healthTrendChart(trend: HealthTrend): TrendChart {
+  const { current, previous } = trend;
+  return trendChart({
+    title: (unit) => `Reader signals per ${unit}${previous ? ', vs period before' : ''}`,
+    yLabel: 'signals',
+    buckets: current.buckets,
+    lines: [
+      { name: 'Searches, no result', values: current.noResults },
+      { name: '👎 on pages', values: current.thumbsDown },
+      { name: 'Unanswered', values: current.unanswered },
+    ],
+    ...(previous
+      ? {
+          previous: [
+            { name: 'Searches (before)', values: previous.noResults },
+            { name: '👎 (before)', values: previous.thumbsDown },
+            { name: 'Unanswered (before)', values: previous.unanswered },
+          ],
+        }
+      : {}),
+    blockId: 'health_trend',
+    withTotals: true,
   });
 }

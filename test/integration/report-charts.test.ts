@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../src/insights/ranges/dates.js';
 import type { ViewRow } from '../support/fake-docs.js';
 import { waitFor } from '../support/http.js';
+import { ManualTimers } from '../support/manual-timers.js';
 import { seededRandom } from '../support/seeded-random.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -189,6 +190,37 @@ describe('charts in page-view reports', () => {
     expect(posts).toHaveLength(2);
     expect(chartOf(posts[0]!.args.blocks as Block[])).toBeDefined();
     expect(chartOf(posts[1]!.args.blocks as Block[])).toBeUndefined();
+    expect(JSON.stringify(posts[1]!.args.blocks)).toContain('*Total views*');
+    expect(app.slack.messages.filter((m) => m.channel === 'C0DOCS')).toHaveLength(1);
+    expect(app.slack.blockKit.refusals).toHaveLength(1);
+  });
+
+  it('a weekly post (through the outbox) that Slack refuses goes out once without its chart', async () => {
+    // Monday 2025-03-24, 08:59 in Berlin.
+    const timers = new ManualTimers(Date.parse('2025-03-24T07:59:00Z'));
+    app = await startTestApp({
+      env: { REPORT_CHARTS: 'true', LOG_LEVEL: 'info' },
+      agentOptions: { clock: { now: timers.now }, schedulerTimers: timers },
+    });
+    for (let i = 1; i <= 14; i++)
+      app.docs.viewsByDay.set(addDays('2025-03-24', -i), [
+        { path: '/docs/a', human: 10 * i, ai: i, total: 11 * i },
+      ]);
+    await app.command({ command: '/docs-views', text: 'schedule monday 09:00 Europe/Berlin' });
+    await waitFor(() => app!.slack.responses[0], { what: 'schedule confirmation' });
+    app.slack.blockKit.refuseNewBlocks = true;
+
+    await timers.advanceTo(Date.parse('2025-03-24T08:00:00Z'));
+    await waitFor(() => app!.slack.messages.find((m) => m.channel === 'C0DOCS'), { what: 'weekly post' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const posts = app.slack.callsOf('chat.postMessage').filter((c) => c.args.channel === 'C0DOCS');
+    expect(posts).toHaveLength(2);
+    expect(chartOf(posts[0]!.args.blocks as Block[])).toBeDefined();
+    const kept = JSON.stringify(posts[1]!.args.blocks);
+    expect(chartOf(posts[1]!.args.blocks as Block[])).toBeUndefined();
+    // The same report as before charts: its sections and numbers, not just the plain text.
+    expect(kept).toContain('*Total views*');
+    expect(kept).toContain('Peak day: Mar 17');
     expect(app.slack.messages.filter((m) => m.channel === 'C0DOCS')).toHaveLength(1);
     expect(app.slack.blockKit.refusals).toHaveLength(1);
   });

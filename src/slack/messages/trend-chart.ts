@@ -21,6 +21,10 @@ export interface TrendLine {
   values: readonly number[];
 }
 
+/** A line's name inside a sentence: "Human" → "human", acronyms ("AI") kept. */
+const prose = (name: string) =>
+  /^[A-Z][a-z]/.test(name) ? `${name[0]!.toLowerCase()}${name.slice(1)}` : name;
+
 const count = (value: number) => String(displayCount(value)).replace(/\B(?=(\d{3})+$)/g, ',');
 
 /** "day", "week" or "2 days": what one point of the chart holds. */
@@ -64,14 +68,14 @@ export function trendChart(input: {
   const label = chart.chart.type === 'pie' ? '' : (chart.chart.axis_config.categories[top] ?? '');
   const parts =
     input.lines.length > 1
-      ? ` (${input.lines.map((l) => `${count(l.values[top] ?? 0)} ${l.name.toLowerCase()}`).join(' · ')})`
+      ? ` (${input.lines.map((l) => `${count(l.values[top] ?? 0)} ${prose(l.name)}`).join(' · ')})`
       : '';
   const peak =
     sums[top] === 0
       ? `No ${input.yLabel} in any ${unit} of the range`
       : `Peak ${unit === 'day' || unit === 'week' ? unit : `${unit} period`}: ${label}, ${count(sums[top]!)} ${input.yLabel}${parts}`;
   const totals = input.withTotals
-    ? `Over the range: ${input.lines.map((l) => `${count(l.values.reduce((a, v) => a + displayCount(v), 0))} ${l.name.toLowerCase()}`).join(' · ')}. `
+    ? `Over the range: ${input.lines.map((l) => `${count(l.values.reduce((a, v) => a + displayCount(v), 0))} ${prose(l.name)}`).join(' · ')}. `
     : '';
   return {
     chart,

@@ -102,7 +102,10 @@ export class SlackDeliverySender implements DeliverySender {
                   throw retryError;
                 },
               );
-              if (sent) return sent.ts;
+              if (sent) {
+                await gate.confirm();
+                return sent.ts;
+              }
             }
             return this.call(d, key, undefined);
           });
@@ -229,7 +232,10 @@ async function respondOnce(
   let status = first.status;
   // Slack answers a refused payload with 400 and the error as the body (`invalid_blocks`).
   const fewer = status === 400 ? await gate.retryWithout(body.blocks, first.error) : undefined;
-  if (fewer) ({ status } = await postJson(url, { ...body, blocks: fewer }, timeoutMs));
+  if (fewer) {
+    ({ status } = await postJson(url, { ...body, blocks: fewer }, timeoutMs));
+    if (status >= 200 && status < 300) await gate.confirm();
+  }
   if (status === 400 && Array.isArray(body.blocks) && body.blocks.length > 0)
     ({ status } = await postJson(
       url,

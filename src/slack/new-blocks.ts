@@ -28,8 +28,8 @@ export interface RefusalMemory {
 /**
  * Remembers, for a day and for every replica, that Slack refused the 2026 blocks in this workspace, so a
  * refusal happens once, not once per report: after it every message goes out without them, as before
- * they existed. Every Slack call that sends blocks asks `blocksFor` first, and on `invalid_blocks` asks
- * `retryWithout` for the blocks to send once more.
+ * they existed. Every Slack call that sends blocks asks `blocksFor` first, on `invalid_blocks` asks
+ * `retryWithout` for the blocks to send once more, and calls `confirm` when Slack took those.
  */
 export class NewBlocksGate {
   /** This process's copy of the flag, so a refused workspace costs no store read per message. */
@@ -64,19 +64,20 @@ export class NewBlocksGate {
   }
 
   /**
-   * After Slack answered `code` to `blocks`: when it refused blocks that hold new ones, remembers that and
-   * returns the blocks to try once more (without them); else undefined (the caller's own fallback applies).
+   * After Slack answered `code` to `blocks`: when it refused blocks that hold new ones, the blocks to try
+   * once more (without them); else undefined (the caller's own fallback applies). Only `confirm` after
+   * that retry was taken remembers the refusal: a message refused for another reason proves nothing.
    */
   async retryWithout<B extends { type: string }>(
     blocks: B[] | undefined,
     code: string,
   ): Promise<B[] | undefined> {
     if (code !== 'invalid_blocks' || !blocks || !hasNewBlocks(blocks)) return undefined;
-    await this.remember();
     return withoutNewBlocks(blocks);
   }
 
-  private async remember(): Promise<void> {
+  /** Slack took the message without the new blocks it refused with them: remembered for a day. */
+  async confirm(): Promise<void> {
     const until = this.now() + REFUSAL_MEMORY_MS;
     this.refusedUntil = until;
     this.logger.warn({}, 'Slack refused charts (invalid_blocks): reports go out without them for a day');
@@ -91,6 +92,7 @@ export const NO_GATE = {
   blocksFor: async <B extends { type: string }>(blocks: B[] | undefined) => blocks,
   retryWithout: async <B extends { type: string }>(blocks: B[] | undefined, code: string) =>
     code === 'invalid_blocks' && blocks && hasNewBlocks(blocks) ? withoutNewBlocks(blocks) : undefined,
+  confirm: async () => {},
 };
 
-export type BlocksGate = Pick<NewBlocksGate, 'blocksFor' | 'retryWithout'>;
+export type BlocksGate = Pick<NewBlocksGate, 'blocksFor' | 'retryWithout' | 'confirm'>;

@@ -33,6 +33,8 @@ export class SlackGateway extends SlackCalls {
   async post({ channel, threadTs, message, dedupeKey, priority = 'user' }: PostOptions): Promise<string> {
     const startedAt = Date.now();
     let blocks = await this.blocksGate.blocksFor(message.blocks);
+    // Set while the blocks being sent are the ones Slack took without charts after refusing them.
+    let withoutCharts = false;
     let ambiguous = false;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -50,6 +52,7 @@ export class SlackGateway extends SlackCalls {
           }),
         );
         const ts = String(result.ts);
+        if (withoutCharts) await this.blocksGate.confirm();
         // This ts is handed back and becomes the message everyone uses: any other copy is the duplicate.
         if (ambiguous && dedupeKey)
           this.removeDuplicatesLater(channel, threadTs ?? null, dedupeKey, startedAt, ts);
@@ -67,6 +70,7 @@ export class SlackGateway extends SlackCalls {
               'Slack rejected blocks; posting text only',
             );
           blocks = fewer;
+          withoutCharts = fewer !== undefined;
           continue;
         }
         if (kind.type === 'platform' || attempt + 1 >= this.attempts) throw toDeliveryError(error, kind);
@@ -110,6 +114,7 @@ export class SlackGateway extends SlackCalls {
           if (fewer)
             try {
               await this.client.chat.update({ channel, ts, text: message.text, blocks: fewer });
+              await this.blocksGate.confirm();
               return;
             } catch (retryError) {
               if (!isBlocksProblem(classify(retryError).code)) throw retryError;
@@ -194,7 +199,9 @@ export class SlackGateway extends SlackCalls {
       let fewer = await this.blocksGate.retryWithout(blocks, kind.code);
       for (;;) {
         try {
-          return await send(fewer);
+          await send(fewer);
+          if (fewer) await this.blocksGate.confirm();
+          return;
         } catch (retryError) {
           const retryKind = classify(retryError);
           if (!fewer || !isBlocksProblem(retryKind.code)) throw toDeliveryError(retryError, retryKind);

@@ -114,7 +114,12 @@ describe('daily views for charts in Redis mode', () => {
       const blocks = [{ type: 'section' }, { type: 'data_visualization' }];
       expect(await gateB.blocksFor(blocks)).toEqual(blocks);
       expect(await gateA.retryWithout(blocks, 'invalid_blocks')).toEqual([{ type: 'section' }]);
+      // Not remembered until Slack took the message without them (it may have refused something else).
+      expect(await gateB.blocksFor(blocks)).toEqual(blocks);
+      expect(await gateA.retryWithout(blocks, 'msg_blocks_too_long')).toBeUndefined();
+      await gateA.confirm();
       expect(await gateB.blocksFor(blocks)).toEqual([{ type: 'section' }]);
+      expect(await gateA.blocksFor(blocks)).toEqual([{ type: 'section' }]);
     } finally {
       await closeRedis(a);
       await closeRedis(b);

@@ -142,6 +142,22 @@ describe('charts in page-view reports', () => {
     expect(app.slack.blockKit.refusals).toEqual([]);
   });
 
+  it('leaves the chart out, saying why, when its reads would eat into the budget kept for reports', async () => {
+    app = await startTestApp({ env: { REPORT_CHARTS: 'true', ANALYTICS_HOURLY_BUDGET: '20' } });
+    seedDays(app, 14);
+    await app.command({ command: '/docs-views', text: '7d' });
+    const body = (await waitFor(() => app!.slack.responses[0], { what: 'report' })).body as {
+      blocks: Block[];
+    };
+    expect(chartOf(body.blocks)).toBeUndefined();
+    expect(JSON.stringify(body.blocks)).toContain(
+      'No chart this time: the hourly analytics budget is nearly used up',
+    );
+    expect(JSON.stringify(body.blocks)).toContain('*Total views*');
+    // Not one chart read was spent: the 20 units minus the report's 2 would have left fewer than 10.
+    expect(dayReads(app)).toHaveLength(0);
+  });
+
   it('where Slack refuses charts, each report goes out once without them, and the refusal happens once', async () => {
     app = await startTestApp({ env: { REPORT_CHARTS: 'true' } });
     seedDays(app, 14);

@@ -134,15 +134,19 @@ export class HealthReports {
     const window = await this.window(range, projectId);
     const built = buildHealthReport(window, { top: request.top });
     const report = this.o.projects.isMulti ? { ...built, project: projectId } : built;
+    let chartMissing: HealthReport['chartMissing'];
     const trend = await this.trends?.trend(range, projectId, window.conversations).catch((error: unknown) => {
       // The chart adds to the report and never holds it back.
       this.o.logger?.warn(
         { error: describeError(error) },
         'could not read daily health counts for the chart',
       );
+      chartMissing = 'unavailable';
       return undefined;
     });
-    return { ...report, ...(trend ? { trend } : {}), ...(await this.refsOf(report)) };
+    if (this.trends && !trend) chartMissing ??= 'budget';
+    const chart = trend ? { trend } : chartMissing ? { chartMissing } : {};
+    return { ...report, ...chart, ...(await this.refsOf(report)) };
   }
 
   /**

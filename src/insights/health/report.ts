@@ -45,6 +45,8 @@ export interface HealthReport {
   refs?: Record<EvidenceKind, string[]>;
   /** Daily counts of the three signals for the chart; absent when they could not be read. */
   trend?: HealthTrend;
+  /** Why a report that should have a chart has none: the analytics budget's reserve, or a failed read. */
+  chartMissing?: 'budget' | 'unavailable';
 }
 
 /** `top N`, 1–25, default 5: anything else is clamped rather than refused (the grammar validates input). */

@@ -95,14 +95,19 @@ export class PageViewsReports {
       this.o.logger.warn({ error: describeError(error) }, 'could not fetch previous-period totals');
       return undefined;
     });
+    let chartMissing: PageViewsReport['chartMissing'];
     const trend = await this.trends?.trend(request.range, this.projectOf(request)).catch((error: unknown) => {
       // The chart adds to the report and never holds it back.
       this.o.logger.warn({ error: describeError(error) }, 'could not fetch daily views for the chart');
+      chartMissing = 'unavailable';
       return undefined;
     });
-    if (this.trends && !trend)
-      this.o.logger.info({ range: request.range }, 'report goes out without its chart');
-    return this.named(request, { ...buildReport(request, current, previous), ...(trend ? { trend } : {}) });
+    if (this.trends && !trend) {
+      chartMissing ??= 'budget';
+      this.o.logger.info({ range: request.range, chartMissing }, 'report goes out without its chart');
+    }
+    const chart = trend ? { trend } : chartMissing ? { chartMissing } : {};
+    return this.named(request, { ...buildReport(request, current, previous), ...chart });
   }
 
   /** Names the project on the report when there is more than one to tell apart. */

@@ -34,6 +34,8 @@ export interface PageViewsReport {
   project?: string;
   /** Views per day (bucketed past 20 days) for the chart; absent when they could not be read. */
   trend?: ViewsTrend;
+  /** Why a report that should have a chart has none: the analytics budget's reserve, or a failed read. */
+  chartMissing?: 'budget' | 'unavailable';
 }
 
 /** Total views descending; ties by path so the order is stable whatever order the API used. */

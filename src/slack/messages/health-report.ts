@@ -5,7 +5,7 @@ import type { HealthReport, HealthSection } from '../../insights/health/report.j
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { displayCount, displayRatio, mrkdwnLink } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
-import { healthTrendChart } from './trend-chart.js';
+import { chartMissingNote, healthTrendChart } from './trend-chart.js';
 import type { MessageBlock, SlackMessage } from './types.js';
 
 /** Buttons of the rows: `health_fix_<kind>_<rank>` (unique in the message, as Slack wants action ids). */
@@ -144,7 +144,11 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
         type: 'context',
         elements: [{ type: 'mrkdwn', text: `${range} · ${n(report.totalSearches)} searches${by}${partial}` }],
       },
-      ...(trend ? [trend.chart, trend.note] : []),
+      ...(trend
+        ? [trend.chart, trend.note]
+        : report.chartMissing
+          ? [chartMissingNote(report.chartMissing)]
+          : []),
       ...sectionBlocks(report.searches, 'search', room, options, report.refs?.search),
       { type: 'divider' },
       ...sectionBlocks(report.pages, 'page', room, options, report.refs?.page),

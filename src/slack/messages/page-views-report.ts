@@ -11,7 +11,7 @@ import { daysBetween, formatRange } from '../../insights/ranges/dates.js';
 import { defuseLinks, escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { displayCount, mrkdwnLink, slackTime } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
-import { viewsTrendChart } from './trend-chart.js';
+import { chartMissingNote, viewsTrendChart } from './trend-chart.js';
 import type { MessageBlock, SlackMessage } from './types.js';
 
 export const POST_REPORT_ACTION = 'docs_views_post';
@@ -177,6 +177,7 @@ export function pageViewsReportMessage(
   // The chart adds to the numbers above and never replaces them: its peak is said in words too.
   const trend = report.trend ? viewsTrendChart(report.trend) : undefined;
   if (trend) blocks.push(trend.chart, trend.note);
+  else if (report.chartMissing) blocks.push(chartMissingNote(report.chartMissing));
   blocks.push({ type: 'divider' });
   const tail: KnownBlock[] = [];
   const footer = [

@@ -135,3 +135,20 @@ export function healthTrendChart(trend: HealthTrend): TrendChart {
     withTotals: true,
   });
 }
+
+/** Said where the chart would be when a report has none: the numbers are complete either way. */
+export function chartMissingNote(reason: 'budget' | 'unavailable'): ContextBlock {
+  const why =
+    reason === 'budget'
+      ? 'the hourly analytics budget is nearly used up, and reports come first'
+      : 'the daily counts could not be read just now';
+  return {
+    type: 'context',
+    elements: [
+      {
+        type: 'mrkdwn',
+        text: `:information_source: No chart this time: ${why}. The numbers here are complete.`,
+      },
+    ],
+  };
+}

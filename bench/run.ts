@@ -2,6 +2,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { ackVerdict, runAckLatency } from './ack-latency.js';
 import { analyticsVerdict, runAnalytics } from './analytics.js';
 import { callsVerdict, runCallsPerJob } from './calls-per-job.js';
+import { chartCostTable, chartCostVerdict, runChartCost } from './chart-cost.js';
 import { followVerdict, runGitHubFollow } from './github-follow.js';
 import { pollingVerdict, runPollingCost } from './polling-cost.js';
 import { runScale, SCALE_JOBS, scaleVerdict } from './scale.js';
@@ -88,6 +89,13 @@ await section(
   async () => {
     const { rows, summary } = await runGitHubFollow();
     return [table(rows), ...followVerdict(summary)];
+  },
+);
+await section(
+  '8. Analytics requests per chart, cold and warm (simulated days, against the floor)',
+  async () => {
+    const { rows } = await runChartCost();
+    return [chartCostTable(rows), ...chartCostVerdict(rows)];
   },
 );
 process.exit(0);

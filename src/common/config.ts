@@ -81,6 +81,9 @@ const envSchema = z.object({
   ANALYTICS_MAX_PAGES: integer(40, 1, 1000),
   ANALYTICS_CACHE_TTL_MS: integer(15 * 60 * 1000, 0),
   ANALYTICS_HOURLY_BUDGET: integer(100, 1, 100_000),
+  REPORT_CHARTS: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'must be true or false' }).optional())
+    .transform((v) => v !== 'false'),
   HEALTH_IMPACT_DAYS: integer(14, 1, 180),
   WEEKLY_REPORT_CHANNEL: optionalText,
   WEEKLY_REPORT_CRON: optionalText,
@@ -149,6 +152,8 @@ export interface Config {
     maxPages: number;
     cacheTtlMs: number;
     hourlyBudget: number;
+    /** Reports carry a chart of daily counts (REPORT_CHARTS, default true). */
+    charts: boolean;
     /** Days after a health-fix PR before its impact post (and the length of each compared window). */
     healthImpactDays: number;
     weeklyReport: { channel: string | undefined; cron: string | undefined; timeZone: string | undefined };
@@ -230,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxPages: e.ANALYTICS_MAX_PAGES,
       cacheTtlMs: e.ANALYTICS_CACHE_TTL_MS,
       hourlyBudget: e.ANALYTICS_HOURLY_BUDGET,
+      charts: e.REPORT_CHARTS,
       healthImpactDays: e.HEALTH_IMPACT_DAYS,
       weeklyReport: {
         channel: e.WEEKLY_REPORT_CHANNEL,

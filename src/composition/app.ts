@@ -17,6 +17,7 @@ import { DocsApiClient } from '../platform/docs-client.js';
 import { SlackJobNotifier } from '../slack/job-notifier.js';
 import { JobSignalFollower } from '../slack/job-signals.js';
 import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
+import { NewBlocksGate } from '../slack/new-blocks.js';
 import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
@@ -82,6 +83,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       onTokenRejected: (code) => fatal.raise(`Slack answered ${code}`),
     },
   );
+  // Charts (Slack's 2026 blocks): where the workspace refuses them, every replica leaves them out for a day.
+  slack.gateway.blocksGate = new NewBlocksGate(adapters.analyticsCache, logger, () => clock.now());
   const deliveries = wireDeliveries({ config, adapters, gateway: slack.gateway, logger, metrics });
   // The emoji on a job's source message follows the job's latest state.
   const signals = new JobSignalFollower(deliveries, logger);
@@ -153,6 +156,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'analytics' }),
     projects,
     maxPages: config.analytics.maxPages,
+    charts: config.analytics.charts,
   });
   const impact = wireHealthImpact({
     config,
@@ -194,6 +198,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     maxPages: config.analytics.maxPages,
     publisher,
     evidence: healthEvidence,
+    charts: config.analytics.charts,
+    logger: logger.child({ component: 'analytics' }),
   });
   const weekly = new WeeklyReports({
     analytics,

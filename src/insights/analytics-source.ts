@@ -29,6 +29,17 @@ export function analyticsCacheKey(key: AnalyticsKey): string {
   return `${key.endpoint}:${key.projectId}:${key.range}${params ? `?${params}` : ''}`;
 }
 
+export interface ReadOptions {
+  /**
+   * How long this value is kept (default: the source's TTL). Analytics of a day that can no longer change
+   * is kept for good (`FINAL_TTL_MS`); a lifetime set here holds even with report caching off (TTL 0).
+   */
+  ttlMs?: number;
+}
+
+/** "For good" for a past day's analytics: longer than any range anyone asks for (the bot reads ≤ 1 year). */
+export const FINAL_TTL_MS = 400 * 24 * 60 * 60 * 1000;
+
 export interface AnalyticsSourceOptions {
   cache: AnalyticsCache;
   /** The organisation's analytics budget: a rolling hour shared by every analytics endpoint (and replica). */
@@ -66,8 +77,7 @@ export class AnalyticsSource {
     key: AnalyticsKey,
     estimate: number,
     fetch: (budget: HourlyQuota) => Promise<T>,
-    /** How long this value is kept (default: the configured TTL); a read that must stay rare sets its own. */
-    ttlMs = this.o.cacheTtlMs,
+    options: ReadOptions = {},
   ): Promise<T> {
     const cacheKey = analyticsCacheKey(key);
     const hit = await this.cached<T>(cacheKey);
@@ -75,7 +85,7 @@ export class AnalyticsSource {
     const running = this.inFlight.get(cacheKey);
     if (running) return running as Promise<T>;
     // Registered before the first await, so every concurrent caller finds it.
-    const fetching = this.fetchAndStore(cacheKey, estimate, fetch, ttlMs).finally(() =>
+    const fetching = this.fetchAndStore(cacheKey, estimate, fetch, options.ttlMs).finally(() =>
       this.inFlight.delete(cacheKey),
     );
     this.inFlight.set(cacheKey, fetching);
@@ -86,7 +96,7 @@ export class AnalyticsSource {
     cacheKey: string,
     estimate: number,
     fetch: (budget: HourlyQuota) => Promise<T>,
-    ttlMs: number,
+    ttlMs: number | undefined,
   ): Promise<T> {
     if ((await this.o.budget.remaining()) < estimate) {
       throw new AnalyticsBudgetError(await this.o.budget.waitTime(estimate));
@@ -105,7 +115,8 @@ export class AnalyticsSource {
     }
   }
 
-  private async store(cacheKey: string, value: unknown, ttlMs: number): Promise<void> {
+  private async store(cacheKey: string, value: unknown, ttlMs = this.o.cacheTtlMs): Promise<void> {
+    // A read that sets its own lifetime keeps it even with report caching off (ANALYTICS_CACHE_TTL_MS=0).
     if (ttlMs <= 0) return;
     await this.o.cache.set(cacheKey, value, ttlMs).catch((error: unknown) => {
       this.o.logger.warn({ error: describeError(error) }, 'analytics cache write failed');

@@ -3,6 +3,7 @@ import type { Delivery, DeliveryPriority, DeliveryTarget } from '../delivery/dom
 import { type AttemptFailure, DeliveryAttemptError, type DeliverySender } from '../delivery/ports.js';
 import { plainTextOf } from './listeners/respond-safely.js';
 import type { SlackMessage } from './messages/types.js';
+import type { BlocksGate } from './new-blocks.js';
 import {
   type Classified,
   isBlocksProblem,
@@ -73,25 +74,45 @@ export class SlackDeliverySender implements DeliverySender {
   ) {
     try {
       if (target.kind === 'reactions') return await this.react(target, priority, lease);
-      if (target.kind === 'respond') return await respondOnce(target.url, lease, this.timeoutMs);
+      if (target.kind === 'respond')
+        return await respondOnce(target.url, lease, this.timeoutMs, this.gateway.blocksGate);
+      if (target.kind === 'unfurl') return await this.unfurl(target, priority, lease);
       const method =
         target.kind === 'post'
           ? 'chat.postMessage'
           : target.kind === 'assistant'
             ? ASSISTANT_METHODS[target.call]
-            : target.kind === 'unfurl'
-              ? 'chat.unfurl'
-              : 'chat.update';
-      const result = await this.gateway.attemptOnce(method, target.channel, PACING[priority], lease, (d) =>
-        this.call(d, key, true).catch((error: unknown) => {
-          // Slack refused the layout (nothing was stored): the plain text still tells the user.
-          if (
-            error instanceof Error &&
-            isBlocksProblem((error as { data?: { error?: string } }).data?.error ?? '')
-          )
-            return this.call(d, key, false);
-          throw error;
-        }),
+            : 'chat.update';
+      const gate = this.gateway.blocksGate;
+      const result = await this.gateway.attemptOnce(
+        method,
+        target.channel,
+        PACING[priority],
+        lease,
+        async (d) => {
+          const blocks = await gate.blocksFor(messageOf(d).blocks);
+          return this.call(d, key, blocks).catch(async (error: unknown) => {
+            const code = slackCodeOf(error);
+            // Slack refused the layout (nothing was stored): without charts where the workspace lacks them,
+            // else the plain text, which still tells the user.
+            if (!isBlocksProblem(code)) throw error;
+            const fewer = await gate.retryWithout(blocks, code);
+            if (fewer) {
+              const sent = await this.call(d, key, fewer).then(
+                (ts) => ({ ts }),
+                (retryError: unknown) => {
+                  if (isBlocksProblem(slackCodeOf(retryError))) return undefined;
+                  throw retryError;
+                },
+              );
+              if (sent) {
+                await gate.confirm();
+                return sent.ts;
+              }
+            }
+            return this.call(d, key, undefined);
+          });
+        },
       );
       if (!result.called) return { sent: false as const };
       return { sent: true as const, delivery: result.ready, ts: result.value };
@@ -113,15 +134,40 @@ export class SlackDeliverySender implements DeliverySender {
     return this.gateway.removeDuplicates(channel, threadTs, delivery.key, delivery.createdAt, keepTs);
   }
 
+  /** Link previews: one chat.unfurl, again without Block Kit if Slack refuses the layout. */
+  private async unfurl(
+    target: Extract<DeliveryTarget, { kind: 'unfurl' }>,
+    priority: DeliveryPriority,
+    lease: () => Promise<Delivery | undefined>,
+  ) {
+    const result = await this.gateway.attemptOnce(
+      'chat.unfurl',
+      target.channel,
+      PACING[priority],
+      lease,
+      (d) =>
+        unfurlOnce(this.client, target, d.payload, true).catch((error: unknown) => {
+          if (!isBlocksProblem(slackCodeOf(error))) throw error;
+          return unfurlOnce(this.client, target, d.payload, false);
+        }),
+    );
+    if (!result.called) return { sent: false as const };
+    return { sent: true as const, delivery: result.ready, ts: undefined };
+  }
+
   /** One Web API call with the delivery's latest payload; resolves the posted ts (posts). */
-  private async call(delivery: Delivery, key: string, withBlocks: boolean): Promise<string | undefined> {
+  private async call(
+    delivery: Delivery,
+    key: string,
+    blocks: SlackMessage['blocks'] | undefined,
+  ): Promise<string | undefined> {
     const message = messageOf(delivery);
     const target = delivery.target;
     if (target.kind === 'post') {
       const result = await this.client.chat.postMessage({
         channel: target.channel,
         text: message.text,
-        ...(withBlocks && message.blocks?.length ? { blocks: message.blocks } : {}),
+        ...(blocks?.length ? { blocks } : {}),
         ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
         metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { key } },
         unfurl_links: false,
@@ -133,16 +179,12 @@ export class SlackDeliverySender implements DeliverySender {
       await this.assistantCall(target, delivery.payload);
       return undefined;
     }
-    if (target.kind === 'unfurl') {
-      await unfurlOnce(this.client, target, delivery.payload, withBlocks);
-      return undefined;
-    }
     if (target.kind === 'update') {
       await this.client.chat.update({
         channel: target.channel,
         ts: target.ts,
         text: message.text,
-        blocks: withBlocks ? (message.blocks ?? []) : [],
+        blocks: blocks ?? [],
       });
     }
     return undefined;
@@ -205,25 +247,48 @@ export class SlackDeliverySender implements DeliverySender {
  * expired, a refused payload: a refused layout is sent once more as plain text), 5xx or nothing when the
  * outcome is unknown. Not paced: it is no Web API method, and each URL serves one person's request.
  */
-async function respondOnce(url: string, lease: () => Promise<Delivery | undefined>, timeoutMs: number) {
+async function respondOnce(
+  url: string,
+  lease: () => Promise<Delivery | undefined>,
+  timeoutMs: number,
+  gate: BlocksGate,
+) {
   const delivery = await lease();
   if (!delivery) return { sent: false as const };
-  const body = delivery.payload as { text?: string; blocks?: unknown[] } & Record<string, unknown>;
-  let status = await postJson(url, body, timeoutMs);
+  const payload = delivery.payload as { text?: string; blocks?: SlackMessage['blocks'] } & Record<
+    string,
+    unknown
+  >;
+  const body = { ...payload, blocks: await gate.blocksFor(payload.blocks) };
+  const first = await postJson(url, body, timeoutMs);
+  let status = first.status;
+  // Slack answers a refused payload with 400 and the error as the body (`invalid_blocks`).
+  const fewer = status === 400 ? await gate.retryWithout(body.blocks, first.error) : undefined;
+  if (fewer) {
+    ({ status } = await postJson(url, { ...body, blocks: fewer }, timeoutMs));
+    if (status >= 200 && status < 300) await gate.confirm();
+  }
   if (status === 400 && Array.isArray(body.blocks) && body.blocks.length > 0)
-    status = await postJson(
+    ({ status } = await postJson(
       url,
       { ...body, blocks: undefined, text: plainTextOf(body as SlackMessage) },
       timeoutMs,
-    );
+    ));
   if (status >= 200 && status < 300) return { sent: true as const, delivery, ts: undefined };
   if (status >= 400 && status < 500 && status !== 429)
     throw new DeliveryAttemptError({ kind: 'permanent', code: `response_url_${status}` });
   throw new DeliveryAttemptError({ kind: 'unknown', code: `response_url_${status || 'failed'}` });
 }
 
-/** The HTTP status, or 0 when no answer came (timeout, reset). The body is always read to the end. */
-async function postJson(url: string, body: unknown, timeoutMs: number): Promise<number> {
+/**
+ * The HTTP status (0 when no answer came: timeout, reset) and the start of the body, which is Slack's error
+ * on a 4xx. The body is always read to the end.
+ */
+async function postJson(
+  url: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<{ status: number; error: string }> {
   try {
     const response = await fetch(url, {
       method: 'POST',
@@ -231,9 +296,15 @@ async function postJson(url: string, body: unknown, timeoutMs: number): Promise<
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    await response.arrayBuffer().catch(() => undefined);
-    return response.status;
+    const text = await response.text().catch(() => '');
+    return { status: response.status, error: text.slice(0, 100).trim() };
   } catch {
-    return 0;
+    return { status: 0, error: '' };
   }
+}
+
+/** The Web API's error code of a failed call (`invalid_blocks`), or ''. */
+function slackCodeOf(error: unknown): string {
+  const code = (error as { data?: { error?: unknown } } | null)?.data?.error;
+  return error instanceof Error && typeof code === 'string' ? code : '';
 }

@@ -1,6 +1,7 @@
 import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
 import type { SlackMessage } from './messages/types.js';
+import { type BlocksGate, NO_GATE } from './new-blocks.js';
 import type { PostOptions, WebClient } from './slack-calls.js';
 import { SlackCalls } from './slack-calls.js';
 import { classify, isBlocksProblem, toDeliveryError } from './slack-errors.js';
@@ -19,6 +20,9 @@ export const MESSAGE_EVENT_TYPE = 'docs_agent_message';
  * once. What the bot owes exactly once goes through the outbox (src/delivery), which alone decides retries.
  */
 export class SlackGateway extends SlackCalls {
+  /** Charts and data tables: left out where the workspace refused them, sent once more without them. */
+  blocksGate: BlocksGate = NO_GATE;
+
   /** The Web API client itself, for single attempts made inside `attemptOnce` (the delivery sender). */
   get web(): WebClient {
     return this.client;
@@ -44,19 +48,29 @@ export class SlackGateway extends SlackCalls {
           unfurl_media: false,
         }),
       );
+    const blocks = await this.blocksGate.blocksFor(message.blocks);
     try {
-      return String((await send(message.blocks)).ts);
+      return String((await send(blocks)).ts);
     } catch (error) {
       const kind = classify(error);
       this.options.metrics?.slackError('chat.postMessage', kind.code);
-      if (!(kind.type === 'platform' && message.blocks && isBlocksProblem(kind.code)))
+      if (!(kind.type === 'platform' && blocks && isBlocksProblem(kind.code)))
         throw toDeliveryError(error, kind);
-      // Rare: Slack rejected the layout (nothing was stored). The plain text still tells the user.
-      this.options.logger.warn({ channel, code: kind.code }, 'Slack rejected blocks; posting text only');
-      try {
-        return String((await send(undefined)).ts);
-      } catch (retryError) {
-        throw toDeliveryError(retryError, classify(retryError));
+      // Slack rejected the layout (nothing was stored): without charts where the workspace lacks them, else
+      // the plain text, which still tells the user.
+      let fewer = await this.blocksGate.retryWithout(blocks, kind.code);
+      if (!fewer)
+        this.options.logger.warn({ channel, code: kind.code }, 'Slack rejected blocks; posting text only');
+      for (;;) {
+        try {
+          const ts = String((await send(fewer)).ts);
+          if (fewer) await this.blocksGate.confirm();
+          return ts;
+        } catch (retryError) {
+          const retryKind = classify(retryError);
+          if (!fewer || !isBlocksProblem(retryKind.code)) throw toDeliveryError(retryError, retryKind);
+          fewer = undefined;
+        }
       }
     }
   }
@@ -68,13 +82,22 @@ export class SlackGateway extends SlackCalls {
     message: SlackMessage,
     priority: SlackPriority = 'user',
   ): Promise<void> {
-    let blocks: SlackMessage['blocks'] | undefined = message.blocks;
+    let blocks = await this.blocksGate.blocksFor(message.blocks);
     await this.retrying('chat.update', channel, priority, async () => {
       try {
         await this.client.chat.update({ channel, ts, text: message.text, blocks: blocks ?? [] });
       } catch (error) {
         const kind = classify(error);
         if (kind.type === 'platform' && blocks && isBlocksProblem(kind.code)) {
+          const fewer = await this.blocksGate.retryWithout(blocks, kind.code);
+          if (fewer)
+            try {
+              await this.client.chat.update({ channel, ts, text: message.text, blocks: fewer });
+              await this.blocksGate.confirm();
+              return;
+            } catch (retryError) {
+              if (!isBlocksProblem(classify(retryError).code)) throw retryError;
+            }
           blocks = undefined;
           await this.client.chat.update({ channel, ts, text: message.text, blocks: [] });
           return;
@@ -145,15 +168,25 @@ export class SlackGateway extends SlackCalls {
           ...(threadTs ? { thread_ts: threadTs } : {}),
         }),
       );
-    await send(message.blocks).catch(async (error: unknown) => {
+    const blocks = await this.blocksGate.blocksFor(message.blocks);
+    await send(blocks).catch(async (error: unknown) => {
       const kind = classify(error);
       this.options.metrics?.slackError('chat.postEphemeral', kind.code);
-      // Refused layout: the plain text still tells the user, instead of silence.
-      if (kind.type === 'platform' && message.blocks && isBlocksProblem(kind.code))
-        return send(undefined).catch((retryError: unknown) => {
-          throw toDeliveryError(retryError, classify(retryError));
-        });
-      throw toDeliveryError(error, kind);
+      if (!(kind.type === 'platform' && blocks && isBlocksProblem(kind.code)))
+        throw toDeliveryError(error, kind);
+      // No charts in this workspace: the same answer without them; any other refused layout: plain text.
+      let fewer = await this.blocksGate.retryWithout(blocks, kind.code);
+      for (;;) {
+        try {
+          await send(fewer);
+          if (fewer) await this.blocksGate.confirm();
+          return;
+        } catch (retryError) {
+          const retryKind = classify(retryError);
+          if (!fewer || !isBlocksProblem(retryKind.code)) throw toDeliveryError(retryError, retryKind);
+          fewer = undefined;
+        }
+      }
     });
   }
 

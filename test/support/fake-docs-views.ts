@@ -62,3 +62,31 @@ export function makeViewRows(count: number, seed = 42): ViewRow[] {
   }
   return rows;
 }
+
+/**
+ * A range's rows from rows per UTC day (`YYYY-MM-DD`): every day whose midnight falls in `[dateFrom, dateTo)`
+ * adds its rows, summed per path, so the totals of any range are the sum of its days' totals.
+ */
+export function rowsOverDays(
+  byDay: ReadonlyMap<string, ViewRow[]>,
+  dateFrom: string,
+  dateTo: string,
+): ViewRow[] {
+  const from = Date.parse(dateFrom);
+  const to = Date.parse(dateTo);
+  const byPath = new Map<string, ViewRow>();
+  for (const [day, rows] of byDay) {
+    const at = Date.parse(`${day}T00:00:00Z`);
+    if (!(at >= from && at < to)) continue;
+    for (const row of rows) {
+      const seen = byPath.get(row.path) ?? { path: row.path, human: 0, ai: 0, total: 0 };
+      byPath.set(row.path, {
+        path: row.path,
+        human: seen.human + row.human,
+        ai: seen.ai + row.ai,
+        total: seen.total + row.total,
+      });
+    }
+  }
+  return [...byPath.values()];
+}

@@ -10,7 +10,7 @@ import {
 } from './fake-docs-faults.js';
 import { FakeDocsHealth } from './fake-docs-health.js';
 import { type FakeJob, newFakeJob, promptOf, publicJob, takeHourlySlot } from './fake-docs-jobs.js';
-import { pageViewsAnswer, type ViewRow, type ViewsBody } from './fake-docs-views.js';
+import { pageViewsAnswer, rowsOverDays, type ViewRow, type ViewsBody } from './fake-docs-views.js';
 import { listen, readBody, sendJson } from './http.js';
 import { contractViolation } from './openapi-contract.js';
 import { seededRandom } from './seeded-random.js';
@@ -55,6 +55,8 @@ export class FakeDocs {
   latencyMs = 0;
   /** Analytics rows per range key `${dateFrom}..${dateTo}`; `defaultViews` for any other range. */
   readonly viewsByRange = new Map<string, ViewRow[]>();
+  /** Rows per UTC day: when set, any range answers with the sum of its days (`rowsOverDays`). */
+  readonly viewsByDay = new Map<string, ViewRow[]>();
   defaultViews: ViewRow[] = [];
   /** Searches, feedback and assistant conversations (the `/docs-health` endpoints). */
   readonly health = new FakeDocsHealth();
@@ -259,7 +261,12 @@ export class FakeDocs {
 
   private pageViews(project: string, r: FakeDocsRequest, res: ServerResponse) {
     const dateRange = `${r.query.get('dateFrom') ?? ''}..${r.query.get('dateTo') ?? ''}`;
-    const rows = this.viewsByProject.get(project) ?? this.viewsByRange.get(dateRange) ?? this.defaultViews;
+    const rows =
+      this.viewsByProject.get(project) ??
+      this.viewsByRange.get(dateRange) ??
+      (this.viewsByDay.size > 0
+        ? rowsOverDays(this.viewsByDay, r.query.get('dateFrom') ?? '', r.query.get('dateTo') ?? '')
+        : this.defaultViews);
     const answer = pageViewsAnswer(rows, r.query);
     const body =
       answer.status === 200 && this.reshape.views

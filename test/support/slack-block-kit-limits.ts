@@ -4,6 +4,8 @@
  * fake Slack refuses what real Slack refuses. Error strings follow Slack's `invalid_blocks` `errors` array.
  */
 
+import { checkDataTable, checkDataVisualization, hasNewBlocks } from './slack-block-kit-charts.js';
+
 export const SLACK_LIMITS = {
   messageBlocks: 50,
   surfaceBlocks: 100,
@@ -161,6 +163,12 @@ function checkBlock(block: unknown, pointer: string, errors: string[]): void {
     case 'context_actions':
       checkContextActions(block, pointer, errors);
       return;
+    case 'data_visualization':
+      checkDataVisualization(block, pointer, errors);
+      return;
+    case 'data_table':
+      checkDataTable(block, pointer, errors);
+      return;
     case 'divider':
     case 'rich_text':
     case 'image':
@@ -241,6 +249,11 @@ export class BlockKitEnforcer {
   private readonly issuedAt = new Map<string, number>();
   private readonly uses = new Map<string, number>();
   private readonly forcedRefusals: string[] = [];
+  /**
+   * A workspace or client without the 2026 blocks: every message carrying `data_visualization` or
+   * `data_table` is refused with `invalid_blocks`, as Slack does there.
+   */
+  refuseNewBlocks = false;
 
   /** The next response_url answer that carries blocks is refused with HTTP 400 and this error. */
   refuseNextBlocksResponse(error = 'invalid_blocks'): void {
@@ -249,7 +262,7 @@ export class BlockKitEnforcer {
 
   methodRefusal(method: string, args: Json): BlockKitVerdict | undefined {
     if (!BLOCK_KIT_METHODS.has(method)) return undefined;
-    const verdict = checkMessage(args);
+    const verdict = this.newBlocksRefusal(args) ?? checkMessage(args);
     if (verdict.ok) return undefined;
     this.refusals.push({ method, verdict });
     return verdict;
@@ -265,9 +278,14 @@ export class BlockKitEnforcer {
     if (uses > 5) return { status: 404, error: 'used_url' };
     if (Array.isArray(body.blocks) && body.blocks.length > 0 && this.forcedRefusals.length > 0)
       return { status: 400, error: this.forcedRefusals.shift()! };
-    const verdict = checkMessage(body);
+    const verdict = this.newBlocksRefusal(body) ?? checkMessage(body);
     if (verdict.ok) return undefined;
     this.refusals.push({ method: 'response_url', verdict });
     return { status: 400, error: verdict.error };
+  }
+
+  private newBlocksRefusal(args: Json): BlockKitVerdict | undefined {
+    if (!this.refuseNewBlocks || !hasNewBlocks(args.blocks)) return undefined;
+    return { ok: false, error: 'invalid_blocks', errors: ['unsupported block type [json-pointer:/blocks]'] };
   }
 }

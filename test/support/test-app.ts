@@ -56,6 +56,9 @@ export function testEnv(
     SLACK_CHANNEL_POST_INTERVAL_MS: '0',
     // Likewise the per-method tier pacing (test/integration/slack-rate-tiers.test.ts covers it).
     SLACK_TIER_RATE_PERCENT: '0',
+    // Charts cost a totals read per day: their tests turn them on (test/integration/report-charts.test.ts),
+    // elsewhere they would change every count of analytics calls.
+    REPORT_CHARTS: 'false',
     DOCS_API_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'debug',
     ...overrides,

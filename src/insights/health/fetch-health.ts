@@ -13,6 +13,8 @@ export interface HealthFetchOptions {
   projectId: string;
   /** Only these endpoints (the impact check reads one or two); every one when absent. */
   parts?: HealthPart[];
+  /** How long the reads are cached (default: the source's TTL; for good for a past window). */
+  ttlMs?: number;
 }
 
 export type HealthPart = 'searches' | 'pages' | 'feedback' | 'conversations';
@@ -46,6 +48,7 @@ export async function fetchHealthWindow(
     return units;
   };
   const none = { rows: [], requests: 0, partial: false };
+  const keep = options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs };
 
   const searches = !parts.includes('searches')
     ? { ...none, totalSearches: 0 }
@@ -68,6 +71,7 @@ export async function fetchHealthWindow(
           );
           return { ...paged, totalSearches };
         },
+        keep,
       );
   if (searches.partial) partial.push('searches');
 
@@ -82,40 +86,49 @@ export async function fetchHealthWindow(
           const page = await api.getFeedbackByPage({ ...window, limit: HEALTH_LIMITS.feedbackByPage });
           return { feedback: page.feedback, hasMore: page.hasMore, requests: 1 };
         },
+        keep,
       );
   if (byPage.hasMore) partial.push('pages');
 
   const feedback = !parts.includes('feedback')
     ? none
-    : await source.read(key('feedback', HEALTH_LIMITS.feedback), first(), (budget) =>
-        fetchAllCursorPages(
-          async (cursor) => {
-            const page = await api.getFeedback({
-              ...window,
-              limit: HEALTH_LIMITS.feedback,
-              ...cursorOf(cursor),
-            });
-            return { rows: page.feedback, nextCursor: page.nextCursor, hasMore: page.hasMore };
-          },
-          { maxPages, budget, keyOf: (row) => row.id },
-        ),
+    : await source.read(
+        key('feedback', HEALTH_LIMITS.feedback),
+        first(),
+        (budget) =>
+          fetchAllCursorPages(
+            async (cursor) => {
+              const page = await api.getFeedback({
+                ...window,
+                limit: HEALTH_LIMITS.feedback,
+                ...cursorOf(cursor),
+              });
+              return { rows: page.feedback, nextCursor: page.nextCursor, hasMore: page.hasMore };
+            },
+            { maxPages, budget, keyOf: (row) => row.id },
+          ),
+        keep,
       );
   if (feedback.partial) partial.push('feedback');
 
   const conversations = !parts.includes('conversations')
     ? none
-    : await source.read(key('assistant', HEALTH_LIMITS.assistant), first(), (budget) =>
-        fetchAllCursorPages(
-          async (cursor) => {
-            const page = await api.getAssistantConversations({
-              ...window,
-              limit: HEALTH_LIMITS.assistant,
-              ...cursorOf(cursor),
-            });
-            return { rows: page.conversations, nextCursor: page.nextCursor, hasMore: page.hasMore };
-          },
-          { maxPages, budget, keyOf: (row) => row.id },
-        ),
+    : await source.read(
+        key('assistant', HEALTH_LIMITS.assistant),
+        first(),
+        (budget) =>
+          fetchAllCursorPages(
+            async (cursor) => {
+              const page = await api.getAssistantConversations({
+                ...window,
+                limit: HEALTH_LIMITS.assistant,
+                ...cursorOf(cursor),
+              });
+              return { rows: page.conversations, nextCursor: page.nextCursor, hasMore: page.hasMore };
+            },
+            { maxPages, budget, keyOf: (row) => row.id },
+          ),
+        keep,
       );
   if (conversations.partial) partial.push('conversations');
 

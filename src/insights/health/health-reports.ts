@@ -1,13 +1,23 @@
 import type { Clock } from '../../common/clock.js';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import type { AnalyticsSource } from '../analytics-source.js';
 import type { AnalyticsProjects } from '../page-views/page-views-reports.js';
 import type { ReportPublisher } from '../ports.js';
-import { addDays, DEFAULT_RANGE, describeSpec, type RangeSpec, resolveRange } from '../ranges/dates.js';
+import {
+  addDays,
+  type DateRange,
+  DEFAULT_RANGE,
+  describeSpec,
+  type RangeSpec,
+  resolveRange,
+} from '../ranges/dates.js';
 import { parsePageViewsCommand, type Weekday } from '../ranges/grammar.js';
 import { apiBounds } from '../ranges/zone-instants.js';
 import type { Evidence } from './evidence.js';
 import { fetchHealthWindow } from './fetch-health.js';
 import type { HealthEvidence } from './health-evidence.js';
+import { HealthTrends } from './health-trend.js';
 import type { HealthApi, HealthWindow } from './ports.js';
 import { buildHealthReport, type HealthReport, TOP_DEFAULT, TOP_MAX } from './report.js';
 
@@ -79,11 +89,26 @@ export interface HealthReportsOptions {
   publisher: Pick<ReportPublisher, 'postHealthReport'>;
   /** Keeps each row's evidence for its fix button (absent: buttons carry the evidence itself, as before). */
   evidence?: Pick<HealthEvidence, 'save'>;
+  /** Daily counts for a chart on every report (default on). */
+  charts?: boolean;
+  logger?: Logger;
 }
 
 /** The `/docs-health` report: the four endpoints of one range through the shared analytics source. */
 export class HealthReports {
-  constructor(private readonly o: HealthReportsOptions) {}
+  private readonly trends: HealthTrends | undefined;
+
+  constructor(private readonly o: HealthReportsOptions) {
+    this.trends =
+      o.charts === false
+        ? undefined
+        : new HealthTrends({
+            source: o.source,
+            apiFor: o.apiFor,
+            now: () => this.now(),
+            maxPages: o.maxPages,
+          });
+  }
 
   now(): number {
     return this.o.clock.now();
@@ -105,10 +130,23 @@ export class HealthReports {
    */
   async report(request: HealthRequest): Promise<HealthReport> {
     const projectId = request.projectId ?? this.o.projects.defaultProjectId;
-    const window = await this.window(request, projectId);
+    const range = this.rangeOf(request);
+    const window = await this.window(range, projectId);
     const built = buildHealthReport(window, { top: request.top });
     const report = this.o.projects.isMulti ? { ...built, project: projectId } : built;
-    return { ...report, ...(await this.refsOf(report)) };
+    let chartMissing: HealthReport['chartMissing'];
+    const trend = await this.trends?.trend(range, projectId, window.conversations).catch((error: unknown) => {
+      // The chart adds to the report and never holds it back.
+      this.o.logger?.warn(
+        { error: describeError(error) },
+        'could not read daily health counts for the chart',
+      );
+      chartMissing = 'unavailable';
+      return undefined;
+    });
+    if (this.trends && !trend) chartMissing ??= 'budget';
+    const chart = trend ? { trend } : chartMissing ? { chartMissing } : {};
+    return { ...report, ...chart, ...(await this.refsOf(report)) };
   }
 
   /**
@@ -149,8 +187,11 @@ export class HealthReports {
     await this.o.publisher.postHealthReport(channelId, report, { once });
   }
 
-  private window(request: HealthRequest, projectId: string): Promise<HealthWindow> {
-    const range = resolveRange(request.range, request.asOf ?? this.now(), request.timeZone ?? 'UTC');
+  private rangeOf(request: HealthRequest): DateRange {
+    return resolveRange(request.range, request.asOf ?? this.now(), request.timeZone ?? 'UTC');
+  }
+
+  private window(range: DateRange, projectId: string): Promise<HealthWindow> {
     const bounds = apiBounds(range);
     return fetchHealthWindow(this.o.apiFor(projectId), bounds, {
       source: this.o.source,

@@ -9,6 +9,7 @@ import {
   type QuestionEvidence,
   type SearchEvidence,
 } from './evidence.js';
+import type { HealthTrend } from './health-trend.js';
 import type {
   AssistantConversation,
   FeedbackEntry,
@@ -42,6 +43,10 @@ export interface HealthReport {
   project?: string;
   /** Each row's evidence id in the evidence store (fix buttons carry only these), by section and rank. */
   refs?: Record<EvidenceKind, string[]>;
+  /** Daily counts of the three signals for the chart; absent when they could not be read. */
+  trend?: HealthTrend;
+  /** Why a report that should have a chart has none: the analytics budget's reserve, or a failed read. */
+  chartMissing?: 'budget' | 'unavailable';
 }
 
 /** `top N`, 1–25, default 5: anything else is clamped rather than refused (the grammar validates input). */

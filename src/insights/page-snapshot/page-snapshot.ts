@@ -124,7 +124,7 @@ export class PageSnapshots {
           this.o.clock,
         );
       },
-      SNAPSHOT_TTL_MS,
+      { ttlMs: SNAPSHOT_TTL_MS },
     );
   }
 }

@@ -16,6 +16,7 @@ import { MAX_TOP, type ReportParams } from '../ranges/grammar.js';
 import { apiBounds } from '../ranges/zone-instants.js';
 import { fetchRangeViews, PAGE_SIZE } from './fetch-page-views.js';
 import { buildReport, type PageViewsReport, type ReportRequest, toCsv } from './report.js';
+import { ViewsTrends } from './views-trend.js';
 
 /** Which project a channel reads (`ProjectDirectory` fits). */
 export interface AnalyticsProjects {
@@ -34,6 +35,8 @@ export interface PageViewsReportsOptions {
   logger: Logger;
   projects: AnalyticsProjects;
   maxPages: number;
+  /** Daily views for a chart on every report (default on); off, reports are tables only. */
+  charts?: boolean;
 }
 
 /**
@@ -44,8 +47,19 @@ export interface PageViewsReportsOptions {
 export class PageViewsReports {
   /** Requests the last full fetch needed: the estimate for the next one, so budget refusals come first. */
   private lastFetchRequests = 1;
+  private readonly trends: ViewsTrends | undefined;
 
-  constructor(private readonly o: PageViewsReportsOptions) {}
+  constructor(private readonly o: PageViewsReportsOptions) {
+    this.trends =
+      o.charts === false
+        ? undefined
+        : new ViewsTrends({
+            source: o.source,
+            apiFor: o.apiFor,
+            now: () => this.now(),
+            keyOf: (endpoint, range, projectId) => this.key(endpoint, range, projectId),
+          });
+  }
 
   now(): number {
     return this.o.clock.now();
@@ -81,7 +95,19 @@ export class PageViewsReports {
       this.o.logger.warn({ error: describeError(error) }, 'could not fetch previous-period totals');
       return undefined;
     });
-    return this.named(request, buildReport(request, current, previous));
+    let chartMissing: PageViewsReport['chartMissing'];
+    const trend = await this.trends?.trend(request.range, this.projectOf(request)).catch((error: unknown) => {
+      // The chart adds to the report and never holds it back.
+      this.o.logger.warn({ error: describeError(error) }, 'could not fetch daily views for the chart');
+      chartMissing = 'unavailable';
+      return undefined;
+    });
+    if (this.trends && !trend) {
+      chartMissing ??= 'budget';
+      this.o.logger.info({ range: request.range, chartMissing }, 'report goes out without its chart');
+    }
+    const chart = trend ? { trend } : chartMissing ? { chartMissing } : {};
+    return this.named(request, { ...buildReport(request, current, previous), ...chart });
   }
 
   /** Names the project on the report when there is more than one to tell apart. */
@@ -106,7 +132,13 @@ export class PageViewsReports {
       (await this.o.source.peek<RangePageViews>(this.key('views', previousRange, project))) ??
       (await this.o.source.peek<RangePageViews>(this.key('totals', previousRange, project)));
     if (!previous) return undefined;
-    return this.named(request, buildReport(request, current, previous.totals));
+    const trend = await this.trends?.cachedTrend(request.range, this.projectOf(request));
+    // A chart not yet read: the answer waits for it rather than going out without one.
+    if (this.trends && !trend) return undefined;
+    return this.named(request, {
+      ...buildReport(request, current, previous.totals),
+      ...(trend ? { trend } : {}),
+    });
   }
 
   async csv(request: ReportRequest): Promise<{ filename: string; title: string; content: string }> {
@@ -191,7 +223,7 @@ export class PageViewsReports {
 }
 
 /** The instants the API is asked for: the same days in two time zones are two different spans. */
-function rangeKey(range: DateRange): string {
+export function rangeKey(range: DateRange): string {
   const { dateFrom, dateTo } = apiBounds(range);
   return `${dateFrom}..${dateTo}`;
 }

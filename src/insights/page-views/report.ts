@@ -1,5 +1,6 @@
 import type { PageViewRow, PageViewsTotals, RangePageViews } from '../ports.js';
 import type { DateRange } from '../ranges/dates.js';
+import type { ViewsTrend } from './views-trend.js';
 
 /** What one report shows: resolved range, sorted pages and totals. Rendering is the Slack adapter's job. */
 export interface ReportRequest {
@@ -31,6 +32,10 @@ export interface PageViewsReport {
   generatedAt: number;
   /** The project to name on the report: set only when several projects are configured. */
   project?: string;
+  /** Views per day (bucketed past 20 days) for the chart; absent when they could not be read. */
+  trend?: ViewsTrend;
+  /** Why a report that should have a chart has none: the analytics budget's reserve, or a failed read. */
+  chartMissing?: 'budget' | 'unavailable';
 }
 
 /** Total views descending; ties by path so the order is stable whatever order the API used. */

@@ -5,6 +5,7 @@ import type { Logger } from '../../common/logger.js';
 import type { Outbox } from '../../delivery/ports.js';
 import { LIMITS, truncate } from '../messages/limits.js';
 import type { SlackMessage } from '../messages/types.js';
+import { hasNewBlocks, withoutNewBlocks } from '../new-blocks.js';
 
 /**
  * Answers via response_url; if Slack refuses the blocks, answers again in plain text (the sections' own
@@ -42,6 +43,16 @@ export async function respondSafely(
   } catch (error) {
     logger.warn({ error: describeError(error) }, 'could not answer via response_url');
     if (!('blocks' in message) || message.blocks.length === 0 || !refusedAsMessage(error)) return;
+  }
+  if (hasNewBlocks(message.blocks)) {
+    // A workspace without charts: the same answer without them before falling back to plain text.
+    try {
+      await respond({ ...base, ...message, blocks: withoutNewBlocks(message.blocks) });
+      return;
+    } catch (error) {
+      logger.warn({ error: describeError(error) }, 'could not answer via response_url without charts');
+      if (!refusedAsMessage(error)) return;
+    }
   }
   try {
     await respond({ ...base, text: plainTextOf(message) });

@@ -5,7 +5,8 @@ import type { HealthReport, HealthSection } from '../../insights/health/report.j
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { displayCount, displayRatio, mrkdwnLink } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
-import type { SlackMessage } from './types.js';
+import { chartMissingNote, healthTrendChart } from './trend-chart.js';
+import type { MessageBlock, SlackMessage } from './types.js';
 
 /** Buttons of the rows: `health_fix_<kind>_<rank>` (unique in the message, as Slack wants action ids). */
 export const HEALTH_FIX_ACTION_PREFIX = 'health_fix';
@@ -127,8 +128,10 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
       ? ` · Some rows may be missing (the platform had more: ${report.partial.join(', ')}).`
       : '';
   const by = options.requestedBy ? ` · Requested by <@${options.requestedBy}>` : '';
+  // The chart adds to the sections and never replaces them: its totals and peak are said in words too.
+  const trend = report.trend ? healthTrendChart(report.trend) : undefined;
   for (let room = 300; ; room = Math.floor(room * 0.8)) {
-    const blocks: KnownBlock[] = [
+    const blocks: MessageBlock[] = [
       {
         type: 'header',
         // Several projects configured: the report names the one it read.
@@ -141,6 +144,11 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
         type: 'context',
         elements: [{ type: 'mrkdwn', text: `${range} · ${n(report.totalSearches)} searches${by}${partial}` }],
       },
+      ...(trend
+        ? [trend.chart, trend.note]
+        : report.chartMissing
+          ? [chartMissingNote(report.chartMissing)]
+          : []),
       ...sectionBlocks(report.searches, 'search', room, options, report.refs?.search),
       { type: 'divider' },
       ...sectionBlocks(report.pages, 'page', room, options, report.refs?.page),
@@ -161,7 +169,7 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
       });
     }
     if (blockTextLength(blocks) <= TOTAL_BLOCK_TEXT || room <= 20) {
-      const text = `Docs health${report.project ? ` (${report.project})` : ''} ${range}: ${report.searches.total} searches without result, ${report.pages.total} flagged pages, ${report.questions.total} unanswered questions`;
+      const text = `Docs health${report.project ? ` (${report.project})` : ''} ${range}: ${report.searches.total} searches without result, ${report.pages.total} flagged pages, ${report.questions.total} unanswered questions${trend ? `. ${trend.peak}` : ''}`;
       return { text, blocks };
     }
   }

@@ -11,7 +11,8 @@ import { daysBetween, formatRange } from '../../insights/ranges/dates.js';
 import { defuseLinks, escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { displayCount, mrkdwnLink, slackTime } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
-import type { SlackMessage } from './types.js';
+import { chartMissingNote, viewsTrendChart } from './trend-chart.js';
+import type { MessageBlock, SlackMessage } from './types.js';
 
 export const POST_REPORT_ACTION = 'docs_views_post';
 const BAR_CELLS = 10;
@@ -148,7 +149,7 @@ export function pageViewsReportMessage(
   const days = daysBetween(request.range.from, request.range.toExclusive);
   const periodDays = `${days} day${days === 1 ? '' : 's'}`;
   const prefix = request.prefix ? escapeMrkdwn(oneLine(request.prefix, 200)).replace(/`/g, 'ˋ') : undefined;
-  const blocks: KnownBlock[] = [
+  const blocks: MessageBlock[] = [
     {
       type: 'header',
       text: {
@@ -173,6 +174,10 @@ export function pageViewsReportMessage(
       },
     });
   }
+  // The chart adds to the numbers above and never replaces them: its peak is said in words too.
+  const trend = report.trend ? viewsTrendChart(report.trend) : undefined;
+  if (trend) blocks.push(trend.chart, trend.note);
+  else if (report.chartMissing) blocks.push(chartMissingNote(report.chartMissing));
   blocks.push({ type: 'divider' });
   const tail: KnownBlock[] = [];
   const footer = [
@@ -256,7 +261,7 @@ export function pageViewsReportMessage(
   }
   const topPage = report.top[0];
   const text = truncate(
-    `Page views${report.project ? ` (${report.project})` : ''} ${dates} (${request.timeZone})${request.prefix ? ` under ${request.prefix}` : ''}: ${n(report.totals.total)} total, ${n(report.totals.human)} human, ${n(report.totals.ai)} AI${topPage ? `. Top page: ${defuseLinks(oneLine(topPage.path, 200))} (${n(topPage.total)})` : ''}`,
+    `Page views${report.project ? ` (${report.project})` : ''} ${dates} (${request.timeZone})${request.prefix ? ` under ${request.prefix}` : ''}: ${n(report.totals.total)} total, ${n(report.totals.human)} human, ${n(report.totals.ai)} AI${trend ? `. ${trend.peak}` : ''}${topPage ? `. Top page: ${defuseLinks(oneLine(topPage.path, 200))} (${n(topPage.total)})` : ''}`,
     LIMITS.fallbackText,
   );
   return { text: escapeMrkdwn(text), blocks: [...blocks, ...tail] };

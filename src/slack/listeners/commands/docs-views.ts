@@ -10,6 +10,7 @@ import {
   invalidPageViewsCommandMessage,
 } from '../../messages/page-views-replies.js';
 import { pageViewsReportMessage } from '../../messages/page-views-report.js';
+import { hasNewBlocks } from '../../new-blocks.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { owedVia, respondSafely } from '../respond-safely.js';
@@ -63,10 +64,15 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
         // A report served from the cache goes out in the acknowledgement itself: instant for the user, and
         // one request to Slack instead of two. Anything that needs the API is answered via response_url.
         const cached = await analytics.cachedReport(request).catch(() => undefined);
-        if (cached) {
-          await ack({
-            response_type: 'ephemeral',
-            ...pageViewsReportMessage(cached, { siteUrl, interactive: true }),
+        const cachedMessage = cached && pageViewsReportMessage(cached, { siteUrl, interactive: true });
+        // An acknowledgement cannot be sent twice: one with a chart goes through response_url, where a
+        // workspace that refuses charts gets the same report once more without them.
+        if (cachedMessage && !hasNewBlocks(cachedMessage.blocks)) {
+          await ack({ response_type: 'ephemeral', ...cachedMessage });
+        } else if (cachedMessage) {
+          await ack();
+          await respondSafely(respond, cachedMessage, deps.logger, {
+            owed: owedVia(deps.outbox, command.response_url),
           });
         } else {
           await ack();

@@ -1,0 +1,154 @@
+import type { ContextBlock } from '@slack/types';
+import type { HealthTrend } from '../../insights/health/health-trend.js';
+import type { ViewsTrend } from '../../insights/page-views/views-trend.js';
+import type { DayBucket } from '../../insights/ranges/buckets.js';
+import { daysBetween } from '../../insights/ranges/dates.js';
+import { bucketedChartBlock, type DailySeries, type DataVisualizationBlock } from './charts.js';
+import { displayCount } from './format.js';
+
+/** A trend as a chart with the sentence that carries its numbers (the chart adds, it never replaces). */
+export interface TrendChart {
+  chart: DataVisualizationBlock;
+  /** "Peak day: Nov 5, 1,234 (1,000 human · 234 AI)": also in the message's notification text. */
+  peak: string;
+  /** The peak sentence as a context block under the chart. */
+  note: ContextBlock;
+}
+
+/** One line of a trend: a name and one count per bucket; `part`s are listed beside the peak's total. */
+export interface TrendLine {
+  name: string;
+  values: readonly number[];
+}
+
+/** A line's name inside a sentence: "Human" → "human", acronyms ("AI") kept. */
+const prose = (name: string) =>
+  /^[A-Z][a-z]/.test(name) ? `${name[0]!.toLowerCase()}${name.slice(1)}` : name;
+
+const count = (value: number) => String(displayCount(value)).replace(/\B(?=(\d{3})+$)/g, ',');
+
+/** "day", "week" or "2 days": what one point of the chart holds. */
+export function pointUnit(buckets: readonly DayBucket[]): string {
+  const longest = Math.max(...buckets.map((b) => daysBetween(b.from, b.toExclusive)));
+  return longest === 1 ? 'day' : longest === 7 ? 'week' : `${longest} days`;
+}
+
+/**
+ * The chart of `lines` over `buckets` (previous-period lines beside them, same positions), and the peak
+ * of the summed current lines: the bucket with the most, its label as on the chart's axis.
+ */
+export function trendChart(input: {
+  /** The chart's title for what one point holds ("day", "week", "2 days"); at most 50 characters. */
+  title: (unit: string) => string;
+  yLabel: string;
+  buckets: readonly DayBucket[];
+  lines: readonly TrendLine[];
+  previous?: readonly TrendLine[];
+  blockId: string;
+  /** Says each line's total over the range beside the peak (when the chart's counts are not the report's). */
+  withTotals?: boolean;
+}): TrendChart {
+  const unit = pointUnit(input.buckets);
+  const series: DailySeries[] = [...input.lines, ...(input.previous ?? [])].map((line) => ({
+    name: line.name,
+    values: line.values.map(displayCount),
+  }));
+  const chart = bucketedChartBlock({
+    title: input.title(unit),
+    buckets: input.buckets,
+    series,
+    kind: 'line',
+    yLabel: input.yLabel,
+    blockId: input.blockId,
+  });
+  const sums = input.buckets.map((_, i) =>
+    input.lines.reduce((s, l) => s + displayCount(l.values[i] ?? 0), 0),
+  );
+  const top = sums.reduce((best, value, i) => (value > sums[best]! ? i : best), 0);
+  const label = chart.chart.type === 'pie' ? '' : (chart.chart.axis_config.categories[top] ?? '');
+  const parts =
+    input.lines.length > 1
+      ? ` (${input.lines.map((l) => `${count(l.values[top] ?? 0)} ${prose(l.name)}`).join(' · ')})`
+      : '';
+  const peak =
+    sums[top] === 0
+      ? `No ${input.yLabel} in any ${unit} of the range`
+      : `Peak ${unit === 'day' || unit === 'week' ? unit : `${unit} period`}: ${label}, ${count(sums[top]!)} ${input.yLabel}${parts}`;
+  const totals = input.withTotals
+    ? `Over the range: ${input.lines.map((l) => `${count(l.values.reduce((a, v) => a + displayCount(v), 0))} ${prose(l.name)}`).join(' · ')}. `
+    : '';
+  return {
+    chart,
+    peak,
+    note: {
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: `:chart_with_upwards_trend: ${totals}${peak}` }],
+    },
+  };
+}
+
+/** Views per day of a page-view report: human and AI, and the previous period's beside them. */
+export function viewsTrendChart(trend: ViewsTrend): TrendChart {
+  const { current, previous } = trend;
+  return trendChart({
+    title: (unit) => `Views per ${unit}: human and AI${previous ? ', vs period before' : ''}`,
+    yLabel: 'views',
+    buckets: current.buckets,
+    lines: [
+      { name: 'Human', values: current.human },
+      { name: 'AI', values: current.ai },
+    ],
+    ...(previous
+      ? {
+          previous: [
+            { name: 'Human, period before', values: previous.human },
+            { name: 'AI, period before', values: previous.ai },
+          ],
+        }
+      : {}),
+    blockId: 'views_trend',
+  });
+}
+
+/** A `/docs-health` report's daily counts: the three reader signals, and the period before's beside them. */
+export function healthTrendChart(trend: HealthTrend): TrendChart {
+  const { current, previous } = trend;
+  return trendChart({
+    title: (unit) => `Reader signals per ${unit}${previous ? ', vs period before' : ''}`,
+    yLabel: 'signals',
+    buckets: current.buckets,
+    lines: [
+      { name: 'Searches, no result', values: current.noResults },
+      { name: '👎 on pages', values: current.thumbsDown },
+      { name: 'Unanswered', values: current.unanswered },
+    ],
+    ...(previous
+      ? {
+          previous: [
+            { name: 'Searches (before)', values: previous.noResults },
+            { name: '👎 (before)', values: previous.thumbsDown },
+            { name: 'Unanswered (before)', values: previous.unanswered },
+          ],
+        }
+      : {}),
+    blockId: 'health_trend',
+    withTotals: true,
+  });
+}
+
+/** Said where the chart would be when a report has none: the numbers are complete either way. */
+export function chartMissingNote(reason: 'budget' | 'unavailable'): ContextBlock {
+  const why =
+    reason === 'budget'
+      ? 'the hourly analytics budget is nearly used up, and reports come first'
+      : 'the daily counts could not be read just now';
+  return {
+    type: 'context',
+    elements: [
+      {
+        type: 'mrkdwn',
+        text: `:information_source: No chart this time: ${why}. The numbers here are complete.`,
+      },
+    ],
+  };
+}

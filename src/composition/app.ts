@@ -3,10 +3,6 @@ import { systemClock } from '../common/clock.js';
 import { type Config, secretsOf, userShareOf } from '../common/config.js';
 import { createLogger } from '../common/logger.js';
 import { ProjectDirectory } from '../common/projects.js';
-import { AnalyticsSource } from '../insights/analytics-source.js';
-import { HealthEvidence } from '../insights/health/health-evidence.js';
-import { HealthReports } from '../insights/health/health-reports.js';
-import { PageViewsReports } from '../insights/page-views/page-views-reports.js';
 import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
 import { ConversationService } from '../jobs/conversation-service.js';
 import { JobFeedback } from '../jobs/job-feedback.js';
@@ -18,7 +14,6 @@ import { SlackJobNotifier } from '../slack/job-notifier.js';
 import { JobSignalFollower } from '../slack/job-signals.js';
 import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { NewBlocksGate } from '../slack/new-blocks.js';
-import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters } from '../state/adapters.js';
@@ -30,6 +25,7 @@ import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
 import { wirePullRequests } from './pull-request-wiring.js';
+import { wireReports } from './reports-wiring.js';
 import { shutDown } from './shutdown.js';
 import { wireUnfurls } from './unfurl-wiring.js';
 
@@ -139,25 +135,12 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     watchedJobs: () => store.listWatched(),
     quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
   });
-  // One source for every analytics endpoint: one budget, one cache. With REDIS_URL both are shared by
-  // every replica.
-  const analyticsSource = new AnalyticsSource({
-    cache: adapters.analyticsCache,
-    budget: analyticsBudget,
-    logger: logger.child({ component: 'analytics' }),
-    cacheTtlMs: config.analytics.cacheTtlMs,
+  const reports = wireReports({
+    ...{ config, adapters, gateway: slack.gateway, outbox: deliveries, apiFor: docsApiFor },
+    ...{ projects, clock, logger },
   });
-  const publisher = new SlackReportPublisher(slack.gateway, deliveries, config.docs.siteUrl);
-  const analytics = new PageViewsReports({
-    apiFor: docsApiFor,
-    source: analyticsSource,
-    publisher,
-    clock,
-    logger: logger.child({ component: 'analytics' }),
-    projects,
-    maxPages: config.analytics.maxPages,
-    charts: config.analytics.charts,
-  });
+  const { source: analyticsSource, pageViews: analytics, evidence: healthEvidence } = reports;
+  const healthReports = reports.health;
   const impact = wireHealthImpact({
     config,
     adapters,
@@ -168,8 +151,6 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     clock,
     logger,
   });
-  // Fix buttons carry a short id; the evidence waits in the state store (7 days).
-  const healthEvidence = new HealthEvidence(adapters.evidenceStore);
   const unfurls = wireUnfurls({
     ...{ config, adapters, store, apiFor: docsApiFor, source: analyticsSource, pageViews: analytics },
     ...{ evidence: healthEvidence, projects, clock, logger },
@@ -189,17 +170,6 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     },
     clock,
     logger,
-  });
-  const healthReports = new HealthReports({
-    apiFor: docsApiFor,
-    source: analyticsSource,
-    clock,
-    projects,
-    maxPages: config.analytics.maxPages,
-    publisher,
-    evidence: healthEvidence,
-    charts: config.analytics.charts,
-    logger: logger.child({ component: 'analytics' }),
   });
   const weekly = new WeeklyReports({
     analytics,

@@ -34,36 +34,40 @@ export class SlackGateway extends SlackCalls {
    * it, looks up an unknown outcome and sweeps late copies durably.
    */
   async post({ channel, threadTs, message, dedupeKey, priority = 'user' }: PostOptions): Promise<string> {
-    const send = (blocks: SlackMessage['blocks'] | undefined) =>
-      this.paced('chat.postMessage', channel, priority, () =>
-        this.client.chat.postMessage({
+    // The layout is settled inside the channel's pacing slot, so the post queues in the order it was made.
+    let sentBlocks: SlackMessage['blocks'] | undefined;
+    const send = (blocks: () => Promise<SlackMessage['blocks'] | undefined>) =>
+      this.paced('chat.postMessage', channel, priority, async () => {
+        sentBlocks = await blocks();
+        return this.client.chat.postMessage({
           channel,
           text: message.text,
-          ...(blocks ? { blocks } : {}),
+          ...(sentBlocks ? { blocks: sentBlocks } : {}),
           ...(threadTs ? { thread_ts: threadTs } : {}),
           ...(dedupeKey
             ? { metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { key: dedupeKey } } }
             : {}),
           unfurl_links: false,
           unfurl_media: false,
-        }),
-      );
-    const blocks = await this.blocksGate.blocksFor(message.blocks);
+        });
+      });
     try {
-      return String((await send(blocks)).ts);
+      return String((await send(() => this.blocksGate.blocksFor(message.blocks))).ts);
     } catch (error) {
       const kind = classify(error);
       this.options.metrics?.slackError('chat.postMessage', kind.code);
-      if (!(kind.type === 'platform' && blocks && isBlocksProblem(kind.code)))
+      const refused = sentBlocks;
+      if (!(kind.type === 'platform' && refused && isBlocksProblem(kind.code)))
         throw toDeliveryError(error, kind);
       // Slack rejected the layout (nothing was stored): without charts where the workspace lacks them, else
       // the plain text, which still tells the user.
-      let fewer = await this.blocksGate.retryWithout(blocks, kind.code);
+      let fewer = await this.blocksGate.retryWithout(refused, kind.code);
       if (!fewer)
         this.options.logger.warn({ channel, code: kind.code }, 'Slack rejected blocks; posting text only');
       for (;;) {
         try {
-          const ts = String((await send(fewer)).ts);
+          const layout = fewer;
+          const ts = String((await send(async () => layout)).ts);
           if (fewer) await this.blocksGate.confirm();
           return ts;
         } catch (retryError) {

@@ -89,7 +89,7 @@ export interface HealthReportsOptions {
   publisher: Pick<ReportPublisher, 'postHealthReport'>;
   /** Keeps each row's evidence for its fix button (absent: buttons carry the evidence itself, as before). */
   evidence?: Pick<HealthEvidence, 'save'>;
-  /** Daily counts for a chart on every report (default on). */
+  /** Daily counts for a chart on every report (REPORT_CHARTS); absent or false: none. */
   charts?: boolean;
   logger?: Logger;
 }
@@ -100,7 +100,7 @@ export class HealthReports {
 
   constructor(private readonly o: HealthReportsOptions) {
     this.trends =
-      o.charts === false
+      o.charts !== true
         ? undefined
         : new HealthTrends({
             source: o.source,

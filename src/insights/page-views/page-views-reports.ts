@@ -35,7 +35,7 @@ export interface PageViewsReportsOptions {
   logger: Logger;
   projects: AnalyticsProjects;
   maxPages: number;
-  /** Daily views for a chart on every report (default on); off, reports are tables only. */
+  /** Daily views for a chart on every report (REPORT_CHARTS); absent or false: tables only. */
   charts?: boolean;
 }
 
@@ -51,7 +51,7 @@ export class PageViewsReports {
 
   constructor(private readonly o: PageViewsReportsOptions) {
     this.trends =
-      o.charts === false
+      o.charts !== true
         ? undefined
         : new ViewsTrends({
             source: o.source,

@@ -95,6 +95,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     clock,
     logger,
     onJobChanged: (record) => home.jobChanged(record),
+    streamHandoverMs: config.slack.streamHandoverMs,
   });
   const jobs = new JobService({
     apiFor: docsApiFor,

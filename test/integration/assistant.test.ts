@@ -5,6 +5,7 @@ import {
   assistantContextChanged,
   assistantMessage,
   assistantThreadStarted,
+  messagesCarrying,
 } from '../support/assistant-events.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
@@ -95,7 +96,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     expect(t.docs.jobs.size).toBe(0);
   });
 
-  it('takes an instruction through streamed steps to one pull-request reply, status set then cleared', async () => {
+  it('takes an instruction through streamed steps to one message carrying the PR link, status set then cleared', async () => {
     const t = await boot();
     const threadTs = await openThread(t);
     await send(t, assistantMessage({ threadTs, text: 'Document the <!channel> 429 response' }));
@@ -106,7 +107,9 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     );
     expect(stream.recipientUserId).toBe('U0ALICE');
     await waitFor(() => stream.steps.get('created')?.status === 'complete', { what: 'created step' });
-    expect(stream.steps.get('agent')?.status).toBe('in_progress');
+    // Honest steps: what the platform said (created, with the job id), never a placeholder waiting its turn.
+    expect(stream.steps.get('created')?.details).toContain(job.id);
+    expect([...stream.steps.values()].filter((s) => s.status === 'pending')).toEqual([]);
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
       what: 'waiting status',
     });
@@ -121,14 +124,17 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
 
     t.docs.complete(job.id, PR);
     await waitFor(() => stream.state === 'stopped', { what: 'stream stopped' });
-    expect(stream.steps.get('pr')).toMatchObject({ status: 'complete', output: PR });
+    expect(stream.steps.get('pr')).toMatchObject({ status: 'complete', title: 'Pull request opened' });
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
       what: 'status cleared',
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const replies = botPosts(t, threadTs);
-    expect(replies).toHaveLength(1);
-    expect(JSON.stringify(replies[0]!.args)).toContain(PR);
+    // One result, one message: the stream ends with the result and its feedback buttons, no second reply.
+    const carrying = messagesCarrying(t.slack, threadTs, PR);
+    expect(carrying.map((m) => m.ts)).toEqual([stream.ts]);
+    expect(JSON.stringify(carrying[0]!.blocks)).toContain('feedback_buttons');
+    expect(botPosts(t, threadTs)).toHaveLength(0);
+    expect(t.slack.assistant.sessionOf(ASSISTANT_DM, threadTs)).toBe('active');
   });
 
   it('owes the stream its last steps and the thread its cleared status: five 503s in a row are retried', async () => {
@@ -148,7 +154,8 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     t.slack.inject('assistant.threads.setStatus', { kind: 'status', status: 503 }, 5);
     t.docs.complete(job.id, PR);
     await waitFor(() => stream.state === 'stopped', { what: 'stream stopped', timeoutMs: 30_000 });
-    expect(stream.steps.get('pr')).toMatchObject({ status: 'complete', output: PR });
+    expect(stream.steps.get('pr')).toMatchObject({ status: 'complete' });
+    expect(messagesCarrying(t.slack, threadTs, PR).map((m) => m.ts)).toEqual([stream.ts]);
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
       what: 'status cleared',
       timeoutMs: 30_000,

@@ -39,6 +39,8 @@ export class FakeSlackAssistant {
   readonly streams = new Map<string, FakeStream>();
   /** agents.sessions.setStatus calls, in order (the session's lifecycle status per thread). */
   readonly sessions: Array<{ channel: string; threadTs: string; status: string; title?: string }> = [];
+  /** Every append or stop Slack refused because the stream was over (closed by time or by Stop). */
+  readonly refusedOver: Array<{ method: string; ts: string }> = [];
   /** Error code chat.startStream answers with while set. */
   refuseStreaming: string | undefined;
   streamLifetimeMs = 5 * 60_000;
@@ -172,7 +174,10 @@ export class FakeSlackAssistant {
   private continue(method: string, args: Record<string, unknown>): Record<string, unknown> {
     const stream = this.streams.get(`${String(args.channel ?? '')}:${String(args.ts ?? '')}`);
     if (!stream) return { ok: false, error: 'message_not_found' };
-    if (!this.streaming(stream)) return { ok: false, error: 'message_not_in_streaming_state' };
+    if (!this.streaming(stream)) {
+      this.refusedOver.push({ method, ts: stream.ts });
+      return { ok: false, error: 'message_not_in_streaming_state' };
+    }
     const chunks = parsed(args.chunks ?? []);
     const problem = chunkProblem(chunks);
     if (problem) return { ok: false, error: problem };

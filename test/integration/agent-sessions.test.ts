@@ -219,4 +219,19 @@ describe.each(['memory', 'Redis'] as const)('jobs longer than a stream lives (%s
     // Stopped cleanly: Slack never had to refuse an update of a stream it had closed.
     expect(t.slack.assistant.refusedOver).toEqual([]);
   });
+
+  it('a stop whose answer was lost but which landed is found again: no second result message', async () => {
+    const t = await start();
+    const { threadTs, job, stream } = await runningJob(t);
+    // Slack ends the stream with the result but answers after the app gave up (SLACK_API_TIMEOUT_MS 2 s).
+    t.slack.inject('chat.stopStream', { kind: 'delay', ms: 2_500, thenSucceed: true });
+    t.docs.complete(job.id, PR);
+    await waitFor(() => stream.state === 'stopped', { what: 'stream stopped' });
+    await waitFor(() => t.slack.callsOf('chat.stopStream').length >= 2, {
+      what: 'the uncertain stop tried again',
+      timeoutMs: 15_000,
+    });
+    await sleep(1_500);
+    expect(messagesCarrying(t.slack, threadTs, PR).map((m) => m.ts)).toEqual([stream.ts]);
+  }, 30_000);
 });

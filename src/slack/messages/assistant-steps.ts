@@ -7,7 +7,6 @@ export const ASSISTANT_STATUS = {
   starting: 'is starting the agent…',
   followUp: 'is sending your follow-up to the agent…',
   waiting: 'is waiting for the agent…',
-  posting: 'is posting the pull request…',
   reading: 'is reading the docs analytics…',
   /** Clears the status line. */
   clear: '',

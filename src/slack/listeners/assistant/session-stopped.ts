@@ -66,9 +66,14 @@ export async function handleStop(deps: SessionStoppedDeps, stop: SessionStop): P
       record && (record.requesterId === stop.userId || deps.access.isAdmin(stop.userId))
         ? true
         : deps.access.check(stop.userId, channelId).ok;
-    if (!record?.watching || !allowed) {
-      if (record && !allowed)
-        deps.logger.warn({ channelId, jobId: record.jobId }, 'Stop pressed by someone not allowed; ignored');
+    if (record && !allowed) {
+      // Not theirs to stop: the job stays followed (its next update shows the session working again).
+      deps.logger.warn({ channelId, jobId: record.jobId }, 'Stop pressed by someone not allowed; ignored');
+      deps.sessions.idle(channelId, threadTs);
+      await deps.jobs.confirmOnce(once);
+      return;
+    }
+    if (!record?.watching) {
       await nothingToStop(deps, stop, record);
       await deps.jobs.confirmOnce(once);
       return;

@@ -1,6 +1,6 @@
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { TerminalOutcome } from '../../jobs/ports.js';
-import type { StreamStep } from '../assistant-calls.js';
+import { plainLine, type StreamStep } from '../assistant-calls.js';
 
 /** The status line under an assistant thread while the bot works ("docs-agent is …"). */
 export const ASSISTANT_STATUS = {
@@ -12,9 +12,15 @@ export const ASSISTANT_STATUS = {
   clear: '',
 } as const;
 
-/** The status line of a running job once its stream has been handed over: what the platform last said. */
-export function runningStatus(record: Pick<JobRecord, 'ref'>): string {
-  return record.ref ? `is still working: the agent is on branch ${record.ref}…` : 'is still working…';
+/**
+ * The status line of a running job whose stream is over: after a handover (the first run), what the platform
+ * last said; a later run (a follow-up) simply waits. The branch is text from outside: one plain line.
+ */
+export function runningStatus(record: Pick<JobRecord, 'ref' | 'generation'>): string {
+  if (record.generation > 1) return ASSISTANT_STATUS.waiting;
+  return record.ref
+    ? `is still working: the agent is on branch ${plainLine(record.ref, 100)}…`
+    : 'is still working…';
 }
 
 /**

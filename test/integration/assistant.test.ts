@@ -13,10 +13,9 @@ import { eventEnvelope, messageEvent, nextMessageTs, retryHeaders } from '../sup
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /*
- * Slack's AI app container end to end, through signed requests, in both state modes: prompts on a new
- * thread, reports asked for in words, a job from an instruction through to its one pull-request reply
- * (streamed steps, status line set and cleared, title), a follow-up, the context channel's docs project,
- * and the card when Slack refuses to stream.
+ * Slack's AI app container end to end (signed requests, both state modes): prompts, reports in words, a job
+ * through to its one result message (steps, status line, title), a follow-up, the context channel's project,
+ * the card when Slack refuses to stream. Stop and long runs: agent-sessions.test.ts.
  */
 
 const CHANNEL_A = 'C0PROJA';
@@ -61,6 +60,11 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     return threadTs;
   }
 
+  const streamOf = (t: TestApp, threadTs: string) =>
+    waitFor(() => [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs), {
+      what: 'stream',
+    });
+
   const botPosts = (t: TestApp, threadTs: string) =>
     t.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === threadTs);
 
@@ -101,14 +105,10 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     const threadTs = await openThread(t);
     await send(t, assistantMessage({ threadTs, text: 'Document the <!channel> 429 response' }));
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
-    const stream = await waitFor(
-      () => [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs),
-      { what: 'stream' },
-    );
+    const stream = await streamOf(t, threadTs);
     expect(stream.recipientUserId).toBe('U0ALICE');
     await waitFor(() => stream.steps.get('created')?.status === 'complete', { what: 'created step' });
-    // Honest steps: what the platform said (created, with the job id), never a placeholder waiting its turn.
-    expect(stream.steps.get('created')?.details).toContain(job.id);
+    expect(stream.steps.get('created')?.details).toContain(job.id); // honest steps: no placeholders
     expect([...stream.steps.values()].filter((s) => s.status === 'pending')).toEqual([]);
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
       what: 'waiting status',
@@ -119,8 +119,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     });
     expect(title.title).toBe('Document the @channel 429 response'.replace(/[<>]/g, ''));
     expect(title.title).not.toMatch(/[<>]/);
-    // No card: the stream is the job's message.
-    expect(botPosts(t, threadTs)).toHaveLength(0);
+    expect(botPosts(t, threadTs)).toHaveLength(0); // no card: the stream is the job's message
 
     t.docs.complete(job.id, PR);
     await waitFor(() => stream.state === 'stopped', { what: 'stream stopped' });
@@ -129,7 +128,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
       what: 'status cleared',
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    // One result, one message: the stream ends with the result and its feedback buttons, no second reply.
+    // One result, one message: the stream ends with the result and its feedback buttons.
     const carrying = messagesCarrying(t.slack, threadTs, PR);
     expect(carrying.map((m) => m.ts)).toEqual([stream.ts]);
     expect(JSON.stringify(carrying[0]!.blocks)).toContain('feedback_buttons');
@@ -142,10 +141,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     const threadTs = await openThread(t);
     await send(t, assistantMessage({ threadTs, text: 'Document the retries' }));
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
-    const stream = await waitFor(
-      () => [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs),
-      { what: 'stream' },
-    );
+    const stream = await streamOf(t, threadTs);
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
       what: 'waiting status',
     });

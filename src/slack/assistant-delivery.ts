@@ -89,6 +89,9 @@ export async function sendAssistant(
     } catch (error) {
       const code = codeOf(error);
       if (!STREAM_OVER.has(code) && !isBlocksProblem(code)) throw error;
+      // Slack refused the result's layout in a stream: the stream ends with its steps, the result follows.
+      if (isBlocksProblem(code))
+        await client.chat.stopStream({ channel, ts, chunks }).catch(ignoreStreamOver);
     }
   } else await client.chat.stopStream({ channel, ts, chunks }).catch(ignoreStreamOver);
   // The stream could not carry the result. An earlier attempt may have landed (its answer lost): the stream

@@ -69,6 +69,7 @@ const envSchema = z.object({
   SLACK_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
   SLACK_CHANNEL_POST_INTERVAL_MS: integer(1_000, 0, 60_000),
   SLACK_TIER_RATE_PERCENT: integer(100, 0, 100_000),
+  SLACK_STREAM_HANDOVER_MS: integer(240_000, 1_000, 290_000),
   ALLOWED_CHANNEL_IDS: idList('channel'),
   ALLOWED_USER_IDS: idList('user'),
   ADMIN_USER_IDS: idList('user'),
@@ -113,6 +114,8 @@ export interface Config {
     channelPostIntervalMs: number;
     /** Pacing of every other Web API method, as a percentage of its documented tier; 0 = off. */
     tierRatePercent: number;
+    /** How long a streamed job message is used before it is handed over (Slack closes streams at ~5 min). */
+    streamHandoverMs: number;
   };
   port: number;
   docs: {
@@ -201,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.SLACK_API_TIMEOUT_MS,
       channelPostIntervalMs: e.SLACK_CHANNEL_POST_INTERVAL_MS,
       tierRatePercent: e.SLACK_TIER_RATE_PERCENT,
+      streamHandoverMs: e.SLACK_STREAM_HANDOVER_MS,
     },
     port: e.PORT,
     metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT },

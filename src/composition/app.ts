@@ -103,6 +103,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger,
     access,
     onJobChanged: (record) => home.jobChanged(record),
+    streamHandoverMs: config.slack.streamHandoverMs,
   });
   const jobs = new JobService({
     apiFor: docsApiFor,

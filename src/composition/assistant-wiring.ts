@@ -9,7 +9,8 @@ import type { JobNotifier, JobStore } from '../jobs/ports.js';
 import { AssistantCalls } from '../slack/assistant-calls.js';
 import { AssistantJobNotifier } from '../slack/assistant-job-notifier.js';
 import { ChannelAccess } from '../slack/channel-access.js';
-import type { AssistantSurface } from '../slack/listeners/deps.js';
+import { cardKey } from '../slack/job-notifier.js';
+import type { AgentSessions, AssistantSurface } from '../slack/listeners/deps.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 
 export interface AssistantWiring {
@@ -26,6 +27,8 @@ export interface AssistantWiring {
   access: Pick<AccessPolicy, 'check'>;
   /** App Home's listener of job changes (the card notifier's `onJobChanged`). */
   onJobChanged?: (record: JobRecord) => void;
+  /** How long a stream is used before it is handed over (SLACK_STREAM_HANDOVER_MS). */
+  streamHandoverMs?: number;
 }
 
 /**
@@ -37,11 +40,29 @@ export function wireAssistant(w: AssistantWiring) {
   const logger = w.logger.child({ component: 'assistant' });
   const notifier = new AssistantJobNotifier(w.cards, calls, w.store, w.clock, logger, {
     ...(w.onJobChanged ? { onJobChanged: w.onJobChanged } : {}),
+    ...(w.streamHandoverMs ? { streamHandoverMs: w.streamHandoverMs } : {}),
   });
   const channelAccess = new ChannelAccess({
     access: w.access,
     members: { conversations: { members: (args) => w.gateway.channelMembers(args) } },
   });
+  const sessions: AgentSessions = {
+    job: (jobId) => w.store.getJob(jobId),
+    stopping: (record) => notifier.stopping(record),
+    stopped: (record, slackStopped, before) => notifier.stopped(record, slackStopped, before),
+    idle: (channelId, threadTs) => notifier.idle(channelId, threadTs),
+    following: (record) => notifier.updateCard(record, w.clock.now()),
+    reply: (key, channelId, threadTs, message) => calls.reply(key, channelId, threadTs, message),
+    async replace(channelId, ts, message) {
+      await w.outbox.owe({
+        key: cardKey(channelId, ts),
+        target: { kind: 'update', channel: channelId, ts },
+        payload: message,
+        priority: 'reply',
+        seq: Number.MAX_SAFE_INTEGER,
+      });
+    },
+  };
   return {
     notifier,
     surface: (jobs: Pick<JobService, 'listRequested'>): AssistantSurface => ({
@@ -57,6 +78,7 @@ export function wireAssistant(w: AssistantWiring) {
       },
       listMine: (teamId, userId) => jobs.listRequested(teamId, userId),
       channelAccess,
+      sessions,
     }),
     /** Stops refreshing status lines (shutdown). */
     close: () => notifier.close(),

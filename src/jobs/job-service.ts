@@ -11,6 +11,12 @@ import {
 } from './use-cases/job-status.js';
 import { pollJob, reconcileWatching } from './use-cases/poll-job.js';
 import { type StartJobRequest, type StartJobResult, startJob } from './use-cases/start-job.js';
+import {
+  type ResumeFollowingResult,
+  resumeFollowing,
+  type StopFollowingResult,
+  stopFollowing,
+} from './use-cases/stop-following.js';
 
 // The facade's callers (composition root, Slack listeners, metrics) import these from here.
 export { applyJob, outcomeOf } from './domain/lifecycle.js';
@@ -19,6 +25,7 @@ export type { JobServiceDeps } from './use-cases/deps.js';
 export type { FollowUpRequest, FollowUpResult } from './use-cases/follow-up.js';
 export type { JobStatusResult, StatusViewer } from './use-cases/job-status.js';
 export { type StartJobRequest, type StartJobResult, UntrackedJobError } from './use-cases/start-job.js';
+export type { ResumeFollowingResult, StopFollowingResult } from './use-cases/stop-following.js';
 
 /** How long a confirmed once-only key holds: a message reacted to again within a week starts nothing. */
 const ONCE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -96,6 +103,19 @@ export class JobService {
   /** The job whose thread this is, if any. */
   jobOfThread(channelId: string, threadTs: string): Promise<JobRecord | undefined> {
     return jobOfThread(this.deps, channelId, threadTs);
+  }
+
+  /**
+   * The requester pressed Stop: the job is no longer followed, on every replica (the record's version check
+   * stops a poll that read it before). Serialised with polls of the same job here.
+   */
+  stopFollowing(jobId: string): Promise<StopFollowingResult> {
+    return this.lock.run(jobId, () => stopFollowing(this.deps, jobId));
+  }
+
+  /** "Keep following" after a Stop: the stopped generation is watched again, its result posted. */
+  resumeFollowing(jobId: string, generation: number): Promise<ResumeFollowingResult> {
+    return this.lock.run(jobId, () => resumeFollowing(this.deps, jobId, generation));
   }
 
   /** One poll of one job; resolves the delay before the next, or null when the job is no longer watched. */

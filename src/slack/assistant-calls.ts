@@ -1,7 +1,9 @@
 import type { TaskUpdateChunk } from '@slack/types';
 import type { Outbox } from '../delivery/ports.js';
+import { type AssistantPayload, SESSION_KEY_PREFIX } from './assistant-delivery.js';
 import { stripInvisible } from './markup.js';
 import { oneLine } from './messages/limits.js';
+import type { SlackMessage } from './messages/types.js';
 import type { SlackCalls } from './slack-calls.js';
 
 /** A suggested prompt of the assistant container: what the button says and the message it sends. */
@@ -74,6 +76,65 @@ export class AssistantCalls {
       payload: { status },
       priority: 'reply',
       seq: this.nextSeq(),
+    });
+  }
+
+  /**
+   * The thread's agent session: `processing` while the bot works (Slack shows its Stop button), `active`
+   * (idle) once it is done or stopped. `setStatus` creates the session (with its title) if needed. Owed
+   * through the outbox: the latest status of a thread wins, whichever replica set it.
+   */
+  async setSessionStatus(
+    channelId: string,
+    threadTs: string,
+    status: 'processing' | 'active',
+    title?: string,
+  ): Promise<void> {
+    const payload: AssistantPayload = {
+      session: status,
+      ...(title ? { title: plainLine(title, TITLE_MAX) } : {}),
+    };
+    await this.outbox.owe({
+      key: `${SESSION_KEY_PREFIX}${channelId}:${threadTs}`,
+      target: { kind: 'assistant', call: 'status', channel: channelId, ts: threadTs },
+      payload,
+      priority: 'reply',
+      seq: this.nextSeq(),
+    });
+  }
+
+  /**
+   * Ends a stream with a result under its own key (once per key, whoever owes it): the last steps, then the
+   * result's blocks (buttons) in the same message. If Slack no longer streams it, the result is posted as
+   * a reply in the thread instead (src/slack/assistant-delivery.ts): one result, one message.
+   */
+  async finishStream(input: {
+    key: string;
+    channelId: string;
+    ts: string;
+    threadTs: string;
+    steps: StreamStep[];
+    result: SlackMessage;
+  }): Promise<void> {
+    const payload: AssistantPayload = {
+      chunks: input.steps.map(chunkOf),
+      result: { threadTs: input.threadTs, text: input.result.text, blocks: input.result.blocks ?? [] },
+    };
+    await this.outbox.owe({
+      key: input.key,
+      target: { kind: 'assistant', call: 'stop', channel: input.channelId, ts: input.ts },
+      payload,
+      priority: 'reply',
+    });
+  }
+
+  /** A reply in the thread, owed once per key (found again by its key if an attempt's answer was lost). */
+  async reply(key: string, channelId: string, threadTs: string, message: SlackMessage): Promise<void> {
+    await this.outbox.owe({
+      key,
+      target: { kind: 'post', channel: channelId, threadTs },
+      payload: message,
+      priority: 'reply',
     });
   }
 

@@ -4,42 +4,52 @@ import type { Logger } from '../common/logger.js';
 import type { JobRecord } from '../jobs/domain/job.js';
 import type { JobNotifier, JobStore, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
 import type { AssistantCalls, StreamStep } from './assistant-calls.js';
+import { AssistantStreams, type StreamPhase } from './assistant-streams.js';
+import { terminalKey } from './job-notifier.js';
+import { sessionStoppedMessage } from './messages/agent-session.js';
 import {
   ASSISTANT_STATUS,
   finishedSteps,
+  handoverSteps,
+  knownSteps,
   notStartedSteps,
+  runningStatus,
   runningSteps,
   startingSteps,
+  stoppedSteps,
 } from './messages/assistant-steps.js';
 import { describeDocsFailure } from './messages/failures.js';
+import { terminalReplyMessage } from './messages/job-replies.js';
 
 /** Slack clears an assistant status after 2 minutes without a new one: refreshed well before. */
 export const STATUS_REFRESH_MS = 90_000;
-/** How long the state store remembers that a job's message is a stream (not a card). */
-const STREAM_MARK_MS = 7 * 24 * 60 * 60 * 1000;
-/** Slack's answer once a stream is over (stopped, or past its few minutes of life). */
-const STREAM_OVER = new Set(['message_not_in_streaming_state', 'message_not_found']);
 
 export interface AssistantNotifierOptions {
   statusRefreshMs?: number;
+  /** How long a stream is used before it is handed over (default 4 min: Slack closes streams at ~5). */
+  streamHandoverMs?: number;
   /** Timers (tests pass fake ones); default: the global ones. */
   setInterval?: typeof setInterval;
   clearInterval?: typeof clearInterval;
+  setTimeout?: typeof setTimeout;
+  clearTimeout?: typeof clearTimeout;
   /** Told of every change shown in a stream (App Home republishes the requester's view), as cards tell it. */
   onJobChanged?: (record: JobRecord) => void;
 }
 
 /**
  * The job notifier for jobs asked for in an assistant thread (origin `assistant`), in front of the card
- * notifier for every other job: the job is a streamed message whose steps update in place where Slack
- * accepts a stream, else the usual card; the thread's status line says what the bot waits for, is
- * refreshed before Slack clears it, and is cleared when the run ends. The terminal reply is the card
- * notifier's (one per run, owed through the outbox) in both cases; stream steps and the status line are
- * progress shown on the way, best effort.
+ * notifier for every other job. The job is a streamed message whose steps update in place where Slack
+ * accepts a stream (else the usual card); the thread's agent session is `processing` while the job runs
+ * (Slack's Stop button) and idle once it ends; the status line says what the bot waits for. A stream is
+ * handed over ("still working…") before Slack closes it; the status line carries on. The result ends the
+ * stream when it is still open, else it is a reply: one result, one message, owed once per run.
  */
 export class AssistantJobNotifier implements JobNotifier {
   private readonly refreshers = new Map<string, ReturnType<typeof setInterval>>();
+  private readonly handovers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly refreshMs: number;
+  readonly streams: AssistantStreams;
 
   constructor(
     private readonly cards: JobNotifier,
@@ -50,28 +60,22 @@ export class AssistantJobNotifier implements JobNotifier {
     private readonly options: AssistantNotifierOptions = {},
   ) {
     this.refreshMs = options.statusRefreshMs ?? STATUS_REFRESH_MS;
+    this.streams = new AssistantStreams(store, options.streamHandoverMs);
   }
 
-  /** Stops refreshing status lines (shutdown); Slack clears them within 2 minutes. */
+  /** Stops refreshing status lines and handing streams over (shutdown); another replica's polls carry on. */
   close(): void {
-    for (const timer of this.refreshers.values()) (this.options.clearInterval ?? clearInterval)(timer);
-    this.refreshers.clear();
+    for (const jobId of [...this.refreshers.keys(), ...this.handovers.keys()]) this.forget(jobId);
   }
 
   async postStartingCard(input: StartingCard): Promise<string> {
     if (input.origin !== 'assistant' || !input.threadTs || !input.teamId)
       return this.cards.postStartingCard(input);
+    this.session(input.channelId, input.threadTs, 'processing', input.prompt);
     try {
-      const ts = await this.calls.startStream(
-        {
-          channelId: input.channelId,
-          threadTs: input.threadTs,
-          teamId: input.teamId,
-          userId: input.requesterId,
-        },
-        startingSteps(),
-      );
-      await this.store.mark(streamKey(input.channelId, ts), STREAM_MARK_MS);
+      const target = { channelId: input.channelId, threadTs: input.threadTs, teamId: input.teamId };
+      const ts = await this.calls.startStream({ ...target, userId: input.requesterId }, startingSteps());
+      await this.streams.remember(input.channelId, ts);
       return ts;
     } catch (error) {
       // Slack refuses streams on some plans and surfaces, or failed: the card says the same, in place.
@@ -84,69 +88,160 @@ export class AssistantJobNotifier implements JobNotifier {
   }
 
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {
-    if (input.origin === 'assistant' && input.threadTs) this.clearStatus(input.channelId, input.threadTs);
-    if (!(await this.isStream(input.channelId, input.cardTs))) return this.cards.markCardFailed(input);
+    if (input.origin === 'assistant' && input.threadTs) this.idle(input.channelId, input.threadTs);
+    if ((await this.streams.phase(input.channelId, input.cardTs, this.clock.now())) === 'card')
+      return this.cards.markCardFailed(input);
     const reason = describeDocsFailure(input.error, this.clock.now());
-    await this.stop(input.channelId, input.cardTs, notStartedSteps(reason));
+    await this.endStream(input.channelId, input.cardTs, notStartedSteps(reason));
   }
 
   async updateCard(record: JobRecord, now: number): Promise<void> {
     if (record.origin !== 'assistant') return this.cards.updateCard(record, now);
+    const phase = await this.streams.phase(record.channelId, record.cardTs, now);
     if (record.watching) {
-      this.setStatus(record, ASSISTANT_STATUS.waiting);
+      this.session(record.channelId, record.threadTs, 'processing');
+      this.setStatus(record, phase === 'over' ? runningStatus(record) : ASSISTANT_STATUS.waiting);
       this.keepStatus(record);
     }
-    if (!(await this.isStream(record.channelId, record.cardTs))) return this.cards.updateCard(record, now);
+    if (phase === 'card') return this.cards.updateCard(record, now);
     this.options.onJobChanged?.(record);
-    // A finished run's stream was stopped with its last steps by the terminal reply.
-    if (record.watching) await this.append(record, runningSteps(record));
+    if (!record.watching) return;
+    if (phase === 'open') {
+      await this.append(record, runningSteps(record));
+      this.armHandover(record);
+    } else if (phase === 'due') await this.handOver(record);
   }
 
-  /** The reply itself is owed through the outbox (the card notifier's); the stream and status follow it. */
+  /** The run's one result: the end of its stream while Slack still streams it, else a reply. */
   async postTerminalReply(record: JobRecord, outcome: TerminalOutcome): Promise<void> {
     if (record.origin !== 'assistant') return this.cards.postTerminalReply(record, outcome);
-    this.stopKeeping(record.jobId);
-    if (outcome.kind === 'pull_request') this.setStatus(record, ASSISTANT_STATUS.posting);
-    await this.cards.postTerminalReply(record, outcome);
-    if (await this.isStream(record.channelId, record.cardTs))
-      await this.stop(record.channelId, record.cardTs, finishedSteps(record, outcome));
-    this.clearStatus(record.channelId, record.threadTs);
+    this.forget(record.jobId);
+    const now = this.clock.now();
+    const phase = await this.streams.phase(record.channelId, record.cardTs, now);
+    if (phase === 'open' || phase === 'due') {
+      await this.streams.markOver(record.channelId, record.cardTs);
+      await this.calls.finishStream({
+        key: terminalKey(record),
+        channelId: record.channelId,
+        ts: record.cardTs,
+        threadTs: record.threadTs,
+        steps: finishedSteps(record, outcome),
+        result: terminalReplyMessage(record, outcome, now),
+      });
+      this.options.onJobChanged?.(record);
+    } else await this.cards.postTerminalReply(record, outcome);
+    this.idle(record.channelId, record.threadTs);
   }
 
   async postNotice(record: JobRecord, notice: ThreadNotice): Promise<void> {
     if (record.origin === 'assistant') {
-      this.stopKeeping(record.jobId);
-      this.clearStatus(record.channelId, record.threadTs);
+      this.forget(record.jobId);
+      this.idle(record.channelId, record.threadTs);
+      const phase = await this.streams.phase(record.channelId, record.cardTs, this.clock.now());
+      if (phase === 'open' || phase === 'due')
+        await this.endStream(record.channelId, record.cardTs, knownSteps(record, true));
     }
     return this.cards.postNotice(record, notice);
+  }
+
+  /**
+   * Marks a thread's stream over first thing on Stop (no replica appends to it from then); resolves where
+   * the stream stood before, for `stopped`.
+   */
+  async stopping(record: JobRecord): Promise<StreamPhase> {
+    const phase = await this.streams.phase(record.channelId, record.cardTs, this.clock.now());
+    if (phase !== 'card') await this.streams.markOver(record.channelId, record.cardTs);
+    return phase;
+  }
+
+  /**
+   * The person pressed Stop and the job is no longer followed (`record` as saved so): the stream ends at
+   * once with the honest line and its two choices, or, when Slack already stopped it (`slackStopped`) or
+   * there is none, the line is a reply. The session goes back to idle, the status line is cleared.
+   */
+  async stopped(record: JobRecord, slackStopped: readonly string[], before: StreamPhase): Promise<void> {
+    this.forget(record.jobId);
+    const key = `agent-stop:${record.jobId}:${record.generation}`;
+    const message = sessionStoppedMessage(record);
+    if ((before === 'open' || before === 'due') && !slackStopped.includes(record.cardTs))
+      await this.calls.finishStream({
+        key,
+        channelId: record.channelId,
+        ts: record.cardTs,
+        threadTs: record.threadTs,
+        steps: stoppedSteps(record),
+        result: message,
+      });
+    else await this.calls.reply(key, record.channelId, record.threadTs, message);
+    if (before === 'card') await this.cards.updateCard(record, this.clock.now());
+    this.idle(record.channelId, record.threadTs);
+  }
+
+  /** Sets the thread idle: the session out of `processing`, the status line cleared. */
+  idle(channelId: string, threadTs: string): void {
+    this.session(channelId, threadTs, 'active');
+    this.setStatus({ channelId, threadTs, jobId: '-' }, ASSISTANT_STATUS.clear);
+  }
+
+  /** Before Slack closes the stream: end it cleanly with "still working…"; the status line carries on. */
+  private async handOver(record: JobRecord): Promise<void> {
+    await this.streams.markOver(record.channelId, record.cardTs);
+    await this.endStream(record.channelId, record.cardTs, handoverSteps(record));
+    this.setStatus(record, runningStatus(record));
+    this.logger.info({ jobId: record.jobId }, 'handed a streamed job message over before Slack closes it');
+  }
+
+  /** In this process, a timer at the stream's handover time (any replica's poll may hand over first). */
+  private armHandover(record: JobRecord): void {
+    if (this.handovers.has(record.jobId)) return;
+    const delay = Math.max(0, this.streams.handoverAt(record.cardTs) - this.clock.now());
+    const timer = (this.options.setTimeout ?? setTimeout)(() => {
+      this.handovers.delete(record.jobId);
+      this.handOverIfRunning(record.jobId).catch((error: unknown) =>
+        this.logger.warn({ jobId: record.jobId, error: describeError(error) }, 'stream handover failed'),
+      );
+    }, delay);
+    (timer as { unref?: () => void }).unref?.();
+    this.handovers.set(record.jobId, timer);
+  }
+
+  private async handOverIfRunning(jobId: string): Promise<void> {
+    const fresh = await this.store.getJob(jobId);
+    if (!fresh?.watching) return;
+    const phase = await this.streams.phase(fresh.channelId, fresh.cardTs, this.clock.now());
+    if (phase === 'open' || phase === 'due') await this.handOver(fresh);
   }
 
   /** Re-sends the status line before Slack clears it, while the job's record says it is watched. */
   private keepStatus(record: JobRecord): void {
     if (this.refreshers.has(record.jobId)) return;
     const timer = (this.options.setInterval ?? setInterval)(() => {
-      this.store
-        .getJob(record.jobId)
-        .then((fresh) => {
-          if (fresh?.watching) this.setStatus(fresh, ASSISTANT_STATUS.waiting);
-          else this.stopKeeping(record.jobId);
-        })
-        .catch((error: unknown) =>
-          this.logger.warn({ jobId: record.jobId, error: describeError(error) }, 'status refresh failed'),
-        );
+      this.refreshStatus(record.jobId).catch((error: unknown) =>
+        this.logger.warn({ jobId: record.jobId, error: describeError(error) }, 'status refresh failed'),
+      );
     }, this.refreshMs);
     (timer as { unref?: () => void }).unref?.();
     this.refreshers.set(record.jobId, timer);
   }
 
-  private stopKeeping(jobId: string): void {
-    const timer = this.refreshers.get(jobId);
-    if (timer === undefined) return;
-    (this.options.clearInterval ?? clearInterval)(timer);
-    this.refreshers.delete(jobId);
+  private async refreshStatus(jobId: string): Promise<void> {
+    const fresh = await this.store.getJob(jobId);
+    if (!fresh?.watching) return this.forget(jobId);
+    const phase = await this.streams.phase(fresh.channelId, fresh.cardTs, this.clock.now());
+    this.setStatus(fresh, phase === 'over' ? runningStatus(fresh) : ASSISTANT_STATUS.waiting);
   }
 
-  /** Status lines are best effort: a failure is logged, never fails the job's progress. */
+  /** Stops this process's timers of a job (its run ended, was stopped, or shutdown). */
+  private forget(jobId: string): void {
+    const refresher = this.refreshers.get(jobId);
+    if (refresher !== undefined) (this.options.clearInterval ?? clearInterval)(refresher);
+    this.refreshers.delete(jobId);
+    const handover = this.handovers.get(jobId);
+    if (handover !== undefined) (this.options.clearTimeout ?? clearTimeout)(handover);
+    this.handovers.delete(jobId);
+  }
+
+  /** Status lines are best effort: a failure to record one is logged, never fails the job's progress. */
   private setStatus(record: Pick<JobRecord, 'channelId' | 'threadTs' | 'jobId'>, status: string): void {
     this.calls.setStatus(record.channelId, record.threadTs, status).catch((error: unknown) => {
       this.logger.warn(
@@ -156,32 +251,22 @@ export class AssistantJobNotifier implements JobNotifier {
     });
   }
 
-  private clearStatus(channelId: string, threadTs: string): void {
-    this.setStatus({ channelId, threadTs, jobId: '-' }, ASSISTANT_STATUS.clear);
-  }
-
-  private async isStream(channelId: string, ts: string): Promise<boolean> {
-    return this.store.isMarked(streamKey(channelId, ts));
+  private session(channelId: string, threadTs: string, status: 'processing' | 'active', title?: string) {
+    this.calls.setSessionStatus(channelId, threadTs, status, title).catch((error: unknown) => {
+      this.logger.warn({ channelId, error: describeError(error) }, 'could not set the agent session status');
+    });
   }
 
   private async append(record: JobRecord, steps: StreamStep[]): Promise<void> {
     await this.calls.appendStream(record.channelId, record.cardTs, steps).catch((error: unknown) => {
-      const code = (error as { code?: string }).code ?? '';
-      // A stream lives a few minutes: after that the status line and the terminal reply carry on.
-      const level = STREAM_OVER.has(code) ? 'debug' : 'warn';
-      this.logger[level]({ jobId: record.jobId, code }, 'could not update the streamed job message');
+      this.logger.warn({ jobId: record.jobId, error: describeError(error) }, 'could not owe stream steps');
     });
   }
 
-  private async stop(channelId: string, ts: string, steps: StreamStep[]): Promise<void> {
+  private async endStream(channelId: string, ts: string, steps: StreamStep[]): Promise<void> {
+    await this.streams.markOver(channelId, ts);
     await this.calls.stopStream(channelId, ts, steps).catch((error: unknown) => {
-      const code = (error as { code?: string }).code ?? '';
-      const level = STREAM_OVER.has(code) ? 'debug' : 'warn';
-      this.logger[level]({ channelId, code }, 'could not finish the streamed job message');
+      this.logger.warn({ channelId, error: describeError(error) }, 'could not owe the end of a stream');
     });
   }
-}
-
-function streamKey(channelId: string, ts: string): string {
-  return `assistant-stream:${channelId}:${ts}`;
 }

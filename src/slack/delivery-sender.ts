@@ -1,6 +1,6 @@
-import type { TaskUpdateChunk } from '@slack/types';
 import type { Delivery, DeliveryPriority, DeliveryTarget } from '../delivery/domain.js';
 import { type AttemptFailure, DeliveryAttemptError, type DeliverySender } from '../delivery/ports.js';
+import { assistantMethod, sendAssistant } from './assistant-delivery.js';
 import type { SlackMessage } from './messages/types.js';
 import { respondOnce } from './response-url-call.js';
 import {
@@ -16,12 +16,6 @@ import {
   type WebClient,
 } from './slack-gateway.js';
 import { unfurlOnce } from './unfurl-call.js';
-
-const ASSISTANT_METHODS = {
-  status: 'assistant.threads.setStatus',
-  append: 'chat.appendStream',
-  stop: 'chat.stopStream',
-} as const;
 
 const PACING: Record<DeliveryPriority, SlackPriority> = {
   reply: 'reply',
@@ -80,7 +74,7 @@ export class SlackDeliverySender implements DeliverySender {
         target.kind === 'post'
           ? 'chat.postMessage'
           : target.kind === 'assistant'
-            ? ASSISTANT_METHODS[target.call]
+            ? assistantMethod(key, target)
             : 'chat.update';
       const gate = this.gateway.blocksGate;
       const result = await this.gateway.attemptOnce(
@@ -174,10 +168,8 @@ export class SlackDeliverySender implements DeliverySender {
       });
       return typeof result.ts === 'string' ? result.ts : undefined;
     }
-    if (target.kind === 'assistant') {
-      await this.assistantCall(target, delivery.payload);
-      return undefined;
-    }
+    if (target.kind === 'assistant')
+      return sendAssistant(this.client, this.gateway, key, delivery, blocks !== undefined);
     if (target.kind === 'update') {
       await this.client.chat.update({
         channel: target.channel,
@@ -187,21 +179,6 @@ export class SlackDeliverySender implements DeliverySender {
       });
     }
     return undefined;
-  }
-
-  /** The AI container's status line, or a stream's latest steps (`stop` ends it). */
-  private async assistantCall(target: Extract<DeliveryTarget, { kind: 'assistant' }>, payload: unknown) {
-    const { status, chunks } = (payload ?? {}) as { status?: string; chunks?: TaskUpdateChunk[] };
-    const { channel, ts } = target;
-    if (target.call === 'status')
-      await this.client.assistant.threads.setStatus({
-        channel_id: channel,
-        thread_ts: ts,
-        status: status ?? '',
-      });
-    else if (target.call === 'append')
-      await this.client.chat.appendStream({ channel, ts, chunks: chunks ?? [] });
-    else await this.client.chat.stopStream({ channel, ts, chunks: chunks ?? [] });
   }
 
   /**

@@ -226,7 +226,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
    */
   async postTerminalReply(record: JobRecord, outcome: TerminalOutcome): Promise<void> {
     await this.outbox.owe({
-      key: `terminal:${record.jobId}:${record.generation}`,
+      key: terminalKey(record),
       target: { kind: 'post', channel: record.channelId, threadTs: record.threadTs },
       payload: terminalReplyMessage(record, outcome, this.clock.now()),
       priority: 'reply',
@@ -246,6 +246,11 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       'could not record a thread notice',
     );
   }
+}
+
+/** The one delivery of a run's result (a reply, or the end of its stream in an assistant thread). */
+export function terminalKey(record: Pick<JobRecord, 'jobId' | 'generation'>): string {
+  return `terminal:${record.jobId}:${record.generation}`;
 }
 
 /** The one delivery of a card's states. */

@@ -5,6 +5,7 @@ import {
   assistantContextChanged,
   assistantMessage,
   assistantThreadStarted,
+  messagesCarrying,
 } from '../support/assistant-events.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
@@ -12,10 +13,9 @@ import { eventEnvelope, messageEvent, nextMessageTs, retryHeaders } from '../sup
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /*
- * Slack's AI app container end to end, through signed requests, in both state modes: prompts on a new
- * thread, reports asked for in words, a job from an instruction through to its one pull-request reply
- * (streamed steps, status line set and cleared, title), a follow-up, the context channel's docs project,
- * and the card when Slack refuses to stream.
+ * Slack's AI app container end to end (signed requests, both state modes): prompts, reports in words, a job
+ * through to its one result message (steps, status line, title), a follow-up, the context channel's project,
+ * the card when Slack refuses to stream. Stop and long runs: agent-sessions.test.ts.
  */
 
 const CHANNEL_A = 'C0PROJA';
@@ -60,6 +60,11 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     return threadTs;
   }
 
+  const streamOf = (t: TestApp, threadTs: string) =>
+    waitFor(() => [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs), {
+      what: 'stream',
+    });
+
   const botPosts = (t: TestApp, threadTs: string) =>
     t.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === threadTs);
 
@@ -95,18 +100,16 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     expect(t.docs.jobs.size).toBe(0);
   });
 
-  it('takes an instruction through streamed steps to one pull-request reply, status set then cleared', async () => {
+  it('takes an instruction through streamed steps to one message carrying the PR link, status set then cleared', async () => {
     const t = await boot();
     const threadTs = await openThread(t);
     await send(t, assistantMessage({ threadTs, text: 'Document the <!channel> 429 response' }));
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
-    const stream = await waitFor(
-      () => [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs),
-      { what: 'stream' },
-    );
+    const stream = await streamOf(t, threadTs);
     expect(stream.recipientUserId).toBe('U0ALICE');
     await waitFor(() => stream.steps.get('created')?.status === 'complete', { what: 'created step' });
-    expect(stream.steps.get('agent')?.status).toBe('in_progress');
+    expect(stream.steps.get('created')?.details).toContain(job.id); // honest steps: no placeholders
+    expect([...stream.steps.values()].filter((s) => s.status === 'pending')).toEqual([]);
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
       what: 'waiting status',
     });
@@ -116,19 +119,21 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     });
     expect(title.title).toBe('Document the @channel 429 response'.replace(/[<>]/g, ''));
     expect(title.title).not.toMatch(/[<>]/);
-    // No card: the stream is the job's message.
-    expect(botPosts(t, threadTs)).toHaveLength(0);
+    expect(botPosts(t, threadTs)).toHaveLength(0); // no card: the stream is the job's message
 
     t.docs.complete(job.id, PR);
     await waitFor(() => stream.state === 'stopped', { what: 'stream stopped' });
-    expect(stream.steps.get('pr')).toMatchObject({ status: 'complete', output: PR });
+    expect(stream.steps.get('pr')).toMatchObject({ status: 'complete', title: 'Pull request opened' });
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
       what: 'status cleared',
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const replies = botPosts(t, threadTs);
-    expect(replies).toHaveLength(1);
-    expect(JSON.stringify(replies[0]!.args)).toContain(PR);
+    // One result, one message: the stream ends with the result and its feedback buttons.
+    const carrying = messagesCarrying(t.slack, threadTs, PR);
+    expect(carrying.map((m) => m.ts)).toEqual([stream.ts]);
+    expect(JSON.stringify(carrying[0]!.blocks)).toContain('feedback_buttons');
+    expect(botPosts(t, threadTs)).toHaveLength(0);
+    expect(t.slack.assistant.sessionOf(ASSISTANT_DM, threadTs)).toBe('active');
   });
 
   it('owes the stream its last steps and the thread its cleared status: five 503s in a row are retried', async () => {
@@ -136,10 +141,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     const threadTs = await openThread(t);
     await send(t, assistantMessage({ threadTs, text: 'Document the retries' }));
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
-    const stream = await waitFor(
-      () => [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs),
-      { what: 'stream' },
-    );
+    const stream = await streamOf(t, threadTs);
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
       what: 'waiting status',
     });
@@ -148,7 +150,8 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     t.slack.inject('assistant.threads.setStatus', { kind: 'status', status: 503 }, 5);
     t.docs.complete(job.id, PR);
     await waitFor(() => stream.state === 'stopped', { what: 'stream stopped', timeoutMs: 30_000 });
-    expect(stream.steps.get('pr')).toMatchObject({ status: 'complete', output: PR });
+    expect(stream.steps.get('pr')).toMatchObject({ status: 'complete' });
+    expect(messagesCarrying(t.slack, threadTs, PR).map((m) => m.ts)).toEqual([stream.ts]);
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
       what: 'status cleared',
       timeoutMs: 30_000,

@@ -1,3 +1,4 @@
+import type { FakeSlack } from './fake-slack.js';
 import { messageEvent, nextMessageTs, TEAM_ID } from './slack-events.js';
 
 /** The DM between U0ALICE and the app that holds her assistant threads. */
@@ -52,4 +53,33 @@ export function assistantMessage(fields: {
     thread_ts: fields.threadTs,
     text: fields.text,
   });
+}
+
+/**
+ * The bot's messages in an assistant thread that carry `text` anywhere a person sees it: a message's text
+ * and blocks, and for a streamed message every chunk it streamed. One result, one message: the PR link
+ * must be in exactly one.
+ */
+export function messagesCarrying(slack: FakeSlack, threadTs: string, text: string, channel = ASSISTANT_DM) {
+  return slack.threadReplies(channel, threadTs).filter((m) => {
+    const stream = slack.assistant.streams.get(`${m.channel}:${m.ts}`);
+    return JSON.stringify([m.text, m.blocks ?? [], stream?.chunks ?? []]).includes(text);
+  });
+}
+
+/** `agent_session_stopped`: the person pressed Stop; Slack lists the streams it stopped itself. */
+export function agentSessionStopped(fields: {
+  threadTs: string;
+  streams: string[];
+  channel?: string;
+  user?: string;
+}): Record<string, unknown> {
+  return {
+    type: 'agent_session_stopped',
+    channel: fields.channel ?? ASSISTANT_DM,
+    thread_ts: fields.threadTs,
+    user: fields.user ?? 'U0ALICE',
+    streaming_message_ts: fields.streams,
+    event_ts: nextMessageTs(),
+  };
 }

@@ -23,6 +23,7 @@ export interface FakeStream {
 }
 
 const TASK_STATUSES = new Set(['pending', 'in_progress', 'complete', 'error']);
+const SESSION_STATUSES = new Set(['processing', 'active', 'suspended', 'closed']);
 const CHUNK_TYPES = new Set(['markdown_text', 'task_update', 'plan_update', 'blocks']);
 
 /**
@@ -36,6 +37,10 @@ export class FakeSlackAssistant {
   readonly titles: Array<{ channel: string; threadTs: string; title: string }> = [];
   readonly prompts: Array<{ channel: string; threadTs: string; prompts: unknown[]; title?: string }> = [];
   readonly streams = new Map<string, FakeStream>();
+  /** agents.sessions.setStatus calls, in order (the session's lifecycle status per thread). */
+  readonly sessions: Array<{ channel: string; threadTs: string; status: string; title?: string }> = [];
+  /** Every append or stop Slack refused because the stream was over (closed by time or by Stop). */
+  readonly refusedOver: Array<{ method: string; ts: string }> = [];
   /** Error code chat.startStream answers with while set. */
   refuseStreaming: string | undefined;
   streamLifetimeMs = 5 * 60_000;
@@ -45,6 +50,30 @@ export class FakeSlackAssistant {
   /** The latest status of a thread ('' when cleared or never set). */
   statusOf(channel: string, threadTs: string): string {
     return this.statuses.filter((s) => s.channel === channel && s.threadTs === threadTs).at(-1)?.status ?? '';
+  }
+
+  /** The latest agent-session status of a thread ('' when never set). */
+  sessionOf(channel: string, threadTs: string): string {
+    return this.sessions.filter((s) => s.channel === channel && s.threadTs === threadTs).at(-1)?.status ?? '';
+  }
+
+  /**
+   * The person pressed Stop in a thread: Slack stops the app's streams there itself and resolves their ts
+   * (the event's `streaming_message_ts`); the app is told with `agent_session_stopped`.
+   */
+  stopByUser(channel: string, threadTs: string): string[] {
+    const stopped: string[] = [];
+    for (const stream of this.streams.values()) {
+      if (stream.channel !== channel || stream.threadTs !== threadTs || !this.streaming(stream)) continue;
+      stream.state = 'stopped';
+      stopped.push(stream.ts);
+    }
+    return stopped;
+  }
+
+  private streaming(stream: FakeStream): boolean {
+    if (Date.now() - stream.startedAt > this.streamLifetimeMs) stream.state = 'stopped';
+    return stream.state === 'streaming';
   }
 
   /** Ends every open stream as Slack does when its time is up. */
@@ -63,6 +92,8 @@ export class FakeSlackAssistant {
       case 'chat.appendStream':
       case 'chat.stopStream':
         return this.continue(method, args);
+      case 'agents.sessions.setStatus':
+        return this.session(args);
       default:
         return undefined;
     }
@@ -89,6 +120,18 @@ export class FakeSlackAssistant {
           return { ok: false, error: 'invalid_arguments' };
       this.prompts.push({ channel, threadTs, prompts, ...(args.title ? { title: String(args.title) } : {}) });
     }
+    return { ok: true };
+  }
+
+  private session(args: Record<string, unknown>): Record<string, unknown> {
+    const channel = String(args.channel_id ?? '');
+    const threadTs = String(args.thread_ts ?? '');
+    if (!channel || !threadTs) return { ok: false, error: 'invalid_arguments' };
+    if (!SESSION_STATUSES.has(String(args.status))) return { ok: false, error: 'invalid_arguments' };
+    const title = typeof args.title === 'string' ? args.title : undefined;
+    if (title !== undefined && (title.length === 0 || title.length > 200))
+      return { ok: false, error: 'invalid_arguments' };
+    this.sessions.push({ channel, threadTs, status: String(args.status), ...(title ? { title } : {}) });
     return { ok: true };
   }
 
@@ -131,13 +174,27 @@ export class FakeSlackAssistant {
   private continue(method: string, args: Record<string, unknown>): Record<string, unknown> {
     const stream = this.streams.get(`${String(args.channel ?? '')}:${String(args.ts ?? '')}`);
     if (!stream) return { ok: false, error: 'message_not_found' };
-    if (Date.now() - stream.startedAt > this.streamLifetimeMs) stream.state = 'stopped';
-    if (stream.state !== 'streaming') return { ok: false, error: 'message_not_in_streaming_state' };
+    if (!this.streaming(stream)) {
+      this.refusedOver.push({ method, ts: stream.ts });
+      return { ok: false, error: 'message_not_in_streaming_state' };
+    }
     const chunks = parsed(args.chunks ?? []);
     const problem = chunkProblem(chunks);
     if (problem) return { ok: false, error: problem };
+    const blocks = parsed(args.blocks ?? []);
+    if (method === 'chat.stopStream' && !Array.isArray(blocks)) return { ok: false, error: 'invalid_blocks' };
     this.apply(stream, chunks as unknown[]);
-    if (method === 'chat.stopStream') stream.state = 'stopped';
+    if (method === 'chat.stopStream') {
+      stream.state = 'stopped';
+      // The blocks end the message; metadata is kept as on any message (found again by its key).
+      const message = this.slack.message(stream.channel, stream.ts);
+      if (message) {
+        if ((blocks as unknown[]).length > 0) message.blocks = blocks as unknown[];
+        const metadata = parsed(args.metadata);
+        if (metadata && typeof metadata === 'object')
+          message.metadata = metadata as StoredMessage['metadata'];
+      }
+    }
     return { ok: true, channel: stream.channel, ts: stream.ts };
   }
 

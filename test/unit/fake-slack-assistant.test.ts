@@ -74,4 +74,39 @@ describe('fake Slack assistant container and streams', () => {
     await client.assistant.threads.setTitle({ ...thread, title: 'Docs' });
     expect(slack.assistant.titles.at(-1)?.title).toBe('Docs');
   });
+
+  it('keeps agent-session statuses, stops streams on Stop as Slack does, and ends a stream with blocks', async () => {
+    const target = { channel: 'D3', thread_ts: '3.000001' };
+    expect(
+      await code(
+        client.agents.sessions.setStatus({ channel_id: 'D3', thread_ts: '3.000001', status: 'busy' }),
+      ),
+    ).toBe('invalid_arguments');
+    await client.agents.sessions.setStatus({ channel_id: 'D3', thread_ts: '3.000001', status: 'processing' });
+    expect(slack.assistant.sessionOf('D3', '3.000001')).toBe('processing');
+    const first = await client.chat.startStream({
+      ...target,
+      recipient_team_id: 'T1',
+      recipient_user_id: 'U1',
+    });
+    expect(slack.assistant.stopByUser('D3', '3.000001')).toEqual([first.ts]);
+    expect(await code(client.chat.stopStream({ channel: 'D3', ts: first.ts! }))).toBe(
+      'message_not_in_streaming_state',
+    );
+    expect(slack.assistant.refusedOver).toContainEqual({ method: 'chat.stopStream', ts: first.ts });
+    const second = await client.chat.startStream({
+      ...target,
+      recipient_team_id: 'T1',
+      recipient_user_id: 'U1',
+    });
+    await client.chat.stopStream({
+      channel: 'D3',
+      ts: second.ts!,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'result' } }],
+      metadata: { event_type: 'docs_agent', event_payload: { key: 'terminal:j:1' } },
+    });
+    const message = slack.message('D3', second.ts!);
+    expect(JSON.stringify(message?.blocks)).toContain('result');
+    expect(message?.metadata?.event_payload).toEqual({ key: 'terminal:j:1' });
+  });
 });

@@ -51,6 +51,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'chat.stopStream': ['chat:write'],
   // Link previews.
   'chat.unfurl': ['links:write'],
+  // Thread-based agent sessions (Slack's agent-sessions guide: chat:write manages them).
+  'agents.sessions.setStatus': ['chat:write'],
 };
 /** Bot scope each event subscription needs (`null`: none). */
 const EVENT_SCOPES: Record<string, string | null> = {
@@ -66,6 +68,8 @@ const EVENT_SCOPES: Record<string, string | null> = {
   app_uninstalled: null,
   tokens_revoked: null,
   link_shared: 'links:read',
+  // Agent sessions belong to apps declared as agents, which carry assistant:write.
+  agent_session_stopped: 'assistant:write',
 };
 /** Event types a listener could match; a registered pattern is tried against each. */
 const KNOWN_EVENT_TYPES = [
@@ -79,6 +83,7 @@ const KNOWN_EVENT_TYPES = [
   'app_uninstalled',
   'tokens_revoked',
   'link_shared',
+  'agent_session_stopped',
 ];
 /** The events Bolt's `Assistant` routes (besides messages in DM threads, which need message.im). */
 const ASSISTANT_EVENTS = ['assistant_thread_started', 'assistant_thread_context_changed', 'message'];
@@ -107,7 +112,7 @@ function recordRegistrations() {
     patterns.push(...ASSISTANT_EVENTS);
   }) as never;
   // With the assistant surface wired, as the composition root does.
-  registerListeners(app, { assistant: {} } as SlackDeps);
+  registerListeners(app, { assistant: { sessions: {} } } as SlackDeps);
   seen.events = KNOWN_EVENT_TYPES.filter((type) =>
     patterns.some((p) => (typeof p === 'string' ? p === type : p.test(type))),
   );

@@ -34,6 +34,9 @@ export type JobOrigin =
   /** A message in a thread of Slack's AI app container (the assistant view). */
   | 'assistant';
 
+/** Why the bot stopped watching a job before its end: too old, gone upstream, or stopped by its requester. */
+export type WatchEnd = 'expired' | 'gone' | 'stopped';
+
 /** What the bot remembers about a job it started: where its thread is and how far it has reported. */
 export interface JobRecord {
   jobId: string;
@@ -75,8 +78,8 @@ export interface JobRecord {
    */
   seenRunningGeneration?: number;
   watching: boolean;
-  /** Why watching stopped early, when it did. */
-  watchEnded: 'expired' | 'gone' | null;
+  /** Why watching stopped early, when it did (`stopped`: the requester pressed Stop in Slack). */
+  watchEnded: WatchEnd | null;
   consecutiveFailures: number;
   updatedAt: number;
   /** The job's PR followed on GitHub (GITHUB_TOKEN): its last state, shown on the card and in App Home. */

@@ -1,5 +1,5 @@
 import type { TerminalOutcome } from '../ports.js';
-import type { AgentJob, JobRecord } from './job.js';
+import type { AgentJob, JobRecord, WatchEnd } from './job.js';
 
 /**
  * How long after a follow-up a terminal status is distrusted unless the job was seen running again in the
@@ -39,7 +39,7 @@ export function startGeneration(record: JobRecord, job: AgentJob, now: number): 
 }
 
 /** Stops watching a job early and says why. */
-export function endWatch(record: JobRecord, why: 'expired' | 'gone', now: number): void {
+export function endWatch(record: JobRecord, why: WatchEnd, now: number): void {
   record.watching = false;
   record.watchEnded = why;
   record.updatedAt = now;

@@ -15,6 +15,7 @@ import type { JobService } from '../../jobs/job-service.js';
 import type { PullRequestIndex } from '../../jobs/pull-requests/pull-request-index.js';
 import type { AppHomePublisher } from '../app-home-publisher.js';
 import type { AssistantCalls } from '../assistant-calls.js';
+import type { StreamPhase } from '../assistant-streams.js';
 import type { ChannelAccess } from '../channel-access.js';
 import type { HourlyLimits } from '../messages/failures.js';
 import type { SlackMessage } from '../messages/types.js';
@@ -29,6 +30,25 @@ export interface AssistantSurface {
   listMine(teamId: string | null, userId: string): Promise<JobRecord[]>;
   /** Whether the person may act on the channel open beside the container (it picks the docs project). */
   channelAccess: Pick<ChannelAccess, 'check'>;
+  /** Agent sessions: the person's Stop and what follows it. */
+  sessions?: AgentSessions;
+}
+
+/** What a Stop in an agent session does on the Slack side (the assistant job notifier and the outbox). */
+export interface AgentSessions {
+  job(jobId: string): Promise<JobRecord | undefined>;
+  /** Marks the job's stream over (first thing); resolves where it stood. */
+  stopping(record: JobRecord): Promise<StreamPhase>;
+  /** The honest final line with its two choices, the session idle, the status line cleared. */
+  stopped(record: JobRecord, slackStopped: readonly string[], before: StreamPhase): Promise<void>;
+  /** The session idle and the status line cleared (nothing to stop). */
+  idle(channelId: string, threadTs: string): void;
+  /** Followed again: the status line and the session show it. */
+  following(record: JobRecord): Promise<void>;
+  /** An owed reply in a thread (once per key). */
+  reply(key: string, channelId: string, threadTs: string, message: SlackMessage): Promise<void>;
+  /** Replaces a message's content (the two buttons, once chosen); the latest state wins. */
+  replace(channelId: string, ts: string, message: SlackMessage): Promise<void>;
 }
 
 /**
@@ -41,7 +61,16 @@ export interface SlackDeps {
   /** Agent jobs: `/docs-agent` starts one, looks one up, lists a channel's. */
   jobs: Pick<
     JobService,
-    'start' | 'status' | 'listWatched' | 'claimOnce' | 'confirmOnce' | 'releaseOnce' | 'jobOfThread'
+    | 'start'
+    | 'status'
+    | 'listWatched'
+    | 'claimOnce'
+    | 'confirmOnce'
+    | 'releaseOnce'
+    | 'jobOfThread'
+    | 'stopFollowing'
+    | 'resumeFollowing'
+    | 'followUp'
   >;
   /** Mentions, DMs and thread replies: routed to a new job, a follow-up, or nothing. */
   conversations: Pick<ConversationService, 'handle'>;

@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import { registerAgentStopChoice } from './actions/agent-stop-choice.js';
 import { registerDocsHealthPostAction } from './actions/docs-health-post.js';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
 import { registerHealthFixAction } from './actions/health-fix.js';
@@ -10,6 +11,7 @@ import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
 import { registerReviewReactedMessageAction } from './actions/review-reacted-message.js';
 import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
 import { registerAssistant } from './assistant/register.js';
+import { registerAgentSessionStopped } from './assistant/session-stopped.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
 import { registerDocsHealthCommand } from './commands/docs-health.js';
 import { registerDocsViewsCommand } from './commands/docs-views.js';
@@ -50,4 +52,10 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   // Before Bolt's listeners see them: assistant events, and messages in DM threads (routed back to the
   // conversation service when the thread is not an assistant thread).
   if (deps.assistant) registerAssistant(app, { ...deps, assistant: deps.assistant });
+  // Agent sessions: Slack's Stop button (Bolt has no listener of its own: app.event) and its two choices.
+  const sessions = deps.assistant?.sessions;
+  if (sessions) {
+    registerAgentSessionStopped(app, { ...deps, sessions });
+    registerAgentStopChoice(app, { ...deps, sessions });
+  }
 }

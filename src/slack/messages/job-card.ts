@@ -35,6 +35,8 @@ export function statusLine(record: JobRecord): StatusLine {
     return { emoji: ':grey_question:', label: 'Job no longer exists on the docs platform' };
   if (record.status === 'active' && record.watchEnded === 'expired')
     return { emoji: ':zzz:', label: 'Still running when the bot stopped watching' };
+  if (record.status === 'active' && record.watchEnded === 'stopped')
+    return { emoji: ':octagonal_sign:', label: 'Stopped following at the requester’s request' };
   return statusWords(record.status, record.prLink);
 }
 

@@ -42,8 +42,8 @@ export interface JobBudgets {
 }
 
 /**
- * Takes one unit of the requester's share and one of the project's budget, or neither: the share first, so
- * one person can never spend the whole project's hour. Resolves what to refund if the request never left.
+ * Takes one unit of the project's budget and one of the requester's share of it, or neither, so one person
+ * can never spend the whole project's hour. Resolves what to refund if the request never left.
  */
 export async function takeJobBudget(
   deps: JobBudgets,
@@ -52,14 +52,15 @@ export async function takeJobBudget(
 ): Promise<{ ok: true; refund: Pick<HourlyQuota, 'refund'> } | { ok: false; error: Error }> {
   const project = deps.quotaFor(projectId);
   const user = userId ? deps.userQuotaFor?.(projectId, userId) : undefined;
+  // The project's first: when it is used up that is what the person is told, whatever their share.
+  const slot = await project.take();
+  if (!slot.ok) return { ok: false, error: budgetUsedUp(slot.retryAfterMs) };
   if (user) {
     const mine = await user.quota.take();
-    if (!mine.ok) return { ok: false, error: new UserShareUsedUp(mine.retryAfterMs, user.share) };
-  }
-  const slot = await project.take();
-  if (!slot.ok) {
-    await user?.quota.refund();
-    return { ok: false, error: budgetUsedUp(slot.retryAfterMs) };
+    if (!mine.ok) {
+      await project.refund();
+      return { ok: false, error: new UserShareUsedUp(mine.retryAfterMs, user.share) };
+    }
   }
   return {
     ok: true,

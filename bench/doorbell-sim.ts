@@ -109,7 +109,7 @@ export function simulateRepository(input: SimInput): SimResult {
     pending[job] = t;
     events.push({ t, kind: 'poll', job, gen: gen[job]! });
   };
-  jobs.forEach((job, i) => events.push({ t: job.start, kind: 'start', job: i }));
+  for (const [i, job] of jobs.entries()) events.push({ t: job.start, kind: 'start', job: i });
   const phase = Math.round(random() * Math.max(1, doorbellMs));
 
   for (let e = events.pop(); e; e = events.pop()) {

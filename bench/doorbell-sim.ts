@@ -1,6 +1,6 @@
 import type { JobRecord } from '../src/jobs/domain/job.js';
 import { nextPollDelay, type PollTiming } from '../src/jobs/domain/poll-timing.js';
-import { CLOCK_SKEW_MS, jobsToRing, rings } from '../src/jobs/doorbell/doorbell-rules.js';
+import { CLOCK_SKEW_MS, jobsToRing, ringDelayMs, rings } from '../src/jobs/doorbell/doorbell-rules.js';
 
 /**
  * One repository on a simulated clock: jobs start and end (each opening its PR as the platform completes
@@ -97,6 +97,7 @@ export function simulateRepository(input: SimInput): SimResult {
   const watching = new Array<boolean>(jobs.length).fill(false);
   const pending = new Array<number>(jobs.length).fill(Number.POSITIVE_INFINITY);
   const gen = new Array<number>(jobs.length).fill(0);
+  const lastRing = new Array<number | undefined>(jobs.length).fill(undefined);
   const delays = new Array<number>(jobs.length).fill(Number.NaN);
   let docsCalls = 0;
   let githubReads = 0;
@@ -147,7 +148,9 @@ export function simulateRepository(input: SimInput): SimResult {
       if (rings({ etag: null, newestNumber: seenNumber, notBefore: 0 }, newest, earliest))
         for (const r of jobsToRing(watched, 'acme/docs', 'https://github.com', newest)) {
           const job = Number(r.jobId);
-          if (pending[job]! > e.t) schedulePoll(job, e.t);
+          const at = e.t + ringDelayMs(lastRing[job], e.t, timing.minMs);
+          lastRing[job] = at;
+          if (pending[job]! > at) schedulePoll(job, at);
         }
       seenNumber = Math.max(seenNumber, e.number);
     }

@@ -90,6 +90,7 @@ export function wirePullRequests(input: {
           },
           webUrl,
           holder: randomUUID(),
+          pollMinMs: config.poll.intervalMs,
         })
       : undefined;
   let enabled = false;

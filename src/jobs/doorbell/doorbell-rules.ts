@@ -66,6 +66,15 @@ export function jobsToRing(
   );
 }
 
+/**
+ * When a rung job is polled: at once, unless it was rung less than a fastest poll interval ago; then that
+ * interval after its last ring. A busy repository (a PR every few seconds) thus rings each active job at most
+ * as often as a fixed poller at POLL_INTERVAL_MS polls, and a job's own PR is still seen within that interval.
+ */
+export function ringDelayMs(lastRungAt: number | undefined, now: number, pollMinMs: number): number {
+  return lastRungAt === undefined ? 0 : Math.max(0, lastRungAt + pollMinMs - now);
+}
+
 /** The repository key of a job's `source.repository`, or undefined when it is not on the GitHub host. */
 export function keyOf(repository: string | null, webUrl: string): string | undefined {
   const ref = repositoryOf(repository, webUrl);

@@ -10,6 +10,7 @@ import {
   keyOf,
   leaseMs,
   readIntervalMs,
+  ringDelayMs,
   rings,
 } from './doorbell-rules.js';
 import type {
@@ -34,6 +35,11 @@ export interface DoorbellDeps {
   webUrl: string;
   /** This replica's name on the leases. */
   holder: string;
+  /**
+   * POLL_INTERVAL_MS: a job rung again is polled no sooner than this after its last ring, so PRs opening
+   * in quick succession (a busy repository) never poll a job faster than a fixed poller would.
+   */
+  pollMinMs: number;
 }
 
 interface Watched {
@@ -56,6 +62,8 @@ export class PullRequestDoorbell {
   /** Leases this replica holds: repository key → fencing token. */
   private readonly held = new Map<string, number>();
   private readonly failures = new Map<string, number>();
+  /** When each job was last rung (here: one replica rings for a repository); forgotten after a poll interval. */
+  private readonly rungAt = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -194,7 +202,13 @@ export class PullRequestDoorbell {
     const watched = await store.listWatched();
     this.remember(watched, clock.now());
     const jobs = jobsToRing(watched, key, webUrl, pr);
-    for (const record of jobs) await queue.schedule(record.jobId, 0);
+    const now = clock.now();
+    for (const [jobId, at] of this.rungAt) if (at + this.deps.pollMinMs <= now) this.rungAt.delete(jobId);
+    for (const record of jobs) {
+      const delay = ringDelayMs(this.rungAt.get(record.jobId), now, this.deps.pollMinMs);
+      this.rungAt.set(record.jobId, now + delay);
+      await queue.schedule(record.jobId, delay);
+    }
     logger.info(
       { repository: key, pullRequest: pr.number, jobs: jobs.map((r) => r.jobId) },
       'doorbell: new pull request on GitHub; polling the active jobs of the repository now',

@@ -76,6 +76,7 @@ async function setUp(now: { t: number }) {
       timing,
       webUrl: WEB,
       holder,
+      pollMinMs: 5_000,
     });
   return { store, job, github, leases, polled, doorbell };
 }
@@ -139,6 +140,25 @@ describe('the doorbell', () => {
     now.t += 2_000;
     await bell.tick();
     expect(polled).toHaveLength(2);
+  });
+
+  it('PRs opening in quick succession ring a job at most once per fastest poll interval', async () => {
+    const now = { t: 1_000_000 };
+    const { job, github, polled, doorbell } = await setUp(now);
+    await job('job_a', 'acme/docs', now.t);
+    const bell = doorbell('replica-1');
+    await bell.tick();
+    for (const [number, after] of [
+      [1, 2_000],
+      [2, 2_000],
+      [3, 10_000],
+    ] as const) {
+      now.t += after;
+      github.open('acme/docs', number, now.t - 100);
+      await bell.tick();
+    }
+    // Rung at once; 2 s later its poll waits out the 5 s interval (3 s); 10 s later at once again.
+    expect(polled).toEqual(['job_a@0', 'job_a@3000', 'job_a@0']);
   });
 
   it('waits its turn: each repository is read once per interval, however often it ticks', async () => {

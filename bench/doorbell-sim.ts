@@ -148,7 +148,7 @@ export function simulateRepository(input: SimInput): SimResult {
       if (rings({ etag: null, newestNumber: seenNumber, notBefore: 0 }, newest, earliest))
         for (const r of jobsToRing(watched, 'acme/docs', 'https://github.com', newest)) {
           const job = Number(r.jobId);
-          const at = e.t + ringDelayMs(lastRing[job], e.t, timing.minMs);
+          const at = e.t + ringDelayMs(lastRing[job], e.t);
           lastRing[job] = at;
           if (pending[job]! > at) schedulePoll(job, at);
         }

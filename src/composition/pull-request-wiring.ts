@@ -90,7 +90,6 @@ export function wirePullRequests(input: {
           },
           webUrl,
           holder: randomUUID(),
-          pollMinMs: config.poll.intervalMs,
         })
       : undefined;
   let enabled = false;

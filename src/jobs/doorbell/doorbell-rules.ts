@@ -66,13 +66,16 @@ export function jobsToRing(
   );
 }
 
+/** A job is rung at most this often: the rate of the fixed 5 s poller the adaptive schedule is measured against. */
+export const RING_SPACING_MS = 5_000;
+
 /**
- * When a rung job is polled: at once, unless it was rung less than a fastest poll interval ago; then that
- * interval after its last ring. A busy repository (a PR every few seconds) thus rings each active job at most
- * as often as a fixed poller at POLL_INTERVAL_MS polls, and a job's own PR is still seen within that interval.
+ * When a rung job is polled: at once, unless it was rung less than RING_SPACING_MS ago; then that long after
+ * its last ring. A busy repository (a PR every few seconds) thus never rings a job more often than a fixed
+ * 5 s poller would poll it, and a job's own PR is still seen within that spacing.
  */
-export function ringDelayMs(lastRungAt: number | undefined, now: number, pollMinMs: number): number {
-  return lastRungAt === undefined ? 0 : Math.max(0, lastRungAt + pollMinMs - now);
+export function ringDelayMs(lastRungAt: number | undefined, now: number): number {
+  return lastRungAt === undefined ? 0 : Math.max(0, lastRungAt + RING_SPACING_MS - now);
 }
 
 /** The repository key of a job's `source.repository`, or undefined when it is not on the GitHub host. */

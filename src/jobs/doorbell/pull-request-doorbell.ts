@@ -9,6 +9,7 @@ import {
   jobsToRing,
   keyOf,
   leaseMs,
+  RING_SPACING_MS,
   readIntervalMs,
   ringDelayMs,
   rings,
@@ -35,11 +36,6 @@ export interface DoorbellDeps {
   webUrl: string;
   /** This replica's name on the leases. */
   holder: string;
-  /**
-   * POLL_INTERVAL_MS: a job rung again is polled no sooner than this after its last ring, so PRs opening
-   * in quick succession (a busy repository) never poll a job faster than a fixed poller would.
-   */
-  pollMinMs: number;
 }
 
 interface Watched {
@@ -62,7 +58,7 @@ export class PullRequestDoorbell {
   /** Leases this replica holds: repository key → fencing token. */
   private readonly held = new Map<string, number>();
   private readonly failures = new Map<string, number>();
-  /** When each job was last rung (here: one replica rings for a repository); forgotten after a poll interval. */
+  /** When each job was last rung (one replica rings for a repository); forgotten after RING_SPACING_MS. */
   private readonly rungAt = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -203,9 +199,9 @@ export class PullRequestDoorbell {
     this.remember(watched, clock.now());
     const jobs = jobsToRing(watched, key, webUrl, pr);
     const now = clock.now();
-    for (const [jobId, at] of this.rungAt) if (at + this.deps.pollMinMs <= now) this.rungAt.delete(jobId);
+    for (const [jobId, at] of this.rungAt) if (at + RING_SPACING_MS <= now) this.rungAt.delete(jobId);
     for (const record of jobs) {
-      const delay = ringDelayMs(this.rungAt.get(record.jobId), now, this.deps.pollMinMs);
+      const delay = ringDelayMs(this.rungAt.get(record.jobId), now);
       this.rungAt.set(record.jobId, now + delay);
       await queue.schedule(record.jobId, delay);
     }

@@ -76,7 +76,6 @@ async function setUp(now: { t: number }) {
       timing,
       webUrl: WEB,
       holder,
-      pollMinMs: 5_000,
     });
   return { store, job, github, leases, polled, doorbell };
 }
@@ -142,7 +141,7 @@ describe('the doorbell', () => {
     expect(polled).toHaveLength(2);
   });
 
-  it('PRs opening in quick succession ring a job at most once per fastest poll interval', async () => {
+  it('PRs opening in quick succession ring a job at most once per RING_SPACING_MS (5 s)', async () => {
     const now = { t: 1_000_000 };
     const { job, github, polled, doorbell } = await setUp(now);
     await job('job_a', 'acme/docs', now.t);

@@ -144,7 +144,7 @@ export function simulateRepository(input: SimInput): SimResult {
     } else {
       const watched = [...records.values()];
       const earliest = Math.min(...watched.map((r) => r.activeSince));
-      const newest = { number: e.number, createdAt: e.createdAt };
+      const newest = { number: e.number, createdAt: e.createdAt, headRef: null };
       if (rings({ etag: null, newestNumber: seenNumber, notBefore: 0 }, newest, earliest))
         for (const r of jobsToRing(watched, 'acme/docs', 'https://github.com', newest)) {
           const job = Number(r.jobId);

@@ -49,16 +49,24 @@ export async function attachFakeGitHub(docs: FakeDocs, slack: FakeSlack) {
   let nextNumber = 100;
   return {
     url: github.url,
-    /** Completes each job after its delay, opening its PR on GitHub at the same moment. */
-    completeAfter(jobs: Array<{ jobId: string; afterMs: number }>): void {
-      for (const { jobId, afterMs } of jobs)
+    /**
+     * Completes each job after its delay, opening its PR on GitHub at the same moment from the job's branch
+     * (`docs-agent/<job>`); with `reportBranch` the platform reports that branch a second into the job.
+     */
+    completeAfter(jobs: Array<{ jobId: string; afterMs: number }>, reportBranch: boolean): void {
+      for (const { jobId, afterMs } of jobs) {
+        const branch = `docs-agent/${jobId}`;
+        if (reportBranch) setTimeout(() => docs.setRef(jobId, branch), 1_000).unref();
         setTimeout(() => {
           const number = nextNumber++;
           const link = `https://github.com/acme/docs/pull/${number}`;
           docs.complete(jobId, link);
-          github.addPull('acme', 'docs', number);
+          github.addPull('acme', 'docs', number, {
+            head: { sha: `${number}`.padStart(40, '0'), ref: branch },
+          });
           prs.set(link, { jobId, link, createdAt: Date.now(), repliedAt: null, polls: 0 });
         }, afterMs).unref();
+      }
     },
     report(): GitHubReport {
       const list = github.requestsTo(/^\/repos\/acme\/docs\/pulls$/);

@@ -43,7 +43,7 @@ type Command =
   /** Jobs the platform holds, in creation order. */
   | { cmd: 'jobIds' }
   /** Completes each job after its delay with a PR opened on the fake GitHub at that moment. */
-  | { cmd: 'completeAfter'; jobs: Array<{ jobId: string; afterMs: number }> }
+  | { cmd: 'completeAfter'; jobs: Array<{ jobId: string; afterMs: number }>; reportBranch: boolean }
   | { cmd: 'githubReport' }
   | { cmd: 'waitResponse'; path: string; timeoutMs: number }
   | ({ cmd: 'load' } & LoadCommand)
@@ -228,7 +228,7 @@ async function child(): Promise<void> {
         case 'jobIds':
           return reply(id, [...docs.jobs.keys()]);
         case 'completeAfter':
-          github.completeAfter(command.jobs);
+          github.completeAfter(command.jobs, command.reportBranch);
           return reply(id, true);
         case 'githubReport':
           return reply(id, github.report());

@@ -41,7 +41,11 @@ export class GitHubNewestPullRequests implements NewestPullRequestsFeed {
         ...(etag ? { headers: { 'if-none-match': etag } } : {}),
       });
       const newest = response.data
-        .map((pull) => ({ number: pull.number, createdAt: Date.parse(pull.created_at) }))
+        .map((pull) => ({
+          number: pull.number,
+          createdAt: Date.parse(pull.created_at),
+          headRef: typeof pull.head?.ref === 'string' ? pull.head.ref.slice(0, 300) : null,
+        }))
         .filter((pull) => Number.isSafeInteger(pull.number) && Number.isFinite(pull.createdAt));
       const answered = response.headers.etag;
       return { changed: true, etag: typeof answered === 'string' ? answered : null, newest };

@@ -51,19 +51,26 @@ export function rings(
   return newest.createdAt >= earliestActiveSince - CLOCK_SKEW_MS;
 }
 
-/** The jobs a new PR may belong to: watched, in that repository, active since before it was opened. */
+/**
+ * The jobs a new PR may belong to: watched, in that repository, active since before it was opened. When the
+ * platform reported a job's branch (`ref`) and it is the PR's head branch, only the jobs on that branch: the
+ * PR is theirs. Otherwise (no branch reported, or `ref` names the base branch) all of them: the platform's
+ * answer tells which one it is.
+ */
 export function jobsToRing(
   watched: JobRecord[],
   key: string,
   webUrl: string,
   pr: NewestPullRequest,
 ): JobRecord[] {
-  return watched.filter(
+  const candidates = watched.filter(
     (record) =>
       record.watching &&
       record.activeSince <= pr.createdAt + CLOCK_SKEW_MS &&
       keyOf(record.repository, webUrl) === key,
   );
+  const onBranch = candidates.filter((record) => pr.headRef !== null && record.ref === pr.headRef);
+  return onBranch.length > 0 ? onBranch : candidates;
 }
 
 /** A job is rung at most this often: the rate of the fixed 5 s poller the adaptive schedule is measured against. */

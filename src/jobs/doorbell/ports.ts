@@ -9,6 +9,8 @@ export interface NewestPullRequest {
   number: number;
   /** When GitHub says it was opened (ms). */
   createdAt: number;
+  /** The branch it was opened from (matched against the jobs' reported `ref`), when GitHub says. */
+  headRef: string | null;
 }
 
 export type NewestPullRequestsRead =

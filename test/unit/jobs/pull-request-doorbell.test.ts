@@ -23,8 +23,8 @@ class ScriptedGitHub implements NewestPullRequestsFeed {
   readonly reads: Array<{ repo: string; etag: string | null; status: 200 | 304 }> = [];
   failWith: Error | undefined;
 
-  open(repo: string, number: number, createdAt: number): void {
-    this.pulls.set(repo, [{ number, createdAt }, ...(this.pulls.get(repo) ?? [])]);
+  open(repo: string, number: number, createdAt: number, headRef: string | null = null): void {
+    this.pulls.set(repo, [{ number, createdAt, headRef }, ...(this.pulls.get(repo) ?? [])]);
   }
 
   async newest(ref: RepositoryRef, etag: string | null) {
@@ -158,6 +158,25 @@ describe('the doorbell', () => {
     }
     // Rung at once; 2 s later its poll waits out the 5 s interval (3 s); 10 s later at once again.
     expect(polled).toEqual(['job_a@0', 'job_a@3000', 'job_a@0']);
+  });
+
+  it('a PR from a branch a job reported rings only the jobs on that branch; other branches ring all', async () => {
+    const now = { t: 1_000_000 };
+    const { job, store, github, polled, doorbell } = await setUp(now);
+    const a = await job('job_a', 'acme/docs', now.t);
+    await job('job_b', 'acme/docs', now.t);
+    a.ref = 'docs-agent/job_a';
+    await store.saveJob(a);
+    const bell = doorbell('replica-1');
+    await bell.tick();
+    now.t += 2_000;
+    github.open('acme/docs', 1, now.t - 100, 'docs-agent/job_a');
+    await bell.tick();
+    expect(polled).toEqual(['job_a@0']);
+    now.t += 6_000;
+    github.open('acme/docs', 2, now.t - 100, 'someone/else');
+    await bell.tick();
+    expect(polled.slice(1).sort()).toEqual(['job_a@0', 'job_b@0']);
   });
 
   it('waits its turn: each repository is read once per interval, however often it ticks', async () => {

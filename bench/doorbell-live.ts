@@ -10,13 +10,16 @@ import { fmt, median, percentile, type Row, seededRandom } from './stats.js';
 /**
  * The doorbell in real time through the product (issue 28): the real app (memory mode, production poll
  * settings: 5 s backing off to 60 s; PR_DOORBELL_INTERVAL_MS 2 s) against the fake Slack, the fake platform
- * and a fake GitHub in a child process. `/docs-agent` jobs are started one every 2 s over signed requests;
+ * and a fake GitHub in a child process. `/docs-agent` jobs are started one every 2 s over signed requests,
+ * in three channels in turn, all on one repository;
  * each completes after 10, 30 or 60 s (±10%, in turn), and the fake GitHub opens its PR at that moment.
  * Measured: from the PR's creation to the thread reply carrying the platform's link reaching Slack; the
  * polls per job against a fixed 5 s poller; the pulls-list reads GitHub counted (200) and did not (304).
  */
 const JOBS = sized(24, 3);
 const START_GAP_MS = sized(2_000, 500);
+/** A team's channels: Slack takes about one message a second per channel, which one channel's burst would measure. */
+const CHANNELS = ['C0DOCS', 'C0API', 'C0GUIDES'] as const;
 /** Job lengths in turn (the smoke run shortens them: it proves the section runs, measures nothing). */
 const DURATIONS_S = [10, 30, 60].map((s) => s * sized(1, 0.2));
 
@@ -47,6 +50,7 @@ export async function runDoorbellLive(reportBranch: boolean): Promise<{ rows: Ro
         app.url,
         slashCommandBody({
           command: '/docs-agent',
+          channel_id: CHANNELS[i % CHANNELS.length]!,
           text: `Document change ${i} of the jobs API`,
           response_url: fakes.responseUrl(`doorbell-${i}`),
         }),

@@ -116,8 +116,7 @@ export function wirePullRequests(input: {
       );
     },
     async stop() {
-      await doorbell?.stop();
-      await follower.stop();
+      await Promise.all([doorbell?.stop(), follower.stop()]);
     },
   };
 }

@@ -66,10 +66,11 @@ export class PullRequestDoorbell {
 
   constructor(private readonly deps: DoorbellDeps) {}
 
-  /** Reads on a timer from now on (every quarter interval, each repository when its turn comes). */
+  /** Reads on a timer from now on (each repository when its turn comes). */
   start(): void {
     this.stopped = false;
-    const tickMs = Math.min(1_000, Math.max(50, Math.round(this.deps.timing.intervalMs / 4)));
+    // Ticks are cheap (no request unless a repository is due): small ones keep each read close to its turn.
+    const tickMs = Math.min(250, Math.max(50, Math.round(this.deps.timing.intervalMs / 8)));
     const loop = () => {
       if (this.stopped) return;
       this.running = this.tick().finally(() => {
@@ -81,15 +82,19 @@ export class PullRequestDoorbell {
     this.timer = setTimeout(loop, tickMs).unref();
   }
 
-  /** Stops reading, waits for a read under way, and hands the leases back for the replicas that stay. */
+  /**
+   * Stops reading and hands the leases back at once, for the replicas that stay (a read still under way
+   * then finds its save refused: it neither moves the state nor rings), then waits for that read.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
-    await Promise.all(
-      [...this.held].map(([key, token]) => this.deps.leases.release(key, token).catch(() => undefined)),
-    );
+    const held = [...this.held];
     this.held.clear();
+    await Promise.all(
+      held.map(([key, token]) => this.deps.leases.release(key, token).catch(() => undefined)),
+    );
+    await this.running;
   }
 
   /** Repositories this replica reads now (holds the lease of). */
@@ -112,7 +117,9 @@ export class PullRequestDoorbell {
     const due = [...this.repositories].filter(([key]) => (this.nextReadAt.get(key) ?? 0) <= now);
     await Promise.all(
       due.map(async ([key, watched]) => {
-        this.nextReadAt.set(key, now + interval);
+        // On the repository's own beat (a late tick does not push every later read back).
+        const turn = (this.nextReadAt.get(key) ?? now) + interval;
+        this.nextReadAt.set(key, turn > now ? turn : now + interval);
         try {
           await this.read(key, watched, interval);
         } catch (error) {
@@ -141,6 +148,10 @@ export class PullRequestDoorbell {
     const token = await leases.acquire(key, this.deps.holder, leaseMs(interval));
     if (token === null) {
       this.held.delete(key);
+      return;
+    }
+    if (this.stopped) {
+      await leases.release(key, token);
       return;
     }
     if (!this.held.has(key)) logger.debug({ repository: key, token }, 'doorbell: reading this repository');

@@ -7,8 +7,10 @@ import { FakeDocs, makeViewRows } from '../test/support/fake-docs.js';
 import { type HealthVolumes, makeHealthData } from '../test/support/fake-docs-health.js';
 import { FakeSlack } from '../test/support/fake-slack.js';
 import { sendJson } from '../test/support/http.js';
+import { attachFakeGitHub } from './fake-github-child.js';
 import { type LoadCommand, load, type OpenLoopCommand, openLoop } from './load-generators.js';
 
+export type { GitHubReport, PrTiming } from './fake-github-child.js';
 export type { LoadResult, OpenLoopRequest, OpenLoopResult } from './load-generators.js';
 
 /**
@@ -21,6 +23,8 @@ export interface FakesUrls {
   slackUrl: string;
   slackApiUrl: string;
   docsUrl: string;
+  /** The fake GitHub, whose PRs open as the fake platform completes jobs (`completeAfter`). */
+  githubUrl?: string;
 }
 
 type Command =
@@ -36,6 +40,11 @@ type Command =
   | { cmd: 'counts' }
   | { cmd: 'jobGetsPerSecond'; sinceMs: number }
   | { cmd: 'forget' }
+  /** Jobs the platform holds, in creation order. */
+  | { cmd: 'jobIds' }
+  /** Completes each job after its delay with a PR opened on the fake GitHub at that moment. */
+  | { cmd: 'completeAfter'; jobs: Array<{ jobId: string; afterMs: number }>; reportBranch: boolean }
+  | { cmd: 'githubReport' }
   | { cmd: 'waitResponse'; path: string; timeoutMs: number }
   | ({ cmd: 'load' } & LoadCommand)
   | ({ cmd: 'openLoop' } & OpenLoopCommand);
@@ -134,6 +143,7 @@ async function startKeepingAlive<T extends FakeSlack | FakeDocs>(fake: T): Promi
 async function child(): Promise<void> {
   const slack = await startKeepingAlive(new FakeSlack());
   const docs = await startKeepingAlive(new FakeDocs());
+  const github = await attachFakeGitHub(docs, slack);
   const jobGets: number[] = [];
   // Count job GETs with their time, and keep the recorded request lists from growing without bound.
   const original = docs.requests.push.bind(docs.requests);
@@ -166,7 +176,7 @@ async function child(): Promise<void> {
 
   const reply = (id: number, result: unknown) => process.stdout.write(`${JSON.stringify({ id, result })}\n`);
   process.stdout.write(
-    `${JSON.stringify({ slackUrl: slack.url, slackApiUrl: slack.apiUrl, docsUrl: docs.url } satisfies FakesUrls)}\n`,
+    `${JSON.stringify({ slackUrl: slack.url, slackApiUrl: slack.apiUrl, docsUrl: docs.url, githubUrl: github.url } satisfies FakesUrls)}\n`,
   );
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {
@@ -215,6 +225,13 @@ async function child(): Promise<void> {
           totals.slack.clear();
           jobGets.length = 0;
           return reply(id, true);
+        case 'jobIds':
+          return reply(id, [...docs.jobs.keys()]);
+        case 'completeAfter':
+          github.completeAfter(command.jobs, command.reportBranch);
+          return reply(id, true);
+        case 'githubReport':
+          return reply(id, github.report());
         case 'load':
           return reply(id, await load(command, slack.url));
         case 'openLoop':
@@ -230,7 +247,7 @@ async function child(): Promise<void> {
     })();
   });
   lines.on('close', () => {
-    void Promise.all([slack.close(), docs.close()]).then(() => process.exit(0));
+    void Promise.all([slack.close(), docs.close(), github.close()]).then(() => process.exit(0));
   });
 }
 

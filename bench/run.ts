@@ -3,6 +3,8 @@ import { ackVerdict, runAckLatency } from './ack-latency.js';
 import { analyticsVerdict, runAnalytics } from './analytics.js';
 import { callsVerdict, runCallsPerJob } from './calls-per-job.js';
 import { chartCostTable, chartCostVerdict, runChartCost } from './chart-cost.js';
+import { doorbellVerdict, runDoorbellCost } from './doorbell-cost.js';
+import { liveVerdict, runDoorbellLive } from './doorbell-live.js';
 import { followVerdict, runGitHubFollow } from './github-follow.js';
 import { pollingVerdict, runPollingCost } from './polling-cost.js';
 import { runScale, SCALE_JOBS, scaleVerdict } from './scale.js';
@@ -15,7 +17,7 @@ import { fmt, table } from './stats.js';
  * and verdict. Every benchmark is bounded (fixed rates and windows, child processes killed on timeout), and
  * a watchdog ends the run if anything hangs. See BENCHMARKS.md for the method of each.
  */
-const WATCHDOG_MS = (SMOKE ? 3 : 10) * 60_000;
+const WATCHDOG_MS = (SMOKE ? 3 : 15) * 60_000;
 const watchdog = setTimeout(() => {
   console.error(`benchmarks did not finish within ${WATCHDOG_MS / 60_000} minutes; giving up`);
   process.exit(2);
@@ -96,6 +98,18 @@ await section(
   async () => {
     const { rows } = await runChartCost();
     return [chartCostTable(rows), ...chartCostVerdict(rows)];
+  },
+);
+await section(
+  '9. PR links with the GitHub doorbell: adaptive polling alone against adaptive + doorbell (simulated clock), then in real time through the product',
+  async () => {
+    const simulated = runDoorbellCost();
+    const lines = [table(simulated.rows), ...doorbellVerdict(simulated.summary)];
+    for (const reportBranch of SMOKE ? [true] : [true, false]) {
+      const live = await runDoorbellLive(reportBranch);
+      lines.push('', table(live.rows), ...liveVerdict(live.summary));
+    }
+    return lines;
   },
 );
 process.exit(0);

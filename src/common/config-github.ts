@@ -12,6 +12,10 @@ export interface GithubConfig {
   followIntervalMs: number;
   followMaxIntervalMs: number;
   followDays: number;
+  /** The doorbell (issue 28): each repository with watched jobs is read this often; 0 turns it off. */
+  doorbellIntervalMs: number;
+  /** Doorbell reads per second by all replicas together (more repositories stretch the interval). */
+  doorbellReadsPerSecond: number;
 }
 
 const noTrailingSlash = (value: string) => value.replace(/\/+$/, '');
@@ -36,6 +40,11 @@ export const githubEnvFields = {
   PR_FOLLOW_INTERVAL_MS: integer(5 * 60 * 1000, 10),
   PR_FOLLOW_MAX_INTERVAL_MS: integer(60 * 60 * 1000, 10),
   PR_FOLLOW_DAYS: integer(30, 1, 180),
+  PR_DOORBELL_INTERVAL_MS: integer(2_000, 0, 60 * 60 * 1000).refine(
+    (v) => v === 0 || v >= 500,
+    'must be 0 (off) or at least 500',
+  ),
+  PR_DOORBELL_READS_PER_SECOND: integer(5, 1, 15),
 };
 
 type GithubEnv = z.infer<z.ZodObject<typeof githubEnvFields>>;
@@ -48,6 +57,8 @@ export function githubConfigOf(e: GithubEnv): GithubConfig {
     followIntervalMs: e.PR_FOLLOW_INTERVAL_MS,
     followMaxIntervalMs: e.PR_FOLLOW_MAX_INTERVAL_MS,
     followDays: e.PR_FOLLOW_DAYS,
+    doorbellIntervalMs: e.PR_DOORBELL_INTERVAL_MS,
+    doorbellReadsPerSecond: e.PR_DOORBELL_READS_PER_SECOND,
   };
 }
 

@@ -1,14 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
+import { GitHubNewestPullRequests } from '../github/github-newest-pulls.js';
 import { GitHubPullRequests } from '../github/github-pull-requests.js';
 import type { JobRecord } from '../jobs/domain/job.js';
+import { PullRequestDoorbell } from '../jobs/doorbell/pull-request-doorbell.js';
 import type { JobNotifier, JobStore } from '../jobs/ports.js';
 import type { PullRequestOutcomes } from '../jobs/pull-requests/ports.js';
 import { PullRequestFollower } from '../jobs/pull-requests/pull-request-follower.js';
 import { SlackPullRequestNotices } from '../slack/pull-request-notices.js';
 import type { AdapterSet } from '../state/adapters.js';
+
+/** How often the doorbell lists the repositories with watched jobs (a ring lists them fresh). */
+const DOORBELL_REFRESH_MS = 5_000;
 
 export interface PullRequestWiring {
   /** After a job's terminal reply with a PR: resolves true when the PR is followed on GitHub. */
@@ -26,7 +32,7 @@ export interface PullRequestWiring {
  */
 export function wirePullRequests(input: {
   config: Config;
-  adapters: Pick<AdapterSet, 'pullRequestQueue'>;
+  adapters: Pick<AdapterSet, 'pullRequestQueue' | 'pollQueue' | 'doorbellLeases'>;
   store: JobStore;
   notifier: Pick<JobNotifier, 'updateCard'>;
   outbox: Outbox;
@@ -67,6 +73,25 @@ export function wirePullRequests(input: {
     },
     webUrl,
   });
+  // The doorbell (issue 28): a new PR in a watched job's repository polls its active jobs at once.
+  const doorbell =
+    config.github.doorbellIntervalMs > 0
+      ? new PullRequestDoorbell({
+          feed: new GitHubNewestPullRequests(github.access, () => input.clock.now()),
+          leases: adapters.doorbellLeases,
+          store: input.store,
+          queue: adapters.pollQueue,
+          clock: input.clock,
+          logger: logger.child({ part: 'doorbell' }),
+          timing: {
+            intervalMs: config.github.doorbellIntervalMs,
+            maxReadsPerSecond: config.github.doorbellReadsPerSecond,
+            refreshMs: DOORBELL_REFRESH_MS,
+          },
+          webUrl,
+          holder: randomUUID(),
+        })
+      : undefined;
   let enabled = false;
   return {
     onPullRequest: (record, prLink) =>
@@ -84,8 +109,14 @@ export function wirePullRequests(input: {
         logger.warn({ apiUrl }, 'GitHub did not answer the token check; following PRs anyway (reads retry)');
       enabled = true;
       follower.start();
-      logger.info({ apiUrl, webUrl }, 'following pull requests on GitHub');
+      doorbell?.start();
+      logger.info(
+        { apiUrl, webUrl, doorbellIntervalMs: config.github.doorbellIntervalMs },
+        'following pull requests on GitHub',
+      );
     },
-    stop: () => follower.stop(),
+    async stop() {
+      await Promise.all([doorbell?.stop(), follower.stop()]);
+    },
   };
 }

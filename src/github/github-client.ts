@@ -26,6 +26,8 @@ export interface GitHubClientOptions {
 export interface RateLimitView {
   remaining: number | undefined;
   resetAt: number | undefined;
+  /** Until when a limit holds every request of this client back (ms; 0 when none). */
+  pausedUntil: number;
 }
 
 /**
@@ -38,13 +40,12 @@ export function createGitHubClient(options: GitHubClientOptions): {
   rateLimit: RateLimitView;
 } {
   const { logger } = options;
-  const rateLimit: RateLimitView = { remaining: undefined, resetAt: undefined };
   // A limit holds back every request of this client, not only the one that met it (GitHub's advice: no
   // further requests until retry-after has passed), so parallel and later reads do not make a storm.
-  let pausedUntil = 0;
+  const rateLimit: RateLimitView = { remaining: undefined, resetAt: undefined, pausedUntil: 0 };
   const waitOrGiveUp =
     (kind: string) => (retryAfter: number, request: { url: string }, _o: unknown, retryCount: number) => {
-      pausedUntil = Math.max(pausedUntil, Date.now() + retryAfter * 1000);
+      rateLimit.pausedUntil = Math.max(rateLimit.pausedUntil, Date.now() + retryAfter * 1000);
       const retrying = retryCount < LIMIT_RETRIES && retryAfter <= LIMIT_MAX_WAIT_S;
       logger.warn(
         { limit: kind, retryAfterS: retryAfter, retrying, url: request.url },
@@ -71,11 +72,13 @@ export function createGitHubClient(options: GitHubClientOptions): {
   });
   const etags = new Map<string, { etag: string; data: unknown }>();
   octokit.hook.wrap('request', async (request, endpoint) => {
-    const pause = pausedUntil - Date.now();
+    const pause = rateLimit.pausedUntil - Date.now();
     if (pause > LIMIT_MAX_WAIT_S * 1000) throw limitedFor(pause);
     if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
     const isGet = (endpoint.method ?? 'GET') === 'GET';
-    const key = isGet ? octokit.request.endpoint(endpoint).url : undefined;
+    // A caller that keeps its own ETag (the doorbell: in the shared store) sends it and gets the 304 itself.
+    const ownEtag = endpoint.headers?.['if-none-match'] !== undefined;
+    const key = isGet && !ownEtag ? octokit.request.endpoint(endpoint).url : undefined;
     const kept = key ? etags.get(key) : undefined;
     if (kept) endpoint.headers = { ...endpoint.headers, 'if-none-match': kept.etag };
     try {
@@ -94,13 +97,13 @@ export function createGitHubClient(options: GitHubClientOptions): {
       const headers = (error as { response?: { headers?: Record<string, string | number | undefined> } })
         .response?.headers;
       if (headers) noteRateLimit(rateLimit, headers);
+      if (status === 304) options.onResponse?.('not_modified');
       if (status === 304 && kept) {
-        options.onResponse?.('not_modified');
         return { status: 200, url: key ?? '', headers: headers ?? {}, data: kept.data } as Awaited<
           ReturnType<typeof request>
         >;
       }
-      options.onResponse?.('error');
+      if (status !== 304) options.onResponse?.('error');
       throw error;
     }
   });

@@ -21,6 +21,11 @@ export class GitHubPullRequests implements PullRequestReader {
     ({ client: this.octokit, rateLimit: this.rateLimit } = createGitHubClient(options));
   }
 
+  /** The client and its rate-limit view, for other readers of the same token (one limit, one pause). */
+  get access(): { client: GitHubClient; rateLimit: RateLimitView } {
+    return { client: this.octokit, rateLimit: this.rateLimit };
+  }
+
   /**
    * Checks the token once at start with `GET /rate_limit` (free, and readable by fine-grained, classic and
    * GitHub App tokens alike): `ok`, `unauthorized` (401: wrong or revoked token) or `unreachable`.
@@ -128,7 +133,7 @@ export function checksOf(
   return runs.length > 0 || combined.total_count > 0 ? 'passing' : 'none';
 }
 
-function toReadError(error: unknown): PullRequestReadError {
+export function toReadError(error: unknown): PullRequestReadError {
   const status = (error as { status?: number }).status;
   const headers = (error as { response?: { headers?: Record<string, unknown> } }).response?.headers ?? {};
   if (status === 401)

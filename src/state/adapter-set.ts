@@ -6,6 +6,7 @@ import type { DeliveryStore } from '../delivery/ports.js';
 import type { EvidenceStore, ImpactQueue } from '../insights/health/ports.js';
 import type { AnalyticsCache, ScheduleStore, WeeklyReportScheduler } from '../insights/ports.js';
 import type { AssistantThreadStore } from '../jobs/assistant-thread.js';
+import type { DoorbellLeases } from '../jobs/doorbell/ports.js';
 import type { JobFeedbackStore } from '../jobs/job-feedback.js';
 import type { JobStore, PollQueue } from '../jobs/ports.js';
 import type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
@@ -27,6 +28,8 @@ export interface AdapterSet {
   feedbackStore: JobFeedbackStore;
   /** Reads of followed pull requests on GitHub: the same poll machinery, its own queue (`pr-follow`). */
   pullRequestQueue: PollQueue;
+  /** The GitHub doorbell's one reader per repository: fenced leases and each repository's ETag. */
+  doorbellLeases: DoorbellLeases;
   /** The agent-job budget of DOCS_PROJECT_ID (AGENT_JOBS_PER_HOUR): `agentJobQuotaFor(DOCS_PROJECT_ID)`. */
   agentJobQuota: HourlyQuota;
   /** The agent-job budget of one project: the platform counts job creations and follow-ups per project. */

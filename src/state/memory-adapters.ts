@@ -8,6 +8,7 @@ import { createMemoryEvidenceStore } from './keyv-evidence-store.js';
 import { createMemoryJobStore } from './keyv-job-store.js';
 import { createMemoryScheduleStore } from './keyv-schedule-store.js';
 import { MemoryDeliveryStore } from './memory/memory-delivery-store.js';
+import { MemoryDoorbellLeases } from './memory/memory-doorbell-leases.js';
 import { MemoryFeedbackStore } from './memory/memory-feedback-store.js';
 import { MemoryImpactQueue } from './memory/memory-impact-queue.js';
 import { MemoryPollQueue } from './memory/memory-poll-queue.js';
@@ -37,6 +38,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
     }),
     deliveryStore: new MemoryDeliveryStore(),
     pullRequestQueue: new MemoryPollQueue({ logger, concurrency: 2 }),
+    doorbellLeases: new MemoryDoorbellLeases(now),
     agentJobQuota: jobQuotas.default,
     agentJobQuotaFor: jobQuotas.of,
     agentJobUserQuotaFor: (projectId, userId) => userQuotas.of(`${projectId}\u0000${userId}`),

@@ -9,6 +9,7 @@ import { BullmqPollQueue } from './redis/bullmq-poll-queue.js';
 import { BullmqWeeklyScheduler } from './redis/bullmq-weekly-scheduler.js';
 import { waitForRedis } from './redis/redis-client.js';
 import { RedisDeliveryStore } from './redis/redis-delivery-store.js';
+import { RedisDoorbellLeases } from './redis/redis-doorbell-leases.js';
 import { RedisFeedbackStore } from './redis/redis-feedback-store.js';
 import { RedisHourlyQuota } from './redis/redis-hourly-quota.js';
 import { createRedisState } from './redis/redis-job-store.js';
@@ -52,6 +53,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       namespace,
       queueName: 'pr-follow',
     }),
+    doorbellLeases: new RedisDoorbellLeases(client, `${namespace}:`),
     agentJobQuota: jobQuotas.default,
     agentJobQuotaFor: jobQuotas.of,
     agentJobUserQuotaFor: (projectId, userId) => userQuotas.of(`${projectId}:${userId}`),

@@ -165,7 +165,7 @@ export class FakeGitHub {
     }
     if (this.remaining <= 0)
       return answer(403, { message: 'API rate limit exceeded for user.', status: '403' });
-    const body = this.route(req.method ?? 'GET', path);
+    const body = this.route(req.method ?? 'GET', path, url.searchParams);
     if (body === undefined) return answer(404, { message: 'Not Found', status: '404' });
     const etag = `"${createHash('sha1').update(JSON.stringify(body)).digest('hex')}"`;
     // A matching conditional request costs nothing against the limit.
@@ -174,8 +174,16 @@ export class FakeGitHub {
     return answer(200, body, { etag });
   }
 
-  private route(method: string, path: string): unknown {
+  /** A repository with no pull requests yet (GitHub lists it as `[]`; an unknown one is a 404). */
+  addRepo(owner: string, repo: string): void {
+    const key = `${owner}/${repo}`;
+    if (!this.repos.has(key)) this.repos.set(key, new Map());
+  }
+
+  private route(method: string, path: string, query: URLSearchParams): unknown {
     if (method !== 'GET') return undefined;
+    const list = /^\/repos\/([^/]+)\/([^/]+)\/pulls$/.exec(path);
+    if (list) return this.list(`${list[1]}/${list[2]}`, query);
     const m =
       /^\/repos\/([^/]+)\/([^/]+)\/(pulls\/(\d+)(\/reviews|\/files)?|commits\/([0-9a-f]+)\/(check-runs|status))$/.exec(
         path,
@@ -197,5 +205,22 @@ export class FakeGitHub {
     const pending = pull.statuses.some((s) => s.state === 'pending');
     const state = failing ? 'failure' : pending || pull.statuses.length === 0 ? 'pending' : 'success';
     return { state, total_count: pull.statuses.length, statuses: pull.statuses, sha: pull.head.sha };
+  }
+
+  /** `GET /repos/{o}/{r}/pulls`: state, sort (created), direction and per_page as GitHub reads them. */
+  private list(key: string, query: URLSearchParams): unknown {
+    const pulls = this.repos.get(key);
+    if (!pulls) return undefined;
+    const state = query.get('state') ?? 'open';
+    const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 30) || 30));
+    const ascending = query.get('direction') === 'asc';
+    return [...pulls.values()]
+      .filter((p) => state === 'all' || p.state === state)
+      .sort(
+        (a, b) =>
+          (Date.parse(a.created_at) - Date.parse(b.created_at) || a.number - b.number) * (ascending ? 1 : -1),
+      )
+      .slice(0, perPage)
+      .map(({ reviews: _r, checkRuns: _c, statuses: _s, ...fields }) => fields);
   }
 }

@@ -22,6 +22,17 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('loadConfig', () => {
+  it('the GitHub doorbell: 2 s by default, 0 turns it off, anything below 500 ms is refused', () => {
+    expect(loadConfig(valid).github.doorbellIntervalMs).toBe(2000);
+    expect(loadConfig({ ...valid, PR_DOORBELL_INTERVAL_MS: '0' }).github.doorbellIntervalMs).toBe(0);
+    expect(problemsOf({ ...valid, PR_DOORBELL_INTERVAL_MS: '100' }).join('\n')).toMatch(
+      /PR_DOORBELL_INTERVAL_MS.*0 \(off\) or at least 500/,
+    );
+    expect(problemsOf({ ...valid, PR_DOORBELL_READS_PER_SECOND: '100' }).join('\n')).toMatch(
+      /PR_DOORBELL_READS_PER_SECOND/,
+    );
+  });
+
   it('applies documented defaults', () => {
     const config = loadConfig(valid);
     expect(config.port).toBe(3000);

@@ -32,8 +32,8 @@ export interface PullRequestRef {
 }
 
 /** GitHub's own rules: owners are letters, digits and single hyphens; repos add `.` and `_`. */
-const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
-const REPO = /^[A-Za-z0-9._-]{1,100}$/;
+export const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
+export const REPO = /^[A-Za-z0-9._-]{1,100}$/;
 const NUMBER = /^[1-9][0-9]{0,9}$/;
 
 /**

@@ -1,0 +1,170 @@
+import type { JobRecord } from '../src/jobs/domain/job.js';
+import { nextPollDelay, type PollTiming } from '../src/jobs/domain/poll-timing.js';
+import { CLOCK_SKEW_MS, jobsToRing, ringDelayMs, rings } from '../src/jobs/doorbell/doorbell-rules.js';
+
+/**
+ * One repository on a simulated clock: jobs start and end (each opening its PR as the platform completes
+ * it), other people open PRs too; each job is polled with the production schedule (`nextPollDelay`) and,
+ * with the doorbell, GitHub is read every `doorbellMs` and a new PR rings the production way (`rings`,
+ * `jobsToRing`): the repository's active jobs are polled at once. A poll sees a job once the platform reports
+ * it ended. Latencies: a GitHub read and a docs poll take `rttMs` each.
+ */
+export interface SimJob {
+  start: number;
+  end: number;
+}
+
+export interface SimInput {
+  jobs: SimJob[];
+  /** When other people's PRs are opened (ms). */
+  otherPrs: number[];
+  timing: PollTiming;
+  /** 0: polling alone. */
+  doorbellMs: number;
+  rttMs: number;
+  random: () => number;
+}
+
+export interface SimResult {
+  /** Per job: from its PR's creation to the poll that saw it (ms). */
+  delays: number[];
+  docsCalls: number;
+  githubReads: number;
+  /** Full answers (a PR opened since the last read): the calls GitHub counts against the rate limit. */
+  githubCounted: number;
+  newPrs: number;
+}
+
+type Event =
+  | { t: number; kind: 'start'; job: number }
+  | { t: number; kind: 'poll'; job: number; gen: number }
+  | { t: number; kind: 'read' }
+  | { t: number; kind: 'ring'; number: number; createdAt: number };
+
+/** A binary min-heap on `t` (ties: insertion order). */
+class Events {
+  private readonly heap: Array<{ e: Event; seq: number }> = [];
+  private seq = 0;
+  push(e: Event): void {
+    const h = this.heap;
+    h.push({ e, seq: this.seq++ });
+    for (let i = h.length - 1; i > 0; ) {
+      const p = (i - 1) >> 1;
+      if (this.less(h[p]!, h[i]!)) break;
+      [h[p], h[i]] = [h[i]!, h[p]!];
+      i = p;
+    }
+  }
+  pop(): Event | undefined {
+    const h = this.heap;
+    const top = h[0];
+    const last = h.pop();
+    if (h.length > 0 && last) {
+      h[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && this.less(h[l]!, h[m]!)) m = l;
+        if (r < h.length && this.less(h[r]!, h[m]!)) m = r;
+        if (m === i) break;
+        [h[m], h[i]] = [h[i]!, h[m]!];
+        i = m;
+      }
+    }
+    return top?.e;
+  }
+  private less(a: { e: Event; seq: number }, b: { e: Event; seq: number }): boolean {
+    return a.e.t < b.e.t || (a.e.t === b.e.t && a.seq < b.seq);
+  }
+}
+
+export function simulateRepository(input: SimInput): SimResult {
+  const { jobs, timing, doorbellMs, rttMs, random } = input;
+  // Every PR of the repository in creation order: numbers grow with time, as GitHub numbers them.
+  const prs = [...jobs.map((j) => j.end), ...input.otherPrs].sort((a, b) => a - b);
+  const numberAt = (t: number) => {
+    let lo = 0;
+    let hi = prs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (prs[mid]! <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo; // PRs opened at or before t = the newest number
+  };
+  const events = new Events();
+  const watching = new Array<boolean>(jobs.length).fill(false);
+  const pending = new Array<number>(jobs.length).fill(Number.POSITIVE_INFINITY);
+  const gen = new Array<number>(jobs.length).fill(0);
+  const lastRing = new Array<number | undefined>(jobs.length).fill(undefined);
+  const delays = new Array<number>(jobs.length).fill(Number.NaN);
+  let docsCalls = 0;
+  let githubReads = 0;
+  let githubCounted = 0;
+  let seenNumber = 0;
+  let readPending = false;
+  const records = new Map<number, JobRecord>();
+  const schedulePoll = (job: number, t: number) => {
+    gen[job]! += 1;
+    pending[job] = t;
+    events.push({ t, kind: 'poll', job, gen: gen[job]! });
+  };
+  for (const [i, job] of jobs.entries()) events.push({ t: job.start, kind: 'start', job: i });
+  const phase = Math.round(random() * Math.max(1, doorbellMs));
+
+  for (let e = events.pop(); e; e = events.pop()) {
+    if (e.kind === 'start') {
+      watching[e.job] = true;
+      records.set(e.job, record(e.job, jobs[e.job]!.start));
+      schedulePoll(e.job, e.t + timing.minMs);
+      if (doorbellMs > 0 && !readPending) {
+        // The next read on the doorbell's grid (the repository list is refreshed every few seconds).
+        readPending = true;
+        events.push({ t: phase + Math.ceil((e.t - phase + 1) / doorbellMs) * doorbellMs, kind: 'read' });
+      }
+    } else if (e.kind === 'poll') {
+      if (!watching[e.job] || e.gen !== gen[e.job]) continue;
+      docsCalls += 1;
+      const job = jobs[e.job]!;
+      if (e.t + rttMs >= job.end) {
+        watching[e.job] = false;
+        records.delete(e.job);
+        delays[e.job] = e.t + rttMs - job.end;
+      } else schedulePoll(e.job, e.t + nextPollDelay(e.t - job.start, timing, random));
+    } else if (e.kind === 'read') {
+      githubReads += 1;
+      const number = numberAt(e.t);
+      if (number > seenNumber) {
+        githubCounted += 1;
+        events.push({ t: e.t + rttMs, kind: 'ring', number, createdAt: prs[number - 1]! });
+      }
+      if (records.size > 0) events.push({ t: e.t + doorbellMs, kind: 'read' });
+      else readPending = false;
+    } else {
+      const watched = [...records.values()];
+      const earliest = Math.min(...watched.map((r) => r.activeSince));
+      const newest = { number: e.number, createdAt: e.createdAt, headRef: null };
+      if (rings({ etag: null, newestNumber: seenNumber, notBefore: 0 }, newest, earliest))
+        for (const r of jobsToRing(watched, 'acme/docs', 'https://github.com', newest)) {
+          const job = Number(r.jobId);
+          const at = e.t + ringDelayMs(lastRing[job], e.t);
+          lastRing[job] = at;
+          if (pending[job]! > at) schedulePoll(job, at);
+        }
+      seenNumber = Math.max(seenNumber, e.number);
+    }
+  }
+  return { delays, docsCalls, githubReads, githubCounted, newPrs: prs.length };
+}
+
+function record(job: number, activeSince: number): JobRecord {
+  return { jobId: String(job), watching: true, activeSince, repository: 'acme/docs' } as JobRecord;
+}
+
+/** A fixed poller's calls for one job: every `everyMs` from its start until it sees the end. */
+export function fixedCalls(job: SimJob, everyMs: number): number {
+  return Math.ceil((job.end - job.start) / everyMs);
+}
+
+export { CLOCK_SKEW_MS };

@@ -1,0 +1,224 @@
+import type { Clock } from '../../common/clock.js';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
+import type { JobRecord } from '../domain/job.js';
+import type { JobStore, PollQueue } from '../ports.js';
+import {
+  type DoorbellTiming,
+  failedReadDelay,
+  jobsToRing,
+  keyOf,
+  leaseMs,
+  RING_SPACING_MS,
+  readIntervalMs,
+  ringDelayMs,
+  rings,
+} from './doorbell-rules.js';
+import type {
+  DoorbellLeases,
+  DoorbellState,
+  NewestPullRequest,
+  NewestPullRequestsFeed,
+  RepositoryRef,
+} from './ports.js';
+import { repositoryOf } from './repository.js';
+
+export interface DoorbellDeps {
+  feed: NewestPullRequestsFeed;
+  leases: DoorbellLeases;
+  store: Pick<JobStore, 'listWatched'>;
+  /** The jobs' poll queue: a ring asks for a poll now (the earlier due time wins; the queue paces them). */
+  queue: Pick<PollQueue, 'schedule'>;
+  clock: Clock;
+  logger: Logger;
+  timing: DoorbellTiming;
+  /** GITHUB_WEB_URL: only repositories on this host are read. */
+  webUrl: string;
+  /** This replica's name on the leases. */
+  holder: string;
+}
+
+interface Watched {
+  ref: RepositoryRef;
+  /** The earliest activeSince of the repository's watched jobs. */
+  since: number;
+}
+
+/**
+ * The GitHub doorbell (issue 28): for each repository with watched jobs, one reader across replicas (a
+ * fenced lease in the shared store) asks GitHub for its newest pull request conditionally every few seconds
+ * (a 304 is free); a new one polls the repository's active jobs at once through the poll queue. GitHub only
+ * says "look now": the platform's answer (its prLink) stays the truth, so a PR that is not a job's own is
+ * never posted, and without the doorbell (no token, GitHub down) jobs are polled exactly as before.
+ */
+export class PullRequestDoorbell {
+  private repositories = new Map<string, Watched>();
+  private refreshedAt = Number.NEGATIVE_INFINITY;
+  private readonly nextReadAt = new Map<string, number>();
+  /** Leases this replica holds: repository key → fencing token. */
+  private readonly held = new Map<string, number>();
+  private readonly failures = new Map<string, number>();
+  /** When each job was last rung (one replica rings for a repository); forgotten after RING_SPACING_MS. */
+  private readonly rungAt = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: DoorbellDeps) {}
+
+  /** Reads on a timer from now on (each repository when its turn comes). */
+  start(): void {
+    this.stopped = false;
+    // Ticks are cheap (no request unless a repository is due): small ones keep each read close to its turn.
+    const tickMs = Math.min(250, Math.max(50, Math.round(this.deps.timing.intervalMs / 8)));
+    const loop = () => {
+      if (this.stopped) return;
+      this.running = this.tick().finally(() => {
+        this.running = undefined;
+        if (!this.stopped) this.timer = setTimeout(loop, tickMs).unref();
+      });
+    };
+    // The first read one tick from now: the poll queue's handler is registered by then (start-up order).
+    this.timer = setTimeout(loop, tickMs).unref();
+  }
+
+  /**
+   * Stops reading and hands the leases back at once, for the replicas that stay (a read still under way
+   * then finds its save refused: it neither moves the state nor rings), then waits for that read.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    const held = [...this.held];
+    this.held.clear();
+    await Promise.all(
+      held.map(([key, token]) => this.deps.leases.release(key, token).catch(() => undefined)),
+    );
+    await this.running;
+  }
+
+  /** Repositories this replica reads now (holds the lease of). */
+  reading(): string[] {
+    return [...this.held.keys()];
+  }
+
+  /** One pass: every repository whose turn has come is read (by whoever holds its lease). Never throws. */
+  async tick(): Promise<void> {
+    const { clock, logger, timing } = this.deps;
+    const now = clock.now();
+    try {
+      if (now - this.refreshedAt >= timing.refreshMs) this.remember(await this.deps.store.listWatched(), now);
+    } catch (error) {
+      logger.warn({ error: describeError(error) }, 'doorbell: could not list watched jobs; will retry');
+      return;
+    }
+    for (const key of this.held.keys()) if (!this.repositories.has(key)) this.held.delete(key);
+    const interval = readIntervalMs(this.repositories.size, timing);
+    const due = [...this.repositories].filter(([key]) => (this.nextReadAt.get(key) ?? 0) <= now);
+    await Promise.all(
+      due.map(async ([key, watched]) => {
+        // On the repository's own beat (a late tick does not push every later read back).
+        const turn = (this.nextReadAt.get(key) ?? now) + interval;
+        this.nextReadAt.set(key, turn > now ? turn : now + interval);
+        try {
+          await this.read(key, watched, interval);
+        } catch (error) {
+          logger.warn({ repository: key, error: describeError(error) }, 'doorbell: read failed; will retry');
+        }
+      }),
+    );
+  }
+
+  private remember(watched: JobRecord[], now: number): void {
+    const repositories = new Map<string, Watched>();
+    for (const record of watched) {
+      const ref = repositoryOf(record.repository, this.deps.webUrl);
+      const key = keyOf(record.repository, this.deps.webUrl);
+      if (!ref || !key || !record.watching) continue;
+      const known = repositories.get(key);
+      repositories.set(key, { ref, since: Math.min(known?.since ?? record.activeSince, record.activeSince) });
+    }
+    for (const key of this.nextReadAt.keys()) if (!repositories.has(key)) this.nextReadAt.delete(key);
+    this.repositories = repositories;
+    this.refreshedAt = now;
+  }
+
+  private async read(key: string, watched: Watched, interval: number): Promise<void> {
+    const { leases, clock, logger } = this.deps;
+    const token = await leases.acquire(key, this.deps.holder, leaseMs(interval));
+    if (token === null) {
+      this.held.delete(key);
+      return;
+    }
+    if (this.stopped) {
+      await leases.release(key, token);
+      return;
+    }
+    if (!this.held.has(key)) logger.debug({ repository: key, token }, 'doorbell: reading this repository');
+    this.held.set(key, token);
+    const state = await leases.state(key);
+    const now = clock.now();
+    if (state && state.notBefore > now) {
+      this.nextReadAt.set(key, state.notBefore);
+      return;
+    }
+    let answer: Awaited<ReturnType<NewestPullRequestsFeed['newest']>>;
+    try {
+      answer = await this.deps.feed.newest(watched.ref, state?.etag ?? null);
+    } catch (error) {
+      const failures = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, failures);
+      const notBefore = now + failedReadDelay(error, failures, interval);
+      this.nextReadAt.set(key, notBefore);
+      logger[failures === 1 ? 'warn' : 'debug'](
+        { repository: key, failures, error: describeError(error) },
+        'doorbell: GitHub did not list the pull requests; jobs are polled as usual meanwhile',
+      );
+      await this.saveFenced(key, token, { ...this.base(state), notBefore });
+      return;
+    }
+    this.failures.delete(key);
+    if (!answer.changed) return;
+    const newest = answer.newest[0];
+    const ring = rings(state, newest, watched.since);
+    const next: DoorbellState = {
+      etag: answer.etag,
+      newestNumber: Math.max(state?.newestNumber ?? 0, newest?.number ?? 0),
+      notBefore: 0,
+    };
+    // The fencing check comes first: a reader whose lease lapsed (another replica took over) neither moves
+    // the state back nor rings. A crash between the save and the ring loses only the speed-up.
+    if (!(await this.saveFenced(key, token, next))) return;
+    if (ring) await this.ring(key, newest);
+  }
+
+  private base(state: DoorbellState | undefined): DoorbellState {
+    return { etag: state?.etag ?? null, newestNumber: state?.newestNumber ?? 0, notBefore: 0 };
+  }
+
+  private async saveFenced(key: string, token: number, state: DoorbellState): Promise<boolean> {
+    if (await this.deps.leases.save(key, token, state)) return true;
+    this.held.delete(key);
+    this.deps.logger.info({ repository: key, token }, 'doorbell: lease taken over by another replica');
+    return false;
+  }
+
+  /** A new PR: each active job of the repository that may own it is polled now (the platform decides). */
+  private async ring(key: string, pr: NewestPullRequest): Promise<void> {
+    const { store, queue, logger, clock, webUrl } = this.deps;
+    const watched = await store.listWatched();
+    this.remember(watched, clock.now());
+    const jobs = jobsToRing(watched, key, webUrl, pr);
+    const now = clock.now();
+    for (const [jobId, at] of this.rungAt) if (at + RING_SPACING_MS <= now) this.rungAt.delete(jobId);
+    for (const record of jobs) {
+      const delay = ringDelayMs(this.rungAt.get(record.jobId), now);
+      this.rungAt.set(record.jobId, now + delay);
+      await queue.schedule(record.jobId, delay);
+    }
+    logger.info(
+      { repository: key, pullRequest: pr.number, jobs: jobs.map((r) => r.jobId) },
+      'doorbell: new pull request on GitHub; polling the active jobs of the repository now',
+    );
+  }
+}

@@ -81,6 +81,7 @@ const envSchema = z.object({
   ANALYTICS_CACHE_TTL_MS: integer(15 * 60 * 1000, 0),
   ANALYTICS_HOURLY_BUDGET: integer(100, 1, 100_000),
   HEALTH_IMPACT_DAYS: integer(14, 1, 180),
+  HEALTH_ALERT_INTERVAL_MS: integer(60 * 60 * 1000, 1_000, 24 * 60 * 60 * 1000),
   WEEKLY_REPORT_CHANNEL: optionalText,
   WEEKLY_REPORT_CRON: optionalText,
   WEEKLY_REPORT_TZ: optionalText,
@@ -146,6 +147,8 @@ export interface Config {
     hourlyBudget: number;
     /** Days after a health-fix PR before its impact post (and the length of each compared window). */
     healthImpactDays: number;
+    /** How often subscribed channels' docs-health signals are checked for alerts (one replica per interval). */
+    healthAlertIntervalMs: number;
     weeklyReport: { channel: string | undefined; cron: string | undefined; timeZone: string | undefined };
   };
   /** Optional GitHub access: follows PRs to their merge (GITHUB_TOKEN, GITHUB_API_URL, PR_FOLLOW_*). */
@@ -224,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cacheTtlMs: e.ANALYTICS_CACHE_TTL_MS,
       hourlyBudget: e.ANALYTICS_HOURLY_BUDGET,
       healthImpactDays: e.HEALTH_IMPACT_DAYS,
+      healthAlertIntervalMs: e.HEALTH_ALERT_INTERVAL_MS,
       weeklyReport: {
         channel: e.WEEKLY_REPORT_CHANNEL,
         cron: e.WEEKLY_REPORT_CRON,

@@ -21,6 +21,7 @@ import { SlackReportPublisher } from '../slack/report-publisher.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters } from '../state/adapters.js';
+import { wireHealthAlerts } from './alerts-wiring.js';
 import { stateNote } from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
 import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
@@ -63,7 +64,6 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   // Channels map to docs projects (DOCS_CHANNEL_PROJECTS); one admin key and one pool serve them all.
   const projects = new ProjectDirectory(config.docs.projectId, config.docs.channelProjects);
   const docsApiFor = (projectId: string) => docsApi.forProject(projectId);
-
   const slack = createSlackApp(
     config,
     logger,
@@ -126,8 +126,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     watchedJobs: () => store.listWatched(),
     quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
   });
-  // One source for every analytics endpoint: one budget, one cache. With REDIS_URL both are shared by
-  // every replica.
+  // One source for every analytics endpoint: one budget, one cache (with REDIS_URL, shared by replicas).
   const analyticsSource = new AnalyticsSource({
     cache: adapters.analyticsCache,
     budget: analyticsBudget,
@@ -187,11 +186,16 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'weekly-reports' }),
     envDefault: config.analytics.weeklyReport,
   });
+  const alerts = wireHealthAlerts(
+    { config, adapters, clock, logger, projects, outbox: deliveries },
+    { apiFor: docsApiFor, source: analyticsSource, evidence: healthEvidence },
+  );
   const home = createAppHome({
     config,
     gateway: slack.gateway,
     store,
     weekly,
+    alerts,
     projects,
     feedback,
     ...adapters,
@@ -223,14 +227,19 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     projects,
     logger,
     pageViews: { analytics, weekly, siteUrl: config.docs.siteUrl },
-    health: { reports: healthReports, weekly, siteUrl: config.docs.siteUrl, evidence: healthEvidence },
+    health: {
+      reports: healthReports,
+      weekly,
+      evidence: healthEvidence,
+      alerts,
+      siteUrl: config.docs.siteUrl,
+    },
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
     home,
     feedback,
     assistant: assistant.surface(jobs),
   });
-
   return {
     logger,
     metricsPort: () => metricsServer?.port,
@@ -247,6 +256,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       reconciler.start();
       impact.start();
       await weekly.start();
+      await alerts.start();
       logger.info(
         {
           mode: slack.mode,
@@ -270,6 +280,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
           slack,
           reconciler,
           weekly,
+          alerts,
           pollQueue: queue,
           impact,
           pulls,

@@ -126,6 +126,10 @@ export class HealthAlerts {
         );
       }
     }
+    this.o.logger.info(
+      { tick: new Date(tickMs).toISOString(), channels: subscriptions.length, ...outcome },
+      'docs-health alert check done',
+    );
     return outcome;
   }
 

@@ -73,7 +73,7 @@ export function usualRange(values: readonly number[]): { low: number; high: numb
 /**
  * The baseline rate of a count from its daily history: the upper 95% bound of its mean rate, (S + 1 +
  * 1.645·√(S + 1)) / days for S events in those days. A month that happened to be quiet does not make an
- * ordinary day look rare (with the plain mean, ~7× more noise alerted in the seeded simulation), and a term
+ * ordinary day look rare (with the plain mean, 4× more noise alerted at `normal` in the seeded simulation), and a term
  * never seen in 28 days is rare, not impossible (its rate is ~0.1 a day: 5 searches today have p ≈ 1e-7).
  */
 export function baselineRate(history: readonly number[]): number {

@@ -27,11 +27,17 @@ const checksDone = (bots: BotProcess[]) =>
 /** Checks that judged (a full baseline was there and nothing was skipped). */
 const judged = (bots: BotProcess[]) => checksDone(bots).filter((l) => l.skipped === 0);
 
-async function subscribe(via: BotProcess, slack: FakeSlack, sensitivity = 'normal'): Promise<void> {
+async function subscribe(
+  via: BotProcess,
+  slack: FakeSlack,
+  sensitivity = 'normal',
+  channel = CHANNEL,
+): Promise<void> {
   const before = slack.responses.length;
   const ack = await via.command({
     command: '/docs-health',
-    channel_id: CHANNEL,
+    channel_id: channel,
+    response_url: slack.responseUrl(`subscribe-${channel}`),
     text: `alerts on sensitivity ${sensitivity}`,
   });
   expect(ack.status).toBe(200);
@@ -58,12 +64,21 @@ describe('docs-health alerts (processes)', () => {
     feed.installHistory(Date.now());
     feed.drawToday();
     const a = await bot({ name: 'a', slack, docs, env: ENV });
+    // Ten subscribed channels of one project: each check still reads each signal once.
     await subscribe(a, slack);
+    for (let i = 1; i < 10; i += 1) await subscribe(a, slack, 'normal', `C0ALERTS${i}`);
     const stop = keepDrawing(feed);
     try {
-      // 28 days of noise, then many intervals of noisy "todays": no alert.
+      // 28 days of noise, then many intervals of noisy "todays": no alert in any channel.
       await waitFor(() => judged([a]).length >= 12, { what: '12 judged checks', timeoutMs: 40_000 });
-      expect(alertsIn(slack).map((m) => m.text)).toEqual([]);
+      const calls = docs.requestsTo('GET', /^\/v1\/analytics\//).length;
+      const checks = checksDone([a]).length;
+      expect(
+        slack.messages.filter((m) => String(m.metadata?.event_payload.key).startsWith('health-alert:')),
+      ).toEqual([]);
+      // The baseline: 28 past days × 4 reads, once. Then 5 reads per check (one may be under way).
+      expect(calls - 28 * 4).toBeGreaterThanOrEqual(5 * checks);
+      expect(calls - 28 * 4).toBeLessThan(5 * checks + 5);
 
       // A spike: 14 searches for a term usually searched 0–1 times a day.
       feed.spike.searches = { 'webhook retries': 14 };

@@ -7,6 +7,8 @@ import type { RedisClient } from './redis/redis-client.js';
 /** A signal id (reader text) as part of a key name: a fixed-length hash. */
 const keyOf = (signalId: string) => createHash('sha256').update(signalId).digest('base64url').slice(0, 22);
 
+const SWEEP_FLOOR = 500;
+
 const bySubscription = (a: AlertSubscription, b: AlertSubscription) =>
   a.channelId < b.channelId ? -1 : a.channelId > b.channelId ? 1 : 0;
 
@@ -14,6 +16,8 @@ const bySubscription = (a: AlertSubscription, b: AlertSubscription) =>
 export class MemoryAlertStore implements AlertStore {
   private readonly subs = new Map<string, AlertSubscription>();
   private readonly values = new Map<string, { value: unknown; until: number }>();
+  /** Entries after the last sweep: the next sweep comes when there are twice as many. */
+  private sweptAt = SWEEP_FLOOR;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -33,7 +37,7 @@ export class MemoryAlertStore implements AlertStore {
     return this.read(`day:${projectId}:${day}`) as DaySignals | undefined;
   }
   async putDay(projectId: string, signals: DaySignals, ttlMs: number): Promise<void> {
-    this.values.set(`day:${projectId}:${signals.day}`, { value: signals, until: this.now() + ttlMs });
+    this.write(`day:${projectId}:${signals.day}`, signals, ttlMs);
   }
   async claimAlert(channelId: string, record: AlertRecord, ttlMs: number): Promise<boolean> {
     return this.setIfAbsent(`alert:${channelId}:${keyOf(record.signalId)}`, { ...record }, ttlMs);
@@ -55,8 +59,17 @@ export class MemoryAlertStore implements AlertStore {
 
   private setIfAbsent(key: string, value: unknown, ttlMs: number): boolean {
     if (this.read(key) !== undefined) return false;
-    this.values.set(key, { value, until: this.now() + ttlMs });
+    this.write(key, value, ttlMs);
     return true;
+  }
+
+  /** Writes, and now and then drops what expired: interval claims are never read again. */
+  private write(key: string, value: unknown, ttlMs: number): void {
+    const now = this.now();
+    this.values.set(key, { value, until: now + ttlMs });
+    if (this.values.size <= this.sweptAt * 2) return;
+    for (const [k, entry] of this.values) if (entry.until <= now) this.values.delete(k);
+    this.sweptAt = Math.max(SWEEP_FLOOR, this.values.size);
   }
 }
 

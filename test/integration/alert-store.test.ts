@@ -175,3 +175,16 @@ describe('redis', () => {
     }
   }, 30_000);
 });
+
+describe('memory alert store', () => {
+  it('drops expired interval claims as it grows, so a process running for months stays small', async () => {
+    let now = 0;
+    const store = new MemoryAlertStore(() => now);
+    for (let i = 0; i < 10_000; i += 1) {
+      expect(await store.claim(`tick:${i}`, 1_000)).toBe(true);
+      now += 1_000;
+    }
+    const size = (store as unknown as { values: Map<string, unknown> }).values.size;
+    expect(size).toBeLessThan(1_100);
+  });
+});

@@ -39,8 +39,13 @@ export function findCandidates(
   const consider = (kind: SignalKind, key: string, comparison: Comparison) => {
     if (!isAlarming(comparison, 'high')) return;
     const id = signalId(kind, key);
-    const row = evidenceFor(kind, key);
-    if (!row) return;
+    const found = evidenceFor(kind, key);
+    if (!found) return;
+    // A traffic alert's Fix names the drop (the page's 👎 row alone would say nothing of it).
+    const row: Evidence =
+      kind === 'traffic' && found.kind === 'page'
+        ? { ...found, viewsDrop: { today: comparison.today, median: comparison.expected } }
+        : found;
     const trend: TrendPoint[] = sorted.flatMap((day) => {
       const value = valueOn(day, kind, key);
       return value === undefined ? [] : [{ day: day.day, value }];

@@ -32,6 +32,7 @@ function evidenceSchema(maxText: number, maxComment: number) {
       thumbsDown: count,
       thumbsUp: count,
       comments: z.array(z.string().max(maxComment)).max(5),
+      viewsDrop: z.object({ today: count, median: count }).optional(),
       removed,
       range,
     }),

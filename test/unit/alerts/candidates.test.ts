@@ -8,6 +8,9 @@ import {
   type SignalKind,
 } from '../../../src/insights/alerts/signals.js';
 import type { Evidence } from '../../../src/insights/health/evidence.js';
+import { decodeEvidenceRef, encodeEvidenceRef } from '../../../src/insights/health/evidence-ref.js';
+import { instructionFor } from '../../../src/insights/health/instruction.js';
+import { evidenceSummary } from '../../../src/slack/messages/evidence-summary.js';
 
 const range = { from: '2026-11-26', toExclusive: '2026-11-27' };
 const page = (path: string): Evidence => ({
@@ -89,5 +92,22 @@ describe('stored days', () => {
       traffic: { '/a': 6 },
     });
     expect(signals.partial).toEqual(['question']);
+  });
+});
+
+describe('a traffic alert’s Fix', () => {
+  it('names the drop in the form and on the card, and keeps it through the button and the job record', () => {
+    const today = day(30, { traffic: { '/quickstart': 50 } });
+    const [found] = findCandidates(history, today, (_kind, key) => page(key));
+    const instruction = instructionFor(found!.evidence);
+    expect(instruction).toContain(
+      "This page's views collapsed: 50 in the last 24 hours against a median of 900 a day",
+    );
+    expect(instruction).toContain('no longer reach this page');
+    const decoded = decodeEvidenceRef(encodeEvidenceRef(found!.evidence));
+    expect(decoded).toMatchObject({ kind: 'page', viewsDrop: { today: 50, median: 900 } });
+    expect(evidenceSummary(decoded!)).toContain('50 views in 24 h, median 900 a day');
+    // A 👎 row keeps its old wording.
+    expect(instructionFor(page('/a'))).toContain('This page got 0 👎 and 0 👍');
   });
 });

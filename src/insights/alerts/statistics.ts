@@ -71,13 +71,14 @@ export function usualRange(values: readonly number[]): { low: number; high: numb
 }
 
 /**
- * The baseline rate of a count from its daily history: the upper 95% bound of its mean rate, (S + 1 +
- * 1.645·√(S + 1)) / days for S events in those days. A month that happened to be quiet does not make an
- * ordinary day look rare (with the plain mean, 4× more noise alerted at `normal` in the seeded simulation), and a term
- * never seen in 28 days is rare, not impossible (its rate is ~0.1 a day: 5 searches today have p ≈ 1e-7).
+ * The baseline rate of a count from its daily history: the upper 99.9% bound of its mean rate, (S + 1 +
+ * 3.09·√(S + 1)) / days for S events in those days. A month that happened to be quiet does not make an
+ * ordinary day look rare (with the plain mean, 14× more noise alerted at `normal` in the seeded simulation;
+ * with the 95% bound, 3.5×), and a term never seen in 28 days is rare, not impossible (its rate is ~0.15 a
+ * day: 5 searches today have p ≈ 5·10⁻⁷).
  */
 export function baselineRate(history: readonly number[]): number {
   const days = Math.max(1, history.length);
   const events = history.reduce((sum, v) => sum + (Number.isFinite(v) && v > 0 ? v : 0), 0);
-  return (events + 1 + 1.645 * Math.sqrt(events + 1)) / days;
+  return (events + 1 + 3.09 * Math.sqrt(events + 1)) / days;
 }

@@ -125,7 +125,7 @@ describe('docs-health alerts (processes)', () => {
     }
   }, 90_000);
 
-  it('two replicas on one redis-server: one alert, however many checks either runs', async () => {
+  it('two replicas on one redis-server: one alert, however many checks either runs, and after both restart', async () => {
     const { slack, docs } = await fakes();
     const redis = await redisServer();
     const feed = new AlertFeed(docs, undefined, 31);
@@ -149,6 +149,12 @@ describe('docs-health alerts (processes)', () => {
       // Each interval was checked once (one replica per interval).
       const ticks = checksDone([a, b]).map((l) => String(l.tick));
       expect(new Set(ticks).size).toBe(ticks.length);
+
+      // Both replicas SIGKILLed, a new one started on the same Redis: the spike goes on, the alert stands.
+      await Promise.all([a.kill(), b.kill()]);
+      const c = await bot({ name: 'c', slack, docs, redisUrl: redis.url, env: ENV });
+      await waitFor(() => judged([c]).length >= 3, { what: '3 checks after the restart', timeoutMs: 20_000 });
+      expect(alertsIn(slack)).toHaveLength(1);
     } finally {
       stop();
     }

@@ -158,7 +158,22 @@ export class HealthAlerts {
       let fresh = 0;
       for (const candidate of alarmingAt(candidates, sub.sensitivity)) {
         const project = this.o.projects.isMulti ? projectId : undefined;
-        const done = await this.alertOrFollowUp(sub, candidate, today.signals.day, tickMs, project, fresh);
+        // One channel's failure (its store write, its outbox record) leaves the others' alerts alone; the
+        // signal is judged again next interval.
+        const done = await this.alertOrFollowUp(
+          sub,
+          candidate,
+          today.signals.day,
+          tickMs,
+          project,
+          fresh,
+        ).catch((error: unknown) => {
+          this.o.logger.warn(
+            { channelId: sub.channelId, code: errorCode(error), error: describeError(error) },
+            'docs-health alert not owed this interval',
+          );
+          return 'none' as const;
+        });
         if (done === 'alerted') {
           counts.alerts += 1;
           fresh += 1;

@@ -86,6 +86,7 @@ const envSchema = z.object({
     .pipe(z.enum(['true', 'false'], { error: 'must be true or false' }).optional())
     .transform((v) => v !== 'false'),
   HEALTH_IMPACT_DAYS: integer(14, 1, 180),
+  HEALTH_ALERT_INTERVAL_MS: integer(60 * 60 * 1000, 1_000, 24 * 60 * 60 * 1000),
   WEEKLY_REPORT_CHANNEL: optionalText,
   WEEKLY_REPORT_CRON: optionalText,
   WEEKLY_REPORT_TZ: optionalText,
@@ -159,6 +160,8 @@ export interface Config {
     charts: boolean;
     /** Days after a health-fix PR before its impact post (and the length of each compared window). */
     healthImpactDays: number;
+    /** How often subscribed channels' docs-health signals are checked for alerts (one replica per interval). */
+    healthAlertIntervalMs: number;
     weeklyReport: { channel: string | undefined; cron: string | undefined; timeZone: string | undefined };
   };
   /** Optional GitHub access: follows PRs to their merge (GITHUB_TOKEN, GITHUB_API_URL, PR_FOLLOW_*). */
@@ -241,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hourlyBudget: e.ANALYTICS_HOURLY_BUDGET,
       charts: e.REPORT_CHARTS,
       healthImpactDays: e.HEALTH_IMPACT_DAYS,
+      healthAlertIntervalMs: e.HEALTH_ALERT_INTERVAL_MS,
       weeklyReport: {
         channel: e.WEEKLY_REPORT_CHANNEL,
         cron: e.WEEKLY_REPORT_CRON,

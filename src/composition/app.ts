@@ -17,6 +17,7 @@ import { NewBlocksGate } from '../slack/new-blocks.js';
 import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters } from '../state/adapters.js';
+import { wireHealthAlerts } from './alerts-wiring.js';
 import { jobBudgets, oneFatal, replayGuard, stateNote } from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
 import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
@@ -181,11 +182,16 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'weekly-reports' }),
     envDefault: config.analytics.weeklyReport,
   });
+  const alerts = wireHealthAlerts(
+    { config, adapters, clock, logger, projects, outbox: deliveries },
+    { apiFor: docsApiFor, source: analyticsSource, evidence: healthEvidence },
+  );
   const home = createAppHome({
     config,
     gateway: slack.gateway,
     store,
     weekly,
+    alerts,
     projects,
     feedback,
     ...adapters,
@@ -211,7 +217,13 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     projects,
     logger,
     pageViews: { analytics, weekly, siteUrl: config.docs.siteUrl },
-    health: { reports: healthReports, weekly, siteUrl: config.docs.siteUrl, evidence: healthEvidence },
+    health: {
+      reports: healthReports,
+      weekly,
+      evidence: healthEvidence,
+      alerts,
+      siteUrl: config.docs.siteUrl,
+    },
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
     userTeams: userNames,
@@ -222,7 +234,6 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     assistant: assistant.surface(jobs),
     unfurls: unfurls.deps,
   });
-
   return {
     logger,
     metricsPort: () => metricsServer?.port,
@@ -240,6 +251,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       reconciler.start();
       impact.start();
       await weekly.start();
+      await alerts.start();
       logger.info(
         {
           mode: slack.mode,
@@ -263,6 +275,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
           slack,
           reconciler,
           weekly,
+          alerts,
           pollQueue: queue,
           impact,
           pulls,

@@ -3,6 +3,7 @@ import type { Config } from '../common/config.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
 import type { ProjectDirectory } from '../common/projects.js';
+import type { HealthAlerts } from '../insights/alerts/health-alerts.js';
 import { kindOf } from '../insights/ports.js';
 import type { WeeklyReports } from '../insights/weekly/weekly-reports.js';
 import type { JobRecord } from '../jobs/domain/job.js';
@@ -17,6 +18,8 @@ export interface AppHomeWiring {
   gateway: Pick<SlackGateway, 'publishHome'>;
   store: JobStore;
   weekly: Pick<WeeklyReports, 'list'>;
+  /** Channels the user subscribed to docs-health alerts (absent: Home shows no alert section). */
+  alerts?: Pick<HealthAlerts, 'subscribedBy'>;
   agentJobQuotaFor(projectId: string): HourlyQuota;
   analyticsBudget: HourlyQuota;
   feedback?: Pick<JobFeedback, 'thisMonth'>;
@@ -48,6 +51,15 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
           }),
         );
     },
+    ...(w.alerts
+      ? {
+          alerts: async (userId: string) =>
+            (await w.alerts!.subscribedBy(userId)).map((s) => ({
+              channelId: s.channelId,
+              sensitivity: s.sensitivity,
+            })),
+        }
+      : {}),
     budgets: () =>
       Promise.all([
         // One job budget per project (the platform counts them apart), then the organisation's analytics.

@@ -7,6 +7,8 @@ export interface ShutdownParts {
   slack: { stop(): Promise<void>; drain(timeoutMs: number): Promise<number>; close(): Promise<void> };
   reconciler: { stop(): Promise<void> };
   weekly: { stop(): Promise<void> };
+  /** The docs-health alert check (its scheduler). */
+  alerts: { stop(): Promise<void> };
   pollQueue: { close(): Promise<void> };
   impact: { stop(): Promise<void> };
   pulls: { stop(): Promise<void> };
@@ -39,6 +41,7 @@ export async function shutDown(p: ShutdownParts): Promise<void> {
   await Promise.all([
     within(p.reconciler.stop(), SHUTDOWN_STEP_MS.reconciler, 'stopping the reconciler', logger),
     within(p.weekly.stop(), SHUTDOWN_STEP_MS.weeklyScheduler, 'stopping weekly reports', logger),
+    within(p.alerts.stop(), SHUTDOWN_STEP_MS.weeklyScheduler, 'stopping docs-health alerts', logger),
     within(p.pollQueue.close(), SHUTDOWN_STEP_MS.pollQueue, 'closing the poll queue', logger),
     within(p.impact.stop(), SHUTDOWN_STEP_MS.impactQueue, 'closing the impact queue', logger),
     within(p.pulls.stop(), SHUTDOWN_STEP_MS.pullRequestQueue, 'closing the pull request queue', logger),

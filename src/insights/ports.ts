@@ -1,3 +1,6 @@
+import type { HealthAlert } from './alerts/alert.js';
+import type { Sensitivity } from './alerts/rules.js';
+import type { DaySignals } from './alerts/signals.js';
 import type { HealthReport } from './health/report.js';
 import type { PageViewsReport } from './page-views/report.js';
 import type { DateRange } from './ranges/dates.js';
@@ -122,4 +125,63 @@ export interface ReportPublisher {
     content: string;
     requestedBy: string;
   }): Promise<void>;
+}
+
+/** A channel subscribed to docs-health alerts (`/docs-health alerts on`). */
+export interface AlertSubscription {
+  channelId: string;
+  sensitivity: Sensitivity;
+  createdBy: string;
+  createdAt: number;
+}
+
+/** An alert posted (or owed) in a channel for one signal; it stands for 7 days. */
+export interface AlertRecord {
+  /** `kind:key` (`signalId`). */
+  signalId: string;
+  /** The outbox key of the alert's post: its thread gets the follow-up. */
+  deliveryKey: string;
+  /** The count (or, for traffic, the views) the alert reported. */
+  count: number;
+  alertedAt: number;
+  /** The Fix button's evidence id (or encoded evidence). */
+  evidenceRef: string;
+}
+
+/**
+ * Alert subscriptions, each project's stored days of signals, and the once-only claims: one alert per signal
+ * per channel per 7 days (set-if-absent with the record, atomic in Redis), one follow-up per alert, one
+ * check per interval. Memory (one process, lost on restart) or Redis (shared by replicas, kept).
+ */
+export interface AlertStore {
+  subscriptions(): Promise<AlertSubscription[]>;
+  subscription(channelId: string): Promise<AlertSubscription | undefined>;
+  subscribe(subscription: AlertSubscription): Promise<void>;
+  unsubscribe(channelId: string): Promise<boolean>;
+  day(projectId: string, day: string): Promise<DaySignals | undefined>;
+  putDay(projectId: string, signals: DaySignals, ttlMs: number): Promise<void>;
+  /** Stores `record` unless this channel's signal has one: true for the first caller only (atomic). */
+  claimAlert(channelId: string, record: AlertRecord, ttlMs: number): Promise<boolean>;
+  alert(channelId: string, signalId: string): Promise<AlertRecord | undefined>;
+  /** Set-if-absent with expiry (an interval's check, an alert's follow-up): true for the first caller only. */
+  claim(key: string, ttlMs: number): Promise<boolean>;
+}
+
+/**
+ * Fires the alert check every interval: a croner timer in memory mode, one BullMQ job scheduler in Redis
+ * mode (one replica runs each interval). `tickMs` is the interval's scheduled time.
+ */
+export interface AlertScheduler {
+  start(onTick: (tickMs: number) => Promise<void>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Where alerts go (Slack, through the outbox). */
+export interface AlertPublisher {
+  /** Owes the alert's post under `key` (recorded before it is attempted; a second owe is a no-op). */
+  postAlert(alert: HealthAlert, key: string): Promise<void>;
+  /** The alert post's ts once Slack confirmed it, else undefined. */
+  postedTs(key: string): Promise<string | undefined>;
+  /** Owes one follow-up in the alert's thread under `key`. */
+  postFollowUp(alert: HealthAlert, previous: number, threadTs: string, key: string): Promise<void>;
 }

@@ -8,6 +8,7 @@ import {
   type AppHomeInput,
   appHomeUnavailableView,
   appHomeView,
+  type HomeAlertChannel,
   type HomeBudget,
   type HomeSchedule,
 } from './messages/app-home.js';
@@ -32,6 +33,8 @@ export interface AppHomeSources {
   store: Pick<JobStore, 'listByRequester' | 'mark' | 'isMarked' | 'claim' | 'release'>;
   /** The user's own weekly schedules. */
   schedules(userId: string): Promise<HomeSchedule[]>;
+  /** The channels the user subscribed to docs-health alerts. */
+  alerts?(userId: string): Promise<HomeAlertChannel[]>;
   /** The hourly budgets left, as Home shows them. */
   budgets(): Promise<HomeBudget[]>;
   /**
@@ -127,11 +130,12 @@ export class AppHomePublisher {
   }
 
   private async build(teamId: string | null, userId: string): Promise<HomeView> {
-    const [jobs, schedules, budgets, feedback] = await Promise.all([
+    const [jobs, schedules, budgets, feedback, alerts] = await Promise.all([
       this.sources.store.listByRequester(teamId, userId, JOBS_READ),
       this.sources.schedules(userId),
       this.sources.budgets(),
       this.sources.feedback?.(),
+      this.sources.alerts?.(userId),
     ]);
     return appHomeView({
       userId,
@@ -140,6 +144,7 @@ export class AppHomePublisher {
       schedules,
       budgets,
       ...(feedback ? { feedback } : {}),
+      ...(alerts ? { alerts } : {}),
       ...(this.sources.projectOf ? { projectOf: this.sources.projectOf } : {}),
     });
   }

@@ -4,7 +4,13 @@ import type { Logger } from '../common/logger.js';
 import type { SharedSlots } from '../common/shared-slots.js';
 import type { DeliveryStore } from '../delivery/ports.js';
 import type { EvidenceStore, ImpactQueue } from '../insights/health/ports.js';
-import type { AnalyticsCache, ScheduleStore, WeeklyReportScheduler } from '../insights/ports.js';
+import type {
+  AlertScheduler,
+  AlertStore,
+  AnalyticsCache,
+  ScheduleStore,
+  WeeklyReportScheduler,
+} from '../insights/ports.js';
 import type { AssistantThreadStore } from '../jobs/assistant-thread.js';
 import type { DoorbellLeases } from '../jobs/doorbell/ports.js';
 import type { JobFeedbackStore } from '../jobs/job-feedback.js';
@@ -47,6 +53,10 @@ export interface AdapterSet {
   impactQueue: ImpactQueue;
   /** Fix-button evidence under short ids (7 days): in memory, or in Redis shared by replicas. */
   evidenceStore: EvidenceStore;
+  /** Docs-health alert subscriptions, stored days of signals and once-only alert claims. */
+  alertStore: AlertStore;
+  /** Fires the alert check every HEALTH_ALERT_INTERVAL_MS: croner in-process, or one BullMQ scheduler. */
+  alertScheduler: AlertScheduler;
   /** Slack call slots shared by replicas (Redis); absent in memory mode, where one process paces alone. */
   slackSlots?: SharedSlots;
   /** Readiness of the state backend: memory is always there; Redis must answer a PING within a second. */

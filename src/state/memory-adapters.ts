@@ -2,11 +2,13 @@ import { type Clock, systemClock } from '../common/clock.js';
 import { type Config, userShareOf } from '../common/config.js';
 import { InMemoryHourlyQuota } from '../common/hourly-quota.js';
 import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.js';
+import { MemoryAlertStore } from './alert-stores.js';
 import { createMemoryAnalyticsCache } from './keyv-analytics-cache.js';
 import { createMemoryAssistantThreadStore } from './keyv-assistant-threads.js';
 import { createMemoryEvidenceStore } from './keyv-evidence-store.js';
 import { createMemoryJobStore } from './keyv-job-store.js';
 import { createMemoryScheduleStore } from './keyv-schedule-store.js';
+import { InProcessAlertScheduler } from './memory/alert-cron-scheduler.js';
 import { MemoryDeliveryStore } from './memory/memory-delivery-store.js';
 import { MemoryDoorbellLeases } from './memory/memory-doorbell-leases.js';
 import { MemoryFeedbackStore } from './memory/memory-feedback-store.js';
@@ -49,6 +51,8 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
     weeklyScheduler: new InProcessWeeklyScheduler(logger, options.schedulerTimers ?? timersOn(clock)),
     impactQueue: new MemoryImpactQueue(logger, options.impactTimers ?? timersOn(clock)),
     evidenceStore: createMemoryEvidenceStore(logger, now),
+    alertStore: new MemoryAlertStore(now),
+    alertScheduler: new InProcessAlertScheduler(config.analytics.healthAlertIntervalMs, logger),
     state: async () => 'in-memory',
     waitUntilReady: async () => true,
     close: async () => undefined,

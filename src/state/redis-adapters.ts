@@ -1,9 +1,11 @@
 import { type Config, userShareOf } from '../common/config.js';
 import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.js';
+import { RedisAlertStore } from './alert-stores.js';
 import { createRedisAnalyticsCache } from './keyv-analytics-cache.js';
 import { createRedisAssistantThreadStore } from './keyv-assistant-threads.js';
 import { createRedisEvidenceStore } from './keyv-evidence-store.js';
 import { createRedisScheduleStore } from './keyv-schedule-store.js';
+import { BullmqAlertScheduler } from './redis/bullmq-alert-scheduler.js';
 import { BullmqImpactQueue } from './redis/bullmq-impact-queue.js';
 import { BullmqPollQueue } from './redis/bullmq-poll-queue.js';
 import { BullmqWeeklyScheduler } from './redis/bullmq-weekly-scheduler.js';
@@ -64,6 +66,13 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace }),
     impactQueue: new BullmqImpactQueue({ client: queueClient, logger, namespace, now }),
     evidenceStore: createRedisEvidenceStore(client, namespace, logger),
+    alertStore: new RedisAlertStore(client, `${namespace}:`),
+    alertScheduler: new BullmqAlertScheduler({
+      client: queueClient,
+      logger,
+      namespace,
+      intervalMs: config.analytics.healthAlertIntervalMs,
+    }),
     slackSlots: new RedisSharedSlots(client, `${namespace}:`),
     state: () => pingState(client),
     async waitUntilReady(signal) {

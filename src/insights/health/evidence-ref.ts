@@ -36,6 +36,7 @@ function evidenceSchema(maxText: number, maxComment: number) {
       thumbsDown: count,
       thumbsUp: count,
       comments: z.array(z.string().max(maxComment)).max(5),
+      viewsDrop: z.object({ today: count, median: count }).optional(),
       removed,
       range,
       nearbySearches: z.array(z.string().max(MAX_SEARCH_CHARS)).max(MAX_NEARBY).optional(),

@@ -34,6 +34,8 @@ export interface PageEvidence extends Cleaned {
   thumbsUp: number;
   /** The latest readers' comments on the page, newest first (possibly none). */
   comments: string[];
+  /** A docs-health alert on the page's traffic: its last 24 hours' views against its median day. */
+  viewsDrop?: { today: number; median: number };
   range: HealthRange;
   /** From a docs-link unfurl: searches without results that land near the page (reader text, cleaned). */
   nearbySearches?: string[];

@@ -57,7 +57,9 @@ export function instructionFor(evidence: Evidence): string {
       const nearby = (evidence.nearbySearches ?? []).map((q) => block(q, MAX_COMMENT_CHARS));
       const lines = [
         ...head,
-        `This page got ${count(evidence.thumbsDown)} 👎 and ${count(evidence.thumbsUp)} 👍:`,
+        evidence.viewsDrop
+          ? `This page's views collapsed: ${count(evidence.viewsDrop.today)} in the last 24 hours against a median of ${count(evidence.viewsDrop.median)} a day (it got ${count(evidence.thumbsDown)} 👎 and ${count(evidence.thumbsUp)} 👍):`
+          : `This page got ${count(evidence.thumbsDown)} 👎 and ${count(evidence.thumbsUp)} 👍:`,
         block(evidence.path, MAX_QUOTED_CHARS),
         ...(views
           ? [
@@ -66,7 +68,9 @@ export function instructionFor(evidence: Evidence): string {
           : []),
         ...(nearby.length > 0 ? ['Searches near this page that found nothing:', ...nearby] : []),
       ];
-      const tail = 'Fix what makes readers flag this page, and open a pull request.';
+      const tail = evidence.viewsDrop
+        ? 'Find out why readers no longer reach this page (a broken link or redirect, a renamed or removed page, navigation, search keywords) and fix it in the docs, and open a pull request.'
+        : 'Fix what makes readers flag this page, and open a pull request.';
       const comments = evidence.comments.map((c) => block(c, MAX_COMMENT_CHARS));
       while (comments.length > 0 && length([...lines, 'x', ...comments, tail]) > MAX_INSTRUCTION_CHARS)
         comments.pop();

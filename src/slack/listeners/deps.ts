@@ -2,6 +2,7 @@ import type { AccessPolicy } from '../../common/access-policy.js';
 import type { Logger } from '../../common/logger.js';
 import type { ProjectDirectory } from '../../common/projects.js';
 import type { Outbox } from '../../delivery/ports.js';
+import type { HealthAlerts } from '../../insights/alerts/health-alerts.js';
 import type { HealthEvidence } from '../../insights/health/health-evidence.js';
 import type { HealthReports } from '../../insights/health/health-reports.js';
 import type { PageSnapshots } from '../../insights/page-snapshot/page-snapshot.js';
@@ -110,6 +111,8 @@ export interface SlackDeps {
     siteUrl: string | undefined;
     /** Fix-button evidence kept server-side under short ids (absent: buttons carry the evidence itself). */
     evidence?: Pick<HealthEvidence, 'load' | 'save'>;
+    /** `/docs-health alerts …`: this channel's alert subscription (absent: the subcommand says it is off). */
+    alerts?: Pick<HealthAlerts, 'subscribe' | 'unsubscribe' | 'status' | 'intervalMs'>;
   };
   /** The App Home tab (absent: `app_home_opened` publishes nothing). */
   home?: Pick<AppHomePublisher, 'opened'>;

@@ -25,6 +25,12 @@ export interface HomeSchedule {
   kind?: string;
 }
 
+/** A channel the user subscribed to docs-health alerts. */
+export interface HomeAlertChannel {
+  channelId: string;
+  sensitivity: string;
+}
+
 export interface HomeBudget {
   /** e.g. "Agent jobs in proj_a" or "Page-view queries". */
   label: string;
@@ -44,6 +50,8 @@ export interface AppHomeInput {
   projectOf?: (job: JobRecord) => string | undefined;
   /** This month's ratings of pull requests (the feedback buttons), everyone's; absent when unknown. */
   feedback?: MonthFeedback;
+  /** Channels the user subscribed to docs-health alerts; absent: no alert section. */
+  alerts?: HomeAlertChannel[];
 }
 
 /** The user's own Home tab. Pure; at most 100 blocks whatever the input. */
@@ -65,6 +73,7 @@ export function appHomeView(input: AppHomeInput): HomeView {
     ...jobBlocks(input),
     { type: 'divider' },
     ...scheduleBlocks(input.schedules),
+    ...alertBlocks(input.alerts),
     { type: 'divider' },
     ...feedbackBlocks(input.feedback),
     ...budgetBlocks(input.budgets),
@@ -154,6 +163,23 @@ function scheduleBlocks(schedules: HomeSchedule[]): KnownBlock[] {
     );
   }
   return [...blocks, ...more(schedules.length - HOME_LIMITS.schedules, 'schedules')];
+}
+
+/** The user's alert channels, one line (within the schedules' cap). */
+function alertBlocks(alerts: HomeAlertChannel[] | undefined): KnownBlock[] {
+  if (!alerts) return [];
+  if (alerts.length === 0)
+    return [
+      section('*Your docs-health alerts*'),
+      note('None. `/docs-health alerts on` in a channel turns them on there.'),
+    ];
+  const shown = [...alerts]
+    .sort((a, b) => a.channelId.localeCompare(b.channelId))
+    .slice(0, HOME_LIMITS.schedules);
+  const line = shown
+    .map((a) => `<#${a.channelId}> (${escapeMrkdwn(oneLine(a.sensitivity, 10))})`)
+    .join(' · ');
+  return [section(`*Your docs-health alerts*\n${line}`), ...more(alerts.length - shown.length, 'channels')];
 }
 
 /** "PRs rated useful this month", from everyone's 👍 / 👎 on the bot's pull request replies. */

@@ -13,7 +13,9 @@ export function evidenceSummary(e: Evidence): string {
     case 'search':
       return `the search “${quoted(e.query, 150)}” (${displayCount(e.hits)} hits, nothing clicked)`;
     case 'page':
-      return `the page \`${quoted(e.path, 150)}\` (${displayCount(e.thumbsDown)} 👎)`;
+      return e.viewsDrop
+        ? `the page \`${quoted(e.path, 150)}\` (${displayCount(e.viewsDrop.today)} views in 24 h, median ${displayCount(e.viewsDrop.median)} a day)`
+        : `the page \`${quoted(e.path, 150)}\` (${displayCount(e.thumbsDown)} 👎)`;
     case 'question':
       return `the question “${quoted(e.question, 150)}” (asked ${displayCount(e.asked)}×)`;
   }

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
+import { parseAlertsCommand } from '../../../insights/alerts/alert-command.js';
 import { healthReportCommandText, parseHealthCommand } from '../../../insights/health/health-reports.js';
 import type { HealthReport } from '../../../insights/health/report.js';
 import { accessDeniedMessage } from '../../command-text.js';
@@ -11,6 +12,7 @@ import {
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { owedVia, respondSafely } from '../respond-safely.js';
+import { answerAlertsCommand } from './health-alerts.js';
 import { answerScheduleCommand } from './weekly-schedules.js';
 
 export type DocsHealthDeps = Pick<SlackDeps, 'access' | 'logger' | 'limits' | 'health' | 'outbox'>;
@@ -27,6 +29,8 @@ export function docsHealthHelp(command: string): string {
     '• `top N`: rows per section, 1–25 (default 5).',
     '• *Fix #n* on a row opens a job form naming the evidence; *Post to channel* shares the report.',
     `• \`${command} schedule <weekday> <HH:MM> [IANA time zone]\`: a weekly docs-health post in this channel (last 7 full days, top 5), e.g. \`${command} schedule monday 09:00 Europe/Berlin\`. \`${command} schedules\` lists it, \`${command} unschedule\` stops it.`,
+    `• \`${command} alerts on [sensitivity low|normal|high]\`: an alert in this channel when a signal jumps (a search, a page's 👎, a question, a top page's traffic), with a Fix button. \`${command} alerts off\` stops them, \`${command} alerts\` shows the state.`,
+    `• \`${command} alerts on [sensitivity low|normal|high]\`: an alert here when a reader signal jumps (a search that finds nothing, a page's 👎, an unanswered question, a top page's views collapsing), with a *Fix* button. \`${command} alerts off\` stops them, \`${command} alerts\` shows the state.`,
     `Example: \`${command} 30d top 10\``,
   ].join('\n');
 }
@@ -40,6 +44,26 @@ export function docsHealthCommand(deps: DocsHealthDeps) {
     const access = deps.access.check(command.user_id, command.channel_id);
     if (!access.ok) {
       await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
+      return;
+    }
+    const alertsCommand = parseAlertsCommand(command.text);
+    if (alertsCommand) {
+      const alerts = deps.health?.alerts;
+      if (!alerts || !deps.health) {
+        await ack({
+          response_type: 'ephemeral',
+          text: 'Docs-health alerts are not set up in this app. Ask an admin.',
+        });
+        return;
+      }
+      await ack();
+      const { reports } = deps.health;
+      const text = await answerAlertsCommand(
+        { ...deps, alerts, now: () => reports.now() },
+        alertsCommand,
+        command,
+      );
+      await respondSafely(respond, { text }, deps.logger);
       return;
     }
     const parsed = parseHealthCommand(command.text);

@@ -1,0 +1,191 @@
+import type { KnownBlock } from '@slack/types';
+import type { HealthAlert, TrendPoint } from '../../insights/alerts/alert.js';
+import type { SignalKind } from '../../insights/alerts/signals.js';
+import { addDays } from '../../insights/ranges/dates.js';
+import { defuseLinks, untrustedMrkdwn } from '../markup.js';
+import { bucketedChartBlock, ChartInputError } from './charts.js';
+import { displayCount, mrkdwnLink } from './format.js';
+import { HEALTH_FIX_ACTION_PREFIX, healthPageUrl } from './health-report.js';
+import { LIMITS, oneLine, truncate } from './limits.js';
+import type { MessageBlock, SlackMessage } from './types.js';
+
+/** Reader text shown at most this long in an alert (the Fix form carries the whole row). */
+const MAX_SHOWN_CHARS = 300;
+const SPARK = '▁▂▃▄▅▆▇█';
+
+const n = (value: number) => displayCount(value).toLocaleString('en-US');
+/** Reader text inside mrkdwn exactly as `/docs-health` shows it: no mentions, links or code breakouts. */
+const quoted = (text: string) => untrustedMrkdwn(oneLine(text, MAX_SHOWN_CHARS));
+
+const SIGNAL_NAMES: Record<SignalKind, string> = {
+  search: 'searches that found nothing',
+  page: '👎 on a page',
+  question: 'questions the assistant could not answer',
+  traffic: 'page views that collapsed',
+};
+
+/** The page as `/docs-health` shows it: a link to the docs site when DOCS_SITE_URL is set, else code. */
+function pageLabel(path: string, siteUrl: string | undefined): string {
+  const url = healthPageUrl(siteUrl, path);
+  const label = oneLine(path, MAX_SHOWN_CHARS);
+  return url ? mrkdwnLink(url, defuseLinks(label)) : `\`${untrustedMrkdwn(label)}\``;
+}
+
+const usual = (alert: HealthAlert) => {
+  const { low, high } = alert.comparison.usual;
+  return low === high ? `usually ${n(low)} a day` : `usual ${n(low)}–${n(high)} a day`;
+};
+
+/** The headline: the signal, today's count and its usual day ("14 searches for “webhook retries”, usual 0–1 a day"). */
+export function alertHeadline(alert: HealthAlert, siteUrl: string | undefined): string {
+  const today = n(alert.comparison.today);
+  const e = alert.evidence;
+  switch (alert.kind) {
+    case 'search':
+      return `*${today} searches* for “${quoted(alert.key)}” found nothing today, ${usual(alert)}`;
+    case 'page':
+      return `*${today} 👎* on ${pageLabel(e.kind === 'page' ? e.path : alert.key, siteUrl)} today, ${usual(alert)}`;
+    case 'question':
+      return `*${today} readers asked* “${quoted(e.kind === 'question' ? e.question : alert.key)}” and the assistant could not answer, ${usual(alert)}`;
+    case 'traffic':
+      return `*${pageLabel(alert.key, siteUrl)}* had *${today} views* in the last 24 hours, ${usual(alert)} (median ${n(alert.comparison.expected)})`;
+  }
+}
+
+/** Readers' latest comments on a flagged page, quoted as `/docs-health` quotes them. */
+function evidenceLines(alert: HealthAlert): string[] {
+  const e = alert.evidence;
+  if (e.kind !== 'page' || e.comments.length === 0) return [];
+  return e.comments.slice(0, 2).map((c) => `>${quoted(c)}`);
+}
+
+/**
+ * The last 28 days and today as a text sparkline with its scale. One function on purpose: at the merge of
+ * the native chart builder (`data_visualization`) this returns the chart block instead, nothing else changes.
+ */
+export function alertTrendBlocks(trend: readonly TrendPoint[], yLabel?: string): MessageBlock[] {
+  if (trend.length === 0) return [];
+  return [...trendChart(trend, yLabel), ...trendLine(trend)];
+}
+
+/**
+ * The trend as Slack's native chart (a workspace that refuses charts gets the alert without it, once a day:
+ * the Slack edge's blocks gate); none when the days have a gap the chart cannot show.
+ */
+function trendChart(trend: readonly TrendPoint[], yLabel: string | undefined): MessageBlock[] {
+  // Today is its own point (the spike is what the alert is about); the days before in pairs (their mean a
+  // day, so every bar reads per day), newest last, so 28 days and today fit Slack's 20 points.
+  const days = trend.map((p) => p.day);
+  const values = trend.map((p) => displayCount(p.value));
+  const buckets: Array<{ from: string; toExclusive: string; value: number }> = [];
+  for (let end = days.length; end > 0; ) {
+    const size = end === days.length || end === 1 ? 1 : 2;
+    const start = end - size;
+    buckets.unshift({
+      from: days[start]!,
+      toExclusive: addDays(days[end - 1]!, 1),
+      value: Math.round((sum(values.slice(start, end)) / size) * 10) / 10,
+    });
+    end = start;
+  }
+  try {
+    if (days.some((day, i) => i > 0 && day !== addDays(days[i - 1]!, 1)))
+      throw new ChartInputError('chart_days_not_consecutive', 'Chart days must be consecutive');
+    return [
+      bucketedChartBlock({
+        title: 'Last 28 days, and today so far',
+        kind: 'bar',
+        ...(yLabel ? { yLabel } : {}),
+        buckets,
+        series: [{ name: 'a day', values: buckets.map((b) => b.value) }],
+      }),
+    ];
+  } catch (error) {
+    if (error instanceof ChartInputError) return [];
+    throw error;
+  }
+}
+
+/** The same trend in words and a sparkline: the numbers stay in the text, the chart only adds. */
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
+
+function trendLine(trend: readonly TrendPoint[]): KnownBlock[] {
+  const values = trend.map((p) => displayCount(p.value));
+  const max = Math.max(...values);
+  const bar = (v: number) => (max === 0 ? SPARK[0]! : SPARK[Math.round((v / max) * (SPARK.length - 1))]!);
+  const past = values.slice(0, -1);
+  const spark = `${past.map(bar).join('')}│${bar(values.at(-1)!)}`;
+  const first = trend[0]!.day;
+  const last = trend.at(-1)!;
+  const text = `\`${spark}\`  ${first} → ${last.day}${last.today ? ' (today so far)' : ''} · max ${n(max)} · today ${n(values.at(-1)!)}`;
+  return [{ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) }] }];
+}
+
+const pValue = (p: number) => (p < 1e-6 ? '< 0.000001' : p.toPrecision(2));
+
+/** The alert: signal, today against the baseline, evidence, the 28-day trend and the Fix button. */
+export function healthAlertMessage(
+  alert: HealthAlert,
+  options: { siteUrl: string | undefined },
+): SlackMessage {
+  const headline = alertHeadline(alert, options.siteUrl);
+  const project = alert.project ? ` · project \`${untrustedMrkdwn(oneLine(alert.project, 60))}\`` : '';
+  const why =
+    alert.comparison.direction === 'rise'
+      ? `Signal: ${SIGNAL_NAMES[alert.kind]} · p = ${pValue(alert.comparison.pValue)} under its 28-day rate of ${alert.comparison.expected.toFixed(2)} a day`
+      : `Signal: ${SIGNAL_NAMES[alert.kind]} · p = ${pValue(alert.comparison.pValue)} under its 28-day median`;
+  const blocks: MessageBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: 'Docs-health alert' } },
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: truncate([headline, ...evidenceLines(alert)].join('\n'), LIMITS.sectionText),
+      },
+    },
+    {
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: truncate(
+            `${why} · sensitivity ${alert.sensitivity}${project} · \`/docs-health alerts off\` stops these`,
+            LIMITS.sectionText,
+          ),
+        },
+      ],
+    },
+    ...alertTrendBlocks(alert.trend, SIGNAL_NAMES[alert.kind]),
+    {
+      type: 'actions',
+      block_id: `health_fix_${alert.evidence.kind}`,
+      elements: [
+        {
+          type: 'button',
+          action_id: `${HEALTH_FIX_ACTION_PREFIX}_${alert.evidence.kind}_1`,
+          style: 'primary',
+          text: { type: 'plain_text', text: 'Fix' },
+          value: alert.evidenceRef.slice(0, LIMITS.buttonValue),
+        },
+      ],
+    },
+  ];
+  return { text: truncate(`Docs-health alert: ${headline.replace(/\*/g, '')}`, LIMITS.fallbackText), blocks };
+}
+
+/** The one follow-up in the alert's thread when the signal kept rising (or kept falling, for traffic). */
+export function healthAlertFollowUpMessage(
+  alert: HealthAlert,
+  previous: number,
+  options: { siteUrl: string | undefined },
+): SlackMessage {
+  const word = alert.comparison.direction === 'rise' ? 'Still rising' : 'Still falling';
+  const text = `${word}: ${alertHeadline(alert, options.siteUrl)} (the alert said ${n(previous)}).`;
+  return {
+    text: truncate(text.replace(/\*/g, ''), LIMITS.fallbackText),
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } },
+      ...alertTrendBlocks(alert.trend, SIGNAL_NAMES[alert.kind]),
+    ],
+  };
+}

@@ -1,0 +1,39 @@
+import { Cron } from 'croner';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
+import type { AlertScheduler } from '../../insights/ports.js';
+
+/**
+ * The alert check in this process: croner fires every second-aligned `intervalMs` (at least a second),
+ * never overlapping itself (a slow check makes the next one wait, it is not run twice at once).
+ */
+export class InProcessAlertScheduler implements AlertScheduler {
+  private cron: Cron | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(onTick: (tickMs: number) => Promise<void>): Promise<void> {
+    if (this.cron) return;
+    this.cron = new Cron(
+      '* * * * * *',
+      { interval: Math.max(1, Math.round(this.intervalMs / 1000)), protect: true, unref: true },
+      async () => {
+        const tick = onTick(Math.floor(Date.now() / 1000) * 1000).catch((error: unknown) =>
+          this.logger.error({ error: describeError(error) }, 'docs-health alert check failed'),
+        );
+        this.running = tick;
+        await tick;
+      },
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.cron?.stop();
+    this.cron = undefined;
+    await this.running;
+  }
+}

@@ -1,0 +1,84 @@
+import { type Job, Queue, Worker } from 'bullmq';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
+import type { AlertScheduler } from '../../insights/ports.js';
+import type { RedisClient } from './redis-client.js';
+
+const QUEUE_NAME = 'health-alerts';
+const SCHEDULER_ID = 'health-alert-check';
+
+export interface BullmqAlertSchedulerOptions {
+  /** A connected client that queues commands while reconnecting (as BullMQ expects); not closed here. */
+  client: RedisClient;
+  logger: Logger;
+  intervalMs: number;
+  namespace?: string;
+}
+
+/**
+ * The alert check on one BullMQ job scheduler (`every: intervalMs`) shared by every replica: BullMQ keeps one
+ * delayed job per interval and whichever replica's worker takes it runs that interval's check; the others
+ * never see it. Every replica upserts the same scheduler at start (idempotent; a changed interval replaces it).
+ */
+export class BullmqAlertScheduler implements AlertScheduler {
+  private queue: Queue | undefined;
+  private worker: Worker | undefined;
+  private readonly prefix: string;
+  private readonly log: Logger;
+
+  constructor(private readonly o: BullmqAlertSchedulerOptions) {
+    this.prefix = `${o.namespace ?? 'docs-agent'}:bull`;
+    this.log = o.logger.child({ component: 'alert-scheduler' });
+  }
+
+  async start(onTick: (tickMs: number) => Promise<void>): Promise<void> {
+    if (this.worker) return;
+    const queue = new Queue(QUEUE_NAME, { connection: this.o.client, prefix: this.prefix });
+    queue.on('error', (error: unknown) =>
+      this.log.error({ error: describeError(error) }, 'alert queue error'),
+    );
+    this.queue = queue;
+    try {
+      await queue.upsertJobScheduler(
+        SCHEDULER_ID,
+        { every: this.o.intervalMs },
+        {
+          name: 'health-alert-check',
+          data: {},
+          opts: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
+        },
+      );
+    } catch (error) {
+      // Another replica upserted the same iteration at the same moment: the state asked for exists.
+      if (!(error instanceof Error && /job ID already exists/i.test(error.message))) throw error;
+    }
+    const worker = new Worker(QUEUE_NAME, (job: Job) => this.process(onTick, job), {
+      connection: this.o.client,
+      prefix: this.prefix,
+      concurrency: 1,
+      lockDuration: 60_000,
+      maxStalledCount: 1,
+    });
+    worker.on('error', (error: unknown) =>
+      this.log.error({ error: describeError(error) }, 'alert worker error'),
+    );
+    this.worker = worker;
+  }
+
+  async stop(): Promise<void> {
+    await this.worker?.close();
+    this.worker = undefined;
+    await this.queue?.close();
+    this.queue = undefined;
+  }
+
+  private async process(onTick: (tickMs: number) => Promise<void>, job: Job): Promise<void> {
+    // The interval BullMQ scheduled it for: the same on every replica, so the check's claim is per interval.
+    const tickMs = job.opts.prevMillis ?? job.timestamp;
+    try {
+      await onTick(tickMs);
+    } catch (error) {
+      this.log.error({ error: describeError(error) }, 'docs-health alert check failed');
+    }
+  }
+}

@@ -74,7 +74,9 @@ describe('alert message', () => {
     const points = chart.chart.series[0]!.data;
     expect(points).toHaveLength(15);
     expect(points.at(-1)).toEqual({ label: 'Nov 26', value: 14 });
-    expect(points.slice(0, -1).reduce((a, p) => a + p.value * 2, 0)).toBe(quiet.reduce((a, b) => a + b, 0));
+    expect(points.slice(0, -1).reduce((a, p) => a + p.value * 2, 0)).toBe(
+      quiet.reduce((a: number, b) => a + b, 0),
+    );
   });
 
   it('a page alert quotes readers’ comments as /docs-health does; a traffic alert names the drop', () => {

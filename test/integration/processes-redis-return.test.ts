@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FakeDocs } from '../support/fake-docs.js';
+import type { FakeSlack, StoredMessage } from '../support/fake-slack.js';
+import { waitFor } from '../support/http.js';
+import {
+  bot,
+  fakes,
+  onCleanup,
+  sleep,
+  startJob,
+  stopProcesses,
+  terminalReplies,
+} from '../support/process-helpers.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+/*
+ * Issue 28: jobs that finished while Redis was down. Two real replicas on one redis-server (AOF on, so it
+ * comes back with its data, as a production Redis would), polls every 1-5 s as in production. The polls
+ * that came due while the store was away must run as soon as it is back, not keep backing off.
+ */
+
+afterEach(stopProcesses);
+
+const cardIsFinal = (slack: FakeSlack, card: StoredMessage) =>
+  slack.message(card.channel, card.ts)?.text.includes('Done: pull request opened') === true;
+
+const polls = (docs: FakeDocs) => docs.requestsTo('GET', /\/job\//).length;
+
+/** Resolves once no poll reached the docs platform for `quietMs`. */
+async function quietMoment(docs: FakeDocs, quietMs: number): Promise<void> {
+  let seen = polls(docs);
+  let since = Date.now();
+  await waitFor(
+    () => {
+      if (polls(docs) !== seen) {
+        seen = polls(docs);
+        since = Date.now();
+      }
+      return Date.now() - since > quietMs;
+    },
+    { what: 'a moment without polls', timeoutMs: 20_000 },
+  );
+}
+
+/** A redis-server whose data survives a kill -9, and a way to bring it back on the same port. */
+async function durableRedis(): Promise<{ current: () => RedisServer; restart: () => Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'docs-agent-redis-aof-'));
+  let redis = await startRedisServer({ dataDir });
+  onCleanup(async () => {
+    await redis.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return {
+    current: () => redis,
+    restart: async () => {
+      redis = await startRedisServer({ port: redis.port, dataDir });
+    },
+  };
+}
+
+describe('Redis returns (real processes, one Redis)', () => {
+  it('Redis killed for 5 s while jobs finish, polls every 1-5 s: every reply lands within 5 s of Redis returning', async () => {
+    const { slack, docs } = await fakes();
+    const redis = await durableRedis();
+    const env = { POLL_INTERVAL_MS: '1000', POLL_MAX_INTERVAL_MS: '5000', LOG_LEVEL: 'info' };
+    const url = redis.current().url;
+    const [a, b] = await Promise.all([
+      bot({ name: 'a', slack, docs, redisUrl: url, env }),
+      bot({ name: 'b', slack, docs, redisUrl: url, env }),
+    ]);
+    const started = [];
+    for (let i = 0; i < 6; i++)
+      started.push(await startJob(i % 2 ? b : a, slack, docs, `C0REDISBACK${i}`, `Document return ${i}`));
+    await waitFor(() => polls(docs) >= 12, { what: 'polls under way', timeoutMs: 15_000 });
+    // Redis dies between polls (none for 300 ms): each replica's poll worker is left waiting on the queue,
+    // and no poll in flight wakes it when Redis returns (one that was would wake it by chance).
+    await quietMoment(docs, 300);
+    await redis.current().stop();
+    for (const { job } of started) docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id}`);
+    await sleep(5_000);
+    await redis.restart();
+    const backAt = Date.now();
+
+    const landedAfter: number[] = [];
+    await Promise.all(
+      started.map(async ({ card }) => {
+        await waitFor(() => terminalReplies(slack, card).length > 0, {
+          what: `reply in ${card.channel} after Redis returned`,
+          timeoutMs: 30_000,
+        });
+        landedAfter.push(Date.now() - backAt);
+      }),
+    );
+    landedAfter.sort((x, y) => x - y);
+    console.info(`[figure] replies after Redis returned (polls 1-5 s): ${landedAfter.join(', ')} ms`);
+    // Target 5 s (issue 28); measured before the fix: up to 10-12 s.
+    expect(landedAfter.at(-1)).toBeLessThan(5_000);
+    await sleep(2_000);
+    for (const { job, card } of started) {
+      const replies = terminalReplies(slack, card);
+      expect(replies, `replies in ${card.channel}`).toHaveLength(1);
+      expect(replies[0]!.text).toContain(`/pull/${job.id}`);
+      await waitFor(() => cardIsFinal(slack, card), {
+        what: `final card ${card.channel}`,
+        timeoutMs: 10_000,
+      });
+    }
+  }, 90_000);
+});

@@ -16,6 +16,7 @@ import {
   type SlackPriority,
   type WebClient,
 } from './slack-gateway.js';
+import type { TokenRejections } from './token-rejections.js';
 
 const ASSISTANT_METHODS = {
   status: 'assistant.threads.setStatus',
@@ -59,6 +60,8 @@ export class SlackDeliverySender implements DeliverySender {
     private readonly gateway: SlackGateway,
     /** Timeout of one response_url POST (the Web API client's own timeout applies to the rest). */
     private readonly timeoutMs = 10_000,
+    /** Refusals of the bot token during a token change: retried for a while, not abandoned at once. */
+    private readonly tokens?: TokenRejections,
   ) {
     this.client = gateway.web;
   }
@@ -90,14 +93,17 @@ export class SlackDeliverySender implements DeliverySender {
         }),
       );
       if (!result.called) return { sent: false as const };
+      this.tokens?.accepted();
       return { sent: true as const, delivery: result.ready, ts: result.value };
     } catch (error) {
-      if (error instanceof SlackAttemptError) throw new DeliveryAttemptError(failureOf(error.kind));
+      if (error instanceof SlackAttemptError)
+        throw new DeliveryAttemptError(this.tokens?.failureOf(error.kind.code) ?? failureOf(error.kind));
       // Reactions after the first call go through the gateway's own retries: their final error is coded.
       if (error instanceof SlackDeliveryError) {
         const code = error.code;
         throw new DeliveryAttemptError(
-          isPermanentSlackError(code) ? { kind: 'permanent', code } : { kind: 'not_sent', code },
+          this.tokens?.failureOf(code) ??
+            (isPermanentSlackError(code) ? { kind: 'permanent', code } : { kind: 'not_sent', code }),
         );
       }
       throw error;

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import {
   bot,
   fakes,
   onCleanup,
+  redisServer,
   sleep,
   startJob,
   stopProcesses,
@@ -17,7 +19,9 @@ import {
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 /*
- * Issue 28: jobs that finished while Redis was down. Two real replicas on one redis-server (AOF on, so it
+ * Issue 26 item 6: the store refuses to record what a poll owes (the outbox's card states and notices)
+ * while everything else works, so the poll ends the watch unless owing fails it. Issue 28: jobs that
+ * finished while Redis was down. Two real replicas on one redis-server (AOF on, so it
  * comes back with its data, as a production Redis would), polls every 1-5 s as in production. The polls
  * that came due while the store was away must run as soon as it is back, not keep backing off.
  */
@@ -109,4 +113,65 @@ describe('Redis returns (real processes, one Redis)', () => {
       });
     }
   }, 90_000);
+
+  it('the store refuses card states and notices while jobs end: the polls fail and retry, every card ends final and the notice is posted', async () => {
+    const { slack, docs } = await fakes();
+    const redis = await redisServer();
+    const env = { POLL_INTERVAL_MS: '200', POLL_MAX_INTERVAL_MS: '400', LOG_LEVEL: 'info' };
+    const [a, b] = await Promise.all([
+      bot({ name: 'a', slack, docs, redisUrl: redis.url, env }),
+      bot({ name: 'b', slack, docs, redisUrl: redis.url, env }),
+    ]);
+    const done = await startJob(a, slack, docs, 'C0BLIPDONE', 'Document the blip that ends');
+    const gone = await startJob(b, slack, docs, 'C0BLIPGONE', 'Document the blip that vanishes');
+    await waitFor(() => polls(docs) >= 4, { what: 'first polls' });
+
+    // Writes of card states and notices are refused (Redis ACL); job records and replies still save.
+    denyKeys(redis.port, ['docs-agent:delivery:card:', 'docs-agent:delivery:notice:']);
+    onCleanup(async () => allowAllKeys(redis.port));
+    docs.complete(done.job.id, `https://github.com/acme/docs/pull/${done.job.id}`);
+    docs.remove(gone.job.id);
+    await waitFor(() => terminalReplies(slack, done.card).length === 1, {
+      what: 'the reply',
+      timeoutMs: 10_000,
+    });
+    // Long enough for several polls of both jobs to see how they ended.
+    await sleep(3_000);
+    allowAllKeys(redis.port);
+
+    await waitFor(() => cardIsFinal(slack, done.card), {
+      what: 'final card of the finished job',
+      timeoutMs: 15_000,
+    });
+    await waitFor(
+      () => slack.message(gone.card.channel, gone.card.ts)?.text.includes('no longer exists') === true,
+      { what: 'final card of the job gone upstream', timeoutMs: 15_000 },
+    );
+    const notices = () =>
+      slack.threadReplies(gone.card.channel, gone.card.ts).filter((m) => m.text.includes('no longer exists'));
+    await waitFor(() => notices().length > 0, { what: 'the notice in its thread', timeoutMs: 15_000 });
+    await sleep(1_000);
+    expect(notices()).toHaveLength(1);
+    expect(terminalReplies(slack, done.card)).toHaveLength(1);
+  }, 90_000);
 });
+
+/**
+ * Redis ACL for the default user: every key but those under `prefixes` (ACL key patterns only allow, so
+ * the complement is spelled out: at each character of a denied prefix, any other character).
+ */
+function denyKeys(port: number, prefixes: string[]): void {
+  const patterns: string[] = [];
+  const walk = (stem: string) => {
+    if (prefixes.includes(stem)) return;
+    const next = [...new Set(prefixes.filter((p) => p.startsWith(stem)).map((p) => p[stem.length]!))];
+    patterns.push(`~${stem}[^${next.map((c) => (/[-\]\\^]/.test(c) ? `\\${c}` : c)).join('')}]*`);
+    for (const c of next) walk(stem + c);
+  };
+  walk('');
+  execFileSync('redis-cli', ['-p', String(port), 'ACL', 'SETUSER', 'default', 'resetkeys', ...patterns]);
+}
+
+function allowAllKeys(port: number): void {
+  execFileSync('redis-cli', ['-p', String(port), 'ACL', 'SETUSER', 'default', 'resetkeys', '~*']);
+}

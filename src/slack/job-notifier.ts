@@ -10,7 +10,7 @@ import type {
   PrivateNotice,
   ThreadMessage,
 } from '../jobs/conversation-service.js';
-import type { JobRecord } from '../jobs/domain/job.js';
+import { type JobRecord, shownOrder } from '../jobs/domain/job.js';
 import type { JobNotifier, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
 import { describeDocsFailure } from './messages/failures.js';
 import { jobCardMessage } from './messages/job-card.js';
@@ -169,7 +169,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       project: this.projectName(record.projectId),
     });
     const priority = record.watching ? 'intermediate' : 'final';
-    await this.oweCard(record.channelId, record.cardTs, message, priority, record.version ?? 0);
+    await this.oweCard(record.channelId, record.cardTs, message, priority, shownOrder(record));
     this.changed(record);
   }
 

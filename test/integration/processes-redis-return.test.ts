@@ -114,6 +114,40 @@ describe('Redis returns (real processes, one Redis)', () => {
     }
   }, 90_000);
 
+  it('Redis killed again and again while jobs finish (polls running): every card ends final, one reply each', async () => {
+    const { slack, docs } = await fakes();
+    const redis = await durableRedis();
+    const env = { POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '200', LOG_LEVEL: 'info' };
+    const url = redis.current().url;
+    const [a, b] = await Promise.all([
+      bot({ name: 'a', slack, docs, redisUrl: url, env }),
+      bot({ name: 'b', slack, docs, redisUrl: url, env }),
+    ]);
+    const started = [];
+    for (let i = 0; i < 12; i++)
+      started.push(await startJob(i % 2 ? b : a, slack, docs, `C0BLIPS${i}`, `Document blip ${i}`));
+    await waitFor(() => polls(docs) >= 24, { what: 'polls under way', timeoutMs: 15_000 });
+    // Three jobs end at a time, and Redis dies a few milliseconds later, while their polls record it.
+    for (let round = 0; round < 4; round++) {
+      for (const { job } of started.slice(round * 3, round * 3 + 3))
+        docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id}`);
+      await sleep(40 + round * 30);
+      await redis.current().stop();
+      await sleep(1_000);
+      await redis.restart();
+      await sleep(1_500);
+    }
+    // The reply and the card are separate deliveries: either may land first after a blip.
+    for (const { job, card } of started)
+      await waitFor(() => cardIsFinal(slack, card) && terminalReplies(slack, card).length > 0, {
+        what: `final card and reply of ${job.id}`,
+        timeoutMs: 20_000,
+      });
+    await sleep(2_000);
+    for (const { card } of started)
+      expect(terminalReplies(slack, card), `replies in ${card.channel}`).toHaveLength(1);
+  }, 120_000);
+
   it('the store refuses card states and notices while jobs end: the polls fail and retry, every card ends final and the notice is posted', async () => {
     const { slack, docs } = await fakes();
     const redis = await redisServer();

@@ -29,7 +29,10 @@ if (!validate(manifest)) {
   process.exit(1);
 }
 // Slack's schema allows an app without the AI container's pieces; the bot needs them together.
-const problems = assistantProblems(manifest as AssistantManifest);
+const problems = [
+  ...assistantProblems(manifest as AssistantManifest),
+  ...lookupProblems(manifest as AssistantManifest),
+];
 if (problems.length > 0) {
   for (const problem of problems) process.stderr.write(`manifest.yml: ${problem}\n`);
   process.exit(1);
@@ -58,4 +61,15 @@ function assistantProblems(m: AssistantManifest): string[] {
   for (const event of ['assistant_thread_started', 'assistant_thread_context_changed', 'message.im'])
     if (!events.has(event)) problems.push(`bot event ${event} is missing`);
   return problems;
+}
+
+/**
+ * Whether a post that timed out landed is looked up in the conversation's history, in every kind of
+ * conversation the bot posts in: without a type's history scope, owed replies there could never be checked.
+ */
+function lookupProblems(m: AssistantManifest): string[] {
+  const scopes = new Set(m.oauth_config?.scopes?.bot ?? []);
+  return ['channels:history', 'groups:history', 'im:history', 'mpim:history']
+    .filter((scope) => !scopes.has(scope))
+    .map((scope) => `bot scope ${scope} is missing (look-ups of owed posts need it)`);
 }

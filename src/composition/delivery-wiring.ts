@@ -6,6 +6,7 @@ import { Reconciler } from '../delivery/reconciler.js';
 import type { JobService } from '../jobs/job-service.js';
 import { SlackDeliverySender } from '../slack/delivery-sender.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
+import { TokenRejections } from '../slack/token-rejections.js';
 import type { AdapterSet } from '../state/adapters.js';
 
 /** How often each replica looks for owed deliveries nobody holds (a lease lapsed, a retry due). */
@@ -29,7 +30,11 @@ export function wireDeliveries(input: {
 }): Deliveries {
   return new Deliveries({
     store: input.adapters.deliveryStore,
-    sender: new SlackDeliverySender(input.gateway, input.config.slack.timeoutMs),
+    sender: new SlackDeliverySender(
+      input.gateway,
+      input.config.slack.timeoutMs,
+      new TokenRejections({ logger: input.logger.child({ component: 'delivery' }) }),
+    ),
     logger: input.logger.child({ component: 'delivery' }),
     leaseMs: 2 * input.config.slack.timeoutMs + 5_000,
     settleMs: 2 * input.config.slack.timeoutMs,

@@ -70,15 +70,19 @@ export type ThreadNotice = { kind: 'watch_expired'; maxAgeMs: number } | { kind:
 export interface JobNotifier {
   /** Posts the card for a job being created; resolves the card's ts (the thread root for slash commands). */
   postStartingCard(input: StartingCard): Promise<string>;
-  /** Re-renders the card from the record (status, branch, PR, elapsed time). Failures are logged, not thrown. */
+  /**
+   * Owes the card its state from the record (status, branch, PR, elapsed time). Rejects when it could not
+   * be recorded: a poll then fails and is retried; callers with nothing better to do log it.
+   */
   updateCard(record: JobRecord, now: number): Promise<void>;
-  /** Marks a card whose job could not be created. */
+  /** Marks a card whose job could not be created. Rejects when it could not be recorded. */
   markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void>;
   /**
    * Owes the one reply for a generation reaching a terminal state: recorded once per (jobId, generation),
    * then delivered (and retried, by any replica) apart from the poll. Rejects when it could not be recorded.
    */
   postTerminalReply(record: JobRecord, outcome: TerminalOutcome): Promise<void>;
+  /** Owes a thread notice (once per job, generation and kind). Rejects when it could not be recorded. */
   postNotice(record: JobRecord, notice: ThreadNotice): Promise<void>;
 }
 

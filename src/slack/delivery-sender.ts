@@ -15,6 +15,7 @@ import {
   type SlackPriority,
   type WebClient,
 } from './slack-gateway.js';
+import type { TokenRejections } from './token-rejections.js';
 import { unfurlOnce } from './unfurl-call.js';
 
 const PACING: Record<DeliveryPriority, SlackPriority> = {
@@ -55,6 +56,8 @@ export class SlackDeliverySender implements DeliverySender {
     private readonly gateway: SlackGateway,
     /** Timeout of one response_url POST: the configured Slack timeout, which the lease is sized to. */
     private readonly timeoutMs: number,
+    /** Refusals of the bot token during a token change: retried for a while, not abandoned at once. */
+    private readonly tokens?: TokenRejections,
   ) {
     this.client = gateway.web;
   }
@@ -108,9 +111,11 @@ export class SlackDeliverySender implements DeliverySender {
         },
       );
       if (!result.called) return { sent: false as const };
+      this.tokens?.accepted();
       return { sent: true as const, delivery: result.ready, ts: result.value };
     } catch (error) {
-      if (error instanceof SlackAttemptError) throw new DeliveryAttemptError(failureOf(error.kind));
+      if (error instanceof SlackAttemptError)
+        throw new DeliveryAttemptError(this.tokens?.failureOf(error.kind.code) ?? failureOf(error.kind));
       throw error;
     }
   }

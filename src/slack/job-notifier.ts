@@ -10,7 +10,7 @@ import type {
   PrivateNotice,
   ThreadMessage,
 } from '../jobs/conversation-service.js';
-import type { JobRecord } from '../jobs/domain/job.js';
+import { type JobRecord, shownOrder } from '../jobs/domain/job.js';
 import type { JobNotifier, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
 import { describeDocsFailure } from './messages/failures.js';
 import { jobCardMessage } from './messages/job-card.js';
@@ -171,7 +171,8 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
 
   /**
    * Owes the card this record's state: one delivery per card whose latest state wins (the record's version
-   * orders states across replicas), a final state ahead of every intermediate one. Resolves once recorded.
+   * orders states across replicas), a final state ahead of every intermediate one. Resolves once recorded;
+   * rejects when the store failed.
    */
   async updateCard(record: JobRecord, now: number): Promise<void> {
     const message = jobCardMessage({
@@ -183,7 +184,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       project: this.projectName(record.projectId),
     });
     const priority = record.watching ? 'intermediate' : 'final';
-    await this.oweCard(record.channelId, record.cardTs, message, priority, record.version ?? 0);
+    await this.oweCard(record.channelId, record.cardTs, message, priority, shownOrder(record));
     this.changed(record);
   }
 
@@ -200,7 +201,10 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     await this.oweCard(input.channelId, input.cardTs, message, 'final', Number.MAX_SAFE_INTEGER);
   }
 
-  /** A card's state: one delivery per card, the highest `seq` wins. A store failure is logged. */
+  /**
+   * A card's state: one delivery per card, the highest `seq` wins. Rejects when the store failed: the
+   * caller (a poll, which is then retried) decides, so a final state is never dropped silently.
+   */
   private oweCard(
     channelId: string,
     cardTs: string,
@@ -208,16 +212,13 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     priority: DeliveryPriority,
     seq: number,
   ): Promise<void> {
-    return this.owe(
-      {
-        key: cardKey(channelId, cardTs),
-        target: { kind: 'update', channel: channelId, ts: cardTs },
-        payload: message,
-        priority,
-        seq,
-      },
-      'could not record a job card state',
-    );
+    return this.outbox.owe({
+      key: cardKey(channelId, cardTs),
+      target: { kind: 'update', channel: channelId, ts: cardTs },
+      payload: message,
+      priority,
+      seq,
+    });
   }
 
   /**
@@ -234,17 +235,15 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     this.changed(record);
   }
 
+  /** Owes a thread notice (once per job, generation and kind); rejects when the store failed. */
   async postNotice(record: JobRecord, notice: ThreadNotice): Promise<void> {
+    await this.outbox.owe({
+      key: `notice:${notice.kind}:${record.jobId}:${record.generation}`,
+      target: { kind: 'post', channel: record.channelId, threadTs: record.threadTs },
+      payload: noticeMessage(record, notice),
+      priority: 'reply',
+    });
     this.changed(record);
-    await this.owe(
-      {
-        key: `notice:${notice.kind}:${record.jobId}:${record.generation}`,
-        target: { kind: 'post', channel: record.channelId, threadTs: record.threadTs },
-        payload: noticeMessage(record, notice),
-        priority: 'reply',
-      },
-      'could not record a thread notice',
-    );
   }
 }
 

@@ -1,7 +1,7 @@
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
-import type { JobRecord } from '../jobs/domain/job.js';
+import { type JobRecord, shownOrder } from '../jobs/domain/job.js';
 import { JOB_SIGNALS, type JobSignal, wantedSignal } from '../jobs/domain/job-signal.js';
 
 /** The emoji of each signal on a job's source message. */
@@ -40,7 +40,7 @@ export class JobSignalFollower {
         },
         payload: null,
         priority: 'reply',
-        seq: record.version ?? 0,
+        seq: shownOrder(record),
       })
       .catch((error: unknown) =>
         this.logger.warn({ jobId: record.jobId, error: describeError(error) }, 'could not owe the job emoji'),

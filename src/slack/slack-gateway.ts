@@ -1,5 +1,6 @@
 import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
+import { findPostedCopies, type ReadPage } from './message-lookup.js';
 import type { SlackMessage } from './messages/types.js';
 import { type BlocksGate, NO_GATE } from './new-blocks.js';
 import type { PostOptions, WebClient } from './slack-calls.js';
@@ -210,32 +211,25 @@ export class SlackGateway extends SlackCalls {
     key: string,
     sinceMs: number,
   ): Promise<string[]> {
-    const oldest = ((sinceMs - 60_000) / 1000).toFixed(6);
-    // Retried like any read: a lookup that fails once would otherwise repost a message that did land, or
-    // leave a duplicate the sweep could not see.
-    const result = threadTs
-      ? await this.retrying('conversations.replies', channel, 'reply', () =>
-          this.client.conversations.replies({
-            channel,
-            ts: threadTs,
-            oldest,
-            include_all_metadata: true,
-            limit: 200,
-          }),
-        )
-      : await this.retrying('conversations.history', channel, 'reply', () =>
-          this.client.conversations.history({ channel, oldest, include_all_metadata: true, limit: 100 }),
-        );
-    const messages = (result.messages ?? []) as Array<{
-      ts?: string;
-      metadata?: { event_type?: string; event_payload?: { key?: unknown } };
-    }>;
-    return messages
-      .filter(
-        (m) => m.metadata?.event_type === MESSAGE_EVENT_TYPE && m.metadata.event_payload?.key === key && m.ts,
-      )
-      .map((m) => m.ts as string)
-      .sort((a, b) => Number(a) - Number(b));
+    // Each page is retried like any read: a look-up that fails once would otherwise repost a message that
+    // did land, or leave a duplicate the sweep could not see.
+    const read: ReadPage = (method, args) =>
+      this.retrying(method, channel, 'reply', () =>
+        method === 'conversations.replies' && args.ts
+          ? this.client.conversations.replies({ ...args, ts: args.ts })
+          : this.client.conversations.history(args),
+      );
+    return findPostedCopies(
+      read,
+      { channel, threadTs, key, sinceMs, eventType: MESSAGE_EVENT_TYPE },
+      {
+        onTruncated: (pages) =>
+          this.options.logger.warn(
+            { channel, key, pages },
+            'look-up stopped at its page bound; a copy may be missed',
+          ),
+      },
+    );
   }
 
   /**

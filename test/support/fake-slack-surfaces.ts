@@ -3,12 +3,6 @@ import { type BlockKitVerdict, checkMessage } from './slack-block-kit-limits.js'
 
 type Json = Record<string, unknown>;
 
-/** The parts of FakeSlack the surfaces read: its stored messages and channel membership. */
-export interface SurfaceHost {
-  readonly messages: ReadonlyArray<{ channel: string; ts: string; thread_ts?: string }>;
-  readonly notMemberOf: ReadonlySet<string>;
-}
-
 /** Slack's documented view limits (https://api.slack.com/reference/surfaces/views). */
 export const VIEW_LIMITS = {
   blocks: 100,
@@ -84,8 +78,8 @@ export function checkView(view: unknown, kind: 'modal' | 'home'): BlockKitVerdic
 
 /**
  * Slack's modal and Home surfaces, and single-message reads, for the fake Slack: trigger_ids that expire
- * after 3 s and work once, views.open/update/push/publish with their limits, and conversations.history /
- * replies as the bot uses them to read one message. Answers `undefined` for calls it leaves to FakeSlack.
+ * after 3 s and work once, views.open/update/push/publish with their limits (conversations.history /
+ * replies are fake-slack-history.ts). Answers `undefined` for calls it leaves to FakeSlack.
  */
 export class FakeSlackSurfaces {
   /** Clock for trigger expiry; tests may replace it. */
@@ -98,8 +92,6 @@ export class FakeSlackSurfaces {
   readonly refusals: Array<{ method: string; verdict: BlockKitVerdict | { ok: false; error: string } }> = [];
   private readonly triggers = new Map<string, { issuedAt: number; userId: string; used: boolean }>();
   private viewCounter = 0;
-
-  constructor(private readonly host: SurfaceHost) {}
 
   /** A trigger_id as Slack puts in an interaction payload, valid for 3 s from now, for one views.open. */
   mintTriggerId(userId = 'U0ALICE'): string {
@@ -121,10 +113,6 @@ export class FakeSlackSurfaces {
         return this.update(args);
       case 'views.publish':
         return this.publish(args);
-      case 'conversations.history':
-        return args.latest === undefined ? this.membership(args) : this.history(args);
-      case 'conversations.replies':
-        return this.membership(args) ?? this.replies(args);
       default:
         return undefined;
     }
@@ -197,57 +185,6 @@ export class FakeSlackSurfaces {
     this.homes.set(userId, stored);
     return this.answerView(stored);
   }
-
-  /** Reading a channel the bot is not in fails, as Slack answers it. */
-  private membership(args: Json): Json | undefined {
-    const channel = String(args.channel ?? '');
-    if (!this.host.notMemberOf.has(channel)) return undefined;
-    return { ok: false, error: channel.startsWith('C') ? 'not_in_channel' : 'channel_not_found' };
-  }
-
-  /** Top-level messages newest first within [oldest, latest] (bounds exclusive unless `inclusive`), `limit`. */
-  private history(args: Json): Json {
-    const refused = this.membership(args);
-    if (refused) return refused;
-    const channel = String(args.channel ?? '');
-    const inRange = window(args);
-    const all = this.host.messages
-      .filter((m) => m.channel === channel && (!m.thread_ts || m.thread_ts === m.ts) && inRange(m.ts))
-      .sort((a, b) => Number(b.ts) - Number(a.ts));
-    const limit = Number(args.limit ?? 100);
-    return { ok: true, messages: all.slice(0, limit), has_more: all.length > limit, pin_count: 0 };
-  }
-
-  /**
-   * A thread: its parent first (always, as Slack does, even with `limit: 1`), then replies within
-   * [oldest, latest], `limit` counting the parent. `ts` may be the parent or any reply.
-   */
-  private replies(args: Json): Json {
-    const channel = String(args.channel ?? '');
-    const target = this.host.messages.find((m) => m.channel === channel && m.ts === String(args.ts));
-    // Roots the fake never stored (a person's message, sent to the bot only as an event) still have replies.
-    const rootTs = target?.thread_ts ?? String(args.ts);
-    const root = this.host.messages.filter((m) => m.channel === channel && m.ts === rootTs);
-    const inRange = window(args);
-    const replies = this.host.messages
-      .filter((m) => m.channel === channel && m.thread_ts === rootTs && m.ts !== rootTs && inRange(m.ts))
-      .sort((a, b) => Number(a.ts) - Number(b.ts));
-    const all = [...root, ...replies];
-    const limit = Number(args.limit ?? 1000);
-    return { ok: true, messages: all.slice(0, limit), has_more: all.length > limit };
-  }
-}
-
-function window(args: Json): (ts: string) => boolean {
-  const inclusive = args.inclusive === true || args.inclusive === 'true' || args.inclusive === '1';
-  const oldest = args.oldest === undefined ? undefined : Number(args.oldest);
-  const latest = args.latest === undefined ? undefined : Number(args.latest);
-  return (ts) => {
-    const t = Number(ts);
-    if (oldest !== undefined && (inclusive ? t < oldest : t <= oldest)) return false;
-    if (latest !== undefined && (inclusive ? t > latest : t >= latest)) return false;
-    return true;
-  };
 }
 
 /** The WebClient sends `view` JSON-encoded in a form body; FakeSlack's parser has decoded it already. */

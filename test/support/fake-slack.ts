@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FakeSlackAssistant } from './fake-slack-assistant.js';
+import { FakeSlackHistory } from './fake-slack-history.js';
 import { HeldCalls } from './fake-slack-holds.js';
 import { FakeChannelMembers } from './fake-slack-members.js';
 import { FakeSlackReactions } from './fake-slack-reactions.js';
@@ -50,10 +51,12 @@ export class FakeSlack {
   /** Block Kit limits, response_url rules, and every refusal they caused (`blockKit.refusals`). */
   readonly blockKit = new BlockKitEnforcer();
   /** Modals, Home tabs, trigger_ids, single-message reads; members of channels (fake-slack-members.ts). */
-  readonly surfaces = new FakeSlackSurfaces(this);
+  readonly surfaces = new FakeSlackSurfaces();
   /** Reactions per message (add/remove with Slack's errors). */
   readonly reactions = new FakeSlackReactions(this.botUserId);
   readonly members = new FakeChannelMembers(this);
+  /** conversations.history / replies, paged with cursors as Slack pages them. */
+  readonly history = new FakeSlackHistory(this);
   readonly assistant = new FakeSlackAssistant(this);
   /** Link previews: chat.unfurl only for links announced with `unfurls.share` (fake-slack-unfurls.ts). */
   readonly unfurls = new FakeSlackUnfurls();
@@ -204,6 +207,7 @@ export class FakeSlack {
 
   private answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
     const surfaced =
+      this.history.answer(method, args) ??
       this.surfaces.answer(method, args) ??
       this.reactions.answer(method, args) ??
       this.members.answer(method, args) ??
@@ -259,15 +263,6 @@ export class FakeSlack {
         if (!channel.startsWith('C')) return { ok: false, error: 'method_not_supported_for_channel_type' };
         this.notMemberOf.delete(channel);
         return { ok: true, channel: { id: channel } };
-      case 'conversations.history': {
-        const oldest = Number(args.oldest ?? 0);
-        const messages = this.messages
-          .filter(
-            (m) => m.channel === channel && (!m.thread_ts || m.thread_ts === m.ts) && Number(m.ts) >= oldest,
-          )
-          .reverse();
-        return { ok: true, messages, has_more: false };
-      }
       case 'files.getUploadURLExternal': {
         const fileId = `F${String(this.calls.length).padStart(8, '0')}`;
         return { ok: true, file_id: fileId, upload_url: `${this.url}/upload/${fileId}` };

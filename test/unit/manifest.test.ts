@@ -20,6 +20,8 @@ const manifest = parse(text);
 const botScopes: string[] = manifest.oauth_config.scopes.bot;
 const botEvents: string[] = manifest.settings.event_subscriptions.bot_events;
 
+const LOOKUP_SCOPES = ['channels:history', 'groups:history', 'im:history', 'mpim:history'];
+
 /** Bot scope each Web API method the code calls needs (Slack's method pages); `[]` for none. */
 const METHOD_SCOPES: Record<string, string[]> = {
   'auth.test': [],
@@ -30,9 +32,10 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'conversations.join': ['channels:join'],
   // Home's New job checks the user and the bot are in the picked public or private channel.
   'conversations.members': ['channels:read', 'groups:read'],
-  // Covered by the history scope of each conversation type the bot is subscribed to (EVENT_SCOPES).
-  'conversations.history': [],
-  'conversations.replies': [],
+  // Reading a thread, and the look-up of a post by its key after an unknown outcome, in every kind of
+  // conversation the bot posts in: public and private channels, DMs and group DMs (mpim).
+  'conversations.history': LOOKUP_SCOPES,
+  'conversations.replies': LOOKUP_SCOPES,
   'users.info': ['users:read'],
   'reactions.add': ['reactions:write'],
   'reactions.remove': ['reactions:write'],

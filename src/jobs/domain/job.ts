@@ -98,6 +98,15 @@ export function versionOf(record: Pick<JobRecord, 'version'> | undefined | null)
 }
 
 /**
+ * Orders what a record shows (its card, its emoji) across replicas: a later version shows later, and of
+ * one version the unwatched state after the watched one (a poll owes the final card before it saves the
+ * job unwatched, so both are owed from the same version).
+ */
+export function shownOrder(record: Pick<JobRecord, 'version' | 'watching'>): number {
+  return 2 * versionOf(record) + (record.watching ? 0 : 1);
+}
+
+/**
  * A job record was saved from a copy older than the stored one: another replica (or another task here)
  * saved it meanwhile. The caller re-reads the record instead of overwriting newer state with stale state.
  */

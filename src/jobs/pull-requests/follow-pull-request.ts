@@ -1,5 +1,6 @@
 import { describeError } from '../../common/errors.js';
 import type { JobRecord } from '../domain/job.js';
+import { oweOrLog } from '../use-cases/deps.js';
 import type { PullRequestFollowDeps, PullRequestNotice } from './ports.js';
 import {
   failedFollowDelay,
@@ -89,7 +90,7 @@ export async function followPullRequest(deps: PullRequestFollowDeps, jobId: stri
       follow.noticed = true;
       record.updatedAt = now;
       await store.saveJob(record);
-      await deps.notifier.updateCard(record, now);
+      await oweOrLog(logger, { jobId }, deps.notifier.updateCard(record, now));
       logger.warn({ jobId }, 'pull request cannot be read on GitHub (not found or no access); stopped');
       return null;
     }
@@ -111,7 +112,7 @@ export async function followPullRequest(deps: PullRequestFollowDeps, jobId: stri
   if (isSettled(pr)) follow.ended = pr.state === 'merged' ? 'merged' : 'closed';
   record.updatedAt = now;
   await store.saveJob(record);
-  if (changed) await deps.notifier.updateCard(record, now);
+  if (changed) await oweOrLog(logger, { jobId }, deps.notifier.updateCard(record, now));
   if (follow.ended) return finishNotice(deps, record);
   return nextFollowDelay(follow.reads, timing, deps.random);
 }
@@ -149,6 +150,6 @@ async function finishNotice(deps: PullRequestFollowDeps, record: JobRecord): Pro
   follow.noticed = true;
   record.updatedAt = deps.clock.now();
   await deps.store.saveJob(record);
-  await deps.notifier.updateCard(record, record.updatedAt);
+  await oweOrLog(deps.logger, { jobId: record.jobId }, deps.notifier.updateCard(record, record.updatedAt));
   return null;
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../../common/clock.js';
+import { describeError } from '../../common/errors.js';
 import type { HourlyQuota } from '../../common/hourly-quota.js';
 import type { Logger } from '../../common/logger.js';
 import type { JobRecord } from '../domain/job.js';
@@ -40,4 +41,18 @@ export function projectOf(
   record: Pick<JobRecord, 'projectId'>,
 ): string {
   return record.projectId ?? deps.projects.defaultProjectId;
+}
+
+/**
+ * For callers that cannot retry (a person's request already answered, a PR-follow step recorded): a card
+ * state that could not be recorded is logged as such. Polls do not use this: theirs fail and are retried.
+ */
+export async function oweOrLog(
+  logger: Logger,
+  context: Record<string, unknown>,
+  owing: Promise<void>,
+): Promise<void> {
+  await owing.catch((error: unknown) =>
+    logger.warn({ ...context, error: describeError(error) }, 'could not record a job card state'),
+  );
 }

@@ -2,7 +2,7 @@ import { DocsApiError } from '../../common/docs-api-error.js';
 import { describeError } from '../../common/errors.js';
 import { type AgentJob, type JobRecord, JobVersionConflictError } from '../domain/job.js';
 import { endWatch, startGeneration } from '../domain/lifecycle.js';
-import { type JobServiceDeps, projectOf } from './deps.js';
+import { type JobServiceDeps, oweOrLog, projectOf } from './deps.js';
 import { refundIfNeverSent, takeJobBudget } from './job-budget.js';
 
 export interface FollowUpRequest {
@@ -59,7 +59,7 @@ export async function followUp(deps: JobServiceDeps, request: FollowUpRequest): 
       const now = clock.now();
       endWatch(record, 'gone', now);
       await store.saveJob(record).catch(() => undefined);
-      await notifier.updateCard(record, now);
+      await oweOrLog(logger, { jobId: record.jobId }, notifier.updateCard(record, now));
     }
     metrics?.followUp('refused');
     return { ok: false, reason: 'refused', error, reachedApi: !neverSent };
@@ -73,7 +73,7 @@ export async function followUp(deps: JobServiceDeps, request: FollowUpRequest): 
   const saved = await saveFollowUp(deps, record, before, job, now);
   // The message reached the agent: a poll is due whether or not the new run could be recorded.
   await queue.schedule(record.jobId, poll.minMs);
-  await notifier.updateCard(saved.record, now);
+  await oweOrLog(logger, { jobId: record.jobId }, notifier.updateCard(saved.record, now));
   if (!saved.ok) return { ok: false, reason: 'not_recorded', error: saved.error, record: saved.record };
   return { ok: true, record: saved.record };
 }

@@ -3,7 +3,7 @@ import { describeError } from '../../common/errors.js';
 import { type AgentJob, isTerminal, type JobRecord } from '../domain/job.js';
 import { applyJob, endWatch, followUpGraceMs, outcomeOf, trustsTerminal } from '../domain/lifecycle.js';
 import { failedPollDelay, nextPollDelay } from '../domain/poll-timing.js';
-import type { PollOutcome } from '../ports.js';
+import type { PollOutcome, ThreadNotice } from '../ports.js';
 import { type JobServiceDeps, projectOf } from './deps.js';
 
 /**
@@ -43,10 +43,7 @@ export async function pollJob(deps: JobServiceDeps, jobId: string): Promise<numb
   const now = clock.now();
 
   if (now - record.activeSince > poll.maxAgeMs) {
-    endWatch(record, 'expired', now);
-    await store.saveJob(record);
-    await notifier.updateCard(record, now);
-    await notifier.postNotice(record, { kind: 'watch_expired', maxAgeMs: poll.maxAgeMs });
+    await stopWatching(deps, record, { kind: 'watch_expired', maxAgeMs: poll.maxAgeMs }, now);
     logger.info({ jobId }, 'stopped watching job: maximum age reached');
     polled('expired');
     return null;
@@ -57,10 +54,7 @@ export async function pollJob(deps: JobServiceDeps, jobId: string): Promise<numb
     job = await deps.apiFor(projectOf(deps, record)).getJob(jobId);
   } catch (error) {
     if (error instanceof DocsApiError && error.code === 'not_found') {
-      endWatch(record, 'gone', now);
-      await store.saveJob(record);
-      await notifier.updateCard(record, now);
-      await notifier.postNotice(record, { kind: 'job_gone' });
+      await stopWatching(deps, record, { kind: 'job_gone' }, now);
       logger.warn({ jobId }, 'job no longer exists upstream; stopped watching');
       polled('gone');
       return null;
@@ -100,8 +94,9 @@ export async function pollJob(deps: JobServiceDeps, jobId: string): Promise<numb
 
   if (isTerminal(job.status)) return finish(deps, record, job, previousPrLink, now);
 
-  await store.saveJob(record);
+  // Owed before the save: if the store fails in between, the next poll sees the change again and owes it.
   if (changed) await notifier.updateCard(record, now);
+  await store.saveJob(record);
   polled('running');
   return nextPollDelay(now - record.activeSince, poll, deps.random);
 }
@@ -141,10 +136,12 @@ async function finish(
     record.repliedGeneration = record.generation;
   }
   record.watching = false;
-  await store.saveJob(record);
   // After the reply (a person waits for the reply; the card refresh queues behind it) and even when
   // unchanged by this poll: an earlier poll of this state may have failed to reply before refreshing.
+  // Owed before the job stops being watched: if the store fails, this throws and the poll is retried
+  // (the record in the store is still watched), so the card never stays on "Working".
   await notifier.updateCard(record, now);
+  await store.saveJob(record);
   logger.info(
     { jobId, status: job.status, pullRequest: job.prLink !== null },
     'job reached a terminal state',
@@ -152,4 +149,21 @@ async function finish(
   deps.metrics?.polled('terminal');
   deps.metrics?.jobFinished(job.status);
   return null;
+}
+
+/**
+ * Stops watching a job early (too old, or gone upstream): its final card state and its notice are owed
+ * first, then the record saved unwatched. A store failure throws before the save, so the poll is retried
+ * and owes them again (each is recorded once by its key): the job is never left unwatched without them.
+ */
+async function stopWatching(
+  deps: JobServiceDeps,
+  record: JobRecord,
+  notice: ThreadNotice,
+  now: number,
+): Promise<void> {
+  endWatch(record, notice.kind === 'job_gone' ? 'gone' : 'expired', now);
+  await deps.notifier.updateCard(record, now);
+  await deps.notifier.postNotice(record, notice);
+  await deps.store.saveJob(record);
 }

@@ -1,7 +1,7 @@
 import { AppError, describeError } from '../../common/errors.js';
 import type { HourlyQuota } from '../../common/hourly-quota.js';
 import { type AgentJob, type JobOrigin, type JobRecord, newJobRecord } from '../domain/job.js';
-import type { JobServiceDeps } from './deps.js';
+import { type JobServiceDeps, oweOrLog } from './deps.js';
 import { refundIfNeverSent, takeJobBudget } from './job-budget.js';
 
 export interface StartJobRequest {
@@ -98,7 +98,7 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
       { channelId: request.channelId, projectId, error: describeError(error) },
       'could not create agent job',
     );
-    await notifier.markCardFailed({ ...card, cardTs, error });
+    await oweOrLog(logger, { cardTs }, notifier.markCardFailed({ ...card, cardTs, error }));
     metrics?.jobStarted('create_failed');
     return { ok: false, stage: 'create', error };
   }
@@ -138,12 +138,16 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
       { jobId: job.id, error: describeError(error) },
       'job created but its state could not be saved',
     );
-    await notifier.markCardFailed({ ...card, cardTs, error: new UntrackedJobError(job.id, error) });
+    await oweOrLog(
+      logger,
+      { jobId: job.id },
+      notifier.markCardFailed({ ...card, cardTs, error: new UntrackedJobError(job.id, error) }),
+    );
     metrics?.jobStarted('create_failed');
     return { ok: false, stage: 'create', error };
   }
   metrics?.jobStarted('started');
-  await notifier.updateCard(record, now);
+  await oweOrLog(logger, { jobId: record.jobId }, notifier.updateCard(record, now));
   await queue.schedule(record.jobId, deps.poll.minMs);
   return { ok: true, record };
 }

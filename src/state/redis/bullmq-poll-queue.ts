@@ -2,6 +2,7 @@ import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { PollQueue } from '../../jobs/ports.js';
+import { wakeOverduePollsOnReconnect } from './poll-wake-on-reconnect.js';
 import type { RedisClient } from './redis-client.js';
 
 export interface BullmqPollQueueOptions {
@@ -49,7 +50,7 @@ const QUEUE_RETRY_MAX_MS = 5_000;
  */
 const QUEUE_ATTEMPTS = 1_000_000;
 
-interface PollData {
+export interface PollData {
   jobId: string;
   /** When the pending (delayed) BullMQ job is due; lets `schedule` keep the earlier of two due times. */
   dueAt: number;
@@ -85,6 +86,7 @@ export class BullmqPollQueue implements PollQueue {
   private readonly prefix: string;
   private readonly log: Logger;
   private worker: Worker<PollData> | undefined;
+  private stopWaking: (() => void) | undefined;
   private closed = false;
 
   private get retryDelayMs(): number {
@@ -128,6 +130,9 @@ export class BullmqPollQueue implements PollQueue {
       concurrency: this.options.concurrency,
       ...(this.options.maxPerSecond ? { limiter: { max: this.options.maxPerSecond, duration: 1000 } } : {}),
       lockDuration: this.options.lockDurationMs ?? POLL_LOCK_DURATION_MS,
+      // A fetch that failed on a lost connection is retried this soon (BullMQ waits 15 s by default, so a
+      // 5 s outage cost 10 s more); the retry queues behind the client's reconnect, so it cannot spin.
+      runRetryDelay: this.retryDelayMs,
       stalledInterval: this.options.stalledIntervalMs ?? POLL_STALLED_INTERVAL_MS,
       // A stalled poll goes back to waiting however often its replica died: past this count BullMQ would
       // fail it for good (no retry), and the job would never be polled again.
@@ -140,6 +145,7 @@ export class BullmqPollQueue implements PollQueue {
     worker.on('error', (error: unknown) =>
       this.log.error({ error: describeError(error) }, 'poll worker error'),
     );
+    this.stopWaking = wakeOverduePollsOnReconnect(this.options.client, () => this.queue, this.log);
     // A poll that ended (handler resolved null) may have been re-scheduled meanwhile: apply that now.
     worker.on('completed', (job) => this.applyInBackground(job.data.jobId));
     // BullMQ retries a failed poll itself (attempts + backoff). Only a poll that finished failing for good
@@ -188,6 +194,7 @@ export class BullmqPollQueue implements PollQueue {
   /** Stops taking polls, waits for running ones to re-delay themselves; pending polls stay in Redis. */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopWaking?.();
     await this.worker?.close();
     await this.queueInstance?.close();
   }

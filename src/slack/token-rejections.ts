@@ -1,0 +1,72 @@
+import type { Logger } from '../common/logger.js';
+import type { AttemptFailure } from '../delivery/ports.js';
+
+/** Slack's answers when it does not accept the bot token (wrong, revoked, or its workspace or user gone). */
+export const TOKEN_REJECTED_CODES: ReadonlySet<string> = new Set([
+  'invalid_auth',
+  'not_authed',
+  'token_revoked',
+  'account_inactive',
+]);
+
+export interface TokenRejectionOptions {
+  logger: Logger;
+  /** How long refusals of the token are "not sent, later" before they count as permanent (15 min). */
+  windowMs?: number;
+  /** Wait before the next attempt of a message refused for the token (30 s). */
+  retryAfterMs?: number;
+  now?: () => number;
+}
+
+export const TOKEN_REJECTION_WINDOW_MS = 15 * 60_000;
+const TOKEN_RETRY_AFTER_MS = 30_000;
+
+/**
+ * A token change (the app reinstalled, a token rotated, the secret updated replica by replica) makes Slack
+ * refuse this process's token for a while, although the replicas started with the new one accept it. What
+ * the bot owes is kept meanwhile: a refusal of the token is "not sent, retry later" (another replica, or
+ * this one once restarted, delivers it) for a bounded window from the first refusal; only a token still
+ * refused after the window abandons messages. Said once, clearly, per episode; a call Slack accepts ends it.
+ */
+export class TokenRejections {
+  private since: number | undefined;
+  private toldPermanent = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: TokenRejectionOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** How an attempt refused with `code` ends, or undefined when `code` is no refusal of the token. */
+  failureOf(code: string): AttemptFailure | undefined {
+    if (!TOKEN_REJECTED_CODES.has(code)) return undefined;
+    const now = this.now();
+    const windowMs = this.options.windowMs ?? TOKEN_REJECTION_WINDOW_MS;
+    if (this.since === undefined) {
+      this.since = now;
+      this.options.logger.error(
+        { code, keptForMinutes: Math.round(windowMs / 60_000) },
+        'Slack refuses the bot token (SLACK_BOT_TOKEN): check it was not revoked or replaced by a reinstall. ' +
+          'Messages the bot owes are kept and retried meanwhile (any replica with a valid token delivers them)',
+      );
+    }
+    if (now - this.since < windowMs)
+      return { kind: 'not_sent', code, retryAfterMs: this.options.retryAfterMs ?? TOKEN_RETRY_AFTER_MS };
+    if (!this.toldPermanent) {
+      this.toldPermanent = true;
+      this.options.logger.error(
+        { code },
+        'Slack still refuses the bot token: messages this replica owes are abandoned from now on',
+      );
+    }
+    return { kind: 'permanent', code };
+  }
+
+  /** Slack accepted a call: the token works (again). */
+  accepted(): void {
+    if (this.since === undefined) return;
+    this.since = undefined;
+    this.toldPermanent = false;
+    this.options.logger.info({}, 'Slack accepts the bot token again');
+  }
+}

@@ -73,7 +73,7 @@ describe('look-up by metadata key pages through history', () => {
   });
 
   it('an outbox reply that landed after 250 replies in a busy thread is found, not posted again', async () => {
-    const { slack, gateway } = await setUp(300);
+    const { slack, gateway } = await setUp(1_000);
     const root =
       slack.messages[
         slack.messages.push({ channel: 'C0THREAD', ts: slack.nextTs(), text: 'card', user: 'U0DOCSBOT' }) - 1
@@ -82,13 +82,13 @@ describe('look-up by metadata key pages through history', () => {
       store: new MemoryDeliveryStore(),
       sender: new SlackDeliverySender(gateway, 300),
       logger: silent,
-      settleMs: 1_500,
+      settleMs: 3_500,
       retryBaseMs: 20,
     });
     const key = 'terminal:job_1:1';
     chatter(slack, 'C0THREAD', 250, root.ts);
     // The reply is stored at once but answered after the client's timeout: it landed, the outbox cannot know.
-    slack.held.add('chat.postMessage', (args) => args.thread_ts === root.ts, { kind: 'late', ms: 1_000 });
+    slack.held.add('chat.postMessage', (args) => args.thread_ts === root.ts, { kind: 'late', ms: 2_500 });
     await deliveries.deliver({
       key,
       target: { kind: 'post', channel: 'C0THREAD', threadTs: root.ts },
@@ -98,15 +98,15 @@ describe('look-up by metadata key pages through history', () => {
 
     await waitFor(() => slack.callsOf('conversations.replies').length >= 2, {
       what: 'the look-up',
-      timeoutMs: 10_000,
+      timeoutMs: 25_000,
     });
     await waitFor(async () => (await deliveries.attempt(key)).status === 'posted', {
       what: 'the reply recorded as posted',
-      timeoutMs: 10_000,
+      timeoutMs: 25_000,
     });
     expect(copiesOf(slack, key)).toHaveLength(1);
     expect(slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === root.ts)).toHaveLength(1);
-  });
+  }, 60_000);
 
   it('stops at its page bound and says so', async () => {
     let reads = 0;
@@ -150,7 +150,12 @@ describe('a refused token during a token change', () => {
       priority: 'reply' as const,
     };
     expect(await deliveries.deliver(delivery)).toEqual({ status: 'pending' });
-    await waitFor(() => copiesOf(slack, delivery.key).length === 1, {
+    // The reconciler (every replica runs one) retries what is owed once it is due.
+    const posted = async () => {
+      await deliveries.reconcile();
+      return copiesOf(slack, delivery.key).length === 1;
+    };
+    await waitFor(posted, {
       what: 'the notice once the token works',
       timeoutMs: 10_000,
     });

@@ -1,6 +1,6 @@
 import { DocsApiError } from '../../common/docs-api-error.js';
 import { describeError } from '../../common/errors.js';
-import { type AgentJob, isTerminal, type JobRecord } from '../domain/job.js';
+import { type AgentJob, isTerminal, type JobRecord, versionOf } from '../domain/job.js';
 import { applyJob, endWatch, followUpGraceMs, outcomeOf, trustsTerminal } from '../domain/lifecycle.js';
 import { failedPollDelay, nextPollDelay } from '../domain/poll-timing.js';
 import type { PollOutcome, ThreadNotice } from '../ports.js';
@@ -95,7 +95,7 @@ export async function pollJob(deps: JobServiceDeps, jobId: string): Promise<numb
   if (isTerminal(job.status)) return finish(deps, record, job, previousPrLink, now);
 
   // Owed before the save: if the store fails in between, the next poll sees the change again and owes it.
-  if (changed) await notifier.updateCard(record, now);
+  if (changed) await notifier.updateCard(asSaved(record), now);
   await store.saveJob(record);
   polled('running');
   return nextPollDelay(now - record.activeSince, poll, deps.random);
@@ -140,7 +140,7 @@ async function finish(
   // unchanged by this poll: an earlier poll of this state may have failed to reply before refreshing.
   // Owed before the job stops being watched: if the store fails, this throws and the poll is retried
   // (the record in the store is still watched), so the card never stays on "Working".
-  await notifier.updateCard(record, now);
+  await notifier.updateCard(asSaved(record), now);
   await store.saveJob(record);
   logger.info(
     { jobId, status: job.status, pullRequest: job.prLink !== null },
@@ -163,7 +163,15 @@ async function stopWatching(
   now: number,
 ): Promise<void> {
   endWatch(record, notice.kind === 'job_gone' ? 'gone' : 'expired', now);
-  await deps.notifier.updateCard(record, now);
+  await deps.notifier.updateCard(asSaved(record), now);
   await deps.notifier.postNotice(record, notice);
   await deps.store.saveJob(record);
+}
+
+/**
+ * The record as the save that follows will store it: a card state owed before its save is ordered by the
+ * version that save makes, or it would tie with the state owed after the previous save and be dropped.
+ */
+function asSaved(record: JobRecord): JobRecord {
+  return { ...record, version: versionOf(record) + 1 };
 }

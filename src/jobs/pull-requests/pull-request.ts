@@ -41,21 +41,9 @@ const NUMBER = /^[1-9][0-9]{0,9}$/;
  * the configured host only; anything else (another host, markup, a path prefix mismatch) is not followed.
  */
 export function parsePullRequestLink(link: string, webUrl: string): PullRequestRef | undefined {
-  if (link.length > 500) return undefined;
-  let url: URL;
-  let base: URL;
-  try {
-    url = new URL(link);
-    base = new URL(webUrl);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== base.protocol || url.host !== base.host || url.username || url.password)
-    return undefined;
-  const basePath = base.pathname.replace(/\/+$/, '');
-  if (!url.pathname.startsWith(`${basePath}/`)) return undefined;
-  const parts = url.pathname.slice(basePath.length + 1).split('/');
-  const [owner, repo, pull, number, ...rest] = parts;
+  const path = pathOnWebHost(link, webUrl);
+  if (path === undefined) return undefined;
+  const [owner, repo, pull, number, ...rest] = path.split('/');
   if (!owner || !repo || pull !== 'pull' || !number) return undefined;
   if (rest.length > 1 || (rest.length === 1 && !['', 'files', 'commits', 'checks'].includes(rest[0] ?? '')))
     return undefined;
@@ -75,26 +63,35 @@ export function isJobRepository(
   repository: string | null | undefined,
   webUrl: string,
 ): boolean {
-  if (!repository || repository.length > 500) return false;
-  let path = repository.trim();
-  if (path.includes('://')) {
-    let url: URL;
-    let base: URL;
-    try {
-      url = new URL(path);
-      base = new URL(webUrl);
-    } catch {
-      return false;
-    }
-    if (url.host.toLowerCase() !== base.host.toLowerCase()) return false;
-    const basePath = base.pathname.replace(/\/+$/, '');
-    if (!url.pathname.startsWith(`${basePath}/`)) return false;
-    path = url.pathname.slice(basePath.length + 1);
-  }
+  const named = repository?.trim();
+  const path = named?.includes('://') ? pathOnWebHost(named, webUrl) : named;
+  if (!path) return false;
   const [owner, repo, ...rest] = path.replace(/\/+$/, '').split('/');
   if (!owner || !repo || rest.length > 0) return false;
   const name = repo.endsWith('.git') ? repo.slice(0, -4) : repo;
   return owner.toLowerCase() === ref.owner.toLowerCase() && name.toLowerCase() === ref.repo.toLowerCase();
+}
+
+/**
+ * The path of a link below the configured GitHub web URL (same scheme, host and path prefix, no
+ * credentials), without the prefix and its slash; undefined for anything else. Nothing past 500 characters
+ * is parsed.
+ */
+function pathOnWebHost(link: string, webUrl: string): string | undefined {
+  if (link.length > 500) return undefined;
+  let url: URL;
+  let base: URL;
+  try {
+    url = new URL(link);
+    base = new URL(webUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== base.protocol || url.host !== base.host || url.username || url.password)
+    return undefined;
+  const basePath = base.pathname.replace(/\/+$/, '');
+  if (!url.pathname.startsWith(`${basePath}/`)) return undefined;
+  return url.pathname.slice(basePath.length + 1);
 }
 
 /** What the bot remembers on the job record about the PR it follows. JSON-able. */

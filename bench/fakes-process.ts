@@ -46,6 +46,8 @@ type Command =
   | { cmd: 'completeAfter'; jobs: Array<{ jobId: string; afterMs: number }>; reportBranch: boolean }
   | { cmd: 'githubReport' }
   | { cmd: 'waitResponse'; path: string; timeoutMs: number }
+  /** Until `count` distinct response_url paths starting with `prefix` have been answered; resolves how many were. */
+  | { cmd: 'waitResponses'; prefix: string; count: number; timeoutMs: number }
   | ({ cmd: 'load' } & LoadCommand)
   | ({ cmd: 'openLoop' } & OpenLoopCommand);
 
@@ -242,6 +244,14 @@ async function child(): Promise<void> {
             await new Promise((resolve) => setTimeout(resolve, 5));
           }
           return reply(id, responseTimes.get(command.path) ?? null);
+        }
+        case 'waitResponses': {
+          const deadline = Date.now() + command.timeoutMs;
+          const answered = () => [...responseTimes.keys()].filter((p) => p.startsWith(command.prefix)).length;
+          while (answered() < command.count && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          return reply(id, answered());
         }
       }
     })();

@@ -17,6 +17,8 @@ export interface OpenLoopCommand {
   perSecond: number;
   seconds: number;
   mix: OpenLoopRequest[];
+  /** Request i's response_url is `/response/<tag><i>` (default `o`): runs with their own tags never share one. */
+  tag?: string;
 }
 
 export interface LoadResult {
@@ -42,6 +44,8 @@ export interface OpenLoopResult {
   /** How far behind schedule the generator itself fell at worst (ms): a check on the method. */
   maxLagMs: number;
   seconds: number;
+  /** The slowest 1% of requests: when each was sent (ms into the run) and its latency, slowest first. */
+  slowest: Array<{ label: string; sentAtMs: number; ms: number }>;
 }
 
 /**
@@ -116,12 +120,13 @@ export async function openLoop(c: OpenLoopCommand, slackUrl: string): Promise<Op
   const started = performance.now();
   let maxLagMs = 0;
   const inFlight: Promise<void>[] = [];
+  const all: OpenLoopResult['slowest'] = [];
   const send = async (i: number, scheduled: number) => {
     const m = c.mix[i % c.mix.length]!;
     const body = slashCommandBody({
       command: m.command,
       text: m.text.replaceAll('{i}', String(i)),
-      response_url: `${slackUrl}/response/o${i}`,
+      response_url: `${slackUrl}/response/${c.tag ?? 'o'}${i}`,
       ...(m.channelId ? { channel_id: m.channelId } : {}),
     });
     try {
@@ -136,7 +141,11 @@ export async function openLoop(c: OpenLoopCommand, slackUrl: string): Promise<Op
       });
       await response.body.text();
       if (response.statusCode !== 200) failures[m.label]! += 1;
-      else latencies[m.label]!.push(performance.now() - scheduled);
+      else {
+        const ms = performance.now() - scheduled;
+        latencies[m.label]!.push(ms);
+        all.push({ label: m.label, sentAtMs: scheduled - started, ms });
+      }
     } catch {
       failures[m.label]! += 1;
     }
@@ -153,5 +162,6 @@ export async function openLoop(c: OpenLoopCommand, slackUrl: string): Promise<Op
   }
   await Promise.all(inFlight);
   await pool.close();
-  return { latencies, failures, maxLagMs, seconds: (performance.now() - started) / 1000 };
+  const slowest = all.sort((a, b) => b.ms - a.ms).slice(0, Math.ceil(all.length / 100));
+  return { latencies, failures, maxLagMs, seconds: (performance.now() - started) / 1000, slowest };
 }

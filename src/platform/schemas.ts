@@ -57,11 +57,18 @@ const count = z.number().finite();
 
 export const viewsTotalsSchema = z.object({ human: count, ai: count, total: count });
 
+/**
+ * A page path is data the CSV export must carry whole (and the key rows are merged by), not reader text to
+ * render: capped far above any URL a web server or CDN accepts (8–16 KB), still bounded before processing.
+ * Whatever shows a path caps it again for display (the report's 150-character labels).
+ */
+export const MAX_PAGE_PATH = 16_384;
+
 export const pageViewsSchema = z.object({
   totals: viewsTotalsSchema,
   views: z.array(
     z.object({
-      path: z.string().transform((value) => cleanUntrusted(value, MAX_READER_TEXT).text),
+      path: z.string().transform((value) => cleanUntrusted(value, MAX_PAGE_PATH).text),
       human: count,
       ai: count,
       total: count,

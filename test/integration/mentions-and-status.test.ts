@@ -107,16 +107,23 @@ describe('/docs-agent list and status', () => {
   it('lists the watched jobs of this channel with a link to each thread', async () => {
     const t = await boot();
     const { job, card } = await startJob(t);
-    const ack = await t.command({ text: 'list' });
-    const body = JSON.parse(ack.body) as { response_type: string; blocks: unknown[] };
-    expect(body.response_type).toBe('ephemeral');
-    const text = JSON.stringify(body.blocks);
+    // Acknowledged at once (the list is read from the state store); the list follows via response_url.
+    const ack = await t.command({ text: 'list', response_url: t.slack.responseUrl('list') });
+    expect(ack.body).toBe('');
+    const answer = await waitFor(() => t.slack.responses.find((r) => r.path.endsWith('/list')), {
+      what: 'the list',
+    });
+    expect(answer.body.response_type).toBe('ephemeral');
+    const text = JSON.stringify(answer.body.blocks);
     expect(text).toContain(job.id);
     expect(text).toContain('Working');
     expect(text).toContain(`https://slack.com/archives/C0DOCS/p${card.ts.replace('.', '')}`);
 
-    const other = await t.command({ text: 'list', channel_id: 'C0OTHER' });
-    expect(JSON.stringify(JSON.parse(other.body))).toContain('No docs agent jobs');
+    await t.command({ text: 'list', channel_id: 'C0OTHER', response_url: t.slack.responseUrl('other') });
+    const other = await waitFor(() => t.slack.responses.find((r) => r.path.endsWith('/other')), {
+      what: 'the other channel’s list',
+    });
+    expect(JSON.stringify(other.body)).toContain('No docs agent jobs');
   });
 
   it('shows a job fetched fresh, and says clearly when the id is unknown', async () => {

@@ -82,9 +82,10 @@ describe('a state store that cannot be reached', () => {
     store.failing = true;
     const ack = await t.command({ text: 'list' });
     expect(ack.status).toBe(200);
-    const body = JSON.parse(ack.body) as { response_type: string; text: string };
-    expect(body.response_type).toBe('ephemeral');
-    expect(body.text).toContain("I can't reach my state store right now");
+    expect(ack.body).toBe('');
+    const answer = await waitFor(() => t.slack.responses[0], { what: 'response_url answer' });
+    expect(answer.body).toMatchObject({ response_type: 'ephemeral' });
+    expect(String(answer.body.text)).toContain("I can't reach my state store right now");
   });
 
   it('a DM: the author is told privately, once, and nothing reaches the agent', async () => {

@@ -190,22 +190,6 @@ describe('PageViewsReports cache and budget', () => {
     expect(viewsCalls().filter((r) => r.query.get('limit') === '1')).toHaveLength(1);
   });
 
-  it('builds a report from the cache alone, with no API call, until the range expires', async () => {
-    docs.defaultViews = makeViewRows(300);
-    let now = Date.parse('2025-03-10T12:00:00Z');
-    const analytics = service({ now: () => now });
-    const request = analytics.requestFor({ range: { kind: 'days', days: 7 }, top: 10, prefix: undefined });
-    expect(await analytics.cachedReport(request)).toBeUndefined();
-    const fetched = await analytics.report(request);
-    const callsAfterFetch = viewsCalls().length;
-    const cached = await analytics.cachedReport(request);
-    expect(cached).toEqual(fetched);
-    expect((await analytics.cachedReport({ ...request, top: 5 }))?.top).toHaveLength(5);
-    expect(viewsCalls()).toHaveLength(callsAfterFetch);
-    now += 16 * 60_000;
-    expect(await analytics.cachedReport(request)).toBeUndefined();
-  });
-
   it('refuses up front when the last fetch size no longer fits the remaining budget', async () => {
     docs.defaultViews = makeViewRows(1000);
     const now = Date.parse('2025-03-10T12:00:00Z');

@@ -119,28 +119,6 @@ export class PageViewsReports {
     return request.projectId ?? this.o.projects.defaultProjectId;
   }
 
-  /**
-   * The report when everything it needs is already cached (no API call, no budget), else undefined: lets
-   * the command answer in its acknowledgement instead of a second request to Slack.
-   */
-  async cachedReport(request: ReportRequest): Promise<PageViewsReport | undefined> {
-    const previousRange = previousPeriod(request.range);
-    const project = request.projectId;
-    const current = await this.o.source.peek<RangePageViews>(this.key('views', request.range, project));
-    if (!current) return undefined;
-    const previous =
-      (await this.o.source.peek<RangePageViews>(this.key('views', previousRange, project))) ??
-      (await this.o.source.peek<RangePageViews>(this.key('totals', previousRange, project)));
-    if (!previous) return undefined;
-    const trend = await this.trends?.cachedTrend(request.range, this.projectOf(request));
-    // A chart not yet read: the answer waits for it rather than going out without one.
-    if (this.trends && !trend) return undefined;
-    return this.named(request, {
-      ...buildReport(request, current, previous.totals),
-      ...(trend ? { trend } : {}),
-    });
-  }
-
   async csv(request: ReportRequest): Promise<{ filename: string; title: string; content: string }> {
     const views = await this.views(request.range, 0, request.projectId);
     const { from, toExclusive } = request.range;

@@ -59,24 +59,6 @@ export class ViewsTrends {
     );
   }
 
-  /** The trend from the cache alone (no request, no budget), or undefined if any point is missing. */
-  async cachedTrend(range: DateRange, projectId: string): Promise<ViewsTrend | undefined> {
-    const { current, previous } = layout(range);
-    const values = await Promise.all(
-      [...current, ...(previous ?? [])].map((b) =>
-        this.o.source.peek<RangePageViews>(
-          this.o.keyOf('totals', range.timeZone ? { ...b, timeZone: range.timeZone } : b, projectId),
-        ),
-      ),
-    );
-    if (values.some((v) => v === undefined)) return undefined;
-    return split(
-      values.map((v) => v!.totals),
-      current,
-      previous,
-    );
-  }
-
   private async fetchTotals(range: DateRange, projectId: string, budget: AnalyticsSource['budget']) {
     const slot = await budget.take();
     if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);

@@ -94,7 +94,7 @@ export interface SlackDeps {
   pageViews: {
     analytics: Pick<
       PageViewsReports,
-      'now' | 'requestFor' | 'inChannel' | 'report' | 'cachedReport' | 'publish' | 'uploadCsv'
+      'now' | 'requestFor' | 'inChannel' | 'report' | 'publish' | 'uploadCsv'
     >;
     weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
     siteUrl: string | undefined;

@@ -84,22 +84,29 @@ describe('docsAgentCommand', () => {
     }
   });
 
-  it('lists the channel’s followed jobs in the acknowledgement', async () => {
+  it('acknowledges `list` first, then lists the channel’s followed jobs via response_url', async () => {
     const t = setup();
+    t.jobs.listWatched.mockImplementationOnce(async () => {
+      t.calls.push('listWatched');
+      return [record];
+    });
     await t.run('list');
+    // The state store can be slow or away: nothing waits on it before the ack.
+    expect(t.calls).toEqual(['ack', 'listWatched', 'respond']);
+    expect(t.ack).toHaveBeenCalledWith();
     expect(t.jobs.listWatched).toHaveBeenCalledWith(CHANNEL);
-    const answer = only(t.ack);
+    const answer = only(t.respond);
     expect(answer.response_type).toBe('ephemeral');
     expect(allText(answer)).toContain('job_42');
     expect(allText(answer)).toContain('Document the 429 response');
-    expect(t.respond).not.toHaveBeenCalled();
   });
 
   it('says the state store is unreachable when the list cannot be read', async () => {
     const t = setup();
     t.jobs.listWatched.mockRejectedValueOnce(new AppError('state_unavailable', 'redis down'));
     await t.run('list');
-    expect(only(t.ack).text).toMatch(/can't reach my state store/);
+    expect(t.ack).toHaveBeenCalledWith();
+    expect(only(t.respond).text).toMatch(/can't reach my state store/);
     expect(t.lines.join('')).toContain('could not list jobs');
   });
 

@@ -44,12 +44,11 @@ function weeklySchedule(channelId: string, createdBy: string): WeeklySchedule {
   };
 }
 
-/** Page-view use cases and weekly schedules as fakes: nothing cached, every report is `REPORT`. */
+/** Page-view use cases and weekly schedules as fakes: every report is `REPORT`. */
 export function pageViewsFakes(schedules: Array<WeeklySchedule & { nextRun: number }> = []) {
   const analytics = {
     now: () => Date.parse('2026-11-23T09:00:00Z'),
     requestFor: vi.fn(() => REQUEST),
-    cachedReport: vi.fn(async (): Promise<PageViewsReport | undefined> => undefined),
     report: vi.fn(async (): Promise<PageViewsReport> => REPORT),
     publish: vi.fn(async (): Promise<PageViewsReport> => REPORT),
     uploadCsv: vi.fn(async (): Promise<void> => undefined),

@@ -27,7 +27,8 @@ export function registerDocsAgentCommand(app: App, deps: DocsAgentCommandDeps): 
 
 /**
  * `/docs-agent <instruction>`: acknowledged at once; the card, the job and its polling follow.
- * `/docs-agent list`, `/docs-agent project` and `/docs-agent status <job id>` answer ephemerally.
+ * `/docs-agent list`, `/docs-agent project` and `/docs-agent status <job id>` answer ephemerally. Nothing
+ * that can wait (the state store, the platform) runs before `ack()`: only answers built from the request.
  */
 export function docsAgentCommand(deps: DocsAgentCommandDeps) {
   return async ({ command, ack, respond }: CommandArgs): Promise<void> => {
@@ -50,18 +51,25 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
       return;
     }
     if (parsed.kind === 'list') {
+      // Read from the state store, which can be slow or away: acknowledge first, answer via response_url.
+      await ack();
       let records: Awaited<ReturnType<typeof deps.jobs.listWatched>>;
       try {
         records = await deps.jobs.listWatched(command.channel_id);
       } catch (error) {
         deps.logger.warn({ error: describeError(error) }, 'could not list jobs');
-        await ack({
-          response_type: 'ephemeral',
-          text: "I can't reach my state store right now, so I can't list the jobs. Try again in a minute.",
-        });
+        await respondSafely(
+          respond,
+          {
+            text: "I can't reach my state store right now, so I can't list the jobs. Try again in a minute.",
+          },
+          deps.logger,
+        );
         return;
       }
-      await ack({ response_type: 'ephemeral', ...jobListMessage(records, Date.now()) });
+      await respondSafely(respond, jobListMessage(records, Date.now()), deps.logger, {
+        owed: owedVia(deps.outbox, command.response_url),
+      });
       return;
     }
     if (parsed.kind === 'status') {

@@ -10,7 +10,6 @@ import {
   invalidPageViewsCommandMessage,
 } from '../../messages/page-views-replies.js';
 import { pageViewsReportMessage } from '../../messages/page-views-report.js';
-import { hasNewBlocks } from '../../new-blocks.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { owedVia, respondSafely } from '../respond-safely.js';
@@ -61,37 +60,24 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
         return;
       case 'report': {
         const request = analytics.requestFor(parsed.params, 'UTC', analytics.now(), command.channel_id);
-        // A report served from the cache goes out in the acknowledgement itself: instant for the user, and
-        // one request to Slack instead of two. Anything that needs the API is answered via response_url.
-        const cached = await analytics.cachedReport(request).catch(() => undefined);
-        const cachedMessage = cached && pageViewsReportMessage(cached, { siteUrl, interactive: true });
-        // An acknowledgement cannot be sent twice: one with a chart goes through response_url, where a
-        // workspace that refuses charts gets the same report once more without them.
-        if (cachedMessage && !hasNewBlocks(cachedMessage.blocks)) {
-          await ack({ response_type: 'ephemeral', ...cachedMessage });
-        } else if (cachedMessage) {
-          await ack();
-          await respondSafely(respond, cachedMessage, deps.logger, {
-            owed: owedVia(deps.outbox, command.response_url),
-          });
-        } else {
-          await ack();
-          let report: PageViewsReport;
-          try {
-            report = await analytics.report(request);
-          } catch (error) {
-            deps.logger.info({ error: describeError(error) }, 'page-view report failed');
-            await reply(describePageViewsFailure(error, analytics.now(), deps.limits));
-            return;
-          }
-          // A refused report is answered in plain text, not as a failure of the report itself.
-          await respondSafely(
-            respond,
-            pageViewsReportMessage(report, { siteUrl, interactive: true }),
-            deps.logger,
-            { owed: owedVia(deps.outbox, command.response_url) },
-          );
+        // Even a cached report is read from the state store (Redis in production), which can be slow or
+        // away: acknowledge first; the report follows via response_url.
+        await ack();
+        let report: PageViewsReport;
+        try {
+          report = await analytics.report(request);
+        } catch (error) {
+          deps.logger.info({ error: describeError(error) }, 'page-view report failed');
+          await reply(describePageViewsFailure(error, analytics.now(), deps.limits));
+          return;
         }
+        // A refused report is answered in plain text, not as a failure of the report itself.
+        await respondSafely(
+          respond,
+          pageViewsReportMessage(report, { siteUrl, interactive: true }),
+          deps.logger,
+          { owed: owedVia(deps.outbox, command.response_url) },
+        );
         if (parsed.csv) {
           try {
             await analytics.uploadCsv(command.channel_id, request, command.user_id);

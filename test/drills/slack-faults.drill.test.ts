@@ -95,9 +95,10 @@ describe('drill: Slack faults', () => {
     t.slack.randomFaults(undefined);
 
     // Part 1b, so the sweep has work every run: a card and a terminal reply whose first attempt times out
-    // and lands 1.2 s later, after the bot's settle wait (twice the 300 ms timeout) and lookup found nothing,
+    // and lands 2.4 s later, well after the bot's settle wait (twice the 300 ms timeout) and the look-up that
+    // found nothing (a loaded machine can delay that look-up past a closer landing, and then find the copy),
     // so the retry posts a second copy; the sweep must delete the late copy and keep the job's.
-    const late = { kind: 'delay', ms: 1_200, thenSucceed: true } as const;
+    const late = { kind: 'delay', ms: 2_400, thenSucceed: true } as const;
     await sleep(1_500); // retries of the random phase are done: the injected fault hits this card
     t.slack.inject('chat.postMessage', late);
     await t.command({ text: 'Slack drill: a late copy', response_url: t.slack.responseUrl('drill-late') });
@@ -118,8 +119,8 @@ describe('drill: Slack faults', () => {
     await waitFor(() => messagesWithKey(t, `terminal:${lateJob.id}:1`).length >= 1, {
       what: 'late-copy reply',
     });
-    // Let late-landing posts arrive and the duplicate sweep (after twice the timeout) run.
-    await sleep(2_500);
+    // Let late-landing posts arrive and the durable duplicate sweep (a pass every settle time) run.
+    await sleep(5_000);
 
     // Duplicates as they landed, before the sweep deleted them: the sweep removes exactly the extras.
     const live = new Set(t.slack.messages);

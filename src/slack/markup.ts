@@ -101,7 +101,9 @@ function defuseWord(word: string): string {
       continue;
     }
     if (ch === ':' && (word[i + 1] === '/' || SCHEMES.has(letters.toLowerCase()))) out += '[:]';
-    else if (ch === '.' && isAlnum(word[i - 1]) && isAlnum(word[i + 1])) out += '[.]';
+    // `www.` links on its own in Slack, even cut short (`www.…` after a truncation).
+    else if (ch === '.' && ((isAlnum(word[i - 1]) && isAlnum(word[i + 1])) || /www$/i.test(letters)))
+      out += '[.]';
     else if (ch === '@' && isAlnum(word[i + 1])) out += '[at]';
     else out += ch;
     letters = /^[a-z]$/i.test(ch) ? (letters + ch).slice(-7) : '';

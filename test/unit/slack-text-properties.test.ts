@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDocsAgentCommand } from '../../src/slack/command-text.js';
-import { MAX_SLACK_TEXT, slackToPlainText } from '../../src/slack/markup.js';
+import { defuseLinks, MAX_SLACK_TEXT, slackToPlainText } from '../../src/slack/markup.js';
 import { jobFromMessage } from '../../src/slack/message-source.js';
 import { HEALTH_MODAL_CALLBACK, parseHealthFixSubmission } from '../../src/slack/messages/health-modal.js';
 import {
@@ -11,7 +11,7 @@ import {
   JOB_MODAL_CALLBACK_ID,
   parseJobSubmission,
 } from '../../src/slack/messages/job-modal.js';
-import { anyHostileText, hasInvisible, INVISIBLE_CHARS } from '../support/hostile-text.js';
+import { anyHostileText, hasInvisible, INVISIBLE_CHARS, liveMarkup } from '../support/hostile-text.js';
 
 const RUNS = { numRuns: 80 };
 const hostile = anyHostileText(60_000);
@@ -84,5 +84,12 @@ describe('Slack-sourced text as the agent receives it', () => {
       },
     });
     expect(parsed.ok).toBe(false);
+  });
+});
+
+describe('defuseLinks', () => {
+  it('defuses `www.` even when a truncation cut the domain off (found by the card property, seed -1894935798)', () => {
+    for (const text of ['ok www.…).', '(www.evil.example)', 'WWW.x', 'a www.'])
+      expect(liveMarkup(defuseLinks(text))).toEqual([]);
   });
 });

@@ -80,3 +80,8 @@ export function jobBudgets(
     }),
   };
 }
+
+/** Where Slack's `response_url`s point: its hooks host, and a configured SLACK_API_URL's origin (proxy, fake). */
+export function responseUrlOrigins(apiUrl: string | undefined): string[] {
+  return ['https://hooks.slack.com', ...(apiUrl ? [new URL(apiUrl).origin] : [])];
+}

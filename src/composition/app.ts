@@ -18,7 +18,7 @@ import { createSlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters } from '../state/adapters.js';
 import { wireHealthAlerts } from './alerts-wiring.js';
-import { jobBudgets, oneFatal, replayGuard, stateNote } from './app-steps.js';
+import { jobBudgets, oneFatal, replayGuard, responseUrlOrigins, stateNote } from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
 import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
@@ -229,6 +229,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     userTeams: userNames,
     tokenRevoked: (reason) => fatal.raise(reason),
     requests: replayGuard(store),
+    responseUrlOrigins: responseUrlOrigins(config.slack.apiUrl),
     home,
     feedback,
     assistant: assistant.surface(jobs),

@@ -87,6 +87,11 @@ export interface SlackDeps {
    * store for Slack's five-minute window). Absent (Socket Mode, no signatures): every request runs.
    */
   requests?: { firstSeen(signature: string): Promise<boolean> };
+  /**
+   * Where a request's `response_url` may point: Slack's hooks host, and the configured SLACK_API_URL's
+   * origin (a proxy, a test's fake). Absent: not checked.
+   */
+  responseUrlOrigins?: readonly string[];
   /** `app_uninstalled` / `tokens_revoked`: the bot can do nothing more (absent: logged only). */
   tokenRevoked?: (reason: string) => void;
   logger: Logger;

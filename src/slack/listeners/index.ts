@@ -22,6 +22,7 @@ import { registerMessageEvents } from './events/message.js';
 import { registerReactionAdded } from './events/reaction-added.js';
 import { registerTokenRevoked } from './events/token-revoked.js';
 import { refuseExternalUsers } from './external-users.js';
+import { refuseForeignResponseUrls } from './foreign-response-urls.js';
 import { ignoreReplayedRequests } from './replayed-requests.js';
 
 export type { SlackDeps } from './deps.js';
@@ -30,6 +31,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   // Before every listener: a replayed command or click runs once; users of other organisations reach none
   // of them (ALLOW_EXTERNAL_USERS).
   app.use(ignoreReplayedRequests(deps) as never);
+  app.use(refuseForeignResponseUrls(deps) as never);
   app.use(refuseExternalUsers(deps) as never);
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);

@@ -36,3 +36,45 @@ describe('a signed request replayed within Slack’s five-minute window', () => 
     await waitFor(() => (t.docs.jobs.size === 2 ? true : undefined), { what: 'the second job' });
   });
 });
+
+describe('a signed request whose response_url is not Slack’s', () => {
+  it('is refused: nothing runs and nothing is sent to that address', async () => {
+    const t = await startTestApp();
+    app = t;
+    const stranger = await listenForPosts();
+    try {
+      const answer = await t.command({ text: 'list', response_url: `${stranger.url}/hooks/x` });
+      expect(answer.status).toBe(200);
+      await t.command({ text: 'Document the export API', response_url: `${stranger.url}/hooks/y` });
+      await sleep(600);
+      expect(stranger.posts).toBe(0);
+      expect(t.docs.jobs.size).toBe(0);
+      expect(t.logs.join('\n')).toContain('response_url is not on Slack');
+      // The same command with Slack's (here: the fake's) response_url runs.
+      await t.command({ text: 'Document the export API' });
+      await waitFor(() => (t.docs.jobs.size === 1 ? true : undefined), { what: 'the job' });
+    } finally {
+      await stranger.close();
+    }
+  });
+});
+
+/** A stranger's HTTP server on loopback that counts what is POSTed to it. */
+async function listenForPosts() {
+  const { createServer } = await import('node:http');
+  let posts = 0;
+  const server = createServer((req, res) => {
+    posts += 1;
+    req.resume();
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.2:${port}`,
+    get posts() {
+      return posts;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

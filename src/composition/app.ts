@@ -226,7 +226,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     },
     limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
     jobReaction: config.access.jobReaction,
-    userTeams: userNames,
+    users: userNames,
     tokenRevoked: (reason) => fatal.raise(reason),
     requests: replayGuard(store),
     responseUrlOrigins: responseUrlOrigins(config.slack.apiUrl),

@@ -227,17 +227,21 @@ export class SlackCalls {
   }
 
   /**
-   * A user as users.info knows them: display name (else real name, else handle) and their own team (for a
-   * Slack Connect user, their organisation's); undefined if Slack does not know the user.
+   * A user as users.info knows them: display name (else real name, else handle), their own team (for a
+   * Slack Connect user, their organisation's) and whether they are a guest or a stranger; undefined if Slack
+   * does not know the user.
    */
-  async userInfo(user: string): Promise<{ name?: string; teamId?: string } | undefined> {
+  async userInfo(user: string): Promise<{ name?: string; teamId?: string; restricted: boolean } | undefined> {
     try {
       const result = await this.retrying('users.info', undefined, 'user', () =>
         this.client.users.info({ user }),
       );
       const info = result.user;
       const name = info?.profile?.display_name || info?.real_name || info?.name;
-      return { name: name || undefined, teamId: info?.team_id || undefined };
+      const restricted = Boolean(
+        info?.is_restricted || info?.is_ultra_restricted || (info as { is_stranger?: boolean })?.is_stranger,
+      );
+      return { name: name || undefined, teamId: info?.team_id || undefined, restricted };
     } catch (error) {
       if (error instanceof SlackDeliveryError && error.code === 'user_not_found') return undefined;
       throw error;

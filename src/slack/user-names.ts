@@ -3,13 +3,19 @@ import type { Logger } from '../common/logger.js';
 import type { MessageText } from '../jobs/conversation-service.js';
 import { slackToPlainText } from './markup.js';
 
-/** How Slack resolves a user id (users.info): a name and the user's own team; undefined when unknown. */
-export type UserLookup = (userId: string) => Promise<{ name?: string; teamId?: string } | undefined>;
+/**
+ * How Slack resolves a user id (users.info): a name, the user's own team, and whether they are a guest or a
+ * stranger (`restricted`); undefined when unknown.
+ */
+export type UserLookup = (
+  userId: string,
+) => Promise<{ name?: string; teamId?: string; restricted?: boolean } | undefined>;
 
 /** What is remembered of a user: undefined fields are unknown (or could not be asked). */
 interface KnownUser {
   name: string | undefined;
   teamId: string | undefined;
+  restricted: boolean | undefined;
 }
 
 export interface UserNamesOptions {
@@ -60,6 +66,18 @@ export class UserNames implements MessageText {
     return (await this.userOf(userId)).teamId;
   }
 
+  /**
+   * Whether a user is a guest (single- or multi-channel), a stranger, or of another team than `homeTeam`.
+   * Fails closed: a user Slack could not tell about counts as one.
+   */
+  async isGuestOrExternal(userId: string, homeTeam: string | undefined): Promise<boolean> {
+    const user = await this.userOf(userId);
+    if (user.restricted === undefined) return true;
+    return (
+      user.restricted || (homeTeam !== undefined && user.teamId !== undefined && user.teamId !== homeTeam)
+    );
+  }
+
   private async userOf(userId: string): Promise<KnownUser> {
     const cached = this.cache.get(userId);
     if (cached && cached.expires > this.now()) return cached;
@@ -90,12 +108,13 @@ export class UserNames implements MessageText {
   }
 
   private async fetch(userId: string): Promise<KnownUser> {
-    const user: KnownUser = { name: undefined, teamId: undefined };
+    const user: KnownUser = { name: undefined, teamId: undefined, restricted: undefined };
     let ttl = this.missTtlMs;
     try {
       const found = await this.lookup(userId);
       user.name = found?.name || undefined;
       user.teamId = found?.teamId || undefined;
+      user.restricted = found?.restricted;
       if (user.name !== undefined || user.teamId !== undefined) ttl = this.ttlMs;
     } catch (error) {
       this.options.logger.debug({ userId, error: describeError(error) }, 'could not look up a user');

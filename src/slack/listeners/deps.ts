@@ -81,7 +81,11 @@ export interface SlackDeps {
    * container's thread events) are checked against it. Absent: such events are refused unless
    * ALLOW_EXTERNAL_USERS.
    */
-  userTeams?: { teamOf(userId: string): Promise<string | undefined> };
+  users?: {
+    teamOf(userId: string): Promise<string | undefined>;
+    /** Guests, strangers and other teams (link previews show them no numbers); fails closed. */
+    isGuestOrExternal(userId: string, homeTeam: string | undefined): Promise<boolean>;
+  };
   /**
    * HTTP mode: whether a signed request is seen for the first time (its signature claimed in the shared
    * store for Slack's five-minute window). Absent (Socket Mode, no signatures): every request runs.

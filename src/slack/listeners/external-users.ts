@@ -3,7 +3,7 @@ import { describeError } from '../../common/errors.js';
 import { EXTERNAL_USER_TEXT } from '../command-text.js';
 import type { SlackDeps } from './deps.js';
 
-export type ExternalUsersDeps = Pick<SlackDeps, 'access' | 'logger' | 'jobReaction' | 'userTeams'>;
+export type ExternalUsersDeps = Pick<SlackDeps, 'access' | 'logger' | 'jobReaction' | 'users'>;
 
 type Json = Record<string, unknown>;
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
@@ -75,7 +75,7 @@ async function teamOfUnnamed(
   if (deps.access.externalUsersAllowed || !userId || !homeTeamId) return undefined;
   if (obj(body).type !== 'event_callback') return undefined;
   try {
-    return (await deps.userTeams?.teamOf(userId)) ?? UNKNOWN_TEAM;
+    return (await deps.users?.teamOf(userId)) ?? UNKNOWN_TEAM;
   } catch {
     return UNKNOWN_TEAM;
   }

@@ -40,6 +40,7 @@ function setup(options: { pageError?: Error; allowed?: { userIds?: string[] }; g
     logger,
     afterAck: work.afterAck,
     outbox,
+    users: { teamOf: async () => 'T0TEAM', isGuestOrExternal: async () => options.guest === true },
     unfurls: {
       pagePath: (url) => (url.startsWith(SITE) ? new URL(url).pathname : undefined),
       siteName: 'docs.acme.dev',
@@ -55,9 +56,6 @@ function setup(options: { pageError?: Error; allowed?: { userIds?: string[] }; g
       allowExternal: false,
     },
   });
-  const client: LinkSharedArgs['client'] = {
-    users: { info: async () => ({ user: { is_restricted: options.guest === true, team_id: 'T0TEAM' } }) },
-  };
   const share = async (links: string[], event: Partial<LinkSharedArgs['event']> = {}) => {
     await handler({
       event: {
@@ -65,7 +63,6 @@ function setup(options: { pageError?: Error; allowed?: { userIds?: string[] }; g
         ...{ links: links.map((url) => ({ url })), ...event },
       },
       body: { team_id: 'T0TEAM' },
-      client,
     });
     await work.run();
     await settle();

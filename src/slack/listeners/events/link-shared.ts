@@ -11,9 +11,8 @@ import {
   unfurlPayload,
 } from '../../messages/unfurls.js';
 import type { SlackDeps } from '../deps.js';
-import { type GuestLookup, GuestStatus } from './guest-status.js';
 
-export type LinkSharedDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'outbox'> & {
+export type LinkSharedDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'outbox' | 'users'> & {
   unfurls?: SlackDeps['unfurls'];
 };
 
@@ -31,7 +30,6 @@ export interface LinkSharedArgs {
   };
   body: { team_id?: string; is_ext_shared_channel?: boolean };
   context?: { teamId?: string };
-  client: GuestLookup;
 }
 
 /** Links previewed per message at most (Slack sends a handful; a pasted list must not fan out reads). */
@@ -50,8 +48,7 @@ export function registerLinkShared(app: App, deps: LinkSharedDeps): void {
  * without numbers (unless ALLOW_EXTERNAL_USERS).
  */
 export function linkShared(deps: LinkSharedDeps) {
-  const guests = new GuestStatus(deps.logger);
-  return async ({ event, body, context, client }: LinkSharedArgs): Promise<void> => {
+  return async ({ event, body, context }: LinkSharedArgs): Promise<void> => {
     const sources = deps.unfurls;
     const { channel, user } = event;
     const ts = event.message_ts;
@@ -70,7 +67,8 @@ export function linkShared(deps: LinkSharedDeps) {
         !sources.allowExternal &&
         (body.is_ext_shared_channel === true ||
           !deps.access.checkTeam(event.user_team, homeTeam).ok ||
-          (await guests.isGuestOrExternal(client, user, homeTeam)));
+          // Fails closed: without a way to check, no numbers.
+          (await (deps.users?.isGuestOrExternal(user, homeTeam) ?? true)));
       const previews = (
         await Promise.all(links.map((url) => previewOf(deps, sources, url, channel, homeTeam, restricted)))
       ).filter((p): p is LinkPreview => p !== undefined);

@@ -4,6 +4,7 @@ import type { ViewRow } from '../support/fake-docs.js';
 import { waitFor } from '../support/http.js';
 import { ManualTimers } from '../support/manual-timers.js';
 import { seededRandom } from '../support/seeded-random.js';
+import { blockActionsPayload } from '../support/slack-interactions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 let app: TestApp | undefined;
@@ -54,19 +55,20 @@ const dayReads = (t: TestApp, days = 1) =>
     return r.query.get('limit') === '1' && span <= days * 86_400_000;
   });
 
+/** **Post to channel** on an ephemeral report, as Slack sends the click. */
 function postToChannelClick(t: TestApp, value: unknown) {
-  return t.interaction({
-    type: 'block_actions',
-    team: { id: 'T0TEAM', domain: 'acme' },
-    user: { id: 'U0ALICE', name: 'alice', team_id: 'T0TEAM' },
-    api_app_id: 'A0DOCSAGENT',
-    token: 'deprecated',
-    trigger_id: '1.2.3',
-    container: { type: 'message', message_ts: '1.000001', channel_id: 'C0DOCS', is_ephemeral: true },
-    channel: { id: 'C0DOCS', name: 'docs' },
-    response_url: t.slack.responseUrl('button'),
-    actions: [{ type: 'button', action_id: 'docs_views_post', block_id: 'b1', value, action_ts: '1.5' }],
-  });
+  return t.interaction(
+    blockActionsPayload({
+      triggerId: `${Date.now()}.1.${Math.random().toString(16).slice(2)}`,
+      action: { action_id: 'docs_views_post', block_id: 'b1', value: String(value) },
+      container: {
+        type: 'message',
+        channelId: 'C0DOCS',
+        messageTs: '1.000001',
+        responseUrl: t.slack.responseUrl('button'),
+      },
+    }),
+  );
 }
 
 describe('charts in page-view reports', () => {

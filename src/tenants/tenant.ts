@@ -1,0 +1,63 @@
+/**
+ * A tenant is one installation of the app: a workspace install (`T…`) or an Enterprise Grid org-wide install
+ * (`E…`, serving every workspace of the org). A workspace install inside an org is its own tenant.
+ */
+export type TenantKey = string;
+
+/** Where a request or event came from, as Slack says it (team/enterprise ids, and whether the install is org-wide). */
+export interface TenantSource {
+  teamId: string | undefined;
+  enterpriseId: string | undefined;
+  isEnterpriseInstall: boolean;
+}
+
+/** The tenant an org-wide install is looked up by first (as Bolt's `authorize` does), then the workspace. */
+export function tenantCandidates(source: TenantSource): TenantKey[] {
+  const { teamId, enterpriseId, isEnterpriseInstall } = source;
+  if (isEnterpriseInstall && enterpriseId) return [enterpriseId];
+  return [...(teamId ? [teamId] : []), ...(enterpriseId ? [enterpriseId] : [])];
+}
+
+/** One installation as the bot keeps it (secrets included; stored encrypted, never logged). */
+export interface TenantInstallation {
+  tenant: TenantKey;
+  teamId: string | undefined;
+  enterpriseId: string | undefined;
+  isEnterpriseInstall: boolean;
+  /** The workspace's or org's name, for pages and logs. */
+  name: string;
+  botToken: string;
+  botUserId: string;
+  botId: string | undefined;
+  /** Token rotation: the refresh token and when the bot token expires (ms since epoch). */
+  refreshToken: string | undefined;
+  expiresAt: number | undefined;
+  /** Who installed it: may connect and disconnect docs projects, with admins and owners. */
+  installerUserId: string;
+  scopes: string[];
+  appId: string | undefined;
+  installedAt: number;
+}
+
+/** A docs project connected from Slack: the whole workspace's (no channel) or one channel's. */
+export interface ProjectConnection {
+  projectId: string;
+  /** The project's admin key (svc_…); shown again only as `svc_…abcd`. */
+  apiKey: string;
+  channelId: string | undefined;
+  connectedBy: string;
+  connectedAt: number;
+}
+
+/** A tenant's settings; `version` changes with every save (saves are checked against it). */
+export interface TenantSettings {
+  version: number;
+  projects: ProjectConnection[];
+}
+
+export const NO_SETTINGS: TenantSettings = { version: 0, projects: [] };
+
+/** `svc_…abcd`: all of a key that is ever shown again after it is saved. */
+export function maskKey(apiKey: string): string {
+  return `svc_…${apiKey.slice(-4)}`;
+}

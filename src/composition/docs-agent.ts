@@ -3,6 +3,8 @@ import type { Logger } from '../common/logger.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../jobs/ports.js';
 import type { SchedulerTimers } from '../state/adapters.js';
+import type { TenantDirectory } from '../tenants/ports.js';
+import type { TenantInstallation, TenantKey, TenantSettings } from '../tenants/tenant.js';
 
 export interface DocsAgentOptions {
   logger?: Logger;
@@ -13,6 +15,19 @@ export interface DocsAgentOptions {
   jobStore?: JobStore;
   /** Time for memory mode's impact checks (tests pass a manual one); defaults to real timers on `clock`. */
   impactTimers?: SchedulerTimers;
+  /** OAuth mode: the tenant this runtime serves (absent in single-workspace mode). */
+  tenant?: TenantScope;
+}
+
+/** What a tenant's runtime knows of its tenant (OAuth mode); everything else it reaches is already scoped. */
+export interface TenantScope {
+  key: TenantKey;
+  directory: TenantDirectory;
+  installation: TenantInstallation;
+  /** The settings this runtime was built from (a saved change rebuilds the runtime). */
+  settings: TenantSettings;
+  /** Called after this tenant's settings were saved here, so the new ones apply at once on this replica. */
+  changed(): void;
 }
 
 export interface DocsAgent {

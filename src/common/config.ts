@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { crossFieldProblems } from './config-checks.js';
 import { type GithubConfig, githubConfigOf, githubEnvFields, githubProblems } from './config-github.js';
+import {
+  isOAuthMode,
+  type OAuthConfig,
+  oauthConfigOf,
+  oauthEnvFields,
+  oauthProblems,
+} from './config-oauth.js';
 import { apiUrl, httpUrl, idList, integer, optionalText } from './config-schemas.js';
 import { AppError } from './errors.js';
 import { channelProjectsSchema } from './projects.js';
@@ -100,6 +107,14 @@ const envSchema = z.object({
     .transform((v) => (v ?? 'memo').replace(/^:|:$/g, '')),
   LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS).optional()).transform((v) => v ?? 'info'),
   ...githubEnvFields,
+  ...oauthEnvFields,
+});
+
+/** OAuth mode: the token and the docs project come from each tenant's installation and settings. */
+const oauthEnvSchema = envSchema.extend({
+  SLACK_BOT_TOKEN: optionalText,
+  DOCS_API_KEY: envSchema.shape.DOCS_API_KEY.optional(),
+  DOCS_PROJECT_ID: envSchema.shape.DOCS_PROJECT_ID.optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -167,6 +182,8 @@ export interface Config {
   /** Optional GitHub access: follows PRs to their merge (GITHUB_TOKEN, GITHUB_API_URL, PR_FOLLOW_*). */
   github: GithubConfig;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** OAuth mode ("Add to Slack", many tenants); undefined in single-workspace mode. */
+  oauth: OAuthConfig | undefined;
 }
 
 export class ConfigError extends AppError<'invalid_config'> {
@@ -185,8 +202,8 @@ export class ConfigError extends AppError<'invalid_config'> {
 
 /** Reads and validates the whole environment once; every problem is reported together. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
-  const crossField = [...crossFieldProblems(env), ...githubProblems(env)];
+  const parsed = (isOAuthMode(env) ? oauthEnvSchema : envSchema).safeParse(env);
+  const crossField = [...crossFieldProblems(env), ...githubProblems(env), ...oauthProblems(env)];
   if (!parsed.success || crossField.length > 0) {
     const fieldProblems = (parsed.error?.issues ?? []).map((issue) => {
       const name = issue.path.join('.') || 'environment';
@@ -200,7 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   return {
     slack: {
-      botToken: e.SLACK_BOT_TOKEN,
+      botToken: e.SLACK_BOT_TOKEN ?? '',
       signingSecret: e.SLACK_SIGNING_SECRET,
       appToken: e.SLACK_APP_TOKEN,
       apiUrl: e.SLACK_API_URL,
@@ -213,8 +230,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT },
     docs: {
       apiUrl: e.DOCS_API_URL,
-      apiKey: e.DOCS_API_KEY,
-      projectId: e.DOCS_PROJECT_ID,
+      apiKey: e.DOCS_API_KEY ?? '',
+      projectId: e.DOCS_PROJECT_ID ?? '',
       channelProjects: e.DOCS_CHANNEL_PROJECTS.channels,
       projectKeys: e.DOCS_CHANNEL_PROJECTS.keys,
       timeoutMs: e.DOCS_API_TIMEOUT_MS,
@@ -253,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     github: githubConfigOf(e),
     logLevel: e.LOG_LEVEL,
+    oauth: oauthConfigOf(e),
   };
 }
 
@@ -261,37 +279,4 @@ export function userShareOf(config: { docs: { jobsPerHour: number; userSharePerc
   return Math.max(1, Math.floor((config.docs.jobsPerHour * config.docs.userSharePercent) / 100));
 }
 
-/** The values that must never appear in logs or Slack messages. */
-export function secretsOf(config: Config): string[] {
-  const redisPassword = redisPasswordOf(config.redisUrl);
-  return [
-    config.docs.apiKey,
-    ...config.docs.projectKeys.values(),
-    config.slack.botToken,
-    config.slack.signingSecret,
-    config.slack.appToken,
-    config.github.token,
-    // Both forms: the URL may appear as typed (percent-encoded) or a client may log the decoded password.
-    ...(redisPassword ? [redisPassword.raw, redisPassword.decoded] : []),
-    // Every non-empty one, however short: the logger scrubs short secrets too.
-  ].filter((value): value is string => typeof value === 'string' && value.length > 0);
-}
-
-/** The password of a `redis://user:password@host` URL, as written and decoded; undefined when there is none. */
-function redisPasswordOf(url: string | undefined): { raw: string; decoded: string } | undefined {
-  if (!url) return undefined;
-  let raw: string;
-  try {
-    raw = new URL(url).password;
-  } catch {
-    return undefined;
-  }
-  if (raw === '') return undefined;
-  let decoded = raw;
-  try {
-    decoded = decodeURIComponent(raw);
-  } catch {
-    // Not valid percent-encoding: the raw form is what appears anywhere.
-  }
-  return { raw, decoded };
-}
+export { secretsOf } from './config-secrets.js';

@@ -45,9 +45,35 @@ export function scrubSecrets(line: string, secrets: readonly string[]): string {
   return out;
 }
 
+/**
+ * Secrets learned while running (OAuth mode: each installation's tokens, each connected project's key):
+ * every logger built on the set scrubs them from the moment they are added.
+ */
+export class SecretSet {
+  private readonly values = new Set<string>();
+  private cached: string[] | undefined;
+
+  constructor(initial: readonly string[] = []) {
+    this.add(...initial);
+  }
+
+  add(...secrets: readonly (string | undefined)[]): void {
+    for (const secret of secrets) {
+      if (!secret || this.values.has(secret)) continue;
+      this.values.add(secret);
+      this.cached = undefined;
+    }
+  }
+
+  forms(): string[] {
+    this.cached ??= secretForms([...this.values]);
+    return this.cached;
+  }
+}
+
 export interface LoggerOptions {
   level: string;
-  secrets: readonly string[];
+  secrets: readonly string[] | SecretSet;
   /** Where lines go; stdout by default. Tests pass a collector. */
   destination?: { write(line: string): unknown };
   pretty?: boolean;
@@ -55,10 +81,10 @@ export interface LoggerOptions {
 
 export function createLogger(options: LoggerOptions): Logger {
   const target = options.destination ?? process.stdout;
-  const forms = secretForms(options.secrets);
+  const secrets = options.secrets instanceof SecretSet ? options.secrets : new SecretSet(options.secrets);
   const scrubbing: DestinationStream = {
     write(line: string) {
-      target.write(scrubSecrets(line, forms));
+      target.write(scrubSecrets(line, secrets.forms()));
     },
   };
   const usePretty = options.pretty ?? (options.destination === undefined && process.stdout.isTTY === true);

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import type { Clock } from '../common/clock.js';
 import { describeError } from '../common/errors.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
 import type { JobStore } from '../jobs/ports.js';
-import type { StateBackend } from '../state/adapters.js';
+import type { AdapterOptions, StateBackend } from '../state/adapters.js';
+import type { DocsAgentOptions } from './docs-agent.js';
 
 /** Waits for a shutdown step at most `ms`; a step that fails or overruns is logged and left behind. */
 export async function within(
@@ -33,6 +35,26 @@ export function stateNote(backend: StateBackend): string {
   return backend === 'redis'
     ? 'state is in Redis (REDIS_URL): jobs, threads and polls survive restarts and are shared by replicas'
     : 'state is in memory (set REDIS_URL to keep it across restarts)';
+}
+
+/** What the state adapters take from the agent's options (tests' prepared stores and timers, a tenant's key space). */
+export function adapterOptions(options: DocsAgentOptions, logger: Logger, clock: Clock): AdapterOptions {
+  return {
+    logger,
+    clock,
+    ...(options.jobStore ? { jobStore: options.jobStore } : {}),
+    ...(options.schedulerTimers ? { schedulerTimers: options.schedulerTimers } : {}),
+    ...(options.impactTimers ? { impactTimers: options.impactTimers } : {}),
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+  };
+}
+
+/** The line that says the bot is up, and where Slack reaches it. */
+export function startedLine(mode: 'http' | 'socket', port: number, backend: StateBackend, tenant?: string) {
+  if (tenant) return `tenant ${tenant} is ready; ${stateNote(backend)}`;
+  return mode === 'http'
+    ? `docs-agent is listening for Slack on port ${port} (POST /slack/events); ${stateNote(backend)}`
+    : `docs-agent is connected in Socket Mode (health on port ${port}); ${stateNote(backend)}`;
 }
 
 /** One fatal reason per process, to whoever listens (main.ts), or remembered until someone does. */

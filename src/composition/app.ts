@@ -14,11 +14,18 @@ import { SlackJobNotifier } from '../slack/job-notifier.js';
 import { JobSignalFollower } from '../slack/job-signals.js';
 import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { NewBlocksGate } from '../slack/new-blocks.js';
-import { createSlackApp } from '../slack/slack-app.js';
+import { createSlackApp, type SlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
 import { createAdapters } from '../state/adapters.js';
 import { wireHealthAlerts } from './alerts-wiring.js';
-import { jobBudgets, oneFatal, replayGuard, responseUrlOrigins, stateNote } from './app-steps.js';
+import {
+  adapterOptions,
+  jobBudgets,
+  oneFatal,
+  replayGuard,
+  responseUrlOrigins,
+  startedLine,
+} from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
 import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
@@ -40,7 +47,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   let stopped: Promise<void> | undefined;
   const startAbort = new AbortController();
   let metricsServer: MetricsServer | undefined;
-  const metrics = new Metrics();
+  // A tenant's runtime (OAuth mode) counts into its own metrics; the process serves them all together.
+  const metrics = options.metrics ?? new Metrics();
 
   const docsApi = new DocsApiClient({
     baseUrl: config.docs.apiUrl,
@@ -51,13 +59,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     metrics,
   });
   // Memory, or Redis with REDIS_URL (shared by replicas, kept across restarts): the one place that chooses.
-  const adapters = createAdapters(config, {
-    logger,
-    clock,
-    ...(options.jobStore ? { jobStore: options.jobStore } : {}),
-    ...(options.schedulerTimers ? { schedulerTimers: options.schedulerTimers } : {}),
-    ...(options.impactTimers ? { impactTimers: options.impactTimers } : {}),
-  });
+  const adapters = createAdapters(config, adapterOptions(options, logger, clock));
   const { jobStore: store, pollQueue: queue, agentJobQuota: quota, analyticsBudget } = adapters;
   // Channels map to docs projects (DOCS_CHANNEL_PROJECTS), each with its own admin key or DOCS_API_KEY.
   const projects = new ProjectDirectory(config.docs.projectId, config.docs.channelProjects);
@@ -66,20 +68,24 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     docsApi.forProject(projectId, config.docs.projectKeys.get(projectId));
 
   const fatal = oneFatal(); // a revoked or rejected token, or the app uninstalled: main.ts exits
-  const slack = createSlackApp(
-    config,
-    logger,
-    healthRoutes({
-      stopping: () => stopping,
-      state: () => adapters.state(),
-      slackConnected: () => slack.connected(),
-    }),
-    {
-      metrics,
-      ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}),
-      onTokenRejected: (code) => fatal.raise(`Slack answered ${code}`),
-    },
-  );
+  const slackOptions = {
+    metrics,
+    ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}),
+    onTokenRejected: (code: string) => fatal.raise(`Slack answered ${code}`),
+  };
+  // OAuth mode: the tenant's own Bolt app, fed by the shared receiver; else this process's receiver.
+  const slack: SlackApp =
+    options.slackApp?.(slackOptions) ??
+    createSlackApp(
+      config,
+      logger,
+      healthRoutes({
+        stopping: () => stopping,
+        state: () => adapters.state(),
+        slackConnected: () => slack.connected(),
+      }),
+      slackOptions,
+    );
   // Charts (Slack's 2026 blocks): where the workspace refuses them, every replica leaves them out for a day.
   slack.gateway.blocksGate = new NewBlocksGate(adapters.analyticsCache, logger, () => clock.now());
   const deliveries = wireDeliveries({ config, adapters, gateway: slack.gateway, logger, metrics });
@@ -141,17 +147,15 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ...{ config, adapters, gateway: slack.gateway, outbox: deliveries, apiFor: docsApiFor },
     ...{ projects, clock, logger },
   });
-  const { source: analyticsSource, pageViews: analytics, evidence: healthEvidence } = reports;
-  const healthReports = reports.health;
-  const impact = wireHealthImpact({
-    config,
-    adapters,
-    apiFor: docsApiFor,
+  const {
     source: analyticsSource,
     pageViews: analytics,
-    outbox: deliveries,
-    clock,
-    logger,
+    evidence: healthEvidence,
+    health: healthReports,
+  } = reports;
+  const impact = wireHealthImpact({
+    ...{ config, adapters, apiFor: docsApiFor, source: analyticsSource, pageViews: analytics },
+    ...{ outbox: deliveries, clock, logger },
   });
   const unfurls = wireUnfurls({
     ...{ config, adapters, store, apiFor: docsApiFor, source: analyticsSource, pageViews: analytics },
@@ -243,7 +247,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     async start() {
       // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
       const port = await slack.start();
-      metricsServer = await startMetricsServer(metrics, config.metrics, logger);
+      if (!options.tenant) metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (!(await adapters.waitUntilReady(startAbort.signal))) return port;
       await pulls.start();
       // Start-up is one pass of the reconciler: watched jobs without a pending poll, owed deliveries.
@@ -261,9 +265,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
           resumedJobs: resumed,
           project: config.docs.projectId,
         },
-        slack.mode === 'http'
-          ? `docs-agent is listening for Slack on port ${port} (POST /slack/events); ${stateNote(adapters.backend)}`
-          : `docs-agent is connected in Socket Mode (health on port ${port}); ${stateNote(adapters.backend)}`,
+        startedLine(slack.mode, port, adapters.backend, options.tenant?.key),
       );
       return port;
     },

@@ -2,6 +2,8 @@ import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../jobs/ports.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { SlackApp, SlackAppOptions } from '../slack/slack-app.js';
 import type { SchedulerTimers } from '../state/adapters.js';
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantInstallation, TenantKey, TenantSettings } from '../tenants/tenant.js';
@@ -17,6 +19,12 @@ export interface DocsAgentOptions {
   impactTimers?: SchedulerTimers;
   /** OAuth mode: the tenant this runtime serves (absent in single-workspace mode). */
   tenant?: TenantScope;
+  /** OAuth mode: the tenant's Slack side, fed by the shared receiver (else the process's own receiver). */
+  slackApp?: (options: SlackAppOptions) => SlackApp;
+  /** OAuth mode: the tenant's metrics (the process serves every tenant's together). */
+  metrics?: Metrics;
+  /** OAuth mode: the tenant's own key space in Redis. */
+  namespace?: string;
 }
 
 /** What a tenant's runtime knows of its tenant (OAuth mode); everything else it reaches is already scoped. */

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  App,
   type AuthorizeResult,
   type CustomRoute,
   HTTPReceiver,
@@ -12,25 +11,18 @@ import {
 import type { Config } from '../common/config.js';
 import { AppError, describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import { boltCore, type SlackAppOptions, webClientOptions, withTrailingSlash } from './bolt-core.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
-import { registerListeners, type SlackDeps } from './listeners/index.js';
+import { customRoutesOf, MAX_REQUEST_BODY_BYTES, rejectFutureDated } from './http-edge.js';
+import type { SlackDeps } from './listeners/index.js';
 import { TOKEN_REJECTED } from './slack-calls.js';
-import { type GatewayOptions, SlackGateway } from './slack-gateway.js';
+import type { SlackGateway } from './slack-gateway.js';
 
-export interface RouteAnswer {
-  status: number;
-  /** Sent as JSON, or as-is (a string) when `contentType` is set. */
-  body: unknown;
-  contentType?: string;
-}
+export type { SlackAppOptions } from './bolt-core.js';
 
-export interface HttpRoute {
-  path: string;
-  /** Evaluated per request. */
-  handle(): RouteAnswer | Promise<RouteAnswer>;
-}
+import type { HttpRoute } from './http-edge.js';
 
-export type SlackAppOptions = Pick<GatewayOptions, 'metrics' | 'sharedSlots' | 'onTokenRejected'>;
+export type { HttpRoute, RouteAnswer } from './http-edge.js';
 
 export interface SlackApp {
   gateway: SlackGateway;
@@ -63,25 +55,7 @@ export function createSlackApp(
 ): SlackApp {
   const log = boltLogger(logger);
   const logLevel = boltLevel(config.logLevel);
-  const customRoutes: CustomRoute[] = routes.map((route) => ({
-    path: route.path,
-    method: ['GET'],
-    handler: (_req, res) => {
-      Promise.resolve()
-        .then(() => route.handle())
-        .then(
-          ({ status, body, contentType }) => {
-            res.writeHead(status, { 'content-type': contentType ?? 'application/json' });
-            res.end(contentType ? String(body) : JSON.stringify(body));
-          },
-          (error: unknown) => {
-            logger.warn({ path: route.path, error: describeError(error) }, 'HTTP route failed');
-            res.writeHead(500, { 'content-type': 'application/json' });
-            res.end(JSON.stringify({ status: 'error' }));
-          },
-        );
-    },
-  }));
+  const customRoutes = customRoutesOf(routes, logger);
   const socketMode = config.slack.appToken !== undefined;
   let receiver: Receiver;
   let httpReceiver: HTTPReceiver | undefined;
@@ -116,58 +90,20 @@ export function createSlackApp(
     rejectFutureDated(httpReceiver, logger);
     receiver = httpReceiver;
   }
-  const clientOptions = {
-    ...(config.slack.apiUrl ? { slackApiUrl: withTrailingSlash(config.slack.apiUrl) } : {}),
-    timeout: config.slack.timeoutMs,
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    logger: log,
-    logLevel,
-  };
   // The bot's own client (gateway, readiness): it carries the token; Bolt builds per-request clients from
   // `authorize` with the same options.
-  const client = new webApi.WebClient(config.slack.botToken, clientOptions);
-  const app = new App({
+  const client = new webApi.WebClient(config.slack.botToken, webClientOptions(config, logger));
+  const core = boltCore({
+    config,
+    logger,
+    receiver,
     // Not `token`: with it Bolt calls auth.test once in its constructor and caches the promise, so if Slack
     // is unreachable at that moment every later request fails authorization until a restart.
     authorize: cachedAuthorize(client, config.slack.botToken),
-    // Bolt's conversation store runs on every request; the bot keeps its own state and never reads it.
-    convoStore: false,
-    receiver,
-    logger: log,
-    logLevel,
-    clientOptions,
+    client,
+    options,
   });
-  app.error(async (error) => {
-    logger.error({ error: describeError(error) }, 'unhandled error in a Slack listener');
-  });
-  // Every request's listeners, and the work they hand to `afterAck`, are tracked so shutdown can wait for
-  // work already taken on.
-  const inFlight = new Set<Promise<unknown>>();
-  const track = (work: Promise<unknown>) => {
-    inFlight.add(work);
-    const done = () => inFlight.delete(work);
-    work.then(done, done);
-  };
-  app.use(async ({ next }) => {
-    const work = next();
-    track(work);
-    await work;
-  });
-  const afterAck = (work: () => Promise<void>) =>
-    track(
-      Promise.resolve()
-        .then(work)
-        .catch((error: unknown) => {
-          logger.error({ error: describeError(error) }, 'unhandled error in work after an acknowledgement');
-        }),
-    );
-  const gateway = new SlackGateway(client, {
-    logger,
-    channelPostIntervalMs: config.slack.channelPostIntervalMs,
-    tierRatePercent: config.slack.tierRatePercent,
-    ...options,
-  });
+  const { app, gateway } = core;
   let authenticated = false;
   let authRetry: NodeJS.Timeout | undefined;
   const slackHost = new URL(config.slack.apiUrl ?? 'https://slack.com/api/').host;
@@ -200,7 +136,7 @@ export function createSlackApp(
   return {
     gateway,
     mode: socketMode ? 'socket' : 'http',
-    register: (deps) => registerListeners(app, { ...deps, afterAck }),
+    register: core.register,
     async start() {
       // Both modes check the token first: Socket Mode connects with the app token alone, so a wrong bot
       // token would otherwise look connected while every command fails.
@@ -216,19 +152,7 @@ export function createSlackApp(
       if (socketReceiver) return authenticated && socketReceiver.client.websocket?.isActive() === true;
       return authenticated;
     },
-    async drain(timeoutMs) {
-      if (inFlight.size > 0) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          Promise.allSettled([...inFlight]),
-          new Promise((resolve) => {
-            timer = setTimeout(resolve, timeoutMs);
-          }),
-        ]);
-        clearTimeout(timer);
-      }
-      return inFlight.size;
-    },
+    drain: core.drain,
     async stop() {
       clearTimeout(authRetry);
       // The gateway stays open: acknowledged work and running polls still reply while the app drains
@@ -239,40 +163,6 @@ export function createSlackApp(
       await gateway.close();
     },
   };
-}
-
-/** Largest request body accepted on POST /slack/events (413 above it). */
-const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
-/** Slack's replay window; Bolt refuses older timestamps but accepts any timestamp in the future. */
-const MAX_CLOCK_SKEW_SEC = 5 * 60;
-
-/**
- * Refuses (401) requests whose x-slack-request-timestamp is more than five minutes ahead: Bolt checks only
- * the past side of Slack's replay window, so a request signed with a future timestamp would stay replayable
- * until that time plus five minutes.
- */
-function rejectFutureDated(receiver: HTTPReceiver, logger: Logger): void {
-  const verified = receiver.requestListener;
-  receiver.requestListener = (req, res) => {
-    const header = req.headers['x-slack-request-timestamp'];
-    const timestamp = Number(Array.isArray(header) ? header[0] : header);
-    if (
-      header !== undefined &&
-      Number.isFinite(timestamp) &&
-      timestamp - Date.now() / 1000 > MAX_CLOCK_SKEW_SEC
-    ) {
-      logger.warn({ timestamp }, 'refused a Slack request dated in the future');
-      req.resume();
-      res.writeHead(401);
-      res.end();
-      return;
-    }
-    verified(req, res);
-  };
-}
-
-function withTrailingSlash(url: string): string {
-  return url.endsWith('/') ? url : `${url}/`;
 }
 
 /**

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { optionalText } from './config-schemas.js';
+
+/**
+ * OAuth mode ("Add to Slack"): set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET and one
+ * deployment serves every workspace or Enterprise Grid org that installs it; tokens come from installations,
+ * docs projects are connected from Slack. Without them, single-workspace mode (SLACK_BOT_TOKEN) as before.
+ */
+export interface OAuthConfig {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
+  /** DATA_ENCRYPTION_KEY: seals tokens and docs keys at rest (AES-256-GCM). */
+  encryptionKey: string;
+  /** DATA_ENCRYPTION_KEYS_OLD: earlier keys, still readable while values are re-sealed (rotation). */
+  oldEncryptionKeys: string | undefined;
+  /**
+   * SLACK_UPGRADED_TEAM_ID: the workspace (T…) or org (E…) this deployment served in single-workspace mode;
+   * its tenant keeps the jobs, schedules and threads stored before the switch.
+   */
+  upgradedTenant: string | undefined;
+}
+
+const OAUTH_VARS = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
+
+export const oauthEnvFields = {
+  SLACK_CLIENT_ID: optionalText,
+  SLACK_CLIENT_SECRET: optionalText,
+  SLACK_STATE_SECRET: optionalText,
+  DATA_ENCRYPTION_KEY: optionalText,
+  DATA_ENCRYPTION_KEYS_OLD: optionalText,
+  SLACK_UPGRADED_TEAM_ID: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[TE][A-Z0-9]{2,}$/, 'must be a workspace ID (T…) or an Enterprise Grid org ID (E…)')
+      .optional(),
+  ),
+};
+
+const set = (env: NodeJS.ProcessEnv, name: string) => (env[name]?.trim() ?? '') !== '';
+
+/** OAuth mode is on when any of its three variables is set (and then all three must be). */
+export function isOAuthMode(env: NodeJS.ProcessEnv): boolean {
+  return OAUTH_VARS.some((name) => set(env, name));
+}
+
+/** Rules of OAuth mode, reported with every other problem. */
+export function oauthProblems(env: NodeJS.ProcessEnv): string[] {
+  if (!isOAuthMode(env)) return [];
+  const problems = OAUTH_VARS.filter((name) => !set(env, name)).map(
+    (name) =>
+      `${name} is required in OAuth mode (set with ${OAUTH_VARS.filter((n) => set(env, n)).join(', ')}; Basic Information → App Credentials${name === 'SLACK_STATE_SECRET' ? '; any long random string' : ''})`,
+  );
+  if (!set(env, 'DATA_ENCRYPTION_KEY'))
+    problems.push(
+      'DATA_ENCRYPTION_KEY is required in OAuth mode: it seals tokens and docs keys at rest (generate one with `openssl rand -base64 32`)',
+    );
+  if (set(env, 'SLACK_BOT_TOKEN'))
+    problems.push(
+      'SLACK_BOT_TOKEN must not be set in OAuth mode: each workspace’s token comes from its installation (remove it; see docs/operating.md, "Upgrading to OAuth mode")',
+    );
+  if (set(env, 'SLACK_APP_TOKEN'))
+    problems.push(
+      'SLACK_APP_TOKEN (Socket Mode) cannot be used in OAuth mode: distributed apps receive requests over HTTP',
+    );
+  return problems;
+}
+
+export function oauthConfigOf(e: {
+  SLACK_CLIENT_ID?: string | undefined;
+  SLACK_CLIENT_SECRET?: string | undefined;
+  SLACK_STATE_SECRET?: string | undefined;
+  DATA_ENCRYPTION_KEY?: string | undefined;
+  DATA_ENCRYPTION_KEYS_OLD?: string | undefined;
+  SLACK_UPGRADED_TEAM_ID?: string | undefined;
+}): OAuthConfig | undefined {
+  if (!e.SLACK_CLIENT_ID || !e.SLACK_CLIENT_SECRET || !e.SLACK_STATE_SECRET || !e.DATA_ENCRYPTION_KEY)
+    return undefined;
+  return {
+    clientId: e.SLACK_CLIENT_ID,
+    clientSecret: e.SLACK_CLIENT_SECRET,
+    stateSecret: e.SLACK_STATE_SECRET,
+    encryptionKey: e.DATA_ENCRYPTION_KEY,
+    oldEncryptionKeys: e.DATA_ENCRYPTION_KEYS_OLD,
+    upgradedTenant: e.SLACK_UPGRADED_TEAM_ID,
+  };
+}
+
+/** The variables a single-workspace deployment needs that OAuth mode takes from installations and Slack. */
+export const PER_TENANT_VARS = ['SLACK_BOT_TOKEN', 'DOCS_API_KEY', 'DOCS_PROJECT_ID'] as const;

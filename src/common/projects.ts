@@ -87,14 +87,21 @@ export const channelProjectsSchema = z
 
 /** Which docs project a channel acts on: its own mapping, else the default (DOCS_PROJECT_ID). */
 export class ProjectDirectory {
-  private readonly byChannel: ReadonlyMap<string, string>;
+  private defaultProject: string;
+  private byChannel: ReadonlyMap<string, string>;
 
-  constructor(
-    readonly defaultProjectId: string,
-    byChannel: ReadonlyMap<string, string> = new Map(),
-  ) {
-    if (!PROJECT_ID.test(defaultProjectId))
-      throw new ChannelProjectsError(`DOCS_PROJECT_ID "${defaultProjectId}" is not a project id`);
+  constructor(defaultProjectId: string, byChannel: ReadonlyMap<string, string> = new Map()) {
+    this.defaultProject = checkedDefault(defaultProjectId);
+    this.byChannel = new Map(byChannel);
+  }
+
+  get defaultProjectId(): string {
+    return this.defaultProject;
+  }
+
+  /** OAuth mode: a tenant connected or disconnected a project in Slack; the running bot follows at once. */
+  replace(defaultProjectId: string, byChannel: ReadonlyMap<string, string>): void {
+    this.defaultProject = checkedDefault(defaultProjectId);
     this.byChannel = new Map(byChannel);
   }
 
@@ -120,4 +127,10 @@ export class ProjectDirectory {
   get isMulti(): boolean {
     return this.all().length > 1;
   }
+}
+
+function checkedDefault(projectId: string): string {
+  if (!PROJECT_ID.test(projectId))
+    throw new ChannelProjectsError(`DOCS_PROJECT_ID "${projectId}" is not a project id`);
+  return projectId;
 }

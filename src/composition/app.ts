@@ -62,10 +62,11 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const adapters = createAdapters(config, adapterOptions(options, logger, clock));
   const { jobStore: store, pollQueue: queue, agentJobQuota: quota, analyticsBudget } = adapters;
   // Channels map to docs projects (DOCS_CHANNEL_PROJECTS), each with its own admin key or DOCS_API_KEY.
-  const projects = new ProjectDirectory(config.docs.projectId, config.docs.channelProjects);
+  const projects =
+    options.projects?.directory ?? new ProjectDirectory(config.docs.projectId, config.docs.channelProjects);
+  const projectKeys = options.projects?.keys ?? config.docs.projectKeys;
   const access = new AccessPolicy(config.access);
-  const docsApiFor = (projectId: string) =>
-    docsApi.forProject(projectId, config.docs.projectKeys.get(projectId));
+  const docsApiFor = (projectId: string) => docsApi.forProject(projectId, projectKeys.get(projectId));
 
   const fatal = oneFatal(); // a revoked or rejected token, or the app uninstalled: main.ts exits
   const slackOptions = {

@@ -1,5 +1,6 @@
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
+import type { ProjectDirectory } from '../common/projects.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../jobs/ports.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -23,6 +24,8 @@ export interface DocsAgentOptions {
   slackApp?: (options: SlackAppOptions) => SlackApp;
   /** OAuth mode: the tenant's metrics (the process serves every tenant's together). */
   metrics?: Metrics;
+  /** OAuth mode: the tenant's projects and keys, as connected in Slack (kept current while running). */
+  projects?: { directory: ProjectDirectory; keys: ReadonlyMap<string, string> };
   /** OAuth mode: the tenant's own key space in Redis. */
   namespace?: string;
 }
@@ -31,10 +34,11 @@ export interface DocsAgentOptions {
 export interface TenantScope {
   key: TenantKey;
   directory: TenantDirectory;
+  /** The current installation (kept current in place: a re-install or a rotated token). */
   installation: TenantInstallation;
-  /** The settings this runtime was built from (a saved change rebuilds the runtime). */
+  /** The tenant's current settings (kept current in place while the runtime runs). */
   settings: TenantSettings;
-  /** Called after this tenant's settings were saved here, so the new ones apply at once on this replica. */
+  /** Called after this tenant's settings were saved here, so they apply at once (other replicas: within ~2 s). */
   changed(): void;
 }
 

@@ -1,5 +1,6 @@
 import type { AuthorizeResult, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Config } from '../common/config.js';
+import { AppError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { TenantInstallation } from '../tenants/tenant.js';
 import { boltCore, RotatingTokenClient, type SlackAppOptions, webClientOptions } from './bolt-core.js';
@@ -25,23 +26,29 @@ const dispatchedReceiver: Receiver = {
 export function createTenantSlackApp(
   config: Config,
   logger: Logger,
-  installation: () => TenantInstallation,
+  installation: () => TenantInstallation | undefined,
   options: SlackAppOptions = {},
 ): TenantSlackApp {
-  const client = new RotatingTokenClient(() => installation().botToken, webClientOptions(config, logger));
+  const current = (): TenantInstallation => {
+    const now = installation();
+    // Uninstalled: not one more call with its token, whatever was still on its way out.
+    if (!now) throw new AppError('tenant_uninstalled', 'this workspace uninstalled the app');
+    return now;
+  };
+  const client = new RotatingTokenClient(() => current().botToken, webClientOptions(config, logger));
   const core = boltCore({
     config,
     logger,
     receiver: dispatchedReceiver,
     authorize: async (source): Promise<AuthorizeResult> => {
-      const current = installation();
+      const now = current();
       return {
-        botToken: current.botToken,
-        botId: current.botId,
-        botUserId: current.botUserId,
+        botToken: now.botToken,
+        botId: now.botId,
+        botUserId: now.botUserId,
         // An org-wide install serves each workspace of the org: the request's team, the install's org.
-        teamId: source.teamId ?? current.teamId,
-        enterpriseId: source.enterpriseId ?? current.enterpriseId,
+        teamId: source.teamId ?? now.teamId,
+        enterpriseId: source.enterpriseId ?? now.enterpriseId,
       };
     },
     client,

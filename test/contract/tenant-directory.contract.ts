@@ -81,6 +81,32 @@ export function tenantDirectoryContract(create: TenantDirectoryFactory): void {
         expect((await a.settings('T1')).projects.map((p) => p.projectId)).toEqual(['p1']);
       }));
 
+    it('a token refresh saves only over the stamp it read: never over an uninstall, a re-install or a rival', () =>
+      withDirectory(async (a, b) => {
+        expect(await a.saveInstallation(installation('T1'))).toBe(true);
+        const read = (await a.stamps()).get('T1')!;
+        const refreshed = installation('T1', { botToken: 'xoxb-refreshed', refreshToken: 'xoxe-next' });
+        // Two replicas refresh after reading the same stamp: exactly one save lands.
+        const rival = installation('T1', { botToken: 'xoxb-rival' });
+        const results = await Promise.all([
+          a.saveInstallation(refreshed, read),
+          b.saveInstallation(rival, read),
+        ]);
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect((await a.installation('T1'))?.botToken).toBe(results[0] ? 'xoxb-refreshed' : 'xoxb-rival');
+        // Uninstalled while refreshing: the refresh must not bring the secrets back.
+        const beforeRemove = (await a.stamps()).get('T1')!;
+        await b.removeTenant('T1', 1_000);
+        expect(await a.saveInstallation(refreshed, beforeRemove)).toBe(false);
+        expect(await b.installation('T1')).toBeUndefined();
+        expect((await b.stamps()).has('T1')).toBe(false);
+        expect(await a.duePurges(1_000)).toEqual(['T1']);
+        // Re-installed while refreshing: the fresh install wins.
+        await b.saveInstallation(installation('T1', { botToken: 'xoxb-reinstalled' }));
+        expect(await a.saveInstallation(refreshed, beforeRemove)).toBe(false);
+        expect((await a.installation('T1'))?.botToken).toBe('xoxb-reinstalled');
+      }));
+
     it('saves settings only over the version they were read at; tenants never see each other', () =>
       withDirectory(async (a, b) => {
         await a.saveInstallation(installation('T1'));

@@ -25,12 +25,14 @@ export class MemoryTenantDirectory implements TenantDirectory {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async saveInstallation(installation: TenantInstallation): Promise<void> {
+  async saveInstallation(installation: TenantInstallation, expectedStamp?: string): Promise<boolean> {
     const { tenant } = installation;
+    if (expectedStamp !== undefined && this.stampOf.get(tenant) !== expectedStamp) return false;
     this.installations.set(tenant, this.box.seal(JSON.stringify(installation), `installation:${tenant}`));
     this.stampOf.set(tenant, this.nextStamp());
     // A re-install: its data is live again, so the pending purge of the earlier install is called off.
     this.purges.delete(tenant);
+    return true;
   }
 
   async installation(tenant: TenantKey): Promise<TenantInstallation | undefined> {

@@ -17,8 +17,12 @@ import { closeRedis, type RedisClient } from './redis-client.js';
  * Every secret is inside a sealed value; nothing in Redis is in clear but ids, names of keys and versions.
  */
 
-/** A re-install replaces the installation (settings stay) and calls off a pending purge: its data is live again. */
+/**
+ * A re-install replaces the installation (settings stay) and calls off a pending purge: its data is live again.
+ * A token refresh passes the stamp it read (ARGV[3]) and saves only while it is still the tenant's stamp.
+ */
 const SAVE_INSTALLATION = `
+if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[3] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 local stamp = redis.call('INCR', KEYS[3])
 redis.call('HSET', KEYS[2], ARGV[1], stamp)
@@ -73,10 +77,10 @@ export class RedisTenantDirectory implements TenantDirectory {
     private readonly options: { ownsClient?: boolean } = {},
   ) {}
 
-  async saveInstallation(installation: TenantInstallation): Promise<void> {
+  async saveInstallation(installation: TenantInstallation, expectedStamp?: string): Promise<boolean> {
     const { tenant } = installation;
     const sealed = this.box.seal(JSON.stringify(installation), installationContext(tenant));
-    await guardState(() =>
+    const stamp = await guardState(() =>
       this.client.eval(SAVE_INSTALLATION, {
         keys: [
           this.installationKey(tenant),
@@ -84,9 +88,10 @@ export class RedisTenantDirectory implements TenantDirectory {
           this.key('tenant-stamp'),
           this.key('tenant-purges'),
         ],
-        arguments: [tenant, sealed],
+        arguments: [tenant, sealed, expectedStamp ?? ''],
       }),
     );
+    return stamp !== 0;
   }
 
   async installation(tenant: TenantKey): Promise<TenantInstallation | undefined> {

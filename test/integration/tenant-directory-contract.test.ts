@@ -155,6 +155,21 @@ describe('redis tenant directory', () => {
     );
   });
 
+  it('says state_unavailable (never "not installed") while Redis is down', async () => {
+    const down = await startRedisServer();
+    const client = await connectRedis(down.url, logger, { failFast: true });
+    clients.push(client);
+    const directory = new RedisTenantDirectory(client, 'down:', testBox());
+    await directory.saveInstallation(installation('T1'));
+    await down.stop();
+    for (const call of [
+      () => directory.installation('T1'),
+      () => directory.stamps(),
+      () => directory.lease('x', 1),
+    ])
+      expect(errorCode(await call().catch((error: unknown) => error))).toBe('state_unavailable');
+  });
+
   it('refuses a tenant key that is not a Slack id (it would reach into other keys)', async () => {
     const directory = await replica(`bad-${randomUUID()}:`, testBox());
     for (const tenant of ['T1:settings', '', 'T 1', 'x'.repeat(65)]) {

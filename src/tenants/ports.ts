@@ -5,12 +5,21 @@ import type { TenantInstallation, TenantKey, TenantSettings } from './tenant.js'
  * process (memory). Secrets are encrypted at rest (AES-256-GCM, key id stored with each value).
  */
 export interface TenantDirectory {
-  /** Saves (or replaces, on a re-install) an installation; the tenant's stamp changes. */
-  saveInstallation(installation: TenantInstallation): Promise<void>;
+  /**
+   * Saves (or replaces, on a re-install) an installation; the tenant's stamp changes. With `expectedStamp`
+   * (a token refresh: read the stamp, refresh, save) it saves only while the stamp is still that one, so a
+   * refresh never brings back an uninstalled tenant's secrets nor overwrites a re-install or another save.
+   * True when saved (always, without `expectedStamp`).
+   */
+  saveInstallation(installation: TenantInstallation, expectedStamp?: string): Promise<boolean>;
   installation(tenant: TenantKey): Promise<TenantInstallation | undefined>;
   settings(tenant: TenantKey): Promise<TenantSettings>;
   /** Saves when the stored version is still `expectedVersion` (false otherwise); the stamp changes. */
-  saveSettings(tenant: TenantKey, next: Omit<TenantSettings, 'version'>, expectedVersion: number): Promise<boolean>;
+  saveSettings(
+    tenant: TenantKey,
+    next: Omit<TenantSettings, 'version'>,
+    expectedVersion: number,
+  ): Promise<boolean>;
   /** Every installed tenant and a stamp that changes whenever its installation or settings change. */
   stamps(): Promise<Map<TenantKey, string>>;
   /**

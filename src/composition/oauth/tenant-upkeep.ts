@@ -76,8 +76,11 @@ export class TenantUpkeep {
     const before = await directory.installation(tenant);
     if (!before?.refreshToken || !due(before.expiresAt)) return;
     if (!(await directory.lease(`refresh:${tenant}`, 60_000))) return;
-    // Decide on what the store holds now: another replica may have refreshed it a moment ago.
+    // Decide on what the store holds now: another replica may have refreshed it a moment ago. The save is
+    // conditional on this stamp, so a refresh racing an uninstall or a re-install never writes over it.
+    const stamp = (await directory.stamps()).get(tenant);
     const installation = await directory.installation(tenant);
+    if (stamp === undefined) return;
     if (!installation?.refreshToken || !due(installation.expiresAt)) return;
     try {
       const answer = (await this.client.oauth.v2.access({
@@ -87,12 +90,19 @@ export class TenantUpkeep {
         refresh_token: installation.refreshToken,
       })) as { access_token?: string; refresh_token?: string; expires_in?: number };
       if (!answer.access_token) throw new Error('oauth.v2.access answered without a token');
-      await directory.saveInstallation({
-        ...installation,
-        botToken: answer.access_token,
-        refreshToken: answer.refresh_token ?? installation.refreshToken,
-        expiresAt: answer.expires_in ? clock.now() + answer.expires_in * 1000 : undefined,
-      });
+      const saved = await directory.saveInstallation(
+        {
+          ...installation,
+          botToken: answer.access_token,
+          refreshToken: answer.refresh_token ?? installation.refreshToken,
+          expiresAt: answer.expires_in ? clock.now() + answer.expires_in * 1000 : undefined,
+        },
+        stamp,
+      );
+      if (!saved) {
+        this.log.info({ tenant }, 'the tenant changed while its token was refreshed; trying again next minute');
+        return;
+      }
       this.log.info({ tenant }, 'refreshed the tenant’s rotating bot token');
       this.deps.changed();
     } catch (error) {
@@ -115,6 +125,11 @@ export class TenantUpkeep {
         continue;
       }
       if (!(await directory.lease(`purge:${tenant}`, 10 * 60_000))) continue;
+      // Looked at again right before deleting: a re-install a moment ago keeps its data.
+      if ((await directory.stamps()).has(tenant)) {
+        await directory.purged(tenant);
+        continue;
+      }
       const deleted = await this.deps.purge(tenant);
       await directory.purged(tenant);
       this.log.info({ tenant, deleted }, 'purged an uninstalled tenant’s data');

@@ -1,0 +1,139 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type App, HTTPReceiver, type HTTPReceiverOptions, type ReceiverEvent } from '@slack/bolt';
+import { systemClock } from '../../common/clock.js';
+import { type Config, secretsOf } from '../../common/config.js';
+import type { OAuthConfig } from '../../common/config-oauth.js';
+import { createLogger, SecretSet } from '../../common/logger.js';
+import { secretBoxFromSettings } from '../../common/secret-box.js';
+import { type MetricsServer, startMetricsServer } from '../../metrics/metrics-server.js';
+import { boltLevel, boltLogger } from '../../slack/bolt-logger.js';
+import { customRoutesOf, MAX_REQUEST_BODY_BYTES, rejectFutureDated } from '../../slack/http-edge.js';
+import { within } from '../app-steps.js';
+import type { DocsAgent, DocsAgentOptions } from '../docs-agent.js';
+import { healthRoutes } from '../health.js';
+import { tenantDirectoryFor } from './tenant-directory.js';
+import { TenantMetrics } from '../../metrics/tenant-metrics.js';
+import { tenantSourceOf } from '../../tenants/tenant-source.js';
+import { TenantRuntimes } from './tenant-runtimes.js';
+import { TenantUpkeep } from './tenant-upkeep.js';
+import { installerOptions } from '../../slack/oauth/installer.js';
+
+/**
+ * OAuth mode: one HTTP front door for every tenant. It verifies each request's signature, resolves its
+ * tenant once (org-wide install first, then the workspace) and hands it to that tenant's runtime; it also
+ * serves the install pages and health. Every tenant's runtime is the single-workspace bot, scoped.
+ */
+export function createOAuthAgent(
+  config: Config & { oauth: OAuthConfig },
+  options: Pick<DocsAgentOptions, 'logger' | 'clock'> = {},
+): DocsAgent {
+  const secrets = new SecretSet(secretsOf(config));
+  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets });
+  const clock = options.clock ?? systemClock;
+  const box = secretBoxFromSettings(config.oauth.encryptionKey, config.oauth.oldEncryptionKeys);
+  const store = tenantDirectoryFor(config, box, logger);
+  const metrics = new TenantMetrics();
+  const runtimes = new TenantRuntimes({
+    config,
+    directory: store.directory,
+    logger,
+    secrets,
+    metrics,
+    clock,
+  });
+  const upkeep = new TenantUpkeep({
+    oauth: config.oauth,
+    directory: store.directory,
+    tenants: () => runtimes.tenants(),
+    purge: (tenant) => store.purge(tenant),
+    uninstall: (tenant, reason) => runtimes.uninstall(tenant, reason),
+    changed: () => {
+      runtimes.sync().catch(() => undefined);
+    },
+    slackApiUrl: config.slack.apiUrl,
+    timeoutMs: config.slack.timeoutMs,
+    clock,
+    logger,
+  });
+  let stopping = false;
+  let ready = false;
+  let stopped: Promise<void> | undefined;
+  let metricsServer: MetricsServer | undefined;
+  const startAbort = new AbortController();
+  const receiverOptions: HTTPReceiverOptions = {
+    signingSecret: config.slack.signingSecret!,
+    endpoints: '/slack/events',
+    customRoutes: customRoutesOf(
+      healthRoutes({
+        stopping: () => stopping,
+        state: () => store.state(),
+        slackConnected: () => ready,
+      }),
+      logger,
+    ),
+    logger: boltLogger(logger),
+    logLevel: boltLevel(config.logLevel),
+    processBeforeResponse: false,
+    customPropertiesExtractor: (req) => ({ slackSignature: req.headers['x-slack-signature'] }),
+    bodyLimit: MAX_REQUEST_BODY_BYTES,
+    ...installerOptions({
+      clientId: config.oauth.clientId,
+      clientSecret: config.oauth.clientSecret,
+      stateSecret: config.oauth.stateSecret,
+      ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+      directory: store.directory,
+      now: () => clock.now(),
+      logger,
+      onInstalled: (installation) => {
+        logger.info({ tenant: installation.tenant, name: installation.name }, 'installed');
+        runtimes.sync().catch(() => undefined);
+      },
+    }),
+  };
+  const receiver = new HTTPReceiver(receiverOptions);
+  rejectFutureDated(receiver, logger);
+  // The receiver's "app" is the router: each verified request goes to its tenant's Bolt app.
+  receiver.init({
+    processEvent: (event: ReceiverEvent) => runtimes.dispatch(event, tenantSourceOf(event.body)),
+  } as unknown as App);
+
+  return {
+    logger,
+    metricsPort: () => metricsServer?.port,
+    get jobs(): never {
+      throw new Error('OAuth mode has a job service per tenant');
+    },
+    onFatal: () => undefined,
+    async start() {
+      const server = (await receiver.start(config.port)) as Server;
+      const port = (server.address() as AddressInfo).port;
+      metricsServer = await startMetricsServer(metrics, config.metrics, logger);
+      if (!(await store.waitUntilReady(startAbort.signal))) return port;
+      await runtimes.start();
+      upkeep.start();
+      ready = true;
+      logger.info(
+        { port, state: store.backend, tenants: runtimes.tenants().length },
+        `docs-agent (OAuth mode) is listening on port ${port}: Slack at POST /slack/events, installs at GET /slack/install; ${
+          store.backend === 'redis'
+            ? 'installs and state are in Redis (REDIS_URL), shared by replicas'
+            : 'installs and state are in memory: every install is lost at restart (set REDIS_URL to keep them)'
+        }`,
+      );
+      return port;
+    },
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        startAbort.abort();
+        await within(receiver.stop(), 2_000, 'closing the HTTP receiver', logger);
+        await upkeep.stop();
+        await runtimes.stop();
+        await metricsServer?.close();
+        await store.close();
+      })();
+      return stopped;
+    },
+  };
+}

@@ -2,7 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
-import type { Metrics } from './metrics.js';
+
+/** Anything /metrics can serve: one workspace's `Metrics`, or OAuth mode's `TenantMetrics` summing its tenants. */
+export interface MetricsExposition {
+  render(): Promise<{ contentType: string; body: string }>;
+}
 
 export interface MetricsServer {
   port: number;
@@ -14,7 +18,7 @@ export interface MetricsServer {
  * must not expose internals (job counts, error codes, quotas) to the internet.
  */
 export async function startMetricsServer(
-  metrics: Metrics,
+  metrics: MetricsExposition,
   where: { host: string; port: number },
   logger: Logger,
 ): Promise<MetricsServer> {

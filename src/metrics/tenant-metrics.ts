@@ -1,0 +1,138 @@
+import {
+  AggregatorRegistry,
+  Counter,
+  collectDefaultMetrics,
+  Histogram,
+  type PrometheusContentType,
+  Registry,
+} from 'prom-client';
+import { Metrics } from './metrics.js';
+import type { MetricsExposition } from './metrics-server.js';
+import {
+  addCounts,
+  chooseShown,
+  countsOf,
+  type MetricJson,
+  NO_COUNTS,
+  type TenantCounts,
+  tenantSeries,
+} from './tenant-view.js';
+
+/** What dropped tenants leave behind: their counters, summed, and their share of `other`. */
+interface Retired {
+  counters: MetricJson[];
+  other: TenantCounts;
+}
+
+/**
+ * OAuth mode's /metrics: one `Metrics` per tenant runtime (so tenant code stays tenant-blind) and one
+ * exposition for the process. Every docs_agent_ series is the SUM over tenants under its single-workspace
+ * name and labels, so dashboards built for single-workspace mode keep working; the process metrics appear
+ * once; a bounded per-tenant view (docs_agent_tenants and docs_agent_tenant_*{tenant}) names the `topTenants`
+ * busiest tenants by id and folds the rest into tenant="other".
+ *
+ * Tenants are ranked by what they made this process do since it started (job start requests, Slack errors,
+ * deliveries, docs-API requests), not over a recent window: the per-tenant series are counters, and a
+ * lifetime ranking changes its members rarely, whereas a window would reshuffle them with every burst and
+ * each reshuffle moves counts in or out of `other`. It needs no timer or history, only what is counted.
+ */
+export class TenantMetrics implements MetricsExposition {
+  private readonly tenants = new Map<string, Metrics>();
+  private readonly process = new Registry();
+  /** Never recorded to: gives every docs_agent_ metric its HELP and TYPE even with no tenant installed. */
+  private readonly template = new Metrics({ defaultMetrics: false });
+  private readonly topTenants: number;
+  private shown = new Set<string>();
+  /** A promise so a drop's snapshot (async in prom-client) is folded in before the next scrape reads it. */
+  private retired: Promise<Retired> = Promise.resolve({ counters: [], other: NO_COUNTS });
+
+  constructor(options: { defaultMetrics?: boolean; topTenants?: number } = {}) {
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.process });
+    this.topTenants = options.topTenants ?? 10;
+  }
+
+  /**
+   * The tenant's recorder, created on first use and kept until `drop` (a runtime rebuilt for new settings
+   * gets the same one, so its counters carry on). No process metrics of its own: those are the process's.
+   */
+  forTenant(tenant: string): Metrics {
+    let metrics = this.tenants.get(tenant);
+    if (!metrics) {
+      metrics = new Metrics({ defaultMetrics: false });
+      this.tenants.set(tenant, metrics);
+    }
+    return metrics;
+  }
+
+  /**
+   * The tenant is uninstalled: its per-tenant series and its gauges (watched jobs, quotas, feedback) go at
+   * once; its counters stay in the sums (and in `other` if it was there), so no summed counter goes
+   * backwards, which Prometheus would read as a reset.
+   */
+  drop(tenant: string): void {
+    const metrics = this.tenants.get(tenant);
+    if (!metrics) return;
+    this.tenants.delete(tenant);
+    const wasShown = this.shown.has(tenant);
+    this.shown.delete(tenant);
+    this.retired = this.retired.then(async (retired) => {
+      const counters = await countersOf(metrics.registry);
+      const summed = await AggregatorRegistry.aggregate([retired.counters, counters]).getMetricsAsJSON();
+      return {
+        counters: summed,
+        other: wasShown ? retired.other : addCounts(retired.other, countsOf(counters)),
+      };
+    });
+  }
+
+  /** Installed tenants (those with a recorder). */
+  get size(): number {
+    return this.tenants.size;
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    // Retired and live are read together, so a tenant dropped meanwhile is counted once, never twice or not at all.
+    let pending: Promise<Retired>;
+    let retired: Retired;
+    do {
+      pending = this.retired;
+      retired = await pending;
+    } while (pending !== this.retired);
+    const live = [...this.tenants];
+    const [template, ...parts] = await Promise.all([
+      this.template.registry.getMetricsAsJSON(),
+      ...live.map(([, metrics]) => metrics.registry.getMetricsAsJSON()),
+    ]);
+    const counts = new Map(live.map(([tenant], i) => [tenant, countsOf(parts[i] ?? [])]));
+    this.shown = chooseShown(
+      new Map([...counts].map(([t, c]) => [t, c.activity])),
+      this.shown,
+      this.topTenants,
+    );
+    const view = tenantSeries({
+      installed: live.length,
+      counts,
+      shown: this.shown,
+      retiredOther: retired.other,
+    });
+    // Counters and histograms add up; so do this tenant-blind code's gauges (jobs watched, budget units
+    // left, PRs rated: each tenant has its own). The process metrics are not summed: some (start time,
+    // version) must not be, and they exist once anyway.
+    const summed = AggregatorRegistry.aggregate<PrometheusContentType>([
+      template,
+      retired.counters,
+      ...parts,
+      view,
+    ]);
+    const exposition = Registry.merge([this.process, summed]);
+    return { contentType: exposition.contentType, body: await exposition.metrics() };
+  }
+}
+
+/** A tenant's counters and histograms as they stand (gauges are read from stores, and the tenant is gone). */
+async function countersOf(registry: Registry): Promise<MetricJson[]> {
+  const cumulative = registry
+    .getMetricsAsArray()
+    .filter((m) => m instanceof Counter || m instanceof Histogram);
+  return Promise.all(cumulative.map((m) => (m as Counter).get() as Promise<MetricJson>));
+}

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './common/config.js';
 import { AppError, describeError } from './common/errors.js';
 import { createDocsAgent } from './composition/app.js';
+import { createOAuthAgent } from './composition/oauth/oauth-agent.js';
 import { FORCED_EXIT_MS } from './composition/shutdown-budget.js';
 
 const forcedExitText = `${FORCED_EXIT_MS / 1000} s`;
@@ -20,7 +21,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const agent = createDocsAgent(config);
+  // SLACK_CLIENT_ID & co: every workspace that installs it ("Add to Slack"); else the one of SLACK_BOT_TOKEN.
+  const { oauth } = config;
+  const agent = oauth ? createOAuthAgent({ ...config, oauth }) : createDocsAgent(config);
   const { logger } = agent;
 
   // A stray rejection is logged, never fatal: one bad request must not take every thread down with it.

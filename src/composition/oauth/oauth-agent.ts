@@ -17,7 +17,7 @@ import { TenantMetrics } from '../../metrics/tenant-metrics.js';
 import { tenantSourceOf } from '../../tenants/tenant-source.js';
 import { TenantRuntimes } from './tenant-runtimes.js';
 import { TenantUpkeep } from './tenant-upkeep.js';
-import { installerOptions } from '../../slack/oauth/installer.js';
+import { slackInstaller } from '../../slack/oauth/installer.js';
 
 /**
  * OAuth mode: one HTTP front door for every tenant. It verifies each request's signature, resolves its
@@ -77,7 +77,7 @@ export function createOAuthAgent(
     processBeforeResponse: false,
     customPropertiesExtractor: (req) => ({ slackSignature: req.headers['x-slack-signature'] }),
     bodyLimit: MAX_REQUEST_BODY_BYTES,
-    ...installerOptions({
+    ...slackInstaller({
       clientId: config.oauth.clientId,
       clientSecret: config.oauth.clientSecret,
       stateSecret: config.oauth.stateSecret,

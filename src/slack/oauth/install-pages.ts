@@ -181,8 +181,10 @@ changed in your workspace. You can start again whenever you like.</p>`,
       return {
         title: 'This install link has expired',
         explain: `<p>The link back from Slack could not be matched to this browser: install links last 10 minutes and
-work only in the browser that opened the install page. Nothing was installed. Start again from the install
-page, in this browser.</p>`,
+work only in the browser that opened the install page. Nothing was installed by this link. Start again from
+the install page, in this browser.</p>
+<p class="muted">If this page said docs-agent was installed a moment ago, it is: opening that page again does not
+install it twice.</p>`,
       };
     case 'incomplete':
       return {

@@ -104,10 +104,14 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
       { tenant: saved.tenant, orgWide: saved.isEnterpriseInstall, installer: saved.installerUserId },
       'docs-agent was installed through "Add to Slack"',
     );
-    try {
-      input.onInstalled(saved);
-    } catch (error) {
+    // The installation is saved whatever happens here: the registry's next poll of the directory starts it too.
+    const notStarted = (error: unknown) =>
       log.error({ tenant: saved.tenant, err: String(error) }, 'starting the new installation failed');
+    try {
+      const started: unknown = input.onInstalled(saved);
+      if (started instanceof Promise) started.catch(notStarted);
+    } catch (error) {
+      notStarted(error);
     }
     sendPage(res, 200, successPage(saved));
   };

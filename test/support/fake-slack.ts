@@ -3,6 +3,7 @@ import { FakeSlackAssistant } from './fake-slack-assistant.js';
 import { FakeSlackHistory } from './fake-slack-history.js';
 import { HeldCalls } from './fake-slack-holds.js';
 import { FakeChannelMembers } from './fake-slack-members.js';
+import { FakeSlackOAuth } from './fake-slack-oauth.js';
 import { FakeSlackReactions } from './fake-slack-reactions.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
 import type { Fault, SlackCall, StoredMessage } from './fake-slack-types.js';
@@ -60,6 +61,8 @@ export class FakeSlack {
   readonly assistant = new FakeSlackAssistant(this);
   /** Link previews: chat.unfurl only for links announced with `unfurls.share` (fake-slack-unfurls.ts). */
   readonly unfurls = new FakeSlackUnfurls();
+  /** "Add to Slack": authorize page, oauth.v2.access, auth.test per token (fake-slack-oauth.ts). */
+  readonly oauth = new FakeSlackOAuth(this);
   private responseUrlCounter = 0;
   private close_: (() => Promise<void>) | undefined;
   url = '';
@@ -151,6 +154,7 @@ export class FakeSlack {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = req.url ?? '/';
+    if (this.oauth.page(req, res)) return;
     if (path.startsWith('/upload/')) {
       this.uploads.push({
         fileId: path.slice('/upload/'.length),
@@ -177,11 +181,13 @@ export class FakeSlack {
     }
     const method = path.replace(/^\/api\//, '').split('?')[0] ?? '';
     const args = parseArgs(raw, req.headers['content-type']);
-    this.calls.push({ method, args, authorization: req.headers.authorization });
-    const retryAfter = this.rateTiers?.take(method, 'T0TEAM', args);
+    const { authorization } = req.headers;
+    this.calls.push({ method, args, authorization });
+    const tenant = this.oauth.tenantOf(authorization, args) ?? 'T0TEAM';
+    const retryAfter = this.rateTiers?.take(method, tenant, args);
     if (retryAfter !== undefined)
       return sendJson(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });
-    if (await this.held.apply(method, args, res, () => this.answer(method, args))) return;
+    if (await this.held.apply(method, args, res, () => this.answer(method, args, authorization))) return;
     const fault = this.faults.get(method)?.shift() ?? this.randomFault(method, args);
     if (fault) {
       if (fault.kind === 'error') return sendJson(res, 200, { ok: false, error: fault.error });
@@ -202,11 +208,12 @@ export class FakeSlack {
     }
     const refused = this.blockKit.methodRefusal(method, args);
     if (refused) return sendJson(res, 200, refused);
-    sendJson(res, 200, this.answer(method, args));
+    sendJson(res, 200, this.answer(method, args, authorization));
   }
 
-  private answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
+  private answer(method: string, args: Record<string, unknown>, auth?: string): Record<string, unknown> {
     const surfaced =
+      this.oauth.answer(method, args, auth) ??
       this.history.answer(method, args) ??
       this.surfaces.answer(method, args) ??
       this.reactions.answer(method, args) ??
@@ -216,16 +223,6 @@ export class FakeSlack {
     if (surfaced) return surfaced;
     const channel = String(args.channel ?? '');
     switch (method) {
-      case 'auth.test':
-        return {
-          ok: true,
-          url: 'https://acme.slack.com/',
-          team: 'Acme',
-          team_id: 'T0TEAM',
-          user: 'docs-agent',
-          user_id: this.botUserId,
-          bot_id: this.botId,
-        };
       case 'apps.connections.open':
         return this.socketUrl ? { ok: true, url: this.socketUrl } : { ok: false, error: 'invalid_auth' };
       case 'chat.postMessage': {

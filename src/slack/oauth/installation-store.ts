@@ -1,0 +1,137 @@
+import type { Installation, InstallationQuery, InstallationStore } from '@slack/oauth';
+import { cleanUntrusted, collapseWhitespace } from '../../common/untrusted-text.js';
+import type { TenantDirectory } from '../../tenants/ports.js';
+import { type TenantInstallation, type TenantKey, tenantCandidates } from '../../tenants/tenant.js';
+
+/**
+ * @slack/oauth's InstallationStore over the TenantDirectory: what Bolt's installer stores after
+ * `oauth.v2.access` (and after a token refresh) becomes a TenantInstallation, and back. Errors name the
+ * tenant, never a token.
+ */
+
+/** Longest workspace or org name kept: Slack's are far shorter. */
+const MAX_NAME = 120;
+
+export class InstallationNotFoundError extends Error {
+  readonly code = 'installation_not_found';
+}
+
+export class InstallationRefusedError extends Error {
+  readonly code = 'installation_refused';
+}
+
+/** The tenant an installation is: the org for an org-wide install, else the workspace. */
+export function tenantOfInstallation(installation: Installation): TenantKey {
+  const tenant = installation.isEnterpriseInstall ? installation.enterprise?.id : installation.team?.id;
+  if (!tenant) throw new InstallationRefusedError('Slack named no workspace or org for this installation');
+  return tenant;
+}
+
+/** Slack's Installation as the bot keeps it; `installedAt` is when it was first installed. */
+export function toTenantInstallation(installation: Installation, installedAt: number): TenantInstallation {
+  const tenant = tenantOfInstallation(installation);
+  const { bot } = installation;
+  if (!bot?.token || !bot.userId)
+    throw new InstallationRefusedError(`the installation in ${tenant} carries no bot token`);
+  const isEnterpriseInstall = installation.isEnterpriseInstall === true;
+  const rawName = (isEnterpriseInstall ? installation.enterprise?.name : installation.team?.name) ?? '';
+  const name = collapseWhitespace(cleanUntrusted(rawName, MAX_NAME).text);
+  return {
+    tenant,
+    teamId: isEnterpriseInstall ? undefined : installation.team?.id,
+    enterpriseId: installation.enterprise?.id,
+    isEnterpriseInstall,
+    name: name === '' ? tenant : name,
+    botToken: bot.token,
+    botUserId: bot.userId,
+    botId: bot.id || undefined,
+    // Token rotation: Slack's expiry is in seconds since the epoch, ours in milliseconds.
+    refreshToken: bot.refreshToken,
+    expiresAt: bot.expiresAt === undefined ? undefined : bot.expiresAt * 1000,
+    installerUserId: installation.user.id,
+    scopes: [...bot.scopes],
+    appId: installation.appId,
+    installedAt,
+  };
+}
+
+/** A TenantInstallation as @slack/oauth reads it (Bolt's `authorize`, token refresh). */
+export function toSlackInstallation(installation: TenantInstallation): Installation<'v2', boolean> {
+  const { isEnterpriseInstall, teamId, enterpriseId, name } = installation;
+  return {
+    team: isEnterpriseInstall || !teamId ? undefined : { id: teamId, name },
+    enterprise: enterpriseId ? { id: enterpriseId, ...(isEnterpriseInstall ? { name } : {}) } : undefined,
+    user: { token: undefined, scopes: undefined, id: installation.installerUserId },
+    bot: {
+      token: installation.botToken,
+      ...(installation.refreshToken ? { refreshToken: installation.refreshToken } : {}),
+      ...(installation.expiresAt === undefined
+        ? {}
+        : { expiresAt: Math.floor(installation.expiresAt / 1000) }),
+      scopes: [...installation.scopes],
+      id: installation.botId ?? '',
+      userId: installation.botUserId,
+    },
+    ...(installation.appId ? { appId: installation.appId } : {}),
+    tokenType: 'bot',
+    isEnterpriseInstall,
+    authVersion: 'v2',
+  };
+}
+
+export interface TenantInstallationStoreOptions {
+  directory: TenantDirectory;
+  now(): number;
+}
+
+/**
+ * The adapter. `saved(installation)` is the TenantInstallation a store call just saved from that Slack
+ * Installation object (the success page and `onInstalled` use it without mapping twice).
+ */
+export class TenantInstallationStore implements InstallationStore {
+  private readonly savedFrom = new WeakMap<object, TenantInstallation>();
+
+  constructor(private readonly options: TenantInstallationStoreOptions) {}
+
+  async storeInstallation<AuthVersion extends 'v1' | 'v2'>(
+    installation: Installation<AuthVersion, boolean>,
+  ): Promise<void> {
+    const { directory, now } = this.options;
+    const tenant = tenantOfInstallation(installation as Installation);
+    // A re-install or a token refresh keeps when the tenant was first installed.
+    const existing = await directory.installation(tenant);
+    const saved = toTenantInstallation(installation as Installation, existing?.installedAt ?? now());
+    await directory.saveInstallation(saved);
+    this.savedFrom.set(installation, saved);
+  }
+
+  async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation<'v1' | 'v2', boolean>> {
+    const { directory } = this.options;
+    for (const tenant of tenantCandidates(query)) {
+      const found = await directory.installation(tenant);
+      if (found) return toSlackInstallation(found);
+    }
+    throw new InstallationNotFoundError(
+      `no installation for ${describeQuery(query)}: the app was never installed there, or was uninstalled`,
+    );
+  }
+
+  /** Uninstall: the installation and every secret go at once; the tenant's other data is due for purging. */
+  async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
+    const tenant = query.isEnterpriseInstall ? query.enterpriseId : query.teamId;
+    if (!tenant) return;
+    await this.options.directory.removeTenant(tenant, this.options.now());
+  }
+
+  saved(installation: object): TenantInstallation | undefined {
+    return this.savedFrom.get(installation);
+  }
+}
+
+function describeQuery(query: InstallationQuery<boolean>): string {
+  const parts = [
+    query.enterpriseId ? `enterprise ${query.enterpriseId}` : '',
+    query.teamId ? `team ${query.teamId}` : '',
+  ].filter(Boolean);
+  return parts.join(', ') || 'an unnamed workspace';
+}

@@ -1,0 +1,173 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger as BoltLogger, HTTPReceiverOptions } from '@slack/bolt';
+import slackOAuth, { type Installation, type StateStore } from '@slack/oauth';
+import type { Logger } from '../../common/logger.js';
+import type { TenantDirectory } from '../../tenants/ports.js';
+import type { TenantInstallation } from '../../tenants/tenant.js';
+import { boltLogger } from '../bolt-logger.js';
+import { classifyInstallFailure } from './install-failures.js';
+import { failurePage, failureStatus, INSTALL_PATH, installPage, successPage } from './install-pages.js';
+import { TenantInstallationStore, toTenantInstallation } from './installation-store.js';
+import { BOT_SCOPES } from './scopes.js';
+
+/** Where Slack sends the browser back after "Allow" or "Cancel" (manifest.yml's oauth_config.redirect_urls). */
+export const REDIRECT_PATH = '/slack/oauth_redirect';
+
+/** How long an install link (its state and cookie) lasts: @slack/oauth's default, said on the failure page. */
+const STATE_SECONDS = 600;
+
+/** How long the code exchange (oauth.v2.access, then auth.test) may take while the browser waits. */
+const EXCHANGE_TIMEOUT_MS = 10_000;
+
+export interface InstallerInput {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
+  /** SLACK_API_URL (default https://slack.com/api/): oauth.v2.access and the authorize page's origin. */
+  slackApiUrl?: string;
+  /** The full redirect URL to name on the authorize URL; only needed when the Slack app lists several. */
+  redirectUri?: string;
+  directory: TenantDirectory;
+  now(): number;
+  logger: Logger;
+  /** A tenant was installed (or re-installed) and saved: build or rebuild its runtime. */
+  onInstalled(installation: TenantInstallation): void;
+}
+
+export type InstallerReceiverOptions = Required<
+  Pick<HTTPReceiverOptions, 'clientId' | 'clientSecret' | 'stateSecret' | 'scopes' | 'installerOptions'>
+> & { installationStore: TenantInstallationStore; redirectUri?: string };
+
+type ClientOptions = NonNullable<HTTPReceiverOptions['installerOptions']>['clientOptions'];
+
+const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
+
+/** Slack's authorize page on SLACK_API_URL's host: https://slack.com/api/ → https://slack.com/oauth/v2/authorize. */
+export function authorizationUrlFor(slackApiUrl = DEFAULT_SLACK_API_URL): string {
+  return new URL('/oauth/v2/authorize', new URL(slackApiUrl).origin).toString();
+}
+
+/** Headers of every install page: HTML, never cached (it carries a one-time state), no script, no framing. */
+const PAGE_HEADERS: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+};
+
+function setPageHeaders(res: ServerResponse): void {
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
+}
+
+function sendPage(res: ServerResponse, status: number, html: string): void {
+  setPageHeaders(res);
+  res.writeHead(status);
+  res.end(html);
+}
+
+/** The state store on the injected clock (so an expired link is testable), signed with SLACK_STATE_SECRET. */
+function clockedStateStore(stateSecret: string, now: () => number): StateStore {
+  const signed = new slackOAuth.ClearStateStore(stateSecret, STATE_SECONDS);
+  return {
+    generateStateParam: (options) => signed.generateStateParam(options, new Date(now())),
+    verifyStateParam: (_now, state) => signed.verifyStateParam(new Date(now()), state),
+  };
+}
+
+/**
+ * The WebClient's logger for oauth.v2.access: no debug lines, since the WebClient writes request bodies there
+ * (client_secret and code included); warnings and errors go through our logger (and its secret scrubbing).
+ */
+function quietClientLogger(logger: Logger): BoltLogger {
+  const bolt = boltLogger(logger);
+  return { ...bolt, debug: () => undefined };
+}
+
+/**
+ * Everything Bolt's HTTPReceiver needs for "Add to Slack": spread it into `new HTTPReceiver({ signingSecret,
+ * ...slackInstaller(input) })`. GET /slack/install serves our install page; /slack/oauth_redirect checks the
+ * state (signed, 10 minutes, bound to the browser by a cookie), exchanges the code, saves the installation
+ * through the TenantDirectory and answers with our success or failure page.
+ */
+export function slackInstaller(input: InstallerInput): InstallerReceiverOptions {
+  const { logger, now } = input;
+  const installationStore = new TenantInstallationStore({ directory: input.directory, now });
+  const slackApiUrl = input.slackApiUrl ?? DEFAULT_SLACK_API_URL;
+  const log = logger.child({ component: 'slack-install' });
+
+  const success = (installation: Installation, _o: unknown, _req: IncomingMessage, res: ServerResponse) => {
+    const saved = installationStore.saved(installation) ?? toTenantInstallation(installation, now());
+    log.info(
+      { tenant: saved.tenant, orgWide: saved.isEnterpriseInstall, installer: saved.installerUserId },
+      'docs-agent was installed through "Add to Slack"',
+    );
+    // The installation is saved whatever happens here: the registry's next poll of the directory starts it too.
+    const notStarted = (error: unknown) =>
+      log.error({ tenant: saved.tenant, err: String(error) }, 'starting the new installation failed');
+    try {
+      const started: unknown = input.onInstalled(saved);
+      if (started instanceof Promise) started.catch(notStarted);
+    } catch (error) {
+      notStarted(error);
+    }
+    sendPage(res, 200, successPage(saved));
+  };
+
+  const failure = (
+    error: { code?: string; message?: string },
+    _o: unknown,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) => {
+    const reason = classifyInstallFailure(error, req.url);
+    const level = reason.kind === 'denied' ? 'info' : reason.kind === 'unknown' ? 'error' : 'warn';
+    log[level](
+      {
+        reason: reason.kind,
+        code: error.code,
+        ...('slackError' in reason ? { slackError: reason.slackError } : {}),
+      },
+      'an installation through "Add to Slack" did not complete',
+    );
+    sendPage(res, failureStatus(reason), failurePage(reason, INSTALL_PATH));
+  };
+
+  return {
+    clientId: input.clientId,
+    clientSecret: input.clientSecret,
+    stateSecret: input.stateSecret,
+    scopes: [...BOT_SCOPES],
+    installationStore,
+    ...(input.redirectUri ? { redirectUri: input.redirectUri } : {}),
+    installerOptions: {
+      installPath: INSTALL_PATH,
+      redirectUriPath: REDIRECT_PATH,
+      directInstall: false,
+      stateVerification: true,
+      stateStore: clockedStateStore(input.stateSecret, now),
+      stateCookieExpirationSeconds: STATE_SECONDS,
+      authorizationUrl: authorizationUrlFor(slackApiUrl),
+      renderHtmlForInstallPath: installPage,
+      // The install page's headers: @slack/oauth sets only its content type.
+      installPathOptions: {
+        beforeRedirection: async (_req, res) => {
+          setPageHeaders(res);
+          return true;
+        },
+      },
+      callbackOptions: { success, failure },
+      // No retries: a code works once, so a retried exchange after a lost answer could only fail; the person
+      // at the browser gets "Slack could not be reached" and tries again instead of waiting for minutes.
+      // The logger too (@slack/oauth's type leaves it out, but its spread lets ours replace the receiver's).
+      clientOptions: {
+        slackApiUrl,
+        logger: quietClientLogger(logger),
+        timeout: EXCHANGE_TIMEOUT_MS,
+        retryConfig: { retries: 0 },
+      } as ClientOptions,
+    },
+  };
+}

@@ -42,6 +42,7 @@ class MapDirectory implements TenantDirectory {
   readonly installs = new Map<string, TenantInstallation>();
   async saveInstallation(installation: TenantInstallation) {
     this.installs.set(installation.tenant, structuredClone(installation));
+    return true;
   }
   async installation(tenant: string) {
     return this.installs.get(tenant);

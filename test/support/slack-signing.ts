@@ -20,6 +20,9 @@ export interface SlashCommandFields {
   channel_id?: string;
   channel_name?: string;
   team_id?: string;
+  /** Enterprise Grid: the org, and whether the app is installed org-wide. */
+  enterprise_id?: string;
+  is_enterprise_install?: 'true' | 'false';
   response_url: string;
   trigger_id?: string;
 }
@@ -37,7 +40,8 @@ export function slashCommandBody(fields: SlashCommandFields): string {
     command: fields.command ?? '/docs-agent',
     text: fields.text,
     api_app_id: 'A0DOCSAGENT',
-    is_enterprise_install: 'false',
+    ...(fields.enterprise_id ? { enterprise_id: fields.enterprise_id } : {}),
+    is_enterprise_install: fields.is_enterprise_install ?? 'false',
     response_url: fields.response_url,
     // Slack mints a new trigger_id for every invocation: two commands are never the same signed body.
     trigger_id: fields.trigger_id ?? `${Date.now()}.5678.${randomBytes(8).toString('hex')}`,

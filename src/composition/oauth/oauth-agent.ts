@@ -7,17 +7,17 @@ import type { OAuthConfig } from '../../common/config-oauth.js';
 import { createLogger, SecretSet } from '../../common/logger.js';
 import { secretBoxFromSettings } from '../../common/secret-box.js';
 import { type MetricsServer, startMetricsServer } from '../../metrics/metrics-server.js';
+import { TenantMetrics } from '../../metrics/tenant-metrics.js';
 import { boltLevel, boltLogger } from '../../slack/bolt-logger.js';
 import { customRoutesOf, MAX_REQUEST_BODY_BYTES, rejectFutureDated } from '../../slack/http-edge.js';
+import { slackInstaller } from '../../slack/oauth/installer.js';
+import { tenantSourceOf } from '../../tenants/tenant-source.js';
 import { within } from '../app-steps.js';
 import type { DocsAgent, DocsAgentOptions } from '../docs-agent.js';
 import { healthRoutes } from '../health.js';
 import { tenantDirectoryFor } from './tenant-directory.js';
-import { TenantMetrics } from '../../metrics/tenant-metrics.js';
-import { tenantSourceOf } from '../../tenants/tenant-source.js';
 import { TenantRuntimes } from './tenant-runtimes.js';
 import { TenantUpkeep } from './tenant-upkeep.js';
-import { slackInstaller } from '../../slack/oauth/installer.js';
 
 /**
  * OAuth mode: one HTTP front door for every tenant. It verifies each request's signature, resolves its

@@ -1,6 +1,11 @@
 import type { Config } from '../../common/config.js';
 import { ProjectDirectory } from '../../common/projects.js';
-import type { ProjectConnection, TenantInstallation, TenantKey, TenantSettings } from '../../tenants/tenant.js';
+import type {
+  ProjectConnection,
+  TenantInstallation,
+  TenantKey,
+  TenantSettings,
+} from '../../tenants/tenant.js';
 
 /** Every Redis key of a tenant starts with this; the upgraded workspace keeps single-workspace mode's keys. */
 export function tenantNamespace(tenant: TenantKey, upgradedTenant: string | undefined): string | undefined {

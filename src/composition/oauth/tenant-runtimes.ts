@@ -79,7 +79,10 @@ export class TenantRuntimes {
   async dispatch(event: ReceiverEvent, source: TenantSource | undefined): Promise<void> {
     const runtime = source ? await this.resolve(source) : undefined;
     if (!runtime) {
-      this.log.info({ source }, 'a request from a workspace or org without an install; acknowledged, ignored');
+      this.log.info(
+        { source },
+        'a request from a workspace or org without an install; acknowledged, ignored',
+      );
       await event.ack();
       return;
     }
@@ -150,7 +153,10 @@ export class TenantRuntimes {
         runtime.scope.settings = settings;
         runtime.projects.update(connections);
         runtime.stamp = stamp;
-        this.log.info({ tenant, projects: connections.length }, 'tenant install or settings changed; applied');
+        this.log.info(
+          { tenant, projects: connections.length },
+          'tenant install or settings changed; applied',
+        );
         continue;
       }
       this.runtimes.set(tenant, this.build(tenant, stamp, installation, settings, connections));
@@ -205,7 +211,10 @@ export class TenantRuntimes {
     agent.start().catch((error: unknown) => {
       logger.error({ error: describeError(error) }, `tenant ${tenant} could not start`);
     });
-    this.log.info({ tenant, name: installation.name, projects: connections.length }, 'tenant runtime started');
+    this.log.info(
+      { tenant, name: installation.name, projects: connections.length },
+      'tenant runtime started',
+    );
     return runtime;
   }
 

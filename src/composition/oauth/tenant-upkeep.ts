@@ -100,7 +100,10 @@ export class TenantUpkeep {
         stamp,
       );
       if (!saved) {
-        this.log.info({ tenant }, 'the tenant changed while its token was refreshed; trying again next minute');
+        this.log.info(
+          { tenant },
+          'the tenant changed while its token was refreshed; trying again next minute',
+        );
         return;
       }
       this.log.info({ tenant }, 'refreshed the tenant’s rotating bot token');
@@ -111,7 +114,10 @@ export class TenantUpkeep {
         await this.deps.uninstall(tenant, `Slack refused to refresh its token (${code})`);
         return;
       }
-      this.log.warn({ tenant, error: describeError(error) }, 'could not refresh the tenant’s token; retrying');
+      this.log.warn(
+        { tenant, error: describeError(error) },
+        'could not refresh the tenant’s token; retrying',
+      );
     }
   }
 

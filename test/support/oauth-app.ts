@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig, secretsOf } from '../../src/common/config.js';
+import { createLogger, SecretSet } from '../../src/common/logger.js';
+import type { DocsAgent } from '../../src/composition/docs-agent.js';
+import { createOAuthAgent } from '../../src/composition/oauth/oauth-agent.js';
+import { FakeDocs } from './fake-docs.js';
+import { FakeSlack } from './fake-slack.js';
+import type { NextInstall } from './fake-slack-oauth.js';
+import { postSigned, type SlashCommandFields, slashCommandBody } from './slack-signing.js';
+import { SIGNING_SECRET, testEnv } from './test-app.js';
+
+export const STATE_SECRET = 'test-state-secret-0123456789abcdef0123';
+export const ENCRYPTION_KEY = randomBytes(32).toString('base64');
+
+/** OAuth mode's environment over the fakes: no bot token, no docs project (both come per tenant). */
+export function oauthEnv(slack: FakeSlack, docs: FakeDocs, overrides: Record<string, string> = {}) {
+  const { SLACK_BOT_TOKEN: _t, DOCS_API_KEY: _k, DOCS_PROJECT_ID: _p, ...base } = testEnv(slack, docs);
+  return {
+    ...base,
+    SLACK_CLIENT_ID: slack.oauth.clientId,
+    SLACK_CLIENT_SECRET: slack.oauth.clientSecret,
+    SLACK_STATE_SECRET: STATE_SECRET,
+    DATA_ENCRYPTION_KEY: ENCRYPTION_KEY,
+    ...overrides,
+  };
+}
+
+export interface OAuthTestApp {
+  url: string;
+  slack: FakeSlack;
+  docs: FakeDocs;
+  agent: DocsAgent;
+  logs: string[];
+  /** Installs through the real flow (install page → Slack's authorize → Allow → callback); the success page. */
+  install(next: NextInstall): Promise<{ status: number; html: string }>;
+  command(
+    fields: Partial<SlashCommandFields> & { text: string },
+  ): Promise<{ status: number; body: string; ms: number }>;
+  event(payload: unknown): Promise<{ status: number; body: string; ms: number }>;
+  interaction(payload: unknown): Promise<{ status: number; body: string; ms: number }>;
+  stop(): Promise<void>;
+}
+
+const hrefOf = (html: string, marker: RegExp) => {
+  const match = marker.exec(html);
+  if (!match?.[1]) throw new Error(`no link matching ${marker} in ${html.slice(0, 300)}`);
+  return match[1].replaceAll('&amp;', '&');
+};
+
+/** The OAuth-mode bot in this process (HTTP on a random port) over a fake Slack and a fake docs platform. */
+export async function startOAuthApp(
+  options: { env?: Record<string, string>; slack?: FakeSlack; docs?: FakeDocs } = {},
+): Promise<OAuthTestApp> {
+  const slack = options.slack ?? (await FakeSlack.start());
+  const docs = options.docs ?? (await FakeDocs.start());
+  const config = loadConfig(oauthEnv(slack, docs, options.env));
+  if (!config.oauth) throw new Error('OAuth mode expected');
+  const logs: string[] = [];
+  const logger = createLogger({
+    level: config.logLevel,
+    secrets: new SecretSet(secretsOf(config)),
+    destination: { write: (line: string) => logs.push(line) },
+  });
+  const agent = createOAuthAgent({ ...config, oauth: config.oauth }, { logger });
+  const port = await agent.start();
+  const url = `http://127.0.0.1:${port}`;
+  slack.oauth.redirectUrls = [`${url}/slack/oauth_redirect`];
+  const events = `${url}/slack/events`;
+  return {
+    url,
+    slack,
+    docs,
+    agent,
+    logs,
+    async install(next) {
+      slack.oauth.nextInstall(next);
+      const page = await fetch(`${url}/slack/install`);
+      const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const authorize = hrefOf(await page.text(), /class="button" href="([^"]+)"/);
+      const consent = await (await fetch(authorize)).text();
+      const allow = hrefOf(consent, /id="allow" href="([^"]+)"/);
+      const done = await fetch(allow, { headers: { cookie }, redirect: 'manual' });
+      return { status: done.status, html: await done.text() };
+    },
+    command: (fields) =>
+      postSigned(events, slashCommandBody({ response_url: slack.responseUrl(), ...fields }), SIGNING_SECRET),
+    event: (payload) =>
+      postSigned(events, JSON.stringify(payload), SIGNING_SECRET, { contentType: 'application/json' }),
+    interaction: (payload) =>
+      postSigned(
+        events,
+        new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+        SIGNING_SECRET,
+      ),
+    async stop() {
+      await agent.stop();
+      if (!options.slack) await slack.close();
+      if (!options.docs) await docs.close();
+    },
+  };
+}

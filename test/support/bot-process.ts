@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { FakeDocs } from './fake-docs.js';
 import type { FakeSlack } from './fake-slack.js';
 import { waitFor } from './http.js';
+import { oauthEnv } from './oauth-app.js';
 import { postSigned, type SlashCommandFields, slashCommandBody } from './slack-signing.js';
 import { SIGNING_SECRET, testEnv } from './test-app.js';
 
@@ -14,6 +15,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = join(ROOT, 'src/main.ts');
 /** tsx's loader by absolute path: the child runs in an empty directory (so no `.env` is loaded). */
 const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
+/** The start-up line of either mode. */
+const LISTENING = /^docs-agent (\(OAuth mode\) )?is listening/;
 
 /** A free loopback port (the bot must listen on a port the test knows: `PORT=0` is not visible outside). */
 export async function freePort(): Promise<number> {
@@ -47,6 +50,8 @@ export interface BotProcess {
     payload: unknown,
     headers?: Record<string, string>,
   ): Promise<{ status: number; body: string; ms: number }>;
+  /** A signed interactivity payload (buttons, modals), form-encoded as Slack sends it. */
+  interaction(payload: unknown): Promise<{ status: number; body: string; ms: number }>;
   /** SIGKILL: no shutdown, no cleanup, like a crashed container. */
   kill(): Promise<void>;
   /** SIGTERM and wait for the exit (SIGKILL after `graceMs`). */
@@ -59,6 +64,11 @@ export interface BotProcessOptions {
   docs: FakeDocs;
   redisUrl?: string;
   env?: Record<string, string>;
+  /**
+   * OAuth mode ("Add to Slack"): no bot token and no docs project in the environment (both come per tenant),
+   * the client id and secret, state secret and encryption key of test/support/oauth-app.ts instead.
+   */
+  oauth?: boolean;
   /** How long to wait for the startup log line. */
   startTimeoutMs?: number;
 }
@@ -76,7 +86,7 @@ export async function startBotProcess(options: BotProcessOptions): Promise<BotPr
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? cwd,
     NODE_ENV: 'test',
-    ...testEnv(options.slack, options.docs, {
+    ...(options.oauth ? oauthEnv : testEnv)(options.slack, options.docs, {
       PORT: String(port),
       POLL_INTERVAL_MS: '50',
       ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
@@ -130,7 +140,7 @@ export async function startBotProcess(options: BotProcessOptions): Promise<BotPr
             `${name} exited (${exitedEarly.code ?? exitedEarly.signal}) before listening:\n${stderr}\n${logs.map((l) => JSON.stringify(l)).join('\n')}`,
           );
         }
-        return logs.some((l) => typeof l.msg === 'string' && l.msg.includes('docs-agent is listening'));
+        return logs.some((l) => typeof l.msg === 'string' && LISTENING.test(l.msg));
       },
       { what: `${name} to listen on ${port}`, timeoutMs: options.startTimeoutMs ?? 20_000 },
     );
@@ -167,6 +177,12 @@ export async function startBotProcess(options: BotProcessOptions): Promise<BotPr
         contentType: 'application/json',
         headers,
       }),
+    interaction: (payload) =>
+      postSigned(
+        events,
+        new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+        SIGNING_SECRET,
+      ),
     kill: () => signal('SIGKILL', 0),
     stop: (graceMs = 12_000) => signal('SIGTERM', graceMs),
   };

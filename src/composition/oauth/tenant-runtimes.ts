@@ -17,6 +17,12 @@ export const PURGE_DELAY_MS = 60 * 60 * 1000;
 export const SYNC_INTERVAL_MS = 2_000;
 /** A request from a team not known here triggers at most one look at the directory per this interval. */
 const ON_DEMAND_SYNC_MS = 1_000;
+/**
+ * A request for a runtime still starting (its state store connecting, jobs resuming) waits for it this long,
+ * so the first request after an install elsewhere is served, not answered "state store unreachable";
+ * bounded well inside Slack's 3 s, after which the request goes on and meets whatever state there is.
+ */
+const START_WAIT_MS = 2_000;
 
 export interface TenantMetricsPort {
   forTenant(tenant: TenantKey): Metrics;
@@ -31,6 +37,8 @@ interface TenantRuntime {
   agent: DocsAgent;
   /** False from the moment it is uninstalled: its Slack client refuses every call. */
   installed: boolean;
+  /** Settles when the runtime's start settled (connected to its state, resumed its jobs). */
+  started: Promise<void>;
 }
 
 export interface TenantRuntimesDeps {
@@ -86,6 +94,7 @@ export class TenantRuntimes {
       await event.ack();
       return;
     }
+    await startedOrLate(runtime.started);
     await runtime.slack.receive(event);
   }
 
@@ -202,15 +211,19 @@ export class TenantRuntimes {
         return holder.slack;
       },
     });
-    const runtime: TenantRuntime = { scope, stamp, projects, slack: holder.slack!, agent, installed: true };
-    holder.runtime = runtime;
     // Slack refused the token, or said the app was uninstalled / its token revoked: this tenant only.
     agent.onFatal((reason) => {
       this.uninstall(tenant, reason).catch(() => undefined);
     });
-    agent.start().catch((error: unknown) => {
-      logger.error({ error: describeError(error) }, `tenant ${tenant} could not start`);
-    });
+    const started = agent.start().then(
+      () => undefined,
+      (error: unknown) => {
+        logger.error({ error: describeError(error) }, `tenant ${tenant} could not start`);
+      },
+    );
+    const slack = holder.slack!;
+    const runtime: TenantRuntime = { scope, stamp, projects, slack, agent, installed: true, started };
+    holder.runtime = runtime;
     this.log.info(
       { tenant, name: installation.name, projects: connections.length },
       'tenant runtime started',
@@ -267,4 +280,11 @@ export class TenantRuntimes {
     );
     this.runtimes.clear();
   }
+}
+
+/** Waits for a runtime's start, at most START_WAIT_MS. */
+async function startedOrLate(started: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([started, new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)))]);
+  clearTimeout(timer);
 }

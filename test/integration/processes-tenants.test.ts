@@ -1,0 +1,239 @@
+import { writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BotProcess } from '../support/bot-process.js';
+import type { FakeDocs, FakeJob } from '../support/fake-docs.js';
+import type { FakeSlack, StoredMessage } from '../support/fake-slack.js';
+import { waitFor } from '../support/http.js';
+import {
+  bot,
+  fakes,
+  redisServer,
+  sleep,
+  stopProcesses,
+  terminalReplies,
+} from '../support/process-helpers.js';
+import type { RedisServer } from '../support/redis-server.js';
+import { nextMessageTs } from '../support/slack-events.js';
+import { appHomeOpenedEnvelope, feedbackClickPayload } from '../support/slack-interactions.js';
+import {
+  botUserOf,
+  commandJob,
+  expectEverythingInItsTenant,
+  responseTo,
+  tenantCommand,
+  tenantMessage,
+} from '../support/tenant-actions.js';
+import {
+  ALPHA,
+  asTenant,
+  BETA,
+  connectProject,
+  GRID,
+  installThrough,
+  registerTenants,
+  servedOnBoth,
+  TENANTS,
+  TenantCallClock,
+  type TestTenant,
+} from '../support/tenant-bots.js';
+
+/*
+ * Issue 27's process-level guarantees for OAuth mode: two real bot processes (replicas a and b) on one
+ * redis-server, a fake Slack that issues a token per install, a fake docs platform where each project opens
+ * only with its own key. Two workspaces (ALPHA, BETA) and an Enterprise Grid org installed org-wide (GRID,
+ * its requests coming from its workspace T0GRIDWS) are installed through the real OAuth flow on replica a.
+ */
+
+let slack: FakeSlack;
+let docs: FakeDocs;
+let redis: RedisServer;
+let a: BotProcess;
+let b: BotProcess;
+let calls: TenantCallClock;
+const jobs = new Map<
+  string,
+  { job: FakeJob; card: StoredMessage; mention: { job: FakeJob; card: StoredMessage } }
+>();
+
+beforeAll(async () => {
+  ({ slack, docs } = await fakes());
+  registerTenants(slack, docs);
+  calls = new TenantCallClock(slack);
+  redis = await redisServer();
+  // BETA's admin may look up any job id (status goes to the platform without a record of the bot's).
+  slack.userTeams.set('U0BETAADM', BETA.teamId);
+  const env = { POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '200', ADMIN_USER_IDS: 'U0BETAADM' };
+  [a, b] = await Promise.all([
+    bot({ name: 'a', slack, docs, redisUrl: redis.url, env, oauth: true, startTimeoutMs: 40_000 }),
+    bot({ name: 'b', slack, docs, redisUrl: redis.url, env, oauth: true, startTimeoutMs: 40_000 }),
+  ]);
+  for (const t of TENANTS) {
+    const page = await installThrough(a, slack, t);
+    expect(page).toContain(t.install.isEnterpriseInstall ? t.install.enterpriseName : t.install.teamName);
+    await connectProject(redis.url, t);
+  }
+  for (const t of TENANTS) await servedOnBoth([a, b], t);
+}, 120_000);
+
+afterAll(async () => {
+  // TENANT_LOGS_DIR=/tmp keeps both replicas' output for a look after a failure.
+  const dir = process.env.TENANT_LOGS_DIR;
+  if (dir)
+    for (const p of [a, b]) if (p) writeFileSync(`${dir}/tenants-${p.name}.log`, p.stdout() + p.stderr());
+  await stopProcesses();
+}, 30_000);
+
+/** Replica a or b, alternating with `n`: requests of every tenant reach both. */
+const replica = (n: number) => (n % 2 === 0 ? a : b);
+
+describe('OAuth mode with two replicas: each tenant sealed off', () => {
+  it('jobs, mentions, follow-ups, list, status, Home and reports each stay in their tenant', async () => {
+    for (const [i, t] of TENANTS.entries()) {
+      docs.viewsByProject.set(t.project, [
+        { path: `/${t.marker}/getting-started`, human: 40, ai: 2, total: 42 },
+        { path: `/${t.marker}/api`, human: 10, ai: 5, total: 15 },
+      ]);
+      const started = await commandJob(
+        replica(i),
+        slack,
+        docs,
+        t,
+        t.channel(1),
+        `${t.marker}: document widgets`,
+      );
+      const mentioned = `${t.marker}: document gadgets`;
+      const mentionTs = nextMessageTs();
+      const ack = await tenantMessage(replica(i + 1), t, {
+        type: 'app_mention',
+        ts: mentionTs,
+        channel: t.channel(2),
+        text: `<@${botUserOf(slack, t)}> ${mentioned}`,
+      });
+      expect(ack.status).toBe(200);
+      const mentionJob = await waitFor(
+        () => [...docs.jobs.values()].find((j) => j.prompts[0]?.includes(mentioned)),
+        {
+          what: `${t.marker} mention job`,
+          timeoutMs: 10_000,
+        },
+      );
+      // The card answers in the mention's thread.
+      const mentionCard = await waitFor(() => slack.messages.find((m) => m.thread_ts === mentionTs), {
+        what: `${t.marker} mention card`,
+      });
+      jobs.set(t.key, { ...started, mention: { job: mentionJob, card: { ...mentionCard, ts: mentionTs } } });
+      expect(started.job.project).toBe(t.project);
+      expect(mentionJob.project).toBe(t.project);
+
+      // A follow-up in the job's thread, through the other replica.
+      await tenantMessage(replica(i + 1), t, {
+        channel: t.channel(1),
+        thread_ts: started.card.ts,
+        text: `${t.marker}: also the gizmos`,
+      });
+      await waitFor(() => started.job.prompts.length === 2, { what: `${t.marker} follow-up` });
+
+      await tenantCommand(replica(i), slack, t, 'list', { reply: 'list' });
+      const list = JSON.stringify(await responseTo(slack, t, 'list'));
+      expect(list).toContain(started.job.id);
+      await tenantCommand(replica(i + 1), slack, t, `status ${started.job.id}`, { reply: 'status' });
+      const status = JSON.stringify(await responseTo(slack, t, 'status'));
+      expect(status).toContain(started.job.id);
+      expect(status).not.toContain('No job');
+
+      await replica(i).event(
+        asTenant(appHomeOpenedEnvelope({ userId: t.user, channelId: `D0${t.marker}` }), t),
+      );
+      await slack.waitForCall('views.publish', (c) => c.args.user_id === t.user, 10_000);
+
+      await tenantCommand(replica(i + 1), slack, t, 'top 5', { command: '/docs-views', reply: 'views' });
+      expect(JSON.stringify(await responseTo(slack, t, 'views'))).toContain(`/${t.marker}/getting-started`);
+    }
+
+    // Every job finishes upstream: each PR link lands once, in its own thread, with its tenant's token.
+    for (const { job, mention } of jobs.values()) {
+      docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id.slice(4)}`);
+      docs.complete(mention.job.id, `https://github.com/acme/docs/pull/${mention.job.id.slice(4)}`);
+    }
+    for (const { card, mention } of jobs.values()) {
+      for (const c of [card, mention.card])
+        await waitFor(() => terminalReplies(slack, c).length > 0, {
+          what: `PR reply in ${c.channel}`,
+          timeoutMs: 15_000,
+        });
+    }
+    await sleep(1_500);
+    for (const { card, mention } of jobs.values()) {
+      expect(terminalReplies(slack, card)).toHaveLength(1);
+      expect(terminalReplies(slack, mention.card)).toHaveLength(1);
+    }
+    const perTenant = expectEverythingInItsTenant(slack, docs);
+    for (const t of TENANTS) expect(perTenant.get(t.key) ?? 0).toBeGreaterThan(5);
+    // Both replicas served every tenant.
+    for (const p of [a, b])
+      for (const t of TENANTS)
+        expect(p.logs.some((l) => l.tenant === t.key && l.component === 'bolt')).toBe(true);
+    console.log('Slack calls per tenant', Object.fromEntries(perTenant), 'docs calls', docs.requests.length);
+  }, 120_000);
+});
+
+describe('cross-tenant ids', () => {
+  it("a job id, a `status <id>` and a button value of ALPHA's are not found in BETA", async () => {
+    const alpha = jobs.get(ALPHA.key)!;
+    const beta = jobs.get(BETA.key)!;
+    // A person of BETA gets what any id unknown there gets; BETA's admin, the platform's answer in BETA's project.
+    await tenantCommand(b, slack, BETA, `status ${alpha.job.id}`, { reply: 'xstatus' });
+    await tenantCommand(a, slack, BETA, 'status job_9999', { reply: 'unknown' });
+    const status = JSON.stringify(await responseTo(slack, BETA, 'xstatus'));
+    const unknown = JSON.stringify(await responseTo(slack, BETA, 'unknown'));
+    expect(status).toBe(unknown.replaceAll('job_9999', alpha.job.id));
+    await b.command({
+      text: `status ${alpha.job.id}`,
+      channel_id: BETA.channel(1),
+      user_id: 'U0BETAADM',
+      team_id: BETA.teamId,
+      response_url: slack.responseUrl(`${BETA.marker}-xadmin`),
+    });
+    const admin = JSON.stringify(await responseTo(slack, BETA, 'xadmin'));
+    expect(admin).toContain(`No job \`${alpha.job.id}\` exists in this docs project`);
+
+    // The feedback button on ALPHA's PR reply, clicked (its value replayed) in BETA's thread.
+    const [alphaReply] = terminalReplies(slack, alpha.card);
+    const [betaReply] = terminalReplies(slack, beta.card);
+    const buttons = JSON.stringify(alphaReply?.blocks);
+    const value = /"value":"(useful:[^"]+)"/.exec(buttons)?.[1];
+    expect(value).toBe(`useful:${alpha.job.id}`);
+    const click = feedbackClickPayload({
+      value: value!,
+      userId: BETA.user,
+      channelId: BETA.channel(1),
+      messageTs: betaReply!.ts,
+      threadTs: beta.card.ts,
+      responseUrl: slack.responseUrl(`${BETA.marker}-xbutton`),
+    });
+    expect((await a.interaction(asTenant(click, BETA))).status).toBe(200);
+    expect(JSON.stringify(await responseTo(slack, BETA, 'xbutton'))).toContain('I no longer know this job');
+
+    // ALPHA's job id as a thread in BETA: a reply there is no follow-up of ALPHA's job.
+    const prompts = alpha.job.prompts.length;
+    await tenantMessage(a, BETA, {
+      channel: BETA.channel(1),
+      thread_ts: alpha.card.ts,
+      text: 'BETA: take over',
+    });
+    await sleep(1_500);
+    expect(alpha.job.prompts).toHaveLength(prompts);
+    expectEverythingInItsTenant(slack, docs);
+  }, 60_000);
+});
+
+describe('Enterprise Grid', () => {
+  it("an event from another workspace of the org is served with the org's token", async () => {
+    slack.userTeams.set('U0GRID2', 'T0GRIDWS2');
+    const other = { ...GRID, teamId: 'T0GRIDWS2', user: 'U0GRID2' };
+    await b.event(asTenant(appHomeOpenedEnvelope({ userId: other.user, channelId: 'D0GRID2' }), other));
+    const publish = await slack.waitForCall('views.publish', (c) => c.args.user_id === other.user, 10_000);
+    expect(slack.oauth.tenantOf(publish.authorization, publish.args)).toBe(GRID.key);
+    expect(publish.authorization).toBe(`Bearer ${slack.oauth.liveToken(GRID.key)}`);
+  }, 30_000);
+});

@@ -1,18 +1,9 @@
-import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BotProcess } from '../support/bot-process.js';
 import type { FakeDocs, FakeJob } from '../support/fake-docs.js';
 import type { FakeSlack, StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
-import {
-  bot,
-  fakes,
-  redisServer,
-  sleep,
-  stopProcesses,
-  terminalReplies,
-} from '../support/process-helpers.js';
-import type { RedisServer } from '../support/redis-server.js';
+import { sleep, terminalReplies } from '../support/process-helpers.js';
 import { nextMessageTs } from '../support/slack-events.js';
 import { appHomeOpenedEnvelope, feedbackClickPayload } from '../support/slack-interactions.js';
 import {
@@ -23,19 +14,13 @@ import {
   tenantCommand,
   tenantMessage,
 } from '../support/tenant-actions.js';
+import { ALPHA, asTenant, BETA, GRID, TENANTS } from '../support/tenant-bots.js';
 import {
-  ALPHA,
-  asTenant,
-  BETA,
-  connectProject,
-  GRID,
-  installThrough,
-  registerTenants,
-  servedOnBoth,
-  TENANTS,
-  TenantCallClock,
-  type TestTenant,
-} from '../support/tenant-bots.js';
+  BETA_ADMIN,
+  startTenantReplicas,
+  stopTenantReplicas,
+  type TenantReplicas,
+} from '../support/tenant-replicas.js';
 
 /*
  * Issue 27's process-level guarantees for OAuth mode: two real bot processes (replicas a and b) on one
@@ -44,47 +29,23 @@ import {
  * its requests coming from its workspace T0GRIDWS) are installed through the real OAuth flow on replica a.
  */
 
+let r: TenantReplicas;
 let slack: FakeSlack;
 let docs: FakeDocs;
-let redis: RedisServer;
 let a: BotProcess;
 let b: BotProcess;
-let calls: TenantCallClock;
+const replica = (n: number) => r.replica(n);
 const jobs = new Map<
   string,
   { job: FakeJob; card: StoredMessage; mention: { job: FakeJob; card: StoredMessage } }
 >();
 
 beforeAll(async () => {
-  ({ slack, docs } = await fakes());
-  registerTenants(slack, docs);
-  calls = new TenantCallClock(slack);
-  redis = await redisServer();
-  // BETA's admin may look up any job id (status goes to the platform without a record of the bot's).
-  slack.userTeams.set('U0BETAADM', BETA.teamId);
-  const env = { POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '200', ADMIN_USER_IDS: 'U0BETAADM' };
-  [a, b] = await Promise.all([
-    bot({ name: 'a', slack, docs, redisUrl: redis.url, env, oauth: true, startTimeoutMs: 40_000 }),
-    bot({ name: 'b', slack, docs, redisUrl: redis.url, env, oauth: true, startTimeoutMs: 40_000 }),
-  ]);
-  for (const t of TENANTS) {
-    const page = await installThrough(a, slack, t);
-    expect(page).toContain(t.install.isEnterpriseInstall ? t.install.enterpriseName : t.install.teamName);
-    await connectProject(redis.url, t);
-  }
-  for (const t of TENANTS) await servedOnBoth([a, b], t);
+  r = await startTenantReplicas();
+  ({ slack, docs, a, b } = r);
 }, 120_000);
 
-afterAll(async () => {
-  // TENANT_LOGS_DIR=/tmp keeps both replicas' output for a look after a failure.
-  const dir = process.env.TENANT_LOGS_DIR;
-  if (dir)
-    for (const p of [a, b]) if (p) writeFileSync(`${dir}/tenants-${p.name}.log`, p.stdout() + p.stderr());
-  await stopProcesses();
-}, 30_000);
-
-/** Replica a or b, alternating with `n`: requests of every tenant reach both. */
-const replica = (n: number) => (n % 2 === 0 ? a : b);
+afterAll(() => stopTenantReplicas(r, 'tenants'), 30_000);
 
 describe('OAuth mode with two replicas: each tenant sealed off', () => {
   it('jobs, mentions, follow-ups, list, status, Home and reports each stay in their tenant', async () => {
@@ -190,7 +151,7 @@ describe('cross-tenant ids', () => {
     await b.command({
       text: `status ${alpha.job.id}`,
       channel_id: BETA.channel(1),
-      user_id: 'U0BETAADM',
+      user_id: BETA_ADMIN,
       team_id: BETA.teamId,
       response_url: slack.responseUrl(`${BETA.marker}-xadmin`),
     });

@@ -83,8 +83,12 @@ export function expectEverythingInItsTenant(slack: FakeSlack, docs: FakeDocs): M
     const { token: _token, ...args } = call.args;
     const marker = markerOfTenant(tenant);
     expect(marker, `${call.method} with a token of no tenant`).toBeDefined();
-    for (const seen of markersIn(JSON.stringify(args)))
-      expect(seen, `${call.method} with ${tenant}'s token carries ${seen}'s data`).toBe(marker);
+    const sent = JSON.stringify(args);
+    for (const seen of markersIn(sent))
+      expect(
+        seen,
+        `${call.method} with ${tenant}'s token carries ${seen}'s data: ${sent.slice(0, 400)}`,
+      ).toBe(marker);
     perTenant.set(tenant ?? '?', (perTenant.get(tenant ?? '?') ?? 0) + 1);
   }
   for (const { path, body } of slack.responses) {

@@ -1,0 +1,63 @@
+import { writeFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import type { BotProcess } from './bot-process.js';
+import type { FakeDocs } from './fake-docs.js';
+import type { FakeSlack } from './fake-slack.js';
+import { bot, fakes, redisServer, stopProcesses } from './process-helpers.js';
+import type { RedisServer } from './redis-server.js';
+import {
+  BETA,
+  connectProject,
+  installThrough,
+  registerTenants,
+  servedOnBoth,
+  TENANTS,
+  TenantCallClock,
+} from './tenant-bots.js';
+
+/** BETA's admin (ADMIN_USER_IDS): may look up any job id; status then asks the platform in BETA's project. */
+export const BETA_ADMIN = 'U0BETAADM';
+
+export interface TenantReplicas {
+  slack: FakeSlack;
+  docs: FakeDocs;
+  redis: RedisServer;
+  a: BotProcess;
+  b: BotProcess;
+  calls: TenantCallClock;
+  /** Replica a or b, alternating with `n`: requests of every tenant reach both. */
+  replica(n: number): BotProcess;
+}
+
+/**
+ * Two OAuth-mode bot processes (replicas a and b) on one redis-server over the fakes; ALPHA, BETA and the GRID
+ * org installed through the real flow on replica a, each connected to its own project and key, and served
+ * on both replicas.
+ */
+export async function startTenantReplicas(): Promise<TenantReplicas> {
+  const { slack, docs } = await fakes();
+  registerTenants(slack, docs);
+  slack.userTeams.set(BETA_ADMIN, BETA.teamId);
+  const calls = new TenantCallClock(slack);
+  const redis = await redisServer();
+  const env = { POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '200', ADMIN_USER_IDS: BETA_ADMIN };
+  const start = (name: string) =>
+    bot({ name, slack, docs, redisUrl: redis.url, env, oauth: true, startTimeoutMs: 40_000 });
+  const [a, b] = await Promise.all([start('a'), start('b')]);
+  for (const t of TENANTS) {
+    const page = await installThrough(a, slack, t);
+    expect(page).toContain(t.install.isEnterpriseInstall ? t.install.enterpriseName : t.install.teamName);
+    await connectProject(redis.url, t);
+  }
+  for (const t of TENANTS) await servedOnBoth([a, b], t);
+  return { slack, docs, redis, a, b, calls, replica: (n) => (n % 2 === 0 ? a : b) };
+}
+
+/** Stops everything; TENANT_LOGS_DIR=/tmp keeps both replicas' output for a look after a failure. */
+export async function stopTenantReplicas(replicas: TenantReplicas | undefined, file: string): Promise<void> {
+  const dir = process.env.TENANT_LOGS_DIR;
+  if (dir && replicas)
+    for (const p of [replicas.a, replicas.b])
+      writeFileSync(`${dir}/${file}-${p.name}.log`, p.stdout() + p.stderr());
+  await stopProcesses();
+}

@@ -102,6 +102,12 @@ export function expectEverythingInItsTenant(slack: FakeSlack, docs: FakeDocs): M
     const keyOwner = TENANTS.find((t) => request.authorization === `Bearer ${t.apiKey}`);
     expect(keyOwner?.project, `${request.method} ${request.path} with another key`).toBe(project);
   }
+  // Each job the platform holds was asked for in the tenant whose project it is in.
+  for (const job of docs.jobs.values()) {
+    const owner = TENANTS.find((t) => t.project === job.project)?.marker;
+    for (const seen of markersIn(job.prompts.join('\n')))
+      expect(seen, `${job.id} in ${job.project} asked for by ${seen}`).toBe(owner);
+  }
   return perTenant;
 }
 

@@ -160,13 +160,15 @@ const STORMED = new Set([
 
 /**
  * The fake Slack's per-tenant rate check (it asks it on every Web API call with the call's tenant), used to
- * time each call and to answer 429 + Retry-After to every posting call of the tenants in `storming`.
+ * time each call and to answer 429 + Retry-After (5 s) to every posting call of the tenants in `storming`.
  */
 export class TenantCallClock extends SlackRateTiers {
   /** When each call (by index in `slack.calls`) reached the fake, and for which tenant. */
   readonly seen: Array<{ index: number; at: number; tenant: string; method: string }> = [];
   readonly storming = new Set<string>();
   readonly stormed = new Map<string, number>();
+  /** Retry-After of the storm's 429s, in seconds: long, so any of it spilling onto another tenant shows. */
+  stormRetryAfterS = 5;
 
   constructor(private readonly slack: FakeSlack) {
     super();
@@ -177,7 +179,7 @@ export class TenantCallClock extends SlackRateTiers {
     this.seen.push({ index: this.slack.calls.length - 1, at: Date.now(), tenant: team, method });
     if (!this.storming.has(team) || !STORMED.has(method)) return undefined;
     this.stormed.set(team, (this.stormed.get(team) ?? 0) + 1);
-    return 1;
+    return this.stormRetryAfterS;
   }
 }
 

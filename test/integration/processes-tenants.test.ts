@@ -14,7 +14,16 @@ import {
   tenantCommand,
   tenantMessage,
 } from '../support/tenant-actions.js';
-import { ALPHA, asTenant, BETA, GRID, TENANTS } from '../support/tenant-bots.js';
+import {
+  ALPHA,
+  asTenant,
+  BETA,
+  connectProject,
+  DELTA,
+  GRID,
+  INSTALLED,
+  installThrough,
+} from '../support/tenant-bots.js';
 import {
   BETA_ADMIN,
   startTenantReplicas,
@@ -49,7 +58,7 @@ afterAll(() => stopTenantReplicas(r, 'tenants'), 30_000);
 
 describe('OAuth mode with two replicas: each tenant sealed off', () => {
   it('jobs, mentions, follow-ups, list, status, Home and reports each stay in their tenant', async () => {
-    for (const [i, t] of TENANTS.entries()) {
+    for (const [i, t] of INSTALLED.entries()) {
       docs.viewsByProject.set(t.project, [
         { path: `/${t.marker}/getting-started`, human: 40, ai: 2, total: 42 },
         { path: `/${t.marker}/api`, human: 10, ai: 5, total: 15 },
@@ -87,12 +96,17 @@ describe('OAuth mode with two replicas: each tenant sealed off', () => {
       expect(mentionJob.project).toBe(t.project);
 
       // A follow-up in the job's thread, through the other replica.
+      const before = docs.requests.length;
       await tenantMessage(replica(i + 1), t, {
         channel: t.channel(1),
         thread_ts: started.card.ts,
         text: `${t.marker}: also the gizmos`,
       });
       await waitFor(() => started.job.prompts.length === 2, { what: `${t.marker} follow-up` });
+      // Polled running again (a job finishing right after a follow-up reads as stale for 30 s, by design).
+      const polls = () =>
+        docs.requests.slice(before).filter((q) => q.method === 'GET' && q.path.endsWith(started.job.id));
+      await waitFor(() => polls().length >= 3, { what: `${t.marker} polled after the follow-up` });
 
       await tenantCommand(replica(i), slack, t, 'list', { reply: 'list' });
       const list = JSON.stringify(await responseTo(slack, t, 'list'));
@@ -129,10 +143,10 @@ describe('OAuth mode with two replicas: each tenant sealed off', () => {
       expect(terminalReplies(slack, mention.card)).toHaveLength(1);
     }
     const perTenant = expectEverythingInItsTenant(slack, docs);
-    for (const t of TENANTS) expect(perTenant.get(t.key) ?? 0).toBeGreaterThan(5);
+    for (const t of INSTALLED) expect(perTenant.get(t.key) ?? 0).toBeGreaterThan(5);
     // Both replicas served every tenant.
     for (const p of [a, b])
-      for (const t of TENANTS)
+      for (const t of INSTALLED)
         expect(p.logs.some((l) => l.tenant === t.key && l.component === 'bolt')).toBe(true);
     console.log('Slack calls per tenant', Object.fromEntries(perTenant), 'docs calls', docs.requests.length);
   }, 120_000);
@@ -197,4 +211,17 @@ describe('Enterprise Grid', () => {
     expect(slack.oauth.tenantOf(publish.authorization, publish.args)).toBe(GRID.key);
     expect(publish.authorization).toBe(`Bearer ${slack.oauth.liveToken(GRID.key)}`);
   }, 30_000);
+});
+
+describe('a new install', () => {
+  it('the first request on the other replica, right after the install, is served (its runtime built and started first)', async () => {
+    await installThrough(a, slack, DELTA);
+    await connectProject(r.redis.url, DELTA);
+    // Replica b has not synced yet (every 2 s): the request itself makes b build DELTA's runtime.
+    const { job } = await commandJob(b, slack, docs, DELTA, DELTA.channel(1), 'DELTA: first words');
+    expect(job.project).toBe(DELTA.project);
+    expect(slack.responses.filter((x) => x.path.startsWith('/response/DELTA'))).toEqual([]);
+    expect(b.logs.some((l) => l.tenant === DELTA.key && l.outcome === 'state_unavailable')).toBe(false);
+    expectEverythingInItsTenant(slack, docs);
+  }, 60_000);
 });

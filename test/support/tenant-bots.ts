@@ -22,7 +22,7 @@ export interface TestTenant {
   /** The workspace requests come from. */
   teamId: string;
   enterpriseId: string | undefined;
-  marker: 'ALPHA' | 'BETA' | 'GRID';
+  marker: 'ALPHA' | 'BETA' | 'GRID' | 'DELTA';
   install: NextInstall;
   user: string;
   channel: (n: number) => string;
@@ -52,7 +52,11 @@ export const GRID = tenant(
   { enterpriseId: 'E0GRID', enterpriseName: 'Grid Corp', isEnterpriseInstall: true },
   'T0GRIDWS',
 );
-export const TENANTS = [ALPHA, BETA, GRID] as const;
+/** Installed when the replicas start. */
+export const INSTALLED = [ALPHA, BETA, GRID] as const;
+/** Installed by a test, later. */
+export const DELTA = tenant('DELTA', { teamId: 'T0DELTA', teamName: 'Delta LLC' }, 'T0DELTA');
+export const TENANTS = [...INSTALLED, DELTA] as const;
 
 /** The fakes know each tenant: its users' team, its project and the one key that opens it. */
 export function registerTenants(slack: FakeSlack, docs: FakeDocs): void {

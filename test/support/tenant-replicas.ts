@@ -8,10 +8,10 @@ import type { RedisServer } from './redis-server.js';
 import {
   BETA,
   connectProject,
+  INSTALLED,
   installThrough,
   registerTenants,
   servedOnBoth,
-  TENANTS,
   TenantCallClock,
 } from './tenant-bots.js';
 
@@ -31,7 +31,7 @@ export interface TenantReplicas {
 
 /**
  * Two OAuth-mode bot processes (replicas a and b) on one redis-server over the fakes; ALPHA, BETA and the GRID
- * org installed through the real flow on replica a, each connected to its own project and key, and served
+ * org (INSTALLED) installed through the real flow on replica a, each connected to its own project and key, and served
  * on both replicas.
  */
 export async function startTenantReplicas(): Promise<TenantReplicas> {
@@ -44,12 +44,12 @@ export async function startTenantReplicas(): Promise<TenantReplicas> {
   const start = (name: string) =>
     bot({ name, slack, docs, redisUrl: redis.url, env, oauth: true, startTimeoutMs: 40_000 });
   const [a, b] = await Promise.all([start('a'), start('b')]);
-  for (const t of TENANTS) {
+  for (const t of INSTALLED) {
     const page = await installThrough(a, slack, t);
     expect(page).toContain(t.install.isEnterpriseInstall ? t.install.enterpriseName : t.install.teamName);
     await connectProject(redis.url, t);
   }
-  for (const t of TENANTS) await servedOnBoth([a, b], t);
+  for (const t of INSTALLED) await servedOnBoth([a, b], t);
   return { slack, docs, redis, a, b, calls, replica: (n) => (n % 2 === 0 ? a : b) };
 }
 

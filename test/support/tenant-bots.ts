@@ -72,6 +72,8 @@ export function registerTenants(slack: FakeSlack, docs: FakeDocs): void {
 export async function installThrough(via: BotProcess, slack: FakeSlack, t: TestTenant): Promise<string> {
   slack.oauth.redirectUrls = [`${via.url}/slack/oauth_redirect`];
   slack.oauth.nextInstall(t.install);
+  // The tenant's person installs: they may connect its docs project.
+  slack.oauth.installerUserId = t.user;
   const href = (html: string, marker: RegExp) => {
     const found = marker.exec(html)?.[1];
     if (!found) throw new Error(`no link matching ${marker} in ${html.slice(0, 300)}`);

@@ -49,6 +49,14 @@ const jobs = new Map<
   { job: FakeJob; card: StoredMessage; mention: { job: FakeJob; card: StoredMessage } }
 >();
 
+/** The next whole minute at least 30 s away (UTC): when the weekly posts scheduled below are due. */
+const weeklyAt = (() => {
+  const due = new Date(Math.ceil((Date.now() + 30_000) / 60_000) * 60_000);
+  const days = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+  const time = `${String(due.getUTCHours()).padStart(2, '0')}:${String(due.getUTCMinutes()).padStart(2, '0')}`;
+  return { day: days[due.getUTCDay()], time, due: due.getTime() };
+})();
+
 beforeAll(async () => {
   r = await startTenantReplicas();
   ({ slack, docs, a, b } = r);
@@ -59,6 +67,13 @@ afterAll(() => stopTenantReplicas(r, 'tenants'), 30_000);
 describe('OAuth mode with two replicas: each tenant sealed off', () => {
   it('jobs, mentions, follow-ups, list, status, Home and reports each stay in their tenant', async () => {
     for (const [i, t] of INSTALLED.entries()) {
+      // A weekly post in channel 3, due at the next whole minute (checked in the last test).
+      await tenantCommand(replica(i), slack, t, `schedule ${weeklyAt.day} ${weeklyAt.time} UTC`, {
+        command: '/docs-views',
+        channel: t.channel(3),
+        reply: 'schedule',
+      });
+      expect(JSON.stringify(await responseTo(slack, t, 'schedule'))).not.toMatch(/can't|cannot|not allowed/i);
       docs.viewsByProject.set(t.project, [
         { path: `/${t.marker}/getting-started`, human: 40, ai: 2, total: 42 },
         { path: `/${t.marker}/api`, human: 10, ai: 5, total: 15 },
@@ -211,6 +226,23 @@ describe('Enterprise Grid', () => {
     expect(slack.oauth.tenantOf(publish.authorization, publish.args)).toBe(GRID.key);
     expect(publish.authorization).toBe(`Bearer ${slack.oauth.liveToken(GRID.key)}`);
   }, 30_000);
+});
+
+describe('weekly posts', () => {
+  it("each tenant's weekly post goes out once, with its token, whichever replica runs it", async () => {
+    for (const t of INSTALLED)
+      await waitFor(() => slack.messages.find((m) => m.channel === t.channel(3)), {
+        what: `${t.marker}'s weekly post`,
+        timeoutMs: Math.max(10_000, weeklyAt.due - Date.now() + 30_000),
+      });
+    await sleep(2_000);
+    for (const t of INSTALLED) {
+      const posts = slack.messages.filter((m) => m.channel === t.channel(3) && !m.thread_ts);
+      expect(posts).toHaveLength(1);
+      expect(JSON.stringify(posts[0])).toContain(`/${t.marker}/getting-started`);
+    }
+    expectEverythingInItsTenant(slack, docs);
+  }, 150_000);
 });
 
 describe('a new install', () => {

@@ -27,6 +27,7 @@ import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome } from './home-wiring.js';
 import { wirePullRequests } from './pull-request-wiring.js';
 import { wireReports } from './reports-wiring.js';
+import { wireProjectSettings } from './settings-wiring.js';
 import { shutDown } from './shutdown.js';
 import { wireUnfurls } from './unfurl-wiring.js';
 
@@ -186,8 +187,10 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     { config, adapters, clock, logger, projects, outbox: deliveries },
     { apiFor: docsApiFor, source: analyticsSource, evidence: healthEvidence },
   );
+  const settings = wireProjectSettings(config, options.tenant, slack.gateway, { access, clock, logger });
   const home = createAppHome({
     config,
+    settings: settings.home,
     gateway: slack.gateway,
     store,
     weekly,
@@ -234,6 +237,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     feedback,
     assistant: assistant.surface(jobs),
     unfurls: unfurls.deps,
+    settings: settings.deps,
   });
   return {
     logger,

@@ -124,6 +124,34 @@ describe('project settings: disconnect, project, Home, single-workspace mode', (
       typeof opened.args.view === 'string' ? JSON.parse(opened.args.view) : opened.args.view
     ) as Json;
     expect(JSON.parse(String(view.private_metadata))).toEqual({ fromHome: true });
+    expect(JSON.stringify(view.blocks)).not.toContain('radio_buttons');
+    // Submitted: the workspace's project is replaced and Home shows the new one.
+    t.docs.projects.add('proj_home');
+    t.docs.projectKeys.set('proj_home', 'svc_home_form_key_0123456789hhhh');
+    const submitted = await t.interaction(
+      viewSubmissionPayload({
+        userId: ADMIN,
+        view,
+        values: {
+          project_id: { project_id_input: { type: 'plain_text_input', value: 'proj_home' } },
+          admin_key: {
+            admin_key_input: { type: 'plain_text_input', value: 'svc_home_form_key_0123456789hhhh' },
+          },
+        },
+      }),
+    );
+    expect(submitted.body).toBe('');
+    await waitFor(() => JSON.stringify(t.slack.surfaces.homeOf(ADMIN)).includes('proj_home'), {
+      what: 'Home published with the new project',
+    });
+    expect(JSON.stringify(t.slack.surfaces.homeOf(ADMIN))).toContain('svc_…hhhh');
+    expect(dms(t, ADMIN).find((text) => text.includes('replaces project'))).toContain(
+      `\`${FAKE_PROJECT_ID}\``,
+    );
+    expect(directory.stored.get(TEST_TENANT)?.projects.map((p) => p.projectId)).toEqual([
+      'proj_channel',
+      'proj_home',
+    ]);
     // A forged Disconnect click by a member: refused, nothing saved.
     const click = (userId: string, value: string) =>
       t.interaction(
@@ -136,11 +164,11 @@ describe('project settings: disconnect, project, Home, single-workspace mode', (
       );
     await click(MEMBER, CHANNEL);
     await waitFor(() => dms(t, MEMBER).find((text) => text.includes("can't change")));
-    expect(directory.saves).toHaveLength(0);
+    expect(directory.saves).toHaveLength(1);
     await click(ADMIN, CHANNEL);
     const told = await waitFor(() => dms(t, ADMIN).find((text) => text.startsWith('Disconnected')));
     expect(told).toContain('`proj_channel`');
-    expect(directory.stored.get(TEST_TENANT)?.projects).toEqual([workspace]);
+    expect(directory.stored.get(TEST_TENANT)?.projects.map((p) => p.projectId)).toEqual(['proj_home']);
     await waitFor(() => !JSON.stringify(t.slack.surfaces.homeOf(ADMIN)).includes('proj_channel'), {
       what: 'Home published again without the connection',
     });

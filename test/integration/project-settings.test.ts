@@ -161,7 +161,23 @@ describe('connecting docs projects from Slack (OAuth mode, one tenant)', () => {
       (await submit(t, view, { userId: OWNER, projectId: PROJECT, apiKey: 'abc' })).body,
     ) as Json;
     expect((malformed.errors as Json).admin_key).toContain('starts with svc_');
-    expect(t.docs.requests).toHaveLength(2);
+    // The platform's words are outside text: one line, no invisible or bidi characters, no link Slack could make.
+    t.docs.inject(
+      { path: '/v1/analytics/' },
+      {
+        kind: 'status',
+        status: 403,
+        body: JSON.stringify({ error: 'Key blocked\u202e, see https://evil.example/reset\u200b now' }),
+      },
+    );
+    const hostile = JSON.parse(
+      (await submit(t, view, { userId: OWNER, projectId: PROJECT, apiKey: KEY })).body,
+    ) as {
+      errors: Record<string, string>;
+    };
+    expect(hostile.errors.admin_key).toContain('Key blocked, see hxxps[:]//evil[.]example/reset now');
+    expect(hostile.errors.admin_key).not.toMatch(/[\u202e\u200b]|https:/);
+    expect(t.docs.requests).toHaveLength(3);
     expect(directory.saves).toHaveLength(0);
   }, 20_000);
 

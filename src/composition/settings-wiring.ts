@@ -20,6 +20,11 @@ export const KEY_CHECK_MS = 1_500;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface SettingsWiring {
+  /**
+   * What the tenant uses while nothing is connected in Slack (the workspace upgraded from single-workspace
+   * mode keeps its environment's projects); absent: nothing, so every command asks for `/docs-agent connect`.
+   */
+  environmentProjects?: () => ProjectConnection[];
   access: Pick<AccessPolicy, 'isAdmin'>;
   clock: Clock;
   logger: Logger;
@@ -32,12 +37,13 @@ export interface WiredSettings {
   home: ((userId: string) => Promise<HomeSettings | undefined>) | undefined;
 }
 
-const shown = (c: ProjectConnection): ShownConnection => ({
+const shown = (c: ProjectConnection, fromEnvironment = false): ShownConnection => ({
   projectId: c.projectId,
   channelId: c.channelId,
   connectedBy: c.connectedBy,
   connectedAt: c.connectedAt,
   maskedKey: maskKey(c.apiKey),
+  ...(fromEnvironment ? { fromEnvironment } : {}),
 });
 
 /** Connecting docs projects from Slack, for one tenant's runtime (OAuth mode); nothing in single-workspace mode. */
@@ -50,7 +56,7 @@ export function wireProjectSettings(
   if (!tenant) return { deps: undefined, home: undefined };
   const logger = w.logger.child({ component: 'project-settings' });
   const managers = new SettingsManagers({
-    installerUserId: tenant.installation.installerUserId,
+    installerUserId: () => tenant.installation.installerUserId,
     isConfiguredAdmin: (userId) => w.access.isAdmin(userId),
     roleOf: async (userId) => {
       const user = await gateway.userInfo(userId);
@@ -62,24 +68,27 @@ export function wireProjectSettings(
   const settings = new ProjectSettings({
     tenant: tenant.key,
     directory: tenant.directory,
-    initial: tenant.settings,
+    settings: () => tenant.settings,
+    ...(w.environmentProjects ? { fallback: w.environmentProjects } : {}),
     managers,
     checkKey: keyCheck(config, logger, w.clock),
     changed: () => tenant.changed(),
     now: () => w.clock.now(),
     logger,
   });
-  const installerUserId = tenant.installation.installerUserId;
   const deps: ProjectSettingsSurface = {
-    installerUserId,
+    get installerUserId() {
+      return tenant.installation.installerUserId;
+    },
     isSetUp: () => settings.isSetUp(),
     knownManager: (userId) => managers.knownManager(userId),
     mayManage: (userId) => managers.mayManage(userId),
     projectOf(channelId) {
       const found = settings.projectOf(channelId);
-      return found ? { connection: shown(found.connection), scope: found.scope } : undefined;
+      if (!found) return undefined;
+      return { connection: shown(found.connection, settings.fromEnvironment()), scope: found.scope };
     },
-    connections: () => settings.connections().map(shown),
+    connections: () => settings.connections().map((c) => shown(c, settings.fromEnvironment())),
     async connect(input) {
       const result = await settings.connect(input);
       if (!result.ok) return result;
@@ -99,7 +108,7 @@ export function wireProjectSettings(
   const home = async (userId: string): Promise<HomeSettings | undefined> => {
     const manage = await managers.mayManage(userId);
     if (!manage && settings.isSetUp()) return undefined;
-    return { manage, connections: deps.connections(), installerUserId };
+    return { manage, connections: deps.connections(), installerUserId: deps.installerUserId };
   };
   return { deps, home };
 }

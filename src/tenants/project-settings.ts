@@ -64,8 +64,13 @@ export interface ChannelProject {
 export interface ProjectSettingsOptions {
   tenant: TenantKey;
   directory: Pick<TenantDirectory, 'settings' | 'saveSettings'>;
-  /** The settings the runtime was built from. */
-  initial: TenantSettings;
+  /** The tenant's settings as the runtime knows them now (kept current in place by the registry). */
+  settings(): TenantSettings;
+  /**
+   * What the tenant uses while nothing is connected in Slack (a workspace upgraded from single-workspace
+   * mode keeps its environment's projects); absent: nothing.
+   */
+  fallback?(): ProjectConnection[];
   managers: Pick<SettingsManagers, 'mayManage' | 'knownManager'>;
   checkKey: ProjectKeyCheck;
   /** A save went through: the runtime is rebuilt with the new settings. */
@@ -83,20 +88,19 @@ const sameScope = (a: ProjectConnection, channelId: string | undefined) => a.cha
  * Permission is asked on every call, never carried by a form.
  */
 export class ProjectSettings {
-  private current: TenantSettings;
+  /** The settings last read or saved here: newer than the runtime's until the registry applies them. */
+  private seen: TenantSettings | undefined;
 
-  constructor(private readonly options: ProjectSettingsOptions) {
-    this.current = options.initial;
-  }
+  constructor(private readonly options: ProjectSettingsOptions) {}
 
   /** Whether any project is connected (else every command points to `/docs-agent connect`). */
   isSetUp(): boolean {
-    return this.current.projects.length > 0;
+    return this.projects().length > 0;
   }
 
   /** The connections as this runtime knows them: the workspace's first, then channels. */
   connections(): ProjectConnection[] {
-    return [...this.current.projects].sort(
+    return [...this.projects()].sort(
       (a, b) =>
         Number(a.channelId !== undefined) - Number(b.channelId !== undefined) ||
         a.connectedAt - b.connectedAt,
@@ -105,10 +109,27 @@ export class ProjectSettings {
 
   /** The project a channel acts on: its own connection, else the workspace's. */
   projectOf(channelId: string | undefined): ChannelProject | undefined {
-    const own = channelId ? this.current.projects.find((p) => p.channelId === channelId) : undefined;
+    const projects = this.projects();
+    const own = channelId ? projects.find((p) => p.channelId === channelId) : undefined;
     if (own) return { connection: own, scope: 'channel' };
-    const workspace = this.current.projects.find((p) => p.channelId === undefined);
+    const workspace = projects.find((p) => p.channelId === undefined);
     return workspace ? { connection: workspace, scope: 'workspace' } : undefined;
+  }
+
+  /** The newest settings known here (the runtime's, or a save of this process not applied yet). */
+  private current(): TenantSettings {
+    const live = this.options.settings();
+    return this.seen && this.seen.version > live.version ? this.seen : live;
+  }
+
+  /** Whether what this tenant uses comes from the environment (nothing connected in Slack yet). */
+  fromEnvironment(): boolean {
+    return this.current().projects.length === 0 && this.projects().length > 0;
+  }
+
+  private projects(): ProjectConnection[] {
+    const connected = this.current().projects;
+    return connected.length > 0 ? connected : (this.options.fallback?.() ?? []);
   }
 
   mayManage(userId: string): Promise<boolean> {
@@ -184,17 +205,17 @@ export class ProjectSettings {
     let found: ProjectConnection | undefined;
     try {
       const stored = await directory.settings(tenant);
-      this.current = stored;
+      this.seen = stored;
       const changed = change(stored.projects);
       const next = changed.next;
       found = changed.found;
       if (next.length === stored.projects.length && !found) return { ok: true, found };
       if (!(await directory.saveSettings(tenant, { projects: next }, stored.version))) {
         // Someone saved in between (another admin, another replica): show theirs, overwrite nothing.
-        this.current = await directory.settings(tenant);
+        this.seen = await directory.settings(tenant);
         return { ok: false, code: 'changed_meanwhile' };
       }
-      this.current = { version: stored.version + 1, projects: next };
+      this.seen = { version: stored.version + 1, projects: next };
     } catch (error) {
       this.options.logger.warn(
         { tenant, error: describeError(error) },

@@ -5,8 +5,8 @@ import type { Logger } from '../common/logger.js';
 export type WorkspaceRoleLookup = (userId: string) => Promise<{ admin: boolean } | undefined>;
 
 export interface SettingsManagersOptions {
-  /** The user who installed the app (OAuth mode); absent in single-workspace mode. */
-  installerUserId: string | undefined;
+  /** The user who installed the app (read each time: a re-install may change it). */
+  installerUserId(): string | undefined;
   /** ADMIN_USER_IDS. */
   isConfiguredAdmin(userId: string): boolean;
   roleOf: WorkspaceRoleLookup;
@@ -37,7 +37,7 @@ export class SettingsManagers {
 
   /** Known without asking Slack: the installer or ADMIN_USER_IDS. */
   knownManager(userId: string): boolean {
-    return userId === this.options.installerUserId || this.options.isConfiguredAdmin(userId);
+    return userId === this.options.installerUserId() || this.options.isConfiguredAdmin(userId);
   }
 
   async mayManage(userId: string): Promise<boolean> {
@@ -61,7 +61,7 @@ export class SettingsManagers {
   }
 
   /** The installer's id, for "who can" texts. */
-  get installerUserId(): string | undefined {
-    return this.options.installerUserId;
+  installerUserId(): string | undefined {
+    return this.options.installerUserId();
   }
 }

@@ -21,9 +21,11 @@ export class MapTenantDirectory implements TenantDirectory {
   /** Makes reads and saves fail (the store away). */
   failing = false;
 
-  async saveInstallation(installation: TenantInstallation): Promise<void> {
+  /** Typed by the port, which main widens to answer whether it saved: this one always saves (true). */
+  saveInstallation: TenantDirectory['saveInstallation'] = async (installation) => {
     this.installations.set(installation.tenant, installation);
-  }
+    return true as never;
+  };
 
   async installation(tenant: TenantKey): Promise<TenantInstallation | undefined> {
     return this.installations.get(tenant);

@@ -1,15 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
+import { connectionLine } from '../../src/slack/messages/project-settings.js';
 import { type KeyCheckResult, ProjectSettings } from '../../src/tenants/project-settings.js';
 import { SettingsManagers } from '../../src/tenants/settings-managers.js';
-import type { ProjectConnection } from '../../src/tenants/tenant.js';
+import type { ProjectConnection, TenantSettings } from '../../src/tenants/tenant.js';
 import { MapTenantDirectory, TEST_TENANT } from '../support/map-tenant-directory.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
 function managers(roleOf: (id: string) => Promise<{ admin: boolean } | undefined>, now = () => 0) {
   return new SettingsManagers({
-    installerUserId: 'U0INSTALLER',
+    installerUserId: () => 'U0INSTALLER',
     isConfiguredAdmin: (id) => id === 'U0CONFIGURED',
     roleOf,
     logger,
@@ -56,13 +57,16 @@ function settings(
   directory: MapTenantDirectory,
   check: () => Promise<KeyCheckResult> = async () => ({ ok: true }),
   allowed = true,
+  live: { settings: TenantSettings } = { settings: { version: 0, projects: [] } },
+  fallback?: () => ProjectConnection[],
 ) {
   const changed = vi.fn();
   const checkKey = vi.fn(check);
   const s = new ProjectSettings({
     tenant: TEST_TENANT,
     directory,
-    initial: { version: 0, projects: [] },
+    settings: () => live.settings,
+    ...(fallback ? { fallback } : {}),
     managers: { mayManage: async () => allowed, knownManager: () => allowed },
     checkKey,
     changed,
@@ -153,5 +157,44 @@ describe('ProjectSettings', () => {
     expect(await s.disconnect('U0ADMIN', undefined)).toMatchObject({ code: 'nothing_connected' });
     expect(directory.saves).toHaveLength(0);
     expect(changed).not.toHaveBeenCalled();
+  });
+
+  it('follows the settings the registry applies in place, and a save of its own before they are applied', async () => {
+    const directory = new MapTenantDirectory();
+    const live = { settings: { version: 0, projects: [] } as TenantSettings };
+    const { s } = settings(directory, undefined, true, live);
+    expect(s.isSetUp()).toBe(false);
+    // Saved on another replica, applied here by the registry.
+    const elsewhere: ProjectConnection = {
+      ...input,
+      channelId: undefined,
+      connectedBy: 'U0X',
+      connectedAt: 1,
+    };
+    live.settings = { version: 1, projects: [elsewhere] };
+    expect(s.projectOf('C0DOCS')).toEqual({ connection: elsewhere, scope: 'workspace' });
+    // Saved here: seen at once, before the registry re-reads.
+    directory.stored.set(TEST_TENANT, live.settings);
+    expect(await s.connect(input)).toMatchObject({ ok: true });
+    expect(s.projectOf('C0DOCS')?.scope).toBe('channel');
+    // The registry catches up (or an older read arrives late): the newest version wins.
+    live.settings = { version: 1, projects: [elsewhere] };
+    expect(s.projectOf('C0DOCS')?.scope).toBe('channel');
+  });
+
+  it('uses the environment’s projects (an upgraded workspace) until one is connected in Slack', () => {
+    const fromEnv: ProjectConnection = {
+      ...input,
+      channelId: undefined,
+      connectedBy: 'the deployment (environment)',
+      connectedAt: 0,
+    };
+    const { s } = settings(new MapTenantDirectory(), undefined, true, undefined, () => [fromEnv]);
+    expect(s.isSetUp()).toBe(true);
+    expect(s.projectOf('C0ANY')).toEqual({ connection: fromEnv, scope: 'workspace' });
+    expect(s.fromEnvironment()).toBe(true);
+    const line = connectionLine({ ...fromEnv, maskedKey: 'svc_…6789', fromEnvironment: true });
+    expect(line).toContain("set by this deployment's environment");
+    expect(line).not.toContain('<@');
   });
 });

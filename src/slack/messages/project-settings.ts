@@ -18,6 +18,8 @@ export interface ShownConnection {
   connectedBy: string;
   connectedAt: number;
   maskedKey: string;
+  /** Set by the deployment's environment (a workspace upgraded from single-workspace mode): not removable here. */
+  fromEnvironment?: boolean;
 }
 
 /** Home's Settings section; absent for people who may not manage and a tenant that is set up. */
@@ -54,8 +56,17 @@ export function notAllowedText(installerUserId: string | undefined, plain = fals
 export const ENVIRONMENT_CONFIGURED_TEXT =
   'This deployment of docs-agent is configured by its environment (`DOCS_PROJECT_ID`, `DOCS_CHANNEL_PROJECTS`) by whoever operates it, so projects cannot be connected or disconnected from Slack. `/docs-agent project` shows what this channel uses.';
 
+const USER_ID = /^[UW][A-Z0-9]{2,30}$/;
+
+/** Who connected it and when, or that the environment set it. */
+function origin(c: ShownConnection): string {
+  if (c.fromEnvironment || !USER_ID.test(c.connectedBy))
+    return "set by this deployment's environment (`DOCS_PROJECT_ID`, `DOCS_CHANNEL_PROJECTS`) until one is connected here";
+  return `connected by <@${c.connectedBy}> on ${slackTime(c.connectedAt, '{date_short_pretty} at {time}')}`;
+}
+
 export function connectionLine(c: ShownConnection): string {
-  return `project ${code(c.projectId)} for ${where(c)}, key \`${escapeMrkdwn(c.maskedKey)}\`, connected by <@${c.connectedBy}> on ${slackTime(c.connectedAt, '{date_short_pretty} at {time}')}`;
+  return `project ${code(c.projectId)} for ${where(c)}, key \`${escapeMrkdwn(c.maskedKey)}\`, ${origin(c)}`;
 }
 
 export function connectedText(c: ShownConnection, replaced: ShownConnection | undefined): string {
@@ -120,7 +131,7 @@ export function channelProjectText(
     shown.scope === 'channel'
       ? 'connected for this channel'
       : "the workspace's project (this channel has none of its own)";
-  return `Jobs, follow-ups, status and reports in this channel act on docs project ${code(shown.connection.projectId)}, ${from}: key \`${escapeMrkdwn(shown.connection.maskedKey)}\`, connected by <@${shown.connection.connectedBy}> on ${slackTime(shown.connection.connectedAt, '{date_short_pretty} at {time}')}.`;
+  return `Jobs, follow-ups, status and reports in this channel act on docs project ${code(shown.connection.projectId)}, ${from}: key \`${escapeMrkdwn(shown.connection.maskedKey)}\`, ${origin(shown.connection)}.`;
 }
 
 function section(text: string): KnownBlock {
@@ -139,6 +150,10 @@ export function homeSettingsBlocks(settings: HomeSettings): KnownBlock[] {
       section('No docs project is connected yet, so every command asks for one. Connect one to start.'),
     );
   for (const c of settings.connections.slice(0, HOME_SETTINGS_MAX)) {
+    if (c.fromEnvironment) {
+      blocks.push(section(connectionLine(c)));
+      continue;
+    }
     blocks.push({
       type: 'section',
       text: { type: 'mrkdwn', text: truncate(connectionLine(c), LIMITS.sectionText) },

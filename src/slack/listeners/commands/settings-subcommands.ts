@@ -29,6 +29,9 @@ export interface ModalOpener {
   views: { open(args: { trigger_id: string; view: ModalView }): Promise<unknown> };
 }
 
+const FROM_ENVIRONMENT_TEXT =
+  "This workspace still uses the docs project set by this deployment's environment (`DOCS_PROJECT_ID`, `DOCS_CHANNEL_PROJECTS`), so there is nothing to disconnect here. `/docs-agent connect` connects one in Slack instead.";
+
 const COULD_NOT_OPEN =
   "I couldn't open the connect form (Slack took too long or refused it). Run `/docs-agent connect` again.";
 
@@ -72,7 +75,9 @@ export async function answerSettingsCommand(
     return;
   }
   // This channel's own mapping if it has one, else the workspace's.
-  const target = settings.projectOf(command.channel_id)?.scope === 'channel' ? command.channel_id : undefined;
+  const current = settings.projectOf(command.channel_id);
+  if (current?.connection.fromEnvironment) return say(FROM_ENVIRONMENT_TEXT);
+  const target = current?.scope === 'channel' ? command.channel_id : undefined;
   const result = await settings.disconnect(command.user_id, target);
   if (result.ok) return say(disconnectedText(result.removed, result.left));
   return say(settingsFailureText(result.code, settings.installerUserId));

@@ -189,8 +189,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   );
   const settings = wireProjectSettings(config, options.tenant, slack.gateway, { access, clock, logger });
   const home = createAppHome({
-    config,
-    settings: settings.home,
+    ...{ config, settings: settings.home },
     gateway: slack.gateway,
     store,
     weekly,
@@ -236,8 +235,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     home,
     feedback,
     assistant: assistant.surface(jobs),
-    unfurls: unfurls.deps,
-    settings: settings.deps,
+    ...{ unfurls: unfurls.deps, settings: settings.deps },
   });
   return {
     logger,

@@ -24,10 +24,9 @@ import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
-import { createAppHome } from './home-wiring.js';
+import { createAppHome, wireProjectSettings } from './home-wiring.js';
 import { wirePullRequests } from './pull-request-wiring.js';
 import { wireReports } from './reports-wiring.js';
-import { wireProjectSettings } from './settings-wiring.js';
 import { shutDown } from './shutdown.js';
 import { wireUnfurls } from './unfurl-wiring.js';
 

@@ -14,6 +14,9 @@ import type { HomeBudget, HomeSchedule } from '../slack/messages/app-home.js';
 import type { HomeSettings } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 
+/** Home's Settings section and the listeners' project settings are wired together (settings-wiring.ts). */
+export { wireProjectSettings } from './settings-wiring.js';
+
 export interface AppHomeWiring {
   config: Config;
   gateway: Pick<SlackGateway, 'publishHome'>;

@@ -109,6 +109,17 @@ describe('project settings: disconnect, project, Home, single-workspace mode', (
     expect(home).toContain('"confirm"');
     // A member sees no settings once a project is connected.
     expect(await openHome(t, MEMBER)).not.toContain('Settings');
+    // Connect clicked by a member (a stale or forged Home): refused in their DM, no form.
+    await t.interaction(
+      blockActionsPayload({
+        userId: MEMBER,
+        triggerId: t.slack.surfaces.mintTriggerId(MEMBER),
+        action: { action_id: HOME_CONNECT_ACTION },
+        container: { type: 'view', view: { type: 'home' } },
+      }),
+    );
+    await waitFor(() => dms(t, MEMBER).find((text) => text.includes("can't change")));
+    expect(t.slack.callsOf('views.open')).toHaveLength(0);
     // Connect from Home: the same form, for the whole workspace.
     const triggerId = t.slack.surfaces.mintTriggerId(ADMIN);
     await t.interaction(

@@ -9,8 +9,9 @@ import type { HomeSettings, ShownConnection } from '../slack/messages/project-se
 import type { SlackGateway } from '../slack/slack-gateway.js';
 import { type KeyCheckResult, type ProjectKeyCheck, ProjectSettings } from '../tenants/project-settings.js';
 import { SettingsManagers } from '../tenants/settings-managers.js';
-import { maskKey, type ProjectConnection } from '../tenants/tenant.js';
+import { maskKey, NO_SETTINGS, type ProjectConnection } from '../tenants/tenant.js';
 import type { TenantScope } from './docs-agent.js';
+import { effectiveConnections } from './oauth/tenant-config.js';
 
 /**
  * How long the key check may take: the form's answer must reach Slack within its 3 s, after the permission
@@ -69,7 +70,8 @@ export function wireProjectSettings(
     tenant: tenant.key,
     directory: tenant.directory,
     settings: () => tenant.settings,
-    ...(w.environmentProjects ? { fallback: w.environmentProjects } : {}),
+    // The workspace upgraded from single-workspace mode keeps its environment's projects until it connects one.
+    fallback: w.environmentProjects ?? (() => effectiveConnections(config, tenant.key, NO_SETTINGS)),
     managers,
     checkKey: keyCheck(config, logger, w.clock),
     changed: () => tenant.changed(),

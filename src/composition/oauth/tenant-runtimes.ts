@@ -1,10 +1,13 @@
-import type { ReceiverEvent } from '@slack/bolt';
 import type { Clock } from '../../common/clock.js';
 import type { Config } from '../../common/config.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger, SecretSet } from '../../common/logger.js';
 import type { Metrics } from '../../metrics/metrics.js';
-import { createTenantSlackApp, type TenantSlackApp } from '../../slack/tenant-slack-app.js';
+import {
+  createTenantSlackApp,
+  type InboundRequest,
+  type TenantSlackApp,
+} from '../../slack/tenant-slack-app.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 import { type TenantKey, type TenantSource, tenantCandidates } from '../../tenants/tenant.js';
 import { createDocsAgent } from '../app.js';
@@ -76,7 +79,7 @@ export class TenantRuntimes {
   }
 
   /** One verified request: to its tenant's runtime; a team with no install gets an empty acknowledgement. */
-  async dispatch(event: ReceiverEvent, source: TenantSource | undefined): Promise<void> {
+  async dispatch(event: InboundRequest, source: TenantSource | undefined): Promise<void> {
     const runtime = source ? await this.resolve(source) : undefined;
     if (!runtime) {
       this.log.info(

@@ -20,7 +20,11 @@ import { TenantUpkeep } from './tenant-upkeep.js';
  */
 export function createOAuthAgent(
   config: Config & { oauth: OAuthConfig },
-  options: Pick<DocsAgentOptions, 'logger' | 'clock'> = {},
+  options: Pick<DocsAgentOptions, 'logger' | 'clock'> & {
+    /** Tests: how often tokens and purges are looked at (a minute), how long uninstalled data stays (an hour). */
+    upkeepIntervalMs?: number;
+    purgeDelayMs?: number;
+  } = {},
 ): DocsAgent {
   const secrets = new SecretSet(secretsOf(config));
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets });
@@ -35,6 +39,7 @@ export function createOAuthAgent(
     secrets,
     metrics,
     clock,
+    ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
   });
   const upkeep = new TenantUpkeep({
     oauth: config.oauth,
@@ -91,7 +96,7 @@ export function createOAuthAgent(
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (!(await store.waitUntilReady(startAbort.signal))) return port;
       await runtimes.start();
-      upkeep.start();
+      upkeep.start(options.upkeepIntervalMs);
       ready = true;
       logger.info(
         { port, state: store.backend, tenants: runtimes.tenants().length },

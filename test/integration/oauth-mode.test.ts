@@ -30,6 +30,9 @@ describe('OAuth mode in one process', () => {
     expect(stranger).toMatchObject({ status: 200, body: '' });
     const tokens = new Set(app.slack.calls.slice(before).map((c) => c.authorization));
     for (const token of tokens) expect(token).toMatch(/xoxb-T0(ACME|BETA)-/);
+    // /metrics: every tenant's counts summed under the usual names, and how many tenants are installed.
+    const metrics = await (await fetch(`http://127.0.0.1:${app.agent.metricsPort()}/metrics`)).text();
+    expect(metrics).toMatch(/^docs_agent_tenants 2$/m);
     // The installs' tokens never reach a log line.
     for (const tenant of ['T0ACME', 'T0BETA']) {
       const token = app.slack.oauth.liveToken(tenant);

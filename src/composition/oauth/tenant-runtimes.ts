@@ -2,7 +2,7 @@ import type { Clock } from '../../common/clock.js';
 import type { Config } from '../../common/config.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger, SecretSet } from '../../common/logger.js';
-import type { Metrics } from '../../metrics/metrics.js';
+import type { TenantMetrics } from '../../metrics/tenant-metrics.js';
 import {
   createTenantSlackApp,
   type InboundRequest,
@@ -21,10 +21,7 @@ export const SYNC_INTERVAL_MS = 2_000;
 /** A request from a team not known here triggers at most one look at the directory per this interval. */
 const ON_DEMAND_SYNC_MS = 1_000;
 
-export interface TenantMetricsPort {
-  forTenant(tenant: TenantKey): Metrics;
-  drop(tenant: TenantKey): void;
-}
+export type TenantMetricsPort = Pick<TenantMetrics, 'forTenant' | 'drop'>;
 
 interface TenantRuntime {
   scope: TenantScope;
@@ -60,7 +57,10 @@ export class TenantRuntimes {
    */
   private readonly removed = new Map<TenantKey, string | undefined>();
   private syncing: Promise<void> | undefined;
+  /** Tenants whose record could not be read, with the stamp that failed (said once per stamp). */
+  private readonly unreadable = new Map<TenantKey, string>();
   private again = false;
+  private directoryDown = false;
   private lastOnDemand = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -128,8 +128,16 @@ export class TenantRuntimes {
           this.again = false;
           await this.syncOnce();
         } while (this.again && !this.stopped);
+        if (this.directoryDown) this.log.info('the directory of installs answers again');
+        this.directoryDown = false;
       } catch (error) {
-        this.log.warn({ error: describeError(error) }, 'could not read the directory of installs; retrying');
+        // Said when it starts failing, not every 2 s while it stays down.
+        if (!this.directoryDown)
+          this.log.warn(
+            { error: describeError(error) },
+            'could not read the directory of installs; retrying',
+          );
+        this.directoryDown = true;
         throw error;
       } finally {
         this.syncing = undefined;
@@ -151,31 +159,41 @@ export class TenantRuntimes {
         if (this.removed.get(tenant) === stamp || this.runtimes.has(tenant)) continue;
         this.removed.delete(tenant);
       }
-      const [installation, settings] = await Promise.all([
-        this.deps.directory.installation(tenant),
-        this.deps.directory.settings(tenant),
-      ]);
-      if (!installation) continue;
-      // From now on these never reach a log line, whichever logger writes it.
-      this.deps.secrets.add(
-        installation.botToken,
-        installation.refreshToken,
-        ...settings.projects.map((p) => p.apiKey),
-      );
-      const connections = effectiveConnections(this.deps.config, tenant, settings);
-      if (runtime) {
-        runtime.scope.installation = installation;
-        runtime.scope.settings = settings;
-        runtime.projects.update(connections);
-        runtime.stamp = stamp;
-        this.log.info(
-          { tenant, projects: connections.length },
-          'tenant install or settings changed; applied',
-        );
-        continue;
+      try {
+        await this.apply(tenant, stamp, runtime);
+      } catch (error) {
+        // One tenant's unreadable record (a key not configured, Redis failing mid-way) never blocks the
+        // others; it is tried again at the next sync, and said once per stamp.
+        if (this.unreadable.get(tenant) !== stamp)
+          this.log.error({ tenant, error: describeError(error) }, 'could not load a tenant; retrying');
+        this.unreadable.set(tenant, stamp);
       }
-      this.runtimes.set(tenant, this.build(tenant, stamp, installation, settings, connections));
     }
+  }
+
+  private async apply(tenant: TenantKey, stamp: string, runtime: TenantRuntime | undefined): Promise<void> {
+    const [installation, settings] = await Promise.all([
+      this.deps.directory.installation(tenant),
+      this.deps.directory.settings(tenant),
+    ]);
+    if (!installation) return;
+    this.unreadable.delete(tenant);
+    // From now on these never reach a log line, whichever logger writes it.
+    this.deps.secrets.add(
+      installation.botToken,
+      installation.refreshToken,
+      ...settings.projects.map((p) => p.apiKey),
+    );
+    const connections = effectiveConnections(this.deps.config, tenant, settings);
+    if (runtime) {
+      runtime.scope.installation = installation;
+      runtime.scope.settings = settings;
+      runtime.projects.update(connections);
+      runtime.stamp = stamp;
+      this.log.info({ tenant, projects: connections.length }, 'tenant install or settings changed; applied');
+      return;
+    }
+    this.runtimes.set(tenant, this.build(tenant, stamp, installation, settings, connections));
   }
 
   private build(

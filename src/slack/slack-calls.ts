@@ -231,7 +231,9 @@ export class SlackCalls {
    * Slack Connect user, their organisation's) and whether they are a guest or a stranger; undefined if Slack
    * does not know the user.
    */
-  async userInfo(user: string): Promise<{ name?: string; teamId?: string; restricted: boolean } | undefined> {
+  async userInfo(
+    user: string,
+  ): Promise<{ name?: string; teamId?: string; enterpriseId?: string; restricted: boolean } | undefined> {
     try {
       const result = await this.retrying('users.info', undefined, 'user', () =>
         this.client.users.info({ user }),
@@ -241,7 +243,8 @@ export class SlackCalls {
       const restricted = Boolean(
         info?.is_restricted || info?.is_ultra_restricted || (info as { is_stranger?: boolean })?.is_stranger,
       );
-      return { name: name || undefined, teamId: info?.team_id || undefined, restricted };
+      const enterpriseId = info?.enterprise_user?.enterprise_id || undefined;
+      return { name: name || undefined, teamId: info?.team_id || undefined, enterpriseId, restricted };
     } catch (error) {
       if (error instanceof SlackDeliveryError && error.code === 'user_not_found') return undefined;
       throw error;

@@ -110,17 +110,21 @@ describe('two tenants in one OAuth-mode process', () => {
       response_url: app.slack.responseUrl(path),
     };
     const answer = () =>
-      waitFor(() => app.slack.responses.find((r) => r.path === `/response/${path}`), { what: path });
+      waitFor(() => app.slack.responses.find((r) => r.path === `/response/${path}`), {
+        what: path,
+        timeoutMs: 15_000,
+      });
     if (step.kind === 'start') {
       const prompt = `Document the ${tenant} webhooks, part ${++prompts}`;
       await app.command({ ...fields, text: prompt });
       const job = await waitFor(() => [...app.docs.jobs.values()].find((j) => j.prompts[0] === prompt), {
         what: prompt,
+        timeoutMs: 15_000,
       });
       expect(job.project).toBe(PROJECT_OF[tenant]);
       jobs[tenant]!.push(job.id);
       marks[tenant]!.push(prompt, job.id);
-      await app.slack.waitForCall('chat.update', (c) => JSON.stringify(c.args).includes(job.id), 10_000);
+      await app.slack.waitForCall('chat.update', (c) => JSON.stringify(c.args).includes(job.id), 15_000);
       return;
     }
     if (step.kind === 'list') {
@@ -147,7 +151,7 @@ describe('two tenants in one OAuth-mode process', () => {
       });
       const never = await waitFor(
         () => app.slack.responses.find((r) => r.path === `/response/${path}-never`),
-        { what: 'never' },
+        { what: 'never', timeoutMs: 15_000 },
       );
       expect(text).toBe(JSON.stringify(never.body).replaceAll(NEVER, id));
     }

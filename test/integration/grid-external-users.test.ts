@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { messageEvent } from '../support/slack-events.js';
+import { blockActionsPayload } from '../support/slack-interactions.js';
 
 /**
  * Enterprise Grid: an org-wide install serves every workspace of the org, so a user of another workspace of
@@ -37,6 +38,21 @@ function envelope(event: Json, where: { teamId: string; enterpriseId: string; or
 }
 
 const inOrg = { teamId: 'T0ONE', enterpriseId: ORG, orgWide: true };
+/** Home's New job button, clicked in the org's workspace T0ONE by a user of `team`. */
+function newJobClick(app: OAuthTestApp, user: string, team: string): Json {
+  const payload = blockActionsPayload({
+    triggerId: app.slack.surfaces.mintTriggerId(user),
+    action: { action_id: 'home_new_job', text: 'New job' },
+    container: { type: 'view', view: {} },
+  });
+  return {
+    ...payload,
+    user: { id: user, username: user, name: user, team_id: team },
+    team: { id: 'T0ONE', domain: 'one', enterprise_id: ORG },
+    enterprise: { id: ORG, name: 'Grid Org' },
+    is_enterprise_install: true,
+  };
+}
 const homeOpened = (user: string) => ({ type: 'app_home_opened', user, channel: `D${user}`, tab: 'home' });
 
 describe('Enterprise Grid and the external-user check', () => {
@@ -100,6 +116,29 @@ describe('Enterprise Grid and the external-user check', () => {
     );
     expect(toldRefused('U0TWO')).toEqual([]);
     expect(refusedLine('U0TWO')).toBeUndefined();
+  });
+
+  it('lets a colleague of another workspace use a button (New job opens its form); an outsider is told no', async () => {
+    const colleague = newJobClick(app, 'U0TWO', 'T0TWO');
+    expect((await app.interaction(colleague)).status).toBe(200);
+    await waitFor(
+      () => app.slack.callsOf('views.open').find((c) => c.args.trigger_id === colleague.trigger_id),
+      {
+        what: 'the New job form',
+      },
+    );
+    const outsider = newJobClick(app, 'U0OUT', 'T0OUT');
+    expect((await app.interaction(outsider)).status).toBe(200);
+    await waitFor(
+      () =>
+        app.slack
+          .callsOf('chat.postMessage')
+          .find((c) => c.args.channel === 'U0OUT' && String(c.args.text).includes('another organisation')),
+      { what: 'the outsider told' },
+    );
+    expect(app.slack.callsOf('views.open').filter((c) => c.args.trigger_id === outsider.trigger_id)).toEqual(
+      [],
+    );
   });
 
   it('still refuses users outside the org, though the event comes from inside it', async () => {

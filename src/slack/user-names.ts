@@ -4,12 +4,19 @@ import type { MessageText } from '../jobs/conversation-service.js';
 import { slackToPlainText } from './markup.js';
 
 /**
- * How Slack resolves a user id (users.info): a name, the user's own team, and whether they are a guest or a
- * stranger (`restricted`); undefined when unknown.
+ * A user as users.info knows them: a name, their own team, their Enterprise Grid org (`enterprise_user`),
+ * whether they are a guest or a stranger (`restricted`), and whether a workspace admin or owner.
  */
-export type UserLookup = (
-  userId: string,
-) => Promise<{ name?: string; teamId?: string; enterpriseId?: string; restricted?: boolean } | undefined>;
+export interface SlackUser {
+  name?: string;
+  teamId?: string;
+  enterpriseId?: string;
+  restricted: boolean;
+  admin: boolean;
+}
+
+/** How Slack resolves a user id (users.info); undefined when unknown. */
+export type UserLookup = (userId: string) => Promise<Partial<SlackUser> | undefined>;
 
 /** What is remembered of a user: undefined fields are unknown (or could not be asked). */
 interface KnownUser {

@@ -1,13 +1,10 @@
-import { createClient } from '@redis/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { secretBoxFromSettings } from '../../src/common/secret-box.js';
-import { DIRECTORY_PREFIX } from '../../src/composition/oauth/tenant-config.js';
-import { RedisTenantDirectory } from '../../src/state/redis/redis-tenant-directory.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID } from '../support/fake-docs.js';
 import { waitFor } from '../support/http.js';
-import { ENCRYPTION_KEY, type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
+import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { viewSubmissionPayload } from '../support/slack-interactions.js';
 
 /**
  * Issue 27, app level: for any interleaving of two installed tenants' commands (jobs started, `status <id>`
@@ -15,7 +12,7 @@ import { type RedisServer, startRedisServer } from '../support/redis-server.js';
  * Slack call that carries a tenant's data carries that tenant's token, and every docs call its project's
  * key. Both tenants use the SAME channel and user ids: only the tenant tells them apart. One is the upgraded
  * workspace (SLACK_UPGRADED_TEAM_ID: default key space, the env project), the other an org-wide Grid
- * install with its own project and key connected in its settings. OAuth mode in this process, Redis mode.
+ * install that connects its own project and key from Slack (/docs-agent connect). OAuth mode in this process, Redis mode.
  */
 const ACME = 'T0ACME';
 const GRID = 'E0GRID';
@@ -30,6 +27,7 @@ const FIELDS: Record<string, Record<string, string>> = {
   [GRID]: { team_id: 'T0ONE', enterprise_id: GRID, is_enterprise_install: 'true' },
 };
 const NEVER = 'job_9999';
+type Json = Record<string, unknown>;
 
 type Op =
   | { tenant: number; kind: 'start' }
@@ -40,6 +38,36 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ tenant: fc.constantFrom(0, 1), kind: fc.constant('list' as const) }),
   fc.record({ tenant: fc.constantFrom(0, 1), kind: fc.constant('status' as const), pick: fc.nat() }),
 );
+
+/** `/docs-agent connect` in the org-wide install by its installer, and the form submitted (whole org). */
+async function connectFromSlack(app: OAuthTestApp, projectId: string, apiKey: string): Promise<void> {
+  const installer = app.slack.oauth.installerUserId;
+  const triggerId = app.slack.surfaces.mintTriggerId(installer);
+  const fields = { ...FIELDS[GRID], user_id: installer, trigger_id: triggerId };
+  expect((await app.command({ ...fields, text: 'connect' })).status).toBe(200);
+  const call = await app.slack.waitForCall('views.open', (c) => c.args.trigger_id === triggerId, 15_000);
+  const view = (typeof call.args.view === 'string' ? JSON.parse(call.args.view) : call.args.view) as Json;
+  const text = (value: string) => ({ type: 'plain_text_input' as const, value });
+  const whole = { text: { type: 'plain_text', text: 'workspace' }, value: 'workspace' };
+  const payload = viewSubmissionPayload({
+    userId: installer,
+    view,
+    values: {
+      project_id: { project_id_input: text(projectId) },
+      admin_key: { admin_key_input: text(apiKey) },
+      scope: { scope_choice: { type: 'radio_buttons', selected_option: whole } },
+    },
+  });
+  const answer = await app.interaction({
+    ...payload,
+    team: { id: 'T0ONE', domain: 'one', enterprise_id: GRID },
+    user: { ...(payload.user as Json), team_id: 'T0ONE' },
+    view: { ...(payload.view as Json), team_id: 'T0ONE', app_installed_team_id: 'T0ONE' },
+    enterprise: { id: GRID, name: 'Grid' },
+    is_enterprise_install: true,
+  });
+  expect(answer.status).toBe(200);
+}
 
 describe('two tenants in one OAuth-mode process', () => {
   let redis: RedisServer;
@@ -69,22 +97,8 @@ describe('two tenants in one OAuth-mode process', () => {
     expect(
       (await app.install({ enterpriseId: GRID, enterpriseName: 'Grid', isEnterpriseInstall: true })).status,
     ).toBe(200);
-    const client = createClient({ url: redis.url });
-    await client.connect();
-    const directory = new RedisTenantDirectory(
-      client,
-      DIRECTORY_PREFIX,
-      secretBoxFromSettings(ENCRYPTION_KEY, undefined),
-    );
-    const connection = {
-      projectId: GRID_PROJECT,
-      apiKey: GRID_KEY,
-      channelId: undefined,
-      connectedBy: 'U0ADMIN',
-      connectedAt: Date.now(),
-    };
-    expect(await directory.saveSettings(GRID, { projects: [connection] }, 0)).toBe(true);
-    await client.quit();
+    // The org's installer connects its project from Slack: /docs-agent connect, the form, the key checked.
+    await connectFromSlack(app, GRID_PROJECT, GRID_KEY);
     // Each tenant's runtime serves its project (the org's settings apply within ~2 s).
     for (const tenant of TENANTS) {
       await waitFor(

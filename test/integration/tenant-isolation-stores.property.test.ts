@@ -5,7 +5,11 @@ import { loadConfig } from '../../src/common/config.js';
 import { createLogger } from '../../src/common/logger.js';
 import { adapterOptions } from '../../src/composition/app-steps.js';
 import { tenantNamespace } from '../../src/composition/oauth/tenant-config.js';
-import { type AdapterSet, createAdapters } from '../../src/state/adapters.js';
+import {
+  type AdapterSet,
+  createAdapters,
+  tenantNamespace as purgedNamespace,
+} from '../../src/state/adapters.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { interleaving, type OpResult, runOp, type StoreOp } from '../support/tenant-store-ops.js';
 
@@ -62,6 +66,12 @@ function expectSealed(events: Events, together: OpResult[], alone: OpResult[][])
 }
 
 const onlyOf = (events: Events, tenant: number) => events.filter((e) => e.tenant === tenant);
+
+it('the key space a tenant writes is the one its purge deletes', () => {
+  for (const tenant of [...TENANTS, 'T0OTHER']) {
+    expect(purgedNamespace(tenant, UPGRADED)).toBe(tenantNamespace(tenant, UPGRADED));
+  }
+});
 
 describe('two tenants on the memory backend (a separate adapter set each)', () => {
   it('no read under one tenant returns what the other wrote, in any interleaving', async () => {

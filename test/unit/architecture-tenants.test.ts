@@ -50,7 +50,7 @@ const MAKERS: Array<{ what: string; call: RegExp; allowed: string[] }> = [
       'slack/bolt-core.ts',
       'slack/slack-app.ts',
       'slack/tenant-slack-app.ts',
-      'composition/oauth/tenant-upkeep.ts',
+      'slack/oauth/token-refresh.ts',
     ],
   },
   {
@@ -69,8 +69,13 @@ const MAKERS: Array<{ what: string; call: RegExp; allowed: string[] }> = [
     allowed: ['composition', 'github/github-client.ts'],
   },
   {
-    what: 'tenant directories',
+    what: 'tenant directories (only through tenantDirectoryFor)',
     call: /\bnew (MemoryTenantDirectory|RedisTenantDirectory)\(/,
+    allowed: ['state/tenant-directories.ts'],
+  },
+  {
+    what: 'the directory of installs',
+    call: /(?<!function )\btenantDirectoryFor\(/,
     allowed: ['composition/oauth'],
   },
 ];

@@ -1,10 +1,13 @@
-import type { ReceiverEvent } from '@slack/bolt';
 import type { Clock } from '../../common/clock.js';
 import type { Config } from '../../common/config.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger, SecretSet } from '../../common/logger.js';
 import type { Metrics } from '../../metrics/metrics.js';
-import { createTenantSlackApp, type TenantSlackApp } from '../../slack/tenant-slack-app.js';
+import {
+  createTenantSlackApp,
+  type InboundRequest,
+  type TenantSlackApp,
+} from '../../slack/tenant-slack-app.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 import { type TenantKey, type TenantSource, tenantCandidates } from '../../tenants/tenant.js';
 import { createDocsAgent } from '../app.js';
@@ -40,6 +43,8 @@ export interface TenantRuntimesDeps {
   secrets: SecretSet;
   metrics: TenantMetricsPort;
   clock: Clock;
+  /** How long an uninstalled tenant's data is kept (PURGE_DELAY_MS; tests shorten it). */
+  purgeDelayMs?: number;
 }
 
 /**
@@ -49,8 +54,11 @@ export interface TenantRuntimesDeps {
  */
 export class TenantRuntimes {
   private readonly runtimes = new Map<TenantKey, TenantRuntime>();
-  /** Uninstalled while this process runs: a stale directory read never brings them back. */
-  private readonly removed = new Set<TenantKey>();
+  /**
+   * Uninstalled while this process runs, with the stamp they had: a stale directory read never brings them
+   * back, a re-install (a new stamp) does.
+   */
+  private readonly removed = new Map<TenantKey, string | undefined>();
   private syncing: Promise<void> | undefined;
   private again = false;
   private lastOnDemand = 0;
@@ -58,8 +66,11 @@ export class TenantRuntimes {
   private stopped = false;
   private readonly log: Logger;
 
+  private readonly purgeDelayMs: number;
+
   constructor(private readonly deps: TenantRuntimesDeps) {
     this.log = deps.logger.child({ component: 'tenants' });
+    this.purgeDelayMs = deps.purgeDelayMs ?? PURGE_DELAY_MS;
   }
 
   async start(): Promise<void> {
@@ -76,7 +87,7 @@ export class TenantRuntimes {
   }
 
   /** One verified request: to its tenant's runtime; a team with no install gets an empty acknowledgement. */
-  async dispatch(event: ReceiverEvent, source: TenantSource | undefined): Promise<void> {
+  async dispatch(event: InboundRequest, source: TenantSource | undefined): Promise<void> {
     const runtime = source ? await this.resolve(source) : undefined;
     if (!runtime) {
       this.log.info(
@@ -135,7 +146,11 @@ export class TenantRuntimes {
     }
     for (const [tenant, stamp] of stamps) {
       const runtime = this.runtimes.get(tenant);
-      if ((runtime && runtime.stamp === stamp) || this.removed.has(tenant) || this.stopped) continue;
+      if ((runtime && runtime.stamp === stamp) || this.stopped) continue;
+      if (this.removed.has(tenant)) {
+        if (this.removed.get(tenant) === stamp || this.runtimes.has(tenant)) continue;
+        this.removed.delete(tenant);
+      }
       const [installation, settings] = await Promise.all([
         this.deps.directory.installation(tenant),
         this.deps.directory.settings(tenant),
@@ -224,15 +239,15 @@ export class TenantRuntimes {
    */
   async uninstall(tenant: TenantKey, reason: string): Promise<void> {
     if (this.removed.has(tenant)) return;
-    this.removed.add(tenant);
     const runtime = this.runtimes.get(tenant);
+    this.removed.set(tenant, runtime?.stamp);
     if (runtime) runtime.installed = false;
     this.log.warn(
       { tenant, reason },
-      `tenant ${tenant}: ${reason}; its calls, polls, schedules, PR follows and owed deliveries stop now, its installation and secrets are deleted, its other data is purged within ${PURGE_DELAY_MS / 60_000} min`,
+      `tenant ${tenant}: ${reason}; its calls, polls, schedules, PR follows and owed deliveries stop now, its installation and secrets are deleted, its other data is purged within ${Math.ceil(this.purgeDelayMs / 60_000)} min`,
     );
     try {
-      await this.deps.directory.removeTenant(tenant, this.deps.clock.now() + PURGE_DELAY_MS);
+      await this.deps.directory.removeTenant(tenant, this.deps.clock.now() + this.purgeDelayMs);
     } catch (error) {
       // Retried by the next sync: the tenant stays in `removed` here, and the directory still lists it.
       this.removed.delete(tenant);

@@ -34,6 +34,10 @@ export type StoreOp =
   | { kind: 'getAssistantThread'; thread: number }
   | { kind: 'cacheSet'; key: number }
   | { kind: 'cacheGet'; key: number }
+  | { kind: 'subscribeAlerts'; channel: number }
+  | { kind: 'alertSubscriptions' }
+  | { kind: 'claimAlert'; channel: number }
+  | { kind: 'getAlert'; channel: number }
   | { kind: 'takeJobBudget' }
   | { kind: 'takeUserBudget' }
   | { kind: 'takeAnalyticsBudget' };
@@ -69,6 +73,9 @@ export const storeOp: fc.Arbitrary<StoreOp> = fc.oneof(
     thread: pool,
   }),
   fc.record({ kind: fc.constantFrom('cacheSet' as const, 'cacheGet' as const), key: pool }),
+  fc.record({ kind: fc.constantFrom('subscribeAlerts' as const, 'claimAlert' as const), channel: pool }),
+  fc.record({ kind: fc.constant('getAlert' as const), channel: pool }),
+  fc.constant({ kind: 'alertSubscriptions' as const }),
   fc.constantFrom(
     { kind: 'takeJobBudget' as const },
     { kind: 'takeUserBudget' as const },
@@ -204,6 +211,24 @@ export async function runOp(adapters: AdapterSet, tag: string, op: StoreOp, now:
       return read('set');
     case 'cacheGet':
       return read(await adapters.analyticsCache.get(`views:proj:${op.key}`));
+    case 'subscribeAlerts':
+      await adapters.alertStore.subscribe({
+        channelId: `C${op.channel}`,
+        sensitivity: 'normal',
+        createdBy: mine,
+        createdAt: now,
+      });
+      return read('subscribed');
+    case 'alertSubscriptions':
+      return read((await adapters.alertStore.subscriptions()).map((s) => s.createdBy).sort());
+    case 'claimAlert': {
+      const alert = { signalId: 'zero:q', deliveryKey: `alert:${mine}`, count: 3, alertedAt: now };
+      return read(
+        await adapters.alertStore.claimAlert(`C${op.channel}`, { ...alert, evidenceRef: mine }, HOUR),
+      );
+    }
+    case 'getAlert':
+      return read(await adapters.alertStore.alert(`C${op.channel}`, 'zero:q'));
     case 'takeJobBudget':
       return read(await adapters.agentJobQuotaFor('proj_shared').take());
     case 'takeUserBudget':

@@ -29,14 +29,17 @@ const FIELDS: Record<string, Record<string, string>> = {
 const NEVER = 'job_9999';
 type Json = Record<string, unknown>;
 
-type Op =
-  | { tenant: number; kind: 'start' }
-  | { tenant: number; kind: 'list' }
-  | { tenant: number; kind: 'status'; pick: number };
+/** A command of one tenant; the org's come from either of two of its workspaces (one tenant for both). */
+type Op = { tenant: number; workspace: string } & (
+  | { kind: 'start' }
+  | { kind: 'list' }
+  | { kind: 'status'; pick: number }
+);
+const who = { tenant: fc.constantFrom(0, 1), workspace: fc.constantFrom('T0ONE', 'T0TWO') };
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ tenant: fc.constantFrom(0, 1), kind: fc.constant('start' as const) }),
-  fc.record({ tenant: fc.constantFrom(0, 1), kind: fc.constant('list' as const) }),
-  fc.record({ tenant: fc.constantFrom(0, 1), kind: fc.constant('status' as const), pick: fc.nat() }),
+  fc.record({ ...who, kind: fc.constant('start' as const) }),
+  fc.record({ ...who, kind: fc.constant('list' as const) }),
+  fc.record({ ...who, kind: fc.constant('status' as const), pick: fc.nat() }),
 );
 
 /** `/docs-agent connect` in the org-wide install by its installer, and the form submitted (whole org). */
@@ -119,6 +122,7 @@ describe('two tenants in one OAuth-mode process', () => {
     const path = `answer-${++answers}`;
     const fields = {
       ...FIELDS[tenant],
+      ...(tenant === GRID ? { team_id: step.workspace } : {}),
       user_id: 'U0SAME',
       channel_id: 'C0DOCS',
       response_url: app.slack.responseUrl(path),

@@ -52,6 +52,8 @@ export function createTenantSlackApp(
         // An org-wide install serves each workspace of the org: the request's team, the install's org.
         teamId: source.teamId ?? now.teamId,
         enterpriseId: source.enterpriseId ?? now.enterpriseId,
+        // The external-user check lets the org's own people in, from any of its workspaces.
+        orgWideEnterpriseId: now.isEnterpriseInstall ? now.enterpriseId : undefined,
       };
     },
     client,

@@ -113,6 +113,8 @@ export interface SlackDeps {
    */
   users?: {
     teamOf(userId: string): Promise<string | undefined>;
+    /** The user's Enterprise Grid org (users.info, cached): an org-wide install's people are not external. */
+    enterpriseOf?(userId: string): Promise<string | undefined>;
     /** Guests, strangers and other teams (link previews show them no numbers); fails closed. */
     isGuestOrExternal(userId: string, homeTeam: string | undefined): Promise<boolean>;
   };

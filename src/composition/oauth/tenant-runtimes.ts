@@ -3,16 +3,17 @@ import type { Config } from '../../common/config.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger, SecretSet } from '../../common/logger.js';
 import type { TenantMetrics } from '../../metrics/tenant-metrics.js';
-import {
-  createTenantSlackApp,
-  type InboundRequest,
-  type TenantSlackApp,
-} from '../../slack/tenant-slack-app.js';
+import type { InboundRequest } from '../../slack/tenant-slack-app.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
-import { type TenantKey, type TenantSource, tenantCandidates } from '../../tenants/tenant.js';
-import { createDocsAgent } from '../app.js';
-import type { DocsAgent, TenantScope } from '../docs-agent.js';
-import { effectiveConnections, TenantProjects, tenantConfig, tenantNamespace } from './tenant-config.js';
+import {
+  type ProjectConnection,
+  type TenantKey,
+  type TenantSource,
+  tenantCandidates,
+} from '../../tenants/tenant.js';
+import type { TenantScope } from '../docs-agent.js';
+import { effectiveConnections } from './tenant-config.js';
+import { buildTenantRuntime, type TenantRuntime } from './tenant-runtime.js';
 
 /** How long an uninstalled tenant's data (jobs, threads, schedules, caches) is kept before it is purged. */
 export const PURGE_DELAY_MS = 60 * 60 * 1000;
@@ -22,16 +23,6 @@ export const SYNC_INTERVAL_MS = 2_000;
 const ON_DEMAND_SYNC_MS = 1_000;
 
 export type TenantMetricsPort = Pick<TenantMetrics, 'forTenant' | 'drop'>;
-
-interface TenantRuntime {
-  scope: TenantScope;
-  stamp: string;
-  projects: TenantProjects;
-  slack: TenantSlackApp;
-  agent: DocsAgent;
-  /** False from the moment it is uninstalled: its Slack client refuses every call. */
-  installed: boolean;
-}
 
 export interface TenantRuntimesDeps {
   config: Config;
@@ -201,49 +192,21 @@ export class TenantRuntimes {
     stamp: string,
     installation: TenantScope['installation'],
     settings: TenantScope['settings'],
-    connections: ReturnType<typeof effectiveConnections>,
+    connections: ProjectConnection[],
   ): TenantRuntime {
-    const { config, directory, clock } = this.deps;
-    const logger = this.deps.logger.child({ tenant });
-    const scope: TenantScope = {
-      key: tenant,
-      directory,
-      installation,
-      settings,
-      changed: () => {
-        this.sync().catch(() => undefined);
+    const runtime = buildTenantRuntime(
+      this.deps,
+      { tenant, stamp, installation, settings, connections },
+      {
+        changed: () => {
+          this.sync().catch(() => undefined);
+        },
+        // Slack refused the token, or said the app was uninstalled / its token revoked: this tenant only.
+        fatal: (reason) => {
+          this.uninstall(tenant, reason).catch(() => undefined);
+        },
       },
-    };
-    const projects = new TenantProjects(connections);
-    const runtimeConfig = tenantConfig(config, tenant, installation, connections);
-    const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant);
-    const holder: { runtime?: TenantRuntime; slack?: TenantSlackApp } = {};
-    const agent = createDocsAgent(runtimeConfig, {
-      logger,
-      clock,
-      tenant: scope,
-      projects,
-      metrics: this.deps.metrics.forTenant(tenant),
-      ...(namespace ? { namespace } : {}),
-      slackApp: (options) => {
-        holder.slack = createTenantSlackApp(
-          runtimeConfig,
-          logger,
-          () => (holder.runtime?.installed === false ? undefined : scope.installation),
-          options,
-        );
-        return holder.slack;
-      },
-    });
-    const runtime: TenantRuntime = { scope, stamp, projects, slack: holder.slack!, agent, installed: true };
-    holder.runtime = runtime;
-    // Slack refused the token, or said the app was uninstalled / its token revoked: this tenant only.
-    agent.onFatal((reason) => {
-      this.uninstall(tenant, reason).catch(() => undefined);
-    });
-    agent.start().catch((error: unknown) => {
-      logger.error({ error: describeError(error) }, `tenant ${tenant} could not start`);
-    });
+    );
     this.log.info(
       { tenant, name: installation.name, projects: connections.length },
       'tenant runtime started',

@@ -84,9 +84,11 @@ export class UserNames implements MessageText {
    * Whether a user is a guest (single- or multi-channel), a stranger, or of another team than `homeTeam`.
    * Fails closed: a user Slack could not tell about counts as one.
    */
-  async isGuestOrExternal(userId: string, homeTeam: string | undefined): Promise<boolean> {
+  async isGuestOrExternal(userId: string, homeTeam: string | undefined, homeOrg?: string): Promise<boolean> {
     const user = await this.userOf(userId);
     if (user.restricted === undefined) return true;
+    // An org-wide install's people are at home in every workspace of the org.
+    if (homeOrg !== undefined && user.enterpriseId === homeOrg) return user.restricted;
     return (
       user.restricted || (homeTeam !== undefined && user.teamId !== undefined && user.teamId !== homeTeam)
     );

@@ -116,7 +116,7 @@ export interface SlackDeps {
     /** The user's Enterprise Grid org (users.info, cached): an org-wide install's people are not external. */
     enterpriseOf?(userId: string): Promise<string | undefined>;
     /** Guests, strangers and other teams (link previews show them no numbers); fails closed. */
-    isGuestOrExternal(userId: string, homeTeam: string | undefined): Promise<boolean>;
+    isGuestOrExternal(userId: string, homeTeam: string | undefined, homeOrg?: string): Promise<boolean>;
   };
   /**
    * HTTP mode: whether a signed request is seen for the first time (its signature claimed in the shared

@@ -42,9 +42,16 @@ export class AccessPolicy {
   /**
    * Whether a user whose team is `userTeamId` may use a bot installed in `homeTeamId`. A team not known
    * on either side (a payload without it) is not taken for external: Slack names it on every Connect payload.
+   * An org-wide install (Enterprise Grid) serves every workspace of its org: a user whose own org
+   * (`org.user`, from users.info) is the install's (`org.install`) is not external, whatever their workspace.
    */
-  checkTeam(userTeamId: string | undefined, homeTeamId: string | undefined): TeamDecision {
+  checkTeam(
+    userTeamId: string | undefined,
+    homeTeamId: string | undefined,
+    org: { install?: string | undefined; user?: string | undefined } = {},
+  ): TeamDecision {
     if (this.allowExternal || !userTeamId || !homeTeamId || userTeamId === homeTeamId) return { ok: true };
+    if (org.install && org.user === org.install) return { ok: true };
     return { ok: false, reason: 'external' };
   }
 }

@@ -7,7 +7,9 @@ export type DocsApiErrorCode =
   | 'rate_limited'
   | 'invalid_request'
   | 'unavailable'
-  | 'bad_response';
+  | 'bad_response'
+  /** OAuth mode: this workspace has no docs project connected yet (nothing was sent). */
+  | 'not_connected';
 
 export class DocsApiError extends AppError<DocsApiErrorCode> {
   /** HTTP status, when the platform answered at all. */
@@ -51,6 +53,7 @@ const NOT_SENT_CODES = new Set([
 /** True when the request surely never left (connection refused, DNS…): even a POST is safe to repeat. */
 export function requestNeverSent(error: unknown): boolean {
   if (!(error instanceof DocsApiError) || error.status !== undefined) return false;
+  if (error.code === 'not_connected') return true;
   const cause = error.cause as { code?: unknown } | undefined;
   return typeof cause?.code === 'string' && NOT_SENT_CODES.has(cause.code);
 }

@@ -71,7 +71,8 @@ export class DocsApiClient {
    */
   forProject(projectId: string, apiKey?: string): DocsApiClient {
     let client = this.siblings.get(projectId);
-    if (!client) {
+    // A project reconnected with a new key (OAuth mode) gets a client with that key.
+    if (!client || (apiKey !== undefined && client.options.apiKey !== apiKey)) {
       client = new DocsApiClient(
         { ...this.options, projectId, ...(apiKey ? { apiKey } : {}) },
         { transport: this.transport, siblings: this.siblings },
@@ -170,6 +171,12 @@ export class DocsApiClient {
   }
 
   private async call<S extends z.ZodType>(req: JsonRequest, schema: S): Promise<z.output<S>> {
+    // A tenant with no project connected: refused here, never sent without a key.
+    if (!this.options.apiKey)
+      throw new DocsApiError(
+        'not_connected',
+        'No docs project is connected: an admin must run /docs-agent connect',
+      );
     const response = await this.transport.request({ ...req, apiKey: this.options.apiKey });
     const parsed = schema.safeParse(response.body);
     if (!parsed.success) {

@@ -6,6 +6,9 @@ import type { TenantInstallation } from '../tenants/tenant.js';
 import { boltCore, RotatingTokenClient, type SlackAppOptions, webClientOptions } from './bolt-core.js';
 import type { SlackApp } from './slack-app.js';
 
+/** A verified request from Slack, as the shared front door hands it over. */
+export type InboundRequest = ReceiverEvent;
+
 /** A tenant's Slack side in OAuth mode: the shared front door hands it requests already verified. */
 export interface TenantSlackApp extends SlackApp {
   /** Processes one verified request of this tenant (the shared receiver resolved the tenant). */
@@ -49,6 +52,8 @@ export function createTenantSlackApp(
         // An org-wide install serves each workspace of the org: the request's team, the install's org.
         teamId: source.teamId ?? now.teamId,
         enterpriseId: source.enterpriseId ?? now.enterpriseId,
+        // The external-user check lets the org's own people in, from any of its workspaces.
+        orgWideEnterpriseId: now.isEnterpriseInstall ? now.enterpriseId : undefined,
       };
     },
     client,

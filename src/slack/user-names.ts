@@ -4,17 +4,26 @@ import type { MessageText } from '../jobs/conversation-service.js';
 import { slackToPlainText } from './markup.js';
 
 /**
- * How Slack resolves a user id (users.info): a name, the user's own team, and whether they are a guest or a
- * stranger (`restricted`); undefined when unknown.
+ * A user as users.info knows them: a name, their own team, their Enterprise Grid org (`enterprise_user`),
+ * whether they are a guest or a stranger (`restricted`), and whether a workspace admin or owner.
  */
-export type UserLookup = (
-  userId: string,
-) => Promise<{ name?: string; teamId?: string; restricted?: boolean } | undefined>;
+export interface SlackUser {
+  name?: string;
+  teamId?: string;
+  enterpriseId?: string;
+  restricted: boolean;
+  admin: boolean;
+}
+
+/** How Slack resolves a user id (users.info); undefined when unknown. */
+export type UserLookup = (userId: string) => Promise<Partial<SlackUser> | undefined>;
 
 /** What is remembered of a user: undefined fields are unknown (or could not be asked). */
 interface KnownUser {
   name: string | undefined;
   teamId: string | undefined;
+  /** Enterprise Grid: the org the user belongs to (users.info `enterprise_user.enterprise_id`). */
+  enterpriseId?: string | undefined;
   restricted: boolean | undefined;
 }
 
@@ -66,13 +75,20 @@ export class UserNames implements MessageText {
     return (await this.userOf(userId)).teamId;
   }
 
+  /** The Enterprise Grid org the user belongs to, or undefined (no org, or unknown). */
+  async enterpriseOf(userId: string): Promise<string | undefined> {
+    return (await this.userOf(userId)).enterpriseId;
+  }
+
   /**
    * Whether a user is a guest (single- or multi-channel), a stranger, or of another team than `homeTeam`.
    * Fails closed: a user Slack could not tell about counts as one.
    */
-  async isGuestOrExternal(userId: string, homeTeam: string | undefined): Promise<boolean> {
+  async isGuestOrExternal(userId: string, homeTeam: string | undefined, homeOrg?: string): Promise<boolean> {
     const user = await this.userOf(userId);
     if (user.restricted === undefined) return true;
+    // An org-wide install's people are at home in every workspace of the org.
+    if (homeOrg !== undefined && user.enterpriseId === homeOrg) return user.restricted;
     return (
       user.restricted || (homeTeam !== undefined && user.teamId !== undefined && user.teamId !== homeTeam)
     );
@@ -114,6 +130,7 @@ export class UserNames implements MessageText {
       const found = await this.lookup(userId);
       user.name = found?.name || undefined;
       user.teamId = found?.teamId || undefined;
+      user.enterpriseId = found?.enterpriseId || undefined;
       user.restricted = found?.restricted;
       if (user.name !== undefined || user.teamId !== undefined) ttl = this.ttlMs;
     } catch (error) {

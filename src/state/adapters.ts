@@ -11,3 +11,10 @@ export function createAdapters(config: Config, options: AdapterOptions): Adapter
   const { redisUrl } = config;
   return redisUrl ? redisAdapters({ ...config, redisUrl }, options) : memoryAdapters(config, options);
 }
+
+export {
+  DIRECTORY_PREFIX,
+  type TenantDirectoryHandle,
+  tenantDirectoryFor,
+  tenantNamespace,
+} from './tenant-directories.js';

@@ -8,6 +8,7 @@ import { FakeSlackReactions } from './fake-slack-reactions.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
 import type { Fault, SlackCall, StoredMessage } from './fake-slack-types.js';
 import { FakeSlackUnfurls } from './fake-slack-unfurls.js';
+import { usersInfoAnswer } from './fake-slack-users.js';
 import { listen, readBody, sendJson, waitFor } from './http.js';
 import { seededRandom } from './seeded-random.js';
 import { BlockKitEnforcer } from './slack-block-kit-limits.js';
@@ -32,8 +33,9 @@ export class FakeSlack {
     string,
     { name: string; real_name?: string; display_name?: string; is_restricted?: boolean }
   >();
-  /** users.info's `team_id` per user (default the home team T0TEAM): Slack Connect users of other orgs. */
+  /** users.info's `team_id` per user (default T0TEAM), and `enterprise_user.enterprise_id` of Grid users. */
   readonly userTeams = new Map<string, string>();
+  readonly userEnterprises = new Map<string, string>();
   /** Users Slack answers `user_not_found` for. */
   readonly unknownUsers = new Set<string>();
   readonly botUserId = 'U0DOCSBOT';
@@ -270,26 +272,8 @@ export class FakeSlack {
         const files = (typeof args.files === 'string' ? safeParse(args.files) : args.files) as unknown;
         return { ok: true, files: Array.isArray(files) ? files : [] };
       }
-      case 'users.info': {
-        const id = String(args.user);
-        const user = this.users.get(id);
-        const teamId = this.userTeams.get(id) ?? 'T0TEAM';
-        if (!/^[UW][A-Z0-9]+$/.test(id) || this.unknownUsers.has(id))
-          return { ok: false, error: 'user_not_found' };
-        // A user nobody named in the test: Slack still knows their team (names fall back to the id).
-        if (!user) return { ok: true, user: { id, team_id: teamId, is_restricted: false, profile: {} } };
-        return {
-          ok: true,
-          user: {
-            id,
-            team_id: teamId,
-            name: user.name,
-            real_name: user.real_name ?? user.name,
-            profile: { display_name: user.display_name ?? user.name },
-            is_restricted: user.is_restricted ?? false,
-          },
-        };
-      }
+      case 'users.info':
+        return usersInfoAnswer(this, args);
       default:
         return { ok: true };
     }

@@ -49,7 +49,13 @@ const hrefOf = (html: string, marker: RegExp) => {
 
 /** The OAuth-mode bot in this process (HTTP on a random port) over a fake Slack and a fake docs platform. */
 export async function startOAuthApp(
-  options: { env?: Record<string, string>; slack?: FakeSlack; docs?: FakeDocs } = {},
+  options: {
+    env?: Record<string, string>;
+    slack?: FakeSlack;
+    docs?: FakeDocs;
+    upkeepIntervalMs?: number;
+    purgeDelayMs?: number;
+  } = {},
 ): Promise<OAuthTestApp> {
   const slack = options.slack ?? (await FakeSlack.start());
   const docs = options.docs ?? (await FakeDocs.start());
@@ -61,7 +67,14 @@ export async function startOAuthApp(
     secrets: new SecretSet(secretsOf(config)),
     destination: { write: (line: string) => logs.push(line) },
   });
-  const agent = createOAuthAgent({ ...config, oauth: config.oauth }, { logger });
+  const agent = createOAuthAgent(
+    { ...config, oauth: config.oauth },
+    {
+      logger,
+      ...(options.upkeepIntervalMs !== undefined ? { upkeepIntervalMs: options.upkeepIntervalMs } : {}),
+      ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
+    },
+  );
   const port = await agent.start();
   const url = `http://127.0.0.1:${port}`;
   slack.oauth.redirectUrls = [`${url}/slack/oauth_redirect`];

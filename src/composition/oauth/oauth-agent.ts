@@ -1,6 +1,3 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type App, HTTPReceiver, type HTTPReceiverOptions, type ReceiverEvent } from '@slack/bolt';
 import { systemClock } from '../../common/clock.js';
 import { type Config, secretsOf } from '../../common/config.js';
 import type { OAuthConfig } from '../../common/config-oauth.js';
@@ -8,14 +5,11 @@ import { createLogger, SecretSet } from '../../common/logger.js';
 import { secretBoxFromSettings } from '../../common/secret-box.js';
 import { type MetricsServer, startMetricsServer } from '../../metrics/metrics-server.js';
 import { TenantMetrics } from '../../metrics/tenant-metrics.js';
-import { boltLevel, boltLogger } from '../../slack/bolt-logger.js';
-import { customRoutesOf, MAX_REQUEST_BODY_BYTES, rejectFutureDated } from '../../slack/http-edge.js';
-import { slackInstaller } from '../../slack/oauth/installer.js';
-import { tenantSourceOf } from '../../tenants/tenant-source.js';
+import { createFrontDoor } from '../../slack/oauth/front-door.js';
+import { tenantDirectoryFor } from '../../state/adapters.js';
 import { within } from '../app-steps.js';
 import type { DocsAgent, DocsAgentOptions } from '../docs-agent.js';
 import { healthRoutes } from '../health.js';
-import { tenantDirectoryFor } from './tenant-directory.js';
 import { TenantRuntimes } from './tenant-runtimes.js';
 import { TenantUpkeep } from './tenant-upkeep.js';
 
@@ -26,7 +20,11 @@ import { TenantUpkeep } from './tenant-upkeep.js';
  */
 export function createOAuthAgent(
   config: Config & { oauth: OAuthConfig },
-  options: Pick<DocsAgentOptions, 'logger' | 'clock'> = {},
+  options: Pick<DocsAgentOptions, 'logger' | 'clock'> & {
+    /** Tests: how often tokens and purges are looked at (a minute), how long uninstalled data stays (an hour). */
+    upkeepIntervalMs?: number;
+    purgeDelayMs?: number;
+  } = {},
 ): DocsAgent {
   const secrets = new SecretSet(secretsOf(config));
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets });
@@ -41,6 +39,7 @@ export function createOAuthAgent(
     secrets,
     metrics,
     clock,
+    ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
   });
   const upkeep = new TenantUpkeep({
     oauth: config.oauth,
@@ -61,23 +60,15 @@ export function createOAuthAgent(
   let stopped: Promise<void> | undefined;
   let metricsServer: MetricsServer | undefined;
   const startAbort = new AbortController();
-  const receiverOptions: HTTPReceiverOptions = {
-    signingSecret: config.slack.signingSecret!,
-    endpoints: '/slack/events',
-    customRoutes: customRoutesOf(
-      healthRoutes({
-        stopping: () => stopping,
-        state: () => store.state(),
-        slackConnected: () => ready,
-      }),
-      logger,
-    ),
-    logger: boltLogger(logger),
-    logLevel: boltLevel(config.logLevel),
-    processBeforeResponse: false,
-    customPropertiesExtractor: (req) => ({ slackSignature: req.headers['x-slack-signature'] }),
-    bodyLimit: MAX_REQUEST_BODY_BYTES,
-    ...slackInstaller({
+  const frontDoor = createFrontDoor({
+    config,
+    logger,
+    routes: healthRoutes({
+      stopping: () => stopping,
+      state: () => store.state(),
+      slackConnected: () => ready,
+    }),
+    installer: {
       clientId: config.oauth.clientId,
       clientSecret: config.oauth.clientSecret,
       stateSecret: config.oauth.stateSecret,
@@ -89,14 +80,9 @@ export function createOAuthAgent(
         logger.info({ tenant: installation.tenant, name: installation.name }, 'installed');
         runtimes.sync().catch(() => undefined);
       },
-    }),
-  };
-  const receiver = new HTTPReceiver(receiverOptions);
-  rejectFutureDated(receiver, logger);
-  // The receiver's "app" is the router: each verified request goes to its tenant's Bolt app.
-  receiver.init({
-    processEvent: (event: ReceiverEvent) => runtimes.dispatch(event, tenantSourceOf(event.body)),
-  } as unknown as App);
+    },
+    dispatch: (request, source) => runtimes.dispatch(request, source),
+  });
 
   return {
     logger,
@@ -106,12 +92,11 @@ export function createOAuthAgent(
     },
     onFatal: () => undefined,
     async start() {
-      const server = (await receiver.start(config.port)) as Server;
-      const port = (server.address() as AddressInfo).port;
+      const port = await frontDoor.start(config.port);
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (!(await store.waitUntilReady(startAbort.signal))) return port;
       await runtimes.start();
-      upkeep.start();
+      upkeep.start(options.upkeepIntervalMs);
       ready = true;
       logger.info(
         { port, state: store.backend, tenants: runtimes.tenants().length },
@@ -127,7 +112,7 @@ export function createOAuthAgent(
       stopped ??= (async () => {
         stopping = true;
         startAbort.abort();
-        await within(receiver.stop(), 2_000, 'closing the HTTP receiver', logger);
+        await within(frontDoor.stop(), 2_000, 'closing the HTTP front door', logger);
         await upkeep.stop();
         await runtimes.stop();
         await metricsServer?.close();

@@ -7,13 +7,7 @@ import type {
   TenantSettings,
 } from '../../tenants/tenant.js';
 
-/** Every Redis key of a tenant starts with this; the upgraded workspace keeps single-workspace mode's keys. */
-export function tenantNamespace(tenant: TenantKey, upgradedTenant: string | undefined): string | undefined {
-  return tenant === upgradedTenant ? undefined : `docs-agent:t:${tenant}`;
-}
-
-/** Where the directory of installations lives in Redis (outside every tenant's key space). */
-export const DIRECTORY_PREFIX = 'docs-agent:directory:';
+export { DIRECTORY_PREFIX, tenantNamespace } from '../../state/adapters.js';
 
 /**
  * Until a project is connected a tenant's runtime still runs (Home, `/docs-agent connect`); every command

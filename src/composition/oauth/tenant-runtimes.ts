@@ -1,15 +1,19 @@
-import type { ReceiverEvent } from '@slack/bolt';
 import type { Clock } from '../../common/clock.js';
 import type { Config } from '../../common/config.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger, SecretSet } from '../../common/logger.js';
-import type { Metrics } from '../../metrics/metrics.js';
-import { createTenantSlackApp, type TenantSlackApp } from '../../slack/tenant-slack-app.js';
+import type { TenantMetrics } from '../../metrics/tenant-metrics.js';
+import type { InboundRequest } from '../../slack/tenant-slack-app.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
-import { type TenantKey, type TenantSource, tenantCandidates } from '../../tenants/tenant.js';
-import { createDocsAgent } from '../app.js';
-import type { DocsAgent, TenantScope } from '../docs-agent.js';
-import { effectiveConnections, TenantProjects, tenantConfig, tenantNamespace } from './tenant-config.js';
+import {
+  type ProjectConnection,
+  type TenantKey,
+  type TenantSource,
+  tenantCandidates,
+} from '../../tenants/tenant.js';
+import type { TenantScope } from '../docs-agent.js';
+import { effectiveConnections } from './tenant-config.js';
+import { buildTenantRuntime, type TenantRuntime, untilStarted } from './tenant-runtime.js';
 
 /** How long an uninstalled tenant's data (jobs, threads, schedules, caches) is kept before it is purged. */
 export const PURGE_DELAY_MS = 60 * 60 * 1000;
@@ -17,29 +21,8 @@ export const PURGE_DELAY_MS = 60 * 60 * 1000;
 export const SYNC_INTERVAL_MS = 2_000;
 /** A request from a team not known here triggers at most one look at the directory per this interval. */
 const ON_DEMAND_SYNC_MS = 1_000;
-/**
- * A request for a runtime still starting (its state store connecting, jobs resuming) waits for it this long,
- * so the first request after an install elsewhere is served, not answered "state store unreachable";
- * bounded well inside Slack's 3 s, after which the request goes on and meets whatever state there is.
- */
-const START_WAIT_MS = 2_000;
 
-export interface TenantMetricsPort {
-  forTenant(tenant: TenantKey): Metrics;
-  drop(tenant: TenantKey): void;
-}
-
-interface TenantRuntime {
-  scope: TenantScope;
-  stamp: string;
-  projects: TenantProjects;
-  slack: TenantSlackApp;
-  agent: DocsAgent;
-  /** False from the moment it is uninstalled: its Slack client refuses every call. */
-  installed: boolean;
-  /** Settles when the runtime's start settled (connected to its state, resumed its jobs). */
-  started: Promise<void>;
-}
+export type TenantMetricsPort = Pick<TenantMetrics, 'forTenant' | 'drop'>;
 
 export interface TenantRuntimesDeps {
   config: Config;
@@ -48,6 +31,8 @@ export interface TenantRuntimesDeps {
   secrets: SecretSet;
   metrics: TenantMetricsPort;
   clock: Clock;
+  /** How long an uninstalled tenant's data is kept (PURGE_DELAY_MS; tests shorten it). */
+  purgeDelayMs?: number;
 }
 
 /**
@@ -57,17 +42,26 @@ export interface TenantRuntimesDeps {
  */
 export class TenantRuntimes {
   private readonly runtimes = new Map<TenantKey, TenantRuntime>();
-  /** Uninstalled while this process runs: a stale directory read never brings them back. */
-  private readonly removed = new Set<TenantKey>();
+  /**
+   * Uninstalled while this process runs, with the stamp they had: a stale directory read never brings them
+   * back, a re-install (a new stamp) does.
+   */
+  private readonly removed = new Map<TenantKey, string | undefined>();
   private syncing: Promise<void> | undefined;
+  /** Tenants whose record could not be read, with the stamp that failed (said once per stamp). */
+  private readonly unreadable = new Map<TenantKey, string>();
   private again = false;
+  private directoryDown = false;
   private lastOnDemand = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly log: Logger;
 
+  private readonly purgeDelayMs: number;
+
   constructor(private readonly deps: TenantRuntimesDeps) {
     this.log = deps.logger.child({ component: 'tenants' });
+    this.purgeDelayMs = deps.purgeDelayMs ?? PURGE_DELAY_MS;
   }
 
   async start(): Promise<void> {
@@ -84,7 +78,7 @@ export class TenantRuntimes {
   }
 
   /** One verified request: to its tenant's runtime; a team with no install gets an empty acknowledgement. */
-  async dispatch(event: ReceiverEvent, source: TenantSource | undefined): Promise<void> {
+  async dispatch(event: InboundRequest, source: TenantSource | undefined): Promise<void> {
     const runtime = source ? await this.resolve(source) : undefined;
     if (!runtime) {
       this.log.info(
@@ -94,7 +88,7 @@ export class TenantRuntimes {
       await event.ack();
       return;
     }
-    await startedOrLate(runtime.started);
+    await untilStarted(runtime);
     await runtime.slack.receive(event);
   }
 
@@ -126,8 +120,16 @@ export class TenantRuntimes {
           this.again = false;
           await this.syncOnce();
         } while (this.again && !this.stopped);
+        if (this.directoryDown) this.log.info('the directory of installs answers again');
+        this.directoryDown = false;
       } catch (error) {
-        this.log.warn({ error: describeError(error) }, 'could not read the directory of installs; retrying');
+        // Said when it starts failing, not every 2 s while it stays down.
+        if (!this.directoryDown)
+          this.log.warn(
+            { error: describeError(error) },
+            'could not read the directory of installs; retrying',
+          );
+        this.directoryDown = true;
         throw error;
       } finally {
         this.syncing = undefined;
@@ -144,32 +146,46 @@ export class TenantRuntimes {
     }
     for (const [tenant, stamp] of stamps) {
       const runtime = this.runtimes.get(tenant);
-      if ((runtime && runtime.stamp === stamp) || this.removed.has(tenant) || this.stopped) continue;
-      const [installation, settings] = await Promise.all([
-        this.deps.directory.installation(tenant),
-        this.deps.directory.settings(tenant),
-      ]);
-      if (!installation) continue;
-      // From now on these never reach a log line, whichever logger writes it.
-      this.deps.secrets.add(
-        installation.botToken,
-        installation.refreshToken,
-        ...settings.projects.map((p) => p.apiKey),
-      );
-      const connections = effectiveConnections(this.deps.config, tenant, settings);
-      if (runtime) {
-        runtime.scope.installation = installation;
-        runtime.scope.settings = settings;
-        runtime.projects.update(connections);
-        runtime.stamp = stamp;
-        this.log.info(
-          { tenant, projects: connections.length },
-          'tenant install or settings changed; applied',
-        );
-        continue;
+      if ((runtime && runtime.stamp === stamp) || this.stopped) continue;
+      if (this.removed.has(tenant)) {
+        if (this.removed.get(tenant) === stamp || this.runtimes.has(tenant)) continue;
+        this.removed.delete(tenant);
       }
-      this.runtimes.set(tenant, this.build(tenant, stamp, installation, settings, connections));
+      try {
+        await this.apply(tenant, stamp, runtime);
+      } catch (error) {
+        // One tenant's unreadable record (a key not configured, Redis failing mid-way) never blocks the
+        // others; it is tried again at the next sync, and said once per stamp.
+        if (this.unreadable.get(tenant) !== stamp)
+          this.log.error({ tenant, error: describeError(error) }, 'could not load a tenant; retrying');
+        this.unreadable.set(tenant, stamp);
+      }
     }
+  }
+
+  private async apply(tenant: TenantKey, stamp: string, runtime: TenantRuntime | undefined): Promise<void> {
+    const [installation, settings] = await Promise.all([
+      this.deps.directory.installation(tenant),
+      this.deps.directory.settings(tenant),
+    ]);
+    if (!installation) return;
+    this.unreadable.delete(tenant);
+    // From now on these never reach a log line, whichever logger writes it.
+    this.deps.secrets.add(
+      installation.botToken,
+      installation.refreshToken,
+      ...settings.projects.map((p) => p.apiKey),
+    );
+    const connections = effectiveConnections(this.deps.config, tenant, settings);
+    if (runtime) {
+      runtime.scope.installation = installation;
+      runtime.scope.settings = settings;
+      runtime.projects.update(connections);
+      runtime.stamp = stamp;
+      this.log.info({ tenant, projects: connections.length }, 'tenant install or settings changed; applied');
+      return;
+    }
+    this.runtimes.set(tenant, this.build(tenant, stamp, installation, settings, connections));
   }
 
   private build(
@@ -177,53 +193,21 @@ export class TenantRuntimes {
     stamp: string,
     installation: TenantScope['installation'],
     settings: TenantScope['settings'],
-    connections: ReturnType<typeof effectiveConnections>,
+    connections: ProjectConnection[],
   ): TenantRuntime {
-    const { config, directory, clock } = this.deps;
-    const logger = this.deps.logger.child({ tenant });
-    const scope: TenantScope = {
-      key: tenant,
-      directory,
-      installation,
-      settings,
-      changed: () => {
-        this.sync().catch(() => undefined);
-      },
-    };
-    const projects = new TenantProjects(connections);
-    const runtimeConfig = tenantConfig(config, tenant, installation, connections);
-    const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant);
-    const holder: { runtime?: TenantRuntime; slack?: TenantSlackApp } = {};
-    const agent = createDocsAgent(runtimeConfig, {
-      logger,
-      clock,
-      tenant: scope,
-      projects,
-      metrics: this.deps.metrics.forTenant(tenant),
-      ...(namespace ? { namespace } : {}),
-      slackApp: (options) => {
-        holder.slack = createTenantSlackApp(
-          runtimeConfig,
-          logger,
-          () => (holder.runtime?.installed === false ? undefined : scope.installation),
-          options,
-        );
-        return holder.slack;
-      },
-    });
-    // Slack refused the token, or said the app was uninstalled / its token revoked: this tenant only.
-    agent.onFatal((reason) => {
-      this.uninstall(tenant, reason).catch(() => undefined);
-    });
-    const started = agent.start().then(
-      () => undefined,
-      (error: unknown) => {
-        logger.error({ error: describeError(error) }, `tenant ${tenant} could not start`);
+    const runtime = buildTenantRuntime(
+      this.deps,
+      { tenant, stamp, installation, settings, connections },
+      {
+        changed: () => {
+          this.sync().catch(() => undefined);
+        },
+        // Slack refused the token, or said the app was uninstalled / its token revoked: this tenant only.
+        fatal: (reason) => {
+          this.uninstall(tenant, reason).catch(() => undefined);
+        },
       },
     );
-    const slack = holder.slack!;
-    const runtime: TenantRuntime = { scope, stamp, projects, slack, agent, installed: true, started };
-    holder.runtime = runtime;
     this.log.info(
       { tenant, name: installation.name, projects: connections.length },
       'tenant runtime started',
@@ -237,15 +221,15 @@ export class TenantRuntimes {
    */
   async uninstall(tenant: TenantKey, reason: string): Promise<void> {
     if (this.removed.has(tenant)) return;
-    this.removed.add(tenant);
     const runtime = this.runtimes.get(tenant);
+    this.removed.set(tenant, runtime?.stamp);
     if (runtime) runtime.installed = false;
     this.log.warn(
       { tenant, reason },
-      `tenant ${tenant}: ${reason}; its calls, polls, schedules, PR follows and owed deliveries stop now, its installation and secrets are deleted, its other data is purged within ${PURGE_DELAY_MS / 60_000} min`,
+      `tenant ${tenant}: ${reason}; its calls, polls, schedules, PR follows and owed deliveries stop now, its installation and secrets are deleted, its other data is purged within ${Math.ceil(this.purgeDelayMs / 60_000)} min`,
     );
     try {
-      await this.deps.directory.removeTenant(tenant, this.deps.clock.now() + PURGE_DELAY_MS);
+      await this.deps.directory.removeTenant(tenant, this.deps.clock.now() + this.purgeDelayMs);
     } catch (error) {
       // Retried by the next sync: the tenant stays in `removed` here, and the directory still lists it.
       this.removed.delete(tenant);
@@ -280,11 +264,4 @@ export class TenantRuntimes {
     );
     this.runtimes.clear();
   }
-}
-
-/** Waits for a runtime's start, at most START_WAIT_MS. */
-async function startedOrLate(started: Promise<void>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([started, new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)))]);
-  clearTimeout(timer);
 }

@@ -1,9 +1,8 @@
-import { webApi } from '@slack/bolt';
 import type { Clock } from '../../common/clock.js';
 import type { OAuthConfig } from '../../common/config-oauth.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import { TOKEN_REJECTED } from '../../slack/slack-calls.js';
+import { BotTokenRefresher, refusedForGood } from '../../slack/oauth/token-refresh.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 import type { TenantKey } from '../../tenants/tenant.js';
 
@@ -36,22 +35,23 @@ export interface TenantUpkeepDeps {
 export class TenantUpkeep {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private readonly client: webApi.WebClient;
+  private readonly refresher: BotTokenRefresher;
   private readonly log: Logger;
 
   constructor(private readonly deps: TenantUpkeepDeps) {
     this.log = deps.logger.child({ component: 'tenant-upkeep' });
-    this.client = new webApi.WebClient(undefined, {
-      ...(deps.slackApiUrl ? { slackApiUrl: deps.slackApiUrl.replace(/\/?$/, '/') } : {}),
-      timeout: deps.timeoutMs,
-      retryConfig: { retries: 0 },
+    this.refresher = new BotTokenRefresher(deps.oauth, {
+      slackApiUrl: deps.slackApiUrl,
+      timeoutMs: deps.timeoutMs,
     });
   }
 
-  start(): void {
+  start(intervalMs = UPKEEP_INTERVAL_MS): void {
+    // Once now: purges that fell due while no replica ran, tokens that expire soon.
+    this.runOnce().catch(() => undefined);
     this.timer = setInterval(() => {
       this.runOnce().catch(() => undefined);
-    }, UPKEEP_INTERVAL_MS);
+    }, intervalMs);
     this.timer.unref();
   }
 
@@ -83,19 +83,13 @@ export class TenantUpkeep {
     if (stamp === undefined) return;
     if (!installation?.refreshToken || !due(installation.expiresAt)) return;
     try {
-      const answer = (await this.client.oauth.v2.access({
-        client_id: this.deps.oauth.clientId,
-        client_secret: this.deps.oauth.clientSecret,
-        grant_type: 'refresh_token',
-        refresh_token: installation.refreshToken,
-      })) as { access_token?: string; refresh_token?: string; expires_in?: number };
-      if (!answer.access_token) throw new Error('oauth.v2.access answered without a token');
+      const answer = await this.refresher.refresh(installation.refreshToken);
       const saved = await directory.saveInstallation(
         {
           ...installation,
-          botToken: answer.access_token,
-          refreshToken: answer.refresh_token ?? installation.refreshToken,
-          expiresAt: answer.expires_in ? clock.now() + answer.expires_in * 1000 : undefined,
+          botToken: answer.botToken,
+          refreshToken: answer.refreshToken ?? installation.refreshToken,
+          expiresAt: answer.expiresIn ? clock.now() + answer.expiresIn * 1000 : undefined,
         },
         stamp,
       );
@@ -109,8 +103,8 @@ export class TenantUpkeep {
       this.log.info({ tenant }, 'refreshed the tenant’s rotating bot token');
       this.deps.changed();
     } catch (error) {
-      const code = (error as { data?: { error?: unknown } }).data?.error;
-      if (code === 'invalid_refresh_token' || (typeof code === 'string' && TOKEN_REJECTED.has(code))) {
+      const code = refusedForGood(error);
+      if (code) {
         await this.deps.uninstall(tenant, `Slack refused to refresh its token (${code})`);
         return;
       }

@@ -50,6 +50,8 @@ export function refuseExternalUsers(deps: ExternalUsersDeps) {
     const homeTeamId = args.context.teamId ?? str(obj(args.body).team_id);
     const teamId = namedTeam ?? (await teamOfUnnamed(deps, args.body, userId, homeTeamId));
     if (deps.access.checkTeam(teamId, homeTeamId).ok) return args.next();
+    const org = await orgOf(deps, args.context, userId);
+    if (org && deps.access.checkTeam(teamId, homeTeamId, org).ok) return args.next();
     deps.logger.info({ userId, teamId }, 'refused a user of another organisation (ALLOW_EXTERNAL_USERS)');
     try {
       await answer(deps, args, userId);
@@ -78,6 +80,21 @@ async function teamOfUnnamed(
     return (await deps.users?.teamOf(userId)) ?? UNKNOWN_TEAM;
   } catch {
     return UNKNOWN_TEAM;
+  }
+}
+
+/**
+ * An org-wide install (Enterprise Grid) serves every workspace of its org: the install's org (set by the
+ * tenant's `authorize`) and the user's own org from users.info (cached). The request's `enterprise_id` is
+ * not the user's: a Slack Connect outsider's event in a shared channel carries the org's id too.
+ */
+async function orgOf(deps: ExternalUsersDeps, context: Context, userId: string | undefined) {
+  const install = str(context.orgWideEnterpriseId);
+  if (!install || !userId || !deps.users?.enterpriseOf) return undefined;
+  try {
+    return { install, user: await deps.users.enterpriseOf(userId) };
+  } catch {
+    return undefined;
   }
 }
 

@@ -15,6 +15,10 @@ export interface HourlyLimits {
   analyticsPerHour?: number;
 }
 
+/** OAuth mode, before a workspace connected a docs project: nothing was sent anywhere. */
+export const NOT_CONNECTED_TEXT =
+  'No docs project is connected in this workspace yet, so nothing happened. A workspace admin (or whoever installed docs-agent) must run `/docs-agent connect` first.';
+
 export function describeDocsFailure(
   error: unknown,
   now: number,
@@ -40,6 +44,8 @@ export function describeDocsFailure(
         return `The docs platform is down or did not answer in time, so I could not ${action}. Try again in a few minutes.`;
       case 'bad_response':
         return `The docs platform gave an answer I could not read, so I could not confirm the request. Check the docs dashboard before trying again.`;
+      case 'not_connected':
+        return NOT_CONNECTED_TEXT;
     }
   }
   if (error instanceof UserShareUsedUp) {

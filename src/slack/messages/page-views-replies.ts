@@ -1,7 +1,13 @@
 import { DocsApiError } from '../../common/docs-api-error.js';
 import { AppError } from '../../common/errors.js';
 import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
-import { describeSlackDeliveryFailure, type HourlyLimits, perHour, retryHint } from './failures.js';
+import {
+  describeSlackDeliveryFailure,
+  type HourlyLimits,
+  NOT_CONNECTED_TEXT,
+  perHour,
+  retryHint,
+} from './failures.js';
 import { oneLine } from './limits.js';
 
 /** A token rendered inside backticks: escaped, one line, and unable to close the code span. */
@@ -35,6 +41,8 @@ export function describePageViewsFailure(error: unknown, now: number, limits: Ho
         return "The docs platform doesn't know this project. An admin must check `DOCS_PROJECT_ID`.";
       case 'bad_response':
         return 'The docs platform sent analytics I could not read. Try again later; if it persists, ask an admin to check the logs.';
+      case 'not_connected':
+        return NOT_CONNECTED_TEXT;
     }
   }
   if (error instanceof AppError && error.code === 'state_unavailable') {

@@ -30,7 +30,9 @@ const summary: PullRequestSummary = {
   ...{ prompt: 'Fix auth', pr: null, followed: false, teamId: 'T0TEAM' },
 };
 
-function setup(options: { pageError?: Error; allowed?: { userIds?: string[] }; guest?: boolean } = {}) {
+function setup(
+  options: { pageError?: Error; allowed?: { userIds?: string[] }; guest?: boolean; userOrg?: string } = {},
+) {
   const work = deferredWork();
   const { outbox, sent, settle } = recordingOutbox();
   const { logger } = recordingLogger();
@@ -40,7 +42,11 @@ function setup(options: { pageError?: Error; allowed?: { userIds?: string[] }; g
     logger,
     afterAck: work.afterAck,
     outbox,
-    users: { teamOf: async () => 'T0TEAM', isGuestOrExternal: async () => options.guest === true },
+    users: {
+      teamOf: async () => 'T0TEAM',
+      enterpriseOf: async () => options.userOrg,
+      isGuestOrExternal: async () => options.guest === true,
+    },
     unfurls: {
       pagePath: (url) => (url.startsWith(SITE) ? new URL(url).pathname : undefined),
       siteName: 'docs.acme.dev',
@@ -56,8 +62,13 @@ function setup(options: { pageError?: Error; allowed?: { userIds?: string[] }; g
       allowExternal: false,
     },
   });
-  const share = async (links: string[], event: Partial<LinkSharedArgs['event']> = {}) => {
+  const share = async (
+    links: string[],
+    event: Partial<LinkSharedArgs['event']> = {},
+    context: LinkSharedArgs['context'] = undefined,
+  ) => {
     await handler({
+      context,
       event: {
         ...{ channel: CHANNEL, user: USER, message_ts: '1.000100', unfurl_id: 'u1', source: 'composer' },
         ...{ links: links.map((url) => ({ url })), ...event },
@@ -114,6 +125,17 @@ describe('link_shared listener', () => {
       expect(text).not.toMatch(/Views|health_fix|job_1|Requested by/);
       expect(s.reads()).toBe(0);
     }
+  });
+
+  it('an org-wide install: a colleague of another workspace of the org gets numbers, an outsider none', async () => {
+    const orgWide = { teamId: 'T0TEAM', orgWideEnterpriseId: 'E0ORG' };
+    const colleague = setup({ userOrg: 'E0ORG' });
+    await colleague.share([PAGE], { user_team: 'T0TWO' }, orgWide);
+    expect(JSON.stringify(colleague.payload())).toMatch(/Views/);
+    const outsider = setup({ userOrg: 'E0OTHER' });
+    await outsider.share([PAGE], { user_team: 'T0OUT' }, orgWide);
+    expect(JSON.stringify(outsider.payload())).not.toMatch(/Views/);
+    expect(outsider.reads()).toBe(0);
   });
 
   it('says why the numbers are missing when the budget is used up or the platform failed', async () => {

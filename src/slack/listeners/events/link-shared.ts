@@ -29,7 +29,7 @@ export interface LinkSharedArgs {
     links?: Array<{ url?: string; domain?: string }>;
   };
   body: { team_id?: string; is_ext_shared_channel?: boolean };
-  context?: { teamId?: string };
+  context?: { teamId?: string; orgWideEnterpriseId?: unknown };
 }
 
 /** Links previewed per message at most (Slack sends a handful; a pasted list must not fan out reads). */
@@ -62,13 +62,17 @@ export function linkShared(deps: LinkSharedDeps) {
       .slice(0, MAX_LINKS_PER_MESSAGE);
     if (links.length === 0) return;
     const homeTeam = context?.teamId ?? body.team_id;
+    // An org-wide install (Enterprise Grid): its org's people, from any of its workspaces, are at home.
+    const homeOrg =
+      typeof context?.orgWideEnterpriseId === 'string' ? context.orgWideEnterpriseId : undefined;
     deps.afterAck(async () => {
+      const userOrg = homeOrg ? await deps.users?.enterpriseOf?.(user) : undefined;
       const restricted =
         !sources.allowExternal &&
         (body.is_ext_shared_channel === true ||
-          !deps.access.checkTeam(event.user_team, homeTeam).ok ||
+          !deps.access.checkTeam(event.user_team, homeTeam, { install: homeOrg, user: userOrg }).ok ||
           // Fails closed: without a way to check, no numbers.
-          (await (deps.users?.isGuestOrExternal(user, homeTeam) ?? true)));
+          (await (deps.users?.isGuestOrExternal(user, homeTeam, homeOrg) ?? true)));
       const previews = (
         await Promise.all(links.map((url) => previewOf(deps, sources, url, channel, homeTeam, restricted)))
       ).filter((p): p is LinkPreview => p !== undefined);

@@ -1,13 +1,12 @@
-import type { Config } from '../../common/config.js';
-import type { Logger } from '../../common/logger.js';
-import type { SecretBox } from '../../common/secret-box.js';
-import { MemoryTenantDirectory } from '../../state/memory/memory-tenant-directory.js';
-import { closeRedis, createRedisClient, waitForRedis } from '../../state/redis/redis-client.js';
-import { RedisTenantDirectory } from '../../state/redis/redis-tenant-directory.js';
-import { pingState } from '../../state/redis-adapters.js';
-import type { TenantDirectory } from '../../tenants/ports.js';
-import type { TenantKey } from '../../tenants/tenant.js';
-import { DIRECTORY_PREFIX, tenantNamespace } from './tenant-config.js';
+import type { Config } from '../common/config.js';
+import type { Logger } from '../common/logger.js';
+import type { SecretBox } from '../common/secret-box.js';
+import type { TenantDirectory } from '../tenants/ports.js';
+import type { TenantKey } from '../tenants/tenant.js';
+import { MemoryTenantDirectory } from './memory/memory-tenant-directory.js';
+import { closeRedis, createRedisClient, waitForRedis } from './redis/redis-client.js';
+import { RedisTenantDirectory } from './redis/redis-tenant-directory.js';
+import { pingState } from './redis-adapters.js';
 
 export interface TenantDirectoryHandle {
   backend: 'memory' | 'redis';
@@ -17,6 +16,14 @@ export interface TenantDirectoryHandle {
   state(): Promise<'ok' | 'unreachable'>;
   waitUntilReady(signal: AbortSignal): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** Where the directory of installs lives in Redis (outside every tenant's key space). */
+export const DIRECTORY_PREFIX = 'docs-agent:directory:';
+
+/** Every Redis key of a tenant starts with this; the upgraded workspace keeps single-workspace mode's keys. */
+export function tenantNamespace(tenant: TenantKey, upgradedTenant: string | undefined): string | undefined {
+  return tenant === upgradedTenant ? undefined : `docs-agent:t:${tenant}`;
 }
 
 /** Keys outside the upgraded workspace's data although they share its prefix: other tenants, the directory. */

@@ -1,0 +1,104 @@
+import { describeError } from '../../common/errors.js';
+import { createTenantSlackApp, type TenantSlackApp } from '../../slack/tenant-slack-app.js';
+import type { ProjectConnection, TenantKey } from '../../tenants/tenant.js';
+import { createDocsAgent } from '../app.js';
+import type { DocsAgent, TenantScope } from '../docs-agent.js';
+import { TenantProjects, tenantConfig, tenantNamespace } from './tenant-config.js';
+import type { TenantRuntimesDeps } from './tenant-runtimes.js';
+
+export interface TenantRuntime {
+  scope: TenantScope;
+  stamp: string;
+  projects: TenantProjects;
+  slack: TenantSlackApp;
+  agent: DocsAgent;
+  /** False from the moment it is uninstalled: its Slack client refuses every call. */
+  installed: boolean;
+  /** Settles when the runtime's start settled (connected to its state, resumed its jobs). */
+  started: Promise<void>;
+}
+
+/**
+ * A request for a runtime still starting (its state store connecting, jobs resuming) waits for it this long,
+ * so the first request after an install elsewhere is served, not answered "state store unreachable";
+ * bounded well inside Slack's 3 s, after which the request goes on and meets whatever state there is.
+ */
+const START_WAIT_MS = 2_000;
+
+/** Waits for the runtime's start, at most START_WAIT_MS. */
+export async function untilStarted(runtime: TenantRuntime): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, START_WAIT_MS);
+  });
+  await Promise.race([runtime.started, late]);
+  clearTimeout(timer);
+}
+
+/**
+ * One tenant's runtime: the single-workspace composition with the tenant's config, key space, metrics,
+ * projects and Slack app (every call with the installation's current token, none once uninstalled); started
+ * in the background.
+ */
+export function buildTenantRuntime(
+  deps: Pick<TenantRuntimesDeps, 'config' | 'directory' | 'clock' | 'logger' | 'metrics'>,
+  what: {
+    tenant: TenantKey;
+    stamp: string;
+    installation: TenantScope['installation'];
+    settings: TenantScope['settings'];
+    connections: ProjectConnection[];
+  },
+  on: { changed(): void; fatal(reason: string): void },
+): TenantRuntime {
+  const { config, directory, clock } = deps;
+  const { tenant, installation, connections } = what;
+  const logger = deps.logger.child({ tenant });
+  const scope: TenantScope = {
+    key: tenant,
+    directory,
+    installation,
+    settings: what.settings,
+    changed: on.changed,
+  };
+  const projects = new TenantProjects(connections);
+  const runtimeConfig = tenantConfig(config, tenant, installation, connections);
+  const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant);
+  const holder: { runtime?: TenantRuntime; slack?: TenantSlackApp } = {};
+  const agent = createDocsAgent(runtimeConfig, {
+    logger,
+    clock,
+    tenant: scope,
+    projects,
+    metrics: deps.metrics.forTenant(tenant),
+    ...(namespace ? { namespace } : {}),
+    slackApp: (options) => {
+      holder.slack = createTenantSlackApp(
+        runtimeConfig,
+        logger,
+        () => (holder.runtime?.installed === false ? undefined : scope.installation),
+        options,
+      );
+      return holder.slack;
+    },
+  });
+  agent.onFatal(on.fatal);
+  const started = agent.start().then(
+    () => undefined,
+    (error: unknown) => {
+      logger.error({ error: describeError(error) }, `tenant ${tenant} could not start`);
+    },
+  );
+  const slack = holder.slack!;
+  const runtime: TenantRuntime = {
+    scope,
+    stamp: what.stamp,
+    projects,
+    slack,
+    agent,
+    installed: true,
+    started,
+  };
+  holder.runtime = runtime;
+  return runtime;
+}

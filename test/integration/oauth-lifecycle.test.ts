@@ -1,0 +1,107 @@
+import { createClient } from '@redis/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/http.js';
+import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+/**
+ * OAuth mode's tenant lifecycle on Redis: uninstall stops a tenant's calls at once and deletes its secrets,
+ * its data is purged later while the others' stays, a re-install serves it again, and a rotating token is
+ * refreshed before it expires.
+ */
+describe('OAuth mode: uninstall, purge, re-install and token rotation', () => {
+  let redis: RedisServer;
+  let app: OAuthTestApp;
+  const client = () => createClient({ url: redis.url });
+  let keys: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    keys = client();
+    await keys.connect();
+    app = await startOAuthApp({ env: { REDIS_URL: redis.url }, upkeepIntervalMs: 200, purgeDelayMs: 500 });
+    await app.install({ teamId: 'T0ACME', teamName: 'Acme' });
+    await app.install({ teamId: 'T0BETA', teamName: 'Beta' });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await keys?.close();
+    await redis?.stop();
+  });
+
+  const answersHelp = async (team: string) => (await app.command({ text: 'help', team_id: team })).body;
+  const uninstalled = (team: string) => ({
+    type: 'event_callback',
+    team_id: team,
+    api_app_id: 'A0DOCSAGENT',
+    event_id: `Ev${team}${Date.now()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: team, enterprise_id: null, is_enterprise_install: false }],
+    event: { type: 'app_uninstalled' },
+  });
+
+  it('an uninstalled workspace: no call with its token from then on, secrets gone at once, data purged, others unaffected', async () => {
+    expect(await answersHelp('T0BETA')).toContain('/docs-agent');
+    const betaToken = app.slack.oauth.liveToken('T0BETA');
+    // Something of Beta's own in its key space (the replay guard's claims, at least).
+    await waitFor(async () => (await keys.keys('docs-agent:t:T0BETA:*')).length > 0, { timeoutMs: 5_000 });
+    const sealed = await keys.keys('docs-agent:directory:tenant:T0BETA:*');
+    expect(sealed.length).toBeGreaterThan(0);
+
+    await app.event(uninstalled('T0BETA'));
+    const uninstalledAt = app.slack.calls.length;
+    // Installation and secrets: deleted at once.
+    await waitFor(async () => (await keys.keys('docs-agent:directory:tenant:T0BETA:*')).length === 0, {
+      timeoutMs: 5_000,
+    });
+    // Its command reaches no runtime any more.
+    expect(await answersHelp('T0BETA')).toBe('');
+    // Its other data: purged once due (here after half a second), Acme's kept.
+    await waitFor(async () => (await keys.keys('docs-agent:t:T0BETA:*')).length === 0, { timeoutMs: 10_000 });
+    expect((await keys.keys('docs-agent:t:T0ACME:*')).length).toBeGreaterThan(0);
+    expect(await answersHelp('T0ACME')).toContain('/docs-agent');
+    const later = app.slack.calls
+      .slice(uninstalledAt)
+      .filter((c) => c.authorization === `Bearer ${betaToken}`);
+    expect(later).toEqual([]);
+    expect(app.logs.filter((l) => l.includes('T0BETA') && l.includes('purged an uninstalled'))).toHaveLength(
+      1,
+    );
+  });
+
+  it('a workspace that installs again is served again', async () => {
+    await app.install({ teamId: 'T0BETA', teamName: 'Beta' });
+    await waitFor(async () => (await answersHelp('T0BETA')).includes('/docs-agent'), { timeoutMs: 5_000 });
+  });
+
+  it('a rotating token is refreshed before it expires, by one replica, and used from then on', async () => {
+    // An hour left: inside the two hours before expiry in which the bot refreshes.
+    app.slack.oauth.tokenExpiresIn = 3_600;
+    await app.install({ teamId: 'T0ROTA', teamName: 'Rota' });
+    await waitFor(() => app.slack.oauth.refreshes.some((r) => r.tenant === 'T0ROTA'), { timeoutMs: 10_000 });
+    const fresh = app.slack.oauth.liveToken('T0ROTA');
+    app.slack.userTeams.set('U0ROTA', 'T0ROTA');
+    // Home is published with the token the runtime holds now: the refreshed one (the old one is revoked).
+    await waitFor(
+      async () => {
+        const before = app.slack.calls.length;
+        await app.event({
+          type: 'event_callback',
+          team_id: 'T0ROTA',
+          api_app_id: 'A0DOCSAGENT',
+          event_id: `EvROTA${Date.now()}`,
+          event_time: Math.floor(Date.now() / 1000),
+          authorizations: [{ team_id: 'T0ROTA', enterprise_id: null, is_enterprise_install: false }],
+          event: { type: 'app_home_opened', user: 'U0ROTA', channel: 'D0ROTA', tab: 'home' },
+        });
+        await new Promise((r) => setTimeout(r, 300));
+        return app.slack.calls
+          .slice(before)
+          .some((c) => c.method === 'views.publish' && c.authorization === `Bearer ${fresh}`);
+      },
+      { timeoutMs: 10_000, what: 'Home published with the refreshed token' },
+    );
+    expect(app.slack.oauth.refreshes.filter((r) => r.tenant === 'T0ROTA')).toHaveLength(1);
+    app.slack.oauth.tokenExpiresIn = undefined;
+  });
+});

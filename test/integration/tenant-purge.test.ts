@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { createClient } from '@redis/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/common/config.js';
+import { createLogger } from '../../src/common/logger.js';
+import { secretBoxFromSettings } from '../../src/common/secret-box.js';
+import { tenantDirectoryFor } from '../../src/state/adapters.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+/** A purge deletes one tenant's key space and nothing else, the upgraded workspace's included. */
+describe('purging an uninstalled tenant’s data', () => {
+  let redis: RedisServer;
+  let keys: ReturnType<typeof createClient>;
+  const env = (upgraded?: string) => ({
+    SLACK_CLIENT_ID: '1.2',
+    SLACK_CLIENT_SECRET: 'client-secret',
+    SLACK_STATE_SECRET: 'state-secret',
+    SLACK_SIGNING_SECRET: 'signing-secret',
+    DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...(upgraded ? { SLACK_UPGRADED_TEAM_ID: upgraded } : {}),
+  });
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    keys = createClient({ url: redis.url });
+    await keys.connect();
+  });
+  afterAll(async () => {
+    await keys?.close();
+    await redis?.stop();
+  });
+
+  async function seed(): Promise<void> {
+    await keys.flushAll();
+    for (const key of [
+      'docs-agent::job:1', // single-workspace mode's (the upgraded workspace's) Keyv records
+      'docs-agent:bull:poll:1',
+      'docs-agent:t:T0BETA:job:1',
+      'docs-agent:t:T0BETA::job:2',
+      'docs-agent:t:T0BETAX:job:1', // another tenant whose id starts the same
+      'docs-agent:t:T0GAMMA:job:1',
+      'docs-agent:directory:tenants',
+      'someone-else:key',
+    ])
+      await keys.set(key, 'x');
+  }
+
+  async function purge(tenant: string, upgraded?: string): Promise<string[]> {
+    const config = { ...loadConfig(env(upgraded)), redisUrl: redis.url };
+    const box = secretBoxFromSettings(config.oauth!.encryptionKey, undefined);
+    const handle = tenantDirectoryFor(config, box, createLogger({ level: 'silent', secrets: [] }));
+    await handle.waitUntilReady(new AbortController().signal);
+    await handle.purge(tenant);
+    await handle.close();
+    return (await keys.keys('*')).sort();
+  }
+
+  it('a namespaced tenant: only its own keys', async () => {
+    await seed();
+    expect(await purge('T0BETA')).toEqual([
+      'docs-agent::job:1',
+      'docs-agent:bull:poll:1',
+      'docs-agent:directory:tenants',
+      'docs-agent:t:T0BETAX:job:1',
+      'docs-agent:t:T0GAMMA:job:1',
+      'someone-else:key',
+    ]);
+  });
+
+  it('the upgraded workspace: its single-workspace keys, never another tenant’s or the directory', async () => {
+    await seed();
+    expect(await purge('T0ACME', 'T0ACME')).toEqual([
+      'docs-agent:directory:tenants',
+      'docs-agent:t:T0BETA::job:2',
+      'docs-agent:t:T0BETA:job:1',
+      'docs-agent:t:T0BETAX:job:1',
+      'docs-agent:t:T0GAMMA:job:1',
+      'someone-else:key',
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../src/common/clock.js';
 import { loadConfig, secretsOf } from '../../src/common/config.js';
 import { createLogger, SecretSet } from '../../src/common/logger.js';
 import type { DocsAgent } from '../../src/composition/docs-agent.js';
@@ -49,7 +50,7 @@ const hrefOf = (html: string, marker: RegExp) => {
 
 /** The OAuth-mode bot in this process (HTTP on a random port) over a fake Slack and a fake docs platform. */
 export async function startOAuthApp(
-  options: { env?: Record<string, string>; slack?: FakeSlack; docs?: FakeDocs } = {},
+  options: { env?: Record<string, string>; slack?: FakeSlack; docs?: FakeDocs; clock?: Clock } = {},
 ): Promise<OAuthTestApp> {
   const slack = options.slack ?? (await FakeSlack.start());
   const docs = options.docs ?? (await FakeDocs.start());
@@ -61,7 +62,10 @@ export async function startOAuthApp(
     secrets: new SecretSet(secretsOf(config)),
     destination: { write: (line: string) => logs.push(line) },
   });
-  const agent = createOAuthAgent({ ...config, oauth: config.oauth }, { logger });
+  const agent = createOAuthAgent(
+    { ...config, oauth: config.oauth },
+    { logger, ...(options.clock ? { clock: options.clock } : {}) },
+  );
   const port = await agent.start();
   const url = `http://127.0.0.1:${port}`;
   slack.oauth.redirectUrls = [`${url}/slack/oauth_redirect`];

@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/common/logger.js';
+import { secretBoxFromSettings } from '../../src/common/secret-box.js';
+import { DIRECTORY_PREFIX } from '../../src/composition/oauth/tenant-config.js';
+import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
+import { RedisTenantDirectory } from '../../src/state/redis/redis-tenant-directory.js';
+import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs, type FakeJob } from '../support/fake-docs.js';
+import { FakeSlack, type StoredMessage } from '../support/fake-slack.js';
+import { waitFor } from '../support/http.js';
+import { ENCRYPTION_KEY, type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { eventEnvelope, messageEvent, TEAM_ID } from '../support/slack-events.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/*
+ * Upgrading a single-workspace deployment (Redis) to OAuth mode: the one step is SLACK_UPGRADED_TEAM_ID=<the
+ * workspace> (docs/operating.md, "Upgrading to OAuth mode"). Once that workspace installs the app through
+ * "Add to Slack", its job, its weekly schedule and its job thread are still there; a second workspace
+ * installed beside it, even on the same docs project, sees none of them.
+ */
+
+/** Most connections one tenant's runtime may open to Redis (docs/operating.md says how many it opens). */
+const MAX_CONNECTIONS_PER_TENANT = 12;
+
+let redis: RedisServer;
+let slack: FakeSlack;
+let docs: FakeDocs;
+let client: RedisClient;
+let single: TestApp | undefined;
+let oauth: OAuthTestApp | undefined;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  slack = await FakeSlack.start();
+  docs = await FakeDocs.start();
+  client = await connectRedis(redis.url, createLogger({ level: 'silent', secrets: [] }), { failFast: true });
+});
+
+afterAll(async () => {
+  await single?.stop();
+  await oauth?.stop();
+  if (client) await closeRedis(client);
+  await slack?.close();
+  await docs?.close();
+  await redis?.stop();
+});
+
+/** Connections to this Redis other than the test's own (CLIENT LIST has one line per connection). */
+async function connections(): Promise<number> {
+  const list = String(await client.sendCommand(['CLIENT', 'LIST']));
+  return list.split('\n').filter((line) => line.trim() !== '').length - 1;
+}
+
+/** A command (from `team`), and the answer it sends to its response_url. */
+async function ask(
+  app: TestApp | OAuthTestApp,
+  command: '/docs-agent' | '/docs-views',
+  text: string,
+  team = TEAM_ID,
+): Promise<string> {
+  const id = `${team}-${command.slice(1)}-${text.replace(/\W+/g, '-')}-${Date.now()}`;
+  const ack = await app.command({ command, text, team_id: team, response_url: slack.responseUrl(id) });
+  expect(ack.status).toBe(200);
+  if (ack.body) return ack.body;
+  const answer = await waitFor(() => slack.responses.find((r) => r.path.endsWith(`/${id}`)), {
+    what: `the answer to ${command} ${text} from ${team}`,
+    timeoutMs: 15_000,
+  });
+  return JSON.stringify(answer.body);
+}
+
+/** A reply in the job's thread, from `team`'s Events API. */
+async function followUp(app: OAuthTestApp, card: StoredMessage, text: string, team: string) {
+  const envelope = eventEnvelope(messageEvent({ user: 'U0BOB', thread_ts: card.ts, text, team }));
+  const authorizations = envelope.authorizations as Array<Record<string, unknown>>;
+  authorizations[0]!.team_id = team;
+  const response = await app.event({ ...envelope, team_id: team });
+  expect(response.status).toBe(200);
+}
+
+describe('upgrading from single-workspace mode to OAuth mode (Redis)', { timeout: 60_000 }, () => {
+  let job: FakeJob;
+  let card: StoredMessage;
+
+  it('single-workspace mode: a job with its thread, and a weekly schedule', async () => {
+    single = await startTestApp({ env: { REDIS_URL: redis.url }, slack, docs });
+    await single.command({ text: 'Document the 429 response' });
+    job = await waitFor(() => (docs.jobs.size === 1 ? docs.onlyJob : undefined), { what: 'job created' });
+    await waitFor(() => slack.callsOf('chat.update').some((c) => JSON.stringify(c.args).includes(job.id)), {
+      what: 'card tracked',
+    });
+    card = slack.messages.find((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(job.id))!;
+    expect(card).toBeDefined();
+    const scheduled = await ask(single, '/docs-views', 'schedule monday 09:00 Europe/Berlin');
+    expect(scheduled).toContain('Scheduled: every Monday at 09:00 (Europe/Berlin)');
+    await single.stop();
+    single = undefined;
+  });
+
+  it('OAuth mode with SLACK_UPGRADED_TEAM_ID: the installed workspace keeps its job, schedule and thread', async () => {
+    const before = await connections();
+    oauth = await startOAuthApp({
+      slack,
+      docs,
+      env: {
+        REDIS_URL: redis.url,
+        SLACK_UPGRADED_TEAM_ID: TEAM_ID,
+        DOCS_API_KEY: FAKE_API_KEY,
+        DOCS_PROJECT_ID: FAKE_PROJECT_ID,
+      },
+    });
+    const noTenant = await connections();
+    const installed = await oauth.install({ teamId: TEAM_ID, teamName: 'Acme' });
+    expect(installed.status).toBe(200);
+    expect(installed.html).toContain('Acme');
+
+    // The job: followed again (the runtime resumed it), `status` answers it, a follow-up in its thread goes
+    // to the agent, and the card is updated with the new token.
+    docs.complete(job.id, 'https://github.com/acme/docs/pull/42');
+    const status = await waitFor(
+      async () => {
+        const answer = await ask(oauth!, '/docs-agent', `status ${job.id}`);
+        return answer.includes('pull/42') ? answer : undefined;
+      },
+      { what: 'status of the job from before the upgrade', timeoutMs: 20_000 },
+    );
+    expect(status).toContain('Done: pull request opened');
+    await followUp(oauth, card, 'Please also add a Python example', TEAM_ID);
+    await waitFor(() => job.prompts.length === 2, { what: 'follow-up in the old thread', timeoutMs: 15_000 });
+    expect(job.prompts[1]).toContain('Please also add a Python example');
+    const token = slack.oauth.liveToken(TEAM_ID);
+    expect(token).toMatch(/^xoxb-T0TEAM-/);
+    const reaction = await slack.waitForCall('reactions.add');
+    expect(reaction.authorization).toBe(`Bearer ${token}`);
+
+    // The schedule.
+    const schedules = await ask(oauth, '/docs-views', 'schedules');
+    expect(schedules).toContain('<#C0DOCS>');
+    expect(schedules).toContain('Monday');
+    const oneTenant = await connections();
+    console.info(
+      `Redis connections: single-workspace bot stopped ${before}, OAuth process with no tenant ${noTenant}, with the upgraded tenant ${oneTenant}`,
+    );
+  });
+
+  it('a second workspace installed beside it, on the same docs project, sees none of it', async () => {
+    const app = oauth!;
+    const oneTenant = await connections();
+    expect((await app.install({ teamId: 'T0BETA', teamName: 'Beta' })).status).toBe(200);
+    // Beta connects the same project with the same key (what `/docs-agent connect` saves).
+    const box = secretBoxFromSettings(ENCRYPTION_KEY, undefined);
+    const directory = new RedisTenantDirectory(client, DIRECTORY_PREFIX, box);
+    await waitFor(async () => (await directory.stamps()).has('T0BETA'), {
+      what: 'Beta installed',
+      timeoutMs: 15_000,
+    });
+    const connection = { projectId: FAKE_PROJECT_ID, apiKey: FAKE_API_KEY, channelId: undefined };
+    const saved = await directory.saveSettings(
+      'T0BETA',
+      { projects: [{ ...connection, connectedBy: 'U0INSTALLER', connectedAt: Date.now() }] },
+      0,
+    );
+    expect(saved).toBe(true);
+    await waitFor(
+      () => app.logs.some((l) => l.includes('"tenant":"T0BETA"') && l.includes('settings changed; applied')),
+      { what: 'Beta’s project applied', timeoutMs: 15_000 },
+    );
+
+    const status = await ask(app, '/docs-agent', `status ${job.id}`, 'T0BETA');
+    expect(status).toContain('is not visible here');
+    expect(status).not.toContain('pull/42');
+    const schedules = await ask(app, '/docs-views', 'schedules', 'T0BETA');
+    expect(schedules).not.toContain('Monday');
+    const list = await ask(app, '/docs-agent', 'list', 'T0BETA');
+    expect(list).not.toContain(job.id);
+
+    // A reply in the same channel and thread from Beta is not a follow-up of Acme's job; Acme's next one is.
+    await followUp(app, card, 'Beta says: delete everything', 'T0BETA');
+    await followUp(app, card, 'Acme again: and a Go example', TEAM_ID);
+    await waitFor(() => job.prompts.length === 3, { what: 'Acme’s second follow-up', timeoutMs: 15_000 });
+    expect(job.prompts.join('\n')).not.toContain('Beta says');
+    // Beta's key space holds none of Acme's job records; Acme's stayed where single-workspace mode left them.
+    const betaKeys = await client.keys('docs-agent:t:T0BETA:*');
+    expect(betaKeys.length).toBeGreaterThan(0);
+    expect(betaKeys.filter((key) => key.includes(job.id) || key.includes(':job:'))).toEqual([]);
+    expect((await client.keys('docs-agent::job:*')).some((key) => key.includes(job.id))).toBe(true);
+
+    const twoTenants = await connections();
+    const perTenant = twoTenants - oneTenant;
+    console.info(
+      `Redis connections: one tenant ${oneTenant}, two tenants ${twoTenants}: ${perTenant} per tenant`,
+    );
+    expect(perTenant).toBeGreaterThan(0);
+    expect(perTenant).toBeLessThanOrEqual(MAX_CONNECTIONS_PER_TENANT);
+  });
+});

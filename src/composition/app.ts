@@ -31,7 +31,7 @@ import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
-import { createAppHome } from './home-wiring.js';
+import { createAppHome, wireProjectSettings } from './home-wiring.js';
 import { wirePullRequests } from './pull-request-wiring.js';
 import { wireReports } from './reports-wiring.js';
 import { shutDown } from './shutdown.js';
@@ -191,8 +191,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     { config, adapters, clock, logger, projects, outbox: deliveries },
     { apiFor: docsApiFor, source: analyticsSource, evidence: healthEvidence },
   );
+  const settings = wireProjectSettings(config, options.tenant, slack.gateway, { access, clock, logger });
   const home = createAppHome({
-    config,
+    ...{ config, settings: settings.home },
     gateway: slack.gateway,
     store,
     weekly,
@@ -238,7 +239,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     home,
     feedback,
     assistant: assistant.surface(jobs),
-    unfurls: unfurls.deps,
+    ...{ unfurls: unfurls.deps, settings: settings.deps },
   });
   return {
     logger,

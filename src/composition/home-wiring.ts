@@ -11,7 +11,11 @@ import type { JobFeedback } from '../jobs/job-feedback.js';
 import type { JobStore } from '../jobs/ports.js';
 import { AppHomePublisher } from '../slack/app-home-publisher.js';
 import type { HomeBudget, HomeSchedule } from '../slack/messages/app-home.js';
+import type { HomeSettings } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
+
+/** Home's Settings section and the listeners' project settings are wired together (settings-wiring.ts). */
+export { wireProjectSettings } from './settings-wiring.js';
 
 export interface AppHomeWiring {
   config: Config;
@@ -24,6 +28,8 @@ export interface AppHomeWiring {
   analyticsBudget: HourlyQuota;
   feedback?: Pick<JobFeedback, 'thisMonth'>;
   projects: Pick<ProjectDirectory, 'all' | 'isMulti' | 'defaultProjectId'>;
+  /** OAuth mode: Home's Settings section (settings-wiring.ts). */
+  settings?: ((userId: string) => Promise<HomeSettings | undefined>) | undefined;
   clock: Clock;
   logger: Logger;
 }
@@ -76,6 +82,7 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
       ]),
     publish: (userId, view, hash) => w.gateway.publishHome(userId, view, hash),
     ...(w.feedback ? { feedback: () => w.feedback!.thisMonth() } : {}),
+    ...(w.settings ? { settings: w.settings } : {}),
     ...(w.projects.isMulti
       ? { projectOf: (job: JobRecord) => job.projectId ?? w.projects.defaultProjectId }
       : {}),

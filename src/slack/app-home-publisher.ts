@@ -12,6 +12,7 @@ import {
   type HomeBudget,
   type HomeSchedule,
 } from './messages/app-home.js';
+import type { HomeSettings } from './messages/project-settings.js';
 
 /** Home is kept current only for people who opened it within this time (a mark in the store, any replica). */
 export const HOME_OPENED_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -45,6 +46,8 @@ export interface AppHomeSources {
   /** This month's rated pull requests (everyone's votes). */
   feedback?(): Promise<MonthFeedback>;
   projectOf?: AppHomeInput['projectOf'];
+  /** OAuth mode: the Settings section (docs projects) for admins, or the connect prompt. */
+  settings?(userId: string): Promise<HomeSettings | undefined>;
   logger: Logger;
   debounceMs?: number;
 }
@@ -130,12 +133,13 @@ export class AppHomePublisher {
   }
 
   private async build(teamId: string | null, userId: string): Promise<HomeView> {
-    const [jobs, schedules, budgets, feedback, alerts] = await Promise.all([
+    const [jobs, schedules, budgets, feedback, alerts, settings] = await Promise.all([
       this.sources.store.listByRequester(teamId, userId, JOBS_READ),
       this.sources.schedules(userId),
       this.sources.budgets(),
       this.sources.feedback?.(),
       this.sources.alerts?.(userId),
+      this.sources.settings?.(userId),
     ]);
     return appHomeView({
       userId,
@@ -145,6 +149,7 @@ export class AppHomePublisher {
       budgets,
       ...(feedback ? { feedback } : {}),
       ...(alerts ? { alerts } : {}),
+      ...(settings ? { settings } : {}),
       ...(this.sources.projectOf ? { projectOf: this.sources.projectOf } : {}),
     });
   }

@@ -229,9 +229,11 @@ export class SlackCalls {
   /**
    * A user as users.info knows them: display name (else real name, else handle), their own team (for a
    * Slack Connect user, their organisation's) and whether they are a guest or a stranger; undefined if Slack
-   * does not know the user.
+   * does not know the user. `admin`: a workspace admin or owner (`is_admin`, `is_owner`).
    */
-  async userInfo(user: string): Promise<{ name?: string; teamId?: string; restricted: boolean } | undefined> {
+  async userInfo(
+    user: string,
+  ): Promise<{ name?: string; teamId?: string; restricted: boolean; admin: boolean } | undefined> {
     try {
       const result = await this.retrying('users.info', undefined, 'user', () =>
         this.client.users.info({ user }),
@@ -241,7 +243,8 @@ export class SlackCalls {
       const restricted = Boolean(
         info?.is_restricted || info?.is_ultra_restricted || (info as { is_stranger?: boolean })?.is_stranger,
       );
-      return { name: name || undefined, teamId: info?.team_id || undefined, restricted };
+      const admin = Boolean(info?.is_admin || info?.is_owner || info?.is_primary_owner);
+      return { name: name || undefined, teamId: info?.team_id || undefined, restricted, admin };
     } catch (error) {
       if (error instanceof SlackDeliveryError && error.code === 'user_not_found') return undefined;
       throw error;

@@ -18,9 +18,16 @@ export class FakeChannelMembers {
   /** People of a channel (the bot is added unless it is in `notMemberOf`); unset: DEFAULT_PEOPLE. */
   readonly people = new Map<string, string[]>();
 
+  /**
+   * Workspace roles users.info reports (`is_admin`, `is_owner`): users listed here are answered from here
+   * (a member of the home team, named by their id), everyone else by FakeSlack as before.
+   */
+  readonly roles = new Map<string, { is_admin?: boolean; is_owner?: boolean }>();
+
   constructor(private readonly host: MembersHost) {}
 
   answer(method: string, args: Json): Json | undefined {
+    if (method === 'users.info') return this.userWithRole(String(args.user ?? ''));
     if (method !== 'conversations.members') return undefined;
     const channel = String(args.channel ?? '');
     if (!/^[CG][A-Z0-9]+$/.test(channel)) return { ok: false, error: 'channel_not_found' };
@@ -34,5 +41,16 @@ export class FakeChannelMembers {
     const page = all.slice(start, start + limit);
     const next = start + limit < all.length ? Buffer.from(`offset:${start + limit}`).toString('base64') : '';
     return { ok: true, members: page, response_metadata: { next_cursor: next } };
+  }
+
+  /** users.info for a user with a role; undefined: FakeSlack answers. */
+  private userWithRole(id: string): Json | undefined {
+    const role = this.roles.get(id);
+    if (!role) return undefined;
+    const user = { id, name: id.toLowerCase(), team_id: 'T0TEAM', is_restricted: false, profile: {} };
+    return {
+      ok: true,
+      user: { ...user, is_admin: role.is_admin ?? false, is_owner: role.is_owner ?? false },
+    };
   }
 }

@@ -73,7 +73,8 @@ export function messageActionPayload(fields: MessageActionFields): Json {
 export type StateValue =
   | { type: 'plain_text_input'; value: string | null }
   | { type: 'checkboxes'; selected_options: Array<{ text: Json; value: string }> }
-  | { type: 'conversations_select'; selected_conversation: string | null };
+  | { type: 'conversations_select'; selected_conversation: string | null }
+  | { type: 'radio_buttons'; selected_option: { text: Json; value: string } | null };
 
 export interface ViewSubmissionFields extends Actor {
   /** The view as the bot opened it (title, blocks, callback_id, private_metadata…). */

@@ -14,11 +14,13 @@ import type { JobRecord } from '../../jobs/domain/job.js';
 import type { JobFeedback } from '../../jobs/job-feedback.js';
 import type { JobService } from '../../jobs/job-service.js';
 import type { PullRequestIndex } from '../../jobs/pull-requests/pull-request-index.js';
+import type { ConnectInput, SettingsFailure } from '../../tenants/project-settings.js';
 import type { AppHomePublisher } from '../app-home-publisher.js';
 import type { AssistantCalls } from '../assistant-calls.js';
 import type { StreamPhase } from '../assistant-streams.js';
 import type { ChannelAccess } from '../channel-access.js';
 import type { HourlyLimits } from '../messages/failures.js';
+import type { ShownConnection } from '../messages/project-settings.js';
 import type { SlackMessage } from '../messages/types.js';
 
 /** Slack's AI app container: its threads' context, its status/title/prompt calls, answers in its threads. */
@@ -50,6 +52,34 @@ export interface AgentSessions {
   reply(key: string, channelId: string, threadTs: string, message: SlackMessage): Promise<void>;
   /** Replaces a message's content (the two buttons, once chosen); the latest state wins. */
   replace(channelId: string, ts: string, message: SlackMessage): Promise<void>;
+}
+
+/**
+ * OAuth mode: the tenant's docs projects, connected from Slack. Keys never reach listeners: connections
+ * come masked (`svc_…abcd`). Permission is asked again by every call that changes something.
+ */
+export interface ProjectSettingsSurface {
+  installerUserId: string | undefined;
+  /** Whether a project is connected (else every command points to `/docs-agent connect`). */
+  isSetUp(): boolean;
+  /** The installer or ADMIN_USER_IDS (no Slack call). */
+  knownManager(userId: string): boolean;
+  /** Also workspace admins and owners (users.info, cached briefly); fails closed. */
+  mayManage(userId: string): Promise<boolean>;
+  projectOf(
+    channelId: string | undefined,
+  ): { connection: ShownConnection; scope: 'channel' | 'workspace' } | undefined;
+  connections(): ShownConnection[];
+  connect(
+    input: ConnectInput,
+  ): Promise<
+    { ok: true; connection: ShownConnection; replaced: ShownConnection | undefined } | SettingsFailure
+  >;
+  /** Removes the mapping of `channelId` (undefined: the workspace's); `left`: what the channel uses now. */
+  disconnect(
+    userId: string,
+    channelId: string | undefined,
+  ): Promise<{ ok: true; removed: ShownConnection; left: ShownConnection | undefined } | SettingsFailure>;
 }
 
 /**
@@ -123,6 +153,8 @@ export interface SlackDeps {
     /** `/docs-health alerts …`: this channel's alert subscription (absent: the subcommand says it is off). */
     alerts?: Pick<HealthAlerts, 'subscribe' | 'unsubscribe' | 'status' | 'intervalMs'>;
   };
+  /** Connecting docs projects from Slack (OAuth mode); absent: single-workspace mode, set by the environment. */
+  settings?: ProjectSettingsSurface;
   /** The App Home tab (absent: `app_home_opened` publishes nothing). */
   home?: Pick<AppHomePublisher, 'opened'>;
   /** Votes on jobs' results (the feedback buttons of a PR reply; absent: clicks say it is not recorded). */

@@ -4,10 +4,13 @@ import { registerDocsHealthPostAction } from './actions/docs-health-post.js';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
 import { registerHealthFixAction } from './actions/health-fix.js';
 import { registerHealthFixSubmission } from './actions/health-fix-submission.js';
+import { registerHomeConnectProjectAction } from './actions/home-connect-project.js';
+import { registerHomeDisconnectProjectAction } from './actions/home-disconnect-project.js';
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
 import { registerJobFeedbackAction } from './actions/job-feedback.js';
 import { registerJobModalSubmission } from './actions/job-modal-submission.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
+import { registerProjectConnectSubmission } from './actions/project-connect-submission.js';
 import { registerReviewReactedMessageAction } from './actions/review-reacted-message.js';
 import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
 import { registerAssistant } from './assistant/register.js';
@@ -24,6 +27,7 @@ import { registerTokenRevoked } from './events/token-revoked.js';
 import { refuseExternalUsers } from './external-users.js';
 import { refuseForeignResponseUrls } from './foreign-response-urls.js';
 import { ignoreReplayedRequests } from './replayed-requests.js';
+import { requireConnectedProject } from './setup-gate.js';
 
 export type { SlackDeps } from './deps.js';
 
@@ -33,6 +37,8 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   app.use(ignoreReplayedRequests(deps) as never);
   app.use(refuseForeignResponseUrls(deps) as never);
   app.use(refuseExternalUsers(deps) as never);
+  // OAuth mode: until a docs project is connected, commands only say how to connect one.
+  app.use(requireConnectedProject(deps) as never);
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);
@@ -51,6 +57,9 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerHomeNewJobAction(app, deps);
   registerJobFeedbackAction(app, deps);
   registerReviewReactedMessageAction(app, deps);
+  registerProjectConnectSubmission(app, deps);
+  registerHomeConnectProjectAction(app, deps);
+  registerHomeDisconnectProjectAction(app, deps);
   // Before Bolt's listeners see them: assistant events, and messages in DM threads (routed back to the
   // conversation service when the thread is not an assistant thread).
   if (deps.assistant) registerAssistant(app, { ...deps, assistant: deps.assistant });

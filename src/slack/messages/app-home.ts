@@ -6,6 +6,7 @@ import { mrkdwnLink, slackTime } from './format.js';
 import { statusLine } from './job-card.js';
 import { threadLink } from './job-list.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
+import { type HomeSettings, homeSettingsBlocks } from './project-settings.js';
 import { pullRequestStateLine } from './pull-request.js';
 
 /** The Home button that opens the job modal (the same modal as the message shortcut). */
@@ -52,12 +53,15 @@ export interface AppHomeInput {
   feedback?: MonthFeedback;
   /** Channels the user subscribed to docs-health alerts; absent: no alert section. */
   alerts?: HomeAlertChannel[];
+  /** OAuth mode: docs projects (admins), or the prompt to connect one; absent: no Settings section. */
+  settings?: HomeSettings;
 }
 
 /** The user's own Home tab. Pure; at most 100 blocks whatever the input. */
 export function appHomeView(input: AppHomeInput): HomeView {
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: 'Docs agent' } },
+    ...(input.settings ? homeSettingsBlocks(input.settings) : []),
     {
       type: 'actions',
       elements: [

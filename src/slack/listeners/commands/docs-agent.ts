@@ -13,10 +13,11 @@ import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { owedVia, respondSafely } from '../respond-safely.js';
+import { answerSettingsCommand, type ModalOpener, settingsSubcommand } from './settings-subcommands.js';
 
 export type DocsAgentCommandDeps = Pick<
   SlackDeps,
-  'access' | 'logger' | 'limits' | 'afterAck' | 'projects' | 'outbox'
+  'access' | 'logger' | 'limits' | 'afterAck' | 'projects' | 'outbox' | 'settings'
 > & {
   jobs: Pick<SlackDeps['jobs'], 'start' | 'status' | 'listWatched'>;
 };
@@ -31,10 +32,18 @@ export function registerDocsAgentCommand(app: App, deps: DocsAgentCommandDeps): 
  * that can wait (the state store, the platform) runs before `ack()`: only answers built from the request.
  */
 export function docsAgentCommand(deps: DocsAgentCommandDeps) {
-  return async ({ command, ack, respond }: CommandArgs): Promise<void> => {
+  return async (args: CommandArgs & { client?: ModalOpener }): Promise<void> => {
+    const { command, ack, respond } = args;
     const access = deps.access.check(command.user_id, command.channel_id);
     if (!access.ok) {
       await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
+      return;
+    }
+    // `connect`, `disconnect`, `project`: the docs projects this workspace uses (OAuth mode: from Slack).
+    const settings = settingsSubcommand(command.text);
+    if (settings) {
+      const fromEnvironment = () => projectMessage(deps.projects, command.channel_id);
+      await answerSettingsCommand(settings, args, deps, fromEnvironment);
       return;
     }
     const parsed = parseDocsAgentCommand(command.text);
@@ -47,7 +56,10 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
       return;
     }
     if (parsed.kind === 'project') {
-      await ack({ response_type: 'ephemeral', text: projectMessage(deps.projects, command.channel_id) });
+      // `project` with invisible characters around it: the same answer as `project`.
+      await answerSettingsCommand('project', args, deps, () =>
+        projectMessage(deps.projects, command.channel_id),
+      );
       return;
     }
     if (parsed.kind === 'list') {
@@ -120,7 +132,10 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
   };
 }
 
-/** `/docs-agent project`: the channel's docs project, and whether it is the channel's own or the default. */
+/**
+ * `/docs-agent project` in single-workspace mode: the channel's docs project, and whether it is the
+ * channel's own or the default (both set by the environment).
+ */
 export function projectMessage(projects: DocsAgentCommandDeps['projects'], channelId: string): string {
   if (!projects) return 'This channel uses the docs project set by `DOCS_PROJECT_ID`.';
   const projectId = projects.projectFor(channelId);

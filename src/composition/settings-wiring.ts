@@ -1,0 +1,159 @@
+import type { AccessPolicy } from '../common/access-policy.js';
+import type { Clock } from '../common/clock.js';
+import type { Config } from '../common/config.js';
+import { DocsApiError } from '../common/docs-api-error.js';
+import type { Logger } from '../common/logger.js';
+import { DocsApiClient } from '../platform/docs-client.js';
+import type { ProjectSettingsSurface } from '../slack/listeners/deps.js';
+import type { HomeSettings, ShownConnection } from '../slack/messages/project-settings.js';
+import type { SlackGateway } from '../slack/slack-gateway.js';
+import { type KeyCheckResult, type ProjectKeyCheck, ProjectSettings } from '../tenants/project-settings.js';
+import { SettingsManagers } from '../tenants/settings-managers.js';
+import { maskKey, type ProjectConnection } from '../tenants/tenant.js';
+import type { TenantScope } from './docs-agent.js';
+
+/**
+ * How long the key check may take: the form's answer must reach Slack within its 3 s, after the permission
+ * check (users.info, usually cached) and before the save.
+ */
+export const KEY_CHECK_MS = 1_500;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface SettingsWiring {
+  /**
+   * What the tenant uses while nothing is connected in Slack (the workspace upgraded from single-workspace
+   * mode keeps its environment's projects); absent: nothing, so every command asks for `/docs-agent connect`.
+   */
+  environmentProjects?: () => ProjectConnection[];
+  access: Pick<AccessPolicy, 'isAdmin'>;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface WiredSettings {
+  /** For the listeners (absent in single-workspace mode). */
+  deps: ProjectSettingsSurface | undefined;
+  /** Home's Settings section for a user (absent in single-workspace mode). */
+  home: ((userId: string) => Promise<HomeSettings | undefined>) | undefined;
+}
+
+const shown = (c: ProjectConnection, fromEnvironment = false): ShownConnection => ({
+  projectId: c.projectId,
+  channelId: c.channelId,
+  connectedBy: c.connectedBy,
+  connectedAt: c.connectedAt,
+  maskedKey: maskKey(c.apiKey),
+  ...(fromEnvironment ? { fromEnvironment } : {}),
+});
+
+/** Connecting docs projects from Slack, for one tenant's runtime (OAuth mode); nothing in single-workspace mode. */
+export function wireProjectSettings(
+  config: Config,
+  tenant: TenantScope | undefined,
+  gateway: Pick<SlackGateway, 'userInfo'>,
+  w: SettingsWiring,
+): WiredSettings {
+  if (!tenant) return { deps: undefined, home: undefined };
+  const logger = w.logger.child({ component: 'project-settings' });
+  const managers = new SettingsManagers({
+    installerUserId: () => tenant.installation.installerUserId,
+    isConfiguredAdmin: (userId) => w.access.isAdmin(userId),
+    roleOf: async (userId) => {
+      const user = await gateway.userInfo(userId);
+      return user ? { admin: user.admin } : undefined;
+    },
+    logger,
+    now: () => w.clock.now(),
+  });
+  const settings = new ProjectSettings({
+    tenant: tenant.key,
+    directory: tenant.directory,
+    settings: () => tenant.settings,
+    ...(w.environmentProjects ? { fallback: w.environmentProjects } : {}),
+    managers,
+    checkKey: keyCheck(config, logger, w.clock),
+    changed: () => tenant.changed(),
+    now: () => w.clock.now(),
+    logger,
+  });
+  const deps: ProjectSettingsSurface = {
+    get installerUserId() {
+      return tenant.installation.installerUserId;
+    },
+    isSetUp: () => settings.isSetUp(),
+    knownManager: (userId) => managers.knownManager(userId),
+    mayManage: (userId) => managers.mayManage(userId),
+    projectOf(channelId) {
+      const found = settings.projectOf(channelId);
+      if (!found) return undefined;
+      return { connection: shown(found.connection, settings.fromEnvironment()), scope: found.scope };
+    },
+    connections: () => settings.connections().map((c) => shown(c, settings.fromEnvironment())),
+    async connect(input) {
+      const result = await settings.connect(input);
+      if (!result.ok) return result;
+      return {
+        ok: true,
+        connection: shown(result.connection),
+        replaced: result.replaced ? shown(result.replaced) : undefined,
+      };
+    },
+    async disconnect(userId, channelId) {
+      const result = await settings.disconnect(userId, channelId);
+      if (!result.ok) return result;
+      const left = channelId ? settings.projectOf(channelId)?.connection : undefined;
+      return { ok: true, removed: shown(result.removed), left: left ? shown(left) : undefined };
+    },
+  };
+  const home = async (userId: string): Promise<HomeSettings | undefined> => {
+    const manage = await managers.mayManage(userId);
+    if (!manage && settings.isSetUp()) return undefined;
+    return { manage, connections: deps.connections(), installerUserId: deps.installerUserId };
+  };
+  return { deps, home };
+}
+
+/**
+ * The one cheap authenticated read that proves both the key and the project: one page-view row for one
+ * day (`GET /v1/analytics/{projectId}/views?limit=1`); a wrong key answers 401/403, a wrong project 404.
+ * A client of its own (the key is not saved yet), closed once the call settles.
+ */
+function keyCheck(config: Config, logger: Logger, clock: Clock): ProjectKeyCheck {
+  return async (projectId, apiKey): Promise<KeyCheckResult> => {
+    const client = new DocsApiClient({
+      baseUrl: config.docs.apiUrl,
+      apiKey,
+      projectId,
+      timeoutMs: KEY_CHECK_MS,
+      retries: 0,
+      logger: logger.child({ component: 'docs-key-check' }),
+    });
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const now = clock.now();
+    const call = client.getPageViews({ dateFrom: day(now - DAY_MS), dateTo: day(now), limit: 1, offset: 0 });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), KEY_CHECK_MS);
+    });
+    try {
+      if ((await Promise.race([call, late])) === 'late') return { ok: false, reason: 'timeout' };
+      return { ok: true };
+    } catch (error) {
+      if (!(error instanceof DocsApiError)) return { ok: false, reason: 'unavailable', message: undefined };
+      // No answer at all: the transport's own timeout, or the platform unreachable.
+      if (error.status === undefined)
+        return clock.now() - now >= KEY_CHECK_MS - 100
+          ? { ok: false, reason: 'timeout' }
+          : { ok: false, reason: 'unavailable', message: undefined };
+      if (error.code === 'unavailable' || error.code === 'rate_limited' || error.code === 'bad_response')
+        return { ok: false, reason: 'unavailable', message: error.apiMessage };
+      return { ok: false, reason: 'refused', status: error.status, message: error.apiMessage };
+    } finally {
+      clearTimeout(timer);
+      void call
+        .catch(() => undefined)
+        .then(() => client.close())
+        .catch(() => undefined);
+    }
+  };
+}

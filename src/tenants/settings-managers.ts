@@ -1,0 +1,67 @@
+import { describeError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
+
+/** A user's workspace role as users.info tells it (`is_admin`, `is_owner`); undefined when Slack does not know them. */
+export type WorkspaceRoleLookup = (userId: string) => Promise<{ admin: boolean } | undefined>;
+
+export interface SettingsManagersOptions {
+  /** The user who installed the app (read each time: a re-install may change it). */
+  installerUserId(): string | undefined;
+  /** ADMIN_USER_IDS. */
+  isConfiguredAdmin(userId: string): boolean;
+  roleOf: WorkspaceRoleLookup;
+  logger: Logger;
+  /** How long an answer of users.info is reused (default 1 minute: a demoted admin loses access quickly). */
+  ttlMs?: number;
+  now?: () => number;
+  /** Users whose role is remembered at most. */
+  maxEntries?: number;
+}
+
+/**
+ * Who may connect and disconnect docs projects: the installing user, the workspace's admins and owners
+ * (users.info, cached briefly), and ADMIN_USER_IDS. Asked again on every submit, never remembered per form.
+ * Fails closed: a user Slack could not tell about may not manage.
+ */
+export class SettingsManagers {
+  private readonly cache = new Map<string, { admin: boolean; expires: number }>();
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+  private readonly maxEntries: number;
+
+  constructor(private readonly options: SettingsManagersOptions) {
+    this.ttlMs = options.ttlMs ?? 60_000;
+    this.now = options.now ?? Date.now;
+    this.maxEntries = options.maxEntries ?? 5000;
+  }
+
+  /** Known without asking Slack: the installer or ADMIN_USER_IDS. */
+  knownManager(userId: string): boolean {
+    return userId === this.options.installerUserId() || this.options.isConfiguredAdmin(userId);
+  }
+
+  async mayManage(userId: string): Promise<boolean> {
+    if (this.knownManager(userId)) return true;
+    const cached = this.cache.get(userId);
+    if (cached && cached.expires > this.now()) return cached.admin;
+    let admin = false;
+    try {
+      admin = (await this.options.roleOf(userId))?.admin ?? false;
+    } catch (error) {
+      this.options.logger.warn(
+        { userId, error: describeError(error) },
+        'could not tell whether the user is a workspace admin',
+      );
+      return false;
+    }
+    this.cache.delete(userId);
+    this.cache.set(userId, { admin, expires: this.now() + this.ttlMs });
+    if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
+    return admin;
+  }
+
+  /** The installer's id, for "who can" texts. */
+  installerUserId(): string | undefined {
+    return this.options.installerUserId();
+  }
+}

@@ -7,7 +7,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { SlackApp, SlackAppOptions } from '../slack/slack-app.js';
 import type { SchedulerTimers } from '../state/adapters.js';
 import type { TenantDirectory } from '../tenants/ports.js';
-import type { TenantInstallation, TenantKey, TenantSettings } from '../tenants/tenant.js';
+import type { ProjectConnection, TenantInstallation, TenantKey, TenantSettings } from '../tenants/tenant.js';
 
 export interface DocsAgentOptions {
   logger?: Logger;
@@ -40,6 +40,8 @@ export interface TenantScope {
   settings: TenantSettings;
   /** Called after this tenant's settings were saved here, so they apply at once (other replicas: within ~2 s). */
   changed(): void;
+  /** What it uses while nothing is connected in Slack: the upgraded workspace's env projects, else none. */
+  environmentProjects?(): ProjectConnection[];
 }
 
 export interface DocsAgent {

@@ -69,7 +69,7 @@ export function wireProjectSettings(
     tenant: tenant.key,
     directory: tenant.directory,
     settings: () => tenant.settings,
-    ...(w.environmentProjects ? { fallback: w.environmentProjects } : {}),
+    fallback: w.environmentProjects ?? (() => tenant.environmentProjects?.() ?? []),
     managers,
     checkKey: keyCheck(config, logger, w.clock),
     changed: () => tenant.changed(),

@@ -6,7 +6,7 @@ import type { Logger, SecretSet } from '../../common/logger.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import { createTenantSlackApp, type TenantSlackApp } from '../../slack/tenant-slack-app.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
-import { type TenantKey, type TenantSource, tenantCandidates } from '../../tenants/tenant.js';
+import { NO_SETTINGS, type TenantKey, type TenantSource, tenantCandidates } from '../../tenants/tenant.js';
 import { createDocsAgent } from '../app.js';
 import type { DocsAgent, TenantScope } from '../docs-agent.js';
 import { effectiveConnections, TenantProjects, tenantConfig, tenantNamespace } from './tenant-config.js';
@@ -180,6 +180,7 @@ export class TenantRuntimes {
       changed: () => {
         this.sync().catch(() => undefined);
       },
+      environmentProjects: () => effectiveConnections(config, tenant, NO_SETTINGS),
     };
     const projects = new TenantProjects(connections);
     const runtimeConfig = tenantConfig(config, tenant, installation, connections);

@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
-import { secretBoxFromSettings } from '../../src/common/secret-box.js';
-import { DIRECTORY_PREFIX } from '../../src/composition/oauth/tenant-config.js';
 import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
-import { RedisTenantDirectory } from '../../src/state/redis/redis-tenant-directory.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs, type FakeJob } from '../support/fake-docs.js';
 import { FakeSlack, type StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
-import { ENCRYPTION_KEY, type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
+import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { eventEnvelope, messageEvent, TEAM_ID } from '../support/slack-events.js';
+import { viewSubmissionPayload } from '../support/slack-interactions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /*
@@ -21,6 +19,8 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** Most connections one tenant's runtime may open to Redis (docs/operating.md says how many it opens). */
 const MAX_CONNECTIONS_PER_TENANT = 12;
+/** Who pressed Allow in the fake Slack: may connect projects. */
+const INSTALLER = 'U0INSTALLER';
 
 let redis: RedisServer;
 let slack: FakeSlack;
@@ -49,6 +49,19 @@ afterAll(async () => {
 async function connections(): Promise<number> {
   const list = String(await client.sendCommand(['CLIENT', 'LIST']));
   return list.split('\n').filter((line) => line.trim() !== '').length - 1;
+}
+
+/** Connections once none has opened or closed for a second (BullMQ opens its workers' ones lazily). */
+async function settledConnections(): Promise<number> {
+  let last = await connections();
+  let same = 0;
+  for (const deadline = Date.now() + 15_000; same < 4 && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = await connections();
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+  return last;
 }
 
 /** A command (from `team`), and the answer it sends to its response_url. */
@@ -93,6 +106,7 @@ describe('upgrading from single-workspace mode to OAuth mode (Redis)', { timeout
     expect(card).toBeDefined();
     const scheduled = await ask(single, '/docs-views', 'schedule monday 09:00 Europe/Berlin');
     expect(scheduled).toContain('Scheduled: every Monday at 09:00 (Europe/Berlin)');
+    console.info(`Redis connections of the single-workspace bot: ${await settledConnections()}`);
     await single.stop();
     single = undefined;
   });
@@ -109,7 +123,7 @@ describe('upgrading from single-workspace mode to OAuth mode (Redis)', { timeout
         DOCS_PROJECT_ID: FAKE_PROJECT_ID,
       },
     });
-    const noTenant = await connections();
+    const noTenant = await settledConnections();
     const installed = await oauth.install({ teamId: TEAM_ID, teamName: 'Acme' });
     expect(installed.status).toBe(200);
     expect(installed.html).toContain('Acme');
@@ -137,7 +151,7 @@ describe('upgrading from single-workspace mode to OAuth mode (Redis)', { timeout
     const schedules = await ask(oauth, '/docs-views', 'schedules');
     expect(schedules).toContain('<#C0DOCS>');
     expect(schedules).toContain('Monday');
-    const oneTenant = await connections();
+    const oneTenant = await settledConnections();
     console.info(
       `Redis connections: single-workspace bot stopped ${before}, OAuth process with no tenant ${noTenant}, with the upgraded tenant ${oneTenant}`,
     );
@@ -145,26 +159,49 @@ describe('upgrading from single-workspace mode to OAuth mode (Redis)', { timeout
 
   it('a second workspace installed beside it, on the same docs project, sees none of it', async () => {
     const app = oauth!;
-    const oneTenant = await connections();
+    const oneTenant = await settledConnections();
     expect((await app.install({ teamId: 'T0BETA', teamName: 'Beta' })).status).toBe(200);
-    // Beta connects the same project with the same key (what `/docs-agent connect` saves).
-    const box = secretBoxFromSettings(ENCRYPTION_KEY, undefined);
-    const directory = new RedisTenantDirectory(client, DIRECTORY_PREFIX, box);
-    await waitFor(async () => (await directory.stamps()).has('T0BETA'), {
-      what: 'Beta installed',
-      timeoutMs: 15_000,
+    // Beta's installer connects the same docs project with the same key, from Slack.
+    const triggerId = slack.surfaces.mintTriggerId(INSTALLER);
+    const opened = await app.command({
+      text: 'connect',
+      team_id: 'T0BETA',
+      user_id: INSTALLER,
+      trigger_id: triggerId,
+      response_url: slack.responseUrl(),
     });
-    const connection = { projectId: FAKE_PROJECT_ID, apiKey: FAKE_API_KEY, channelId: undefined };
-    const saved = await directory.saveSettings(
-      'T0BETA',
-      { projects: [{ ...connection, connectedBy: 'U0INSTALLER', connectedAt: Date.now() }] },
-      0,
-    );
-    expect(saved).toBe(true);
+    expect(opened.status).toBe(200);
+    const open = await slack.waitForCall('views.open', (c) => c.args.trigger_id === triggerId);
+    expect(open.authorization).toBe(`Bearer ${slack.oauth.liveToken('T0BETA')}`);
+    const view = typeof open.args.view === 'string' ? JSON.parse(open.args.view) : open.args.view;
+    const submission = viewSubmissionPayload({
+      userId: INSTALLER,
+      view,
+      values: {
+        project_id: { project_id_input: { type: 'plain_text_input', value: FAKE_PROJECT_ID } },
+        admin_key: { admin_key_input: { type: 'plain_text_input', value: FAKE_API_KEY } },
+        scope: {
+          scope_choice: {
+            type: 'radio_buttons',
+            selected_option: { text: { type: 'plain_text', text: 'workspace' }, value: 'workspace' },
+          },
+        },
+      },
+    });
+    const beta = { id: 'T0BETA', domain: 'beta' };
+    const submitted = await app.interaction({
+      ...submission,
+      team: beta,
+      user: { ...(submission.user as object), team_id: 'T0BETA' },
+      view: { ...(submission.view as object), team_id: 'T0BETA', app_installed_team_id: 'T0BETA' },
+    });
+    expect(submitted.status).toBe(200);
+    expect(submitted.body).not.toContain('errors');
     await waitFor(
       () => app.logs.some((l) => l.includes('"tenant":"T0BETA"') && l.includes('settings changed; applied')),
       { what: 'Beta’s project applied', timeoutMs: 15_000 },
     );
+    expect(await ask(app, '/docs-agent', 'project', 'T0BETA')).toContain(FAKE_PROJECT_ID);
 
     const status = await ask(app, '/docs-agent', `status ${job.id}`, 'T0BETA');
     expect(status).toContain('is not visible here');
@@ -185,7 +222,7 @@ describe('upgrading from single-workspace mode to OAuth mode (Redis)', { timeout
     expect(betaKeys.filter((key) => key.includes(job.id) || key.includes(':job:'))).toEqual([]);
     expect((await client.keys('docs-agent::job:*')).some((key) => key.includes(job.id))).toBe(true);
 
-    const twoTenants = await connections();
+    const twoTenants = await settledConnections();
     const perTenant = twoTenants - oneTenant;
     console.info(
       `Redis connections: one tenant ${oneTenant}, two tenants ${twoTenants}: ${perTenant} per tenant`,

@@ -17,6 +17,8 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const manifest = parse(readFileSync(join(import.meta.dirname, '..', '..', 'manifest.yml'), 'utf8'));
 const MANIFEST_SCOPES: string[] = manifest.oauth_config.scopes.bot;
+/** The path of the manifest's redirect URL (its host is the operator's): the bot's callback must be there. */
+const MANIFEST_REDIRECT_PATH = new URL(manifest.oauth_config.redirect_urls[0]).pathname;
 
 if (!HAS_CHROMIUM && !IN_CI)
   console.warn(
@@ -161,6 +163,7 @@ describe.skipIf(!HAS_CHROMIUM)(
       app.slack.oauth.nextInstall({ teamId: 'T0ACME', teamName: 'Acme <Docs> & Co' });
       await toSlack();
       expect(await follow('#allow')).toBe(200);
+      expect(new URL(page.url()).pathname).toBe(MANIFEST_REDIRECT_PATH);
       expect(await page.title()).toBe('docs-agent is installed in Acme <Docs> & Co');
       expect(await page.locator('h1').textContent()).toBe('docs-agent is installed in Acme <Docs> & Co');
       const home = await page.getByRole('link', { name: /Open docs-agent's Home/ }).getAttribute('href');

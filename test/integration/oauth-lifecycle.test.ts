@@ -80,10 +80,13 @@ describe('OAuth mode: uninstall, purge, re-install and token rotation', () => {
     await app.install({ teamId: 'T0ROTA', teamName: 'Rota' });
     await waitFor(() => app.slack.oauth.refreshes.some((r) => r.tenant === 'T0ROTA'), { timeoutMs: 10_000 });
     const fresh = app.slack.oauth.liveToken('T0ROTA');
-    app.slack.userTeams.set('U0ROTA', 'T0ROTA');
     // Home is published with the token the runtime holds now: the refreshed one (the old one is revoked).
+    // Each look is a new person's first Home, so it is always published.
+    let person = 0;
     await waitFor(
       async () => {
+        const user = `U0ROTA${++person}`;
+        app.slack.userTeams.set(user, 'T0ROTA');
         const before = app.slack.calls.length;
         await app.event({
           type: 'event_callback',
@@ -92,9 +95,9 @@ describe('OAuth mode: uninstall, purge, re-install and token rotation', () => {
           event_id: `EvROTA${Date.now()}`,
           event_time: Math.floor(Date.now() / 1000),
           authorizations: [{ team_id: 'T0ROTA', enterprise_id: null, is_enterprise_install: false }],
-          event: { type: 'app_home_opened', user: 'U0ROTA', channel: 'D0ROTA', tab: 'home' },
+          event: { type: 'app_home_opened', user, channel: 'D0ROTA', tab: 'home' },
         });
-        await new Promise((r) => setTimeout(r, 300));
+        await new Promise((r) => setTimeout(r, 500));
         return app.slack.calls
           .slice(before)
           .some((c) => c.method === 'views.publish' && c.authorization === `Bearer ${fresh}`);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../src/common/clock.js';
 import { loadConfig, secretsOf } from '../../src/common/config.js';
 import { createLogger, SecretSet } from '../../src/common/logger.js';
 import type { DocsAgent } from '../../src/composition/docs-agent.js';
@@ -53,6 +54,7 @@ export async function startOAuthApp(
     env?: Record<string, string>;
     slack?: FakeSlack;
     docs?: FakeDocs;
+    clock?: Clock;
     upkeepIntervalMs?: number;
     purgeDelayMs?: number;
   } = {},
@@ -71,6 +73,7 @@ export async function startOAuthApp(
     { ...config, oauth: config.oauth },
     {
       logger,
+      ...(options.clock ? { clock: options.clock } : {}),
       ...(options.upkeepIntervalMs !== undefined ? { upkeepIntervalMs: options.upkeepIntervalMs } : {}),
       ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
     },

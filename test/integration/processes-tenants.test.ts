@@ -14,16 +14,8 @@ import {
   tenantCommand,
   tenantMessage,
 } from '../support/tenant-actions.js';
-import {
-  ALPHA,
-  asTenant,
-  BETA,
-  connectProject,
-  DELTA,
-  GRID,
-  INSTALLED,
-  installThrough,
-} from '../support/tenant-bots.js';
+import { ALPHA, asTenant, BETA, DELTA, GRID, INSTALLED, installThrough } from '../support/tenant-bots.js';
+import { connectThroughModal } from '../support/tenant-connect.js';
 import {
   BETA_ADMIN,
   startTenantReplicas,
@@ -262,11 +254,11 @@ describe('weekly posts', () => {
 describe('a new install', () => {
   it('the first request on the other replica, right after the install, is served (its runtime built and started first)', async () => {
     await installThrough(a, slack, DELTA);
-    await connectProject(r.redis.url, DELTA);
+    expect((await connectThroughModal(a, slack, DELTA)).body).toBe('');
     // Replica b has not synced yet (every 2 s): the request itself makes b build DELTA's runtime.
     const { job } = await commandJob(b, slack, docs, DELTA, DELTA.channel(1), 'DELTA: first words');
     expect(job.project).toBe(DELTA.project);
-    expect(slack.responses.filter((x) => x.path.startsWith('/response/DELTA'))).toEqual([]);
+    expect(slack.responses.filter((x) => x.path === '/response/DELTA-cmd')).toEqual([]);
     expect(b.logs.some((l) => l.tenant === DELTA.key && l.outcome === 'state_unavailable')).toBe(false);
     expectEverythingInItsTenant(slack, docs);
   }, 60_000);

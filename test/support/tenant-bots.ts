@@ -1,13 +1,10 @@
 import { createClient } from '@redis/client';
-import { secretBoxFromSettings } from '../../src/common/secret-box.js';
 import { DIRECTORY_PREFIX } from '../../src/composition/oauth/tenant-config.js';
-import { RedisTenantDirectory } from '../../src/state/redis/redis-tenant-directory.js';
 import type { BotProcess } from './bot-process.js';
 import type { FakeDocs } from './fake-docs.js';
 import type { FakeSlack } from './fake-slack.js';
 import type { NextInstall } from './fake-slack-oauth.js';
 import { waitFor } from './http.js';
-import { ENCRYPTION_KEY } from './oauth-app.js';
 import { SlackRateTiers } from './slack-rate-tiers.js';
 
 /*
@@ -90,34 +87,6 @@ export async function installThrough(via: BotProcess, slack: FakeSlack, t: TestT
   const html = await done.text();
   if (done.status !== 200) throw new Error(`install of ${t.key} answered ${done.status}: ${html}`);
   return html;
-}
-
-/**
- * Connects the tenant's project (whole workspace) through the directory, as `/docs-agent connect` saves it;
- * the replicas pick it up within their 2 s sync.
- */
-export async function connectProject(redisUrl: string, t: TestTenant): Promise<void> {
-  const client = createClient({ url: redisUrl });
-  await client.connect();
-  try {
-    const directory = new RedisTenantDirectory(
-      client as never,
-      DIRECTORY_PREFIX,
-      secretBoxFromSettings(ENCRYPTION_KEY, undefined),
-    );
-    const { version } = await directory.settings(t.key);
-    const connection = {
-      projectId: t.project,
-      apiKey: t.apiKey,
-      channelId: undefined,
-      connectedBy: t.user,
-      connectedAt: Date.now(),
-    };
-    if (!(await directory.saveSettings(t.key, { projects: [connection] }, version)))
-      throw new Error(`settings of ${t.key} changed meanwhile`);
-  } finally {
-    await client.close();
-  }
 }
 
 /** Redis keys of the directory that hold a tenant's secrets (installation, settings) or list it. */

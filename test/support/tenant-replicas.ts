@@ -7,13 +7,13 @@ import { bot, fakes, redisServer, stopProcesses } from './process-helpers.js';
 import type { RedisServer } from './redis-server.js';
 import {
   BETA,
-  connectProject,
   INSTALLED,
   installThrough,
   registerTenants,
   servedOnBoth,
   TenantCallClock,
 } from './tenant-bots.js';
+import { connectThroughModal } from './tenant-connect.js';
 
 /** BETA's admin (ADMIN_USER_IDS): may look up any job id; status then asks the platform in BETA's project. */
 export const BETA_ADMIN = 'U0BETAADM';
@@ -31,7 +31,8 @@ export interface TenantReplicas {
 
 /**
  * Two OAuth-mode bot processes (replicas a and b) on one redis-server over the fakes; ALPHA, BETA and the GRID
- * org (INSTALLED) installed through the real flow on replica a, each connected to its own project and key, and served
+ * org (INSTALLED) installed through the real flow on replica a, each connected to its own project and key
+ * (`/docs-agent connect` and its form), and served
  * on both replicas.
  */
 export async function startTenantReplicas(): Promise<TenantReplicas> {
@@ -44,13 +45,25 @@ export async function startTenantReplicas(): Promise<TenantReplicas> {
   const start = (name: string) =>
     bot({ name, slack, docs, redisUrl: redis.url, env, oauth: true, startTimeoutMs: 40_000 });
   const [a, b] = await Promise.all([start('a'), start('b')]);
-  for (const t of INSTALLED) {
+  const replicas: TenantReplicas = { slack, docs, redis, a, b, calls, replica: (n) => (n % 2 === 0 ? a : b) };
+  try {
+    await installAndConnect(replicas);
+  } catch (error) {
+    await stopTenantReplicas(replicas, 'tenants-setup');
+    throw error;
+  }
+  return replicas;
+}
+
+async function installAndConnect({ slack, a, b }: TenantReplicas): Promise<void> {
+  for (const [i, t] of INSTALLED.entries()) {
     const page = await installThrough(a, slack, t);
     expect(page).toContain(t.install.isEnterpriseInstall ? t.install.enterpriseName : t.install.teamName);
-    await connectProject(redis.url, t);
+    // Its installer connects its project from Slack, on either replica.
+    const submitted = await connectThroughModal(i % 2 === 0 ? b : a, slack, t);
+    expect(submitted).toEqual(expect.objectContaining({ status: 200, body: '' }));
   }
   for (const t of INSTALLED) await servedOnBoth([a, b], t);
-  return { slack, docs, redis, a, b, calls, replica: (n) => (n % 2 === 0 ? a : b) };
 }
 
 /** Stops everything; TENANT_LOGS_DIR=/tmp keeps both replicas' output for a look after a failure. */

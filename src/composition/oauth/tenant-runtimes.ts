@@ -53,6 +53,7 @@ export class TenantRuntimes {
   private again = false;
   private directoryDown = false;
   private lastOnDemand = 0;
+  private onDemand: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly log: Logger;
@@ -100,12 +101,24 @@ export class TenantRuntimes {
         .find((runtime) => runtime?.installed);
     const found = find();
     if (found) return found;
-    // Installed through another replica a moment ago: look at the directory (at most once a second).
-    const now = this.deps.clock.now();
-    if (now - this.lastOnDemand < ON_DEMAND_SYNC_MS) return undefined;
-    this.lastOnDemand = now;
-    await this.sync().catch(() => undefined);
+    // Installed through another replica a moment ago: look at the directory (at most once a second; a
+    // request meanwhile waits for the next look, so a second new tenant's first request is not dropped).
+    await this.syncOnDemand();
     return find();
+  }
+
+  private syncOnDemand(): Promise<void> {
+    if (!this.onDemand) {
+      const wait = Math.max(0, this.lastOnDemand + ON_DEMAND_SYNC_MS - this.deps.clock.now());
+      // Always after a timer: the look is over (and a later request schedules the next) only once it ran.
+      const timer = new Promise<void>((resolve) => setTimeout(resolve, Math.min(wait, ON_DEMAND_SYNC_MS)));
+      this.onDemand = timer.then(() => {
+        this.lastOnDemand = this.deps.clock.now();
+        this.onDemand = undefined;
+        return this.sync().catch(() => undefined);
+      });
+    }
+    return this.onDemand;
   }
 
   /** Reads the directory and applies what changed; one pass at a time (a call meanwhile runs once more). */

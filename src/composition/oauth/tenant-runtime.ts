@@ -21,7 +21,8 @@ export interface TenantRuntime {
 /**
  * A request for a runtime still starting (its state store connecting, jobs resuming) waits for it this long,
  * so the first request after an install elsewhere is served, not answered "state store unreachable";
- * bounded inside Slack's 3 s (with at most 1 s waiting for the directory's on-demand look), after which the request goes on and meets whatever state there is.
+ * bounded inside Slack's 3 s (with at most 1 s waiting for the directory's on-demand look), after which the
+ * request goes on and meets whatever state there is.
  */
 const START_WAIT_MS = 1_500;
 

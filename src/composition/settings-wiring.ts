@@ -61,7 +61,11 @@ export function wireProjectSettings(
     isConfiguredAdmin: (userId) => w.access.isAdmin(userId),
     roleOf: async (userId) => {
       const user = await gateway.userInfo(userId);
-      return user ? { admin: user.admin } : undefined;
+      if (!user) return undefined;
+      // An org-wide install is the whole org's: its admins and owners, not any one workspace's.
+      const { isEnterpriseInstall, enterpriseId } = tenant.installation;
+      if (isEnterpriseInstall) return { admin: user.orgAdmin === true && user.enterpriseId === enterpriseId };
+      return { admin: user.admin };
     },
     logger,
     now: () => w.clock.now(),

@@ -13,7 +13,7 @@ import {
   toDeliveryError,
 } from './slack-errors.js';
 import { type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';
-import type { SlackUser } from './user-names.js';
+import { type SlackUser, slackUserOf } from './user-names.js';
 
 export type WebClient = webApi.WebClient;
 
@@ -228,23 +228,15 @@ export class SlackCalls {
   }
 
   /**
-   * A user as users.info knows them: display name (else real name, else handle), their own team (for a
-   * Slack Connect user, their organisation's) and whether they are a guest or a stranger; undefined if Slack
-   * does not know the user. `admin`: a workspace admin or owner (`is_admin`, `is_owner`).
+   * A user as users.info knows them (undefined if Slack does not): name, own team (a Slack Connect user's
+   * organisation's), guest or stranger, workspace admin or owner, Grid org and org admin or owner.
    */
   async userInfo(user: string): Promise<SlackUser | undefined> {
     try {
       const result = await this.retrying('users.info', undefined, 'user', () =>
         this.client.users.info({ user }),
       );
-      const info = result.user;
-      const name = info?.profile?.display_name || info?.real_name || info?.name;
-      const restricted = Boolean(
-        info?.is_restricted || info?.is_ultra_restricted || (info as { is_stranger?: boolean })?.is_stranger,
-      );
-      const admin = Boolean(info?.is_admin || info?.is_owner || info?.is_primary_owner);
-      const enterpriseId = info?.enterprise_user?.enterprise_id || undefined;
-      return { name: name || undefined, teamId: info?.team_id || undefined, enterpriseId, restricted, admin };
+      return slackUserOf(result.user);
     } catch (error) {
       if (error instanceof SlackDeliveryError && error.code === 'user_not_found') return undefined;
       throw error;

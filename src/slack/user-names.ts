@@ -13,6 +13,39 @@ export interface SlackUser {
   enterpriseId?: string;
   restricted: boolean;
   admin: boolean;
+  /** Enterprise Grid: an admin or owner of the whole org (`enterprise_user.is_admin`, `is_owner`). */
+  orgAdmin?: boolean;
+}
+
+/** users.info's `user` as the bot keeps it. */
+export function slackUserOf(info: UsersInfoUser | undefined): SlackUser {
+  const name = info?.profile?.display_name || info?.real_name || info?.name;
+  const restricted = Boolean(info?.is_restricted || info?.is_ultra_restricted || info?.is_stranger);
+  const admin = Boolean(info?.is_admin || info?.is_owner || info?.is_primary_owner);
+  const org = info?.enterprise_user;
+  const orgAdmin = Boolean(org?.is_admin || org?.is_owner || org?.is_primary_owner);
+  const enterpriseId = org?.enterprise_id || undefined;
+  const teamId = info?.team_id || undefined;
+  return { name: name || undefined, teamId, enterpriseId, restricted, admin, orgAdmin };
+}
+
+interface UsersInfoUser {
+  name?: string;
+  real_name?: string;
+  team_id?: string;
+  profile?: { display_name?: string };
+  is_restricted?: boolean;
+  is_ultra_restricted?: boolean;
+  is_stranger?: boolean;
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_primary_owner?: boolean;
+  enterprise_user?: {
+    enterprise_id?: string;
+    is_admin?: boolean;
+    is_owner?: boolean;
+    is_primary_owner?: boolean;
+  };
 }
 
 /** How Slack resolves a user id (users.info); undefined when unknown. */

@@ -11,6 +11,7 @@ import { runScale, SCALE_JOBS, scaleVerdict } from './scale.js';
 import { runSlackTiers, SLACK_TIERS_SCALE, slackTiersVerdict } from './slack-tiers.js';
 import { SMOKE } from './smoke.js';
 import { fmt, table } from './stats.js';
+import { runTenants } from './tenants.js';
 
 /**
  * `npm run bench`: what users and Slack feel (issue 16), one section per item, each figure with its target
@@ -111,5 +112,9 @@ await section(
     }
     return lines;
   },
+);
+await section(
+  '10. Many tenants in one deployment (OAuth mode): cost per tenant, routing, new installs served, isolation',
+  runTenants,
 );
 process.exit(0);

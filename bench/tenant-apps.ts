@@ -147,3 +147,15 @@ export async function redisClients(redisUrl: string): Promise<number> {
     await client.close();
   }
 }
+
+/** Commands Redis has processed since it started (INFO stats), this look's own included. */
+export async function redisCommandsProcessed(redisUrl: string): Promise<number> {
+  const client = createClient({ url: redisUrl });
+  await client.connect();
+  try {
+    const info = await client.sendCommand<string>(['INFO', 'stats']);
+    return Number(/total_commands_processed:(\d+)/.exec(String(info))?.[1] ?? Number.NaN);
+  } finally {
+    await client.close();
+  }
+}

@@ -6,13 +6,21 @@ import type { FakesProcess, OpenLoopResult } from './fakes-process.js';
 import { startBenchApp } from './harness.js';
 import { sized } from './smoke.js';
 import { fmt, median, percentile, type Row } from './stats.js';
-import { type OAuthBenchApp, redisClients, startOAuthBenchApp, workspace } from './tenant-apps.js';
+import {
+  type OAuthBenchApp,
+  redisClients,
+  redisCommandsProcessed,
+  startOAuthBenchApp,
+  workspace,
+} from './tenant-apps.js';
 
 /** Installed tenants at which memory is measured (cumulative). */
 export const TENANT_LEVELS = sized([0, 1, 10, 50], [0, 1, 2]);
 const ACK_RATE = Number(process.env.BENCH_TENANT_ACK_RATE ?? sized(200, 8));
 const ACK_WINDOW_S = sized(10, 1);
 const ACK_WARM_UP_S = sized(3, 1);
+/** The idle window at each level: CPU and Redis commands while no request arrives. */
+const IDLE_MS = sized(10_000, 300);
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -50,6 +58,22 @@ export interface CostSummary {
   /** Redis connections each tenant runtime opens (slope), and the app's own with no tenant. */
   redisPerTenant: number;
   redisBase: number;
+  /** While idle, per added tenant: % of a core, and Redis commands per second (Redis mode). */
+  idleCpuPerTenant: { memory: number; redis: number };
+  idleRedisPerTenant: number;
+}
+
+/** CPU (% of a core) and, with `redisUrl`, Redis commands per second over an idle window. */
+async function idleCost(redisUrl: string | undefined): Promise<{ cpu: number; redisPerS: number }> {
+  const commands = redisUrl ? await redisCommandsProcessed(redisUrl) : Number.NaN;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await sleep(IDLE_MS);
+  const used = process.cpuUsage(cpu);
+  const seconds = (performance.now() - started) / 1000;
+  // Less the two INFO commands and this look's connection set-up (HELLO/CLIENT …: a handful).
+  const redisPerS = redisUrl ? ((await redisCommandsProcessed(redisUrl)) - commands) / seconds : Number.NaN;
+  return { cpu: (100 * (used.user + used.system)) / 1e6 / seconds, redisPerS };
 }
 
 /** Item 1: what each installed tenant costs in memory (both modes) and in Redis connections. */
@@ -63,18 +87,23 @@ export async function runTenantCost(
     rssPerTenantMb: { memory: 0, redis: 0 },
     redisPerTenant: 0,
     redisBase: 0,
+    idleCpuPerTenant: { memory: 0, redis: 0 },
+    idleRedisPerTenant: 0,
   };
   for (const mode of ['memory', 'redis'] as const) {
     const before = mode === 'redis' ? await redisClients(redis.url) : 0;
     const app = await startOAuthBenchApp(fakes, mode === 'redis' ? { REDIS_URL: redis.url } : {});
     try {
       let installed = 0;
-      let previous: { tenants: number; heapMb: number; rssMb: number; clients: number } | undefined;
+      let previous:
+        | { tenants: number; heapMb: number; rssMb: number; clients: number; cpu: number; redisPerS: number }
+        | undefined;
       for (const level of TENANT_LEVELS) {
         await installRange(app, installed, level);
         installed = level;
         const memory = await settledMemory();
         const clients = mode === 'redis' ? (await redisClients(redis.url)) - before : Number.NaN;
+        const idle = await idleCost(mode === 'redis' ? redis.url : undefined);
         const per = (now: number, then: number | undefined) =>
           previous && then !== undefined ? (now - then) / (level - previous.tenants) : Number.NaN;
         const heapSlope = per(memory.heapMb, previous?.heapMb);
@@ -89,14 +118,20 @@ export async function runTenantCost(
           'ΔRSS per added tenant (MB)': fmt(rssSlope, 2),
           'Redis connections': mode === 'redis' ? clients : '—',
           'per added tenant': mode === 'redis' ? fmt(clientSlope, 1) : '—',
+          'idle CPU (% of a core)': fmt(idle.cpu, 2),
+          'idle Redis commands/s': mode === 'redis' ? fmt(idle.redisPerS, 1) : '—',
         });
         if (level === 0 && mode === 'redis') summary.redisBase = clients;
         if (previous) {
           summary.heapPerTenantMb[mode] = heapSlope;
           summary.rssPerTenantMb[mode] = rssSlope;
-          if (mode === 'redis') summary.redisPerTenant = clientSlope;
+          summary.idleCpuPerTenant[mode] = per(idle.cpu, previous.cpu);
+          if (mode === 'redis') {
+            summary.redisPerTenant = clientSlope;
+            summary.idleRedisPerTenant = per(idle.redisPerS, previous.redisPerS);
+          }
         }
-        previous = { tenants: level, ...memory, clients };
+        previous = { tenants: level, ...memory, clients, ...idle };
       }
     } finally {
       await app.stop();
@@ -126,9 +161,10 @@ export async function runTenantRouting(
   const summary: RoutingSummary = { p50: {}, p99: {}, failures: 0 };
   const mix = [{ label: 'help', command: '/docs-agent', text: 'help' }];
   for (const [index, setup] of ROUTING_SETUPS.entries()) {
-    const tenants = index === 0 ? 0 : index === 1 ? 1 : TENANT_LEVELS.at(-1)!;
-    if (index === 0) await fakes.send({ cmd: 'oauthApp', homeToken: BOT_TOKEN });
-    const app = index === 0 ? await startBenchApp(fakes.urls) : await startOAuthBenchApp(fakes);
+    const single = setup.startsWith('single');
+    const tenants = single ? 0 : index === 1 ? 1 : TENANT_LEVELS.at(-1)!;
+    if (single) await fakes.send({ cmd: 'oauthApp', homeToken: BOT_TOKEN });
+    const app = single ? await startBenchApp(fakes.urls) : await startOAuthBenchApp(fakes);
     try {
       if (tenants > 0) await installRange(app as OAuthBenchApp, 0, tenants);
       const teams = tenants > 0 ? Array.from({ length: tenants }, (_, i) => workspace(i).teamId) : undefined;

@@ -9,6 +9,7 @@ import { FakeSlack } from '../test/support/fake-slack.js';
 import { sendJson } from '../test/support/http.js';
 import { attachFakeGitHub } from './fake-github-child.js';
 import { type LoadCommand, load, type OpenLoopCommand, openLoop } from './load-generators.js';
+import { type TenantCommand, tenantCommands } from './tenant-fakes.js';
 
 export type { GitHubReport, PrTiming } from './fake-github-child.js';
 export type { LoadResult, OpenLoopRequest, OpenLoopResult } from './load-generators.js';
@@ -49,7 +50,8 @@ type Command =
   /** Until `count` distinct response_url paths starting with `prefix` have been answered; resolves how many were. */
   | { cmd: 'waitResponses'; prefix: string; count: number; timeoutMs: number }
   | ({ cmd: 'load' } & LoadCommand)
-  | ({ cmd: 'openLoop' } & OpenLoopCommand);
+  | ({ cmd: 'openLoop' } & OpenLoopCommand)
+  | TenantCommand;
 
 /** Client side: starts the child and sends it commands. */
 export class FakesProcess {
@@ -173,6 +175,7 @@ async function child(): Promise<void> {
     // Keep the last messages: updates of recent cards must still find them.
     if (slack.messages.length > 5_000) slack.messages.splice(0, slack.messages.length - 5_000);
   };
+  const tenants = tenantCommands(slack, docs);
   const sweeper = setInterval(forget, 1_000);
   sweeper.unref();
 
@@ -253,6 +256,8 @@ async function child(): Promise<void> {
           }
           return reply(id, answered());
         }
+        default:
+          return reply(id, await tenants(command));
       }
     })();
   });

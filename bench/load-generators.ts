@@ -17,6 +17,8 @@ export interface OpenLoopCommand {
   perSecond: number;
   seconds: number;
   mix: OpenLoopRequest[];
+  /** Workspaces the requests come from, round-robin (request i from `teams[i % length]`); default T0TEAM. */
+  teams?: string[];
   /** Request i's response_url is `/response/<tag><i>` (default `o`): runs with their own tags never share one. */
   tag?: string;
 }
@@ -128,6 +130,7 @@ export async function openLoop(c: OpenLoopCommand, slackUrl: string): Promise<Op
       text: m.text.replaceAll('{i}', String(i)),
       response_url: `${slackUrl}/response/${c.tag ?? 'o'}${i}`,
       ...(m.channelId ? { channel_id: m.channelId } : {}),
+      ...(c.teams?.length ? { team_id: c.teams[i % c.teams.length]! } : {}),
     });
     try {
       const response = await pool.request({

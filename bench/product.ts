@@ -11,7 +11,11 @@
 
 export { loadConfig, secretsOf } from '../src/common/config.js';
 export { createLogger } from '../src/common/logger.js';
+export { secretBoxFromSettings } from '../src/common/secret-box.js';
 export { createDocsAgent } from '../src/composition/app.js';
+export { createOAuthAgent } from '../src/composition/oauth/oauth-agent.js';
+export { DIRECTORY_PREFIX } from '../src/composition/oauth/tenant-config.js';
 export { newJobRecord } from '../src/jobs/domain/job.js';
 export { createMemoryJobStore } from '../src/state/keyv-job-store.js';
 export { createRedisJobStore } from '../src/state/redis/redis-job-store.js';
+export { RedisTenantDirectory } from '../src/state/redis/redis-tenant-directory.js';

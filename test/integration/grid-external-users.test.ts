@@ -159,4 +159,40 @@ describe('Enterprise Grid and the external-user check', () => {
     await waitFor(() => refusedLine('U0SIBLING'), { what: 'the sibling workspace user refused' });
     expect(published('U0SIBLING')).toEqual([]);
   });
+
+  it('an org-wide install is managed by the org’s admins: a workspace admin of the org is refused, an org admin gets the form', async () => {
+    const slack = app.slack;
+    for (const user of ['U0WSADMIN', 'U0ORGADMIN']) {
+      slack.userTeams.set(user, 'T0TWO');
+      slack.userEnterprises.set(user, ORG);
+    }
+    slack.orgAdmins.add('U0ORGADMIN');
+    const connect = (user: string) =>
+      app.command({
+        text: 'connect',
+        user_id: user,
+        team_id: 'T0TWO',
+        enterprise_id: ORG,
+        is_enterprise_install: 'true',
+        trigger_id: `${user}.${randomBytes(4).toString('hex')}`,
+      });
+    // A workspace admin (of the org's T0TWO) but not of the org.
+    slack.users.set('U0WSADMIN', { name: 'wsadmin', is_admin: true });
+    await connect('U0WSADMIN');
+    await waitFor(
+      () =>
+        slack.responses.find((r) => String(r.body.text ?? '').includes("can't change which docs project")),
+      { what: 'the workspace admin refused' },
+    );
+    expect(
+      slack.callsOf('views.open').filter((c) => String(c.args.trigger_id).startsWith('U0WSADMIN')),
+    ).toEqual([]);
+    await connect('U0ORGADMIN');
+    await waitFor(
+      () => slack.callsOf('views.open').find((c) => String(c.args.trigger_id).startsWith('U0ORGADMIN')),
+      {
+        what: 'the connect form for the org admin',
+      },
+    );
+  });
 });

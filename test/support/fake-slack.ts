@@ -31,11 +31,13 @@ export class FakeSlack {
   readonly notMemberOf = new Set<string>();
   readonly users = new Map<
     string,
-    { name: string; real_name?: string; display_name?: string; is_restricted?: boolean }
+    { name: string; real_name?: string; display_name?: string; is_restricted?: boolean; is_admin?: boolean }
   >();
   /** users.info's `team_id` per user (default T0TEAM), and `enterprise_user.enterprise_id` of Grid users. */
   readonly userTeams = new Map<string, string>();
   readonly userEnterprises = new Map<string, string>();
+  /** Grid users who are admins of their whole org (users.info `enterprise_user.is_admin`). */
+  readonly orgAdmins = new Set<string>();
   /** Users Slack answers `user_not_found` for. */
   readonly unknownUsers = new Set<string>();
   readonly botUserId = 'U0DOCSBOT';

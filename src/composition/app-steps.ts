@@ -46,6 +46,7 @@ export function adapterOptions(options: DocsAgentOptions, logger: Logger, clock:
     ...(options.schedulerTimers ? { schedulerTimers: options.schedulerTimers } : {}),
     ...(options.impactTimers ? { impactTimers: options.impactTimers } : {}),
     ...(options.namespace ? { namespace: options.namespace } : {}),
+    ...(options.sharedRedis ? { sharedRedis: options.sharedRedis } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../jobs/ports.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { SlackApp, SlackAppOptions } from '../slack/slack-app.js';
-import type { SchedulerTimers } from '../state/adapters.js';
+import type { SchedulerTimers, SharedRedisConnections } from '../state/adapters.js';
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantInstallation, TenantKey, TenantSettings } from '../tenants/tenant.js';
 
@@ -28,6 +28,8 @@ export interface DocsAgentOptions {
   projects?: { directory: ProjectDirectory; keys: ReadonlyMap<string, string> };
   /** OAuth mode: the tenant's own key space in Redis. */
   namespace?: string;
+  /** OAuth mode: the process's Redis command connections, shared by every tenant. */
+  sharedRedis?: SharedRedisConnections;
 }
 
 /** What a tenant's runtime knows of its tenant (OAuth mode); everything else it reaches is already scoped. */

@@ -16,6 +16,7 @@ import type { DoorbellLeases } from '../jobs/doorbell/ports.js';
 import type { JobFeedbackStore } from '../jobs/job-feedback.js';
 import type { JobStore, PollQueue } from '../jobs/ports.js';
 import type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
+import type { SharedRedisConnections } from './redis/redis-job-store.js';
 
 /** Where state lives, as /readyz and the start-up line say it. */
 export type StateBackend = 'in-memory' | 'redis';
@@ -81,6 +82,8 @@ export interface AdapterOptions {
   impactTimers?: SchedulerTimers;
   /** Key prefix in Redis (tests isolate runs); defaults to `docs-agent`. */
   namespace?: string;
+  /** OAuth mode: the process's command connections, shared by every tenant's state (Redis only). */
+  sharedRedis?: SharedRedisConnections;
 }
 
 /** One budget per project, made on first use and kept: every caller of a project shares its count. */

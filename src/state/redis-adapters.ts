@@ -26,7 +26,10 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
   const { logger, clock } = options;
   const redisUrl = config.redisUrl;
   const now = () => clock.now();
-  const redis = createRedisState(redisUrl, logger, { namespace: options.namespace });
+  const redis = createRedisState(redisUrl, logger, {
+    namespace: options.namespace,
+    ...(options.sharedRedis ? { shared: options.sharedRedis } : {}),
+  });
   const { client, queueClient, namespace } = redis;
   // The job budget is the platform's per project; the analytics one is per organisation, and keeps the key
   // it always had (named after DOCS_PROJECT_ID) so a rolling upgrade does not reset its count.

@@ -4,13 +4,16 @@ import type { SecretBox } from '../common/secret-box.js';
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantKey } from '../tenants/tenant.js';
 import { MemoryTenantDirectory } from './memory/memory-tenant-directory.js';
-import { closeRedis, createRedisClient, waitForRedis } from './redis/redis-client.js';
+import { waitForRedis } from './redis/redis-client.js';
+import { createSharedRedisConnections, type SharedRedisConnections } from './redis/redis-job-store.js';
 import { RedisTenantDirectory } from './redis/redis-tenant-directory.js';
 import { pingState } from './redis-adapters.js';
 
 export interface TenantDirectoryHandle {
   backend: 'memory' | 'redis';
   directory: TenantDirectory;
+  /** Redis: the command connections the directory and every tenant's state share. */
+  sharedRedis: SharedRedisConnections | undefined;
   /** Deletes every key of an uninstalled tenant's key space; resolves how many. */
   purge(tenant: TenantKey): Promise<number>;
   state(): Promise<'ok' | 'unreachable'>;
@@ -36,6 +39,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
     return {
       backend: 'memory',
       directory: new MemoryTenantDirectory(box),
+      sharedRedis: undefined,
       // A memory tenant's data lives in its runtime, which is gone once it is uninstalled.
       purge: async () => 0,
       state: async () => 'ok',
@@ -43,10 +47,12 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       close: async () => undefined,
     };
   }
-  const client = createRedisClient(redisUrl, logger.child({ component: 'directory' }), { failFast: true });
+  const shared = createSharedRedisConnections(redisUrl, logger);
+  const { client } = shared;
   return {
     backend: 'redis',
     directory: new RedisTenantDirectory(client, DIRECTORY_PREFIX, box),
+    sharedRedis: shared,
     async purge(tenant) {
       const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant) ?? 'docs-agent';
       const upgraded = namespace === 'docs-agent';
@@ -69,9 +75,9 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
     state: () => pingState(client),
     async waitUntilReady(signal) {
       if (!(await waitForRedis(redisUrl, logger, signal))) return false;
-      if (!client.isOpen) await client.connect();
+      await shared.connect();
       return true;
     },
-    close: () => closeRedis(client),
+    close: () => shared.close(),
   };
 }

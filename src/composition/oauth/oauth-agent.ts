@@ -39,6 +39,7 @@ export function createOAuthAgent(
     secrets,
     metrics,
     clock,
+    sharedRedis: store.sharedRedis,
     ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
   });
   const upkeep = new TenantUpkeep({

@@ -42,7 +42,7 @@ export async function untilStarted(runtime: TenantRuntime): Promise<void> {
  * in the background.
  */
 export function buildTenantRuntime(
-  deps: Pick<TenantRuntimesDeps, 'config' | 'directory' | 'clock' | 'logger' | 'metrics'>,
+  deps: Pick<TenantRuntimesDeps, 'config' | 'directory' | 'clock' | 'logger' | 'metrics' | 'sharedRedis'>,
   what: {
     tenant: TenantKey;
     stamp: string;
@@ -73,6 +73,7 @@ export function buildTenantRuntime(
     projects,
     metrics: deps.metrics.forTenant(tenant),
     ...(namespace ? { namespace } : {}),
+    ...(deps.sharedRedis ? { sharedRedis: deps.sharedRedis } : {}),
     slackApp: (options) => {
       holder.slack = createTenantSlackApp(
         runtimeConfig,

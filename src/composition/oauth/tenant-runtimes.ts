@@ -4,6 +4,7 @@ import { describeError } from '../../common/errors.js';
 import type { Logger, SecretSet } from '../../common/logger.js';
 import type { TenantMetrics } from '../../metrics/tenant-metrics.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
+import type { SharedRedisConnections } from '../../state/adapters.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 import {
   type ProjectConnection,
@@ -31,6 +32,8 @@ export interface TenantRuntimesDeps {
   secrets: SecretSet;
   metrics: TenantMetricsPort;
   clock: Clock;
+  /** Redis: the process's command connections, shared by every tenant's state. */
+  sharedRedis: SharedRedisConnections | undefined;
   /** How long an uninstalled tenant's data is kept (PURGE_DELAY_MS; tests shorten it). */
   purgeDelayMs?: number;
 }

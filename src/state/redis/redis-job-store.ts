@@ -31,12 +31,15 @@ export interface RedisState {
 export function createRedisState(
   redisUrl: string,
   logger: Logger,
-  options: { namespace?: string } = {},
+  options: { namespace?: string; shared?: SharedRedisConnections } = {},
 ): RedisState {
   const namespace = options.namespace ?? DEFAULT_REDIS_NAMESPACE;
   const log = logger.child({ component: 'redis' });
-  const client = createRedisClient(redisUrl, log, { failFast: true });
-  const queueClient = createRedisClient(redisUrl, log.child({ connection: 'queue' }), { failFast: false });
+  const { shared } = options;
+  const client = shared?.client ?? createRedisClient(redisUrl, log, { failFast: true });
+  const queueClient =
+    shared?.queueClient ??
+    createRedisClient(redisUrl, log.child({ connection: 'queue' }), { failFast: false });
   const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
   const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
   // Keyv re-emits its adapter's errors; without a listener an error event would crash the process.
@@ -50,9 +53,51 @@ export function createRedisState(
     client,
     queueClient,
     async connect() {
+      if (shared) return shared.connect();
       await Promise.all([client, queueClient].map((c) => (c.isOpen ? undefined : c.connect())));
     },
     async close() {
+      // Shared connections belong to the process (OAuth mode): one tenant's stop never closes them.
+      if (shared) return;
+      await Promise.all([closeRedis(client), closeRedis(queueClient)]);
+    },
+  };
+}
+
+/**
+ * OAuth mode: the two command connections every tenant's state shares (each tenant keeps its own key space
+ * and its BullMQ workers' blocking connections), opened once and closed once, by the process.
+ */
+export interface SharedRedisConnections {
+  client: RedisClient;
+  queueClient: RedisClient;
+  /** Opens both (once, however many tenants ask). */
+  connect(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createSharedRedisConnections(redisUrl: string, logger: Logger): SharedRedisConnections {
+  const log = logger.child({ component: 'redis', connection: 'shared' });
+  const client = createRedisClient(redisUrl, log, { failFast: true });
+  const queueClient = createRedisClient(redisUrl, log.child({ connection: 'queue' }), { failFast: false });
+  // Every tenant's stores and queues listen on these: no warning at the 11th tenant.
+  client.setMaxListeners(0);
+  queueClient.setMaxListeners(0);
+  let opened: Promise<void> | undefined;
+  return {
+    client,
+    queueClient,
+    connect() {
+      opened ??= Promise.all([client, queueClient].map((c) => (c.isOpen ? undefined : c.connect()))).then(
+        () => undefined,
+        (error: unknown) => {
+          opened = undefined;
+          throw error;
+        },
+      );
+      return opened;
+    },
+    close: async () => {
       await Promise.all([closeRedis(client), closeRedis(queueClient)]);
     },
   };

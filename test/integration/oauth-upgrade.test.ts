@@ -18,7 +18,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  */
 
 /** Most connections one tenant's runtime may open to Redis (docs/operating.md says how many it opens). */
-const MAX_CONNECTIONS_PER_TENANT = 12;
+const MAX_CONNECTIONS_PER_TENANT = 4;
 /** Who pressed Allow in the fake Slack: may connect projects. */
 const INSTALLER = 'U0INSTALLER';
 

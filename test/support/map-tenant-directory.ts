@@ -21,11 +21,11 @@ export class MapTenantDirectory implements TenantDirectory {
   /** Makes reads and saves fail (the store away). */
   failing = false;
 
-  /** Typed by the port, which main widens to answer whether it saved: this one always saves (true). */
-  saveInstallation: TenantDirectory['saveInstallation'] = async (installation) => {
+  /** Always saves (no stamp to check against here). */
+  async saveInstallation(installation: TenantInstallation): Promise<boolean> {
     this.installations.set(installation.tenant, installation);
-    return true as never;
-  };
+    return true;
+  }
 
   async installation(tenant: TenantKey): Promise<TenantInstallation | undefined> {
     return this.installations.get(tenant);

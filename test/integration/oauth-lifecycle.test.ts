@@ -107,4 +107,16 @@ describe('OAuth mode: uninstall, purge, re-install and token rotation', () => {
     expect(app.slack.oauth.refreshes.filter((r) => r.tenant === 'T0ROTA')).toHaveLength(1);
     app.slack.oauth.tokenExpiresIn = undefined;
   });
+
+  it('Redis going away and coming back after an uninstall leaves the process up and the others served', async () => {
+    // Beta was uninstalled above: its queues are closed while the process's shared connections live on.
+    await keys.close();
+    const port = Number(new URL(redis.url).port);
+    await redis.stop();
+    await new Promise((r) => setTimeout(r, 1_000));
+    redis = await startRedisServer({ port });
+    keys = client();
+    await keys.connect();
+    await waitFor(async () => (await answersHelp('T0ACME')).includes('/docs-agent'), { timeoutMs: 15_000 });
+  });
 });

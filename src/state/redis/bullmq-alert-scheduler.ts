@@ -2,7 +2,7 @@ import { type Job, Queue, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { AlertScheduler } from '../../insights/ports.js';
-import type { RedisClient } from './redis-client.js';
+import { bullConnectionOf, type RedisClient } from './redis-client.js';
 
 const QUEUE_NAME = 'health-alerts';
 const SCHEDULER_ID = 'health-alert-check';
@@ -33,7 +33,7 @@ export class BullmqAlertScheduler implements AlertScheduler {
 
   async start(onTick: (tickMs: number) => Promise<void>): Promise<void> {
     if (this.worker) return;
-    const queue = new Queue(QUEUE_NAME, { connection: this.o.client, prefix: this.prefix });
+    const queue = new Queue(QUEUE_NAME, { connection: bullConnectionOf(this.o.client), prefix: this.prefix });
     queue.on('error', (error: unknown) =>
       this.log.error({ error: describeError(error) }, 'alert queue error'),
     );
@@ -53,7 +53,7 @@ export class BullmqAlertScheduler implements AlertScheduler {
       if (!(error instanceof Error && /job ID already exists/i.test(error.message))) throw error;
     }
     const worker = new Worker(QUEUE_NAME, (job: Job) => this.process(onTick, job), {
-      connection: this.o.client,
+      connection: bullConnectionOf(this.o.client),
       prefix: this.prefix,
       concurrency: 1,
       lockDuration: 60_000,

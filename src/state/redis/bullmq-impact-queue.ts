@@ -2,7 +2,7 @@ import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { ImpactCheck, ImpactQueue } from '../../insights/health/ports.js';
-import type { RedisClient } from './redis-client.js';
+import { bullConnectionOf, type RedisClient } from './redis-client.js';
 
 export interface BullmqImpactQueueOptions {
   /** A connected client that queues commands while reconnecting (as BullMQ expects); not closed here. */
@@ -66,7 +66,7 @@ export class BullmqImpactQueue implements ImpactQueue {
   private get queue(): Queue<ImpactJobData> {
     if (!this.queueInstance) {
       const queue = new Queue<ImpactJobData>(IMPACT_QUEUE_NAME, {
-        connection: this.options.client,
+        connection: bullConnectionOf(this.options.client),
         prefix: this.prefix,
         defaultJobOptions: {
           removeOnComplete: { age: KEEP_DONE_S },
@@ -91,7 +91,7 @@ export class BullmqImpactQueue implements ImpactQueue {
       IMPACT_QUEUE_NAME,
       (job, token) => this.process(handler, job, token),
       {
-        connection: this.options.client,
+        connection: bullConnectionOf(this.options.client),
         prefix: this.prefix,
         concurrency: 1,
         maxStalledCount: MAX_STALLED_COUNT,

@@ -3,7 +3,7 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { PollQueue } from '../../jobs/ports.js';
 import { wakeOverduePollsOnReconnect } from './poll-wake-on-reconnect.js';
-import type { RedisClient } from './redis-client.js';
+import { bullConnectionOf, type RedisClient } from './redis-client.js';
 
 export interface BullmqPollQueueOptions {
   /** A connected client that queues commands while reconnecting (BullMQ's loops rely on it); not closed here. */
@@ -105,7 +105,7 @@ export class BullmqPollQueue implements PollQueue {
   private get queue(): Queue<PollData> {
     if (!this.queueInstance) {
       const queue = new Queue<PollData>(this.queueName, {
-        connection: this.options.client,
+        connection: bullConnectionOf(this.options.client),
         prefix: this.prefix,
         defaultJobOptions: {
           removeOnComplete: true,
@@ -125,7 +125,7 @@ export class BullmqPollQueue implements PollQueue {
   start(handler: (jobId: string) => Promise<number | null>): void {
     if (this.worker || this.closed) return;
     const worker = new Worker<PollData>(this.queueName, (job, token) => this.process(handler, job, token), {
-      connection: this.options.client,
+      connection: bullConnectionOf(this.options.client),
       prefix: this.prefix,
       concurrency: this.options.concurrency,
       ...(this.options.maxPerSecond ? { limiter: { max: this.options.maxPerSecond, duration: 1000 } } : {}),

@@ -3,7 +3,7 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { scheduleKey, type WeeklyReportScheduler, type WeeklySchedule } from '../../insights/ports.js';
 import { nextOccurrence, previousOccurrence } from '../../insights/ranges/cron-times.js';
-import type { RedisClient } from './redis-client.js';
+import { bullConnectionOf, type RedisClient } from './redis-client.js';
 
 export interface BullmqWeeklySchedulerOptions {
   /** A connected client that queues commands while reconnecting (as BullMQ expects); not closed here. */
@@ -64,7 +64,7 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
   private get queue(): Queue<WeeklyJobData> {
     if (!this.queueInstance) {
       const queue = new Queue<WeeklyJobData>(QUEUE_NAME, {
-        connection: this.options.client,
+        connection: bullConnectionOf(this.options.client),
         prefix: this.prefix,
         settings: { repeatStrategy: cronerRepeatStrategy },
       });
@@ -79,7 +79,7 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
   async start(onFire: (schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>): Promise<void> {
     if (this.worker) return;
     const worker = new Worker<WeeklyJobData>(QUEUE_NAME, (job) => this.process(onFire, job), {
-      connection: this.options.client,
+      connection: bullConnectionOf(this.options.client),
       prefix: this.prefix,
       concurrency: 1,
       lockDuration: this.options.lockDurationMs ?? 60_000,

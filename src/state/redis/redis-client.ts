@@ -1,4 +1,5 @@
 import { createClient } from '@redis/client';
+import { createNodeRedisClient } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 
@@ -112,3 +113,25 @@ function errorSummary(error: unknown): string {
   const code = (error as { code?: unknown })?.code;
   return typeof code === 'string' ? code : error instanceof Error ? error.message : 'no answer';
 }
+
+/**
+ * What BullMQ is given for a client: one adapter per client for the whole process. BullMQ wraps a raw
+ * node-redis client anew for every queue and worker, and each wrapper stays subscribed to the client for
+ * good and re-emits its errors: once its queue has closed (a tenant uninstalled, OAuth mode) nobody listens,
+ * and a Redis blip would crash the process. One wrapper, whose errors are already logged by the client's
+ * own listener, subscribes once.
+ */
+export function bullConnectionOf(client: RedisClient): BullConnection {
+  const owner = client as RedisClient & { [BULL_CONNECTION]?: BullConnection };
+  let adapter = owner[BULL_CONNECTION];
+  if (!adapter) {
+    adapter = createNodeRedisClient(client);
+    adapter.on('error', () => undefined);
+    owner[BULL_CONNECTION] = adapter;
+  }
+  return adapter;
+}
+
+type BullConnection = ReturnType<typeof createNodeRedisClient>;
+/** Where a client keeps its BullMQ adapter (on the client itself: nothing is kept per module). */
+const BULL_CONNECTION = Symbol('docs-agent.bullmq-connection');

@@ -1,13 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type AuthorizeResult,
-  type CustomRoute,
-  HTTPReceiver,
-  type Receiver,
-  SocketModeReceiver,
-  webApi,
-} from '@slack/bolt';
+import { type AuthorizeResult, HTTPReceiver, type Receiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Config } from '../common/config.js';
 import { AppError, describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';

@@ -7,8 +7,7 @@ import { createOAuthAgent } from '../../src/composition/oauth/oauth-agent.js';
 import { FakeDocs } from './fake-docs.js';
 import { FakeSlack } from './fake-slack.js';
 import type { NextInstall } from './fake-slack-oauth.js';
-import { postSigned, type SlashCommandFields, slashCommandBody } from './slack-signing.js';
-import { SIGNING_SECRET, testEnv } from './test-app.js';
+import { signedSenders, type TestApp, testEnv } from './test-app.js';
 
 export const STATE_SECRET = 'test-state-secret-0123456789abcdef0123';
 export const ENCRYPTION_KEY = randomBytes(32).toString('base64');
@@ -26,7 +25,7 @@ export function oauthEnv(slack: FakeSlack, docs: FakeDocs, overrides: Record<str
   };
 }
 
-export interface OAuthTestApp {
+export interface OAuthTestApp extends Pick<TestApp, 'command' | 'event' | 'interaction'> {
   url: string;
   slack: FakeSlack;
   docs: FakeDocs;
@@ -34,11 +33,6 @@ export interface OAuthTestApp {
   logs: string[];
   /** Installs through the real flow (install page → Slack's authorize → Allow → callback); the success page. */
   install(next: NextInstall): Promise<{ status: number; html: string }>;
-  command(
-    fields: Partial<SlashCommandFields> & { text: string },
-  ): Promise<{ status: number; body: string; ms: number }>;
-  event(payload: unknown): Promise<{ status: number; body: string; ms: number }>;
-  interaction(payload: unknown): Promise<{ status: number; body: string; ms: number }>;
   stop(): Promise<void>;
 }
 
@@ -98,16 +92,7 @@ export async function startOAuthApp(
       const done = await fetch(allow, { headers: { cookie }, redirect: 'manual' });
       return { status: done.status, html: await done.text() };
     },
-    command: (fields) =>
-      postSigned(events, slashCommandBody({ response_url: slack.responseUrl(), ...fields }), SIGNING_SECRET),
-    event: (payload) =>
-      postSigned(events, JSON.stringify(payload), SIGNING_SECRET, { contentType: 'application/json' }),
-    interaction: (payload) =>
-      postSigned(
-        events,
-        new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
-        SIGNING_SECRET,
-      ),
+    ...signedSenders(events, slack),
     async stop() {
       await agent.stop();
       if (!options.slack) await slack.close();

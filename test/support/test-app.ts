@@ -98,6 +98,21 @@ export async function startTestApp(
     docs,
     agent,
     logs,
+    ...signedSenders(events, slack),
+    async stop() {
+      await agent.stop();
+      if (!options.slack) await slack.close();
+      if (!options.docs) await docs.close();
+    },
+  };
+}
+
+/** Signed commands, events and interactions to a bot's POST /slack/events, as Slack sends them. */
+export function signedSenders(
+  events: string,
+  slack: FakeSlack,
+): Pick<TestApp, 'command' | 'event' | 'interaction'> {
+  return {
     command: (fields) =>
       postSigned(events, slashCommandBody({ response_url: slack.responseUrl(), ...fields }), SIGNING_SECRET),
     event: (payload, headers = {}) =>
@@ -111,10 +126,5 @@ export async function startTestApp(
         new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
         SIGNING_SECRET,
       ),
-    async stop() {
-      await agent.stop();
-      if (!options.slack) await slack.close();
-      if (!options.docs) await docs.close();
-    },
   };
 }

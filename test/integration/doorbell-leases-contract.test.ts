@@ -1,31 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/common/logger.js';
+import { describe, expect, it } from 'vitest';
 import type { DoorbellLeases } from '../../src/jobs/doorbell/ports.js';
 import { MemoryDoorbellLeases } from '../../src/state/memory/memory-doorbell-leases.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { RedisDoorbellLeases } from '../../src/state/redis/redis-doorbell-leases.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 /** The doorbell's leases, memory and Redis (two clients = two replicas on one Redis): one reader, fenced. */
-const logger = createLogger({ level: 'silent', secrets: [] });
-let redis: RedisServer;
-const clients: RedisClient[] = [];
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  for (const client of clients) await closeRedis(client);
-  await redis?.stop();
-});
+const redis = redisForReplicas();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const state = (newestNumber: number) => ({ etag: `"e${newestNumber}"`, newestNumber, notBefore: 0 });
 
 async function redisLeases(): Promise<[DoorbellLeases, DoorbellLeases]> {
-  const a = await connectRedis(redis.url, logger, { failFast: true });
-  const b = await connectRedis(redis.url, logger, { failFast: true });
-  clients.push(a, b);
+  const [a, b] = [await redis.replica(), await redis.replica()];
   const prefix = `t${Math.random().toString(36).slice(2, 8)}:`;
   return [new RedisDoorbellLeases(a, prefix), new RedisDoorbellLeases(b, prefix)];
 }

@@ -1,28 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/common/logger.js';
+import { describe, expect, it } from 'vitest';
 import type { FeedbackVote, JobFeedbackStore } from '../../src/jobs/job-feedback.js';
 import { MemoryFeedbackStore } from '../../src/state/memory/memory-feedback-store.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { RedisFeedbackStore } from '../../src/state/redis/redis-feedback-store.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 /** The feedback store's contract, memory and Redis (two clients = two replicas on one Redis). */
-const logger = createLogger({ level: 'silent', secrets: [] });
-let redis: RedisServer;
-const clients: RedisClient[] = [];
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  for (const client of clients) await closeRedis(client);
-  await redis?.stop();
-});
+const redis = redisForReplicas();
 
 async function redisStores(): Promise<[JobFeedbackStore, JobFeedbackStore]> {
-  const a = await connectRedis(redis.url, logger, { failFast: true });
-  const b = await connectRedis(redis.url, logger, { failFast: true });
-  clients.push(a, b);
+  const [a, b] = [await redis.replica(), await redis.replica()];
   const prefix = `t${Math.random().toString(36).slice(2, 8)}:`;
   return [new RedisFeedbackStore(a, prefix), new RedisFeedbackStore(b, prefix)];
 }

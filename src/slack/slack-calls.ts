@@ -47,8 +47,8 @@ export interface SlackApiMetrics {
 export interface GatewayOptions {
   logger: Logger;
   /**
-   * Slack answered a call with a rejected token (revoked, invalid, account gone): nothing this process
-   * sends will work again. Called once per process.
+   * Slack answered a call with a rejected token (revoked, invalid, account gone, or rotated away a moment
+   * ago): called for every such answer; the listener decides (once) what it means.
    */
   onTokenRejected?: (code: string) => void;
   metrics?: SlackApiMetrics;
@@ -90,7 +90,6 @@ export class SlackCalls {
   protected readonly random: () => number;
   private readonly pacing: SlackPacing;
   private sharedFailureLoggedAt = 0;
-  private tokenRejected = false;
 
   constructor(
     protected readonly client: WebClient,
@@ -137,9 +136,7 @@ export class SlackCalls {
 
   private noticeRejectedToken(error: unknown): void {
     const { code } = classify(error);
-    if (this.tokenRejected || !TOKEN_REJECTED.has(code)) return;
-    this.tokenRejected = true;
-    this.options.onTokenRejected?.(code);
+    if (TOKEN_REJECTED.has(code)) this.options.onTokenRejected?.(code);
   }
 
   /**

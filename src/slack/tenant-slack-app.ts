@@ -5,6 +5,7 @@ import type { Logger } from '../common/logger.js';
 import type { TenantInstallation } from '../tenants/tenant.js';
 import { boltCore, RotatingTokenClient, type SlackAppOptions, webClientOptions } from './bolt-core.js';
 import type { SlackApp } from './slack-app.js';
+import { TOKEN_REJECTED } from './slack-calls.js';
 
 /** A verified request from Slack, as the shared front door hands it over. */
 export type InboundRequest = ReceiverEvent;
@@ -13,6 +14,8 @@ export type InboundRequest = ReceiverEvent;
 export interface TenantSlackApp extends SlackApp {
   /** Processes one verified request of this tenant (the shared receiver resolved the tenant). */
   receive(event: ReceiverEvent): Promise<void>;
+  /** Asks Slack whether it takes `token` (auth.test): false when refused, undefined when it could not tell. */
+  tokenAccepted(token: string): Promise<boolean | undefined>;
 }
 
 /** Requests reach a tenant's Bolt app through `receive`, never through a port of its own. */
@@ -64,6 +67,16 @@ export function createTenantSlackApp(
     mode: 'http',
     register: core.register,
     receive: (event) => core.app.processEvent(event),
+    // Outside the gateway: a refusal here is the answer asked for, not one more refusal to report.
+    tokenAccepted: async (token) => {
+      try {
+        await client.auth.test({ token });
+        return true;
+      } catch (error) {
+        const code = (error as { data?: { error?: unknown } }).data?.error;
+        return typeof code === 'string' && TOKEN_REJECTED.has(code) ? false : undefined;
+      }
+    },
     // The shared receiver listens; the installation names the bot, so there is nothing to check first.
     start: async () => 0,
     connected: () => true,

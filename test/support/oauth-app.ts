@@ -51,6 +51,7 @@ export async function startOAuthApp(
     clock?: Clock;
     upkeepIntervalMs?: number;
     purgeDelayMs?: number;
+    syncIntervalMs?: number;
   } = {},
 ): Promise<OAuthTestApp> {
   const slack = options.slack ?? (await FakeSlack.start());
@@ -70,6 +71,7 @@ export async function startOAuthApp(
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.upkeepIntervalMs !== undefined ? { upkeepIntervalMs: options.upkeepIntervalMs } : {}),
       ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
+      ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
     },
   );
   const port = await agent.start();

@@ -24,6 +24,8 @@ export function createOAuthAgent(
     /** Tests: how often tokens and purges are looked at (a minute), how long uninstalled data stays (an hour). */
     upkeepIntervalMs?: number;
     purgeDelayMs?: number;
+    /** Tests: how often the directory of installs is read (every 2 s). */
+    syncIntervalMs?: number;
   } = {},
 ): DocsAgent {
   const secrets = new SecretSet(secretsOf(config));
@@ -41,6 +43,7 @@ export function createOAuthAgent(
     clock,
     sharedRedis: store.sharedRedis,
     ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
+    ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
   });
   const upkeep = new TenantUpkeep({
     oauth: config.oauth,

@@ -5,6 +5,7 @@ import { createDocsAgent } from '../app.js';
 import type { DocsAgent, TenantScope } from '../docs-agent.js';
 import { TenantProjects, tenantConfig, tenantNamespace } from './tenant-config.js';
 import type { TenantRuntimesDeps } from './tenant-runtimes.js';
+import { tokenRefusalCheck } from './token-refusals.js';
 
 export interface TenantRuntime {
   scope: TenantScope;
@@ -75,13 +76,29 @@ export function buildTenantRuntime(
     ...(namespace ? { namespace } : {}),
     ...(deps.sharedRedis ? { sharedRedis: deps.sharedRedis } : {}),
     slackApp: (options) => {
-      holder.slack = createTenantSlackApp(
+      const refusedForGood = tokenRefusalCheck({
+        tenant,
+        directory,
+        held: () => scope.installation,
+        tokenAccepted: (token) => slack.tokenAccepted(token),
+        changed: on.changed,
+        logger,
+      });
+      const slack = createTenantSlackApp(
         runtimeConfig,
         logger,
         () => (holder.runtime?.installed === false ? undefined : scope.installation),
-        options,
+        {
+          ...options,
+          onTokenRejected: (code) => {
+            refusedForGood().then((confirmed) => {
+              if (confirmed) options.onTokenRejected?.(code);
+            });
+          },
+        },
       );
-      return holder.slack;
+      holder.slack = slack;
+      return slack;
     },
   });
   agent.onFatal(on.fatal);

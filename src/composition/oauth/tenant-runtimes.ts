@@ -36,6 +36,8 @@ export interface TenantRuntimesDeps {
   sharedRedis: SharedRedisConnections | undefined;
   /** How long an uninstalled tenant's data is kept (PURGE_DELAY_MS; tests shorten it). */
   purgeDelayMs?: number;
+  /** How often the directory is read (SYNC_INTERVAL_MS; tests lengthen it to hold a replica's view still). */
+  syncIntervalMs?: number;
 }
 
 /**
@@ -72,7 +74,7 @@ export class TenantRuntimes {
     await this.sync();
     this.timer = setInterval(() => {
       this.sync().catch(() => undefined);
-    }, SYNC_INTERVAL_MS);
+    }, this.deps.syncIntervalMs ?? SYNC_INTERVAL_MS);
     this.timer.unref();
   }
 

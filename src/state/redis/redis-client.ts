@@ -52,14 +52,26 @@ export async function connectRedis(
   return client;
 }
 
-/** Closes a client, falling back to dropping the socket when Redis is not answering. */
-export async function closeRedis(client: RedisClient): Promise<void> {
+/** How long a close waits for answers to commands already sent before it drops the connection. */
+const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Closes a client: commands already sent get their answers first (Redis answers in order, so a PING
+ * answered means none is pending), within a bound; then the connection is dropped. A client that is not
+ * connected (Redis down, reconnecting) is dropped at once, its queued commands refused: waiting for them
+ * would hang shutdown until Redis came back, if ever.
+ */
+export async function closeRedis(client: RedisClient, graceMs = CLOSE_GRACE_MS): Promise<void> {
   if (!client.isOpen) return;
-  try {
-    await client.close();
-  } catch {
-    client.destroy();
+  if (client.isReady) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([client.ping().catch(() => undefined), late]);
+    clearTimeout(timer);
   }
+  if (client.isOpen) client.destroy();
 }
 
 /** `host:port` of a Redis URL, without credentials (for log lines). */

@@ -25,6 +25,7 @@ import {
   replayGuard,
   responseUrlOrigins,
   startedLine,
+  within,
 } from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
 import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
@@ -45,6 +46,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const clock = options.clock ?? systemClock;
   let stopping = false;
   let stopped: Promise<void> | undefined;
+  let starting: Promise<number> | undefined;
   const startAbort = new AbortController();
   let metricsServer: MetricsServer | undefined;
   // A tenant's runtime (OAuth mode) counts into its own metrics; the process serves them all together.
@@ -163,11 +165,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ...{ evidence: healthEvidence, projects, clock, logger },
   });
   const pulls = wirePullRequests({
-    config,
-    adapters,
-    store,
-    notifier,
-    outbox: deliveries,
+    ...{ config, adapters, store, notifier, outbox: deliveries, clock, logger },
     outcomes: {
       merged: async (record, pr) => {
         await unfurls.onMerged(record, pr);
@@ -175,8 +173,6 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       },
       unreadable: (record) => impact.onUnreadable(record),
     },
-    clock,
-    logger,
   });
   const weekly = new WeeklyReports({
     analytics,
@@ -246,36 +242,39 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     metricsPort: () => metricsServer?.port,
     jobs,
     onFatal: (listener) => fatal.listen(listener),
-    async start() {
-      // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
-      const port = await slack.start();
-      if (!options.tenant) metricsServer = await startMetricsServer(metrics, config.metrics, logger);
-      if (!(await adapters.waitUntilReady(startAbort.signal))) return port;
-      await pulls.start();
-      // Start-up is one pass of the reconciler: watched jobs without a pending poll, owed deliveries.
-      const resumed = await jobs.startWatching();
-      await reconciler.runOnce();
-      reconciler.start();
-      impact.start();
-      await weekly.start();
-      await alerts.start();
-      logger.info(
-        {
-          mode: slack.mode,
-          port,
-          state: adapters.backend,
-          resumedJobs: resumed,
-          project: config.docs.projectId,
-        },
-        startedLine(slack.mode, port, adapters.backend, options.tenant?.key),
-      );
-      return port;
+    start() {
+      // A stop during start-up ends it between steps and waits for the step under way, so nothing started
+      // late (a worker, a timer) outlives the stop.
+      starting ??= (async () => {
+        // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
+        const port = await slack.start();
+        if (!options.tenant) metricsServer = await startMetricsServer(metrics, config.metrics, logger);
+        if (!(await adapters.waitUntilReady(startAbort.signal)) || stopping) return port;
+        await pulls.start();
+        // Start-up is one pass of the reconciler: watched jobs without a pending poll, owed deliveries.
+        const resumed = stopping ? 0 : await jobs.startWatching();
+        if (!stopping) await reconciler.runOnce();
+        if (stopping) return port;
+        reconciler.start();
+        impact.start();
+        await weekly.start();
+        if (!stopping) await alerts.start();
+        const { mode } = slack;
+        const line = startedLine(mode, port, adapters.backend, options.tenant?.key);
+        logger.info(
+          { mode, port, state: adapters.backend, resumedJobs: resumed, project: config.docs.projectId },
+          line,
+        );
+        return port;
+      })();
+      return starting;
     },
     stop() {
       stopped ??= (async () => {
         // Not ready from now on: load balancers and orchestrators stop sending work here.
         stopping = true;
         startAbort.abort();
+        if (starting) await within(starting, 5_000, 'finishing start-up', logger);
         await shutDown({
           slack,
           reconciler,

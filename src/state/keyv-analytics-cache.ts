@@ -4,6 +4,7 @@ import type { AnalyticsCache } from '../insights/ports.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import type { RedisClient } from './redis/redis-client.js';
 import { PLAIN_JSON, redisKeyv } from './redis/redis-keyv.js';
+import { storeErrorListener } from './store-errors.js';
 
 export const MEMORY_ANALYTICS_CACHE_ENTRIES = 500;
 
@@ -46,7 +47,7 @@ export function createMemoryAnalyticsCache(logger: Logger, now?: () => number): 
     namespace: 'docs-agent-analytics',
     ...PLAIN_JSON,
   });
-  keyv.on('error', (error: unknown) => logger.error({ err: error }, 'analytics cache error'));
+  keyv.on('error', storeErrorListener(logger, 'analytics cache error'));
   return new KeyvAnalyticsCache(keyv, now);
 }
 

@@ -9,6 +9,7 @@ import { guardState } from './keyv-job-store.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import type { RedisClient } from './redis/redis-client.js';
 import { redisKeyv } from './redis/redis-keyv.js';
+import { storeErrorListener } from './store-errors.js';
 
 /** Assistant threads by (DM channel, thread ts), each kept a month after its last event. */
 export class KeyvAssistantThreadStore implements AssistantThreadStore {
@@ -43,7 +44,7 @@ export function createMemoryAssistantThreadStore(logger: Logger): KeyvAssistantT
     store: new BoundedMemoryStore({ maxEntries: 10_000 }),
     namespace: 'docs-agent-assistant-threads',
   });
-  keyv.on('error', (error: unknown) => logger.error({ err: error }, 'assistant thread store error'));
+  keyv.on('error', storeErrorListener(logger, 'assistant thread store error'));
   return new KeyvAssistantThreadStore(keyv);
 }
 

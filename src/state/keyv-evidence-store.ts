@@ -4,6 +4,7 @@ import type { EvidenceStore } from '../insights/health/ports.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import type { RedisClient } from './redis/redis-client.js';
 import { PLAIN_JSON, redisKeyv } from './redis/redis-keyv.js';
+import { storeErrorListener } from './store-errors.js';
 
 /** Reports × rows kept in memory mode: 25 rows × 3 sections per report, a few hundred reports. */
 export const MEMORY_EVIDENCE_ENTRIES = 20_000;
@@ -28,7 +29,7 @@ export function createMemoryEvidenceStore(logger: Logger, now?: () => number): K
     namespace: 'docs-agent-evidence',
     ...PLAIN_JSON,
   });
-  keyv.on('error', (error: unknown) => logger.error({ err: error }, 'evidence store error'));
+  keyv.on('error', storeErrorListener(logger, 'evidence store error'));
   return new KeyvEvidenceStore(keyv);
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from '../common/logger.js';
 import { type JobRecord, JobVersionConflictError, versionOf } from '../jobs/domain/job.js';
 import type { JobStore } from '../jobs/ports.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
+import { storeErrorListener } from './store-errors.js';
 import { LockedVersionedWrite, threadLinkKey, type VersionedWrite } from './versioned-save.js';
 
 /** Records outlive the watch so follow-ups in old threads still find their job. */
@@ -238,6 +239,6 @@ export function createMemoryJobStore(logger: Logger, now?: () => number): KeyvJo
   // Records and thread links of 30 days of jobs (~2,400 a day at the platform's hourly budget, two entries
   // each) fit; watched jobs are read at every poll, so the least recently used are long-finished ones.
   const keyv = new Keyv({ store: new BoundedMemoryStore({ maxEntries: 200_000 }), namespace: 'docs-agent' });
-  keyv.on('error', (error: unknown) => logger.error({ err: error }, 'state store error'));
+  keyv.on('error', storeErrorListener(logger, 'state store error'));
   return new KeyvJobStore(keyv, new MemoryAtomicOps(now));
 }

@@ -6,6 +6,7 @@ import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import { RedisAtomicOps } from './redis/redis-atomic-ops.js';
 import type { RedisClient } from './redis/redis-client.js';
 import { redisKeyv } from './redis/redis-keyv.js';
+import { storeErrorListener } from './store-errors.js';
 
 const SCHEDULES_SET = 'weekly-schedules';
 
@@ -72,7 +73,7 @@ export function createMemoryScheduleStore(logger: Logger, now?: () => number): K
     store: new BoundedMemoryStore({ maxEntries: 10_000 }),
     namespace: 'docs-agent-schedules',
   });
-  keyv.on('error', (error: unknown) => logger.error({ err: error }, 'schedule store error'));
+  keyv.on('error', storeErrorListener(logger, 'schedule store error'));
   return new KeyvScheduleStore(keyv, new MemoryAtomicOps(now));
 }
 

@@ -2,6 +2,7 @@ import { type Job, Queue, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { AlertScheduler } from '../../insights/ports.js';
+import { storeErrorListener } from '../store-errors.js';
 import { bullConnectionOf, type RedisClient } from './redis-client.js';
 
 const QUEUE_NAME = 'health-alerts';
@@ -34,9 +35,7 @@ export class BullmqAlertScheduler implements AlertScheduler {
   async start(onTick: (tickMs: number) => Promise<void>): Promise<void> {
     if (this.worker) return;
     const queue = new Queue(QUEUE_NAME, { connection: bullConnectionOf(this.o.client), prefix: this.prefix });
-    queue.on('error', (error: unknown) =>
-      this.log.error({ error: describeError(error) }, 'alert queue error'),
-    );
+    queue.on('error', storeErrorListener(this.log, 'alert queue error'));
     this.queue = queue;
     try {
       await queue.upsertJobScheduler(
@@ -59,9 +58,7 @@ export class BullmqAlertScheduler implements AlertScheduler {
       lockDuration: 60_000,
       maxStalledCount: 1,
     });
-    worker.on('error', (error: unknown) =>
-      this.log.error({ error: describeError(error) }, 'alert worker error'),
-    );
+    worker.on('error', storeErrorListener(this.log, 'alert worker error'));
     this.worker = worker;
   }
 

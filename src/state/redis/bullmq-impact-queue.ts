@@ -2,6 +2,7 @@ import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { ImpactCheck, ImpactQueue } from '../../insights/health/ports.js';
+import { storeErrorListener } from '../store-errors.js';
 import { bullConnectionOf, type RedisClient } from './redis-client.js';
 
 export interface BullmqImpactQueueOptions {
@@ -77,9 +78,7 @@ export class BullmqImpactQueue implements ImpactQueue {
           backoff: { type: 'fixed', delay: RETRY_AFTER_THROW_MS },
         },
       });
-      queue.on('error', (error: unknown) =>
-        this.log.error({ error: describeError(error) }, 'impact queue error'),
-      );
+      queue.on('error', storeErrorListener(this.log, 'impact queue error'));
       this.queueInstance = queue;
     }
     return this.queueInstance;
@@ -99,9 +98,7 @@ export class BullmqImpactQueue implements ImpactQueue {
         ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
       },
     );
-    worker.on('error', (error: unknown) =>
-      this.log.error({ error: describeError(error) }, 'impact worker error'),
-    );
+    worker.on('error', storeErrorListener(this.log, 'impact worker error'));
     worker.on('failed', (job, error) =>
       this.log.warn(
         { jobId: job?.data.check.jobId, retried: !job?.finishedOn, error: describeError(error) },

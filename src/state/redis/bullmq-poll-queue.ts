@@ -2,6 +2,7 @@ import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { PollQueue } from '../../jobs/ports.js';
+import { storeErrorListener } from '../store-errors.js';
 import { wakeOverduePollsOnReconnect } from './poll-wake-on-reconnect.js';
 import { bullConnectionOf, type RedisClient } from './redis-client.js';
 
@@ -114,9 +115,7 @@ export class BullmqPollQueue implements PollQueue {
           backoff: { type: 'poll-retry' },
         },
       });
-      queue.on('error', (error: unknown) =>
-        this.log.error({ error: describeError(error) }, 'poll queue error'),
-      );
+      queue.on('error', storeErrorListener(this.log, 'poll queue error'));
       this.queueInstance = queue;
     }
     return this.queueInstance;
@@ -142,9 +141,7 @@ export class BullmqPollQueue implements PollQueue {
           Math.min(QUEUE_RETRY_MAX_MS, this.retryDelayMs * 2 ** Math.min(Math.max(0, attemptsMade - 1), 8)),
       },
     });
-    worker.on('error', (error: unknown) =>
-      this.log.error({ error: describeError(error) }, 'poll worker error'),
-    );
+    worker.on('error', storeErrorListener(this.log, 'poll worker error'));
     this.stopWaking = wakeOverduePollsOnReconnect(this.options.client, () => this.queue, this.log);
     // A poll that ended (handler resolved null) may have been re-scheduled meanwhile: apply that now.
     worker.on('completed', (job) => this.applyInBackground(job.data.jobId));

@@ -3,6 +3,7 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { scheduleKey, type WeeklyReportScheduler, type WeeklySchedule } from '../../insights/ports.js';
 import { nextOccurrence, previousOccurrence } from '../../insights/ranges/cron-times.js';
+import { storeErrorListener } from '../store-errors.js';
 import { bullConnectionOf, type RedisClient } from './redis-client.js';
 
 export interface BullmqWeeklySchedulerOptions {
@@ -68,9 +69,7 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
         prefix: this.prefix,
         settings: { repeatStrategy: cronerRepeatStrategy },
       });
-      queue.on('error', (error: unknown) =>
-        this.log.error({ error: describeError(error) }, 'weekly report queue error'),
-      );
+      queue.on('error', storeErrorListener(this.log, 'weekly report queue error'));
       this.queueInstance = queue;
     }
     return this.queueInstance;
@@ -88,9 +87,7 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
       maxStalledCount: 1,
       settings: { repeatStrategy: cronerRepeatStrategy },
     });
-    worker.on('error', (error: unknown) =>
-      this.log.error({ error: describeError(error) }, 'weekly report worker error'),
-    );
+    worker.on('error', storeErrorListener(this.log, 'weekly report worker error'));
     this.worker = worker;
   }
 

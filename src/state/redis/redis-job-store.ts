@@ -1,8 +1,8 @@
 import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
-import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { KeyvJobStore } from '../keyv-job-store.js';
+import { storeErrorListener } from '../store-errors.js';
 import { RedisVersionedWrite } from '../versioned-save.js';
 import { RedisAtomicOps } from './redis-atomic-ops.js';
 import { closeRedis, createRedisClient, type RedisClient } from './redis-client.js';
@@ -43,7 +43,7 @@ export function createRedisState(
   const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
   const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
   // Keyv re-emits its adapter's errors; without a listener an error event would crash the process.
-  keyv.on('error', (error: unknown) => log.error({ error: describeError(error) }, 'state store error'));
+  keyv.on('error', storeErrorListener(log, 'state store error'));
   const atomics = new RedisAtomicOps(client, `${namespace}:`);
   const writes = new RedisVersionedWrite(client, keyv, adapter, namespace, (set) => atomics.setKey(set));
   const store = new KeyvJobStore(keyv, atomics, writes);

@@ -1,7 +1,7 @@
 import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
-import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
+import { storeErrorListener } from '../store-errors.js';
 import type { RedisClient } from './redis-client.js';
 
 /** Keyv's values as plain JSON (no Keyv type tags), for stores whose values are JSON already. */
@@ -27,8 +27,6 @@ export function redisKeyv(
     throwOnErrors: true,
     ...(options.plainJson ? PLAIN_JSON : {}),
   });
-  keyv.on('error', (error: unknown) =>
-    logger[options.level ?? 'error']({ error: describeError(error) }, `${what} error`),
-  );
+  keyv.on('error', storeErrorListener(logger, `${what} error`, options.level));
   return keyv;
 }

@@ -279,14 +279,21 @@ export class Deliveries implements Outbox {
     });
     // Shutting down: due for the replicas that stay once whatever is on the wire has settled.
     const wait = Math.max(this.closed ? (uncertain ? this.settleMs : 0) : backoff, retryAfterMs ?? 0);
-    await this.settle(lease, { kind: 'retry', notBefore: this.now() + wait, uncertain }).catch(
-      (error: unknown) =>
-        // The lease lapses on its own; the reconciler retries then.
-        this.o.logger.warn({ key: record.key, error: describeError(error) }, 'could not record a retry'),
+    const notBefore = this.now() + wait;
+    await this.settle(lease, { kind: 'retry', notBefore, uncertain }).catch((error: unknown) =>
+      // The lease lapses on its own; the reconciler retries then.
+      this.o.logger.warn({ key: record.key, error: describeError(error) }, 'could not record a retry'),
     );
     this.o.metrics?.delivery('retry', record.priority);
     this.o.logger.warn({ key: record.key, code, retryInMs: wait }, 'delivery not confirmed; will retry');
-    if (!this.closed) setTimeout(() => this.kick(record.key), wait).unref();
+    this.kickAt(record.key, notBefore);
     return { status: 'pending' };
+  }
+
+  /** Attempts `key` at `at`: a timer may fire a millisecond early (a monotonic clock), so it is re-armed. */
+  private kickAt(key: string, at: number, rearms = 3): void {
+    if (this.closed) return;
+    const fire = () => (this.now() < at && rearms > 0 ? this.kickAt(key, at, rearms - 1) : this.kick(key));
+    setTimeout(fire, Math.max(0, at - this.now())).unref();
   }
 }

@@ -108,6 +108,27 @@ describe('Deliveries', () => {
     expect(slack.calls).toHaveLength(1);
   });
 
+  it('its own retry goes out without a reconciler, even when the timer fires before the clock reaches it', async () => {
+    const slack = new ScriptedSlack();
+    slack.fates = [{ kind: 'not_sent', code: 'slack_queue_full', retryAfterMs: 30 }, 'ok'];
+    // The clock is 5 ms ahead while the retry is recorded and exact when its timer fires: as a timer that
+    // fires a millisecond before Date.now() gets there (timers run on a monotonic clock), only wider.
+    let skew = 5;
+    const a = new Deliveries({
+      store: new MemoryDeliveryStore(),
+      sender: slack,
+      logger,
+      settleMs: 0,
+      now: () => Date.now() + skew,
+    });
+    expect(await a.deliver(reply())).toEqual({ status: 'pending' });
+    skew = 0;
+    const deadline = Date.now() + 2_000;
+    while (slack.copies('terminal:job_1:1') === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(slack.copies('terminal:job_1:1')).toBe(1);
+  });
+
   it('an unknown outcome that did not land is posted again after the look-up', async () => {
     const slack = new ScriptedSlack();
     slack.fates = ['lost', 'ok'];

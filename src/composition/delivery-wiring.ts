@@ -33,7 +33,10 @@ export function wireDeliveries(input: {
     sender: new SlackDeliverySender(
       input.gateway,
       input.config.slack.timeoutMs,
-      new TokenRejections({ logger: input.logger.child({ component: 'delivery' }) }),
+      new TokenRejections({
+        logger: input.logger.child({ component: 'delivery' }),
+        tenant: input.config.oauth !== undefined,
+      }),
     ),
     logger: input.logger.child({ component: 'delivery' }),
     leaseMs: 2 * input.config.slack.timeoutMs + 5_000,

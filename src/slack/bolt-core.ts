@@ -4,6 +4,7 @@ import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
 import { registerListeners, type SlackDeps } from './listeners/index.js';
+import { TOKEN_REJECTED } from './slack-calls.js';
 import { type GatewayOptions, SlackGateway } from './slack-gateway.js';
 
 export type SlackAppOptions = Pick<GatewayOptions, 'metrics' | 'sharedSlots' | 'onTokenRejected'>;
@@ -26,18 +27,31 @@ export function withTrailingSlash(url: string): string {
 
 /**
  * A client whose token is read on every call (OAuth mode: token rotation replaces it while the runtime
- * keeps running); a token passed with a call still wins.
+ * keeps running); a token passed with a call still wins. A call Slack refuses for the token it read is made
+ * once more when `renew` finds a newer one (rotated on another replica a moment ago): Slack acted on
+ * nothing it refused, so the person asking never notices the rotation.
  */
 export class RotatingTokenClient extends webApi.WebClient {
   constructor(
     private readonly tokenOf: () => string,
     options: webApi.WebClientOptions,
+    private readonly renew?: (refused: string) => Promise<string | undefined>,
   ) {
     super(undefined, options);
   }
 
-  override apiCall(method: string, options: Record<string, unknown> = {}) {
-    return super.apiCall(method, { ...options, token: options.token ?? this.tokenOf() });
+  override async apiCall(method: string, options: Record<string, unknown> = {}) {
+    if (options.token) return super.apiCall(method, options);
+    const token = this.tokenOf();
+    try {
+      return await super.apiCall(method, { ...options, token });
+    } catch (error) {
+      const code = (error as { data?: { error?: unknown } }).data?.error;
+      if (!this.renew || typeof code !== 'string' || !TOKEN_REJECTED.has(code)) throw error;
+      const renewed = await this.renew(token).catch(() => undefined);
+      if (!renewed || renewed === token) throw error;
+      return super.apiCall(method, { ...options, token: renewed });
+    }
   }
 }
 

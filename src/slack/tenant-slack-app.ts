@@ -34,6 +34,8 @@ export function createTenantSlackApp(
   logger: Logger,
   installation: () => TenantInstallation | undefined,
   options: SlackAppOptions = {},
+  /** A newer token than `refused` in the directory (rotated elsewhere a moment ago), if there is one. */
+  renewToken?: (refused: string) => Promise<string | undefined>,
 ): TenantSlackApp {
   const current = (): TenantInstallation => {
     const now = installation();
@@ -41,7 +43,11 @@ export function createTenantSlackApp(
     if (!now) throw new AppError('tenant_uninstalled', 'this workspace uninstalled the app');
     return now;
   };
-  const client = new RotatingTokenClient(() => current().botToken, webClientOptions(config, logger));
+  const client = new RotatingTokenClient(
+    () => current().botToken,
+    webClientOptions(config, logger),
+    renewToken,
+  );
   const core = boltCore({
     config,
     logger,

@@ -15,11 +15,18 @@ export interface TokenRejectionOptions {
   windowMs?: number;
   /** Wait before the next attempt of a message refused for the token (30 s). */
   retryAfterMs?: number;
+  /**
+   * OAuth mode: the token is a tenant's install, kept current from the directory (rotation, re-install), so
+   * the message says so and the next attempt comes as soon as the directory has been read again.
+   */
+  tenant?: boolean;
   now?: () => number;
 }
 
 export const TOKEN_REJECTION_WINDOW_MS = 15 * 60_000;
 const TOKEN_RETRY_AFTER_MS = 30_000;
+/** OAuth mode: a replica reads the directory every 2 s, and at once after a refusal. */
+const TENANT_TOKEN_RETRY_AFTER_MS = 3_000;
 
 /**
  * A token change (the app reinstalled, a token rotated, the secret updated replica by replica) makes Slack
@@ -44,14 +51,18 @@ export class TokenRejections {
     const windowMs = this.options.windowMs ?? TOKEN_REJECTION_WINDOW_MS;
     if (this.since === undefined) {
       this.since = now;
-      this.options.logger.error(
+      this.options.logger[this.options.tenant ? 'warn' : 'error'](
         { code, keptForMinutes: Math.round(windowMs / 60_000) },
-        'Slack refuses the bot token (SLACK_BOT_TOKEN): check it was not revoked or replaced by a reinstall. ' +
-          'Messages the bot owes are kept and retried meanwhile (any replica with a valid token delivers them)',
+        this.options.tenant
+          ? "Slack refuses the workspace's bot token: rotated a moment ago, or the app uninstalled (then the " +
+              'workspace stops here shortly). Messages the bot owes are kept and retried with the current token'
+          : 'Slack refuses the bot token (SLACK_BOT_TOKEN): check it was not revoked or replaced by a reinstall. ' +
+              'Messages the bot owes are kept and retried meanwhile (any replica with a valid token delivers them)',
       );
     }
-    if (now - this.since < windowMs)
-      return { kind: 'not_sent', code, retryAfterMs: this.options.retryAfterMs ?? TOKEN_RETRY_AFTER_MS };
+    const retryAfterMs =
+      this.options.retryAfterMs ?? (this.options.tenant ? TENANT_TOKEN_RETRY_AFTER_MS : TOKEN_RETRY_AFTER_MS);
+    if (now - this.since < windowMs) return { kind: 'not_sent', code, retryAfterMs };
     if (!this.toldPermanent) {
       this.toldPermanent = true;
       this.options.logger.error(

@@ -104,4 +104,70 @@ describe('OAuth mode: a token rotated on one replica while another still holds t
     await waitFor(() => publishedWith(fresh, since), { what: 'Home on a with the refreshed token' });
     slack.oauth.tokenExpiresIn = undefined;
   });
+
+  it('a mention on the replica with the old token is served as if nothing happened', async () => {
+    slack.oauth.tokenExpiresIn = 5 * 3_600;
+    await b.install({ teamId: 'T0ROTC', teamName: 'Rotc' });
+    const old = slack.oauth.liveToken('T0ROTC');
+    await waitFor(() => slack.oauth.refreshes.some((r) => r.tenant === 'T0ROTC'), { timeoutMs: 10_000 });
+    const fresh = slack.oauth.liveToken('T0ROTC');
+    slack.userTeams.set('U0ROTC', 'T0ROTC');
+    const since = slack.calls.length;
+    const logsBefore = b.logs.length;
+    // b still holds the old token: its first call for the mention (who is asking) is refused.
+    await b.event({
+      type: 'event_callback',
+      team_id: 'T0ROTC',
+      api_app_id: 'A0DOCSAGENT',
+      event_id: 'EvROTC1',
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [{ team_id: 'T0ROTC', enterprise_id: null, is_enterprise_install: false }],
+      event: {
+        type: 'app_mention',
+        user: 'U0ROTC',
+        text: '<@U0BOT> fix the quickstart',
+        ts: '1700000000.000200',
+        channel: 'C0ROTC',
+        event_ts: '1700000000.000200',
+      },
+    });
+    const calls = () => slack.calls.slice(since);
+    // The card, posted with the new token, then says what to do (no project connected here).
+    await waitFor(
+      () =>
+        calls().some(
+          (c) =>
+            c.method === 'chat.update' &&
+            c.authorization === `Bearer ${fresh}` &&
+            JSON.stringify(c.args).includes('/docs-agent connect'),
+        ),
+      { timeoutMs: 10_000, what: 'the card updated with the new token' },
+    );
+    expect(calls().some((c) => c.authorization === `Bearer ${old}`)).toBe(true);
+    const cards = calls().filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'C0ROTC');
+    expect(cards.map((c) => c.authorization)).toEqual([`Bearer ${fresh}`]);
+    // The person was not taken for an outsider because Slack refused the old token.
+    expect(b.logs.slice(logsBefore).filter((l) => l.includes('another organisation'))).toEqual([]);
+    slack.oauth.tokenExpiresIn = undefined;
+  });
+
+  it('a refusal Slack does not repeat (invalid_auth once, for the current token) uninstalls nothing', async () => {
+    const token = slack.oauth.liveToken('T0ROTB');
+    const logsBefore = a.logs.length;
+    slack.inject('users.info', { kind: 'error', error: 'invalid_auth' });
+    await homeOpened(a, 'U0ROTB90');
+    // a asks Slack about the token it holds (auth.test), which Slack accepts: the tenant stays installed.
+    await waitFor(
+      () => slack.calls.some((c) => c.method === 'auth.test' && c.authorization === `Bearer ${token}`),
+      {
+        what: 'the token checked with auth.test',
+      },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await keys.keys('docs-agent:directory:tenant:T0ROTB:*')).not.toEqual([]);
+    expect(a.logs.slice(logsBefore).filter((l) => l.includes('its calls, polls, schedules'))).toEqual([]);
+    const since = slack.calls.length;
+    await homeOpened(a, 'U0ROTB91');
+    await waitFor(() => publishedWith(token, since), { what: 'Home on a afterwards' });
+  });
 });

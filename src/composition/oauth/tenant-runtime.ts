@@ -96,6 +96,12 @@ export function buildTenantRuntime(
             });
           },
         },
+        async (refused) => {
+          const stored = await directory.installation(tenant);
+          if (!stored || stored.botToken === refused) return undefined;
+          on.changed(); // the next read of the directory makes it this runtime's token
+          return stored.botToken;
+        },
       );
       holder.slack = slack;
       return slack;

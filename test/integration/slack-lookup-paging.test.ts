@@ -162,7 +162,10 @@ describe('a refused token during a token change', () => {
     expect(slack.callsOf('chat.postMessage').length).toBe(4);
     const told = lines.filter((l) => l.includes('Slack refuses the bot token'));
     expect(told).toHaveLength(1);
-    expect(lines.some((l) => l.includes('Slack accepts the bot token again'))).toBe(true);
+    // Said once Slack's answer is back (the copy is stored a moment before the answer arrives).
+    await waitFor(() => lines.some((l) => l.includes('Slack accepts the bot token again')), {
+      what: 'the token said to work again',
+    });
   });
 
   it('a token still refused after the window: messages are abandoned from then on', () => {

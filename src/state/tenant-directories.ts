@@ -4,9 +4,9 @@ import type { SecretBox } from '../common/secret-box.js';
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantKey } from '../tenants/tenant.js';
 import { MemoryTenantDirectory } from './memory/memory-tenant-directory.js';
-import { waitForRedis } from './redis/redis-client.js';
+import { type RedisClient, waitForRedis } from './redis/redis-client.js';
 import { createSharedRedisConnections, type SharedRedisConnections } from './redis/redis-job-store.js';
-import { RedisTenantDirectory } from './redis/redis-tenant-directory.js';
+import { CHANGES_CHANNEL, RedisTenantDirectory } from './redis/redis-tenant-directory.js';
 import { pingState } from './redis-adapters.js';
 
 export interface TenantDirectoryHandle {
@@ -18,6 +18,11 @@ export interface TenantDirectoryHandle {
   purge(tenant: TenantKey): Promise<number>;
   state(): Promise<'ok' | 'unreachable'>;
   waitUntilReady(signal: AbortSignal): Promise<boolean>;
+  /**
+   * Calls `listener` whenever any replica writes to the directory (Redis Pub/Sub; one connection per
+   * process). Memory: nothing to watch, every write is this process's own.
+   */
+  watch(listener: () => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,11 +49,13 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       purge: async () => 0,
       state: async () => 'ok',
       waitUntilReady: async () => true,
+      watch: async () => undefined,
       close: async () => undefined,
     };
   }
   const shared = createSharedRedisConnections(redisUrl, logger);
   const { client } = shared;
+  let subscriber: RedisClient | undefined;
   return {
     backend: 'redis',
     directory: new RedisTenantDirectory(client, DIRECTORY_PREFIX, box),
@@ -78,6 +85,17 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       await shared.connect();
       return true;
     },
-    close: () => shared.close(),
+    async watch(listener) {
+      // Its errors are the shared connections' errors (they say an outage once); it reconnects and
+      // subscribes again on its own, and the periodic sync covers what was announced meanwhile.
+      subscriber = client.duplicate();
+      subscriber.on('error', () => undefined);
+      await subscriber.connect();
+      await subscriber.subscribe(DIRECTORY_PREFIX + CHANGES_CHANNEL, () => listener());
+    },
+    async close() {
+      if (subscriber?.isOpen) subscriber.destroy();
+      await shared.close();
+    },
   };
 }

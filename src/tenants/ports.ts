@@ -22,6 +22,8 @@ export interface TenantDirectory {
   ): Promise<boolean>;
   /** Every installed tenant and a stamp that changes whenever its installation or settings change. */
   stamps(): Promise<Map<TenantKey, string>>;
+  /** One tenant's stamp (undefined once uninstalled): whether a runtime's copy is still current. */
+  stamp(tenant: TenantKey): Promise<string | undefined>;
   /**
    * Uninstall: the installation and settings (every secret) are deleted at once, the tenant leaves `stamps()`,
    * and its other data is due for purging at `purgeAt`.

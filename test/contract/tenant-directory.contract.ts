@@ -176,8 +176,12 @@ export function tenantDirectoryContract(create: TenantDirectoryFactory): void {
         await a.settings('T1');
         expect(await a.saveSettings('T1', { projects: [] }, 0)).toBe(false);
         expect(await stampOf('T1')).toBe(settled);
+        // One tenant's stamp on its own (a request checks its runtime is current) is the same stamp.
+        expect(await b.stamp('T1')).toBe(settled);
+        expect(await b.stamp('T2')).toBeUndefined();
         await a.removeTenant('T1', 0);
         expect([...(await b.stamps()).keys()]).toEqual(['E1']);
+        expect(await b.stamp('T1')).toBeUndefined();
         // Installed again: a stamp never seen before, so a registry rebuilds it.
         await a.saveInstallation(installation('T1'));
         expect(seen.has(await stampOf('T1'))).toBe(false);

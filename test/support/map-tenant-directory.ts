@@ -56,6 +56,10 @@ export class MapTenantDirectory implements TenantDirectory {
     return new Map([...this.installations.keys()].map((t) => [t, String(this.stored.get(t)?.version ?? 0)]));
   }
 
+  async stamp(tenant: TenantKey): Promise<string | undefined> {
+    return (await this.stamps()).get(tenant);
+  }
+
   async removeTenant(tenant: TenantKey): Promise<void> {
     this.installations.delete(tenant);
     this.stored.delete(tenant);

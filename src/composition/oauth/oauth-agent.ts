@@ -42,6 +42,7 @@ export function createOAuthAgent(
     metrics,
     clock,
     sharedRedis: store.sharedRedis,
+    watch: (listener) => store.watch(listener),
     ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
     ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
   });

@@ -38,6 +38,8 @@ export interface TenantRuntimesDeps {
   purgeDelayMs?: number;
   /** How often the directory is read (SYNC_INTERVAL_MS; tests lengthen it to hold a replica's view still). */
   syncIntervalMs?: number;
+  /** Calls back whenever any replica writes to the directory (Redis); the periodic read stays as a net. */
+  watch?: (listener: () => void) => Promise<void>;
 }
 
 /**
@@ -47,10 +49,7 @@ export interface TenantRuntimesDeps {
  */
 export class TenantRuntimes {
   private readonly runtimes = new Map<TenantKey, TenantRuntime>();
-  /**
-   * Uninstalled while this process runs, with the stamp they had: a stale directory read never brings them
-   * back, a re-install (a new stamp) does.
-   */
+  /** Uninstalled here, with their stamp: a stale read never brings them back, a re-install does. */
   private readonly removed = new Map<TenantKey, string | undefined>();
   private syncing: Promise<void> | undefined;
   /** Tenants whose record could not be read, with the stamp that failed (said once per stamp). */
@@ -71,6 +70,16 @@ export class TenantRuntimes {
   }
 
   async start(): Promise<void> {
+    await this.deps
+      .watch?.(() => {
+        this.sync().catch(() => undefined);
+      })
+      .catch((error: unknown) => {
+        this.log.warn(
+          { error: describeError(error) },
+          'could not watch the directory of installs; reading it every 2 s only',
+        );
+      });
     await this.sync();
     this.timer = setInterval(() => {
       this.sync().catch(() => undefined);
@@ -105,10 +114,14 @@ export class TenantRuntimes {
         .map((key) => this.runtimes.get(key))
         .find((runtime) => runtime?.installed);
     const found = find();
-    if (found) return found;
+    // Decided on the stored record: settings saved or a token rotated on another replica a moment ago are
+    // applied before this request is served (one read of the tenant's stamp; as held if Redis fails).
+    const stored = found && (await this.deps.directory.stamp(found.scope.key).catch(() => found.stamp));
+    if (found && stored === found.stamp) return found;
+    if (found) await this.sync().catch(() => undefined);
     // Installed through another replica a moment ago: look at the directory (at most once a second; a
     // request meanwhile waits for the next look, so a second new tenant's first request is not dropped).
-    await this.syncOnDemand();
+    else await this.syncOnDemand();
     return find();
   }
 

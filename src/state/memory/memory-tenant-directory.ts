@@ -76,6 +76,10 @@ export class MemoryTenantDirectory implements TenantDirectory {
     return new Map(this.stampOf);
   }
 
+  async stamp(tenant: TenantKey): Promise<string | undefined> {
+    return this.stampOf.get(tenant);
+  }
+
   async removeTenant(tenant: TenantKey, purgeAt: number): Promise<void> {
     this.installations.delete(tenant);
     this.settingsOf.delete(tenant);

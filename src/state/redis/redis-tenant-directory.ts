@@ -57,6 +57,9 @@ redis.call('HSET', KEYS[1], 'value', ARGV[2])
 return 1
 `;
 
+/** The Pub/Sub channel (under the prefix) on which every write to the directory is announced. */
+export const CHANGES_CHANNEL = 'changes';
+
 /** Slack's team and enterprise ids; anything else would let a key name reach into another record's keys. */
 const TENANT_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -91,6 +94,7 @@ export class RedisTenantDirectory implements TenantDirectory {
         arguments: [tenant, sealed, expectedStamp ?? ''],
       }),
     );
+    if (stamp !== 0) this.announce();
     return stamp !== 0;
   }
 
@@ -142,12 +146,17 @@ export class RedisTenantDirectory implements TenantDirectory {
         arguments: [tenant, String(expectedVersion), String(version), sealed],
       }),
     );
+    if (saved === 1) this.announce();
     return saved === 1;
   }
 
   async stamps(): Promise<Map<TenantKey, string>> {
     const all = await guardState(() => this.client.hGetAll(this.key('tenants')));
     return new Map(Object.entries(all as Record<string, string>));
+  }
+
+  async stamp(tenant: TenantKey): Promise<string | undefined> {
+    return (await guardState(() => this.client.hGet(this.key('tenants'), tenant))) ?? undefined;
   }
 
   async removeTenant(tenant: TenantKey, purgeAt: number): Promise<void> {
@@ -162,6 +171,7 @@ export class RedisTenantDirectory implements TenantDirectory {
         .zAdd(this.key('tenant-purges'), { score: purgeAt, value: tenant })
         .exec(),
     );
+    this.announce();
   }
 
   async duePurges(now: number): Promise<TenantKey[]> {
@@ -184,6 +194,14 @@ export class RedisTenantDirectory implements TenantDirectory {
 
   async close(): Promise<void> {
     if (this.options.ownsClient) await closeRedis(this.client);
+  }
+
+  /**
+   * Tells every replica the directory changed (an install, a refreshed token, settings, an uninstall), so
+   * each reads it now rather than at its next sync. Best effort: a lost message waits for that sync.
+   */
+  private announce(): void {
+    this.client.publish(this.key(CHANGES_CHANNEL), '1').catch(() => undefined);
   }
 
   private installationKey(tenant: TenantKey): string {

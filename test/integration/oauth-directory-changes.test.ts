@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeDocs } from '../support/fake-docs.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { waitFor } from '../support/http.js';
+import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+/**
+ * Every write to the directory of installs is announced to every replica (Redis Pub/Sub): a replica learns
+ * of an install, or stops an uninstalled tenant, at once, not at its next read of the directory. Here
+ * replica b reads the directory only once a minute, so what it learns within seconds came by the channel.
+ */
+describe('OAuth mode: replicas hear of installs and uninstalls at once', () => {
+  let redis: RedisServer;
+  let slack: FakeSlack;
+  let docs: FakeDocs;
+  let a: OAuthTestApp;
+  let b: OAuthTestApp;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    slack = await FakeSlack.start();
+    docs = await FakeDocs.start();
+    const env = { REDIS_URL: redis.url };
+    b = await startOAuthApp({ env, slack, docs, syncIntervalMs: 60_000 });
+    a = await startOAuthApp({ env, slack, docs });
+    slack.oauth.redirectUrls = [`${a.url}/slack/oauth_redirect`];
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await slack?.close();
+    await docs?.close();
+    await redis?.stop();
+  });
+
+  const logged = (app: OAuthTestApp, tenant: string, what: string) =>
+    app.logs.some((l) => l.includes(`"tenant":"${tenant}"`) && l.includes(what));
+
+  it('an install through replica a starts the tenant on b, and an uninstall on a stops it on b', async () => {
+    const installedAt = Date.now();
+    await a.install({ teamId: 'T0HEAR', teamName: 'Hear' });
+    await waitFor(() => logged(b, 'T0HEAR', 'tenant runtime started'), {
+      timeoutMs: 5_000,
+      what: 'the runtime started on b without a request',
+    });
+    const started = Date.now() - installedAt;
+
+    const uninstalledAt = Date.now();
+    await a.event({
+      type: 'event_callback',
+      team_id: 'T0HEAR',
+      api_app_id: 'A0DOCSAGENT',
+      event_id: 'EvHEAR1',
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [{ team_id: 'T0HEAR', enterprise_id: null, is_enterprise_install: false }],
+      event: { type: 'app_uninstalled' },
+    });
+    await waitFor(() => logged(b, 'T0HEAR', 'tenant runtime stopping'), {
+      timeoutMs: 5_000,
+      what: 'the runtime stopped on b',
+    });
+    const stopped = Date.now() - uninstalledAt;
+    console.info(
+      `[figure] directory announcements: started on b ${started} ms after the install, stopped ${stopped} ms after the uninstall`,
+    );
+    expect(stopped).toBeLessThan(5_000);
+  });
+});

@@ -52,6 +52,7 @@ export async function startOAuthApp(
     upkeepIntervalMs?: number;
     purgeDelayMs?: number;
     syncIntervalMs?: number;
+    watchDirectory?: boolean;
   } = {},
 ): Promise<OAuthTestApp> {
   const slack = options.slack ?? (await FakeSlack.start());
@@ -72,6 +73,7 @@ export async function startOAuthApp(
       ...(options.upkeepIntervalMs !== undefined ? { upkeepIntervalMs: options.upkeepIntervalMs } : {}),
       ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
       ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
+      ...(options.watchDirectory !== undefined ? { watchDirectory: options.watchDirectory } : {}),
     },
   );
   const port = await agent.start();

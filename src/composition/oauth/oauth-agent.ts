@@ -26,6 +26,8 @@ export function createOAuthAgent(
     purgeDelayMs?: number;
     /** Tests: how often the directory of installs is read (every 2 s). */
     syncIntervalMs?: number;
+    /** Tests: false leaves out the directory's announcements (this replica's view then changes only by reads). */
+    watchDirectory?: boolean;
   } = {},
 ): DocsAgent {
   const secrets = new SecretSet(secretsOf(config));
@@ -42,7 +44,7 @@ export function createOAuthAgent(
     metrics,
     clock,
     sharedRedis: store.sharedRedis,
-    watch: (listener) => store.watch(listener),
+    ...(options.watchDirectory === false ? {} : { watch: (listener) => store.watch(listener) }),
     ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
     ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
   });

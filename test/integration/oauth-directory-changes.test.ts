@@ -66,4 +66,16 @@ describe('OAuth mode: replicas hear of installs and uninstalls at once', () => {
     );
     expect(stopped).toBeLessThan(5_000);
   });
+
+  it("a new tenant's first command on b, right after a look at the directory, waits for the announcement, not a second", async () => {
+    // A command from a team b does not know: b looks at the directory now, and not again for a second.
+    expect((await b.command({ text: 'help', team_id: 'T0NOBODY' })).body).toBe('');
+    await a.install({ teamId: 'T0FIRST', teamName: 'First' });
+    const sentAt = Date.now();
+    const answer = await b.command({ text: 'help', team_id: 'T0FIRST' });
+    const tookMs = Date.now() - sentAt;
+    console.info(`[figure] first command of a new tenant on the other replica: answered in ${tookMs} ms`);
+    expect(answer.body).toContain('/docs-agent');
+    expect(tookMs).toBeLessThan(700);
+  });
 });

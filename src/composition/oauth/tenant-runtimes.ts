@@ -52,6 +52,8 @@ export class TenantRuntimes {
   /** Uninstalled here, with their stamp: a stale read never brings them back, a re-install does. */
   private readonly removed = new Map<TenantKey, string | undefined>();
   private syncing: Promise<void> | undefined;
+  /** Requests waiting for a new tenant: woken whenever a sync ends. */
+  private readonly synced = new Set<(value: unknown) => void>();
   /** Tenants whose record could not be read, with the stamp that failed (said once per stamp). */
   private readonly unreadable = new Map<TenantKey, string>();
   private again = false;
@@ -70,20 +72,13 @@ export class TenantRuntimes {
   }
 
   async start(): Promise<void> {
-    await this.deps
-      .watch?.(() => {
-        this.sync().catch(() => undefined);
-      })
-      .catch((error: unknown) => {
-        this.log.warn(
-          { error: describeError(error) },
-          'could not watch the directory of installs; reading it every 2 s only',
-        );
-      });
+    const syncNow = () => void this.sync().catch(() => undefined);
+    await this.deps.watch?.(syncNow).catch((error: unknown) => {
+      const what = 'could not watch the directory of installs; reading it every 2 s only';
+      this.log.warn({ error: describeError(error) }, what);
+    });
     await this.sync();
-    this.timer = setInterval(() => {
-      this.sync().catch(() => undefined);
-    }, this.deps.syncIntervalMs ?? SYNC_INTERVAL_MS);
+    this.timer = setInterval(syncNow, this.deps.syncIntervalMs ?? SYNC_INTERVAL_MS);
     this.timer.unref();
   }
 
@@ -119,9 +114,15 @@ export class TenantRuntimes {
     const stored = found && (await this.deps.directory.stamp(found.scope.key).catch(() => found.stamp));
     if (found && stored === found.stamp) return found;
     if (found) await this.sync().catch(() => undefined);
-    // Installed through another replica a moment ago: look at the directory (at most once a second; a
-    // request meanwhile waits for the next look, so a second new tenant's first request is not dropped).
-    else await this.syncOnDemand();
+    else {
+      // Installed through another replica a moment ago: built by the sync its announcement starts, or else at
+      // the next look at the directory (at most once a second; a request waits for it, never dropped).
+      let looked = false;
+      const onDemand = this.syncOnDemand().then(() => {
+        looked = true;
+      });
+      while (!looked && !find()) await Promise.race([onDemand, new Promise((r) => this.synced.add(r))]);
+    }
     return find();
   }
 
@@ -155,15 +156,14 @@ export class TenantRuntimes {
         this.directoryDown = false;
       } catch (error) {
         // Said when it starts failing, not every 2 s while it stays down.
-        if (!this.directoryDown)
-          this.log.warn(
-            { error: describeError(error) },
-            'could not read the directory of installs; retrying',
-          );
+        const what = 'could not read the directory of installs; retrying';
+        if (!this.directoryDown) this.log.warn({ error: describeError(error) }, what);
         this.directoryDown = true;
         throw error;
       } finally {
         this.syncing = undefined;
+        for (const wake of this.synced) wake(undefined);
+        this.synced.clear();
       }
     })();
     return this.syncing;

@@ -48,7 +48,7 @@ export interface InstallSummary {
 export const SAME_REPLICA = 'same replica (memory mode), first command right away';
 export const OTHER_REPLICA = 'second replica (Redis mode), first command right away';
 export const OTHER_REPLICA_IDLE =
-  'second replica (Redis mode), runtime built with no request (periodic sync)';
+  'second replica (Redis mode), runtime built with no request (announced; the 2 s sync as a net)';
 
 /** Item 3: from the install callback to the new tenant's first served request, here and on another replica. */
 export async function runInstallToServed(

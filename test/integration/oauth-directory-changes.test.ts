@@ -1,3 +1,4 @@
+import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeDocs } from '../support/fake-docs.js';
 import { FakeSlack } from '../support/fake-slack.js';
@@ -25,6 +26,18 @@ describe('OAuth mode: replicas hear of installs and uninstalls at once', () => {
     b = await startOAuthApp({ env, slack, docs, syncIntervalMs: 60_000 });
     a = await startOAuthApp({ env, slack, docs });
     slack.oauth.redirectUrls = [`${a.url}/slack/oauth_redirect`];
+    // Both replicas listen before anything is installed (a replica subscribes in the background at start).
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    await waitFor(async () => {
+      const reply = (await admin.sendCommand([
+        'PUBSUB',
+        'NUMSUB',
+        'docs-agent:directory:changes',
+      ])) as unknown[];
+      return Number(reply[1]) === 2;
+    });
+    await admin.close();
   });
   afterAll(async () => {
     await a?.stop();

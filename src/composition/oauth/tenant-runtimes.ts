@@ -73,7 +73,8 @@ export class TenantRuntimes {
 
   async start(): Promise<void> {
     const syncNow = () => void this.sync().catch(() => undefined);
-    await this.deps.watch?.(syncNow).catch((error: unknown) => {
+    // Not waited for: a Redis that accepts no subscriber yet never holds up the start (the reads cover it).
+    this.deps.watch?.(syncNow).catch((error: unknown) => {
       const what = 'could not watch the directory of installs; reading it every 2 s only';
       this.log.warn({ error: describeError(error) }, what);
     });

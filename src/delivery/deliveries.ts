@@ -17,10 +17,7 @@ export type { AttemptResult } from './ports.js';
 export interface DeliveriesOptions {
   store: DeliveryStore;
   sender: DeliverySender;
-  /**
-   * Operational time (leases, retries, give-up): the system clock by default, never a domain clock a test
-   * may freeze; the Redis store uses Redis's own clock for leases anyway.
-   */
+  /** Operational time (leases, retries, give-up): the system clock, never a domain clock a test may freeze. */
   now?: () => number;
   logger: Logger;
   /** This replica in leases (default: a random id per process). */
@@ -59,8 +56,9 @@ export class Deliveries implements Outbox {
   readonly holder: string;
   private readonly leaseMs: number;
   private readonly settleMs: number;
-  /** Attempts running in this process, by key. */
+  /** Attempts running in this process, by key, and those asked for again meanwhile. */
   private readonly running = new Set<string>();
+  private readonly again = new Set<string>();
   /** Leases this process holds, by key (handed back at shutdown). */
   private readonly leased = new Map<string, number>();
   private closed = false;
@@ -98,9 +96,8 @@ export class Deliveries implements Outbox {
   }
 
   /**
-   * Starts an attempt for every due key this replica is not already attempting, at most `concurrency` at
-   * once, and does not wait for them: each is independent (a channel held back by a 429 holds only its own).
-   * Resolves how many it started.
+   * Starts an attempt for every due key not already under way here, at most `concurrency` at once, without
+   * waiting (a channel held back by a 429 holds only its own); resolves how many it started.
    */
   async reconcile(limit = 200): Promise<number> {
     if (this.closed) return 0;
@@ -117,10 +114,7 @@ export class Deliveries implements Outbox {
     while (this.running.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
-  /**
-   * Stops attempting and gives back every lease this process holds (shutdown). A call still on the wire may
-   * land late: the record is uncertain and due only after the settle time, then looked up first.
-   */
+  /** Shutdown: gives back every lease held here, uncertain (a call on the wire may land late: looked up first). */
   async handBack(): Promise<number> {
     this.closed = true;
     const leases = [...this.leased];
@@ -150,7 +144,12 @@ export class Deliveries implements Outbox {
 
   /** One attempt of one delivery; never throws for Slack's answers (they are recorded). */
   async attempt(key: string): Promise<AttemptResult> {
-    if (this.closed || this.running.has(key)) return { status: 'pending' };
+    if (this.closed) return { status: 'pending' };
+    // Under way here: once it ends, one more attempt takes what was owed meanwhile (a newer revision).
+    if (this.running.has(key)) {
+      this.again.add(key);
+      return { status: 'pending' };
+    }
     this.running.add(key);
     try {
       const acquired = await this.o.store.acquire(key, this.holder, this.leaseMs, this.now());
@@ -164,6 +163,7 @@ export class Deliveries implements Outbox {
       }
     } finally {
       this.running.delete(key);
+      if (this.again.delete(key)) this.kick(key);
     }
   }
 

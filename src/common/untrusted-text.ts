@@ -85,6 +85,9 @@ const MAX_URL_CHARS = 30_000;
  */
 export function isSafeHttpUrl(value: string): boolean {
   if (value.length > MAX_URL_CHARS || !/^https?:\/\/[^/]/i.test(value)) return false;
+  // Any Unicode space (a no-break or ideographic one too): the URL parser would encode it, but Slack ends
+  // the link there, so the rest would show as text after a link to somewhere else.
+  if (/\s/u.test(value)) return false;
   for (let i = 0; i < value.length; i += 1) {
     const code = value.charCodeAt(i);
     if (code <= 0x20 || code === 0x7f || (code >= 0x80 && code <= 0x9f)) return false;

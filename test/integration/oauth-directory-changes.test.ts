@@ -5,6 +5,7 @@ import { FakeSlack } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { eventEnvelope } from '../support/slack-events.js';
 
 /**
  * Every write to the directory of installs is announced to every replica (Redis Pub/Sub): a replica learns
@@ -60,15 +61,7 @@ describe('OAuth mode: replicas hear of installs and uninstalls at once', () => {
     const started = Date.now() - installedAt;
 
     const uninstalledAt = Date.now();
-    await a.event({
-      type: 'event_callback',
-      team_id: 'T0HEAR',
-      api_app_id: 'A0DOCSAGENT',
-      event_id: 'EvHEAR1',
-      event_time: Math.floor(Date.now() / 1000),
-      authorizations: [{ team_id: 'T0HEAR', enterprise_id: null, is_enterprise_install: false }],
-      event: { type: 'app_uninstalled' },
-    });
+    await a.event(eventEnvelope({ type: 'app_uninstalled' }, undefined, 'T0HEAR'));
     await waitFor(() => logged(b, 'T0HEAR', 'tenant runtime stopping'), {
       timeoutMs: 5_000,
       what: 'the runtime stopped on b',

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { eventEnvelope } from '../support/slack-events.js';
 
 /**
  * OAuth mode's tenant lifecycle on Redis: uninstall stops a tenant's calls at once and deletes its secrets,
@@ -30,15 +31,7 @@ describe('OAuth mode: uninstall, purge, re-install and token rotation', () => {
   });
 
   const answersHelp = async (team: string) => (await app.command({ text: 'help', team_id: team })).body;
-  const uninstalled = (team: string) => ({
-    type: 'event_callback',
-    team_id: team,
-    api_app_id: 'A0DOCSAGENT',
-    event_id: `Ev${team}${Date.now()}`,
-    event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ team_id: team, enterprise_id: null, is_enterprise_install: false }],
-    event: { type: 'app_uninstalled' },
-  });
+  const uninstalled = (team: string) => eventEnvelope({ type: 'app_uninstalled' }, undefined, team);
 
   it('an uninstalled workspace: no call with its token from then on, secrets gone at once, data purged, others unaffected', async () => {
     expect(await answersHelp('T0BETA')).toContain('/docs-agent');
@@ -88,15 +81,13 @@ describe('OAuth mode: uninstall, purge, re-install and token rotation', () => {
         const user = `U0ROTA${++person}`;
         app.slack.userTeams.set(user, 'T0ROTA');
         const before = app.slack.calls.length;
-        await app.event({
-          type: 'event_callback',
-          team_id: 'T0ROTA',
-          api_app_id: 'A0DOCSAGENT',
-          event_id: `EvROTA${Date.now()}`,
-          event_time: Math.floor(Date.now() / 1000),
-          authorizations: [{ team_id: 'T0ROTA', enterprise_id: null, is_enterprise_install: false }],
-          event: { type: 'app_home_opened', user, channel: 'D0ROTA', tab: 'home' },
-        });
+        await app.event(
+          eventEnvelope(
+            { type: 'app_home_opened', user, channel: 'D0ROTA', tab: 'home' },
+            undefined,
+            'T0ROTA',
+          ),
+        );
         await new Promise((r) => setTimeout(r, 500));
         return app.slack.calls
           .slice(before)

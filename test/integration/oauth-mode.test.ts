@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_API_KEY, FAKE_PROJECT_ID } from '../support/fake-docs.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
+import { eventEnvelope } from '../support/slack-events.js';
 
 describe('OAuth mode in one process', () => {
   let app: OAuthTestApp;
@@ -45,22 +46,20 @@ describe('OAuth mode in one process', () => {
     await app.install({ teamId: 'T0GAMMA', teamName: 'Gamma' });
     app.slack.userTeams.set('U0GAMMA', 'T0GAMMA');
     const before = app.docs.requests.length;
-    await app.event({
-      type: 'event_callback',
-      team_id: 'T0GAMMA',
-      api_app_id: 'A0DOCSAGENT',
-      event_id: 'Ev0GAMMA1',
-      event_time: Math.floor(Date.now() / 1000),
-      authorizations: [{ team_id: 'T0GAMMA', enterprise_id: null, is_enterprise_install: false }],
-      event: {
-        type: 'app_mention',
-        user: 'U0GAMMA',
-        text: '<@U0BOT> fix the quickstart',
-        ts: '1700000000.000100',
-        channel: 'C0DOCS',
-        event_ts: '1700000000.000100',
-      },
-    });
+    await app.event(
+      eventEnvelope(
+        {
+          type: 'app_mention',
+          user: 'U0GAMMA',
+          text: '<@U0BOT> fix the quickstart',
+          ts: '1700000000.000100',
+          channel: 'C0DOCS',
+          event_ts: '1700000000.000100',
+        },
+        undefined,
+        'T0GAMMA',
+      ),
+    );
     await new Promise((r) => setTimeout(r, 1500));
     const card = app.slack.calls.filter(
       (c) => c.method === 'chat.update' && String(c.authorization).includes('T0GAMMA'),

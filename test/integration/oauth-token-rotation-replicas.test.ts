@@ -5,6 +5,7 @@ import { FakeSlack } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { eventEnvelope } from '../support/slack-events.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -61,15 +62,9 @@ describe('OAuth mode: a token rotated on one replica while another has a call on
 
   const homeOpened = (app: OAuthTestApp, user: string) => {
     slack.userTeams.set(user, 'T0ROTB');
-    return app.event({
-      type: 'event_callback',
-      team_id: 'T0ROTB',
-      api_app_id: 'A0DOCSAGENT',
-      event_id: `Ev${user}${Date.now()}`,
-      event_time: Math.floor(Date.now() / 1000),
-      authorizations: [{ team_id: 'T0ROTB', enterprise_id: null, is_enterprise_install: false }],
-      event: { type: 'app_home_opened', user, channel: 'D0ROTB', tab: 'home' },
-    });
+    return app.event(
+      eventEnvelope({ type: 'app_home_opened', user, channel: 'D0ROTB', tab: 'home' }, undefined, 'T0ROTB'),
+    );
   };
   const publishedWith = (token: string | undefined, since: number) =>
     slack.calls

@@ -40,11 +40,18 @@ export function messageEvent(fields: MessageFields): Record<string, unknown> {
   };
 }
 
-/** The Events API envelope Slack posts to the request URL. A new event_id each call unless given. */
-export function eventEnvelope(event: Record<string, unknown>, eventId?: string): Record<string, unknown> {
+/**
+ * The Events API envelope Slack posts to the request URL, for `teamId`'s install (OAuth mode: each tenant's
+ * own). A new event_id each call unless given.
+ */
+export function eventEnvelope(
+  event: Record<string, unknown>,
+  eventId?: string,
+  teamId = TEAM_ID,
+): Record<string, unknown> {
   return {
     token: 'deprecated-verification-token',
-    team_id: TEAM_ID,
+    team_id: teamId,
     api_app_id: 'A0DOCSAGENT',
     event,
     type: 'event_callback',
@@ -53,7 +60,7 @@ export function eventEnvelope(event: Record<string, unknown>, eventId?: string):
     authorizations: [
       {
         enterprise_id: null,
-        team_id: TEAM_ID,
+        team_id: teamId,
         user_id: BOT_USER_ID,
         is_bot: true,
         is_enterprise_install: false,

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/common/logger.js';
+import { describe, expect, it } from 'vitest';
 import type { SharedSlots } from '../../src/common/shared-slots.js';
 import { SlackPacing } from '../../src/slack/slack-pacing.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { RedisSharedSlots } from '../../src/state/redis/redis-shared-slots.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 /*
  * Slack's tiers are per workspace, not per process: with REDIS_URL the replicas share one pace per method
@@ -17,21 +15,10 @@ const PERCENT = 2_400;
 const INTERVAL_MS = (60_000 / ((50 * PERCENT) / 100)) * 1.05;
 const CALLS_EACH = 20;
 
-let redis: RedisServer | undefined;
-const clients: RedisClient[] = [];
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  for (const client of clients) await closeRedis(client);
-  await redis?.stop();
-});
+const redis = redisForReplicas();
 
 async function replica(namespace: string, shared: boolean): Promise<SlackPacing> {
-  const client = await connectRedis(redis!.url, createLogger({ level: 'silent', secrets: [] }), {
-    failFast: false,
-  });
-  clients.push(client);
+  const client = await redis.replica({ failFast: false });
   return new SlackPacing({
     tierRatePercent: PERCENT,
     ...(shared ? { shared: new RedisSharedSlots(client, `${namespace}:`) } : {}),

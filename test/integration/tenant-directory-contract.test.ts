@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { errorCode } from '../../src/common/errors.js';
 import { createLogger } from '../../src/common/logger.js';
 import { SecretBox } from '../../src/common/secret-box.js';
@@ -12,7 +12,8 @@ import {
   tenantDirectoryContract,
   testBox,
 } from '../contract/tenant-directory.contract.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
+import { startRedisServer } from '../support/redis-server.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
@@ -24,19 +25,13 @@ describe('memory tenant directory', () => {
 });
 
 describe('redis tenant directory', () => {
-  let redis: RedisServer;
+  const redis = redisForReplicas();
+  /** Every replica's connection, latest last (closed by `redisForReplicas`). */
   const clients: RedisClient[] = [];
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-  afterAll(async () => {
-    for (const client of clients) await closeRedis(client);
-    await redis?.stop();
-  });
 
   /** A directory on its own connection (one replica). */
   async function replica(prefix: string, box: SecretBox): Promise<RedisTenantDirectory> {
-    const client = await connectRedis(redis.url, logger, { failFast: true });
+    const client = await redis.replica();
     clients.push(client);
     return new RedisTenantDirectory(client, prefix, box);
   }
@@ -158,7 +153,7 @@ describe('redis tenant directory', () => {
   it('says state_unavailable (never "not installed") while Redis is down', async () => {
     const down = await startRedisServer();
     const client = await connectRedis(down.url, logger, { failFast: true });
-    clients.push(client);
+    onTestFinished(() => closeRedis(client));
     const directory = new RedisTenantDirectory(client, 'down:', testBox());
     await directory.saveInstallation(installation('T1'));
     await down.stop();

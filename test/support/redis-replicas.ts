@@ -21,9 +21,9 @@ export function redisForReplicas() {
   });
   return {
     url: () => redis!.url,
-    /** A fail-fast connection of its own: one replica. */
-    async replica(): Promise<RedisClient> {
-      const client = await connectRedis(redis!.url, logger, { failFast: true });
+    /** A connection of its own (fail-fast unless told): one replica. */
+    async replica(options: { failFast: boolean } = { failFast: true }): Promise<RedisClient> {
+      const client = await connectRedis(redis!.url, logger, options);
       clients.push(client);
       return client;
     },

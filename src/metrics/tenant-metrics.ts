@@ -2,6 +2,7 @@ import {
   AggregatorRegistry,
   Counter,
   collectDefaultMetrics,
+  Gauge,
   Histogram,
   type PrometheusContentType,
   Registry,
@@ -26,8 +27,9 @@ interface Retired {
 
 /**
  * OAuth mode's /metrics: one `Metrics` per tenant runtime (so tenant code stays tenant-blind) and one
- * exposition for the process. Every docs_agent_ series is the SUM over tenants under its single-workspace
- * name and labels, so dashboards built for single-workspace mode keep working; the process metrics appear
+ * exposition for the process. Every docs_agent_ counter is the SUM over tenants under its single-workspace
+ * name and labels, so dashboards built for single-workspace mode keep working (the store-read gauges sum the
+ * shown tenants only, so a scrape costs no store read per install); the process metrics appear
  * once; a bounded per-tenant view (docs_agent_tenants and docs_agent_tenant_*{tenant}) names the `topTenants`
  * busiest tenants by id and folds the rest into tenant="other".
  *
@@ -99,15 +101,20 @@ export class TenantMetrics implements MetricsExposition {
       retired = await pending;
     } while (pending !== this.retired);
     const live = [...this.tenants];
-    const [template, ...parts] = await Promise.all([
+    const [template, ...counters] = await Promise.all([
       this.template.registry.getMetricsAsJSON(),
-      ...live.map(([, metrics]) => metrics.registry.getMetricsAsJSON()),
+      ...live.map(([, metrics]) => countersOf(metrics.registry)),
     ]);
-    const counts = new Map(live.map(([tenant], i) => [tenant, countsOf(parts[i] ?? [])]));
+    const counts = new Map(live.map(([tenant], i) => [tenant, countsOf(counters[i] ?? [])]));
     this.shown = chooseShown(
       new Map([...counts].map(([t, c]) => [t, c.activity])),
       this.shown,
       this.topTenants,
+    );
+    // The scrape-time gauges read each tenant's stores (jobs watched, budgets, feedback): only the shown
+    // tenants' are read, so a scrape makes the same few store reads with 10 installs or 100,000.
+    const gauges = await Promise.all(
+      live.filter(([tenant]) => this.shown.has(tenant)).map(([, metrics]) => gaugesOf(metrics.registry)),
     );
     const view = tenantSeries({
       installed: live.length,
@@ -115,13 +122,14 @@ export class TenantMetrics implements MetricsExposition {
       shown: this.shown,
       retiredOther: retired.other,
     });
-    // Counters and histograms add up; so do this tenant-blind code's gauges (jobs watched, budget units
-    // left, PRs rated: each tenant has its own). The process metrics are not summed: some (start time,
+    // Counters and histograms add up over every tenant; the gauges (jobs watched, budget units left, PRs
+    // rated: each tenant has its own) over the shown tenants. The process metrics are not summed: some (start time,
     // version) must not be, and they exist once anyway.
     const summed = AggregatorRegistry.aggregate<PrometheusContentType>([
       template,
       retired.counters,
-      ...parts,
+      ...counters,
+      ...gauges,
       view,
     ]);
     const exposition = Registry.merge([this.process, summed]);
@@ -129,10 +137,16 @@ export class TenantMetrics implements MetricsExposition {
   }
 }
 
-/** A tenant's counters and histograms as they stand (gauges are read from stores, and the tenant is gone). */
+/** A tenant's counters and histograms as they stand: in memory, no store read. */
 async function countersOf(registry: Registry): Promise<MetricJson[]> {
   const cumulative = registry
     .getMetricsAsArray()
     .filter((m) => m instanceof Counter || m instanceof Histogram);
   return Promise.all(cumulative.map((m) => (m as Counter).get() as Promise<MetricJson>));
+}
+
+/** A tenant's scrape-time gauges: each reads the tenant's stores as it is collected. */
+async function gaugesOf(registry: Registry): Promise<MetricJson[]> {
+  const gauges = registry.getMetricsAsArray().filter((m) => m instanceof Gauge);
+  return Promise.all(gauges.map((m) => (m as Gauge).get() as Promise<MetricJson>));
 }

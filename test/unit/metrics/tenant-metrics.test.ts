@@ -47,7 +47,7 @@ describe('TenantMetrics', () => {
     expect(body.slice(0, view)).toBe(`${(await single.render()).body}\n`);
   });
 
-  it('sums every tenant series (counters and the scrape-time gauges) to what the parts add up to', async () => {
+  it('sums every tenant series (counters, and with no more tenants than shown the gauges) to what the parts add up to', async () => {
     const tenants = new TenantMetrics({ defaultMetrics: false });
     const parts: Metrics[] = [];
     for (let i = 0; i < 7; i++) {
@@ -112,6 +112,31 @@ describe('TenantMetrics', () => {
     expect(all.families.get('nodejs_eventloop_lag_seconds')).toBe('gauge');
   });
 
+  it('reads the stores of the shown tenants only at a scrape, however many are installed', async () => {
+    const tenants = new TenantMetrics({ defaultMetrics: false, topTenants: 10 });
+    const read = new Set<string>();
+    for (let i = 0; i < 300; i++) {
+      const metrics = tenants.forTenant(id(i));
+      for (let n = 0; n <= i % 40; n++) metrics.jobStarted('started');
+      metrics.setSources({
+        watchedJobs: async () => {
+          read.add(id(i));
+          return [{ status: 'running' }];
+        },
+        quotas: { agent_jobs: async () => (read.add(id(i)), 5) },
+        feedbackThisMonth: async () => (read.add(id(i)), { month: '2026-11', rated: 1, useful: 1 }),
+      });
+    }
+    const all = await scrape(tenants);
+    const shown = [...all.tenantsOf('docs_agent_tenant_jobs_started_total')].filter((t) => t !== 'other');
+    expect(shown).toHaveLength(10);
+    expect(read).toEqual(new Set(shown));
+    expect(all.value('docs_agent_watched_jobs', { status: 'running' })).toBe(10);
+    // Counters still sum every tenant: 300 tenants, i % 40 + 1 starts each.
+    const starts = Array.from({ length: 300 }, (_, i) => (i % 40) + 1).reduce((a, b) => a + b, 0);
+    expect(all.value('docs_agent_job_starts_total', { outcome: 'started' })).toBe(starts);
+  });
+
   it('keeps a shown tenant until another is clearly busier, so the named set does not flap', async () => {
     const tenants = new TenantMetrics({ defaultMetrics: false, topTenants: 1 });
     const starts = (tenant: string, n: number) => {
@@ -146,9 +171,9 @@ describe('TenantMetrics', () => {
     const afterOther = await scrape(tenants);
     expect(afterOther.value('docs_agent_tenants')).toBe(5);
     expect(afterOther.value('docs_agent_tenant_jobs_started_total', { tenant: 'other' })).toBe(otherBefore);
-    expect(afterOther.value('docs_agent_watched_jobs', { status: 'running' })).toBe(
-      (before.value('docs_agent_watched_jobs', { status: 'running' }) ?? 0) - 2 * 2,
-    );
+    // The store-read gauges sum the shown tenants (3, 4 and 5: 2×(4+5+6) running), so one in other leaves them as they were.
+    expect(before.value('docs_agent_watched_jobs', { status: 'running' })).toBe(2 * (4 + 5 + 6));
+    expect(afterOther.value('docs_agent_watched_jobs', { status: 'running' })).toBe(2 * (4 + 5 + 6));
     const counters = (s: Map<string, number>) =>
       new Map([...s].filter(([series]) => /_total[{]/.test(series) || series.endsWith('_total')));
     expect(counters(afterOther.summed)).toEqual(counters(before.summed));

@@ -118,13 +118,16 @@ describe('TenantMetrics', () => {
     for (let i = 0; i < 300; i++) {
       const metrics = tenants.forTenant(id(i));
       for (let n = 0; n <= i % 40; n++) metrics.jobStarted('started');
-      metrics.setSources({
-        watchedJobs: async () => {
+      const reading =
+        <T>(value: T) =>
+        async () => {
           read.add(id(i));
-          return [{ status: 'running' }];
-        },
-        quotas: { agent_jobs: async () => (read.add(id(i)), 5) },
-        feedbackThisMonth: async () => (read.add(id(i)), { month: '2026-11', rated: 1, useful: 1 }),
+          return value;
+        };
+      metrics.setSources({
+        watchedJobs: reading([{ status: 'running' }]),
+        quotas: { agent_jobs: reading(5) },
+        feedbackThisMonth: reading({ month: '2026-11', rated: 1, useful: 1 }),
       });
     }
     const all = await scrape(tenants);

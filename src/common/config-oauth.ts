@@ -37,6 +37,9 @@ export const oauthEnvFields = {
   ),
 };
 
+/** Signs the install links' state: short enough to guess is short enough to forge an install. */
+const MIN_STATE_SECRET_LENGTH = 32;
+
 const set = (env: NodeJS.ProcessEnv, name: string) => (env[name]?.trim() ?? '') !== '';
 
 /** OAuth mode is on when any of its three variables is set (and then all three must be). */
@@ -51,6 +54,11 @@ export function oauthProblems(env: NodeJS.ProcessEnv): string[] {
     (name) =>
       `${name} is required in OAuth mode (set with ${OAUTH_VARS.filter((n) => set(env, n)).join(', ')}; Basic Information → App Credentials${name === 'SLACK_STATE_SECRET' ? '; any long random string' : ''})`,
   );
+  const stateSecret = env.SLACK_STATE_SECRET?.trim() ?? '';
+  if (stateSecret !== '' && stateSecret.length < MIN_STATE_SECRET_LENGTH)
+    problems.push(
+      `SLACK_STATE_SECRET is ${stateSecret.length} characters: use at least ${MIN_STATE_SECRET_LENGTH} random ones (\`openssl rand -base64 32\`), the same on every replica; a short one lets install links be forged`,
+    );
   if (!set(env, 'DATA_ENCRYPTION_KEY'))
     problems.push(
       'DATA_ENCRYPTION_KEY is required in OAuth mode: it seals tokens and docs keys at rest (generate one with `openssl rand -base64 32`)',

@@ -14,7 +14,7 @@ describe('purging an uninstalled tenant’s data', () => {
   const env = (upgraded?: string) => ({
     SLACK_CLIENT_ID: '1.2',
     SLACK_CLIENT_SECRET: 'client-secret',
-    SLACK_STATE_SECRET: 'state-secret',
+    SLACK_STATE_SECRET: 'test-state-secret-0123456789abcdef0123',
     SLACK_SIGNING_SECRET: 'signing-secret',
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ...(upgraded ? { SLACK_UPGRADED_TEAM_ID: upgraded } : {}),

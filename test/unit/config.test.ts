@@ -177,3 +177,22 @@ describe('loadConfig', () => {
     ]);
   });
 });
+
+describe('loadConfig in OAuth mode', () => {
+  const oauth = {
+    SLACK_SIGNING_SECRET: 'secret-secret',
+    SLACK_CLIENT_ID: '1.2',
+    SLACK_CLIENT_SECRET: 'client-secret',
+    SLACK_STATE_SECRET: 'x'.repeat(32),
+    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  };
+
+  it('refuses a SLACK_STATE_SECRET shorter than 32 characters, naming its length and how to make one', () => {
+    expect(loadConfig(oauth).oauth?.stateSecret).toBe(oauth.SLACK_STATE_SECRET);
+    const problems = problemsOf({ ...oauth, SLACK_STATE_SECRET: 'state-secret' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('SLACK_STATE_SECRET is 12 characters: use at least 32');
+    expect(problems[0]).toContain('openssl rand -base64 32');
+    expect(problems[0]).not.toContain('state-secret');
+  });
+});

@@ -53,12 +53,14 @@ export function rings(
 
 /**
  * The PR a ring is for, as far as the read can tell: a read sees only the newest PR, so when numbers were
- * skipped since the last one seen (another PR opened in between, or an issue: GitHub numbers both), its head
+ * skipped since the last one seen (another PR opened in between, or an issue: GitHub numbers both; or nothing
+ * was read before), its head
  * branch is dropped and every job that may own the unseen one is rung, not only the newest's. Watched jobs
  * poll on a long backoff and count on the ring.
  */
 export function ringFor(state: DoorbellState | undefined, newest: NewestPullRequest): NewestPullRequest {
-  const skipped = (state?.newestNumber ?? 0) > 0 && newest.number > (state?.newestNumber ?? 0) + 1;
+  // Never read before: nothing tells which numbers were skipped.
+  const skipped = state === undefined || newest.number > state.newestNumber + 1;
   return skipped ? { ...newest, headRef: null } : newest;
 }
 

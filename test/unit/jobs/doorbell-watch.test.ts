@@ -30,6 +30,8 @@ describe('the doorbell behind the long backoff', () => {
       ringFor({ etag: null, newestNumber: 1, notBefore: 0 }, { number: 3, createdAt: 0, headRef: 'x' })
         .headRef,
     ).toBeNull();
+    // Never read before: nothing tells what was skipped.
+    expect(ringFor(undefined, { number: 1, createdAt: 0, headRef: 'x' }).headRef).toBeNull();
   });
 
   it('watches a job once its repository has been read, not before, not elsewhere, not while GitHub fails', async () => {

@@ -71,13 +71,19 @@ function run(scenario: Scenario, jobs: SimJob[], doorbellMs: number): SimResult 
   const others = otherPrsOf(scenario, Math.max(...jobs.map((j) => j.end)), seededRandom(29));
   const first = doorbellMs > 0 ? 1 : 0;
   if (scenario.jobGapMin > 0) {
-    const result = simulateRepository({ jobs, otherPrs: others, timing, doorbellMs, rttMs: RTT_MS, random });
+    const result = simulateRepository({
+      ...{ jobs, otherPrs: others, timing, doorbellMs, rttMs: RTT_MS, random },
+      watchedBackoff: doorbellMs > 0,
+    });
     return { ...result, githubCounted: result.githubCounted + first };
   }
   // One job at a time: each job's life simulated alone (the repository's ETag kept between them), summed.
   const total: SimResult = { delays: [], docsCalls: 0, githubReads: 0, githubCounted: first, newPrs: 0 };
   for (const job of jobs) {
-    const one = simulateRepository({ jobs: [job], otherPrs: [], timing, doorbellMs, rttMs: RTT_MS, random });
+    const one = simulateRepository({
+      ...{ jobs: [job], otherPrs: [], timing, doorbellMs, rttMs: RTT_MS, random },
+      watchedBackoff: doorbellMs > 0,
+    });
     total.delays.push(...one.delays);
     total.docsCalls += one.docsCalls;
     total.githubReads += one.githubReads;

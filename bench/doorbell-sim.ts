@@ -1,6 +1,12 @@
 import type { JobRecord } from '../src/jobs/domain/job.js';
-import { nextPollDelay, type PollTiming } from '../src/jobs/domain/poll-timing.js';
-import { CLOCK_SKEW_MS, jobsToRing, ringDelayMs, rings } from '../src/jobs/doorbell/doorbell-rules.js';
+import { nextPollDelay, type PollTiming, watchedPollDelay } from '../src/jobs/domain/poll-timing.js';
+import {
+  CLOCK_SKEW_MS,
+  jobsToRing,
+  ringDelayMs,
+  ringFor,
+  rings,
+} from '../src/jobs/doorbell/doorbell-rules.js';
 
 /**
  * One repository on a simulated clock: jobs start and end (each opening its PR as the platform completes
@@ -23,6 +29,16 @@ export interface SimInput {
   doorbellMs: number;
   rttMs: number;
   random: () => number;
+  /**
+   * The platform reports a job's branch a second into the job: from its first poll on, a PR rings only its
+   * own job (`jobsToRing`). Off: the worst case, every PR rings every active job of the repository.
+   */
+  branches?: boolean;
+  /**
+   * Watched jobs poll on the doorbell's longer backoff (`watchedPollDelay`) once the repository has been
+   * read (production: `PullRequestDoorbell.watches`). Off: `nextPollDelay` as without the doorbell.
+   */
+  watchedBackoff?: boolean;
 }
 
 export interface SimResult {
@@ -39,7 +55,7 @@ type Event =
   | { t: number; kind: 'start'; job: number }
   | { t: number; kind: 'poll'; job: number; gen: number }
   | { t: number; kind: 'read' }
-  | { t: number; kind: 'ring'; number: number; createdAt: number };
+  | { t: number; kind: 'ring'; number: number; createdAt: number; headRef: string };
 
 /** A binary min-heap on `t` (ties: insertion order). */
 class Events {
@@ -82,13 +98,16 @@ class Events {
 export function simulateRepository(input: SimInput): SimResult {
   const { jobs, timing, doorbellMs, rttMs, random } = input;
   // Every PR of the repository in creation order: numbers grow with time, as GitHub numbers them.
-  const prs = [...jobs.map((j) => j.end), ...input.otherPrs].sort((a, b) => a - b);
+  const prs = [
+    ...jobs.map((j, i) => ({ t: j.end, head: `job-${i}` })),
+    ...input.otherPrs.map((t) => ({ t, head: 'someone-else' })),
+  ].sort((a, b) => a.t - b.t);
   const numberAt = (t: number) => {
     let lo = 0;
     let hi = prs.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (prs[mid]! <= t) lo = mid + 1;
+      if (prs[mid]!.t <= t) lo = mid + 1;
       else hi = mid;
     }
     return lo; // PRs opened at or before t = the newest number
@@ -131,22 +150,28 @@ export function simulateRepository(input: SimInput): SimResult {
         watching[e.job] = false;
         records.delete(e.job);
         delays[e.job] = e.t + rttMs - job.end;
-      } else schedulePoll(e.job, e.t + nextPollDelay(e.t - job.start, timing, random));
+      } else {
+        if (input.branches && e.t - job.start >= 1_000) records.get(e.job)!.ref = `job-${e.job}`;
+        const schedule = input.watchedBackoff && githubReads > 0 ? watchedPollDelay : nextPollDelay;
+        schedulePoll(e.job, e.t + schedule(e.t - job.start, timing, random));
+      }
     } else if (e.kind === 'read') {
       githubReads += 1;
       const number = numberAt(e.t);
       if (number > seenNumber) {
         githubCounted += 1;
-        events.push({ t: e.t + rttMs, kind: 'ring', number, createdAt: prs[number - 1]! });
+        const pr = prs[number - 1]!;
+        events.push({ t: e.t + rttMs, kind: 'ring', number, createdAt: pr.t, headRef: pr.head });
       }
       if (records.size > 0) events.push({ t: e.t + doorbellMs, kind: 'read' });
       else readPending = false;
     } else {
       const watched = [...records.values()];
       const earliest = Math.min(...watched.map((r) => r.activeSince));
-      const newest = { number: e.number, createdAt: e.createdAt, headRef: null };
-      if (rings({ etag: null, newestNumber: seenNumber, notBefore: 0 }, newest, earliest))
-        for (const r of jobsToRing(watched, 'acme/docs', 'https://github.com', newest)) {
+      const newest = { number: e.number, createdAt: e.createdAt, headRef: input.branches ? e.headRef : null };
+      const state = { etag: null, newestNumber: seenNumber, notBefore: 0 };
+      if (rings(state, newest, earliest))
+        for (const r of jobsToRing(watched, 'acme/docs', 'https://github.com', ringFor(state, newest))) {
           const job = Number(r.jobId);
           const at = e.t + ringDelayMs(lastRing[job], e.t);
           lastRing[job] = at;
@@ -159,7 +184,7 @@ export function simulateRepository(input: SimInput): SimResult {
 }
 
 function record(job: number, activeSince: number): JobRecord {
-  return { jobId: String(job), watching: true, activeSince, repository: 'acme/docs' } as JobRecord;
+  return { jobId: String(job), watching: true, activeSince, repository: 'acme/docs', ref: null } as JobRecord;
 }
 
 /** A fixed poller's calls for one job: every `everyMs` from its start until it sees the end. */

@@ -5,6 +5,7 @@ import { callsVerdict, runCallsPerJob } from './calls-per-job.js';
 import { chartCostTable, chartCostVerdict, runChartCost } from './chart-cost.js';
 import { doorbellVerdict, runDoorbellCost } from './doorbell-cost.js';
 import { liveVerdict, runDoorbellLive } from './doorbell-live.js';
+import { readsVerdict, runDoorbellReads } from './doorbell-reads.js';
 import { followVerdict, runGitHubFollow } from './github-follow.js';
 import { pollingVerdict, runPollingCost } from './polling-cost.js';
 import { runScale, SCALE_JOBS, scaleVerdict } from './scale.js';
@@ -105,7 +106,9 @@ await section(
   '9. PR links with the GitHub doorbell: adaptive polling alone against adaptive + doorbell (simulated clock), then in real time through the product',
   async () => {
     const simulated = runDoorbellCost();
+    const reads = runDoorbellReads();
     const lines = [table(simulated.rows), ...doorbellVerdict(simulated.summary)];
+    lines.push('', table(reads.rows), ...readsVerdict(reads.summary));
     for (const reportBranch of SMOKE ? [true] : [true, false]) {
       const live = await runDoorbellLive(reportBranch);
       lines.push('', table(live.rows), ...liveVerdict(live.summary));

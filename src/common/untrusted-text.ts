@@ -1,6 +1,8 @@
+import { belongsToEmoji, flagTagSequenceEnd, ZWJ } from './emoji-sequences.js';
+
 /**
  * The one sanitiser for text from outside (docs readers through the analytics API, platform fields):
- * invisible characters out, length capped by code points. Linear: one pass, no regex.
+ * invisible characters out (emoji kept whole), length capped by code points. Linear: one pass, no regex.
  */
 
 /** What the analytics schema allows a reader string: longer ones are cut before anything else runs. */
@@ -8,7 +10,7 @@ export const MAX_READER_TEXT = 2000;
 
 export interface CleanText {
   text: string;
-  /** Invisible characters removed (tag characters, bidi controls, zero-width characters, BOM). */
+  /** Invisible characters removed (tag characters, bidi controls, zero-width characters, BOM, selectors). */
   removed: number;
   /** True when the text was cut to the cap. */
   cut: boolean;
@@ -17,7 +19,8 @@ export interface CleanText {
 /**
  * Tag characters (U+E0000–E007F: invisible ASCII "smuggling"), bidi embeddings/overrides (U+202A–202E) and
  * isolates (U+2066–2069), zero-width and direction marks (U+200B–200F), word joiner and invisible operators
- * (U+2060–2064), the BOM (U+FEFF).
+ * (U+2060–2064), the BOM (U+FEFF), and variation selectors (U+FE00–FE0F, U+E0100–E01EF: a run of them after
+ * any character smuggles bytes). Inside an emoji some of them belong: `cleanUntrusted` keeps those.
  */
 export function isInvisibleCodePoint(cp: number): boolean {
   return (
@@ -25,28 +28,57 @@ export function isInvisibleCodePoint(cp: number): boolean {
     (cp >= 0x202a && cp <= 0x202e) ||
     (cp >= 0x2060 && cp <= 0x2064) ||
     (cp >= 0x2066 && cp <= 0x2069) ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
     cp === 0xfeff ||
-    (cp >= 0xe0000 && cp <= 0xe007f)
+    (cp >= 0xe0000 && cp <= 0xe007f) ||
+    (cp >= 0xe0100 && cp <= 0xe01ef)
   );
 }
 
 /**
  * `text` without invisible characters, at most `max` code points (a surrogate pair is never split; a lone
- * surrogate becomes U+FFFD so the result is always well-formed). Stops reading once the cap is reached.
+ * surrogate becomes U+FFFD so the result is always well-formed). Emoji stay whole: a joiner between emoji,
+ * a presentation selector after one and the tags of a flag tag sequence are kept (`belongsToEmoji`), and
+ * the cap never leaves half of one behind. Stops reading once the cap is reached.
  */
 export function cleanUntrusted(text: string, max = MAX_READER_TEXT): CleanText {
   let out = '';
   let kept = 0;
   let removed = 0;
+  // The code point kept just before this one; -1 when the one before was dropped.
+  let prev = -1;
   let i = 0;
   while (i < text.length) {
     const cp = text.codePointAt(i) ?? 0;
     const width = cp > 0xffff ? 2 : 1;
-    if (isInvisibleCodePoint(cp)) removed += 1;
-    else {
+    const flagEnd = flagTagSequenceEnd(text, i);
+    if (flagEnd !== -1) {
+      const length = (flagEnd - i) / 2;
+      if (kept + length > max) return { text: out, removed, cut: true };
+      out += text.slice(i, flagEnd);
+      kept += length;
+      prev = -1;
+      i = flagEnd;
+      continue;
+    }
+    if (isInvisibleCodePoint(cp)) {
+      const next = text.codePointAt(i + width) ?? -1;
+      // A joiner or a keycap's selector is kept only with room for what it joins.
+      const room = cp === ZWJ || next === 0x20e3 ? 2 : 1;
+      if (belongsToEmoji(cp, prev, next) && kept + room <= max) {
+        out += String.fromCodePoint(cp);
+        kept += 1;
+        prev = cp;
+      } else {
+        removed += 1;
+        prev = -1;
+      }
+    } else {
       if (kept === max) return { text: out, removed, cut: true };
-      out += cp >= 0xd800 && cp <= 0xdfff ? '\ufffd' : String.fromCodePoint(cp);
+      const lone = cp >= 0xd800 && cp <= 0xdfff;
+      out += lone ? '\ufffd' : String.fromCodePoint(cp);
       kept += 1;
+      prev = lone ? 0xfffd : cp;
     }
     i += width;
   }

@@ -21,6 +21,8 @@ export interface PullRequestWiring {
   onPullRequest(record: JobRecord, prLink: string): Promise<boolean>;
   /** Checks the token (one free `GET /rate_limit`), then starts reading followed PRs. */
   start(): Promise<void>;
+  /** Whether the doorbell will poll this job at a new PR in its repository (false when off). */
+  watches(record: JobRecord): Promise<boolean>;
   /** The reconciler's pass: every followed PR without a pending read gets one (nothing when off). */
   reconcile(): Promise<number>;
   stop(): Promise<void>;
@@ -48,6 +50,7 @@ export function wirePullRequests(input: {
   if (!token)
     return {
       onPullRequest: async () => false,
+      watches: async () => false,
       start: async () => undefined,
       reconcile: async () => 0,
       stop: () => queue.close(),
@@ -97,6 +100,7 @@ export function wirePullRequests(input: {
     onPullRequest: (record, prLink) =>
       enabled ? follower.onPullRequest(record, prLink) : Promise.resolve(false),
     reconcile: () => (enabled ? follower.reconcile() : Promise.resolve(0)),
+    watches: (record) => (enabled && doorbell ? doorbell.watches(record) : Promise.resolve(false)),
     async start() {
       const check = await github.validate();
       if (check === 'unauthorized') {

@@ -107,6 +107,39 @@ describe('the GitHub doorbell', () => {
     expect(reads.filter((r) => r.status === 304).every((r) => r.conditional)).toBe(true);
   });
 
+  it('a watched job is read on a long backoff (issue 37), and its PR still brings the read that matters', async () => {
+    const f = await setUp();
+    // Scaled timing: the fastest poll 400 ms, so the watched bound is 2.4 s (6 fastest intervals).
+    const app = await f.start({ POLL_INTERVAL_MS: '400' });
+    const watched = (await startJob(app)).job;
+    const { job: elsewhere } = await startJob(app, 'C0OTHER');
+    // Its repository is on no GitHub host the doorbell reads: polled on the usual schedule.
+    elsewhere.source.repository = 'https://git.example.org/acme/docs';
+    const reads = (id: string) => f.docs.requestsTo('GET', new RegExp(`/job/${id}$`)).length;
+    // Counted from the repository's first read (the doorbell lists the repositories to read every 5 s).
+    await waitFor(() => listReads(f.github).length >= 1, {
+      what: 'the first doorbell read',
+      timeoutMs: 10_000,
+    });
+    const [w0, u0] = [reads(watched.id), reads(elsewhere.id)];
+    await sleep(7_000);
+    const [w, u] = [reads(watched.id) - w0, reads(elsewhere.id) - u0];
+    // Both still read (the bound), the watched one far less: ~4 against ~11 over the same 7 s.
+    expect(w).toBeGreaterThanOrEqual(3);
+    expect(w).toBeLessThanOrEqual(0.6 * u);
+
+    const card = f.slack.messages.find((m) => !m.thread_ts && JSON.stringify(m).includes(watched.id));
+    f.docs.complete(watched.id, 'https://github.com/acme/docs/pull/110');
+    f.github.addPull('acme', 'docs', 110);
+    await waitFor(
+      () => app.logs.some((l) => l.includes('doorbell: new pull request') && l.includes(watched.id)),
+      {
+        what: 'the ring',
+      },
+    );
+    await waitFor(() => card && replyWith(f.slack, card, '/pull/110'), { what: 'the reply with the PR' });
+  });
+
   it('turned off (PR_DOORBELL_INTERVAL_MS=0) or without a token: no list is read and polling is as before', async () => {
     const f = await setUp();
     const app = await f.start({ PR_DOORBELL_INTERVAL_MS: '0' });

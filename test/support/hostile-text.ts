@@ -6,7 +6,10 @@ import fc from 'fast-check';
  * characters, pathological shapes for backtracking regexes, and sizes far past any limit.
  */
 
-/** Characters that hide or reorder text: tag characters, bidi controls, zero-width ones, the BOM. */
+/**
+ * Characters that hide or reorder text: tag characters, bidi controls, zero-width ones, the BOM, variation
+ * selectors (a run of them after any character smuggles bytes).
+ */
 export const INVISIBLE_CHARS = [
   '\u200b',
   '\u200c',
@@ -24,22 +27,39 @@ export const INVISIBLE_CHARS = [
   '\u202d',
   '\u202e',
   '\ufeff',
+  '\ufe0f',
+  '\ufe0e',
+  '\ufe01',
+  '\u{e0100}',
   '\u{e0001}',
   '\u{e0041}',
   '\u{e0069}',
   '\u{e007f}',
 ] as const;
 
-/** True when `text` holds any character of INVISIBLE_CHARS' classes (the whole tag block included). */
+/**
+ * An emoji as UTS #51 spells one, whether or not Unicode recommends it: an emoji with a skin tone, a
+ * presentation selector (and keycap mark) or a tag sequence, and such elements joined by zero-width joiners.
+ * The oracle of the sanitiser's properties, so written from the grammar, not from the sanitiser.
+ */
+const EMOJI_ELEMENT = String.raw`\p{Emoji}(?:\p{Emoji_Modifier}|[\u{FE0E}\u{FE0F}]\u{20E3}?|[\u{E0020}-\u{E007E}]+\u{E007F})?`;
+const EMOJI_SEQUENCE = new RegExp(`${EMOJI_ELEMENT}(?:\u200d${EMOJI_ELEMENT})*`, 'gu');
+
+/**
+ * True when `text` holds any character of INVISIBLE_CHARS' classes (the whole tag and selector blocks
+ * included) outside an emoji: a joiner, selector or tag inside one is part of the emoji.
+ */
 export function hasInvisible(text: string): boolean {
-  for (const ch of text) {
+  for (const ch of text.replace(EMOJI_SEQUENCE, '')) {
     const cp = ch.codePointAt(0) ?? 0;
     if (
       (cp >= 0x200b && cp <= 0x200f) ||
       (cp >= 0x202a && cp <= 0x202e) ||
       (cp >= 0x2060 && cp <= 0x2069) ||
+      (cp >= 0xfe00 && cp <= 0xfe0f) ||
       cp === 0xfeff ||
-      (cp >= 0xe0000 && cp <= 0xe007f)
+      (cp >= 0xe0000 && cp <= 0xe007f) ||
+      (cp >= 0xe0100 && cp <= 0xe01ef)
     )
       return true;
   }

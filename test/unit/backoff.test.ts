@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, parseRetryAfter } from '../../src/common/backoff.js';
-import { failedPollDelay, nextPollDelay } from '../../src/jobs/domain/poll-timing.js';
+import { failedPollDelay, nextPollDelay, watchedPollDelay } from '../../src/jobs/domain/poll-timing.js';
 
 describe('backoffDelay', () => {
   it('grows exponentially with full jitter between half and all of the ceiling', () => {
@@ -72,5 +72,24 @@ describe('nextPollDelay', () => {
     expect(failedPollDelay(3, timing)).toBe(40_000);
     expect(failedPollDelay(10, timing)).toBe(60_000);
     expect(failedPollDelay(1, timing, 90_000)).toBe(90_000);
+  });
+});
+
+describe('watchedPollDelay (the GitHub doorbell rings the job at a new PR)', () => {
+  const timing = { minMs: 5000, maxMs: 60_000 };
+  const mid = () => 0.5;
+
+  it('grows to 3 × the age, bounded at 6 fastest intervals (30 s): an end without a PR is still seen', () => {
+    expect(watchedPollDelay(0, timing, mid)).toBe(5000);
+    expect(watchedPollDelay(5000, timing, mid)).toBe(15_000);
+    expect(watchedPollDelay(20_000, timing, mid)).toBe(30_000);
+    expect(watchedPollDelay(4 * 60_000, timing, mid)).toBe(30_000);
+    for (const r of [0, 1]) expect(watchedPollDelay(90_000, timing, () => r)).toBeLessThanOrEqual(33_000);
+  });
+
+  it('is never shorter than the usual schedule (a long job keeps its own backoff)', () => {
+    for (const age of [0, 1000, 20_000, 60_000, 9 * 60_000, 20 * 60_000, 5 * 3600_000])
+      expect(watchedPollDelay(age, timing, mid)).toBeGreaterThanOrEqual(nextPollDelay(age, timing, mid));
+    expect(watchedPollDelay(20 * 60_000, timing, mid)).toBe(nextPollDelay(20 * 60_000, timing, mid));
   });
 });

@@ -5,6 +5,7 @@ import { normalisePath, normaliseQuestion } from '../../src/insights/health/evid
 import { buildHealthReport } from '../../src/insights/health/report.js';
 import { feedbackPageSchema, searchesPageSchema } from '../../src/platform/health-schemas.js';
 import { anyHostileText, hasInvisible, INVISIBLE_CHARS, pathologicalText } from '../support/hostile-text.js';
+import { replayable } from '../support/property-seed.js';
 
 describe('cleanUntrusted', () => {
   it('removes every invisible class and counts what it removed', () => {
@@ -27,7 +28,7 @@ describe('cleanUntrusted', () => {
         expect(hasInvisible(clean.text)).toBe(false);
         expect(Array.from(clean.text).length).toBeLessThanOrEqual(max);
       }),
-      { numRuns: 200 },
+      replayable('no invisible character, never over the cap', 200),
     );
   });
 });

@@ -24,14 +24,39 @@ const LONG_JOB_FACTOR = 0.1;
  * `random` adds ±10% jitter so jobs started together do not poll together.
  */
 export function nextPollDelay(ageMs: number, timing: PollTiming, random: () => number = Math.random): number {
+  return jittered(adaptiveDelay(ageMs, timing), timing, random);
+}
+
+/**
+ * With the GitHub doorbell watching the job's repository a new PR polls the job at once, so its own polls
+ * only notice an end without a PR (failed, cancelled, no changes) and the card's progress: after the first
+ * poll (which learns the branch, so a PR rings only its job) the delay grows to 3 × the job's age, bounded
+ * at 6 fastest intervals (30 s by default: an end without a PR is still seen within it), and never shorter
+ * than `nextPollDelay`'s (a long job keeps its own backoff).
+ */
+const WATCHED_AGE_FACTOR = 3;
+const WATCHED_MAX_INTERVALS = 6;
+
+export function watchedPollDelay(
+  ageMs: number,
+  timing: PollTiming,
+  random: () => number = Math.random,
+): number {
+  const watched = clamp(WATCHED_AGE_FACTOR * ageMs, timing.minMs, WATCHED_MAX_INTERVALS * timing.minMs);
+  return jittered(Math.max(adaptiveDelay(ageMs, timing), watched), timing, random);
+}
+
+function adaptiveDelay(ageMs: number, timing: PollTiming): number {
   const { minMs, maxMs } = timing;
   const shortMax = SHORT_JOB_MAX_INTERVALS * minMs;
-  let delay: number;
-  if (ageMs < 4 * minMs) delay = minMs;
-  else if (ageMs < SHORT_JOB_INTERVALS_OF_AGE * minMs) delay = clamp(ageMs / 2, minMs, shortMax);
-  else delay = clamp(ageMs * LONG_JOB_FACTOR, shortMax, maxMs);
-  const jittered = delay * (0.9 + 0.2 * random());
-  return Math.round(clamp(jittered, minMs, maxMs));
+  if (ageMs < 4 * minMs) return minMs;
+  if (ageMs < SHORT_JOB_INTERVALS_OF_AGE * minMs) return clamp(ageMs / 2, minMs, shortMax);
+  return clamp(ageMs * LONG_JOB_FACTOR, shortMax, maxMs);
+}
+
+/** ±10% so jobs started together do not poll together, within the configured bounds. */
+function jittered(delay: number, timing: PollTiming, random: () => number): number {
+  return Math.round(clamp(delay * (0.9 + 0.2 * random()), timing.minMs, timing.maxMs));
 }
 
 /** Delay after a failed poll: exponential from the fastest interval, capped, or what the API asked for. */

@@ -52,6 +52,19 @@ export function rings(
 }
 
 /**
+ * The PR a ring is for, as far as the read can tell: a read sees only the newest PR, so when numbers were
+ * skipped since the last one seen (another PR opened in between, or an issue: GitHub numbers both; or nothing
+ * was read before), its head
+ * branch is dropped and every job that may own the unseen one is rung, not only the newest's. Watched jobs
+ * poll on a long backoff and count on the ring.
+ */
+export function ringFor(state: DoorbellState | undefined, newest: NewestPullRequest): NewestPullRequest {
+  // Never read before: nothing tells which numbers were skipped.
+  const skipped = state === undefined || newest.number > state.newestNumber + 1;
+  return skipped ? { ...newest, headRef: null } : newest;
+}
+
+/**
  * The jobs a new PR may belong to: watched, in that repository, active since before it was opened. When the
  * platform reported a job's branch (`ref`) and it is the PR's head branch, only the jobs on that branch: the
  * PR is theirs. Otherwise (no branch reported, or `ref` names the base branch) all of them: the platform's

@@ -12,6 +12,7 @@ import {
   RING_SPACING_MS,
   readIntervalMs,
   ringDelayMs,
+  ringFor,
   rings,
 } from './doorbell-rules.js';
 import type {
@@ -62,6 +63,7 @@ export class PullRequestDoorbell {
   private readonly rungAt = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private started = false;
   private stopped = false;
 
   constructor(private readonly deps: DoorbellDeps) {}
@@ -69,6 +71,7 @@ export class PullRequestDoorbell {
   /** Reads on a timer from now on (each repository when its turn comes). */
   start(): void {
     this.stopped = false;
+    this.started = true;
     // Ticks are cheap (no request unless a repository is due): small ones keep each read close to its turn.
     const tickMs = Math.min(250, Math.max(50, Math.round(this.deps.timing.intervalMs / 8)));
     const loop = () => {
@@ -95,6 +98,20 @@ export class PullRequestDoorbell {
       held.map(([key, token]) => this.deps.leases.release(key, token).catch(() => undefined)),
     );
     await this.running;
+  }
+
+  /**
+   * Whether a new PR in the job's repository will ring it: this replica runs the doorbell (so the repository
+   * is read, by whichever replica holds its lease) and the repository's last read did not fail (the shared
+   * state has been read and is not backing off). The job's own polls may then back off further
+   * (`watchedPollDelay`); otherwise they keep the usual schedule.
+   */
+  async watches(record: Pick<JobRecord, 'repository'>): Promise<boolean> {
+    if (!this.started || this.stopped) return false;
+    const key = keyOf(record.repository, this.deps.webUrl);
+    if (!key) return false;
+    const state = await this.deps.leases.state(key);
+    return state !== undefined && state.notBefore <= this.deps.clock.now();
   }
 
   /** Repositories this replica reads now (holds the lease of). */
@@ -189,7 +206,7 @@ export class PullRequestDoorbell {
     // The fencing check comes first: a reader whose lease lapsed (another replica took over) neither moves
     // the state back nor rings. A crash between the save and the ring loses only the speed-up.
     if (!(await this.saveFenced(key, token, next))) return;
-    if (ring) await this.ring(key, newest);
+    if (ring) await this.ring(key, ringFor(state, newest));
   }
 
   private base(state: DoorbellState | undefined): DoorbellState {

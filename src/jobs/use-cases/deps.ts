@@ -28,6 +28,11 @@ export interface JobServiceDeps {
   wait?: (ms: number) => Promise<void>;
   metrics?: JobMetrics;
   /**
+   * The GitHub doorbell (with GITHUB_TOKEN): true when a new PR in the job's repository will poll it at
+   * once, so its own polls back off further (`watchedPollDelay`). Absent or false: the usual schedule.
+   */
+  doorbell?: { watches(record: JobRecord): Promise<boolean> };
+  /**
    * A job got its terminal reply with a pull request; called for every such reply (a follow-up's PR too):
    * following it on GitHub, and for a /docs-health gap (`evidenceRef`) its impact check. The callee keeps
    * each to once per job and PR. A rejection retries the poll.

@@ -2,7 +2,7 @@ import { DocsApiError } from '../../common/docs-api-error.js';
 import { describeError } from '../../common/errors.js';
 import { type AgentJob, isTerminal, type JobRecord, versionOf } from '../domain/job.js';
 import { applyJob, endWatch, followUpGraceMs, outcomeOf, trustsTerminal } from '../domain/lifecycle.js';
-import { failedPollDelay, nextPollDelay } from '../domain/poll-timing.js';
+import { failedPollDelay, nextPollDelay, watchedPollDelay } from '../domain/poll-timing.js';
 import type { PollOutcome, ThreadNotice } from '../ports.js';
 import { type JobServiceDeps, projectOf } from './deps.js';
 
@@ -98,7 +98,9 @@ export async function pollJob(deps: JobServiceDeps, jobId: string): Promise<numb
   if (changed) await notifier.updateCard(asSaved(record), now);
   await store.saveJob(record);
   polled('running');
-  return nextPollDelay(now - record.activeSince, poll, deps.random);
+  // A store that cannot say whether the doorbell reads the repository: the usual schedule, to be safe.
+  const rung = deps.doorbell ? await deps.doorbell.watches(record).catch(() => false) : false;
+  return (rung ? watchedPollDelay : nextPollDelay)(now - record.activeSince, poll, deps.random);
 }
 
 /** A trusted terminal status: the generation's one reply, then the job is no longer watched. */

@@ -4,13 +4,14 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { Outbox } from '../../delivery/ports.js';
 import { LIMITS, truncate } from '../messages/limits.js';
-import type { SlackMessage } from '../messages/types.js';
+import type { MessageBlock, SlackMessage } from '../messages/types.js';
 import { hasNewBlocks, withoutNewBlocks } from '../new-blocks.js';
 
 /**
  * Answers via response_url; if Slack refuses the blocks, answers again in plain text (the sections' own
- * text), so a refused answer is never silence. Never throws: a response_url that is used up or expired
- * leaves nothing more to do than log.
+ * text), so a refused answer is never silence. An owed answer goes through the outbox; when the outbox's
+ * store is away it is sent directly with a word about the outage. Never throws: a response_url that is used
+ * up or expired leaves nothing more to do than log.
  */
 export async function respondSafely(
   respond: RespondFn,
@@ -22,32 +23,39 @@ export async function respondSafely(
     response_type: 'ephemeral' as const,
     ...(options.replaceOriginal === undefined ? {} : { replace_original: options.replaceOriginal }),
   };
+  let answer = message;
   if (options.owed) {
     // A report someone waits for: recorded first, then sent, and retried if Slack did not take it.
     const { outbox, url } = options.owed;
     const payload = { ...base, ...message };
-    await outbox
-      .deliver({
+    try {
+      await outbox.deliver({
         key: `respond:${digest(url)}:${digest(JSON.stringify(payload))}`,
         target: { kind: 'respond', url },
         payload,
         priority: 'reply',
         keepMs: RESPONSE_URL_LIFE_MS,
-      })
-      .catch((error: unknown) => logger.warn({ error: describeError(error) }, 'could not owe an answer'));
-    return;
+      });
+      return;
+    } catch (error) {
+      // The store that records what is owed is away (Redis down): nobody can owe this answer, so it is
+      // sent now, once, saying so. Silence would be worse than the rare copy a record that landed anyway
+      // would add.
+      logger.warn({ error: describeError(error) }, 'could not owe an answer; answering directly');
+      answer = withStoreAwayNote(message);
+    }
   }
   try {
-    await respond({ ...base, ...message });
+    await respond({ ...base, ...answer });
     return;
   } catch (error) {
     logger.warn({ error: describeError(error) }, 'could not answer via response_url');
-    if (!('blocks' in message) || message.blocks.length === 0 || !refusedAsMessage(error)) return;
+    if (!('blocks' in answer) || answer.blocks.length === 0 || !refusedAsMessage(error)) return;
   }
-  if (hasNewBlocks(message.blocks)) {
+  if (hasNewBlocks(answer.blocks)) {
     // A workspace without charts: the same answer without them before falling back to plain text.
     try {
-      await respond({ ...base, ...message, blocks: withoutNewBlocks(message.blocks) });
+      await respond({ ...base, ...answer, blocks: withoutNewBlocks(answer.blocks) });
       return;
     } catch (error) {
       logger.warn({ error: describeError(error) }, 'could not answer via response_url without charts');
@@ -55,10 +63,23 @@ export async function respondSafely(
     }
   }
   try {
-    await respond({ ...base, text: plainTextOf(message) });
+    await respond({ ...base, text: plainTextOf(answer) });
   } catch (error) {
     logger.warn({ error: describeError(error) }, 'could not answer via response_url in plain text either');
   }
+}
+
+/** Said with an answer sent directly because the outbox's store is away. */
+export const STORE_AWAY_NOTE =
+  ':warning: My state store is unreachable right now, so this answer was sent directly, once. If something looks missing or stale, try again in a minute.';
+
+/** `message` with STORE_AWAY_NOTE: in its text, and as a last context block (replacing the 50th if full). */
+export function withStoreAwayNote(message: SlackMessage | { text: string }): SlackMessage | { text: string } {
+  const room = LIMITS.fallbackText - STORE_AWAY_NOTE.length - 2;
+  const text = `${truncate(message.text, room)}\n\n${STORE_AWAY_NOTE}`;
+  if (!('blocks' in message) || message.blocks.length === 0) return { ...message, text };
+  const note: MessageBlock = { type: 'context', elements: [{ type: 'mrkdwn', text: STORE_AWAY_NOTE }] };
+  return { ...message, text, blocks: [...message.blocks.slice(0, LIMITS.blocks - 1), note] };
 }
 
 /** Where an answer can be owed: the outbox, and the request's response_url (absent in some payloads). */

@@ -1,4 +1,5 @@
 import { HOUR_MS, type HourlyQuota, type QuotaTake } from '../../common/hourly-quota.js';
+import { guardState } from '../keyv-job-store.js';
 import type { RedisClient } from './redis-client.js';
 
 /*
@@ -77,31 +78,32 @@ export class RedisHourlyQuota implements HourlyQuota {
     // Unique members per unit, or two takes in the same millisecond would count once.
     this.sequence = (this.sequence + 1) % 1_000_000;
     const member = `${now}:${process.pid}:${this.sequence}:${Math.random().toString(36).slice(2, 10)}`;
-    const reply = (await this.client.eval(TAKE, {
-      keys: [this.key],
-      arguments: [...this.args(now, count), member],
-    })) as [number, number];
+    // Redis away: `state_unavailable`, so the user is told the store is unreachable, not "something went wrong".
+    const reply = (await guardState(() =>
+      this.client.eval(TAKE, { keys: [this.key], arguments: [...this.args(now, count), member] }),
+    )) as [number, number];
     return reply[0] === 1 ? { ok: true } : { ok: false, retryAfterMs: Math.max(0, Number(reply[1])) };
   }
 
   async waitTime(count = 1): Promise<number> {
-    const reply = await this.client.eval(WAIT_TIME, {
-      keys: [this.key],
-      arguments: this.args(Math.floor(this.now()), count),
-    });
+    const reply = await guardState(() =>
+      this.client.eval(WAIT_TIME, { keys: [this.key], arguments: this.args(Math.floor(this.now()), count) }),
+    );
     return Math.max(0, Number(reply));
   }
 
   /** Gives back the most recent unit (the in-memory quota does the same). */
   async refund(): Promise<void> {
-    await this.client.zPopMax(this.key);
+    await guardState(() => this.client.zPopMax(this.key));
   }
 
   async remaining(): Promise<number> {
-    const used = await this.client.eval(COUNT, {
-      keys: [this.key],
-      arguments: [String(Math.floor(this.now())), String(this.windowMs)],
-    });
+    const used = await guardState(() =>
+      this.client.eval(COUNT, {
+        keys: [this.key],
+        arguments: [String(Math.floor(this.now())), String(this.windowMs)],
+      }),
+    );
     return Math.max(0, this.limit - Number(used));
   }
 

@@ -10,6 +10,7 @@ import type { MessageEventArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { handleInbound, toInbound } from '../events/inbound.js';
 import { type AnswerWordsDeps, answerWords } from './answer-words.js';
+import { threadOfMessage } from './thread-arrival.js';
 
 export type AssistantMessageDeps = AnswerWordsDeps &
   Pick<SlackDeps, 'conversations' | 'afterAck'> & {
@@ -24,7 +25,7 @@ const TITLE_MAX = 80;
  * announced with `assistant_thread_started`) the slash commands' words are answered in the thread and
  * anything else goes to the conversation service as an instruction: a new job in this thread, or a
  * follow-up once the thread has one. A thread the bot does not know as an assistant thread is an
- * ordinary DM thread and handled as before.
+ * ordinary DM thread and handled as before; a young one's start is waited for first (`threadOfMessage`).
  */
 export function assistantUserMessage(deps: AssistantMessageDeps) {
   return async ({ event, body, context }: MessageEventArgs): Promise<void> => {
@@ -43,7 +44,7 @@ export async function routeAssistantMessage(
   if (!fromPerson || !threadTs) return handleInbound(deps, message);
   let thread: AssistantThread | undefined;
   try {
-    thread = await deps.assistant.threads.get(message.channelId, threadTs);
+    thread = await threadOfMessage(deps, { ...message, threadTs });
   } catch (error) {
     // The conversation service reads the same store and tells the author it cannot act.
     deps.logger.warn({ error: describeError(error) }, 'could not read an assistant thread');

@@ -96,7 +96,7 @@ await section(
   },
 );
 await section(
-  '8. Analytics requests per chart, cold and warm (simulated days, against the floor)',
+  '8. Analytics requests per report with its chart, cold and warm (simulated days, against the floor)',
   async () => {
     const { rows } = await runChartCost();
     return [chartCostTable(rows), ...chartCostVerdict(rows)];

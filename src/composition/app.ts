@@ -276,6 +276,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         stopping = true;
         startAbort.abort();
         if (starting) await within(starting, 5_000, 'finishing start-up', logger);
+        await reports.chartFill.stop();
         await shutDown({
           slack,
           reconciler,

@@ -5,6 +5,7 @@ import type { Logger } from '../common/logger.js';
 import type { ProjectDirectory } from '../common/projects.js';
 import type { Outbox } from '../delivery/ports.js';
 import { AnalyticsSource } from '../insights/analytics-source.js';
+import { ChartFill } from '../insights/chart-fill.js';
 import { HealthEvidence } from '../insights/health/health-evidence.js';
 import { HealthReports } from '../insights/health/health-reports.js';
 import type { EvidenceStore } from '../insights/health/ports.js';
@@ -38,11 +39,15 @@ export function wireReports(w: ReportsWiring) {
     budget: adapters.analyticsBudget,
     logger,
     cacheTtlMs: config.analytics.cacheTtlMs,
+    hourlyLimit: config.analytics.hourlyBudget,
   });
+  // Charts too big to draw with their report are read after it, within the budget (one queue per runtime).
+  const fill = new ChartFill({ source, logger });
   const publisher = new SlackReportPublisher(w.gateway, w.outbox, config.docs.siteUrl);
   const shared = { apiFor, source, publisher, clock, logger, projects, maxPages: config.analytics.maxPages };
-  const pageViews = new PageViewsReports({ ...shared, charts: config.analytics.charts });
+  const charts = { charts: config.analytics.charts, fill };
+  const pageViews = new PageViewsReports({ ...shared, ...charts });
   const evidence = new HealthEvidence(adapters.evidenceStore);
-  const health = new HealthReports({ ...shared, evidence, charts: config.analytics.charts });
-  return { source, publisher, pageViews, evidence, health };
+  const health = new HealthReports({ ...shared, evidence, ...charts });
+  return { source, publisher, pageViews, evidence, health, chartFill: fill };
 }

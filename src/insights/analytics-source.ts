@@ -47,6 +47,8 @@ export interface AnalyticsSourceOptions {
   logger: Logger;
   /** 0 turns caching off. */
   cacheTtlMs: number;
+  /** The budget's size per hour (ANALYTICS_HOURLY_BUDGET, default 100): charts take a share of it. */
+  hourlyLimit?: number;
 }
 
 /**
@@ -62,6 +64,11 @@ export class AnalyticsSource {
   /** The budget every fetch takes its units from. */
   get budget(): HourlyQuota {
     return this.o.budget;
+  }
+
+  /** Units the budget holds per hour. */
+  get hourlyLimit(): number {
+    return this.o.hourlyLimit ?? 100;
   }
 
   /** The cached value, or undefined: no API call, no budget. Cache failures read as misses. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../src/insights/ranges/dates.js';
-import type { FakeConversation, HealthData } from '../support/fake-docs-health.js';
+import type { FakeConversation, FakeFeedback, HealthData } from '../support/fake-docs-health.js';
 import { waitFor } from '../support/http.js';
 import { seededRandom } from '../support/seeded-random.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -36,9 +36,24 @@ function dayData(d: Day): HealthData {
       { searchQuery: 'install', hits: 40, ctr: 0.5, topClickedPage: '/install', lastSearchedAt: at },
     ],
     pages: [{ path: '/docs/webhooks', thumbsUp: 1, thumbsDown: d.down, code: 0, total: d.down + 1 }],
-    feedback: [],
+    feedback: votes(d),
     conversations: [],
   };
+}
+
+/** The day's 👎 as the platform lists them: contextual feedback marked not helpful, and one 👍. */
+function votes(d: Day): FakeFeedback[] {
+  const vote = (i: number, helpful: boolean): FakeFeedback => ({
+    id: `fb_${d.day}_${i}`,
+    path: '/docs/webhooks',
+    comment: null,
+    createdAt: `${d.day}T0${i % 10}:15:00.000Z`,
+    source: 'contextual',
+    status: 'pending',
+    helpful,
+    contact: null,
+  });
+  return [...Array.from({ length: d.down }, (_, i) => vote(i, false)), vote(d.down, true)];
 }
 
 function question(d: Day, i: number, n: number): FakeConversation {
@@ -69,6 +84,7 @@ function seed(t: TestApp): Day[] {
     const sum = (key: 'gap' | 'down') => week.reduce((s, d) => s + d[key], 0);
     const from = week[week.length - 1]!.day;
     const window = dayData({ day: from, gap: sum('gap'), down: sum('down'), asked: 0 });
+    window.feedback = week.flatMap(votes);
     window.conversations = week.flatMap((d) =>
       Array.from({ length: d.asked }, (_, i) => question(d, i, ++n)),
     );
@@ -82,7 +98,37 @@ describe('charts in /docs-health', () => {
     app = await startTestApp({ env: { REPORT_CHARTS: 'true' } });
     const days = seed(app);
     await app.command({ command: '/docs-health', text: '7d' });
-    const body = (await waitFor(() => app!.slack.responses[0], { what: 'report' })).body as {
+    // The first report draws 👎 and unanswered from its own reads; searches per day follow in the background.
+    const first = (await waitFor(() => app!.slack.responses[0], { what: 'first report' })).body as {
+      blocks: Block[];
+    };
+    const firstChart = first.blocks.find((b) => b.type === 'data_visualization') as
+      | (Block & { chart: Chart })
+      | undefined;
+    expect(firstChart?.chart.series.map((s) => s.name)).toEqual([
+      '👎 on pages',
+      'Unanswered',
+      '👎 (before)',
+      'Unanswered (before)',
+    ]);
+    expect(JSON.stringify(first.blocks)).toContain(
+      'Searches that found nothing join this chart in later reports',
+    );
+    const dayReads = () =>
+      app!.docs
+        .requestsTo('GET', /\/searches$/)
+        .filter((r) => r.query.get('dateTo') === addDays(r.query.get('dateFrom')!, 1));
+    await waitFor(() => dayReads().length === 14, {
+      what: 'searches per day read in the background',
+      timeoutMs: 20_000,
+    });
+    await waitFor(() => /chart points read in the background/.test(app!.logs.join('\n')), {
+      what: 'the fill done',
+      timeoutMs: 20_000,
+    });
+
+    await app.command({ command: '/docs-health', text: '7d' });
+    const body = (await waitFor(() => app!.slack.responses[1], { what: 'report' })).body as {
       text: string;
       blocks: Block[];
     };

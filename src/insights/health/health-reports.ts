@@ -2,6 +2,7 @@ import type { Clock } from '../../common/clock.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { AnalyticsSource } from '../analytics-source.js';
+import type { ChartFill } from '../chart-fill.js';
 import type { AnalyticsProjects } from '../page-views/page-views-reports.js';
 import type { ReportPublisher } from '../ports.js';
 import {
@@ -91,6 +92,8 @@ export interface HealthReportsOptions {
   evidence?: Pick<HealthEvidence, 'save'>;
   /** Daily counts for a chart on every report (REPORT_CHARTS); absent or false: none. */
   charts?: boolean;
+  /** Fills what a chart lacks in the background, once the report is out. */
+  fill?: ChartFill;
   logger?: Logger;
 }
 
@@ -107,7 +110,13 @@ export class HealthReports {
             apiFor: o.apiFor,
             now: () => this.now(),
             maxPages: o.maxPages,
+            ...(o.fill ? { fill: o.fill } : {}),
           });
+  }
+
+  /** Starts the background reads queued for charts: called once the report is out. */
+  fillCharts(): void {
+    this.o.fill?.run();
   }
 
   now(): number {
@@ -135,7 +144,7 @@ export class HealthReports {
     const built = buildHealthReport(window, { top: request.top });
     const report = this.o.projects.isMulti ? { ...built, project: projectId } : built;
     let chartMissing: HealthReport['chartMissing'];
-    const trend = await this.trends?.trend(range, projectId, window.conversations).catch((error: unknown) => {
+    const trend = await this.trends?.trend(range, projectId, window).catch((error: unknown) => {
       // The chart adds to the report and never holds it back.
       this.o.logger?.warn(
         { error: describeError(error) },
@@ -173,6 +182,7 @@ export class HealthReports {
   async publish(channelId: string, request: HealthRequest, requestedBy: string): Promise<void> {
     const report = await this.report(this.inChannel(request, channelId));
     await this.o.publisher.postHealthReport(channelId, report, { requestedBy });
+    this.fillCharts();
   }
 
   /** A weekly post: the last 7 full days before the occurrence in the schedule's zone, top 5, fix buttons. */
@@ -185,6 +195,7 @@ export class HealthReports {
     const request = { range: DEFAULT_RANGE, top: TOP_DEFAULT, timeZone, asOf: occurrenceMs };
     const report = await this.report(this.inChannel(request, channelId));
     await this.o.publisher.postHealthReport(channelId, report, { once });
+    this.fillCharts();
   }
 
   private rangeOf(request: HealthRequest): DateRange {

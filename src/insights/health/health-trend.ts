@@ -1,21 +1,22 @@
 import { cleanUntrusted } from '../../common/untrusted-text.js';
-import { type AnalyticsSource, FINAL_TTL_MS } from '../analytics-source.js';
-import { isFinal, readBuckets } from '../bucket-reads.js';
+import { AnalyticsBudgetError, type AnalyticsSource, FINAL_TTL_MS } from '../analytics-source.js';
+import { chartFits, isFinal, planBuckets, readMissing } from '../bucket-reads.js';
+import type { ChartFill } from '../chart-fill.js';
 import { comparesPrevious } from '../page-views/views-trend.js';
 import { chartBuckets, type DayBucket, shiftBuckets } from '../ranges/buckets.js';
 import { type DateRange, daysBetween, localDate } from '../ranges/dates.js';
 import { apiBounds } from '../ranges/zone-instants.js';
 import { normaliseQuestion } from './evidence.js';
-import { fetchHealthWindow } from './fetch-health.js';
-import type { AssistantConversation, HealthApi } from './ports.js';
-import { flaggedPages, searchGaps } from './report.js';
+import { fetchHealthWindow, HEALTH_LIMITS } from './fetch-health.js';
+import type { AssistantConversation, FeedbackEntry, HealthApi, HealthWindow } from './ports.js';
+import { searchGaps } from './report.js';
 
 /** The three reader signals of `/docs-health` per bucket of days (one bucket per chart point). */
 export interface HealthTrendSeries {
   buckets: DayBucket[];
-  /** Searches that found nothing (hits of the terms without a click that bucket). */
-  noResults: number[];
-  /** 👎 on pages. */
+  /** Searches that found nothing (hits of the terms without a click that bucket); absent until read. */
+  noResults?: number[];
+  /** 👎 on pages (readers' contextual feedback marked not helpful). */
   thumbsDown: number[];
   /** Assistant questions left unanswered (each asking counted). */
   unanswered: number[];
@@ -24,11 +25,20 @@ export interface HealthTrendSeries {
 export interface HealthTrend {
   current: HealthTrendSeries;
   previous?: HealthTrendSeries;
+  /** Searches without results per day are being read in the background: this many reads. */
+  searchesLater?: number;
 }
 
-interface BucketCounts {
+/**
+ * Points of the searches line a report reads itself: the new days of a range that moved on. A range never
+ * charted would need one read per day on top of the report's own, so its line is read in the background.
+ */
+export const SEARCH_POINTS_WITH_REPORT = 2;
+
+interface NoResults {
   noResults: number;
-  thumbsDown: number;
+  /** The day had more terms than one page: its count covers the most searched 100. */
+  partial: boolean;
 }
 
 export interface HealthTrendsOptions {
@@ -36,75 +46,86 @@ export interface HealthTrendsOptions {
   apiFor(projectId: string): HealthApi;
   now: () => number;
   maxPages: number;
+  fill?: ChartFill;
 }
 
 /**
- * Daily docs-health counts for charts. Searches and 👎 carry no per-row day, so each bucket is read as its
- * own window (searches and feedback by page: two requests or more), kept for good once before yesterday;
- * unanswered questions carry their time, so one read of the period's conversations (the report's own for
- * the current period) is split into buckets for free.
+ * Daily docs-health counts for charts, from what the report already read wherever it can: 👎 and
+ * unanswered questions carry their time, so the report's own feedback entries and conversations are split
+ * into buckets for free, and the period before costs one read of each (shared with any report of that
+ * range). Searches carry no day: each point is one request (the first page of that day's terms), kept for
+ * good once final; a report reads at most `SEARCH_POINTS_WITH_REPORT` of them, the rest are filled in the
+ * background and the line joins the chart in later reports.
  */
 export class HealthTrends {
   constructor(private readonly o: HealthTrendsOptions) {}
 
-  async trend(
-    range: DateRange,
-    projectId: string,
-    conversations: readonly AssistantConversation[],
-  ): Promise<HealthTrend | undefined> {
+  async trend(range: DateRange, projectId: string, window: HealthWindow): Promise<HealthTrend> {
     const current = chartBuckets(range);
     const length = daysBetween(range.from, range.toExclusive);
-    const previous = comparesPrevious(range) ? shiftBuckets(current, length) : undefined;
-    const read = await readBuckets<BucketCounts>(this.o.source, [...current, ...(previous ?? [])], {
-      timeZone: range.timeZone,
+    const zone = range.timeZone;
+    const trend: HealthTrend = { current: fromRows(current, window, zone) };
+    const shifted = comparesPrevious(range) ? shiftBuckets(current, length) : undefined;
+    const before = shifted && (await this.previousWindow(range, shifted, projectId));
+    if (shifted && before) trend.previous = fromRows(shifted, before, zone);
+
+    const buckets = [...current, ...(trend.previous ? (shifted ?? []) : [])];
+    const plan = await planBuckets<NoResults>(this.o.source, buckets, {
+      timeZone: zone,
       now: this.o.now,
-      unitsPerRead: 2,
+      unitsPerRead: 1,
       keyOf: (r) => ({
-        endpoint: 'health-counts',
+        endpoint: 'health-no-results',
         projectId,
         range: rangeKey(r),
-        params: { maxPages: this.o.maxPages },
+        params: { limit: HEALTH_LIMITS.searches },
       }),
-      fetch: (r) => this.counts(r, projectId),
+      fetch: (r, budget) => this.noResults(r, projectId, budget),
     });
-    if (!read) return undefined;
-    const series = (buckets: DayBucket[], from: number, asked: readonly AssistantConversation[]) => ({
-      buckets,
-      noResults: read.values.slice(from, from + buckets.length).map((c) => c.noResults),
-      thumbsDown: read.values.slice(from, from + buckets.length).map((c) => c.thumbsDown),
-      unanswered: unansweredPerBucket(asked, buckets, range.timeZone),
-    });
-    const trend: HealthTrend = { current: series(current, 0, conversations) };
-    if (previous) {
-      const before = { from: previous[0]!.from, toExclusive: previous[previous.length - 1]!.toExclusive };
-      const window = await fetchHealthWindow(this.o.apiFor(projectId), apiBounds({ ...range, ...before }), {
-        source: this.o.source,
-        projectId,
-        maxPages: this.o.maxPages,
-        parts: ['conversations'],
-        ...(isFinal(before, range.timeZone, this.o.now()) ? { ttlMs: FINAL_TTL_MS } : {}),
-      });
-      trend.previous = series(previous, current.length, window.conversations);
+    const few = plan.missing.length <= SEARCH_POINTS_WITH_REPORT;
+    if (!few || (await chartFits(this.o.source, plan.missing.length)) !== 'now') {
+      this.o.fill?.add(plan.missing.map((m) => m.read));
+      return { ...trend, searchesLater: plan.missing.length };
     }
+    const values = (await readMissing(this.o.source, plan)).map((v) => v.noResults);
+    trend.current.noResults = values.slice(0, current.length);
+    if (trend.previous) trend.previous.noResults = values.slice(current.length);
     return trend;
   }
 
-  /** One bucket's searches without results and 👎, as `/docs-health` counts them for its window. */
-  private async counts(range: DateRange, projectId: string): Promise<BucketCounts> {
-    const window = await fetchHealthWindow(this.o.apiFor(projectId), apiBounds(range), {
-      source: this.o.source,
-      projectId,
-      maxPages: this.o.maxPages,
-      parts: ['searches', 'pages'],
-    });
+  /** The period before's feedback and conversations (one read each, or none when cached), if they fit. */
+  private async previousWindow(
+    range: DateRange,
+    buckets: DayBucket[],
+    projectId: string,
+  ): Promise<HealthWindow | undefined> {
+    const days = { from: buckets[0]!.from, toExclusive: buckets[buckets.length - 1]!.toExclusive };
+    const read = () =>
+      fetchHealthWindow(this.o.apiFor(projectId), apiBounds({ ...range, ...days }), {
+        source: this.o.source,
+        projectId,
+        maxPages: this.o.maxPages,
+        parts: ['feedback', 'conversations'],
+        ...(isFinal(days, range.timeZone, this.o.now()) ? { ttlMs: FINAL_TTL_MS } : {}),
+      });
+    // One read of each endpoint (none when cached), unless the hour's budget is nearly used up.
+    return (await chartFits(this.o.source, 2)) === 'now' ? read() : undefined;
+  }
+
+  /** One bucket's searches without results: one request, the first page of its terms (most hits first). */
+  private async noResults(
+    range: DateRange,
+    projectId: string,
+    budget: AnalyticsSource['budget'],
+  ): Promise<NoResults> {
+    const slot = await budget.take();
+    if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
+    const page = await this.o
+      .apiFor(projectId)
+      .getSearches({ ...apiBounds(range), limit: HEALTH_LIMITS.searches });
     const days = { from: range.from, toExclusive: range.toExclusive };
-    return {
-      noResults: searchGaps(window.searches, window.totalSearches, days).reduce(
-        (s, g) => s + count(g.hits),
-        0,
-      ),
-      thumbsDown: flaggedPages(window.pages, [], days).reduce((s, p) => s + count(p.thumbsDown), 0),
-    };
+    const gaps = searchGaps(page.searches, page.totalSearches, days);
+    return { noResults: gaps.reduce((s, g) => s + count(g.hits), 0), partial: Boolean(page.nextCursor) };
   }
 }
 
@@ -113,6 +134,45 @@ const count = (value: number) => (Number.isFinite(value) && value > 0 ? value : 
 function rangeKey(range: DateRange): string {
   const { dateFrom, dateTo } = apiBounds(range);
   return `${dateFrom}..${dateTo}`;
+}
+
+/** 👎 and unanswered questions per bucket from a window's own rows. */
+function fromRows(
+  buckets: DayBucket[],
+  window: Pick<HealthWindow, 'feedback' | 'conversations'>,
+  timeZone: string | undefined,
+): HealthTrendSeries {
+  return {
+    buckets,
+    thumbsDown: thumbsDownPerBucket(window.feedback, buckets, timeZone),
+    unanswered: unansweredPerBucket(window.conversations, buckets, timeZone),
+  };
+}
+
+/** The bucket holding the local day of `at` (an ISO time), or -1. */
+function bucketOf(at: string | null | undefined, buckets: readonly DayBucket[], timeZone?: string): number {
+  const ms = Date.parse(at ?? '');
+  if (!Number.isFinite(ms)) return -1;
+  const day = localDate(ms, timeZone ?? 'UTC');
+  return buckets.findIndex((b) => b.from <= day && day < b.toExclusive);
+}
+
+/**
+ * 👎 per bucket by the local day they were given: contextual feedback marked not helpful, what the
+ * platform's feedback by page counts as thumbs down. An entry without a readable time is in no bucket.
+ */
+export function thumbsDownPerBucket(
+  feedback: readonly FeedbackEntry[],
+  buckets: readonly DayBucket[],
+  timeZone: string | undefined,
+): number[] {
+  const counts = buckets.map(() => 0);
+  for (const entry of feedback) {
+    if (entry.source !== 'contextual' || entry.helpful !== false) continue;
+    const i = bucketOf(entry.createdAt, buckets, timeZone);
+    if (i >= 0) counts[i]! += 1;
+  }
+  return counts;
 }
 
 /**
@@ -128,10 +188,7 @@ export function unansweredPerBucket(
   for (const c of conversations) {
     if (c.resolutionStatus !== 'unanswered' || normaliseQuestion(cleanUntrusted(c.query).text) === '')
       continue;
-    const at = Date.parse(c.timestamp ?? '');
-    if (!Number.isFinite(at)) continue;
-    const day = localDate(at, timeZone ?? 'UTC');
-    const i = buckets.findIndex((b) => b.from <= day && day < b.toExclusive);
+    const i = bucketOf(c.timestamp, buckets, timeZone);
     if (i >= 0) counts[i]! += 1;
   }
   return counts;

@@ -29,6 +29,9 @@ export interface FeedbackEntry {
   path: string;
   comment?: string | null;
   createdAt?: string | null;
+  /** `contextual` entries carry `helpful`: `false` is a 👎. */
+  source?: string | null;
+  helpful?: boolean | null;
 }
 
 export interface AssistantConversation {

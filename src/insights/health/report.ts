@@ -1,4 +1,5 @@
 import { cleanUntrusted } from '../../common/untrusted-text.js';
+import type { ChartMissing } from '../bucket-reads.js';
 import {
   type Evidence,
   type EvidenceKind,
@@ -46,7 +47,7 @@ export interface HealthReport {
   /** Daily counts of the three signals for the chart; absent when they could not be read. */
   trend?: HealthTrend;
   /** Why a report that should have a chart has none: the analytics budget's reserve, or a failed read. */
-  chartMissing?: 'budget' | 'unavailable';
+  chartMissing?: ChartMissing;
 }
 
 /** `top N`, 1–25, default 5: anything else is clamped rather than refused (the grammar validates input). */

@@ -3,6 +3,7 @@ import type { Clock } from '../../common/clock.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { AnalyticsBudgetError, type AnalyticsKey, type AnalyticsSource } from '../analytics-source.js';
+import type { ChartFill } from '../chart-fill.js';
 import type { PageViewsApi, PageViewsTotals, RangePageViews, ReportPublisher } from '../ports.js';
 import {
   type DateRange,
@@ -16,7 +17,7 @@ import { MAX_TOP, type ReportParams } from '../ranges/grammar.js';
 import { apiBounds } from '../ranges/zone-instants.js';
 import { fetchRangeViews, PAGE_SIZE } from './fetch-page-views.js';
 import { buildReport, type PageViewsReport, type ReportRequest, toCsv } from './report.js';
-import { ViewsTrends } from './views-trend.js';
+import { type ViewsTrend, ViewsTrends } from './views-trend.js';
 
 /** Which project a channel reads (`ProjectDirectory` fits). */
 export interface AnalyticsProjects {
@@ -37,6 +38,8 @@ export interface PageViewsReportsOptions {
   maxPages: number;
   /** Daily views for a chart on every report (REPORT_CHARTS); absent or false: tables only. */
   charts?: boolean;
+  /** Fills charts too big to draw with their report, in the background. */
+  fill?: ChartFill;
 }
 
 /**
@@ -58,6 +61,7 @@ export class PageViewsReports {
             apiFor: o.apiFor,
             now: () => this.now(),
             keyOf: (endpoint, range, projectId) => this.key(endpoint, range, projectId),
+            ...(o.fill ? { fill: o.fill } : {}),
           });
   }
 
@@ -89,25 +93,45 @@ export class PageViewsReports {
     const needsPrevious = !(await this.o.source.peek<RangePageViews>(
       this.key('totals', previousRange, request.projectId),
     ));
+    // The report's own reads come first: its chart never costs it its answer.
     const current = await this.views(request.range, needsPrevious ? 1 : 0, request.projectId);
-    const previous = await this.totals(previousRange, request.projectId).catch((error: unknown) => {
-      // The comparison is a nicety: the report still stands without it.
-      this.o.logger.warn({ error: describeError(error) }, 'could not fetch previous-period totals');
-      return undefined;
-    });
-    let chartMissing: PageViewsReport['chartMissing'];
-    const trend = await this.trends?.trend(request.range, this.projectOf(request)).catch((error: unknown) => {
-      // The chart adds to the report and never holds it back.
-      this.o.logger.warn({ error: describeError(error) }, 'could not fetch daily views for the chart');
-      chartMissing = 'unavailable';
-      return undefined;
-    });
-    if (this.trends && !trend) {
-      chartMissing ??= 'budget';
-      this.o.logger.info({ range: request.range, chartMissing }, 'report goes out without its chart');
-    }
-    const chart = trend ? { trend } : chartMissing ? { chartMissing } : {};
+    const chart = await this.chart(request);
+    // With the period before beside the chart, its days add up to the period's totals: no read of its own.
+    const previous = chart.trend?.previous?.total
+      ? sumTotals(chart.trend)
+      : await this.totals(previousRange, request.projectId).catch((error: unknown) => {
+          // The comparison is a nicety: the report still stands without it.
+          this.o.logger.warn({ error: describeError(error) }, 'could not fetch previous-period totals');
+          return undefined;
+        });
     return this.named(request, { ...buildReport(request, current, previous), ...chart });
+  }
+
+  /**
+   * Reads queued for charts too big to draw with their report, started once the report is out (the edge
+   * calls this after answering; `publish` after posting).
+   */
+  fillCharts(): void {
+    this.o.fill?.run();
+  }
+
+  private async chart(
+    request: ReportRequest,
+  ): Promise<Pick<PageViewsReport, 'trend' | 'chartMissing' | 'chartReads'>> {
+    if (!this.trends) return {};
+    const outcome = await this.trends
+      .trend(request.range, this.projectOf(request))
+      .catch((error: unknown) => {
+        // The chart adds to the report and never holds it back.
+        this.o.logger.warn({ error: describeError(error) }, 'could not fetch daily views for the chart');
+        return { missing: 'unavailable' as const, reads: 0 };
+      });
+    if ('trend' in outcome) return { trend: outcome.trend };
+    this.o.logger.info(
+      { range: request.range, chartMissing: outcome.missing, reads: outcome.reads },
+      'report goes out without its chart',
+    );
+    return { chartMissing: outcome.missing, ...(outcome.reads > 0 ? { chartReads: outcome.reads } : {}) };
   }
 
   /** Names the project on the report when there is more than one to tell apart. */
@@ -144,6 +168,7 @@ export class PageViewsReports {
       ...(requestedBy ? { requestedBy } : {}),
       ...(once ? { once } : {}),
     });
+    this.fillCharts();
     return report;
   }
 
@@ -198,6 +223,14 @@ export class PageViewsReports {
   private key(endpoint: 'views' | 'totals', range: DateRange, projectId?: string): AnalyticsKey {
     return { endpoint, projectId: this.projectOf({ projectId }), range: rangeKey(range) };
   }
+}
+
+/** The period before's totals as the sum of its chart points (each a totals read of its days). */
+function sumTotals(trend: ViewsTrend): PageViewsTotals | undefined {
+  const before = trend.previous;
+  if (!before?.total) return undefined;
+  const sum = (values: readonly number[]) => values.reduce((s, v) => s + v, 0);
+  return { human: sum(before.human), ai: sum(before.ai), total: sum(before.total) };
 }
 
 /** The instants the API is asked for: the same days in two time zones are two different spans. */

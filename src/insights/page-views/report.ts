@@ -1,3 +1,4 @@
+import type { ChartMissing } from '../bucket-reads.js';
 import type { PageViewRow, PageViewsTotals, RangePageViews } from '../ports.js';
 import type { DateRange } from '../ranges/dates.js';
 import type { ViewsTrend } from './views-trend.js';
@@ -34,8 +35,13 @@ export interface PageViewsReport {
   project?: string;
   /** Views per day (bucketed past 20 days) for the chart; absent when they could not be read. */
   trend?: ViewsTrend;
-  /** Why a report that should have a chart has none: the analytics budget's reserve, or a failed read. */
-  chartMissing?: 'budget' | 'unavailable';
+  /**
+   * Why a report that should have a chart has none: the analytics budget's reserve, a failed read, or a
+   * chart too big to draw with the report (`later`: filled in the background for later reports).
+   */
+  chartMissing?: ChartMissing;
+  /** With `later`: how many analytics reads the chart lacks. */
+  chartReads?: number;
 }
 
 /** Total views descending; ties by path so the order is stable whatever order the API used. */

@@ -136,7 +136,8 @@ export interface SlackDeps {
     analytics: Pick<
       PageViewsReports,
       'now' | 'requestFor' | 'inChannel' | 'report' | 'publish' | 'uploadCsv'
-    >;
+    > &
+      Partial<Pick<PageViewsReports, 'fillCharts'>>;
     weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
     siteUrl: string | undefined;
   };
@@ -146,7 +147,8 @@ export interface SlackDeps {
   jobReaction?: string;
   /** `/docs-health`: the docs-health report (absent: the command says it is not set up). */
   health?: {
-    reports: Pick<HealthReports, 'now' | 'report' | 'publish' | 'inChannel'>;
+    reports: Pick<HealthReports, 'now' | 'report' | 'publish' | 'inChannel'> &
+      Partial<Pick<HealthReports, 'fillCharts'>>;
     /** Weekly docs-health posts (`/docs-health schedule`), in the same store as page-view posts. */
     weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
     siteUrl: string | undefined;

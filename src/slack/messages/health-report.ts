@@ -5,7 +5,7 @@ import type { HealthReport, HealthSection } from '../../insights/health/report.j
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { displayCount, displayRatio, mrkdwnLink } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
-import { chartMissingNote, healthTrendChart } from './trend-chart.js';
+import { chartMissingNote, healthTrendChart, searchesLaterNote } from './trend-chart.js';
 import type { MessageBlock, SlackMessage } from './types.js';
 
 /** Buttons of the rows: `health_fix_<kind>_<rank>` (unique in the message, as Slack wants action ids). */
@@ -145,7 +145,11 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
         elements: [{ type: 'mrkdwn', text: `${range} · ${n(report.totalSearches)} searches${by}${partial}` }],
       },
       ...(trend
-        ? [trend.chart, trend.note]
+        ? [
+            trend.chart,
+            trend.note,
+            ...(report.trend?.searchesLater ? [searchesLaterNote(report.trend.searchesLater)] : []),
+          ]
         : report.chartMissing
           ? [chartMissingNote(report.chartMissing)]
           : []),

@@ -177,7 +177,7 @@ export function pageViewsReportMessage(
   // The chart adds to the numbers above and never replaces them: its peak is said in words too.
   const trend = report.trend ? viewsTrendChart(report.trend) : undefined;
   if (trend) blocks.push(trend.chart, trend.note);
-  else if (report.chartMissing) blocks.push(chartMissingNote(report.chartMissing));
+  else if (report.chartMissing) blocks.push(chartMissingNote(report.chartMissing, report.chartReads));
   blocks.push({ type: 'divider' });
   const tail: KnownBlock[] = [];
   const footer = [

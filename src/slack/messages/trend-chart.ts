@@ -1,4 +1,5 @@
 import type { ContextBlock } from '@slack/types';
+import type { ChartMissing } from '../../insights/bucket-reads.js';
 import type { HealthTrend } from '../../insights/health/health-trend.js';
 import type { ViewsTrend } from '../../insights/page-views/views-trend.js';
 import type { DayBucket } from '../../insights/ranges/buckets.js';
@@ -110,22 +111,25 @@ export function viewsTrendChart(trend: ViewsTrend): TrendChart {
   });
 }
 
-/** A `/docs-health` report's daily counts: the three reader signals, and the period before's beside them. */
+/** A `/docs-health` report's daily counts: the reader signals, and the period before's beside them. */
 export function healthTrendChart(trend: HealthTrend): TrendChart {
   const { current, previous } = trend;
+  // Searches without results per day join once read (they may still be filling in the background).
+  const searches = (series: HealthTrend['current'], name: string) =>
+    series.noResults ? [{ name, values: series.noResults }] : [];
   return trendChart({
     title: (unit) => `Reader signals per ${unit}${previous ? ', vs period before' : ''}`,
     yLabel: 'signals',
     buckets: current.buckets,
     lines: [
-      { name: 'Searches, no result', values: current.noResults },
+      ...searches(current, 'Searches, no result'),
       { name: '👎 on pages', values: current.thumbsDown },
       { name: 'Unanswered', values: current.unanswered },
     ],
     ...(previous
       ? {
           previous: [
-            { name: 'Searches (before)', values: previous.noResults },
+            ...searches(previous, 'Searches (before)'),
             { name: '👎 (before)', values: previous.thumbsDown },
             { name: 'Unanswered (before)', values: previous.unanswered },
           ],
@@ -136,19 +140,28 @@ export function healthTrendChart(trend: HealthTrend): TrendChart {
   });
 }
 
+const note = (text: string): ContextBlock => ({
+  type: 'context',
+  elements: [{ type: 'mrkdwn', text: `:information_source: ${text}` }],
+});
+
+/** Under a health chart drawn without its searches line: when it comes. */
+export function searchesLaterNote(reads: number): ContextBlock {
+  return note(
+    `Searches that found nothing join this chart in later reports: their ${reads} daily ${reads === 1 ? 'read is' : 'reads are'} made in the background.`,
+  );
+}
+
 /** Said where the chart would be when a report has none: the numbers are complete either way. */
-export function chartMissingNote(reason: 'budget' | 'unavailable'): ContextBlock {
+export function chartMissingNote(reason: ChartMissing, reads?: number): ContextBlock {
+  if (reason === 'later') {
+    return note(
+      `No chart this time: it needs ${reads ?? 'more'} analytics requests, over a fifth of the hourly budget, so it is read in the background for later reports and weekly posts. The numbers here are complete.`,
+    );
+  }
   const why =
     reason === 'budget'
       ? 'the hourly analytics budget is nearly used up, and reports come first'
       : 'the daily counts could not be read just now';
-  return {
-    type: 'context',
-    elements: [
-      {
-        type: 'mrkdwn',
-        text: `:information_source: No chart this time: ${why}. The numbers here are complete.`,
-      },
-    ],
-  };
+  return note(`No chart this time: ${why}. The numbers here are complete.`);
 }

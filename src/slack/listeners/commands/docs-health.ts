@@ -117,5 +117,7 @@ export function docsHealthCommand(deps: DocsHealthDeps) {
       deps.logger,
       { owed: owedVia(deps.outbox, command.response_url) },
     );
+    // What the chart lacks is read once the report is out: the report never waits for its chart.
+    reports.fillCharts?.();
   };
 }

@@ -78,6 +78,8 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
           deps.logger,
           { owed: owedVia(deps.outbox, command.response_url) },
         );
+        // What the chart lacks is read once the report is out: the report never waits for its chart.
+        analytics.fillCharts?.();
         if (parsed.csv) {
           try {
             await analytics.uploadCsv(command.channel_id, request, command.user_id);

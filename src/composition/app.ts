@@ -278,20 +278,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         if (starting) await within(starting, 5_000, 'finishing start-up', logger);
         await reports.chartFill.stop();
         await shutDown({
-          slack,
-          reconciler,
-          weekly,
-          alerts,
-          pollQueue: queue,
-          impact,
-          pulls,
-          deliveries,
-          assistant,
-          home,
-          adapters,
-          docsApi,
-          metricsServer,
-          logger,
+          ...{ slack, reconciler, weekly, alerts, pollQueue: queue, impact, pulls, deliveries },
+          ...{ assistant, home, adapters, docsApi, metricsServer, logger },
         });
       })();
       return stopped;

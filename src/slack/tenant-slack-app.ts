@@ -36,6 +36,8 @@ export function createTenantSlackApp(
   options: SlackAppOptions = {},
   /** A newer token than `refused` in the directory (rotated elsewhere a moment ago), if there is one. */
   renewToken?: (refused: string) => Promise<string | undefined>,
+  /** Suspended or needing a re-install: requests are still read (an uninstall among them), no call leaves. */
+  onHold: () => boolean = () => false,
 ): TenantSlackApp {
   const current = (): TenantInstallation => {
     const now = installation();
@@ -44,7 +46,11 @@ export function createTenantSlackApp(
     return now;
   };
   const client = new RotatingTokenClient(
-    () => current().botToken,
+    () => {
+      // Unanswered rather than refused: what the bot owes waits in the outbox until the hold is lifted.
+      if (onHold()) throw new AppError('tenant_on_hold', 'this workspace’s Slack access is on hold');
+      return current().botToken;
+    },
     webClientOptions(config, logger),
     renewToken,
   );
@@ -80,7 +86,10 @@ export function createTenantSlackApp(
         return true;
       } catch (error) {
         const code = (error as { data?: { error?: unknown } }).data?.error;
-        return typeof code === 'string' && TOKEN_REJECTED.has(code) ? false : undefined;
+        // not_authed: no token reached Slack (a proxy dropped it), which says nothing about this one.
+        return typeof code === 'string' && code !== 'not_authed' && TOKEN_REJECTED.has(code)
+          ? false
+          : undefined;
       }
     },
     // The shared receiver listens; the installation names the bot, so there is nothing to check first.

@@ -37,6 +37,8 @@ describe('purging an uninstalled tenant’s data', () => {
       'docs-agent:bull:poll:1',
       'docs-agent:t:T0BETA:job:1',
       'docs-agent:t:T0BETA::job:2',
+      'docs-agent:t:T0BETA@1:job:1', // Beta installed again after this purge began: its new key space
+      'docs-agent:t:T0ACME@1:job:1', // the same for the upgraded workspace
       'docs-agent:t:T0BETAX:job:1', // another tenant whose id starts the same
       'docs-agent:t:T0GAMMA:job:1',
       'docs-agent:directory:tenants',
@@ -45,12 +47,12 @@ describe('purging an uninstalled tenant’s data', () => {
       await keys.set(key, 'x');
   }
 
-  async function purge(tenant: string, upgraded?: string): Promise<string[]> {
+  async function purge(tenant: string, upgraded?: string, generation = 0): Promise<string[]> {
     const config = { ...loadConfig(env(upgraded)), redisUrl: redis.url };
     const box = secretBoxFromSettings(config.oauth!.encryptionKey, undefined);
     const handle = tenantDirectoryFor(config, box, createLogger({ level: 'silent', secrets: [] }));
     await handle.waitUntilReady(new AbortController().signal);
-    await handle.purge(tenant);
+    await handle.purge(tenant, generation);
     await handle.close();
     return (await keys.keys('*')).sort();
   }
@@ -61,18 +63,31 @@ describe('purging an uninstalled tenant’s data', () => {
       'docs-agent::job:1',
       'docs-agent:bull:poll:1',
       'docs-agent:directory:tenants',
+      'docs-agent:t:T0ACME@1:job:1',
+      'docs-agent:t:T0BETA@1:job:1',
       'docs-agent:t:T0BETAX:job:1',
       'docs-agent:t:T0GAMMA:job:1',
       'someone-else:key',
     ]);
   });
 
+  it('a later generation (installed again after a purge began): only its keys, never the one purged before', async () => {
+    await seed();
+    const left = await purge('T0BETA', undefined, 1);
+    expect(left).not.toContain('docs-agent:t:T0BETA@1:job:1');
+    expect(left).toContain('docs-agent:t:T0BETA:job:1');
+    expect(left).toContain('docs-agent:t:T0BETA::job:2');
+    expect(left).toHaveLength(9);
+  });
+
   it('the upgraded workspace: its single-workspace keys, never another tenant’s or the directory', async () => {
     await seed();
     expect(await purge('T0ACME', 'T0ACME')).toEqual([
       'docs-agent:directory:tenants',
+      'docs-agent:t:T0ACME@1:job:1',
       'docs-agent:t:T0BETA::job:2',
       'docs-agent:t:T0BETA:job:1',
+      'docs-agent:t:T0BETA@1:job:1',
       'docs-agent:t:T0BETAX:job:1',
       'docs-agent:t:T0GAMMA:job:1',
       'someone-else:key',

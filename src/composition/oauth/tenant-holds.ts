@@ -51,7 +51,7 @@ export async function suspendTenant(
   if (!(await directory.hold(tenant, hold, lifecycle.installId))) return undefined;
   log.warn(
     { tenant, code },
-    `tenant ${tenant}: Slack refuses its token (${code}); suspended: no calls, data kept, checked again until Slack accepts it or ${Math.round(windowMs / 60_000)} min have passed`,
+    `tenant ${tenant}: Slack refuses its token (${code}); suspended: no calls, data kept, checked again until Slack accepts it or ${Math.round(windowMs / 1000)} s have passed`,
   );
   return hold.nextCheckAt;
 }

@@ -179,7 +179,8 @@ export class TenantUpkeep {
         next = Math.min(next ?? hold.nextCheckAt, hold.nextCheckAt);
         continue;
       }
-      if (!(await directory.lease(`check:${tenant}`, 30_000))) continue;
+      // One replica checks (for about one call's time); the next check's time is in the stored hold.
+      if (!(await directory.lease(`check:${tenant}:${hold.checks}`, this.deps.timeoutMs + 1_000))) continue;
       const [lifecycle, installation] = await Promise.all([
         directory.lifecycle(tenant),
         directory.installation(tenant),
@@ -195,8 +196,8 @@ export class TenantUpkeep {
           this.deps.changed();
         }
       } else if (decided.next === 'uninstall') {
-        const window = Math.round(oauth.revocationWindowMs / 60_000);
-        const reason = `Slack kept refusing its token (${current.code}) for ${window} min`;
+        const window = Math.round(oauth.revocationWindowMs / 1000);
+        const reason = `Slack kept refusing its token (${current.code}) for ${window} s`;
         await this.deps.uninstall(tenant, reason, lifecycle.installId);
       } else {
         await directory.hold(tenant, decided.hold, lifecycle.installId);

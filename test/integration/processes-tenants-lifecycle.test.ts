@@ -50,7 +50,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (process.env.TENANT_LOGS_DIR) (await import('node:fs')).writeFileSync(`${process.env.TENANT_LOGS_DIR}/lifecycle.log`, p.stdout() + p.stderr());
+  if (process.env.TENANT_LOGS_DIR)
+    (await import('node:fs')).writeFileSync(
+      `${process.env.TENANT_LOGS_DIR}/lifecycle.log`,
+      p.stdout() + p.stderr(),
+    );
   await keys?.close();
   await stopProcesses();
 }, 30_000);
@@ -64,26 +68,28 @@ const uninstalledLines = (t: TestTenant) =>
 const dataKeys = (t: TestTenant) => keys.keys(`docs-agent:t:${t.key}:*`);
 
 describe('uninstall signals count only for the install served now', () => {
-  it('a retried app_uninstalled from before the latest install, and a tokens_revoked naming another bot, leave the tenant served', async () => {
+  it('a tokens_revoked naming another bot (another app in the workspace) leaves the tenant served', async () => {
     await waitFor(() => served(BETA), { what: 'BETA served', timeoutMs: 10_000 });
-    const installedAt = Math.floor(Date.now() / 1000);
+    const revoked = eventEnvelope(
+      { type: 'tokens_revoked', tokens: { bot: ['U0SOMEOTHERBOT'] } },
+      undefined,
+      BETA.teamId,
+    );
+    await p.event(asTenant(revoked, BETA));
+    await sleep(1_000);
+    expect(await served(BETA)).toBe(true);
+    expect(await directoryEntries(redis.url, BETA)).not.toEqual([]);
+    expect(uninstalledLines(BETA)).toEqual([]);
+  }, 60_000);
+
+  it('a retried app_uninstalled from before the latest install leaves it served; one about this install uninstalls it', async () => {
+    await waitFor(() => served(BETA), { what: 'BETA served', timeoutMs: 10_000 });
     // Slack retries an app_uninstalled it sent a minute before this install.
     const stale = eventEnvelope({ type: 'app_uninstalled' }, undefined, BETA.teamId);
-    await p.event(asTenant({ ...stale, event_time: installedAt - 60 }, BETA), {
+    await p.event(asTenant({ ...stale, event_time: Math.floor(Date.now() / 1000) - 60 }, BETA), {
       'x-slack-retry-num': '3',
       'x-slack-retry-reason': 'http_timeout',
     });
-    // Another app's bot in the same workspace had its token revoked.
-    await p.event(
-      asTenant(
-        eventEnvelope(
-          { type: 'tokens_revoked', tokens: { bot: ['U0SOMEOTHERBOT'] } },
-          undefined,
-          BETA.teamId,
-        ),
-        BETA,
-      ),
-    );
     await sleep(1_000);
     expect(await served(BETA)).toBe(true);
     expect(await directoryEntries(redis.url, BETA)).not.toEqual([]);

@@ -103,7 +103,8 @@ export class TenantUpkeep {
       expiresAt !== undefined && expiresAt - clock.now() < REFRESH_BEFORE_MS;
     const before = await directory.installation(tenant);
     if (!before?.refreshToken || !due(before.expiresAt) || this.unsaved.has(tenant)) return;
-    if (!(await directory.lease(`refresh:${tenant}`, 60_000))) return;
+    // Held past the call's own time-out and the save: two replicas never spend one refresh token.
+    if (!(await directory.lease(`refresh:${tenant}`, 2 * this.deps.timeoutMs + 1_000))) return;
     // Decided on what the store holds now: another replica may have refreshed it a moment ago. The save is
     // for this install only, so a refresh racing an uninstall or a re-install never writes over it; a
     // settings save meanwhile changes nothing of it.

@@ -99,11 +99,12 @@ describe('OAuth mode: a token refresh that fails loses nothing', () => {
 
   it('a settings save at the moment of a refresh: the new token is kept and used, nothing uninstalled', async () => {
     // The refresh's answer comes 600 ms late; a settings save (`/docs-agent connect`) lands meanwhile.
+    const hitsBefore = app.slack.held.hit.length;
     app.slack.held.add('oauth.v2.access', refreshOf, { kind: 'late', ms: 600 });
     app.slack.oauth.tokenExpiresIn = 3_600;
     await app.install({ teamId: 'T0SAVE', teamName: 'Save' });
     app.slack.oauth.tokenExpiresIn = undefined;
-    await waitFor(() => app.slack.held.hit.some((h) => h.method === 'oauth.v2.access'), {
+    await waitFor(() => app.slack.held.hit.length > hitsBefore, {
       what: 'the refresh on its way',
     });
     expect(await directory.saveSettings('T0SAVE', { projects: [project('proj_save')] }, 0)).toBe(true);

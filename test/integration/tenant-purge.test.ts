@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/common/config.js';
 import { createLogger } from '../../src/common/logger.js';
 import { secretBoxFromSettings } from '../../src/common/secret-box.js';
-import { tenantDirectoryFor } from '../../src/state/adapters.js';
+import { TenantUpkeep } from '../../src/composition/oauth/tenant-upkeep.js';
+import { tenantDirectoryFor, tenantNamespace } from '../../src/state/adapters.js';
+import { installation } from '../contract/tenant-directory.contract.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 /** A purge deletes one tenant's key space and nothing else, the upgraded workspace's included. */
@@ -92,5 +94,45 @@ describe('purging an uninstalled tenant’s data', () => {
       'docs-agent:t:T0GAMMA:job:1',
       'someone-else:key',
     ]);
+  });
+
+  it('a re-install while the purge runs: the purge never deletes what the new install writes (issue 36, finding 8)', async () => {
+    await keys.flushAll();
+    const config = { ...loadConfig(env()), redisUrl: redis.url };
+    const box = secretBoxFromSettings(config.oauth!.encryptionKey, undefined);
+    const logger = createLogger({ level: 'silent', secrets: [] });
+    const handle = tenantDirectoryFor(config, box, logger);
+    await handle.waitUntilReady(new AbortController().signal);
+    const { directory } = handle;
+    await directory.saveInstallation(installation('T0BETA'));
+    await keys.set('docs-agent:t:T0BETA:job:old', 'x');
+    await directory.removeTenant('T0BETA', 0);
+    let written = '';
+    const upkeep = new TenantUpkeep({
+      oauth: config.oauth!,
+      directory,
+      tenants: () => [],
+      // The workspace installs the app again while its purge runs, and its new runtime writes a record.
+      purge: async (tenant, generation) => {
+        await directory.saveInstallation(installation('T0BETA'));
+        const { generation: now } = (await directory.lifecycle(tenant))!;
+        written = `${tenantNamespace(tenant, undefined, now)}:job:new`;
+        await keys.set(written, 'x');
+        return handle.purge(tenant, generation);
+      },
+      uninstall: async () => undefined,
+      changed: () => undefined,
+      slackApiUrl: undefined,
+      timeoutMs: 1_000,
+      clock: { now: () => Date.now() },
+      logger,
+    });
+    await upkeep.runOnce();
+    upkeep.stop();
+    expect(await keys.exists('docs-agent:t:T0BETA:job:old')).toBe(0);
+    expect(written).not.toBe('');
+    expect(await keys.exists(written)).toBe(1);
+    expect(await directory.duePurges(Number.MAX_SAFE_INTEGER)).toEqual([]);
+    await handle.close();
   });
 });

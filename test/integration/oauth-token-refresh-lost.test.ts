@@ -121,4 +121,29 @@ describe('OAuth mode: a token refresh that fails loses nothing', () => {
     expect((await directory.lifecycle('T0SAVE'))?.hold).toBeUndefined();
     expect(await help('T0SAVE')).toContain('/docs-agent');
   });
+
+  it('Redis refusing the save of a refreshed token: kept in the process and saved at the next pass, one refresh', async () => {
+    const hitsBefore = app.slack.held.hit.length;
+    app.slack.held.add('oauth.v2.access', refreshOf, { kind: 'late', ms: 600 });
+    app.slack.oauth.tokenExpiresIn = 3_600;
+    await app.install({ teamId: 'T0REDIS', teamName: 'Redis' });
+    app.slack.oauth.tokenExpiresIn = undefined;
+    await waitFor(() => app.slack.held.hit.length > hitsBefore, { what: 'the refresh on its way' });
+    // Every write is refused (out of memory) while the answer arrives, for a second.
+    await keys.configSet('maxmemory', '1');
+    await waitFor(() => app.slack.oauth.refreshes.some((r) => r.tenant === 'T0REDIS'), { what: 'refreshed' });
+    await waitFor(() => app.logs.some((l) => l.includes('T0REDIS') && l.includes('saving it again')), {
+      what: 'the save refused',
+    });
+    await keys.configSet('maxmemory', '0');
+    const fresh = app.slack.oauth.liveToken('T0REDIS');
+    await waitFor(async () => (await directory.installation('T0REDIS'))?.botToken === fresh, {
+      what: 'the refreshed token stored',
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(app.slack.oauth.refreshes.filter((r) => r.tenant === 'T0REDIS')).toHaveLength(1);
+    expect(uninstalled('T0REDIS')).toEqual([]);
+    expect((await directory.lifecycle('T0REDIS'))?.hold).toBeUndefined();
+    await waitFor(async () => (await help('T0REDIS')).includes('/docs-agent'), { what: 'served' });
+  });
 });

@@ -22,14 +22,26 @@ const STILL_READ = new Set(['app_uninstalled', 'tokens_revoked']);
  * answered in its acknowledgement (no Slack call needed) with what happened and how to fix it, anything
  * else is acknowledged and ignored. False: the runtime takes it.
  */
-export async function answeredOnHold(request: InboundRequest, hold: TenantHold): Promise<boolean> {
-  const body = request.body as { command?: unknown; event?: { type?: unknown } };
-  if (typeof body.event?.type === 'string' && STILL_READ.has(body.event.type)) return false;
+export async function answeredOnHold(
+  request: InboundRequest,
+  hold: TenantHold,
+  homeNotice: (userId: string, notice: string) => void,
+): Promise<boolean> {
+  const body = request.body as {
+    command?: unknown;
+    event?: { type?: unknown; tab?: unknown; user?: unknown };
+  };
+  const event = body.event;
+  if (typeof event?.type === 'string' && STILL_READ.has(event.type)) return false;
   if (typeof body.command === 'string') {
     await request.ack({ response_type: 'ephemeral', text: holdNotice(hold) });
     return true;
   }
   await request.ack();
+  // Its token may still work for a while (needs re-install); a suspended one is refused, so no Home then.
+  const home = event?.type === 'app_home_opened' && event.tab !== 'messages';
+  if (home && hold.state === 'needs_reinstall' && typeof event.user === 'string')
+    homeNotice(event.user, holdNotice(hold));
   return true;
 }
 

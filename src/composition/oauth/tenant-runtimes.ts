@@ -95,7 +95,8 @@ export class TenantRuntimes {
       return;
     }
     const { hold } = runtime.lifecycle;
-    if (hold && (await answeredOnHold(event, hold))) return;
+    const homeNotice = (user: string, notice: string) => void runtime.slack.publishHoldHome(user, notice);
+    if (hold && (await answeredOnHold(event, hold, homeNotice))) return;
     await untilStarted(runtime);
     await runtime.slack.receive(event);
   }

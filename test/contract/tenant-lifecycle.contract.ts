@@ -53,12 +53,16 @@ export function tenantLifecycleContract(create: TenantDirectoryFactory): void {
       await a.saveInstallation(installation('T1'));
       const first = (await a.lifecycle('T1'))!.installId;
       const hold = { state: 'needs_reinstall' as const, since: 5, reason: 'refused' };
+      expect(await a.refreshesDue(Number.MAX_SAFE_INTEGER)).toEqual(['T1']);
       expect(await a.hold('T1', hold, first)).toBe(true);
+      // A token that cannot be refreshed is no longer read as due; the re-install puts it back.
+      expect(await a.refreshesDue(Number.MAX_SAFE_INTEGER)).toEqual([]);
       expect((await b.lifecycle('T1'))?.hold).toEqual(hold);
       expect(await b.holds()).toEqual(new Map([['T1', hold]]));
       await b.saveInstallation(installation('T1', { botToken: 'xoxb-again' }));
       const second = (await a.lifecycle('T1'))!;
       expect(second.hold).toBeUndefined();
+      expect(await a.refreshesDue(Number.MAX_SAFE_INTEGER)).toEqual(['T1']);
       expect(second.installId).not.toBe(first);
       // A late signal about the first install: the re-install stays, whole.
       expect(await a.removeTenant('T1', 1_000, first)).toBe(false);

@@ -83,6 +83,8 @@ export class MemoryTenantDirectory implements TenantDirectory {
     if (this.installOf(tenant) !== installId) return false;
     if (hold) this.holdOf.set(tenant, structuredClone(hold));
     else this.holdOf.delete(tenant);
+    // Its token can no longer be refreshed: out of the refresh index until an install puts it back.
+    if (hold?.state === 'needs_reinstall') this.refreshDue.delete(tenant);
     this.bump(tenant);
     return true;
   }

@@ -94,7 +94,8 @@ export class RedisTenantDirectory implements TenantDirectory {
   }
 
   async hold(tenant: TenantKey, hold: TenantHold | undefined, installId: string): Promise<boolean> {
-    return this.write(SET_HOLD, tenant, [hold ? JSON.stringify(hold) : '', installId]);
+    const unrefreshable = hold?.state === 'needs_reinstall' ? '1' : '';
+    return this.write(SET_HOLD, tenant, [hold ? JSON.stringify(hold) : '', installId, unrefreshable]);
   }
 
   async holds(): Promise<Map<TenantKey, TenantHold>> {

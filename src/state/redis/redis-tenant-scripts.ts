@@ -74,10 +74,14 @@ dueAt(ARGV[4])
 return bump()
 `;
 
-/** ARGV: tenant, hold JSON ('' = lift it), install id. */
+/**
+ * ARGV: tenant, hold JSON ('' = lift it), install id, '1' when its token can no longer be refreshed (it
+ * leaves the refresh index until an install puts it back).
+ */
 export const SET_HOLD = `${NAMES}
 if installOf() ~= ARGV[3] then return 0 end
 if ARGV[2] == '' then redis.call('HDEL', holds, tenant) else redis.call('HSET', holds, tenant, ARGV[2]) end
+if ARGV[4] == '1' then redis.call('ZREM', due, tenant) end
 return bump()
 `;
 

@@ -110,4 +110,25 @@ export function tenantLifecycleContract(create: TenantDirectoryFactory): void {
       await b.purged('T1', 1);
       expect(await a.duePurges(Number.MAX_SAFE_INTEGER)).toEqual([]);
     }));
+
+  it('tokens saved late (Redis was refusing writes) lift a "needs re-install" set meanwhile, not a suspension', () =>
+    withDirectory(async (a, b) => {
+      await a.saveInstallation(installation('T1'));
+      const { installId } = (await a.lifecycle('T1'))!;
+      const tokens = { botToken: 'xoxb-late', refreshToken: 'xoxe-late', expiresAt: 1_900_000_000_000 };
+      await b.hold('T1', { state: 'needs_reinstall', since: 1, reason: 'refused' }, installId);
+      expect(await a.saveTokens('T1', tokens, installId)).toBe(true);
+      expect((await b.lifecycle('T1'))?.hold).toBeUndefined();
+      expect(await b.refreshesDue(Number.MAX_SAFE_INTEGER)).toEqual(['T1']);
+      const suspended = {
+        state: 'suspended' as const,
+        since: 1,
+        checks: 0,
+        nextCheckAt: 2,
+        code: 'invalid_auth',
+      };
+      await b.hold('T1', suspended, installId);
+      expect(await a.saveTokens('T1', tokens, installId)).toBe(true);
+      expect((await b.lifecycle('T1'))?.hold).toEqual(suspended);
+    }));
 }

@@ -56,6 +56,8 @@ export class MemoryTenantDirectory implements TenantDirectory {
     if (this.installOf(tenant) !== installId) return false;
     this.tokensOf.set(tenant, this.box.seal(JSON.stringify(tokens), `tokens:${tenant}`));
     this.indexRefresh(tenant, tokens);
+    // Fresh tokens can be renewed again: a "needs re-install" set meanwhile is lifted.
+    if (this.holdOf.get(tenant)?.state === 'needs_reinstall') this.holdOf.delete(tenant);
     this.bump(tenant);
     return true;
   }

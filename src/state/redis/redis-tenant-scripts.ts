@@ -66,11 +66,17 @@ dueAt(ARGV[4])
 return stamp
 `;
 
-/** ARGV: tenant, sealed tokens, install id, expiresAt ('' = none). Only for the install the refresh read. */
+/**
+ * ARGV: tenant, sealed tokens, install id, expiresAt ('' = none). Only for the install the refresh read.
+ * Fresh tokens can be renewed again: a "needs re-install" set meanwhile (another replica's refresh with the
+ * refresh token these replaced) is lifted.
+ */
 export const SAVE_TOKENS = `${NAMES}
 if installOf() ~= ARGV[3] then return 0 end
 redis.call('SET', tokensKey, ARGV[2])
 dueAt(ARGV[4])
+local hold = redis.call('HGET', holds, tenant)
+if hold and string.find(hold, '"needs_reinstall"', 1, true) then redis.call('HDEL', holds, tenant) end
 return bump()
 `;
 

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
@@ -43,11 +44,8 @@ describe('OAuth mode: a token refresh that fails loses nothing', () => {
     });
   });
   afterAll(async () => {
-    if (process.env.TENANT_LOGS_DIR)
-      (await import('node:fs')).writeFileSync(
-        `${process.env.TENANT_LOGS_DIR}/refresh.log`,
-        app.logs.join(''),
-      );
+    const dir = process.env.TENANT_LOGS_DIR;
+    if (dir && app) writeFileSync(`${dir}/oauth-token-refresh-lost.log`, app.logs.join(''));
     await app?.stop();
     await client?.close();
     await keys?.close();

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BotProcess } from '../support/bot-process.js';
@@ -50,11 +51,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (process.env.TENANT_LOGS_DIR)
-    (await import('node:fs')).writeFileSync(
-      `${process.env.TENANT_LOGS_DIR}/lifecycle.log`,
-      p.stdout() + p.stderr(),
-    );
+  // TENANT_LOGS_DIR=/tmp keeps the process's output for a look after a failure (as tenant-replicas.ts).
+  const dir = process.env.TENANT_LOGS_DIR;
+  if (dir && p) writeFileSync(`${dir}/tenants-lifecycle.log`, p.stdout() + p.stderr());
   await keys?.close();
   await stopProcesses();
 }, 30_000);

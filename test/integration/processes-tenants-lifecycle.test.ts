@@ -160,4 +160,25 @@ describe('Slack refusing a tenant’s token', () => {
     expect(await directoryEntries(redis.url, DELTA)).toEqual([]);
     slack.oauth.refusing.delete(DELTA.key);
   }, 60_000);
+
+  it('a suspended tenant still reads an uninstall about its install: uninstalled at once, not at the window’s end', async () => {
+    await waitFor(() => served(ALPHA), { what: 'ALPHA served', timeoutMs: 10_000 });
+    const logsBefore = p.logs.length;
+    slack.oauth.refusing.set(ALPHA.key, 'invalid_auth');
+    // Someone's first Home (a Home published a moment ago is not published again).
+    slack.userTeams.set('U0ALPHANEW', ALPHA.teamId);
+    await p.event(asTenant(appHomeOpenedEnvelope({ userId: 'U0ALPHANEW' }), ALPHA));
+    await waitFor(
+      () =>
+        p.logs.slice(logsBefore).some((l) => l.tenant === ALPHA.key && String(l.msg).includes('suspended')),
+      { what: 'ALPHA suspended again' },
+    );
+    await p.event(asTenant(eventEnvelope({ type: 'app_uninstalled' }, undefined, ALPHA.teamId), ALPHA));
+    await waitFor(async () => (await directoryEntries(redis.url, ALPHA)).length === 0, {
+      what: 'ALPHA uninstalled',
+      timeoutMs: 2_000,
+    });
+    expect(uninstalledLines(ALPHA).map((l) => String(l.reason))).toEqual(['the app was uninstalled']);
+    slack.oauth.refusing.delete(ALPHA.key);
+  }, 60_000);
 });

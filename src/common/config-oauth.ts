@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalText } from './config-schemas.js';
+import { integer, optionalText } from './config-schemas.js';
 
 /**
  * OAuth mode ("Add to Slack"): set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET and one
@@ -19,7 +19,15 @@ export interface OAuthConfig {
    * its tenant keeps the jobs, schedules and threads stored before the switch.
    */
   upgradedTenant: string | undefined;
+  /**
+   * TENANT_REVOCATION_WINDOW (seconds): how long Slack must keep refusing a tenant's stored token before it
+   * is uninstalled; until then the tenant is suspended (no calls, data kept) and checked again with backoff.
+   */
+  revocationWindowMs: number;
 }
+
+/** Three hours: a Slack auth incident or a misbehaving proxy outlasts a few seconds, rarely hours. */
+export const DEFAULT_REVOCATION_WINDOW_S = 3 * 60 * 60;
 
 const OAUTH_VARS = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
 
@@ -29,6 +37,7 @@ export const oauthEnvFields = {
   SLACK_STATE_SECRET: optionalText,
   DATA_ENCRYPTION_KEY: optionalText,
   DATA_ENCRYPTION_KEYS_OLD: optionalText,
+  TENANT_REVOCATION_WINDOW: integer(DEFAULT_REVOCATION_WINDOW_S, 1, 30 * 24 * 60 * 60),
   SLACK_UPGRADED_TEAM_ID: optionalText.pipe(
     z
       .string()
@@ -81,6 +90,7 @@ export function oauthConfigOf(e: {
   DATA_ENCRYPTION_KEY?: string | undefined;
   DATA_ENCRYPTION_KEYS_OLD?: string | undefined;
   SLACK_UPGRADED_TEAM_ID?: string | undefined;
+  TENANT_REVOCATION_WINDOW?: number | undefined;
 }): OAuthConfig | undefined {
   if (!e.SLACK_CLIENT_ID || !e.SLACK_CLIENT_SECRET || !e.SLACK_STATE_SECRET || !e.DATA_ENCRYPTION_KEY)
     return undefined;
@@ -91,6 +101,7 @@ export function oauthConfigOf(e: {
     encryptionKey: e.DATA_ENCRYPTION_KEY,
     oldEncryptionKeys: e.DATA_ENCRYPTION_KEYS_OLD,
     upgradedTenant: e.SLACK_UPGRADED_TEAM_ID,
+    revocationWindowMs: (e.TENANT_REVOCATION_WINDOW ?? DEFAULT_REVOCATION_WINDOW_S) * 1000,
   };
 }
 

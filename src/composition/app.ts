@@ -231,6 +231,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     jobReaction: config.access.jobReaction,
     users: userNames,
     tokenRevoked: (reason) => fatal.raise(reason),
+    ...(options.tenant ? { installed: () => options.tenant?.installation } : {}),
     requests: replayGuard(store),
     responseUrlOrigins: responseUrlOrigins(config.slack.apiUrl),
     home,

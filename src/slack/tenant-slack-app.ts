@@ -1,9 +1,10 @@
 import type { AuthorizeResult, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Config } from '../common/config.js';
-import { AppError } from '../common/errors.js';
+import { AppError, describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { TenantInstallation } from '../tenants/tenant.js';
 import { boltCore, RotatingTokenClient, type SlackAppOptions, webClientOptions } from './bolt-core.js';
+import { holdHomeView } from './messages/hold-home.js';
 import type { SlackApp } from './slack-app.js';
 import { TOKEN_REJECTED } from './slack-calls.js';
 
@@ -16,6 +17,11 @@ export interface TenantSlackApp extends SlackApp {
   receive(event: ReceiverEvent): Promise<void>;
   /** Asks Slack whether it takes `token` (auth.test): false when refused, undefined when it could not tell. */
   tokenAccepted(token: string): Promise<boolean | undefined>;
+  /**
+   * On hold with a token Slack may still take (needs re-install): one Home saying what happened and how to
+   * fix it, for the person who opened it. The only call such a tenant makes; a refusal is only logged.
+   */
+  publishHoldHome(userId: string, notice: string): Promise<void>;
 }
 
 /** Requests reach a tenant's Bolt app through `receive`, never through a port of its own. */
@@ -36,6 +42,8 @@ export function createTenantSlackApp(
   options: SlackAppOptions = {},
   /** A newer token than `refused` in the directory (rotated elsewhere a moment ago), if there is one. */
   renewToken?: (refused: string) => Promise<string | undefined>,
+  /** Suspended or needing a re-install: requests are still read (an uninstall among them), no call leaves. */
+  onHold: () => boolean = () => false,
 ): TenantSlackApp {
   const current = (): TenantInstallation => {
     const now = installation();
@@ -44,7 +52,11 @@ export function createTenantSlackApp(
     return now;
   };
   const client = new RotatingTokenClient(
-    () => current().botToken,
+    () => {
+      // Unanswered rather than refused: what the bot owes waits in the outbox until the hold is lifted.
+      if (onHold()) throw new AppError('tenant_on_hold', 'this workspace’s Slack access is on hold');
+      return current().botToken;
+    },
     webClientOptions(config, logger),
     renewToken,
   );
@@ -80,7 +92,19 @@ export function createTenantSlackApp(
         return true;
       } catch (error) {
         const code = (error as { data?: { error?: unknown } }).data?.error;
-        return typeof code === 'string' && TOKEN_REJECTED.has(code) ? false : undefined;
+        // not_authed: no token reached Slack (a proxy dropped it), which says nothing about this one.
+        return typeof code === 'string' && code !== 'not_authed' && TOKEN_REJECTED.has(code)
+          ? false
+          : undefined;
+      }
+    },
+    publishHoldHome: async (userId, notice) => {
+      const now = installation();
+      if (!now) return;
+      try {
+        await client.views.publish({ token: now.botToken, user_id: userId, view: holdHomeView(notice) });
+      } catch (error) {
+        logger.info({ error: describeError(error) }, 'could not show the re-install notice on Home');
       }
     },
     // The shared receiver listens; the installation names the bot, so there is nothing to check first.

@@ -14,8 +14,8 @@ export interface TenantDirectoryHandle {
   directory: TenantDirectory;
   /** Redis: the command connections the directory and every tenant's state share. */
   sharedRedis: SharedRedisConnections | undefined;
-  /** Deletes every key of an uninstalled tenant's key space; resolves how many. */
-  purge(tenant: TenantKey): Promise<number>;
+  /** Deletes every key of one generation of an uninstalled tenant's key space; resolves how many. */
+  purge(tenant: TenantKey, generation: number): Promise<number>;
   state(): Promise<'ok' | 'unreachable'>;
   waitUntilReady(signal: AbortSignal): Promise<boolean>;
   /**
@@ -29,8 +29,17 @@ export interface TenantDirectoryHandle {
 /** Where the directory of installs lives in Redis (outside every tenant's key space). */
 export const DIRECTORY_PREFIX = 'docs-agent:directory:';
 
-/** Every Redis key of a tenant starts with this; the upgraded workspace keeps single-workspace mode's keys. */
-export function tenantNamespace(tenant: TenantKey, upgradedTenant: string | undefined): string | undefined {
+/**
+ * Every Redis key of a tenant starts with this; the upgraded workspace keeps single-workspace mode's keys.
+ * An install after a purge began writes under the next generation (`@<n>`: no tenant key has an `@`), so
+ * that purge's `docs-agent:t:<tenant>:*` never reaches it.
+ */
+export function tenantNamespace(
+  tenant: TenantKey,
+  upgradedTenant: string | undefined,
+  generation = 0,
+): string | undefined {
+  if (generation > 0) return `docs-agent:t:${tenant}@${generation}`;
   return tenant === upgradedTenant ? undefined : `docs-agent:t:${tenant}`;
 }
 
@@ -60,8 +69,9 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
     backend: 'redis',
     directory: new RedisTenantDirectory(client, DIRECTORY_PREFIX, box),
     sharedRedis: shared,
-    async purge(tenant) {
-      const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant) ?? 'docs-agent';
+    async purge(tenant, generation) {
+      // Only this tenant's keys are looked at (MATCH on its own prefix), and only this generation's.
+      const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant, generation) ?? 'docs-agent';
       const upgraded = namespace === 'docs-agent';
       let deleted = 0;
       let batch: string[] = [];

@@ -39,6 +39,38 @@ export interface TenantInstallation {
   installedAt: number;
 }
 
+/** A rotating token pair from a refresh, kept apart from the installation and the settings. */
+export interface TenantTokens {
+  botToken: string;
+  refreshToken: string | undefined;
+  expiresAt: number | undefined;
+}
+
+/**
+ * Why an installed tenant makes no Slack calls for now (its data kept): Slack refused its stored token
+ * (suspended, checked again with backoff until the revocation window ends), or its token could not be
+ * refreshed (needs re-install: only "Add to Slack" again brings it back).
+ */
+export type TenantHold = TenantSuspension | { state: 'needs_reinstall'; since: number; reason: string };
+
+/** Slack refused the stored token (`code`) since `since`; `checks` asked again so far, the next one when. */
+export interface TenantSuspension {
+  state: 'suspended';
+  since: number;
+  checks: number;
+  nextCheckAt: number;
+  code: string;
+}
+
+/** Where an installed tenant stands, beside its records. */
+export interface TenantLifecycle {
+  /** Changes with an install only (never with settings or a refreshed token): conditional writes check it. */
+  installId: string;
+  /** Its key space's generation: an install after a purge began writes under a new one the purge never reaches. */
+  generation: number;
+  hold: TenantHold | undefined;
+}
+
 /** A docs project connected from Slack: the whole workspace's (no channel) or one channel's. */
 export interface ProjectConnection {
   projectId: string;

@@ -210,12 +210,14 @@ export function tenantDirectoryContract(create: TenantDirectoryFactory): void {
         expect(await b.duePurges(999)).toEqual([]);
         expect(await b.duePurges(1_000)).toEqual(['T1']);
         expect((await a.duePurges(2_500)).sort()).toEqual(['T1', 'T2']);
-        await b.purged('T1');
+        expect(await b.beginPurge('T1')).toBe(0);
+        await b.purged('T1', 0);
         expect(await a.duePurges(2_500)).toEqual(['T2']);
         // T3 comes back before its purge: its data is live again and must not be purged under it.
         await a.saveInstallation(installation('T3'));
         expect(await a.duePurges(10_000)).toEqual(['T2']);
-        await a.purged('T2');
+        expect(await a.beginPurge('T2')).toBe(0);
+        await a.purged('T2', 0);
         expect(await b.duePurges(Number.MAX_SAFE_INTEGER)).toEqual([]);
       }));
 

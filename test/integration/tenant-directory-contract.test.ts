@@ -12,16 +12,22 @@ import {
   tenantDirectoryContract,
   testBox,
 } from '../contract/tenant-directory.contract.js';
+import { tenantLifecycleContract } from '../contract/tenant-lifecycle.contract.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
 import { startRedisServer } from '../support/redis-server.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
 describe('memory tenant directory', () => {
-  tenantDirectoryContract(async (box) => {
+  const memory = async (box: SecretBox) => {
     const directory = new MemoryTenantDirectory(box);
-    return { replicas: [directory, directory], close: () => directory.close() };
-  });
+    return {
+      replicas: [directory, directory] as [MemoryTenantDirectory, MemoryTenantDirectory],
+      close: () => directory.close(),
+    };
+  };
+  tenantDirectoryContract(memory);
+  tenantLifecycleContract(memory);
 });
 
 describe('redis tenant directory', () => {
@@ -36,14 +42,16 @@ describe('redis tenant directory', () => {
     return new RedisTenantDirectory(client, prefix, box);
   }
 
-  tenantDirectoryContract(async (box) => {
+  const replicasOnOneRedis = async (box: SecretBox) => {
     const prefix = `t-${randomUUID()}:`;
     const replicas: [RedisTenantDirectory, RedisTenantDirectory] = [
       await replica(prefix, box),
       await replica(prefix, box),
     ];
     return { replicas, close: async () => {} };
-  });
+  };
+  tenantDirectoryContract(replicasOnOneRedis);
+  tenantLifecycleContract(replicasOnOneRedis);
 
   /** Every key of the whole Redis and everything stored under it, as one text. */
   async function everything(client: RedisClient): Promise<string> {

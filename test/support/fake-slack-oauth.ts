@@ -76,6 +76,11 @@ export class FakeSlackOAuth {
   readonly authorizeRequests: Array<Record<string, string>> = [];
   /** Every refresh that issued a token (one replica at a time refreshes). */
   readonly refreshes: Array<{ tenant: string; at: number }> = [];
+  /**
+   * A Slack auth incident (or a proxy dropping the token): while a tenant is listed, every call with any of
+   * its tokens, auth.test too, is answered with this error.
+   */
+  readonly refusing = new Map<string, string>();
   private next: NextInstall = { teamId: 'T0TEAM', teamName: 'Acme' };
   private readonly codes = new Map<string, PendingCode>();
   private readonly tokens = new Map<string, IssuedToken>();
@@ -172,6 +177,8 @@ export class FakeSlackOAuth {
       return method === 'auth.test' ? this.homeAuthTest() : undefined;
     }
     if (!issued.live) return { ok: false, error: 'invalid_auth' };
+    const refusal = this.refusing.get(issued.tenant);
+    if (refusal) return { ok: false, error: refusal };
     if (issued.expiresAt !== undefined && Date.now() >= issued.expiresAt)
       return { ok: false, error: 'token_expired' };
     return method === 'auth.test' ? this.authTest(tenant) : undefined;

@@ -2,6 +2,7 @@ import type { DocsAgentOptions, TenantScope } from '../../src/composition/docs-a
 import type { TenantDirectory } from '../../src/tenants/ports.js';
 import {
   NO_SETTINGS,
+  type TenantHold,
   type TenantInstallation,
   type TenantKey,
   type TenantSettings,
@@ -60,9 +61,10 @@ export class MapTenantDirectory implements TenantDirectory {
     return (await this.stamps()).get(tenant);
   }
 
-  async removeTenant(tenant: TenantKey): Promise<void> {
+  async removeTenant(tenant: TenantKey): Promise<boolean> {
     this.installations.delete(tenant);
     this.stored.delete(tenant);
+    return true;
   }
 
   async duePurges(): Promise<TenantKey[]> {
@@ -70,6 +72,31 @@ export class MapTenantDirectory implements TenantDirectory {
   }
 
   async purged(): Promise<void> {}
+
+  // The life-cycle side (refresh, holds, purges) is tested on the real directories; one runtime needs none.
+  async saveTokens(): Promise<boolean> {
+    return false;
+  }
+
+  async lifecycle(tenant: TenantKey) {
+    return this.installations.has(tenant) ? { installId: '1', generation: 0, hold: undefined } : undefined;
+  }
+
+  async hold(): Promise<boolean> {
+    return false;
+  }
+
+  async holds(): Promise<Map<TenantKey, TenantHold>> {
+    return new Map();
+  }
+
+  async refreshesDue(): Promise<TenantKey[]> {
+    return [];
+  }
+
+  async beginPurge(): Promise<number | undefined> {
+    return undefined;
+  }
 
   async lease(): Promise<boolean> {
     return true;

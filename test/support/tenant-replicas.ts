@@ -41,7 +41,13 @@ export async function startTenantReplicas(): Promise<TenantReplicas> {
   slack.userTeams.set(BETA_ADMIN, BETA.teamId);
   const calls = new TenantCallClock(slack);
   const redis = await redisServer();
-  const env = { POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '200', ADMIN_USER_IDS: BETA_ADMIN };
+  const env = {
+    POLL_INTERVAL_MS: '100',
+    POLL_MAX_INTERVAL_MS: '200',
+    ADMIN_USER_IDS: BETA_ADMIN,
+    // A tenant whose token Slack refuses is uninstalled after 4 s of refusals (3 h by default).
+    TENANT_REVOCATION_WINDOW: '4',
+  };
   const start = (name: string) =>
     bot({ name, slack, docs, redisUrl: redis.url, env, oauth: true, startTimeoutMs: 40_000 });
   const [a, b] = await Promise.all([start('a'), start('b')]);

@@ -41,6 +41,12 @@ describe('the install pages', () => {
     expect(html).not.toMatch(/<script|javascript:|\son\w+=/i);
   });
 
+  it('the install page says how a workspace that lost access or is paused gets it back (issue 36)', () => {
+    const html = installPage('https://slack.com/oauth/v2/authorize?scope=a');
+    expect(html).toContain('lost its access to your workspace or is paused');
+    expect(html).toContain('Click <strong>Add to Slack</strong> again');
+  });
+
   it('a hostile workspace name is cleaned and escaped wherever it appears', () => {
     const html = successPage({ ...workspace, name: HOSTILE });
     expect(html).not.toContain('<script>');

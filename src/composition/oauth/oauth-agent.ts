@@ -47,13 +47,14 @@ export function createOAuthAgent(
     ...(options.watchDirectory === false ? {} : { watch: (listener) => store.watch(listener) }),
     ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
     ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
+    suspended: (nextCheckAt) => upkeep.soon(nextCheckAt),
   });
   const upkeep = new TenantUpkeep({
     oauth: config.oauth,
     directory: store.directory,
     tenants: () => runtimes.tenants(),
-    purge: (tenant) => store.purge(tenant),
-    uninstall: (tenant, reason) => runtimes.uninstall(tenant, reason),
+    purge: (tenant, generation) => store.purge(tenant, generation),
+    uninstall: (tenant, reason, installId) => runtimes.uninstall(tenant, reason, installId),
     changed: () => {
       runtimes.sync().catch(() => undefined);
     },

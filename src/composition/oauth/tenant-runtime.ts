@@ -1,11 +1,11 @@
 import { describeError } from '../../common/errors.js';
 import { createTenantSlackApp, type TenantSlackApp } from '../../slack/tenant-slack-app.js';
-import type { ProjectConnection, TenantKey } from '../../tenants/tenant.js';
+import type { ProjectConnection, TenantKey, TenantLifecycle } from '../../tenants/tenant.js';
 import { createDocsAgent } from '../app.js';
 import type { DocsAgent, TenantScope } from '../docs-agent.js';
 import { TenantProjects, tenantConfig, tenantNamespace } from './tenant-config.js';
 import type { TenantRuntimesDeps } from './tenant-runtimes.js';
-import { tokenRefusalCheck } from './token-refusals.js';
+import { refusalCounts, tokenRefusalCheck } from './token-refusals.js';
 
 export interface TenantRuntime {
   scope: TenantScope;
@@ -15,6 +15,8 @@ export interface TenantRuntime {
   agent: DocsAgent;
   /** False from the moment it is uninstalled: its Slack client refuses every call. */
   installed: boolean;
+  /** Its install id, key-space generation and hold (on hold: no Slack call leaves, work waits). */
+  lifecycle: TenantLifecycle;
   /** Settles when the runtime's start settled (connected to its state, resumed its jobs). */
   started: Promise<void>;
 }
@@ -47,11 +49,12 @@ export function buildTenantRuntime(
   what: {
     tenant: TenantKey;
     stamp: string;
+    lifecycle: TenantLifecycle;
     installation: TenantScope['installation'];
     settings: TenantScope['settings'];
     connections: ProjectConnection[];
   },
-  on: { changed(): void; fatal(reason: string): void },
+  on: { changed(): void; fatal(reason: string): void; refused(code: string): void },
 ): TenantRuntime {
   const { config, directory, clock } = deps;
   const { tenant, installation, connections } = what;
@@ -65,7 +68,7 @@ export function buildTenantRuntime(
   };
   const projects = new TenantProjects(connections);
   const runtimeConfig = tenantConfig(config, tenant, installation, connections);
-  const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant);
+  const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant, what.lifecycle.generation);
   const holder: { runtime?: TenantRuntime; slack?: TenantSlackApp } = {};
   const agent = createDocsAgent(runtimeConfig, {
     logger,
@@ -90,9 +93,11 @@ export function buildTenantRuntime(
         () => (holder.runtime?.installed === false ? undefined : scope.installation),
         {
           ...options,
+          // Confirmed with the stored token, the tenant is suspended (never uninstalled at once).
           onTokenRejected: (code) => {
+            if (!refusalCounts(code)) return;
             refusedForGood().then((confirmed) => {
-              if (confirmed) options.onTokenRejected?.(code);
+              if (confirmed) on.refused(code);
             });
           },
         },
@@ -102,6 +107,7 @@ export function buildTenantRuntime(
           on.changed(); // the next read of the directory makes it this runtime's token
           return stored.botToken;
         },
+        () => holder.runtime?.lifecycle.hold !== undefined,
       );
       holder.slack = slack;
       return slack;
@@ -122,6 +128,7 @@ export function buildTenantRuntime(
     slack,
     agent,
     installed: true,
+    lifecycle: what.lifecycle,
     started,
   };
   holder.runtime = runtime;

@@ -6,22 +6,16 @@ import type { TenantMetrics } from '../../metrics/tenant-metrics.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
 import type { SharedRedisConnections } from '../../state/adapters.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
-import {
-  type ProjectConnection,
-  type TenantKey,
-  type TenantSource,
-  tenantCandidates,
-} from '../../tenants/tenant.js';
-import type { TenantScope } from '../docs-agent.js';
+import { type TenantKey, type TenantSource, tenantCandidates } from '../../tenants/tenant.js';
+import { OnDemandSync } from './on-demand-sync.js';
 import { effectiveConnections } from './tenant-config.js';
+import { answeredOnHold, removeInstall, suspendTenant } from './tenant-holds.js';
 import { buildTenantRuntime, type TenantRuntime, untilStarted } from './tenant-runtime.js';
 
 /** How long an uninstalled tenant's data (jobs, threads, schedules, caches) is kept before it is purged. */
 export const PURGE_DELAY_MS = 60 * 60 * 1000;
 /** How often every replica looks for installs, uninstalls and settings saved elsewhere. */
 export const SYNC_INTERVAL_MS = 2_000;
-/** A request from a team not known here triggers at most one look at the directory per this interval. */
-const ON_DEMAND_SYNC_MS = 1_000;
 
 export type TenantMetricsPort = Pick<TenantMetrics, 'forTenant' | 'drop'>;
 
@@ -40,6 +34,8 @@ export interface TenantRuntimesDeps {
   syncIntervalMs?: number;
   /** Calls back whenever any replica writes to the directory (Redis); the periodic read stays as a net. */
   watch?: (listener: () => void) => Promise<void>;
+  /** A tenant was suspended here; its first check is due at this time. */
+  suspended?: (nextCheckAt: number) => void;
 }
 
 /**
@@ -58,17 +54,16 @@ export class TenantRuntimes {
   private readonly unreadable = new Map<TenantKey, string>();
   private again = false;
   private directoryDown = false;
-  private lastOnDemand = 0;
-  private onDemand: Promise<void> | undefined;
+  private readonly onDemand: OnDemandSync;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly log: Logger;
-
   private readonly purgeDelayMs: number;
 
   constructor(private readonly deps: TenantRuntimesDeps) {
     this.log = deps.logger.child({ component: 'tenants' });
     this.purgeDelayMs = deps.purgeDelayMs ?? PURGE_DELAY_MS;
+    this.onDemand = new OnDemandSync(() => this.sync(), deps.clock);
   }
 
   async start(): Promise<void> {
@@ -99,6 +94,9 @@ export class TenantRuntimes {
       await event.ack();
       return;
     }
+    const { hold } = runtime.lifecycle;
+    const homeNotice = (user: string, notice: string) => void runtime.slack.publishHoldHome(user, notice);
+    if (hold && (await answeredOnHold(event, hold, homeNotice))) return;
     await untilStarted(runtime);
     await runtime.slack.receive(event);
   }
@@ -119,26 +117,12 @@ export class TenantRuntimes {
       // Installed through another replica a moment ago: built by the sync its announcement starts, or else at
       // the next look at the directory (at most once a second; a request waits for it, never dropped).
       let looked = false;
-      const onDemand = this.syncOnDemand().then(() => {
+      const onDemand = this.onDemand.run().then(() => {
         looked = true;
       });
       while (!looked && !find()) await Promise.race([onDemand, new Promise((r) => this.synced.add(r))]);
     }
     return find();
-  }
-
-  private syncOnDemand(): Promise<void> {
-    if (!this.onDemand) {
-      const wait = Math.max(0, this.lastOnDemand + ON_DEMAND_SYNC_MS - this.deps.clock.now());
-      // Always after a timer: the look is over (and a later request schedules the next) only once it ran.
-      const timer = new Promise<void>((resolve) => setTimeout(resolve, Math.min(wait, ON_DEMAND_SYNC_MS)));
-      this.onDemand = timer.then(() => {
-        this.lastOnDemand = this.deps.clock.now();
-        this.onDemand = undefined;
-        return this.sync().catch(() => undefined);
-      });
-    }
-    return this.onDemand;
   }
 
   /** Reads the directory and applies what changed; one pass at a time (a call meanwhile runs once more). */
@@ -195,12 +179,14 @@ export class TenantRuntimes {
     }
   }
 
-  private async apply(tenant: TenantKey, stamp: string, runtime: TenantRuntime | undefined): Promise<void> {
-    const [installation, settings] = await Promise.all([
+  private async apply(tenant: TenantKey, stamp: string, held: TenantRuntime | undefined): Promise<void> {
+    let runtime = held;
+    const [installation, settings, lifecycle] = await Promise.all([
       this.deps.directory.installation(tenant),
       this.deps.directory.settings(tenant),
+      this.deps.directory.lifecycle(tenant),
     ]);
-    if (!installation) return;
+    if (!installation || !lifecycle) return;
     this.unreadable.delete(tenant);
     // From now on these never reach a log line, whichever logger writes it.
     this.deps.secrets.add(
@@ -209,7 +195,13 @@ export class TenantRuntimes {
       ...settings.projects.map((p) => p.apiKey),
     );
     const connections = effectiveConnections(this.deps.config, tenant, settings);
+    if (runtime && runtime.lifecycle.generation !== lifecycle.generation) {
+      // Installed again after its purge began: a fresh key space, so a runtime of its own.
+      await this.drop(tenant, 'installed again under a new key space');
+      runtime = undefined;
+    }
     if (runtime) {
+      runtime.lifecycle = lifecycle;
       runtime.scope.installation = installation;
       runtime.scope.settings = settings;
       runtime.projects.update(connections);
@@ -217,29 +209,30 @@ export class TenantRuntimes {
       this.log.info({ tenant, projects: connections.length }, 'tenant install or settings changed; applied');
       return;
     }
-    this.runtimes.set(tenant, this.build(tenant, stamp, installation, settings, connections));
+    this.runtimes.set(tenant, this.build({ tenant, stamp, lifecycle, installation, settings, connections }));
   }
 
-  private build(
-    tenant: TenantKey,
-    stamp: string,
-    installation: TenantScope['installation'],
-    settings: TenantScope['settings'],
-    connections: ProjectConnection[],
-  ): TenantRuntime {
-    const runtime = buildTenantRuntime(
-      this.deps,
-      { tenant, stamp, installation, settings, connections },
-      {
-        changed: () => {
-          this.sync().catch(() => undefined);
-        },
-        // Slack refused the token, or said the app was uninstalled / its token revoked: this tenant only.
-        fatal: (reason) => {
-          this.uninstall(tenant, reason).catch(() => undefined);
-        },
+  private build(what: Parameters<typeof buildTenantRuntime>[1]): TenantRuntime {
+    const { tenant, installation, connections } = what;
+    const runtime = buildTenantRuntime(this.deps, what, {
+      changed: () => {
+        this.sync().catch(() => undefined);
       },
-    );
+      // Slack said the app was uninstalled or its token revoked (checked against this install).
+      fatal: (reason) => {
+        this.uninstall(tenant, reason, this.runtimes.get(tenant)?.lifecycle.installId).catch(() => undefined);
+      },
+      // Slack refused the stored token: suspended everywhere (data kept), checked again, uninstalled only if
+      // Slack keeps refusing it through the window.
+      refused: (code) => {
+        suspendTenant(this.deps, this.log, tenant, code)
+          .then((nextCheckAt) => {
+            if (nextCheckAt !== undefined) this.deps.suspended?.(nextCheckAt);
+            return this.sync();
+          })
+          .catch(() => undefined);
+      },
+    });
     this.log.info(
       { tenant, name: installation.name, projects: connections.length },
       'tenant runtime started',
@@ -251,22 +244,22 @@ export class TenantRuntimes {
    * Uninstall or revocation: no more calls with its token from this moment, its installation and secrets
    * deleted now, its runtime (polls, schedules, PR follows, owed deliveries) stopped, its data purged later.
    */
-  async uninstall(tenant: TenantKey, reason: string): Promise<void> {
+  async uninstall(tenant: TenantKey, reason: string, installId?: string): Promise<void> {
     if (this.removed.has(tenant)) return;
     const runtime = this.runtimes.get(tenant);
-    this.removed.set(tenant, runtime?.stamp);
+    // No call from this moment; given back if the directory says this was about an earlier install.
     if (runtime) runtime.installed = false;
+    const purgeAt = this.deps.clock.now() + this.purgeDelayMs;
+    if (!(await removeInstall(this.deps.directory, this.log, { tenant, reason, installId, purgeAt }))) {
+      if (runtime) runtime.installed = true;
+      this.sync().catch(() => undefined);
+      return;
+    }
+    this.removed.set(tenant, runtime?.stamp);
     this.log.warn(
       { tenant, reason },
       `tenant ${tenant}: ${reason}; its calls, polls, schedules, PR follows and owed deliveries stop now, its installation and secrets are deleted, its other data is purged within ${Math.ceil(this.purgeDelayMs / 60_000)} min`,
     );
-    try {
-      await this.deps.directory.removeTenant(tenant, this.deps.clock.now() + this.purgeDelayMs);
-    } catch (error) {
-      // Retried by the next sync: the tenant stays in `removed` here, and the directory still lists it.
-      this.removed.delete(tenant);
-      this.log.error({ tenant, error: describeError(error) }, 'could not delete the uninstalled tenant yet');
-    }
     await this.drop(tenant, reason);
   }
 

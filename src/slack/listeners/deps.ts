@@ -130,6 +130,11 @@ export interface SlackDeps {
   responseUrlOrigins?: readonly string[];
   /** `app_uninstalled` / `tokens_revoked`: the bot can do nothing more (absent: logged only). */
   tokenRevoked?: (reason: string) => void;
+  /**
+   * OAuth mode: the install a tenant's runtime serves now, which an uninstall signal must name (absent:
+   * single-workspace mode, every signal is about its one install).
+   */
+  installed?: () => { installedAt: number; botUserId: string } | undefined;
   logger: Logger;
   /** `/docs-views`: page-view reports and weekly posts. */
   pageViews: {

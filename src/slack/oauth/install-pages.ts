@@ -27,6 +27,9 @@ and have a channel get them every week.</li>
 <p class="actions"><a class="button" href="${escapeHtml(authorizeUrl)}">Add to Slack</a></p>
 <p class="muted">On Slack's page you pick the workspace (or, as an Enterprise Grid org admin, the whole
 org) and approve. You can remove the app at any time from your workspace's app settings.</p>
+<p class="muted">Already installed, and docs-agent says it lost its access to your workspace or is paused?
+Click <strong>Add to Slack</strong> again: it carries on where it was, with its jobs, schedules and
+connected projects.</p>
 <h2>What docs-agent asks Slack for, and why</h2>
 <ul class="card">
 ${scopes}

@@ -40,12 +40,30 @@ export class BotTokenRefresher {
       expiresIn: answer.expires_in,
     };
   }
+
+  /** Asks Slack whether it takes a bot token (auth.test): false when refused, undefined when it could not tell. */
+  async accepted(token: string): Promise<boolean | undefined> {
+    try {
+      await this.client.auth.test({ token });
+      return true;
+    } catch (error) {
+      const code = (error as { data?: { error?: unknown } }).data?.error;
+      // not_authed: no token reached Slack (a proxy dropped it), which says nothing about this one.
+      return typeof code === 'string' && code !== 'not_authed' && TOKEN_REJECTED.has(code)
+        ? false
+        : undefined;
+    }
+  }
 }
 
-/** Slack refused the refresh for good (the app was uninstalled or the token revoked): no retry will work. */
-export function refusedForGood(error: unknown): string | undefined {
+/**
+ * Slack refused the refresh (its refresh token spent or revoked, the app's access gone): trying the same one
+ * again will not work. A time-out or a network error is not a refusal (Slack may never have seen it).
+ */
+export function refreshRefused(error: unknown): string | undefined {
   const code = (error as { data?: { error?: unknown } }).data?.error;
-  return typeof code === 'string' && (code === 'invalid_refresh_token' || TOKEN_REJECTED.has(code))
+  return typeof code === 'string' &&
+    (code === 'invalid_refresh_token' || (code !== 'not_authed' && TOKEN_REJECTED.has(code)))
     ? code
     : undefined;
 }

@@ -2,21 +2,32 @@ import type { SecretBox } from '../../common/secret-box.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 import type {
   ProjectConnection,
+  TenantHold,
   TenantInstallation,
   TenantKey,
+  TenantLifecycle,
   TenantSettings,
+  TenantTokens,
 } from '../../tenants/tenant.js';
 
 /**
  * `TenantDirectory` in this process (memory mode: one process, installs lost on restart). It keeps what the
- * Redis directory keeps, sealed the same way (installation and settings each one sealed value), so no clear
- * secret sits in the directory's maps and both modes run the same sealing code; readers get fresh copies.
+ * Redis directory keeps, sealed the same way (installation, refreshed tokens and settings each one sealed
+ * value), so no clear secret sits in the directory's maps and both modes run the same sealing code; readers
+ * get fresh copies. Each method is one synchronous step, as each Redis script is one step on the server.
  */
 export class MemoryTenantDirectory implements TenantDirectory {
   private readonly installations = new Map<TenantKey, string>();
+  private readonly tokensOf = new Map<TenantKey, string>();
   private readonly settingsOf = new Map<TenantKey, { version: number; sealed: string }>();
   private readonly stampOf = new Map<TenantKey, string>();
+  private readonly installs = new Map<TenantKey, string>();
+  private readonly holdOf = new Map<TenantKey, TenantHold>();
+  private readonly generations = new Map<TenantKey, number>();
+  private readonly purging = new Map<TenantKey, { generation: number; removals: number }>();
+  private readonly removals = new Map<TenantKey, number>();
   private readonly purges = new Map<TenantKey, number>();
+  private readonly refreshDue = new Map<TenantKey, number>();
   private readonly leases = new Map<string, number>();
   private lastStamp = 0;
 
@@ -29,19 +40,63 @@ export class MemoryTenantDirectory implements TenantDirectory {
     const { tenant } = installation;
     if (expectedStamp !== undefined && this.stampOf.get(tenant) !== expectedStamp) return false;
     this.installations.set(tenant, this.box.seal(JSON.stringify(installation), `installation:${tenant}`));
-    this.stampOf.set(tenant, this.nextStamp());
-    // A re-install: its data is live again, so the pending purge of the earlier install is called off.
-    this.purges.delete(tenant);
+    const stamp = this.bump(tenant);
+    if (expectedStamp === undefined) {
+      this.installs.set(tenant, stamp);
+      this.holdOf.delete(tenant);
+      this.tokensOf.delete(tenant);
+    }
+    // A re-install: its data is live again, so a purge that has not begun is called off.
+    if (!this.purging.has(tenant)) this.purges.delete(tenant);
+    this.indexRefresh(tenant, installation);
+    return true;
+  }
+
+  async saveTokens(tenant: TenantKey, tokens: TenantTokens, installId: string): Promise<boolean> {
+    if (this.installOf(tenant) !== installId) return false;
+    this.tokensOf.set(tenant, this.box.seal(JSON.stringify(tokens), `tokens:${tenant}`));
+    this.indexRefresh(tenant, tokens);
+    // Fresh tokens can be renewed again: a "needs re-install" set meanwhile is lifted.
+    if (this.holdOf.get(tenant)?.state === 'needs_reinstall') this.holdOf.delete(tenant);
+    this.bump(tenant);
     return true;
   }
 
   async installation(tenant: TenantKey): Promise<TenantInstallation | undefined> {
-    const sealed = this.installations.get(tenant);
-    if (sealed === undefined) return undefined;
-    const context = `installation:${tenant}`;
-    const opened = this.box.open(sealed, context);
-    if (opened.sealedWithOldKey) this.installations.set(tenant, this.box.seal(opened.value, context));
-    return JSON.parse(opened.value) as TenantInstallation;
+    const installation = this.open(this.installations, tenant, `installation:${tenant}`);
+    if (installation === undefined) return undefined;
+    const tokens = this.open(this.tokensOf, tenant, `tokens:${tenant}`);
+    const stored = JSON.parse(installation) as TenantInstallation;
+    return tokens === undefined ? stored : { ...stored, ...(JSON.parse(tokens) as TenantTokens) };
+  }
+
+  async lifecycle(tenant: TenantKey): Promise<TenantLifecycle | undefined> {
+    const installId = this.installOf(tenant);
+    if (installId === undefined) return undefined;
+    const hold = this.holdOf.get(tenant);
+    return {
+      installId,
+      generation: this.generations.get(tenant) ?? 0,
+      hold: hold ? structuredClone(hold) : undefined,
+    };
+  }
+
+  async hold(tenant: TenantKey, hold: TenantHold | undefined, installId: string): Promise<boolean> {
+    if (this.installOf(tenant) !== installId) return false;
+    if (hold) this.holdOf.set(tenant, structuredClone(hold));
+    else this.holdOf.delete(tenant);
+    // Its token can no longer be refreshed: out of the refresh index until an install puts it back.
+    if (hold?.state === 'needs_reinstall') this.refreshDue.delete(tenant);
+    this.bump(tenant);
+    return true;
+  }
+
+  async holds(): Promise<Map<TenantKey, TenantHold>> {
+    return new Map([...this.holdOf].map(([tenant, hold]) => [tenant, structuredClone(hold)]));
+  }
+
+  async refreshesDue(before: number): Promise<TenantKey[]> {
+    return [...this.refreshDue].filter(([, at]) => at <= before).map(([tenant]) => tenant);
   }
 
   async settings(tenant: TenantKey): Promise<TenantSettings> {
@@ -68,7 +123,7 @@ export class MemoryTenantDirectory implements TenantDirectory {
       `settings:${tenant}:${version}`,
     );
     this.settingsOf.set(tenant, { version, sealed });
-    this.stampOf.set(tenant, this.nextStamp());
+    this.bump(tenant);
     return true;
   }
 
@@ -80,19 +135,40 @@ export class MemoryTenantDirectory implements TenantDirectory {
     return this.stampOf.get(tenant);
   }
 
-  async removeTenant(tenant: TenantKey, purgeAt: number): Promise<void> {
-    this.installations.delete(tenant);
-    this.settingsOf.delete(tenant);
-    this.stampOf.delete(tenant);
+  async removeTenant(tenant: TenantKey, purgeAt: number, installId?: string): Promise<boolean> {
+    if (installId !== undefined && this.installOf(tenant) !== installId) return false;
+    for (const map of [this.installations, this.tokensOf, this.settingsOf, this.stampOf, this.installs])
+      map.delete(tenant);
+    this.holdOf.delete(tenant);
+    this.refreshDue.delete(tenant);
+    this.removals.set(tenant, (this.removals.get(tenant) ?? 0) + 1);
     this.purges.set(tenant, purgeAt);
+    return true;
   }
 
   async duePurges(now: number): Promise<TenantKey[]> {
     return [...this.purges].filter(([, at]) => at <= now).map(([tenant]) => tenant);
   }
 
-  async purged(tenant: TenantKey): Promise<void> {
-    this.purges.delete(tenant);
+  async beginPurge(tenant: TenantKey): Promise<number | undefined> {
+    const under = this.purging.get(tenant);
+    if (under) return under.generation;
+    if (this.stampOf.has(tenant)) {
+      this.purges.delete(tenant);
+      return undefined;
+    }
+    const generation = this.generations.get(tenant) ?? 0;
+    this.generations.set(tenant, generation + 1);
+    this.purging.set(tenant, { generation, removals: this.removals.get(tenant) ?? 0 });
+    return generation;
+  }
+
+  async purged(tenant: TenantKey, generation: number): Promise<void> {
+    const under = this.purging.get(tenant);
+    if (under?.generation !== generation) return;
+    this.purging.delete(tenant);
+    // An uninstall since the purge began leaves its own purge due.
+    if ((this.removals.get(tenant) ?? 0) === under.removals) this.purges.delete(tenant);
   }
 
   async lease(name: string, ttlMs: number): Promise<boolean> {
@@ -105,8 +181,28 @@ export class MemoryTenantDirectory implements TenantDirectory {
 
   async close(): Promise<void> {}
 
-  private nextStamp(): string {
+  /** Installs from before install ids were kept count as install '0' (as in Redis). */
+  private installOf(tenant: TenantKey): string | undefined {
+    return this.stampOf.has(tenant) ? (this.installs.get(tenant) ?? '0') : undefined;
+  }
+
+  private indexRefresh(tenant: TenantKey, tokens: Pick<TenantTokens, 'refreshToken' | 'expiresAt'>): void {
+    if (tokens.refreshToken && tokens.expiresAt !== undefined) this.refreshDue.set(tenant, tokens.expiresAt);
+    else this.refreshDue.delete(tenant);
+  }
+
+  private open(map: Map<TenantKey, string>, tenant: TenantKey, context: string): string | undefined {
+    const sealed = map.get(tenant);
+    if (sealed === undefined) return undefined;
+    const opened = this.box.open(sealed, context);
+    if (opened.sealedWithOldKey) map.set(tenant, this.box.seal(opened.value, context));
+    return opened.value;
+  }
+
+  private bump(tenant: TenantKey): string {
     this.lastStamp += 1;
-    return String(this.lastStamp);
+    const stamp = String(this.lastStamp);
+    this.stampOf.set(tenant, stamp);
+    return stamp;
   }
 }

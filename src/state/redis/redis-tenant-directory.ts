@@ -3,59 +3,30 @@ import type { SecretBox } from '../../common/secret-box.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 import type {
   ProjectConnection,
+  TenantHold,
   TenantInstallation,
   TenantKey,
+  TenantLifecycle,
   TenantSettings,
+  TenantTokens,
 } from '../../tenants/tenant.js';
 import { guardState } from '../keyv-job-store.js';
 import { closeRedis, type RedisClient } from './redis-client.js';
+import {
+  BEGIN_PURGE,
+  DIRECTORY_KEYS,
+  PURGED,
+  REMOVE_TENANT,
+  RESEAL_SETTINGS,
+  RESEAL_VALUE,
+  SAVE_INSTALLATION,
+  SAVE_SETTINGS,
+  SAVE_TOKENS,
+  SET_HOLD,
+} from './redis-tenant-scripts.js';
 
-/*
- * Keys (all under the prefix): `tenants` (hash tenant → stamp), `tenant:<key>:installation` (one sealed value),
- * `tenant:<key>:settings` (hash: version, value = one sealed value), `tenant-stamp` (counter: stamps never
- * repeat, not even after a re-install), `tenant-purges` (zset tenant → purgeAt), `tenant-lease:<name>`.
- * Every secret is inside a sealed value; nothing in Redis is in clear but ids, names of keys and versions.
- */
-
-/**
- * A re-install replaces the installation (settings stay) and calls off a pending purge: its data is live again.
- * A token refresh passes the stamp it read (ARGV[3]) and saves only while it is still the tenant's stamp.
- */
-const SAVE_INSTALLATION = `
-if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[3] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-local stamp = redis.call('INCR', KEYS[3])
-redis.call('HSET', KEYS[2], ARGV[1], stamp)
-redis.call('ZREM', KEYS[4], ARGV[1])
-return stamp
-`;
-
-/**
- * The version check and the write in one step on the server, so of two replicas saving over the same version
- * exactly one wins. An uninstalled tenant takes no settings (its secrets would outlive the uninstall).
- */
-const SAVE_SETTINGS = `
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return 0 end
-local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
-if current ~= tonumber(ARGV[2]) then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[3], 'value', ARGV[4])
-local stamp = redis.call('INCR', KEYS[3])
-redis.call('HSET', KEYS[2], ARGV[1], stamp)
-return 1
-`;
-
-/** Re-sealing (key rotation) only replaces the exact value that was read: a save in between wins. */
-const RESEAL_INSTALLATION = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-return 1
-`;
-
-const RESEAL_SETTINGS = `
-if redis.call('HGET', KEYS[1], 'value') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'value', ARGV[2])
-return 1
-`;
+// Keys and the scripts that write them: ./redis-tenant-scripts.ts. Every secret is inside a sealed value;
+// nothing in Redis is in clear but ids, names of keys, versions, generations and holds.
 
 /** The Pub/Sub channel (under the prefix) on which every write to the directory is announced. */
 export const CHANGES_CHANNEL = 'changes';
@@ -83,34 +54,59 @@ export class RedisTenantDirectory implements TenantDirectory {
   async saveInstallation(installation: TenantInstallation, expectedStamp?: string): Promise<boolean> {
     const { tenant } = installation;
     const sealed = this.box.seal(JSON.stringify(installation), installationContext(tenant));
-    const stamp = await guardState(() =>
-      this.client.eval(SAVE_INSTALLATION, {
-        keys: [
-          this.installationKey(tenant),
-          this.key('tenants'),
-          this.key('tenant-stamp'),
-          this.key('tenant-purges'),
-        ],
-        arguments: [tenant, sealed, expectedStamp ?? ''],
-      }),
-    );
-    if (stamp !== 0) this.announce();
-    return stamp !== 0;
+    const expiresAt = installation.refreshToken ? String(installation.expiresAt ?? '') : '';
+    return this.write(SAVE_INSTALLATION, tenant, [sealed, expectedStamp ?? '', expiresAt]);
+  }
+
+  async saveTokens(tenant: TenantKey, tokens: TenantTokens, installId: string): Promise<boolean> {
+    const sealed = this.box.seal(JSON.stringify(tokens), tokensContext(tenant));
+    const expiresAt = tokens.refreshToken ? String(tokens.expiresAt ?? '') : '';
+    return this.write(SAVE_TOKENS, tenant, [sealed, installId, expiresAt]);
   }
 
   async installation(tenant: TenantKey): Promise<TenantInstallation | undefined> {
-    const key = this.installationKey(tenant);
-    const sealed = await guardState(() => this.client.get(key));
-    if (sealed === null) return undefined;
-    const context = installationContext(tenant);
-    const opened = this.box.open(sealed, context);
-    if (opened.sealedWithOldKey) {
-      const resealed = this.box.seal(opened.value, context);
-      await guardState(() =>
-        this.client.eval(RESEAL_INSTALLATION, { keys: [key], arguments: [sealed, resealed] }),
-      );
-    }
-    return JSON.parse(opened.value) as TenantInstallation;
+    const [installation, tokens] = await Promise.all([
+      this.openValue(this.installationKey(tenant), installationContext(tenant)),
+      this.openValue(this.tokensKey(tenant), tokensContext(tenant)),
+    ]);
+    if (installation === undefined) return undefined;
+    const stored = JSON.parse(installation) as TenantInstallation;
+    return tokens === undefined ? stored : { ...stored, ...(JSON.parse(tokens) as TenantTokens) };
+  }
+
+  async lifecycle(tenant: TenantKey): Promise<TenantLifecycle | undefined> {
+    checked(tenant);
+    const [installed, installId, generation, hold] = await guardState(() =>
+      Promise.all([
+        this.client.hExists(this.key('tenants'), tenant),
+        this.client.hGet(this.key('tenant-installs'), tenant),
+        this.client.hGet(this.key('tenant-generations'), tenant),
+        this.client.hGet(this.key('tenant-holds'), tenant),
+      ]),
+    );
+    if (!installed) return undefined;
+    return {
+      // Installed before install ids were kept: '0', as the scripts take it.
+      installId: installId ?? '0',
+      generation: Number(generation ?? 0),
+      hold: hold ? (JSON.parse(hold) as TenantHold) : undefined,
+    };
+  }
+
+  async hold(tenant: TenantKey, hold: TenantHold | undefined, installId: string): Promise<boolean> {
+    const unrefreshable = hold?.state === 'needs_reinstall' ? '1' : '';
+    return this.write(SET_HOLD, tenant, [hold ? JSON.stringify(hold) : '', installId, unrefreshable]);
+  }
+
+  async holds(): Promise<Map<TenantKey, TenantHold>> {
+    const all = await guardState(() => this.client.hGetAll(this.key('tenant-holds')));
+    return new Map(
+      Object.entries(all as Record<string, string>).map(([t, h]) => [t, JSON.parse(h) as TenantHold]),
+    );
+  }
+
+  async refreshesDue(before: number): Promise<TenantKey[]> {
+    return guardState(() => this.client.zRangeByScore(this.key('tenant-refresh-due'), '-inf', before));
   }
 
   async settings(tenant: TenantKey): Promise<TenantSettings> {
@@ -140,14 +136,7 @@ export class RedisTenantDirectory implements TenantDirectory {
       JSON.stringify({ projects: next.projects }),
       settingsContext(tenant, version),
     );
-    const saved = await guardState(() =>
-      this.client.eval(SAVE_SETTINGS, {
-        keys: [this.settingsKey(tenant), this.key('tenants'), this.key('tenant-stamp')],
-        arguments: [tenant, String(expectedVersion), String(version), sealed],
-      }),
-    );
-    if (saved === 1) this.announce();
-    return saved === 1;
+    return this.write(SAVE_SETTINGS, tenant, [String(expectedVersion), String(version), sealed]);
   }
 
   async stamps(): Promise<Map<TenantKey, string>> {
@@ -159,27 +148,21 @@ export class RedisTenantDirectory implements TenantDirectory {
     return (await guardState(() => this.client.hGet(this.key('tenants'), tenant))) ?? undefined;
   }
 
-  async removeTenant(tenant: TenantKey, purgeAt: number): Promise<void> {
-    const installation = this.installationKey(tenant);
-    const settings = this.settingsKey(tenant);
-    // MULTI/EXEC: the secrets, the stamp and the purge entry go together or not at all.
-    await guardState(() =>
-      this.client
-        .multi()
-        .del([installation, settings])
-        .hDel(this.key('tenants'), tenant)
-        .zAdd(this.key('tenant-purges'), { score: purgeAt, value: tenant })
-        .exec(),
-    );
-    this.announce();
+  async removeTenant(tenant: TenantKey, purgeAt: number, installId?: string): Promise<boolean> {
+    return this.write(REMOVE_TENANT, tenant, [String(purgeAt), installId ?? '']);
   }
 
   async duePurges(now: number): Promise<TenantKey[]> {
     return guardState(() => this.client.zRangeByScore(this.key('tenant-purges'), '-inf', now));
   }
 
-  async purged(tenant: TenantKey): Promise<void> {
-    await guardState(() => this.client.zRem(this.key('tenant-purges'), tenant));
+  async beginPurge(tenant: TenantKey): Promise<number | undefined> {
+    const generation = Number(await this.run(BEGIN_PURGE, tenant, []));
+    return generation < 0 ? undefined : generation;
+  }
+
+  async purged(tenant: TenantKey, generation: number): Promise<void> {
+    await this.run(PURGED, tenant, [String(generation)]);
   }
 
   async lease(name: string, ttlMs: number): Promise<boolean> {
@@ -204,6 +187,39 @@ export class RedisTenantDirectory implements TenantDirectory {
     this.client.publish(this.key(CHANGES_CHANNEL), '1').catch(() => undefined);
   }
 
+  /** One of the directory's scripts over its keys and the tenant's; announced when it wrote. */
+  private async write(script: string, tenant: TenantKey, args: string[]): Promise<boolean> {
+    const done = Number(await this.run(script, tenant, args)) !== 0;
+    if (done) this.announce();
+    return done;
+  }
+
+  private run(script: string, tenant: TenantKey, args: string[]): Promise<unknown> {
+    const keys = [
+      ...DIRECTORY_KEYS.map((name) => this.key(name)),
+      this.installationKey(tenant),
+      this.tokensKey(tenant),
+      this.settingsKey(tenant),
+    ];
+    return guardState(() => this.client.eval(script, { keys, arguments: [tenant, ...args] }));
+  }
+
+  /** One sealed value, re-sealed in place when it was sealed with an earlier key. */
+  private async openValue(key: string, context: string): Promise<string | undefined> {
+    const sealed = await guardState(() => this.client.get(key));
+    if (sealed === null) return undefined;
+    const opened = this.box.open(sealed, context);
+    if (opened.sealedWithOldKey) {
+      const resealed = this.box.seal(opened.value, context);
+      await guardState(() => this.client.eval(RESEAL_VALUE, { keys: [key], arguments: [sealed, resealed] }));
+    }
+    return opened.value;
+  }
+
+  private tokensKey(tenant: TenantKey): string {
+    return this.key(`tenant:${checked(tenant)}:tokens`);
+  }
+
   private installationKey(tenant: TenantKey): string {
     return this.key(`tenant:${checked(tenant)}:installation`);
   }
@@ -219,6 +235,7 @@ export class RedisTenantDirectory implements TenantDirectory {
 
 /** Bound into each sealed value: it opens only as this tenant's installation or settings (at this version). */
 const installationContext = (tenant: TenantKey) => `installation:${tenant}`;
+const tokensContext = (tenant: TenantKey) => `tokens:${tenant}`;
 const settingsContext = (tenant: TenantKey, version: number) => `settings:${tenant}:${version}`;
 
 function checked(tenant: TenantKey): TenantKey {

@@ -5,8 +5,11 @@
  * in-process pacing, so a store outage never holds Slack calls back.
  */
 export interface SharedSlots {
-  /** Reserves the next slot of `key`; resolves how long to wait (ms) before starting. */
-  reserve(key: string, intervalMs: number, burst: number): Promise<number>;
+  /**
+   * Reserves the next slot of `key`; resolves how long to wait (ms) before starting. With `maxWaitMs`, a
+   * slot further away than that is not reserved: resolves -1 (nothing taken).
+   */
+  reserve(key: string, intervalMs: number, burst: number, maxWaitMs?: number): Promise<number>;
   /** Slack answered 429: no slot of `key` starts within `retryAfterMs`. */
   holdOff(key: string, intervalMs: number, burst: number, retryAfterMs: number): Promise<void>;
 }

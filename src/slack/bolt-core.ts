@@ -102,6 +102,9 @@ export function boltCore(input: {
     logger,
     channelPostIntervalMs: config.slack.channelPostIntervalMs,
     tierRatePercent: config.slack.tierRatePercent,
+    appTier: config.slack.appTier,
+    // Half the outbox lease at most: a look-up waiting for its read must not outlive the lease it runs under.
+    lookupWaitMs: config.slack.timeoutMs,
     ...options,
   });
   return {

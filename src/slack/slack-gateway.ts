@@ -1,12 +1,13 @@
 import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
-import { findPostedCopies, type ReadPage } from './message-lookup.js';
+import { HistoryReads } from './history-reads.js';
+import { LOOKUP_MAX_PAGES, type ReadPage } from './message-lookup.js';
 import type { SlackMessage } from './messages/types.js';
 import { type BlocksGate, NO_GATE } from './new-blocks.js';
 import type { PostOptions, WebClient } from './slack-calls.js';
 import { SlackCalls } from './slack-calls.js';
 import { classify, isBlocksProblem, toDeliveryError } from './slack-errors.js';
-import type { SlackPriority } from './slack-pacing.js';
+import { HISTORY_PAGE_LIMIT, type SlackPriority } from './slack-pacing.js';
 
 export type { GatewayOptions, PostOptions, SlackApiMetrics, ThreadReply, WebClient } from './slack-calls.js';
 export { SlackDeliveryError } from './slack-errors.js';
@@ -23,6 +24,8 @@ export const MESSAGE_EVENT_TYPE = 'docs_agent_message';
 export class SlackGateway extends SlackCalls {
   /** Charts and data tables: left out where the workspace refused them, sent once more without them. */
   blocksGate: BlocksGate = NO_GATE;
+  /** Look-ups and sweeps of one conversation share its reads (scarce for a distributed app). */
+  private readonly reads = this.historyReads();
 
   /** The Web API client itself, for single attempts made inside `attemptOnce` (the delivery sender). */
   get web(): WebClient {
@@ -205,31 +208,34 @@ export class SlackGateway extends SlackCalls {
     return (await this.findAllPosted(channel, threadTs, key, sinceMs))[0];
   }
 
-  private async findAllPosted(
+  private findAllPosted(
     channel: string,
     threadTs: string | null,
     key: string,
     sinceMs: number,
   ): Promise<string[]> {
+    return this.reads.copies({ channel, threadTs, key, sinceMs }, this.options.lookupWaitMs ?? 10_000);
+  }
+
+  private historyReads(): HistoryReads {
     // Each page is retried like any read: a look-up that fails once would otherwise repost a message that
     // did land, or leave a duplicate the sweep could not see.
-    const read: ReadPage = (method, args) =>
-      this.retrying(method, channel, 'reply', () =>
-        method === 'conversations.replies' && args.ts
-          ? this.client.conversations.replies({ ...args, ts: args.ts })
-          : this.client.conversations.history(args),
-      );
-    return findPostedCopies(
-      read,
-      { channel, threadTs, key, sinceMs, eventType: MESSAGE_EVENT_TYPE },
-      {
-        onTruncated: (pages) =>
-          this.options.logger.warn(
-            { channel, key, pages },
-            'look-up stopped at its page bound; a copy may be missed',
-          ),
-      },
-    );
+    const read: ReadPage = (method, channel, args) =>
+      this.retrying(method, channel, 'reply', () => {
+        const page = args();
+        return method === 'conversations.replies' && page.ts
+          ? this.client.conversations.replies({ ...page, ts: page.ts })
+          : this.client.conversations.history(page);
+      });
+    const tier = this.options.appTier ?? 'internal';
+    return new HistoryReads(read, MESSAGE_EVENT_TYPE, {
+      pageSize: HISTORY_PAGE_LIMIT[tier],
+      // A distributed app reads one page a minute: ten pages (150 messages) is ten minutes already.
+      maxPages: tier === 'distributed' ? 10 : LOOKUP_MAX_PAGES,
+      now: Date.now,
+      onTruncated: (pages) =>
+        this.options.logger.warn({ pages }, 'look-up stopped at its page bound; a copy may be missed'),
+    });
   }
 
   /**

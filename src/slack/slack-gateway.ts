@@ -1,10 +1,10 @@
 import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
 import { HistoryReads } from './history-reads.js';
-import { LOOKUP_MAX_PAGES, type ReadPage } from './message-lookup.js';
+import { LOOKUP_MAX_PAGES, LOOKUP_PAGE_SIZE, type ReadPage } from './message-lookup.js';
 import type { SlackMessage } from './messages/types.js';
 import { type BlocksGate, NO_GATE } from './new-blocks.js';
-import type { PostOptions, WebClient } from './slack-calls.js';
+import type { PostOptions, ThreadReply, WebClient } from './slack-calls.js';
 import { SlackCalls } from './slack-calls.js';
 import { classify, isBlocksProblem, toDeliveryError } from './slack-errors.js';
 import { HISTORY_PAGE_LIMIT, type SlackPriority } from './slack-pacing.js';
@@ -12,6 +12,15 @@ import { HISTORY_PAGE_LIMIT, type SlackPriority } from './slack-pacing.js';
 export type { GatewayOptions, PostOptions, SlackApiMetrics, ThreadReply, WebClient } from './slack-calls.js';
 export { SlackDeliveryError } from './slack-errors.js';
 export type { SlackPriority } from './slack-pacing.js';
+
+/** A read of a thread's replies up to a message (the job form's context). */
+export interface ThreadPageArgs {
+  channel: string;
+  ts: string;
+  latest?: string;
+  inclusive?: boolean;
+  limit?: number;
+}
 
 /** Metadata type on every message the bot posts: lets a retry find out whether an earlier attempt landed. */
 export const MESSAGE_EVENT_TYPE = 'docs_agent_message';
@@ -196,6 +205,21 @@ export class SlackGateway extends SlackCalls {
         }
       }
     });
+  }
+
+  /**
+   * One page of a thread's replies (a form's or a job's context), its `limit` capped to the tier's page.
+   * `now`: only if the method's slot is free now, else `slack_budget_spent` (a form opens within 3 s).
+   */
+  readThread(args: ThreadPageArgs, { now }: { now: boolean }): Promise<{ messages?: ThreadReply[] }> {
+    const limit = Math.min(
+      args.limit ?? LOOKUP_PAGE_SIZE,
+      HISTORY_PAGE_LIMIT[this.options.appTier ?? 'internal'],
+    );
+    const call = () => this.client.conversations.replies({ ...args, limit });
+    return now
+      ? this.pacedNow('conversations.replies', args.channel, call)
+      : this.retrying('conversations.replies', args.channel, 'user', call);
   }
 
   /** Looks for a message the bot posted with this dedupe key since `sinceMs`; the earliest if several. */

@@ -36,6 +36,8 @@ export interface JobModalInput {
   earlierMessages?: Array<{ author: string; text: string }>;
   /** What the context option sends of them (its messages are the newest ones), stated in the preview. */
   context?: { sent: number; chars: number; leftOut: number };
+  /** The thread's earlier messages could not be read now (the workspace's history budget): said in the form. */
+  threadUnread?: boolean;
 }
 
 /**
@@ -92,6 +94,16 @@ export function jobModalView(input: JobModalInput): ModalView {
       ],
     });
   const earlier = input.earlierMessages ?? [];
+  if (input.threadUnread)
+    blocks.push({
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: ":hourglass: I couldn't read this thread's earlier messages just now (Slack lets this app read a thread only about once a minute), so they aren't offered as context. Add what the agent needs to know to the instruction.",
+        },
+      ],
+    });
   if (earlier.length > 0) {
     blocks.push({
       type: 'input',

@@ -8,7 +8,7 @@ import type { SlackDeps } from '../deps.js';
 import { jobFormFor } from './send-to-docs-agent.js';
 import { type MessageReader, readMessage, type ThreadReader } from './thread-reads.js';
 
-export type ReviewReactedMessageDeps = Pick<SlackDeps, 'access' | 'logger'>;
+export type ReviewReactedMessageDeps = Pick<SlackDeps, 'access' | 'logger' | 'threads'>;
 
 /** The parts of the `block_actions` payload of "Review and send" read here, and the calls made. */
 export interface ReviewReactedMessageArgs {
@@ -51,7 +51,7 @@ export function reviewReactedMessage(deps: ReviewReactedMessageDeps) {
     try {
       const message = await readMessage(client, ref.channelId, ref.ts);
       if (!message) return void (await tell(CANNOT_READ));
-      view = await jobFormFor(client, ref.channelId, message);
+      view = await jobFormFor(client, ref.channelId, message, undefined, deps.threads);
     } catch (error) {
       if (error instanceof EmptySourceMessageError)
         return void (await tell(`${error.message} Write the instruction with \`/docs-agent\`.`));

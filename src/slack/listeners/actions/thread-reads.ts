@@ -33,26 +33,46 @@ export async function earlierMessages(
   threadTs: string,
   messageTs: string,
 ): Promise<EarlierMessage[]> {
+  return readEarlierMessages(client, channelId, threadTs, messageTs).catch(() => []);
+}
+
+/** `earlierMessages`, but a failed read rejects (the caller tells "not now" from "nothing there"). */
+export async function readEarlierMessages(
+  client: ThreadReader,
+  channelId: string,
+  threadTs: string,
+  messageTs: string,
+): Promise<EarlierMessage[]> {
   if (threadTs === messageTs) return [];
-  try {
-    const answer = await client.conversations.replies({
-      channel: channelId,
-      ts: threadTs,
-      latest: messageTs,
-      inclusive: false,
-      limit: MAX_EARLIER,
-    });
-    return (answer.messages ?? [])
-      .filter((m) => m.ts !== undefined && Number(m.ts) < Number(messageTs))
-      .filter((m) => !m.subtype || m.subtype === 'bot_message' || m.subtype === 'thread_broadcast')
-      .map((m) => ({
-        author: m.user ? `@${m.user}` : 'a bot',
-        text: slackToPlainText(m.text ?? '').trim(),
-      }))
-      .filter((m) => m.text !== '');
-  } catch {
-    return [];
-  }
+  const answer = await client.conversations.replies({
+    channel: channelId,
+    ts: threadTs,
+    latest: messageTs,
+    inclusive: false,
+    limit: MAX_EARLIER,
+  });
+  return (answer.messages ?? [])
+    .filter((m) => m.ts !== undefined && Number(m.ts) < Number(messageTs))
+    .filter((m) => !m.subtype || m.subtype === 'bot_message' || m.subtype === 'thread_broadcast')
+    .map((m) => ({
+      author: m.user ? `@${m.user}` : 'a bot',
+      text: slackToPlainText(m.text ?? '').trim(),
+    }))
+    .filter((m) => m.text !== '');
+}
+
+/**
+ * A thread's earlier messages read within the workspace's history budget (SlackDeps.threads), which a
+ * distributed app gets once a minute: what one read found serves the form and then the job it starts.
+ */
+export interface ThreadContext {
+  /**
+   * For a form that must open within 3 s: what was read already, else a read if its slot is free now;
+   * undefined when the thread cannot be read now (the form opens without it).
+   */
+  now(channelId: string, threadTs: string, messageTs: string): Promise<EarlierMessage[] | undefined>;
+  /** For a job being started: what was read already, else a read in its turn; empty if it fails. */
+  inTurn(channelId: string, threadTs: string, messageTs: string): Promise<EarlierMessage[]>;
 }
 
 /** What `contextOf` sends of `messages`: the newest that fit MAX_CONTEXT_CHARS, oldest first. */

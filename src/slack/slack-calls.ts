@@ -12,7 +12,7 @@ import {
   SlackDeliveryError,
   toDeliveryError,
 } from './slack-errors.js';
-import { type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';
+import { HISTORY_PAGE_LIMIT, type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';
 import { type SlackUser, slackUserOf } from './user-names.js';
 
 export type WebClient = webApi.WebClient;
@@ -178,9 +178,8 @@ export class SlackCalls {
   }
 
   /**
-   * A Web API call made by a Slack-side class outside the gateway (assistant status lines and streams), in
-   * its method's pace like every other call. `retry`: safe to repeat (idempotent), retried like a read;
-   * otherwise tried once. Failures are SlackDeliveryErrors with Slack's code.
+   * A Web API call made outside the gateway (assistant status lines and streams), in its method's pace.
+   * `retry`: idempotent, retried like a read; else tried once. Failures are SlackDeliveryErrors.
    */
   async callPaced<T>(
     method: string,
@@ -251,10 +250,11 @@ export class SlackCalls {
     }
   }
 
-  /** The messages of a thread, oldest first, root included (first page of up to `limit`). */
+  /** The messages of a thread, oldest first, root included (first page of up to `limit`, the tier's page). */
   async threadReplies(channel: string, ts: string, limit = 200): Promise<ThreadReply[]> {
+    const page = Math.min(limit, HISTORY_PAGE_LIMIT[this.options.appTier ?? 'internal']);
     const result = await this.retrying('conversations.replies', channel, 'user', () =>
-      this.client.conversations.replies({ channel, ts, limit }),
+      this.client.conversations.replies({ channel, ts, limit: page }),
     );
     return (result.messages ?? []) as ThreadReply[];
   }

@@ -4,6 +4,7 @@ import {
   type EarlierMessage,
   readEarlierMessages,
   type ThreadContext,
+  type ThreadRead,
   type ThreadReader,
 } from './listeners/actions/thread-reads.js';
 import type { SlackGateway } from './slack-gateway.js';
@@ -19,7 +20,7 @@ const REMEMBER_MS = 30 * 60 * 1000;
  * (a modal's life), so the submission starting the job does not read the thread a second time.
  */
 export class BudgetedThreadContext implements ThreadContext {
-  private readonly read = new Map<string, { at: number; messages: EarlierMessage[] }>();
+  private readonly read = new Map<string, { at: number; read: ThreadRead }>();
 
   constructor(
     private readonly gateway: Pick<SlackGateway, 'readThread'>,
@@ -27,7 +28,7 @@ export class BudgetedThreadContext implements ThreadContext {
     private readonly now_: () => number = Date.now,
   ) {}
 
-  async now(channelId: string, threadTs: string, messageTs: string): Promise<EarlierMessage[] | undefined> {
+  async now(channelId: string, threadTs: string, messageTs: string): Promise<ThreadRead | undefined> {
     const known = this.remembered(channelId, threadTs, messageTs);
     if (known) return known;
     try {
@@ -49,10 +50,10 @@ export class BudgetedThreadContext implements ThreadContext {
 
   async inTurn(channelId: string, threadTs: string, messageTs: string): Promise<EarlierMessage[]> {
     const known = this.remembered(channelId, threadTs, messageTs);
-    if (known) return known;
+    if (known) return known.messages;
     try {
       const read = await readEarlierMessages(this.reader(false), channelId, threadTs, messageTs);
-      return this.remember(channelId, threadTs, messageTs, read);
+      return this.remember(channelId, threadTs, messageTs, read).messages;
     } catch (error) {
       this.logger.info(
         { channelId, error: describeError(error) },
@@ -66,24 +67,19 @@ export class BudgetedThreadContext implements ThreadContext {
     return { conversations: { replies: (args) => this.gateway.readThread(args, { now }) } };
   }
 
-  private remembered(channelId: string, threadTs: string, messageTs: string): EarlierMessage[] | undefined {
+  private remembered(channelId: string, threadTs: string, messageTs: string): ThreadRead | undefined {
     const key = `${channelId}:${threadTs}:${messageTs}`;
     const entry = this.read.get(key);
-    if (entry && this.now_() - entry.at < REMEMBER_MS) return entry.messages;
+    if (entry && this.now_() - entry.at < REMEMBER_MS) return entry.read;
     this.read.delete(key);
     return undefined;
   }
 
-  private remember(
-    channelId: string,
-    threadTs: string,
-    messageTs: string,
-    messages: EarlierMessage[],
-  ): EarlierMessage[] {
+  private remember(channelId: string, threadTs: string, messageTs: string, read: ThreadRead): ThreadRead {
     const key = `${channelId}:${threadTs}:${messageTs}`;
     this.read.delete(key);
-    this.read.set(key, { at: this.now_(), messages });
+    this.read.set(key, { at: this.now_(), read });
     if (this.read.size > MAX_REMEMBERED) this.read.delete(this.read.keys().next().value as string);
-    return messages;
+    return read;
   }
 }

@@ -4,7 +4,7 @@ import { FakeSlack, type StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { nextMessageTs } from '../support/slack-events.js';
-import { messageActionPayload } from '../support/slack-interactions.js';
+import { messageActionPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
 import { DISTRIBUTED_HISTORY_METHODS, SlackRateTiers } from '../support/slack-rate-tiers.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -150,7 +150,7 @@ describe('a distributed app (history read once a minute per workspace), two repl
   }, 150_000);
 
   it('the shortcut used twice within 5 s on replies in a 40-reply thread opens both forms, prefilled', async () => {
-    const { slack, apps } = await twoReplicas();
+    const { slack, docs, apps } = await twoReplicas();
     const rootTs = nextMessageTs();
     slack.messages.push({ channel: 'C0DIST', ts: rootTs, text: 'Release notes thread', user: 'U0BOB' });
     const replies: string[] = [];
@@ -190,6 +190,34 @@ describe('a distributed app (history read once a minute per workspace), two repl
       2 - slack.callsOf('conversations.replies').length,
     );
     expect(slack.responses).toEqual([]);
+
+    // The job started from the form that read the thread takes that read as its context: no second read.
+    const withContext = modals.find((m) => JSON.stringify(m.view).includes("Include the thread's earlier"));
+    expect(withContext, 'the first form, which had the minute’s read').toBeDefined();
+    await apps[0]!.interaction(
+      viewSubmissionPayload({
+        view: withContext!.view,
+        values: {
+          instruction: {
+            instruction_input: { type: 'plain_text_input', value: 'Document the new export flag' },
+          },
+          thread_context: {
+            include_context: {
+              type: 'checkboxes',
+              selected_options: [{ text: { type: 'plain_text', text: 'Include' }, value: 'include' }],
+            },
+          },
+        },
+      }),
+    );
+    const job = await waitFor(() => [...docs.jobs.values()][0], { what: 'the job from the form' });
+    // One page of 15: the thread's root and first 14 replies, and the form said exactly that.
+    expect(job.prompts[0]).toContain('Reply 13: the export flag changed');
+    expect(job.prompts[0]).not.toContain('Reply 14:');
+    expect(JSON.stringify(withContext!.view)).toContain(
+      "the agent gets the thread's first 15 messages in full",
+    );
+    expect(slack.callsOf('conversations.replies')).toHaveLength(1);
     expect(limitedReads(slack)).toBe(0);
   }, 60_000);
 });

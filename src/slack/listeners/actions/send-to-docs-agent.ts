@@ -83,15 +83,15 @@ export async function jobFormFor(
   source = jobFromMessage(message),
   threads?: ThreadContext,
 ): Promise<ModalView> {
-  const earlier = threads
+  const read = threads
     ? await threads.now(channelId, source.threadTs, message.ts)
-    : await earlierMessages(client, channelId, source.threadTs, message.ts);
+    : { messages: await earlierMessages(client, channelId, source.threadTs, message.ts), firstPage: false };
   return jobModalView({
     refs: { origin: 'message_shortcut', channelId, threadTs: source.threadTs, messageTs: message.ts },
     instruction: source.instruction,
-    earlierMessages: earlier ?? [],
-    context: contextSummary(earlier ?? []),
-    ...(earlier === undefined ? { threadUnread: true } : {}),
+    earlierMessages: read?.messages ?? [],
+    context: contextSummary(read?.messages ?? [], read?.firstPage),
+    ...(read === undefined ? { threadUnread: true } : {}),
   });
 }
 

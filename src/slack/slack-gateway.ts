@@ -4,7 +4,7 @@ import { HistoryReads } from './history-reads.js';
 import { LOOKUP_MAX_PAGES, LOOKUP_PAGE_SIZE, type ReadPage } from './message-lookup.js';
 import type { SlackMessage } from './messages/types.js';
 import { type BlocksGate, NO_GATE } from './new-blocks.js';
-import type { PostOptions, ThreadReply, WebClient } from './slack-calls.js';
+import type { PostOptions, WebClient } from './slack-calls.js';
 import { SlackCalls } from './slack-calls.js';
 import { classify, isBlocksProblem, toDeliveryError } from './slack-errors.js';
 import { HISTORY_PAGE_LIMIT, type SlackPriority } from './slack-pacing.js';
@@ -13,10 +13,11 @@ export type { GatewayOptions, PostOptions, SlackApiMetrics, ThreadReply, WebClie
 export { SlackDeliveryError } from './slack-errors.js';
 export type { SlackPriority } from './slack-pacing.js';
 
-/** A read of a thread's replies up to a message (the job form's context). */
-export interface ThreadPageArgs {
+/** A read of one page of a conversation around a message (`ts`: the thread, for replies). */
+export interface HistoryPageArgs {
   channel: string;
-  ts: string;
+  ts?: string;
+  oldest?: string;
   latest?: string;
   inclusive?: boolean;
   limit?: number;
@@ -208,18 +209,24 @@ export class SlackGateway extends SlackCalls {
   }
 
   /**
-   * One page of a thread's replies (a form's or a job's context), its `limit` capped to the tier's page.
-   * `now`: only if the method's slot is free now, else `slack_budget_spent` (a form opens within 3 s).
+   * One page of a channel's history or a thread's replies (a job's source message, a form's context), its
+   * `limit` capped to the tier's page. `now`: only if the method's slot is free now, else
+   * `slack_budget_spent` (a form opens within 3 s); otherwise it waits its turn in the method's pace.
    */
-  readThread(args: ThreadPageArgs, { now }: { now: boolean }): Promise<{ messages?: ThreadReply[] }> {
-    const limit = Math.min(
-      args.limit ?? LOOKUP_PAGE_SIZE,
-      HISTORY_PAGE_LIMIT[this.options.appTier ?? 'internal'],
-    );
-    const call = () => this.client.conversations.replies({ ...args, limit });
+  readPage(
+    method: 'conversations.history' | 'conversations.replies',
+    args: HistoryPageArgs,
+    { now }: { now: boolean },
+  ): Promise<{ messages?: unknown[]; has_more?: boolean }> {
+    const tierPage = HISTORY_PAGE_LIMIT[this.options.appTier ?? 'internal'];
+    const page = { ...args, limit: Math.min(args.limit ?? LOOKUP_PAGE_SIZE, tierPage) };
+    const call = () =>
+      method === 'conversations.replies' && page.ts
+        ? this.client.conversations.replies({ ...page, ts: page.ts })
+        : this.client.conversations.history(page);
     return now
-      ? this.pacedNow('conversations.replies', args.channel, call)
-      : this.retrying('conversations.replies', args.channel, 'user', call);
+      ? this.pacedNow(method, args.channel, call)
+      : this.retrying(method, args.channel, 'user', call);
   }
 
   /** Looks for a message the bot posted with this dedupe key since `sinceMs`; the earliest if several. */

@@ -2,12 +2,15 @@ import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import {
   type EarlierMessage,
+  type MessageReader,
   readEarlierMessages,
+  readMessage,
   type ThreadContext,
   type ThreadRead,
   type ThreadReader,
 } from './listeners/actions/thread-reads.js';
-import type { SlackGateway } from './slack-gateway.js';
+import type { SourceMessage } from './message-source.js';
+import type { HistoryPageArgs, SlackGateway } from './slack-gateway.js';
 import { SlackBudgetSpentError } from './slack-pacing.js';
 
 /** Threads remembered per workspace (the last ones a form was opened on), and how long. */
@@ -23,7 +26,7 @@ export class BudgetedThreadContext implements ThreadContext {
   private readonly read = new Map<string, { at: number; read: ThreadRead }>();
 
   constructor(
-    private readonly gateway: Pick<SlackGateway, 'readThread'>,
+    private readonly gateway: Pick<SlackGateway, 'readPage'>,
     private readonly logger: Logger,
     private readonly now_: () => number = Date.now,
   ) {}
@@ -63,8 +66,20 @@ export class BudgetedThreadContext implements ThreadContext {
     }
   }
 
-  private reader(now: boolean): ThreadReader {
-    return { conversations: { replies: (args) => this.gateway.readThread(args, { now }) } };
+  /** The message at `ts` (top level, else a reply): in its methods' turn, or only if free `now`. */
+  message(channelId: string, ts: string, options = { now: false }): Promise<SourceMessage | undefined> {
+    return readMessage(this.reader(options.now), channelId, ts);
+  }
+
+  private reader(now: boolean): ThreadReader & MessageReader {
+    const page = (method: 'conversations.history' | 'conversations.replies') => (args: HistoryPageArgs) =>
+      this.gateway.readPage(method, args, { now }) as Promise<{
+        messages?: SourceMessage[];
+        has_more?: boolean;
+      }>;
+    return {
+      conversations: { history: page('conversations.history'), replies: page('conversations.replies') },
+    };
   }
 
   private remembered(channelId: string, threadTs: string, messageTs: string): ThreadRead | undefined {

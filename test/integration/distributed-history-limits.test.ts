@@ -4,7 +4,11 @@ import { FakeSlack, type StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { nextMessageTs } from '../support/slack-events.js';
-import { messageActionPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
+import {
+  messageActionPayload,
+  reactionAddedEnvelope,
+  viewSubmissionPayload,
+} from '../support/slack-interactions.js';
 import { DISTRIBUTED_HISTORY_METHODS, SlackRateTiers } from '../support/slack-rate-tiers.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -219,5 +223,26 @@ describe('a distributed app (history read once a minute per workspace), two repl
     );
     expect(slack.callsOf('conversations.replies')).toHaveLength(1);
     expect(limitedReads(slack)).toBe(0);
+  }, 60_000);
+
+  it('two reactions a moment apart both start their jobs: the second waits for the next read instead of failing', async () => {
+    const { slack, docs, apps } = await twoReplicas();
+    const messages = ['Document the audit log export', 'Document the audit log retention'].map((text) => {
+      const ts = nextMessageTs();
+      slack.messages.push({ channel: 'C0DIST', ts, text, user: 'U0BOB' });
+      return ts;
+    });
+    await apps[0]!.event(reactionAddedEnvelope({ ts: messages[0]!, channelId: 'C0DIST', itemUser: 'U0BOB' }));
+    await apps[1]!.event(reactionAddedEnvelope({ ts: messages[1]!, channelId: 'C0DIST', itemUser: 'U0BOB' }));
+    const jobs = await waitFor(() => (docs.jobs.size === 2 ? [...docs.jobs.values()] : undefined), {
+      what: 'both jobs started',
+      timeoutMs: 20_000,
+    });
+    expect(jobs.map((job) => job.prompts[0]).sort()).toEqual([
+      expect.stringContaining('Document the audit log export'),
+      expect.stringContaining('Document the audit log retention'),
+    ]);
+    expect(slack.callsOf('chat.postEphemeral')).toEqual([]);
+    expect(limitedReads(slack)).toBeLessThanOrEqual(1);
   }, 60_000);
 });

@@ -89,6 +89,11 @@ export interface ThreadContext {
   now(channelId: string, threadTs: string, messageTs: string): Promise<ThreadRead | undefined>;
   /** For a job being started: what was read already, else a read in its turn; empty if it fails. */
   inTurn(channelId: string, threadTs: string, messageTs: string): Promise<EarlierMessage[]>;
+  /**
+   * The message at `ts` (a reaction's), read in its turn (it may wait for the minute's read), or with
+   * `now` only if the read is free now (else `slack_budget_spent`). Rejects when it cannot be read.
+   */
+  message(channelId: string, ts: string, options?: { now: boolean }): Promise<SourceMessage | undefined>;
 }
 
 /** What `contextOf` sends of `messages`: the newest that fit MAX_CONTEXT_CHARS, oldest first. */

@@ -30,9 +30,14 @@ export interface PageArgs {
 
 /**
  * One paced read of one page (the caller owns pacing and retries). `args` is called when the read's slot
- * has come, right before the call: a batched read fixes its window then, with everyone who joined it.
+ * has come, right before the call: a batched read fixes its window then, with everyone who joined it. It
+ * resolves undefined when the read is not needed after all (then no call is made and undefined resolves).
  */
-export type ReadPage = (method: HistoryMethod, channel: string, args: () => PageArgs) => Promise<HistoryPage>;
+export type ReadPage = (
+  method: HistoryMethod,
+  channel: string,
+  args: () => Promise<PageArgs | undefined>,
+) => Promise<HistoryPage | undefined>;
 
 /** A conversation: a thread, or a channel's top level (`threadTs` null). */
 export interface Conversation {
@@ -76,22 +81,23 @@ export async function findPostedCopies(
   query: PostedQuery,
   options: LookupOptions = {},
 ): Promise<string[]> {
-  const copies = await readCopies(read, query, () => query.sinceMs, query.eventType, options);
-  return copies.get(query.key) ?? [];
+  const copies = await readCopies(read, query, async () => query.sinceMs, query.eventType, options);
+  return copies?.get(query.key) ?? [];
 }
 
 /**
  * One read of a conversation's window: every post of the bot (`eventType`) in it, by key, each key's copies
- * oldest first. `sinceMs` is asked when the read starts (the earliest record of everyone waiting on it);
- * the window ends now (both ends widened by the clock-skew margin, inclusive).
+ * oldest first. `sinceMs` is asked when the read starts (the earliest record of everyone waiting on it;
+ * undefined: the read is not needed, and undefined resolves); the window ends now (both ends widened by the
+ * clock-skew margin, inclusive).
  */
 export async function readCopies(
   read: ReadPage,
   conversation: Conversation,
-  sinceMs: () => number,
+  sinceMs: () => Promise<number | undefined>,
   eventType: string,
   options: LookupOptions = {},
-): Promise<Map<string, string[]>> {
+): Promise<Map<string, string[]> | undefined> {
   const pageSize = options.pageSize ?? LOOKUP_PAGE_SIZE;
   const maxPages = options.maxPages ?? LOOKUP_MAX_PAGES;
   const now = options.now ?? Date.now;
@@ -100,12 +106,16 @@ export async function readCopies(
   const found = new Map<string, Set<string>>();
   let cursor: string | undefined;
   for (let page = 1; ; page++) {
-    const result = await read(method, conversation.channel, () => {
+    const result = await read(method, conversation.channel, async () => {
       // Fixed by the first page's slot; later pages follow the cursor within it.
-      window ??= {
-        oldest: secondsOf(sinceMs() - LOOKUP_MARGIN_MS),
-        latest: secondsOf(now() + LOOKUP_MARGIN_MS),
-      };
+      if (!window) {
+        const since = await sinceMs();
+        if (since === undefined) return undefined;
+        window = {
+          oldest: secondsOf(since - LOOKUP_MARGIN_MS),
+          latest: secondsOf(now() + LOOKUP_MARGIN_MS),
+        };
+      }
       return {
         channel: conversation.channel,
         ...(conversation.threadTs ? { ts: conversation.threadTs } : {}),
@@ -116,6 +126,7 @@ export async function readCopies(
         ...(cursor ? { cursor } : {}),
       };
     });
+    if (!result) return undefined;
     for (const message of (result.messages ?? []) as MetadataMessage[]) {
       const key = message.metadata?.event_payload?.key;
       if (typeof message.ts !== 'string' || message.metadata?.event_type !== eventType) continue;

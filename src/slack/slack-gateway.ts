@@ -1,41 +1,26 @@
 import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
-import { HistoryReads } from './history-reads.js';
-import { LOOKUP_MAX_PAGES, LOOKUP_PAGE_SIZE, type ReadPage } from './message-lookup.js';
 import type { SlackMessage } from './messages/types.js';
 import { type BlocksGate, NO_GATE } from './new-blocks.js';
 import type { PostOptions, WebClient } from './slack-calls.js';
-import { SlackCalls } from './slack-calls.js';
 import { classify, isBlocksProblem, toDeliveryError } from './slack-errors.js';
-import { HISTORY_PAGE_LIMIT, type SlackPriority } from './slack-pacing.js';
+import type { SlackPriority } from './slack-pacing.js';
+import { MESSAGE_EVENT_TYPE, SlackReads } from './slack-reads.js';
 
 export type { GatewayOptions, PostOptions, SlackApiMetrics, ThreadReply, WebClient } from './slack-calls.js';
 export { SlackDeliveryError } from './slack-errors.js';
 export type { SlackPriority } from './slack-pacing.js';
 
-/** A read of one page of a conversation around a message (`ts`: the thread, for replies). */
-export interface HistoryPageArgs {
-  channel: string;
-  ts?: string;
-  oldest?: string;
-  latest?: string;
-  inclusive?: boolean;
-  limit?: number;
-}
-
-/** Metadata type on every message the bot posts: lets a retry find out whether an earlier attempt landed. */
-export const MESSAGE_EVENT_TYPE = 'docs_agent_message';
+export { type HistoryPageArgs, MESSAGE_EVENT_TYPE } from './slack-reads.js';
 
 /**
  * The bot's outbound Slack calls, on a WebClient built with retries off. 429s are retried after Retry-After
  * (Slack did not act on the call); updates, reactions and reads are idempotent and retried; a post is made
  * once. What the bot owes exactly once goes through the outbox (src/delivery), which alone decides retries.
  */
-export class SlackGateway extends SlackCalls {
+export class SlackGateway extends SlackReads {
   /** Charts and data tables: left out where the workspace refused them, sent once more without them. */
   blocksGate: BlocksGate = NO_GATE;
-  /** Look-ups and sweeps of one conversation share its reads (scarce for a distributed app). */
-  private readonly reads = this.historyReads();
 
   /** The Web API client itself, for single attempts made inside `attemptOnce` (the delivery sender). */
   get web(): WebClient {
@@ -208,27 +193,6 @@ export class SlackGateway extends SlackCalls {
     });
   }
 
-  /**
-   * One page of a channel's history or a thread's replies (a job's source message, a form's context), its
-   * `limit` capped to the tier's page. `now`: only if the method's slot is free now, else
-   * `slack_budget_spent` (a form opens within 3 s); otherwise it waits its turn in the method's pace.
-   */
-  readPage(
-    method: 'conversations.history' | 'conversations.replies',
-    args: HistoryPageArgs,
-    { now }: { now: boolean },
-  ): Promise<{ messages?: unknown[]; has_more?: boolean }> {
-    const tierPage = HISTORY_PAGE_LIMIT[this.options.appTier ?? 'internal'];
-    const page = { ...args, limit: Math.min(args.limit ?? LOOKUP_PAGE_SIZE, tierPage) };
-    const call = () =>
-      method === 'conversations.replies' && page.ts
-        ? this.client.conversations.replies({ ...page, ts: page.ts })
-        : this.client.conversations.history(page);
-    return now
-      ? this.pacedNow(method, args.channel, call)
-      : this.retrying(method, args.channel, 'user', call);
-  }
-
   /** Looks for a message the bot posted with this dedupe key since `sinceMs`; the earliest if several. */
   async findPosted(
     channel: string,
@@ -245,28 +209,7 @@ export class SlackGateway extends SlackCalls {
     key: string,
     sinceMs: number,
   ): Promise<string[]> {
-    return this.reads.copies({ channel, threadTs, key, sinceMs }, this.options.lookupWaitMs ?? 10_000);
-  }
-
-  private historyReads(): HistoryReads {
-    // Each page is retried like any read: a look-up that fails once would otherwise repost a message that
-    // did land, or leave a duplicate the sweep could not see.
-    const read: ReadPage = (method, channel, args) =>
-      this.retrying(method, channel, 'reply', () => {
-        const page = args();
-        return method === 'conversations.replies' && page.ts
-          ? this.client.conversations.replies({ ...page, ts: page.ts })
-          : this.client.conversations.history(page);
-      });
-    const tier = this.options.appTier ?? 'internal';
-    return new HistoryReads(read, MESSAGE_EVENT_TYPE, {
-      pageSize: HISTORY_PAGE_LIMIT[tier],
-      // A distributed app reads one page a minute: ten pages (150 messages) is ten minutes already.
-      maxPages: tier === 'distributed' ? 10 : LOOKUP_MAX_PAGES,
-      now: Date.now,
-      onTruncated: (pages) =>
-        this.options.logger.warn({ pages }, 'look-up stopped at its page bound; a copy may be missed'),
-    });
+    return this.postedCopies(channel, threadTs, key, sinceMs);
   }
 
   /**

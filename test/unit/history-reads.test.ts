@@ -16,15 +16,18 @@ function slottedReads(pages: (args: PageArgs) => HistoryPage) {
   const made: PageArgs[] = [];
   const read: ReadPage = async (_method, _channel, args) => {
     await new Promise<void>((resolve) => waiting.push(resolve));
-    const page = args();
+    const page = await args();
+    if (!page) return undefined;
     made.push(page);
     return pages(page);
   };
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
   const grant = async () => {
+    await settle();
     waiting.shift()?.();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await settle();
   };
-  return { read, made, grant, waiting };
+  return { read, made, grant, waiting, settle };
 }
 
 describe('HistoryReads: look-ups and sweeps share scarce history reads', () => {
@@ -68,7 +71,7 @@ describe('HistoryReads: look-ups and sweeps share scarce history reads', () => {
     now += 1;
     stored = [post('1.000001', 'x'), post('1.000002', 'y')];
     const late = reads.copies({ ...channel, key: 'y', sinceMs: 0 }, 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await slot.settle();
     // Not answered by the finished read, which started before it was asked.
     expect(slot.waiting).toHaveLength(1);
     await slot.grant();

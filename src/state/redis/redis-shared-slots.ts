@@ -1,5 +1,6 @@
 import type { SharedSlots } from '../../common/shared-slots.js';
 import type { RedisClient } from './redis-client.js';
+import { RedisHistoryAnswers } from './redis-history-answers.js';
 
 /*
  * GCRA on the server's clock (`TIME`, so replicas' clock skew does not matter): `tat` is when the key's
@@ -34,10 +35,14 @@ return 1
 
 /** `SharedSlots` in Redis: one key per paced method (or channel), `<prefix>slack-slots:<key>`. */
 export class RedisSharedSlots implements SharedSlots {
+  readonly historyAnswers: RedisHistoryAnswers;
+
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.historyAnswers = new RedisHistoryAnswers(client, prefix);
+  }
 
   async reserve(key: string, intervalMs: number, burst: number, maxWaitMs?: number): Promise<number> {
     const wait = Number(

@@ -62,14 +62,22 @@ export class HistoryReads {
     private readonly options: HistoryReadsOptions,
   ) {}
 
-  /** Copies of `query.key`, oldest first, from the first read that started after it was first asked. */
-  async copies(query: CopiesQuery, waitMs: number): Promise<string[]> {
+  /**
+   * Copies of `query.key`, oldest first, from the first read that started after it was first asked. A
+   * `sweep` joins any read of the conversation; its own reads queue after every look-up's (`refresh`).
+   */
+  async copies(
+    query: CopiesQuery,
+    waitMs: number,
+    purpose: 'lookup' | 'sweep' = 'lookup',
+  ): Promise<string[]> {
     const conversation = `${query.channel}:${query.threadTs ?? ''}`;
     const askedAt = await this.firstAsked(conversation, query.key);
     const serves = (r: { startedAt: number | undefined; sinceMs: number }) =>
       r.startedAt !== undefined && r.startedAt >= askedAt && r.sinceMs <= query.sinceMs;
     const known = await this.known(conversation, serves);
-    const answer = known ?? (await within(this.join(conversation, query, askedAt, serves).answer, waitMs));
+    const answer =
+      known ?? (await within(this.join(conversation, query, askedAt, serves, purpose).answer, waitMs));
     this.asked.delete(`${conversation}|${query.key}`);
     this.options.shared?.answered(conversation, query.key).catch(this.sharedFailed);
     return answer.copies.get(query.key) ?? [];
@@ -81,14 +89,20 @@ export class HistoryReads {
     query: CopiesQuery,
     askedAt: number,
     serves: (r: Read) => boolean,
+    purpose: 'lookup' | 'sweep',
   ): Read {
-    const next = this.waiting.get(conversation);
-    if (next?.startedAt === undefined && next) {
-      next.sinceMs = Math.min(next.sinceMs, query.sinceMs);
-      next.askedAt = Math.max(next.askedAt, askedAt);
-      return next;
+    // A sweep rides on a look-up's read of the conversation if there is one; a look-up never waits on a sweep's.
+    const candidates = purpose === 'sweep' ? ['lookup', 'sweep'] : ['lookup'];
+    for (const kind of candidates) {
+      const next = this.waiting.get(`${conversation}#${kind}`);
+      if (next?.startedAt === undefined && next) {
+        next.sinceMs = Math.min(next.sinceMs, query.sinceMs);
+        next.askedAt = Math.max(next.askedAt, askedAt);
+        return next;
+      }
+      if (next && serves(next)) return next;
     }
-    if (next && serves(next)) return next;
+    const slot = `${conversation}#${purpose}`;
     // `answer` is set right below, from the read that needs this record.
     const read = { startedAt: undefined, sinceMs: query.sinceMs, askedAt } as Read;
     let other: Answer | undefined;
@@ -96,13 +110,18 @@ export class HistoryReads {
     const start = async () => {
       if (read.startedAt !== undefined) return read.sinceMs;
       read.startedAt = await this.clock(-SKEW_MS);
-      // Another replica read it since everyone here asked: nothing new to learn, the slot is not spent.
-      other = await this.sharedAnswer(conversation);
-      if (other && other.startedAt >= read.askedAt && other.sinceMs <= read.sinceMs) return undefined;
+      // Read since everyone here asked (a look-up's read, another replica's): nothing new to learn.
+      const covers = (a: Answer | undefined) =>
+        a !== undefined && a.startedAt >= read.askedAt && a.sinceMs <= read.sinceMs;
+      const local = this.answers.get(conversation);
+      other = covers(local) ? local : await this.sharedAnswer(conversation);
+      if (covers(other)) return undefined;
       other = undefined;
       return read.sinceMs;
     };
-    read.answer = readCopies(this.read, query, start, this.eventType, this.options).then((copies) => {
+    const priority = purpose === 'sweep' ? 'refresh' : 'reply';
+    const options = { ...this.options, priority } as const;
+    read.answer = readCopies(this.read, query, start, this.eventType, options).then((copies) => {
       if (!copies) return other!;
       const answer = { startedAt: read.startedAt!, sinceMs: read.sinceMs, copies };
       remember(this.answers, conversation, answer, MAX_ANSWERS);
@@ -113,10 +132,10 @@ export class HistoryReads {
     });
     read.answer
       .finally(() => {
-        if (this.waiting.get(conversation) === read) this.waiting.delete(conversation);
+        if (this.waiting.get(slot) === read) this.waiting.delete(slot);
       })
       .catch(() => undefined);
-    this.waiting.set(conversation, read);
+    this.waiting.set(slot, read);
     return read;
   }
 

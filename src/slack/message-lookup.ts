@@ -37,6 +37,8 @@ export type ReadPage = (
   method: HistoryMethod,
   channel: string,
   args: () => Promise<PageArgs | undefined>,
+  /** `reply`: a look-up (a message not yet confirmed); `refresh`: a sweep for late copies, which may wait. */
+  priority?: 'reply' | 'refresh',
 ) => Promise<HistoryPage | undefined>;
 
 /** A conversation: a thread, or a channel's top level (`threadTs` null). */
@@ -62,6 +64,8 @@ export interface LookupOptions {
   /** Told when the bound stopped the look-up before the end of the window (a copy may be missed). */
   onTruncated?: (pages: number) => void;
   now?: () => number;
+  /** The reads' place in the method's queue (default `reply`). */
+  priority?: 'reply' | 'refresh';
 }
 
 /** Clock skew between this machine and Slack's timestamps: the window is this much wider each side. */
@@ -106,26 +110,31 @@ export async function readCopies(
   const found = new Map<string, Set<string>>();
   let cursor: string | undefined;
   for (let page = 1; ; page++) {
-    const result = await read(method, conversation.channel, async () => {
-      // Fixed by the first page's slot; later pages follow the cursor within it.
-      if (!window) {
-        const since = await sinceMs();
-        if (since === undefined) return undefined;
-        window = {
-          oldest: secondsOf(since - LOOKUP_MARGIN_MS),
-          latest: secondsOf(now() + LOOKUP_MARGIN_MS),
+    const result = await read(
+      method,
+      conversation.channel,
+      async () => {
+        // Fixed by the first page's slot; later pages follow the cursor within it.
+        if (!window) {
+          const since = await sinceMs();
+          if (since === undefined) return undefined;
+          window = {
+            oldest: secondsOf(since - LOOKUP_MARGIN_MS),
+            latest: secondsOf(now() + LOOKUP_MARGIN_MS),
+          };
+        }
+        return {
+          channel: conversation.channel,
+          ...(conversation.threadTs ? { ts: conversation.threadTs } : {}),
+          ...window,
+          inclusive: true,
+          include_all_metadata: true,
+          limit: pageSize,
+          ...(cursor ? { cursor } : {}),
         };
-      }
-      return {
-        channel: conversation.channel,
-        ...(conversation.threadTs ? { ts: conversation.threadTs } : {}),
-        ...window,
-        inclusive: true,
-        include_all_metadata: true,
-        limit: pageSize,
-        ...(cursor ? { cursor } : {}),
-      };
-    });
+      },
+      options.priority ?? 'reply',
+    );
     if (!result) return undefined;
     for (const message of (result.messages ?? []) as MetadataMessage[]) {
       const key = message.metadata?.event_payload?.key;

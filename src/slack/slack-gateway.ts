@@ -200,16 +200,7 @@ export class SlackGateway extends SlackReads {
     key: string,
     sinceMs: number,
   ): Promise<string | undefined> {
-    return (await this.findAllPosted(channel, threadTs, key, sinceMs))[0];
-  }
-
-  private findAllPosted(
-    channel: string,
-    threadTs: string | null,
-    key: string,
-    sinceMs: number,
-  ): Promise<string[]> {
-    return this.postedCopies(channel, threadTs, key, sinceMs);
+    return (await this.postedCopies(channel, threadTs, key, sinceMs))[0];
   }
 
   /**
@@ -224,7 +215,7 @@ export class SlackGateway extends SlackReads {
     sinceMs: number,
     keepTs: string,
   ): Promise<number> {
-    const copies = await this.findAllPosted(channel, threadTs, key, sinceMs);
+    const copies = await this.postedCopies(channel, threadTs, key, sinceMs, 'sweep');
     let removed = 0;
     for (const ts of copies.filter((ts) => ts !== keepTs)) {
       await this.retrying('chat.delete', channel, 'reply', async () => {

@@ -50,22 +50,25 @@ export class SlackReads extends SlackCalls {
 
   /**
    * Every copy the bot posted with this key since `sinceMs`, oldest first, from the first read of the
-   * conversation made after it was asked; `lookup_pending` when that read did not come within the wait.
+   * conversation made after it was asked; `lookup_pending` when that read did not come within the wait. A
+   * `sweep` (late copies of a confirmed post) reads after every look-up waiting on the method.
    */
   protected postedCopies(
     channel: string,
     threadTs: string | null,
     key: string,
     sinceMs: number,
+    purpose: 'lookup' | 'sweep' = 'lookup',
   ): Promise<string[]> {
-    return this.reads.copies({ channel, threadTs, key, sinceMs }, this.options.lookupWaitMs ?? 10_000);
+    const query = { channel, threadTs, key, sinceMs };
+    return this.reads.copies(query, this.options.lookupWaitMs ?? 10_000, purpose);
   }
 
   private historyReads(): HistoryReads {
     // Each page is retried like any read: a look-up that fails once would otherwise repost a message that
     // did land, or leave a duplicate the sweep could not see.
-    const read: ReadPage = (method, channel, args) =>
-      this.retrying(method, channel, 'reply', async () => {
+    const read: ReadPage = (method, channel, args, priority = 'reply') =>
+      this.retrying(method, channel, priority, async () => {
         const page = await args();
         if (!page) return undefined;
         return method === 'conversations.replies' && page.ts

@@ -14,7 +14,9 @@ const post = (ts: string, key: string) => ({ ts, metadata: { event_type: EVENT, 
 function slottedReads(pages: (args: PageArgs) => HistoryPage) {
   const waiting: Array<() => void> = [];
   const made: PageArgs[] = [];
-  const read: ReadPage = async (_method, _channel, args) => {
+  const priorities: string[] = [];
+  const read: ReadPage = async (_method, _channel, args, priority = 'reply') => {
+    priorities.push(priority);
     await new Promise<void>((resolve) => waiting.push(resolve));
     const page = await args();
     if (!page) return undefined;
@@ -27,7 +29,7 @@ function slottedReads(pages: (args: PageArgs) => HistoryPage) {
     waiting.shift()?.();
     await settle();
   };
-  return { read, made, grant, waiting, settle };
+  return { read, made, grant, waiting, settle, priorities };
 }
 
 describe('HistoryReads: look-ups and sweeps share scarce history reads', () => {
@@ -108,5 +110,34 @@ describe('HistoryReads: look-ups and sweeps share scarce history reads', () => {
     // Both pages in the one window.
     expect(slot.made[1]?.oldest).toBe(slot.made[0]?.oldest);
     expect(slot.made[1]?.latest).toBe(slot.made[0]?.latest);
+  });
+
+  it('a sweep rides on a waiting look-up read; its own read queues as a refresh and is skipped once a look-up read covers it', async () => {
+    let now = 1_000_000;
+    const slot = slottedReads(() => ({ messages: [post('7.000001', 'posted'), post('7.000002', 'posted')] }));
+    const reads = new HistoryReads(slot.read, EVENT, { now: () => now });
+    const thread = { channel: 'C1', threadTs: '7.000000', sinceMs: 0 };
+    const lookup = reads.copies({ ...thread, key: 'unsure' }, 60_000, 'lookup');
+    const sweep = reads.copies({ ...thread, key: 'posted' }, 60_000, 'sweep');
+    await slot.grant();
+    expect(await lookup).toEqual([]);
+    expect(await sweep).toEqual(['7.000001', '7.000002']);
+    expect(slot.made).toHaveLength(1);
+
+    // A sweep alone queues behind look-ups; a look-up asked after it gets a read of its own, first.
+    now += 1;
+    const laterSweep = reads.copies({ ...thread, key: 'posted' }, 60_000, 'sweep');
+    await slot.settle();
+    now += 1;
+    const laterLookup = reads.copies({ ...thread, key: 'unsure' }, 60_000, 'lookup');
+    await slot.settle();
+    expect(slot.priorities.slice(-2)).toEqual(['refresh', 'reply']);
+    // The pacer lets the look-up's read go first (it would); the sweep's read then has nothing to add.
+    const [sweepSlot, lookupSlot] = slot.waiting.splice(0, 2);
+    lookupSlot!();
+    expect(await laterLookup).toEqual([]);
+    sweepSlot!();
+    expect(await laterSweep).toEqual(['7.000001', '7.000002']);
+    expect(slot.made).toHaveLength(2);
   });
 });

@@ -97,6 +97,12 @@ export class KeyedPacer {
     return true;
   }
 
+  /** Gives back a start `tryTake` took but did not use (the replicas' shared slot was not free after all). */
+  giveBack(key: string): void {
+    const state = this.keys.get(key);
+    if (state) state.due = Math.max(this.now(), state.due - this.intervalMs);
+  }
+
   private enqueue(key: string, state: KeyState, now: number, priority: number, waiting: Waiting): void {
     const level = Math.max(0, Math.floor(priority));
     while (state.queues.length <= level) state.queues.push([]);

@@ -121,7 +121,10 @@ export class SlackPacing {
         this.options.onSharedFailure?.(error);
         return 0;
       });
-      if (wait !== 0) throw budgetSpent(method);
+      if (wait !== 0) {
+        pacer.giveBack(key);
+        throw budgetSpent(method);
+      }
     }
     return work();
   }

@@ -26,6 +26,9 @@ describe('KeyedPacer', () => {
     expect(pacer.tryTake('replies')).toBe(false);
     expect(await queued).toBe('queued');
     expect(pacer.tryTake('other')).toBe(true);
+    // A start taken but not used (the replicas' shared slot was gone) is given back.
+    pacer.giveBack('other');
+    expect(pacer.tryTake('other')).toBe(true);
   });
 
   it('starts a burst at once, then one per interval, in arrival order', async () => {

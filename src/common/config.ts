@@ -12,6 +12,10 @@ import { apiUrl, httpUrl, idList, integer, optionalText } from './config-schemas
 import { AppError } from './errors.js';
 import { channelProjectsSchema } from './projects.js';
 
+/** Slack's rate-limit classes of apps (their history reads differ; see SLACK_APP_TIER). */
+export const SLACK_APP_TIERS = ['internal', 'marketplace', 'distributed'] as const;
+export type SlackAppTier = (typeof SLACK_APP_TIERS)[number];
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** The fill-in values of .env.example (`xoxb-your-bot-token`, `your-project-id`, …): an unedited copy must not boot. */
@@ -76,6 +80,9 @@ const envSchema = z.object({
   SLACK_API_TIMEOUT_MS: integer(10_000, 100, 120_000),
   SLACK_CHANNEL_POST_INTERVAL_MS: integer(1_000, 0, 60_000),
   SLACK_TIER_RATE_PERCENT: integer(100, 0, 100_000),
+  SLACK_APP_TIER: optionalText.pipe(
+    z.enum(SLACK_APP_TIERS, { error: `must be one of ${SLACK_APP_TIERS.join(', ')}` }).optional(),
+  ),
   SLACK_STREAM_HANDOVER_MS: integer(240_000, 1_000, 290_000),
   ALLOWED_CHANNEL_IDS: idList('channel'),
   ALLOWED_USER_IDS: idList('user'),
@@ -132,6 +139,12 @@ export interface Config {
     tierRatePercent: number;
     /** How long a streamed job message is used before it is handed over (Slack closes streams at ~5 min). */
     streamHandoverMs: number;
+    /**
+     * SLACK_APP_TIER: which of Slack's limits on reading history apply. `distributed` (an "Add to Slack" app
+     * not approved for the Marketplace): conversations.history and .replies once a minute each per
+     * workspace, 15 messages a page. Default: distributed in OAuth mode, internal otherwise.
+     */
+    appTier: SlackAppTier;
   };
   port: number;
   docs: {
@@ -225,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       channelPostIntervalMs: e.SLACK_CHANNEL_POST_INTERVAL_MS,
       tierRatePercent: e.SLACK_TIER_RATE_PERCENT,
       streamHandoverMs: e.SLACK_STREAM_HANDOVER_MS,
+      appTier: e.SLACK_APP_TIER ?? (isOAuthMode(env) ? 'distributed' : 'internal'),
     },
     port: e.PORT,
     metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT },

@@ -84,6 +84,25 @@ export class KeyedPacer {
     });
   }
 
+  /**
+   * Takes `key`'s next start if it is free now (nothing queued or starting, within the pace): for work that
+   * is only worth doing at once (a form whose trigger expires in 3 s), never queued. False when not free.
+   */
+  tryTake(key: string): boolean {
+    if (this.closed) return false;
+    const now = this.now();
+    const state = this.state(key, now);
+    if (state.timer || state.starting || !this.startable(state, now)) return false;
+    this.take(state, now);
+    return true;
+  }
+
+  /** Gives back a start `tryTake` took but did not use (the replicas' shared slot was not free after all). */
+  giveBack(key: string): void {
+    const state = this.keys.get(key);
+    if (state) state.due = Math.max(this.now(), state.due - this.intervalMs);
+  }
+
   private enqueue(key: string, state: KeyState, now: number, priority: number, waiting: Waiting): void {
     const level = Math.max(0, Math.floor(priority));
     while (state.queues.length <= level) state.queues.push([]);

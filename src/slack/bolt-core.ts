@@ -6,6 +6,7 @@ import { boltLevel, boltLogger } from './bolt-logger.js';
 import { registerListeners, type SlackDeps } from './listeners/index.js';
 import { TOKEN_REJECTED } from './slack-calls.js';
 import { type GatewayOptions, SlackGateway } from './slack-gateway.js';
+import { BudgetedThreadContext } from './thread-context.js';
 
 export type SlackAppOptions = Pick<GatewayOptions, 'metrics' | 'sharedSlots' | 'onTokenRejected'>;
 
@@ -102,12 +103,16 @@ export function boltCore(input: {
     logger,
     channelPostIntervalMs: config.slack.channelPostIntervalMs,
     tierRatePercent: config.slack.tierRatePercent,
+    appTier: config.slack.appTier,
+    // Half the outbox lease at most: a look-up waiting for its read must not outlive the lease it runs under.
+    lookupWaitMs: config.slack.timeoutMs,
     ...options,
   });
   return {
     app,
     gateway,
-    register: (deps: Omit<SlackDeps, 'afterAck'>) => registerListeners(app, { ...deps, afterAck }),
+    register: (deps: Omit<SlackDeps, 'afterAck'>) =>
+      registerListeners(app, { threads: new BudgetedThreadContext(gateway, logger), ...deps, afterAck }),
     /** Waits until no listener is running, at most `timeoutMs`; resolves how many were still running. */
     async drain(timeoutMs: number): Promise<number> {
       if (inFlight.size > 0) {

@@ -12,7 +12,7 @@ import {
   SlackDeliveryError,
   toDeliveryError,
 } from './slack-errors.js';
-import { type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';
+import { HISTORY_PAGE_LIMIT, type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';
 import { type SlackUser, slackUserOf } from './user-names.js';
 
 export type WebClient = webApi.WebClient;
@@ -58,9 +58,9 @@ export interface GatewayOptions {
   attempts?: number;
   retryBaseMs?: number;
   /**
-   * Slack allows about one chat.postMessage per second per channel, with short bursts. Posts to one
-   * channel are paced to that (a burst of `channelPostBurst`, then one per interval) instead of running
-   * into 429s, which also keeps a flood of commands from crowding out acknowledgements. 0 turns it off.
+   * Slack allows about one chat.postMessage per second per channel, with short bursts: posts to one channel
+   * are paced to that (a burst of `channelPostBurst`, then one per interval) instead of running into 429s,
+   * which keeps a flood of commands from crowding out acknowledgements. 0 turns it off.
    */
   channelPostIntervalMs?: number;
   channelPostBurst?: number;
@@ -68,14 +68,12 @@ export interface GatewayOptions {
   tierRatePercent?: PacingOptions['tierRatePercent'];
   /** Calls waiting per method (per channel for posts) at most (default DEFAULT_MAX_QUEUE). */
   maxQueue?: number;
+  /** SLACK_APP_TIER: which history-read limits apply; a look-up waits `lookupWaitMs` for a read, at most. */
+  appTier?: PacingOptions['appTier'];
+  lookupWaitMs?: number;
   random?: () => number;
 }
 
-/**
- * Paced, retried Web API calls: every call waits for its method's pace (per channel for posts); 429s hold
- * the method back for Retry-After (Slack did not act on the call); other failures of idempotent calls are
- * retried with backoff. The WebClient itself is built with retries off, so this is the only retry loop.
- */
 /** Answers no retry fixes: the token is wrong, revoked, or its workspace or user is gone. */
 export const TOKEN_REJECTED: ReadonlySet<string> = new Set([
   'invalid_auth',
@@ -84,6 +82,11 @@ export const TOKEN_REJECTED: ReadonlySet<string> = new Set([
   'account_inactive',
 ]);
 
+/**
+ * Paced, retried Web API calls: every call waits for its method's pace (per channel for posts); 429s hold
+ * the method back for Retry-After (Slack did not act on the call); other failures of idempotent calls are
+ * retried with backoff. The WebClient itself is built with retries off, so this is the only retry loop.
+ */
 export class SlackCalls {
   protected readonly attempts: number;
   protected readonly retryBaseMs: number;
@@ -103,15 +106,14 @@ export class SlackCalls {
       channelPostBurst: options.channelPostBurst ?? 2,
       tierRatePercent: options.tierRatePercent ?? 100,
       ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
+      ...(options.appTier ? { appTier: options.appTier } : {}),
       ...(options.sharedSlots ? { shared: options.sharedSlots } : {}),
       onSharedFailure: (error) => {
         // Once a minute at most: while the store is down every call would say it.
         if (Date.now() - this.sharedFailureLoggedAt < 60_000) return;
         this.sharedFailureLoggedAt = Date.now();
-        options.logger.warn(
-          { error: describeError(error) },
-          'shared Slack pacing unavailable; pacing in-process',
-        );
+        const error_ = describeError(error);
+        options.logger.warn({ error: error_ }, 'shared Slack pacing unavailable; pacing in-process');
       },
     });
   }
@@ -130,6 +132,15 @@ export class SlackCalls {
   ): Promise<T> {
     return this.pacing.run(method, channel, priority, call).catch((error: unknown) => {
       this.noticeRejectedToken(error);
+      throw error;
+    });
+  }
+
+  /** One call only if its method's slot is free now (else `slack_budget_spent`); never retried. */
+  protected pacedNow<T>(method: string, channel: string | undefined, call: () => Promise<T>): Promise<T> {
+    return this.pacing.runNow(method, channel, call).catch((error: unknown) => {
+      const kind = classify(error);
+      if (kind.type === 'rate_limited') this.pacing.holdOff(method, channel, kind.retryAfterMs);
       throw error;
     });
   }
@@ -167,9 +178,8 @@ export class SlackCalls {
   }
 
   /**
-   * A Web API call made by a Slack-side class outside the gateway (assistant status lines and streams), in
-   * its method's pace like every other call. `retry`: safe to repeat (idempotent), retried like a read;
-   * otherwise tried once. Failures are SlackDeliveryErrors with Slack's code.
+   * A Web API call made outside the gateway (assistant status lines and streams), in its method's pace.
+   * `retry`: idempotent, retried like a read; else tried once. Failures are SlackDeliveryErrors.
    */
   async callPaced<T>(
     method: string,
@@ -240,10 +250,11 @@ export class SlackCalls {
     }
   }
 
-  /** The messages of a thread, oldest first, root included (first page of up to `limit`). */
+  /** The messages of a thread, oldest first, root included (first page of up to `limit`, the tier's page). */
   async threadReplies(channel: string, ts: string, limit = 200): Promise<ThreadReply[]> {
+    const page = Math.min(limit, HISTORY_PAGE_LIMIT[this.options.appTier ?? 'internal']);
     const result = await this.retrying('conversations.replies', channel, 'user', () =>
-      this.client.conversations.replies({ channel, ts, limit }),
+      this.client.conversations.replies({ channel, ts, limit: page }),
     );
     return (result.messages ?? []) as ThreadReply[];
   }

@@ -1,26 +1,24 @@
 import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
-import { findPostedCopies, type ReadPage } from './message-lookup.js';
 import type { SlackMessage } from './messages/types.js';
 import { type BlocksGate, NO_GATE } from './new-blocks.js';
 import type { PostOptions, WebClient } from './slack-calls.js';
-import { SlackCalls } from './slack-calls.js';
 import { classify, isBlocksProblem, toDeliveryError } from './slack-errors.js';
 import type { SlackPriority } from './slack-pacing.js';
+import { MESSAGE_EVENT_TYPE, SlackReads } from './slack-reads.js';
 
 export type { GatewayOptions, PostOptions, SlackApiMetrics, ThreadReply, WebClient } from './slack-calls.js';
 export { SlackDeliveryError } from './slack-errors.js';
 export type { SlackPriority } from './slack-pacing.js';
 
-/** Metadata type on every message the bot posts: lets a retry find out whether an earlier attempt landed. */
-export const MESSAGE_EVENT_TYPE = 'docs_agent_message';
+export { type HistoryPageArgs, MESSAGE_EVENT_TYPE } from './slack-reads.js';
 
 /**
  * The bot's outbound Slack calls, on a WebClient built with retries off. 429s are retried after Retry-After
  * (Slack did not act on the call); updates, reactions and reads are idempotent and retried; a post is made
  * once. What the bot owes exactly once goes through the outbox (src/delivery), which alone decides retries.
  */
-export class SlackGateway extends SlackCalls {
+export class SlackGateway extends SlackReads {
   /** Charts and data tables: left out where the workspace refused them, sent once more without them. */
   blocksGate: BlocksGate = NO_GATE;
 
@@ -202,34 +200,7 @@ export class SlackGateway extends SlackCalls {
     key: string,
     sinceMs: number,
   ): Promise<string | undefined> {
-    return (await this.findAllPosted(channel, threadTs, key, sinceMs))[0];
-  }
-
-  private async findAllPosted(
-    channel: string,
-    threadTs: string | null,
-    key: string,
-    sinceMs: number,
-  ): Promise<string[]> {
-    // Each page is retried like any read: a look-up that fails once would otherwise repost a message that
-    // did land, or leave a duplicate the sweep could not see.
-    const read: ReadPage = (method, args) =>
-      this.retrying(method, channel, 'reply', () =>
-        method === 'conversations.replies' && args.ts
-          ? this.client.conversations.replies({ ...args, ts: args.ts })
-          : this.client.conversations.history(args),
-      );
-    return findPostedCopies(
-      read,
-      { channel, threadTs, key, sinceMs, eventType: MESSAGE_EVENT_TYPE },
-      {
-        onTruncated: (pages) =>
-          this.options.logger.warn(
-            { channel, key, pages },
-            'look-up stopped at its page bound; a copy may be missed',
-          ),
-      },
-    );
+    return (await this.postedCopies(channel, threadTs, key, sinceMs))[0];
   }
 
   /**
@@ -244,7 +215,7 @@ export class SlackGateway extends SlackCalls {
     sinceMs: number,
     keepTs: string,
   ): Promise<number> {
-    const copies = await this.findAllPosted(channel, threadTs, key, sinceMs);
+    const copies = await this.postedCopies(channel, threadTs, key, sinceMs, 'sweep');
     let removed = 0;
     for (const ts of copies.filter((ts) => ts !== keepTs)) {
       await this.retrying('chat.delete', channel, 'reply', async () => {

@@ -1,3 +1,4 @@
+import type { SlackAppTier } from '../common/config.js';
 import { AppError } from '../common/errors.js';
 import { KeyedPacer } from '../common/keyed-pacer.js';
 import type { SharedSlots } from '../common/shared-slots.js';
@@ -30,7 +31,27 @@ export const METHOD_TIERS: Readonly<Record<string, number>> = {
   'files.uploadV2': 20,
 };
 
+/** Methods whose limits depend on the app's tier: Slack's 2025 change for non-Marketplace distributed apps. */
+export const HISTORY_METHODS: ReadonlySet<string> = new Set([
+  'conversations.history',
+  'conversations.replies',
+]);
+/** conversations.history / .replies per minute per workspace, by tier (the same budget for each method). */
+export const HISTORY_READS_PER_MINUTE: Readonly<Record<SlackAppTier, number>> = {
+  internal: 50,
+  marketplace: 50,
+  distributed: 1,
+};
+/** Messages a history page may hold, by tier (Slack recommends at most 200; distributed apps get 15). */
+export const HISTORY_PAGE_LIMIT: Readonly<Record<SlackAppTier, number>> = {
+  internal: 200,
+  marketplace: 200,
+  distributed: 15,
+};
+
 export interface PacingOptions {
+  /** Which limits apply to history reads (default `internal`). */
+  appTier?: SlackAppTier;
   /** Rate as a percentage of the documented tier (100 = the tier's minimum); 0 turns tier pacing off. */
   tierRatePercent?: number;
   /** chat.postMessage per channel: one per interval after a burst; 0 turns it off. */
@@ -81,6 +102,31 @@ export class SlackPacing {
       this.postInterval > 0
         ? new KeyedPacer(this.postInterval, this.postBurst, Date.now, this.maxQueue)
         : undefined;
+  }
+
+  /**
+   * Runs `work` only if its method's slot is free now, in this process and (Redis mode) across replicas;
+   * otherwise rejects with `slack_budget_spent` and takes nothing. For reads only worth making at once.
+   */
+  async runNow<T>(called: string, channel: string | undefined, work: () => Promise<T>): Promise<T> {
+    const method = paceName(called);
+    const { pacer, key } = this.pacerOf(method, channel);
+    if (this.closed) throw shuttingDown();
+    if (!pacer) return work();
+    if (!pacer.tryTake(key)) throw budgetSpent(method);
+    const shared = this.options.shared;
+    if (shared) {
+      const { interval, burst } = this.paceOf(method);
+      const wait = await shared.reserve(`${method}:${key}`, interval, burst, 0).catch((error: unknown) => {
+        this.options.onSharedFailure?.(error);
+        return 0;
+      });
+      if (wait !== 0) {
+        pacer.giveBack(key);
+        throw budgetSpent(method);
+      }
+    }
+    return work();
   }
 
   run<T>(called: string, channel: string | undefined, priority: SlackPriority, work: () => Promise<T>) {
@@ -145,7 +191,10 @@ export class SlackPacing {
   /** A method's pace: per channel for posts, else its tier at the configured percentage. */
   private paceOf(method: string): { interval: number; burst: number } {
     if (method === 'chat.postMessage') return { interval: this.postInterval, burst: this.postBurst };
-    const perMinute = ((METHOD_TIERS[method] ?? 50) * this.percent) / 100;
+    const tier = HISTORY_METHODS.has(method)
+      ? HISTORY_READS_PER_MINUTE[this.options.appTier ?? 'internal']
+      : (METHOD_TIERS[method] ?? 50);
+    const perMinute = (tier * this.percent) / 100;
     return { interval: (60_000 / perMinute) * MARGIN, burst: TIER_BURST };
   }
 
@@ -165,6 +214,13 @@ export class SlackPacing {
 /** A streamed message is a new message in the channel: it starts in the channel's posting pace. */
 function paceName(method: string): string {
   return method === 'chat.startStream' ? 'chat.postMessage' : method;
+}
+
+/** The method's budget has no slot free now (a distributed app's history read): the caller does without. */
+export class SlackBudgetSpentError extends AppError<'slack_budget_spent'> {}
+
+function budgetSpent(method: string): SlackBudgetSpentError {
+  return new SlackBudgetSpentError('slack_budget_spent', `no ${method} call is free in this minute`);
 }
 
 function shuttingDown(): AppError {

@@ -1,5 +1,6 @@
 import type { FakeSlack, StoredMessage } from '../support/fake-slack.js';
 import { bot, onCleanup, terminalReplies } from '../support/process-helpers.js';
+import { SlackRateTiers } from '../support/slack-rate-tiers.js';
 
 /** Fast polls so jobs end quickly; info logs for the figures. */
 export const DRILL_ENV = { POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '200', LOG_LEVEL: 'info' };
@@ -21,7 +22,19 @@ export function replica(
   url: string,
   env: Record<string, string> = {},
 ) {
-  return bot({ name, slack, docs, redisUrl: url, env: { ...DRILL_ENV, ...env } });
+  return bot({ name, slack, docs, redisUrl: url, env: { ...DRILL_ENV, ...tierEnv(slack), ...env } });
+}
+
+/**
+ * `DRILL_SLACK_TIER=distributed` runs the delivery drills with Slack's limits for a distributed app on
+ * the fake (conversations.history/.replies once a "minute" per workspace, 429 with Retry-After, 15 a page;
+ * the minute is `DRILL_MINUTE_MS`, default 2 s) and the bots set for it (SLACK_APP_TIER, pacing scaled).
+ */
+function tierEnv(slack: FakeSlack): Record<string, string> {
+  if (process.env.DRILL_SLACK_TIER !== 'distributed') return {};
+  const scale = 60_000 / Number(process.env.DRILL_MINUTE_MS ?? 2_000);
+  slack.rateTiers ??= new SlackRateTiers({ scale, distributed: true, burst: Math.ceil(4 * scale) });
+  return { SLACK_APP_TIER: 'distributed', SLACK_TIER_RATE_PERCENT: String(Math.round(100 * scale)) };
 }
 
 /**

@@ -86,6 +86,31 @@ describe('Slack pacing shared by replicas (Redis)', () => {
     expect(startedAfterQueued).toBeLessThanOrEqual(3);
   });
 
+  it('a distributed app reads history once a minute per workspace across replicas; a read wanted only now is refused, not queued', async () => {
+    const replicaOf = async () =>
+      new SlackPacing({
+        appTier: 'distributed',
+        shared: new RedisSharedSlots(await redis.replica({ failFast: false }), 'distributed-1:'),
+      });
+    const [a, b] = [await replicaOf(), await replicaOf()];
+    let read = 0;
+    await a.runNow('conversations.replies', 'C1', async () => read++);
+    // The other replica's slot this minute is gone: refused at once, and it took nothing.
+    await expect(b.runNow('conversations.replies', 'C1', async () => read++)).rejects.toMatchObject({
+      code: 'slack_budget_spent',
+    });
+    // The other method has its own budget.
+    await b.runNow('conversations.history', 'C1', async () => read++);
+    expect(read).toBe(2);
+    // A paced read waits for the next minute rather than being refused (checked without waiting it out).
+    const slots = new RedisSharedSlots(await redis.replica({ failFast: false }), 'distributed-1:');
+    const wait = await slots.reserve('conversations.replies:conversations.replies', 63_000, 1);
+    expect(wait).toBeGreaterThan(55_000);
+    expect(await slots.reserve('conversations.replies:conversations.replies', 63_000, 1, 0)).toBe(-1);
+    a.close();
+    b.close();
+  });
+
   it('a shared store that fails never holds calls back: they go on with in-process pacing', async () => {
     const failures: unknown[] = [];
     const broken: SharedSlots = {

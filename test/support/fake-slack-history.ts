@@ -4,6 +4,8 @@ type Json = Record<string, unknown>;
 export interface HistoryHost {
   readonly messages: ReadonlyArray<{ channel: string; ts: string; thread_ts?: string }>;
   readonly notMemberOf: ReadonlySet<string>;
+  /** The rate tiers, when on: a distributed app's pages hold at most `historyPageLimit` messages. */
+  readonly rateTiers?: { readonly historyPageLimit: number | undefined } | undefined;
 }
 
 /** Slack's largest page for both methods; larger limits are refused here rather than silently cut. */
@@ -14,7 +16,8 @@ const MAX_LIMIT = 999;
  * (history newest first, default 100; a thread's replies oldest first, default 1000, its parent at the top
  * of every page and counted in `limit`), within [oldest, latest] (bounds exclusive unless `inclusive`),
  * with `has_more` and `response_metadata.next_cursor` ('' on the last page) and `cursor` to go on. A
- * cursor Slack never handed out is `invalid_cursor`; a channel the bot is not in cannot be read.
+ * cursor Slack never handed out is `invalid_cursor`; a channel the bot is not in cannot be read. With the
+ * distributed limits on (`rateTiers`), a page holds 15 messages at most.
  */
 export class FakeSlackHistory {
   constructor(private readonly host: HistoryHost) {}
@@ -24,9 +27,12 @@ export class FakeSlackHistory {
     const channel = String(args.channel ?? '');
     if (this.host.notMemberOf.has(channel))
       return { ok: false, error: channel.startsWith('C') ? 'not_in_channel' : 'channel_not_found' };
-    const limit = args.limit === undefined ? undefined : Number(args.limit);
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT))
+    const asked = args.limit === undefined ? undefined : Number(args.limit);
+    if (asked !== undefined && (!Number.isInteger(asked) || asked < 1 || asked > MAX_LIMIT))
       return { ok: false, error: 'invalid_limit' };
+    // A distributed app's page holds 15 at most, whatever it asks (the default too).
+    const cap = this.host.rateTiers?.historyPageLimit;
+    const limit = cap === undefined ? asked : Math.min(asked ?? cap, cap);
     const start = offsetOf(args.cursor);
     if (start === undefined) return { ok: false, error: 'invalid_cursor' };
     return method === 'conversations.history'

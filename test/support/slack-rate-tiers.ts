@@ -33,8 +33,18 @@ export interface RateTierOptions {
   burst?: number;
   /** Overrides of METHOD_LIMITS (per minute). */
   methods?: Record<string, number>;
+  /**
+   * Slack's limits for a distributed app not approved for the Marketplace (since May 2025):
+   * conversations.history and .replies once a minute each per workspace (no burst), 15 messages a page.
+   * The minute is 60 s ÷ `scale`, so tests need not wait real minutes.
+   */
+  distributed?: boolean;
   now?: () => number;
 }
+
+/** The methods a distributed app may call once a minute, and the page they answer. */
+export const DISTRIBUTED_HISTORY_METHODS = ['conversations.history', 'conversations.replies'] as const;
+export const DISTRIBUTED_PAGE_LIMIT = 15;
 
 interface Bucket {
   tokens: number;
@@ -49,13 +59,19 @@ export class SlackRateTiers {
   private readonly burst: number;
   private readonly postsPerMinute: number;
   private readonly methods: Record<string, number>;
+  private readonly bursts: Record<string, number>;
   private readonly now: () => number;
+  /** Messages a history page holds at most (a larger `limit` is cut to it), or undefined: Slack's usual. */
+  readonly historyPageLimit: number | undefined;
 
   constructor(options: RateTierOptions = {}) {
     this.scale = options.scale ?? 1;
     this.burst = options.burst ?? 4;
     this.postsPerMinute = options.postsPerChannelPerMinute ?? 60;
-    this.methods = { ...METHOD_LIMITS, ...options.methods };
+    const distributed = Object.fromEntries(DISTRIBUTED_HISTORY_METHODS.map((m) => [m, 1]));
+    this.methods = { ...METHOD_LIMITS, ...(options.distributed ? distributed : {}), ...options.methods };
+    this.bursts = options.distributed ? distributed : {};
+    this.historyPageLimit = options.distributed ? DISTRIBUTED_PAGE_LIMIT : undefined;
     this.now = options.now ?? Date.now;
   }
 
@@ -76,8 +92,9 @@ export class SlackRateTiers {
       method === 'chat.postMessage' ? `${team}:${method}:${String(args.channel ?? '')}` : `${team}:${method}`;
     const ratePerMs = (perMinute * this.scale) / 60_000;
     const now = this.now();
-    const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
-    bucket.tokens = Math.min(this.burst, bucket.tokens + (now - bucket.at) * ratePerMs);
+    const burst = this.bursts[method] ?? this.burst;
+    const bucket = this.buckets.get(key) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + (now - bucket.at) * ratePerMs);
     bucket.at = now;
     this.buckets.set(key, bucket);
     if (bucket.tokens >= 1) {

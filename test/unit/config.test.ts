@@ -33,6 +33,23 @@ describe('loadConfig', () => {
     );
   });
 
+  it('SLACK_APP_TIER: internal for one workspace, distributed in OAuth mode, raised by the operator', () => {
+    expect(loadConfig(valid).slack.appTier).toBe('internal');
+    const oauth = {
+      SLACK_SIGNING_SECRET: 'secret-secret',
+      SLACK_CLIENT_ID: '123.456',
+      SLACK_CLIENT_SECRET: 'client-secret',
+      SLACK_STATE_SECRET: 'state-secret-state-secret',
+      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      REDIS_URL: 'redis://localhost:6379',
+    };
+    expect(loadConfig(oauth).slack.appTier).toBe('distributed');
+    expect(loadConfig({ ...oauth, SLACK_APP_TIER: 'marketplace' }).slack.appTier).toBe('marketplace');
+    expect(problemsOf({ ...valid, SLACK_APP_TIER: 'premium' }).join('\n')).toMatch(
+      /SLACK_APP_TIER must be one of internal, marketplace, distributed/,
+    );
+  });
+
   it('applies documented defaults', () => {
     const config = loadConfig(valid);
     expect(config.port).toBe(3000);

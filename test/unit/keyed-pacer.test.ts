@@ -15,6 +15,22 @@ describe('KeyedPacer', () => {
     return Promise.all(Array.from({ length: count }, () => pacer.run(key, async () => Date.now() - t0)));
   }
 
+  it('tryTake takes a free start only: never while the pace forbids it or work is queued, and queues nothing', async () => {
+    const pacer = new KeyedPacer(60_000, 1);
+    expect(pacer.tryTake('replies')).toBe(true);
+    expect(pacer.tryTake('replies')).toBe(false);
+    expect(pacer.waiting('replies')).toBe(0);
+    await vi.advanceTimersByTimeAsync(60_000);
+    const queued = pacer.run('replies', async () => 'queued');
+    // The next minute's start, taken by paced work, leaves nothing for an "only now" taker.
+    expect(pacer.tryTake('replies')).toBe(false);
+    expect(await queued).toBe('queued');
+    expect(pacer.tryTake('other')).toBe(true);
+    // A start taken but not used (the replicas' shared slot was gone) is given back.
+    pacer.giveBack('other');
+    expect(pacer.tryTake('other')).toBe(true);
+  });
+
   it('starts a burst at once, then one per interval, in arrival order', async () => {
     const pacer = new KeyedPacer(1000, 4);
     const t0 = Date.now();

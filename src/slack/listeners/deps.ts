@@ -22,6 +22,7 @@ import type { ChannelAccess } from '../channel-access.js';
 import type { HourlyLimits } from '../messages/failures.js';
 import type { ShownConnection } from '../messages/project-settings.js';
 import type { SlackMessage } from '../messages/types.js';
+import type { ThreadContext } from './actions/thread-reads.js';
 
 /** Slack's AI app container: its threads' context, its status/title/prompt calls, answers in its threads. */
 export interface AssistantSurface {
@@ -128,6 +129,11 @@ export interface SlackDeps {
    * origin (a proxy, a test's fake). Absent: not checked.
    */
   responseUrlOrigins?: readonly string[];
+  /**
+   * Threads' earlier messages within the workspace's history budget (a distributed app reads a thread once
+   * a minute): the job form takes them only if they can be read now. Absent: read with the request's client.
+   */
+  threads?: ThreadContext;
   /** `app_uninstalled` / `tokens_revoked`: the bot can do nothing more (absent: logged only). */
   tokenRevoked?: (reason: string) => void;
   /**

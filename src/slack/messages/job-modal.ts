@@ -35,7 +35,9 @@ export interface JobModalInput {
   /** The thread's earlier messages (plain text, oldest first), offered as optional context. */
   earlierMessages?: Array<{ author: string; text: string }>;
   /** What the context option sends of them (its messages are the newest ones), stated in the preview. */
-  context?: { sent: number; chars: number; leftOut: number };
+  context?: { sent: number; chars: number; leftOut: number; firstPage?: boolean };
+  /** The thread's earlier messages could not be read now (the workspace's history budget): said in the form. */
+  threadUnread?: boolean;
 }
 
 /**
@@ -92,6 +94,16 @@ export function jobModalView(input: JobModalInput): ModalView {
       ],
     });
   const earlier = input.earlierMessages ?? [];
+  if (input.threadUnread)
+    blocks.push({
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: ":hourglass: I couldn't read this thread's earlier messages just now (Slack lets this app read a thread only about once a minute), so they aren't offered as context. Add what the agent needs to know to the instruction.",
+        },
+      ],
+    });
   if (earlier.length > 0) {
     blocks.push({
       type: 'input',
@@ -132,7 +144,7 @@ export function jobModalView(input: JobModalInput): ModalView {
  */
 function previewText(
   earlier: Array<{ author: string; text: string }>,
-  context = { sent: earlier.length, chars: 0, leftOut: 0 },
+  context: NonNullable<JobModalInput['context']> = { sent: earlier.length, chars: 0, leftOut: 0 },
 ): string {
   const sent = earlier.slice(earlier.length - context.sent);
   const shown = sent.slice(-MODAL_LIMITS.previewMessages);
@@ -148,7 +160,11 @@ function previewText(
     shown.length < sent.length
       ? `Below: the last ${shown.length}, each cut at ${MODAL_LIMITS.previewLine} characters.`
       : `Below, each cut at ${MODAL_LIMITS.previewLine} characters.`;
-  const head = `If checked, the agent gets the thread's last ${count(sent.length)} in full${size}.${left} ${cut}`;
+  // One page of a long thread holds its first messages, not the last ones before this message: said so.
+  const which = context.firstPage
+    ? `first ${count(sent.length)} in full${size}; the replies after them (up to this message) did not fit in the one page read and are left out`
+    : `last ${count(sent.length)} in full${size}`;
+  const head = `If checked, the agent gets the thread's ${which}.${left} ${cut}`;
   return truncate([head, ...lines].join('\n'), 3000);
 }
 

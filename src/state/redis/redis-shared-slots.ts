@@ -1,10 +1,12 @@
 import type { SharedSlots } from '../../common/shared-slots.js';
 import type { RedisClient } from './redis-client.js';
+import { RedisHistoryAnswers } from './redis-history-answers.js';
 
 /*
  * GCRA on the server's clock (`TIME`, so replicas' clock skew does not matter): `tat` is when the key's
  * bucket is empty again. A reservation starts at max(now, tat - (burst - 1) × interval) and moves `tat` on by
- * one interval; the same rule as the in-process KeyedPacer, counted once for every replica.
+ * one interval; the same rule as the in-process KeyedPacer, counted once for every replica. With a maximum
+ * wait (ARGV[3]), a start further away reserves nothing (-1).
  */
 const RESERVE = `
 local t = redis.call('TIME')
@@ -15,6 +17,7 @@ local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
 local start = tat - (burst - 1) * interval
 if start < now then start = now end
+if ARGV[3] ~= '' and start - now > tonumber(ARGV[3]) then return -1 end
 redis.call('SET', KEYS[1], tostring(tat + interval), 'PX', math.ceil(tat + interval - now) + 1000)
 return math.ceil(start - now)
 `;
@@ -32,17 +35,23 @@ return 1
 
 /** `SharedSlots` in Redis: one key per paced method (or channel), `<prefix>slack-slots:<key>`. */
 export class RedisSharedSlots implements SharedSlots {
+  readonly historyAnswers: RedisHistoryAnswers;
+
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.historyAnswers = new RedisHistoryAnswers(client, prefix);
+  }
 
-  async reserve(key: string, intervalMs: number, burst: number): Promise<number> {
-    const wait = await this.client.eval(RESERVE, {
-      keys: [this.key(key)],
-      arguments: [String(intervalMs), String(burst)],
-    });
-    return Math.max(0, Number(wait));
+  async reserve(key: string, intervalMs: number, burst: number, maxWaitMs?: number): Promise<number> {
+    const wait = Number(
+      await this.client.eval(RESERVE, {
+        keys: [this.key(key)],
+        arguments: [String(intervalMs), String(burst), maxWaitMs === undefined ? '' : String(maxWaitMs)],
+      }),
+    );
+    return wait < 0 ? -1 : wait;
   }
 
   async holdOff(key: string, intervalMs: number, burst: number, retryAfterMs: number): Promise<void> {

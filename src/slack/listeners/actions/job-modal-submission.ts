@@ -15,7 +15,7 @@ import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 import { checkChannelMembership, type MembersReader, membershipProblem } from './channel-membership.js';
 import { alreadyJobThreadText, contextOf, earlierMessages, type ThreadReader } from './thread-reads.js';
 
-export type JobModalSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
+export type JobModalSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'threads'> & {
   jobs: Pick<SlackDeps['jobs'], 'start' | 'jobOfThread'>;
 };
 
@@ -93,7 +93,11 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
       if (existing) return tell(alreadyJobThreadText(existing.jobId));
       const context =
         includeContext && refs.messageTs
-          ? contextOf(await earlierMessages(client, channelId, threadTs, refs.messageTs))
+          ? contextOf(
+              deps.threads
+                ? await deps.threads.inTurn(channelId, threadTs, refs.messageTs)
+                : await earlierMessages(client, channelId, threadTs, refs.messageTs),
+            )
           : undefined;
       const result = await deps.jobs.start({
         teamId: body.team?.id ?? null,

@@ -8,7 +8,7 @@ import type { SlackDeps } from '../deps.js';
 import { jobFormFor } from './send-to-docs-agent.js';
 import { type MessageReader, readMessage, type ThreadReader } from './thread-reads.js';
 
-export type ReviewReactedMessageDeps = Pick<SlackDeps, 'access' | 'logger'>;
+export type ReviewReactedMessageDeps = Pick<SlackDeps, 'access' | 'logger' | 'threads'>;
 
 /** The parts of the `block_actions` payload of "Review and send" read here, and the calls made. */
 export interface ReviewReactedMessageArgs {
@@ -27,6 +27,8 @@ export function registerReviewReactedMessageAction(app: App, deps: ReviewReacted
   app.action(REVIEW_MESSAGE_ACTION, reviewReactedMessage(deps) as never);
 }
 
+const BUDGET_SPENT =
+  "Slack lets me read messages in this workspace only about once a minute, and this minute's read is used. Press the button again in a minute, or use *Send to docs agent* on the message (its ⋯ menu).";
 const CANNOT_READ =
   "I can't read that message any more (deleted, or I was removed from the channel), so there is nothing to review.";
 
@@ -49,12 +51,16 @@ export function reviewReactedMessage(deps: ReviewReactedMessageDeps) {
     if (!access.ok) return void (await tell(accessDeniedMessage(access.reason)));
     let view: ModalView;
     try {
-      const message = await readMessage(client, ref.channelId, ref.ts);
+      // The form must open within 3 s: the message is read only if the minute's read is free now.
+      const message = deps.threads
+        ? await deps.threads.message(ref.channelId, ref.ts, { now: true })
+        : await readMessage(client, ref.channelId, ref.ts);
       if (!message) return void (await tell(CANNOT_READ));
-      view = await jobFormFor(client, ref.channelId, message);
+      view = await jobFormFor(client, ref.channelId, message, undefined, deps.threads);
     } catch (error) {
       if (error instanceof EmptySourceMessageError)
         return void (await tell(`${error.message} Write the instruction with \`/docs-agent\`.`));
+      if ((error as { code?: unknown }).code === 'slack_budget_spent') return void (await tell(BUDGET_SPENT));
       deps.logger.warn(
         { channelId: ref.channelId, error: describeError(error) },
         'could not read the message',

@@ -5,11 +5,11 @@ import { accessDeniedMessage } from '../../command-text.js';
 import { EmptySourceMessageError, jobFromMessage, type SourceMessage } from '../../message-source.js';
 import { jobModalView } from '../../messages/job-modal.js';
 import type { SlackDeps } from '../deps.js';
-import { contextSummary, earlierMessages, type ThreadReader } from './thread-reads.js';
+import { contextSummary, earlierMessages, type ThreadContext, type ThreadReader } from './thread-reads.js';
 
 export const SEND_TO_DOCS_AGENT_CALLBACK_ID = 'docs_agent_from_message';
 
-export type SendToDocsAgentDeps = Pick<SlackDeps, 'access' | 'logger'>;
+export type SendToDocsAgentDeps = Pick<SlackDeps, 'access' | 'logger' | 'threads'>;
 
 /** The parts of a `message_action` payload read here. */
 export interface MessageShortcutArgs {
@@ -57,7 +57,7 @@ export function sendToDocsAgentShortcut(deps: SendToDocsAgentDeps) {
       );
       return;
     }
-    const view = await jobFormFor(client, channelId, shortcut.message, source);
+    const view = await jobFormFor(client, channelId, shortcut.message, source, deps.threads);
     try {
       await client.views.open({ trigger_id: shortcut.trigger_id, view });
     } catch (error) {
@@ -71,19 +71,27 @@ export function sendToDocsAgentShortcut(deps: SendToDocsAgentDeps) {
   };
 }
 
-/** The job form for a message: prefilled with it as plain text, the thread's earlier messages offered. */
+/**
+ * The job form for a message: prefilled with it as plain text (from the payload, no read), the thread's
+ * earlier messages offered when they can be read now. When they cannot (the workspace's history budget is
+ * spent this minute), the form still opens, prefilled, and says so.
+ */
 export async function jobFormFor(
   client: ThreadReader,
   channelId: string,
   message: SourceMessage,
   source = jobFromMessage(message),
+  threads?: ThreadContext,
 ): Promise<ModalView> {
-  const earlier = await earlierMessages(client, channelId, source.threadTs, message.ts);
+  const read = threads
+    ? await threads.now(channelId, source.threadTs, message.ts)
+    : { messages: await earlierMessages(client, channelId, source.threadTs, message.ts), firstPage: false };
   return jobModalView({
     refs: { origin: 'message_shortcut', channelId, threadTs: source.threadTs, messageTs: message.ts },
     instruction: source.instruction,
-    earlierMessages: earlier,
-    context: contextSummary(earlier),
+    earlierMessages: read?.messages ?? [],
+    context: contextSummary(read?.messages ?? [], read?.firstPage),
+    ...(read === undefined ? { threadUnread: true } : {}),
   });
 }
 

@@ -11,7 +11,10 @@ export interface ThreadReader {
       latest?: string;
       inclusive?: boolean;
       limit?: number;
-    }): Promise<{ messages?: Array<{ ts?: string; user?: string; text?: string; subtype?: string }> }>;
+    }): Promise<{
+      messages?: Array<{ ts?: string; user?: string; text?: string; subtype?: string }>;
+      has_more?: boolean;
+    }>;
   };
 }
 
@@ -33,26 +36,64 @@ export async function earlierMessages(
   threadTs: string,
   messageTs: string,
 ): Promise<EarlierMessage[]> {
-  if (threadTs === messageTs) return [];
-  try {
-    const answer = await client.conversations.replies({
-      channel: channelId,
-      ts: threadTs,
-      latest: messageTs,
-      inclusive: false,
-      limit: MAX_EARLIER,
-    });
-    return (answer.messages ?? [])
-      .filter((m) => m.ts !== undefined && Number(m.ts) < Number(messageTs))
-      .filter((m) => !m.subtype || m.subtype === 'bot_message' || m.subtype === 'thread_broadcast')
-      .map((m) => ({
-        author: m.user ? `@${m.user}` : 'a bot',
-        text: slackToPlainText(m.text ?? '').trim(),
-      }))
-      .filter((m) => m.text !== '');
-  } catch {
-    return [];
-  }
+  return readEarlierMessages(client, channelId, threadTs, messageTs).then(
+    (read) => read.messages,
+    () => [],
+  );
+}
+
+/**
+ * What one read of a thread found before a message. `firstPage`: the thread has more messages before it
+ * than one page holds (15 for a distributed app), so these are the thread's first ones, not its last.
+ */
+export interface ThreadRead {
+  messages: EarlierMessage[];
+  firstPage: boolean;
+}
+
+/** `earlierMessages`, but a failed read rejects (the caller tells "not now" from "nothing there"). */
+export async function readEarlierMessages(
+  client: ThreadReader,
+  channelId: string,
+  threadTs: string,
+  messageTs: string,
+): Promise<ThreadRead> {
+  if (threadTs === messageTs) return { messages: [], firstPage: false };
+  const answer = await client.conversations.replies({
+    channel: channelId,
+    ts: threadTs,
+    latest: messageTs,
+    inclusive: false,
+    limit: MAX_EARLIER,
+  });
+  const messages = (answer.messages ?? [])
+    .filter((m) => m.ts !== undefined && Number(m.ts) < Number(messageTs))
+    .filter((m) => !m.subtype || m.subtype === 'bot_message' || m.subtype === 'thread_broadcast')
+    .map((m) => ({
+      author: m.user ? `@${m.user}` : 'a bot',
+      text: slackToPlainText(m.text ?? '').trim(),
+    }))
+    .filter((m) => m.text !== '');
+  return { messages, firstPage: answer.has_more === true };
+}
+
+/**
+ * A thread's earlier messages read within the workspace's history budget (SlackDeps.threads), which a
+ * distributed app gets once a minute: what one read found serves the form and then the job it starts.
+ */
+export interface ThreadContext {
+  /**
+   * For a form that must open within 3 s: what was read already, else a read if its slot is free now;
+   * undefined when the thread cannot be read now (the form opens without it).
+   */
+  now(channelId: string, threadTs: string, messageTs: string): Promise<ThreadRead | undefined>;
+  /** For a job being started: what was read already, else a read in its turn; empty if it fails. */
+  inTurn(channelId: string, threadTs: string, messageTs: string): Promise<EarlierMessage[]>;
+  /**
+   * The message at `ts` (a reaction's), read in its turn (it may wait for the minute's read), or with
+   * `now` only if the read is free now (else `slack_budget_spent`). Rejects when it cannot be read.
+   */
+  message(channelId: string, ts: string, options?: { now: boolean }): Promise<SourceMessage | undefined>;
 }
 
 /** What `contextOf` sends of `messages`: the newest that fit MAX_CONTEXT_CHARS, oldest first. */
@@ -74,9 +115,12 @@ export function contextOf(messages: EarlierMessage[]): string | undefined {
 }
 
 /** The preview's account of what checking "Include the thread's earlier messages" sends. */
-export function contextSummary(messages: EarlierMessage[]): { sent: number; chars: number; leftOut: number } {
+export function contextSummary(
+  messages: EarlierMessage[],
+  firstPage = false,
+): { sent: number; chars: number; leftOut: number; firstPage: boolean } {
   const { entries, chars } = sentContext(messages);
-  return { sent: entries.length, chars, leftOut: messages.length - entries.length };
+  return { sent: entries.length, chars, leftOut: messages.length - entries.length, firstPage };
 }
 
 /** A message inside a job's thread is answered by that job: a second job there would take the thread over. */

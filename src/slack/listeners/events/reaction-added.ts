@@ -15,7 +15,10 @@ import { reviewMessagePrompt } from '../../messages/review-message.js';
 import { alreadyJobThreadText, type MessageReader, readMessage } from '../actions/thread-reads.js';
 import type { SlackDeps } from '../deps.js';
 
-export type ReactionAddedDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'jobReaction'> & {
+export type ReactionAddedDeps = Pick<
+  SlackDeps,
+  'access' | 'logger' | 'afterAck' | 'jobReaction' | 'threads'
+> & {
   jobs: Pick<SlackDeps['jobs'], 'start' | 'claimOnce' | 'confirmOnce' | 'releaseOnce' | 'jobOfThread'>;
 };
 
@@ -103,7 +106,10 @@ async function startFromReaction(
   }
   let started = false;
   try {
-    const message = await readMessage(client, item.channel, item.ts);
+    // Within the workspace's history budget (a distributed app: once a minute), waiting its turn if need be.
+    const message = deps.threads
+      ? await deps.threads.message(item.channel, item.ts)
+      : await readMessage(client, item.channel, item.ts);
     if (!message) return await tell(CANNOT_READ);
     if (isForeignAuthor(message, item.homeTeam)) {
       const prompt = reviewMessagePrompt(item.channel, item.ts);

@@ -39,7 +39,7 @@ describe('loadConfig', () => {
       SLACK_SIGNING_SECRET: 'secret-secret',
       SLACK_CLIENT_ID: '123.456',
       SLACK_CLIENT_SECRET: 'client-secret',
-      SLACK_STATE_SECRET: 'state-secret-state-secret',
+      SLACK_STATE_SECRET: 'state-secret-state-secret-0123456',
       DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
       REDIS_URL: 'redis://localhost:6379',
     };

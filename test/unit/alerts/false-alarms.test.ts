@@ -60,7 +60,8 @@ describe('false-alarm rate on synthetic noise (seeded)', () => {
     expect(measured.low!.traffic).toBe(0);
     expect(measured.normal!.traffic).toBe(0);
     expect(measured.high!.traffic).toBeLessThan(1e-3);
-  });
+    // Pure CPU (about 6 s alone): a shared, busy machine takes several times that, which is not a failure.
+  }, 120_000);
 });
 
 describe('alert rule', () => {

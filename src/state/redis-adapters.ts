@@ -50,7 +50,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       maxPerSecond: config.docs.maxPollsPerSecond,
       namespace,
     }),
-    deliveryStore: new RedisDeliveryStore(client, `${namespace}:`),
+    deliveryStore: new RedisDeliveryStore(client, `${namespace}:`, logger),
     pullRequestQueue: new BullmqPollQueue({
       client: queueClient,
       logger,

@@ -126,6 +126,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger,
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
     metrics,
+    ...{ handovers: adapters.startHandovers, stopping: () => stopping },
     // Wired below, once the analytics source exists; called only after start. A PR followed on GitHub
     // schedules "did it work?" at its merge instead of now.
     onPullRequest: async (record, prLink) => {

@@ -1,4 +1,5 @@
 import type { AgentJob, JobOrigin, JobRecord } from './domain/job.js';
+import type { StartJobRequest } from './use-cases/start-job.js';
 
 /** The docs platform's agent-job operations on one project. Errors are `DocsApiError`s with stable codes. */
 export interface AgentJobsApi {
@@ -86,7 +87,29 @@ export interface JobNotifier {
   postNotice(record: JobRecord, notice: ThreadNotice): Promise<void>;
 }
 
+/**
+ * A slash command's job start that a stopping replica handed over before creating the job: another
+ * replica finishes it (the card under the same delivery key, so never twice; then the job). JSON.
+ */
+export interface HandedOverStart {
+  id: string;
+  request: StartJobRequest;
+  /** The card's ts once Slack confirmed it; absent: the card is still owed under `card:<channel>:<id>`. */
+  cardTs?: string;
+}
+
+/** Starts handed over between replicas (Redis; absent in memory mode, where no other replica exists). */
+export interface StartHandovers {
+  handOver(start: HandedOverStart): Promise<void>;
+  /** Claims up to `limit` due ones for `leaseMs`: if the taker dies, another takes it once that lapses. */
+  take(limit: number, leaseMs: number): Promise<HandedOverStart[]>;
+  /** Gone for good: its job is being created (at most once), or it could not be. */
+  done(id: string): Promise<void>;
+}
+
 export interface StartingCard {
+  /** The card's delivery key (a handed-over start keeps its own); default: a new one. */
+  cardKey?: string;
   channelId: string;
   /** Set when the card is itself a reply (mentions and DMs): the user's message is the thread root. */
   threadTs: string | null;

@@ -136,10 +136,13 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     });
     // Owed like every other message (recorded, looked up after an unknown outcome, swept), but waited on:
     // the job needs the card's ts. Each try is its own key: the second follows a join.
+    let tries = 0;
     const post = async () => {
+      const key = input.cardKey ?? `card:${input.channelId}:${randomUUID()}`;
+      tries += 1;
       const result = await this.outbox.deliver(
         {
-          key: `card:${input.channelId}:${randomUUID()}`,
+          key: tries === 1 ? key : `${key}:joined`,
           target: { kind: 'post', channel: input.channelId, threadTs: input.threadTs ?? null },
           payload: message,
           priority: 'reply',

@@ -4,7 +4,15 @@ import type { HourlyQuota } from '../../common/hourly-quota.js';
 import type { Logger } from '../../common/logger.js';
 import type { JobRecord } from '../domain/job.js';
 import type { PollTiming } from '../domain/poll-timing.js';
-import type { AgentJobsApi, JobMetrics, JobNotifier, JobProjects, JobStore, PollQueue } from '../ports.js';
+import type {
+  AgentJobsApi,
+  JobMetrics,
+  JobNotifier,
+  JobProjects,
+  JobStore,
+  PollQueue,
+  StartHandovers,
+} from '../ports.js';
 
 /** Everything the agent-job use cases need; each takes the part it uses. */
 export interface JobServiceDeps {
@@ -27,6 +35,10 @@ export interface JobServiceDeps {
   /** Waits between retries of a store write (real timers by default; tests pass an instant one). */
   wait?: (ms: number) => Promise<void>;
   metrics?: JobMetrics;
+  /** Slash-command starts handed between replicas when one stops (Redis only). */
+  handovers?: StartHandovers;
+  /** True once this process is stopping: it then hands starts over instead of creating jobs. */
+  stopping?: () => boolean;
   /**
    * A job got its terminal reply with a pull request; called for every such reply (a follow-up's PR too):
    * following it on GitHub, and for a /docs-health gap (`evidenceRef`) its impact check. The callee keeps

@@ -40,6 +40,8 @@ const ONCE_IN_PROGRESS_MS = 2 * 60 * 1000;
  */
 export class JobService {
   private readonly lock = new KeyedLock();
+  /** Handed-over starts this process is finishing. */
+  private readonly takingOver = new Set<Promise<void>>();
 
   constructor(private readonly deps: JobServiceDeps) {}
 
@@ -60,7 +62,7 @@ export class JobService {
 
   /** The reconciler's pass: job starts a stopping replica handed over are finished here. */
   takeOverStarts(): Promise<number> {
-    return takeOverStarts(this.deps, (request) => this.start(request));
+    return takeOverStarts(this.deps, (request) => this.start(request), this.takingOver);
   }
 
   /**

@@ -42,19 +42,23 @@ export async function handOverIfStopping(
 
 /**
  * The reconciler's pass in every replica: starts a stopping replica handed over are finished here (the card
- * under its key, then the job, created at most once). A start the state store could not take is due again
- * once this replica's hold lapses.
+ * under its key, then the job, created at most once), in the background, at most `TAKE_LIMIT` at once, so a
+ * card waiting for Slack holds up neither the pass nor start-up. A start the state store could not take is
+ * due again once this replica's hold lapses. Resolves how many it took.
  */
 export async function takeOverStarts(
-  deps: Pick<JobServiceDeps, 'handovers' | 'logger'>,
+  deps: Pick<JobServiceDeps, 'handovers' | 'stopping' | 'logger'>,
   start: (request: StartJobRequest) => Promise<StartJobResult>,
+  running: Set<Promise<void>>,
 ): Promise<number> {
   const handovers = deps.handovers;
-  if (!handovers) return 0;
-  const taken = await handovers.take(TAKE_LIMIT, TAKE_LEASE_MS);
-  await Promise.all(
-    taken.map(async ({ id, request, cardTs }) => {
-      deps.logger.info({ channelId: request.channelId, handover: id }, 'taking over a handed-over job start');
+  const free = TAKE_LIMIT - running.size;
+  // A stopping replica takes none: it would only hand them over again.
+  if (!handovers || deps.stopping?.() || free <= 0) return 0;
+  const taken = await handovers.take(free, TAKE_LEASE_MS);
+  for (const { id, request, cardTs } of taken) {
+    deps.logger.info({ channelId: request.channelId, handover: id }, 'taking over a handed-over job start');
+    const finishing = (async () => {
       const result = await start({ ...request, handover: { id, ...(cardTs ? { cardTs } : {}) } });
       if (result.ok || result.stage === 'handed_over' || result.stage === 'state') return;
       // The card was refused for good (the create's failures are on the card and already ended it).
@@ -64,7 +68,15 @@ export async function takeOverStarts(
           { channelId: request.channelId, error: describeError(result.error) },
           'a handed-over job start could not post its card; not started',
         );
-    }),
-  );
+    })()
+      .catch((error: unknown) =>
+        deps.logger.warn(
+          { handover: id, error: describeError(error) },
+          'handed-over job start failed; retried',
+        ),
+      )
+      .finally(() => running.delete(finishing));
+    running.add(finishing);
+  }
   return taken.length;
 }

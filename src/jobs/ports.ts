@@ -85,6 +85,11 @@ export interface JobNotifier {
   postTerminalReply(record: JobRecord, outcome: TerminalOutcome): Promise<void>;
   /** Owes a thread notice (once per job, generation and kind). Rejects when it could not be recorded. */
   postNotice(record: JobRecord, notice: ThreadNotice): Promise<void>;
+  /**
+   * Owes the person who asked (through their command's response_url) word that a handed-over start could
+   * not post its card, so the job was not started: once per start. Rejects when it could not be recorded.
+   */
+  tellStartFailed?(responseUrl: string, startId: string, error: unknown): Promise<void>;
 }
 
 /**

@@ -12,7 +12,7 @@ import type {
 } from '../jobs/conversation-service.js';
 import { type JobRecord, shownOrder } from '../jobs/domain/job.js';
 import type { JobNotifier, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
-import { describeDocsFailure } from './messages/failures.js';
+import { describeDocsFailure, describeSlackDeliveryFailure } from './messages/failures.js';
 import { jobCardMessage } from './messages/job-card.js';
 import {
   followUpRefusedMessage,
@@ -189,6 +189,18 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     const priority = record.watching ? 'intermediate' : 'final';
     await this.oweCard(record.channelId, record.cardTs, message, priority, shownOrder(record));
     this.changed(record);
+  }
+
+  async tellStartFailed(responseUrl: string, startId: string, error: unknown): Promise<void> {
+    const code = (error as { code?: string }).code;
+    await this.outbox.owe({
+      key: `start-failed:${startId}`,
+      target: { kind: 'respond', url: responseUrl },
+      payload: { response_type: 'ephemeral', text: describeSlackDeliveryFailure(code) },
+      priority: 'reply',
+      // A response_url works for 30 minutes.
+      keepMs: 60 * 60 * 1000,
+    });
   }
 
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {

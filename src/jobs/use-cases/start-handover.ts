@@ -1,4 +1,5 @@
 import { describeError } from '../../common/errors.js';
+import type { JobNotifier } from '../ports.js';
 import type { JobServiceDeps } from './deps.js';
 import type { StartJobRequest, StartJobResult } from './start-job.js';
 
@@ -47,7 +48,9 @@ export async function handOverIfStopping(
  * due again once this replica's hold lapses. Resolves how many it took.
  */
 export async function takeOverStarts(
-  deps: Pick<JobServiceDeps, 'handovers' | 'stopping' | 'logger'>,
+  deps: Pick<JobServiceDeps, 'handovers' | 'stopping' | 'logger'> & {
+    notifier?: Pick<JobNotifier, 'tellStartFailed'>;
+  },
   start: (request: StartJobRequest) => Promise<StartJobResult>,
   running: Set<Promise<void>>,
 ): Promise<number> {
@@ -61,13 +64,17 @@ export async function takeOverStarts(
     const finishing = (async () => {
       const result = await start({ ...request, handover: { id, ...(cardTs ? { cardTs } : {}) } });
       if (result.ok || result.stage === 'handed_over' || result.stage === 'state') return;
-      // The card was refused for good (the create's failures are on the card and already ended it).
-      await handovers.done(id);
-      if (result.stage === 'card')
+      // The card was refused for good (the create's failures are on the card and already ended it): the
+      // person is told through their command's response_url, as the replica they asked would have.
+      if (result.stage === 'card') {
         deps.logger.warn(
           { channelId: request.channelId, error: describeError(result.error) },
           'a handed-over job start could not post its card; not started',
         );
+        if (request.responseUrl)
+          await deps.notifier?.tellStartFailed?.(request.responseUrl, id, result.error);
+      }
+      await handovers.done(id);
     })()
       .catch((error: unknown) =>
         deps.logger.warn(

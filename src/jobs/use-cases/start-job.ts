@@ -29,6 +29,8 @@ export interface StartJobRequest {
   projectChannelId?: string;
   /** Set when a /docs-health gap started the job: kept on the record for the "did it work?" post. */
   evidenceRef?: string;
+  /** Where to answer the person when no card can say it (a slash command's response_url). */
+  responseUrl?: string;
   /** A start a stopping replica handed over: its id (which keys the card) and its card's ts if posted. */
   handover?: { id: string; cardTs?: string };
 }

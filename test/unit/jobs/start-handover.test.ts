@@ -67,9 +67,12 @@ describe('handing a job start over', () => {
     expect(h.handed).toEqual([]);
   });
 
-  it('another replica finishes it with the same id; a card refused for good ends it; a stopping one takes none', async () => {
+  it('another replica finishes it with the same id; a card refused for good ends it and says so; a stopping one takes none', async () => {
     const h = handovers();
-    h.handed.push({ id: 's1', request: command, cardTs: '1.2' }, { id: 's2', request: command });
+    const asked = { ...command, responseUrl: 'https://hooks.slack.com/commands/T1/1/abc' };
+    h.handed.push({ id: 's1', request: command, cardTs: '1.2' }, { id: 's2', request: asked });
+    const told: unknown[][] = [];
+    const notifier = { tellStartFailed: async (...args: unknown[]) => void told.push(args) };
     const seen: StartJobRequest[] = [];
     const start = async (request: StartJobRequest): Promise<StartJobResult> => {
       seen.push(request);
@@ -81,13 +84,14 @@ describe('handing a job start over', () => {
     expect(await takeOverStarts({ handovers: h.store, stopping: () => true, logger }, start, running)).toBe(
       0,
     );
-    expect(await takeOverStarts({ handovers: h.store, stopping: () => false, logger }, start, running)).toBe(
-      2,
-    );
+    const deps = { handovers: h.store, stopping: () => false, logger, notifier };
+    expect(await takeOverStarts(deps, start, running)).toBe(2);
     await Promise.all([...running]);
     expect(seen.map((r) => r.handover)).toEqual([{ id: 's1', cardTs: '1.2' }, { id: 's2' }]);
     // s1 could not reach the state store: it stays handed over (due again after the hold); s2 is gone.
     expect(h.done).toEqual(['s2']);
+    // The person who asked for s2 is told, through their command's response_url.
+    expect(told).toEqual([['https://hooks.slack.com/commands/T1/1/abc', 's2', expect.any(Error)]]);
     expect(running.size).toBe(0);
   });
 });

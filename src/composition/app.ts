@@ -35,7 +35,7 @@ import { wireHealthImpact } from './health-impact-wiring.js';
 import { createAppHome, wireProjectSettings } from './home-wiring.js';
 import { wirePullRequests } from './pull-request-wiring.js';
 import { wireReports } from './reports-wiring.js';
-import { shutDown } from './shutdown.js';
+import { handOverWhenStopping, shutDown } from './shutdown.js';
 import { wireUnfurls } from './unfurl-wiring.js';
 
 export type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
@@ -127,6 +127,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
     metrics,
     doorbell: { watches: (record) => pulls.watches(record) }, // wired below; asked by polls after start
+    ...handOverWhenStopping(adapters, () => stopping),
     // Wired below, once the analytics source exists; called only after start. A PR followed on GitHub
     // schedules "did it work?" at its merge instead of now.
     onPullRequest: async (record, prLink) => {

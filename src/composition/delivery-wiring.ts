@@ -53,7 +53,7 @@ export function wireDeliveries(input: {
  */
 export function wireReconciler(input: {
   deliveries: Pick<Deliveries, 'reconcile'>;
-  jobs: Pick<JobService, 'reconcileWatching'>;
+  jobs: Pick<JobService, 'reconcileWatching' | 'takeOverStarts'>;
   pulls: { reconcile(): Promise<number> };
   logger: Logger;
 }): Reconciler {
@@ -61,6 +61,8 @@ export function wireReconciler(input: {
     [
       { name: 'deliveries', everyMs: DELIVERY_RECONCILE_MS, run: () => input.deliveries.reconcile() },
       { name: 'watched-jobs', everyMs: WATCH_RECONCILE_MS, run: () => input.jobs.reconcileWatching() },
+      // Job starts a stopping replica handed over: a person is waiting for the card, so checked often.
+      { name: 'handed-over-starts', everyMs: DELIVERY_RECONCILE_MS, run: () => input.jobs.takeOverStarts() },
       { name: 'followed-pull-requests', everyMs: WATCH_RECONCILE_MS, run: () => input.pulls.reconcile() },
     ],
     input.logger.child({ component: 'reconciler' }),

@@ -1,4 +1,5 @@
 import type { Logger } from '../common/logger.js';
+import type { StartHandovers } from '../jobs/ports.js';
 import { within } from './app-steps.js';
 import { SHUTDOWN_STEP_MS, UNTIL_STATE_CLOSES_MS } from './shutdown-budget.js';
 
@@ -19,6 +20,17 @@ export interface ShutdownParts {
   docsApi: { close(): Promise<void> };
   metricsServer: { close(): Promise<void> } | undefined;
   logger: Logger;
+}
+
+/**
+ * What job starts need to survive a stop: once `stopping`, a start not yet sent to the docs API is handed
+ * to the other replicas (Redis mode; memory mode has none, so the stop waits for it as before).
+ */
+export function handOverWhenStopping(
+  adapters: { startHandovers?: StartHandovers },
+  stopping: () => boolean,
+): { handovers?: StartHandovers; stopping: () => boolean } {
+  return { ...(adapters.startHandovers ? { handovers: adapters.startHandovers } : {}), stopping };
 }
 
 /**

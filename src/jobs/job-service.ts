@@ -10,6 +10,7 @@ import {
   watchedJobs,
 } from './use-cases/job-status.js';
 import { pollJob, reconcileWatching } from './use-cases/poll-job.js';
+import { takeOverStarts } from './use-cases/start-handover.js';
 import { type StartJobRequest, type StartJobResult, startJob } from './use-cases/start-job.js';
 import {
   type ResumeFollowingResult,
@@ -39,6 +40,8 @@ const ONCE_IN_PROGRESS_MS = 2 * 60 * 1000;
  */
 export class JobService {
   private readonly lock = new KeyedLock();
+  /** Handed-over starts this process is finishing. */
+  private readonly takingOver = new Set<Promise<void>>();
 
   constructor(private readonly deps: JobServiceDeps) {}
 
@@ -55,6 +58,11 @@ export class JobService {
 
   start(request: StartJobRequest): Promise<StartJobResult> {
     return startJob(this.deps, request);
+  }
+
+  /** The reconciler's pass: job starts a stopping replica handed over are finished here. */
+  takeOverStarts(): Promise<number> {
+    return takeOverStarts(this.deps, (request) => this.start(request), this.takingOver);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { AgentJob, JobOrigin, JobRecord } from './domain/job.js';
+import type { StartJobRequest } from './use-cases/start-job.js';
 
 /** The docs platform's agent-job operations on one project. Errors are `DocsApiError`s with stable codes. */
 export interface AgentJobsApi {
@@ -84,9 +85,36 @@ export interface JobNotifier {
   postTerminalReply(record: JobRecord, outcome: TerminalOutcome): Promise<void>;
   /** Owes a thread notice (once per job, generation and kind). Rejects when it could not be recorded. */
   postNotice(record: JobRecord, notice: ThreadNotice): Promise<void>;
+  /**
+   * Owes the person who asked (through their command's response_url) word that a handed-over start could
+   * not post its card, so the job was not started: once per start. Rejects when it could not be recorded.
+   */
+  tellStartFailed?(responseUrl: string, startId: string, error: unknown): Promise<void>;
+}
+
+/**
+ * A slash command's job start that a stopping replica handed over before creating the job: another
+ * replica finishes it (the card under the same delivery key, so never twice; then the job). JSON.
+ */
+export interface HandedOverStart {
+  id: string;
+  request: StartJobRequest;
+  /** The card's ts once Slack confirmed it; absent: the card is still owed under `card:<channel>:<id>`. */
+  cardTs?: string;
+}
+
+/** Starts handed over between replicas (Redis; absent in memory mode, where no other replica exists). */
+export interface StartHandovers {
+  handOver(start: HandedOverStart): Promise<void>;
+  /** Claims up to `limit` due ones for `leaseMs`: if the taker dies, another takes it once that lapses. */
+  take(limit: number, leaseMs: number): Promise<HandedOverStart[]>;
+  /** Gone for good: its job is being created (at most once), or it could not be. */
+  done(id: string): Promise<void>;
 }
 
 export interface StartingCard {
+  /** The card's delivery key (a handed-over start keeps its own); default: a new one. */
+  cardKey?: string;
   channelId: string;
   /** Set when the card is itself a reply (mentions and DMs): the user's message is the thread root. */
   threadTs: string | null;

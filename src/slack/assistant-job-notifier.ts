@@ -87,6 +87,10 @@ export class AssistantJobNotifier implements JobNotifier {
     }
   }
 
+  async tellStartFailed(responseUrl: string, startId: string, error: unknown): Promise<void> {
+    await this.cards.tellStartFailed?.(responseUrl, startId, error);
+  }
+
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {
     if (input.origin === 'assistant' && input.threadTs) this.idle(input.channelId, input.threadTs);
     if ((await this.streams.phase(input.channelId, input.cardTs, this.clock.now())) === 'card')

@@ -12,7 +12,7 @@ import type {
 } from '../jobs/conversation-service.js';
 import { type JobRecord, shownOrder } from '../jobs/domain/job.js';
 import type { JobNotifier, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
-import { describeDocsFailure } from './messages/failures.js';
+import { describeDocsFailure, describeSlackDeliveryFailure } from './messages/failures.js';
 import { jobCardMessage } from './messages/job-card.js';
 import {
   followUpRefusedMessage,
@@ -136,10 +136,13 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     });
     // Owed like every other message (recorded, looked up after an unknown outcome, swept), but waited on:
     // the job needs the card's ts. Each try is its own key: the second follows a join.
+    let tries = 0;
     const post = async () => {
+      const key = input.cardKey ?? `card:${input.channelId}:${randomUUID()}`;
+      tries += 1;
       const result = await this.outbox.deliver(
         {
-          key: `card:${input.channelId}:${randomUUID()}`,
+          key: tries === 1 ? key : `${key}:joined`,
           target: { kind: 'post', channel: input.channelId, threadTs: input.threadTs ?? null },
           payload: message,
           priority: 'reply',
@@ -186,6 +189,18 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     const priority = record.watching ? 'intermediate' : 'final';
     await this.oweCard(record.channelId, record.cardTs, message, priority, shownOrder(record));
     this.changed(record);
+  }
+
+  async tellStartFailed(responseUrl: string, startId: string, error: unknown): Promise<void> {
+    const code = (error as { code?: string }).code;
+    await this.outbox.owe({
+      key: `start-failed:${startId}`,
+      target: { kind: 'respond', url: responseUrl },
+      payload: { response_type: 'ephemeral', text: describeSlackDeliveryFailure(code) },
+      priority: 'reply',
+      // A response_url works for 30 minutes.
+      keepMs: 60 * 60 * 1000,
+    });
   }
 
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {

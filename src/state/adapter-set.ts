@@ -14,7 +14,7 @@ import type {
 import type { AssistantThreadStore } from '../jobs/assistant-thread.js';
 import type { DoorbellLeases } from '../jobs/doorbell/ports.js';
 import type { JobFeedbackStore } from '../jobs/job-feedback.js';
-import type { JobStore, PollQueue } from '../jobs/ports.js';
+import type { JobStore, PollQueue, StartHandovers } from '../jobs/ports.js';
 import type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
 import type { SharedRedisConnections } from './redis/redis-job-store.js';
 
@@ -58,6 +58,8 @@ export interface AdapterSet {
   alertStore: AlertStore;
   /** Fires the alert check every HEALTH_ALERT_INTERVAL_MS: croner in-process, or one BullMQ scheduler. */
   alertScheduler: AlertScheduler;
+  /** Job starts a stopping replica hands to the others (Redis); absent in memory mode (no other replica). */
+  startHandovers?: StartHandovers;
   /** Slack call slots shared by replicas (Redis); absent in memory mode, where one process paces alone. */
   slackSlots?: SharedSlots;
   /** Readiness of the state backend: memory is always there; Redis must answer a PING within a second. */

@@ -29,6 +29,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
     () => new InMemoryHourlyQuota(config.docs.jobsPerHour, now),
   );
   const userQuotas = perProject('', () => new InMemoryHourlyQuota(userShareOf(config), now));
+  const deliveryStore = new MemoryDeliveryStore();
   return {
     backend: 'in-memory',
     jobStore: options.jobStore ?? createMemoryJobStore(logger, now),
@@ -38,7 +39,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
       concurrency: config.docs.maxConcurrency,
       minGapMs: config.docs.maxPollsPerSecond > 0 ? Math.ceil(1000 / config.docs.maxPollsPerSecond) : 0,
     }),
-    deliveryStore: new MemoryDeliveryStore(),
+    deliveryStore,
     pullRequestQueue: new MemoryPollQueue({ logger, concurrency: 2 }),
     doorbellLeases: new MemoryDoorbellLeases(now),
     agentJobQuota: jobQuotas.default,
@@ -55,8 +56,31 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
     alertScheduler: new InProcessAlertScheduler(config.analytics.healthAlertIntervalMs, logger),
     state: async () => 'in-memory',
     waitUntilReady: async () => true,
-    close: async () => undefined,
+    // Nothing to close, but what the outbox still owes dies with this process: said, never silent.
+    close: async () => warnOfDroppedDeliveries(deliveryStore.owed(now()), logger),
   };
+}
+
+/** What each kind of owed message is, in the operator's words. */
+const OWED_KINDS: Record<string, string> = {
+  post: 'posts (job cards, replies, notices)',
+  update: 'card updates',
+  reactions: 'reaction changes',
+  respond: 'answers to commands or buttons',
+  assistant: 'assistant status lines or streams',
+  unfurl: 'link previews',
+};
+
+/** Memory mode keeps owed messages in this process only: on stop, says how many of which kind it drops. */
+function warnOfDroppedDeliveries(owed: Partial<Record<string, number>>, logger: AdapterOptions['logger']) {
+  const kinds = Object.entries(owed).filter((entry): entry is [string, number] => (entry[1] ?? 0) > 0);
+  const total = kinds.reduce((sum, [, count]) => sum + count, 0);
+  if (total === 0) return;
+  const what = kinds.map(([kind, count]) => `${count} ${OWED_KINDS[kind] ?? kind}`).join(', ');
+  logger.warn(
+    { dropped: total, byKind: Object.fromEntries(kinds) },
+    `memory mode: ${total} owed Slack message(s) not delivered are dropped on stop (${what}); set REDIS_URL to keep them across restarts`,
+  );
 }
 
 /** Real timers; a given clock (tests) also decides the scheduler's "now". */

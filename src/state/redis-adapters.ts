@@ -16,6 +16,7 @@ import { RedisFeedbackStore } from './redis/redis-feedback-store.js';
 import { RedisHourlyQuota } from './redis/redis-hourly-quota.js';
 import { createRedisState } from './redis/redis-job-store.js';
 import { RedisSharedSlots } from './redis/redis-shared-slots.js';
+import { RedisStartHandovers } from './redis/redis-start-handovers.js';
 
 /**
  * REDIS_URL: job state, polls, both budgets, the page-views cache and weekly schedules live in Redis, shared
@@ -50,7 +51,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       maxPerSecond: config.docs.maxPollsPerSecond,
       namespace,
     }),
-    deliveryStore: new RedisDeliveryStore(client, `${namespace}:`),
+    deliveryStore: new RedisDeliveryStore(client, `${namespace}:`, logger),
     pullRequestQueue: new BullmqPollQueue({
       client: queueClient,
       logger,
@@ -77,6 +78,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       intervalMs: config.analytics.healthAlertIntervalMs,
     }),
     slackSlots: new RedisSharedSlots(client, `${namespace}:`),
+    startHandovers: new RedisStartHandovers(client, `${namespace}:`),
     state: () => pingState(client),
     async waitUntilReady(signal) {
       if (!(await waitForRedis(redisUrl, logger, signal))) return false;

@@ -45,13 +45,14 @@ function answersPing(port: number): Promise<boolean> {
  * Pass the `port` (and `dataDir`) of a stopped one to bring that Redis back.
  */
 export async function startRedisServer(
-  options: { port?: number; dataDir?: string } = {},
+  options: { port?: number; dataDir?: string; appendfsync?: 'always' | 'everysec' } = {},
 ): Promise<RedisServer> {
   // With `dataDir`, every write is appended and fsynced there (and the directory kept on stop), so a Redis
   // started again on that directory comes back with its data, as a production Redis with AOF would.
+  // `everysec` (the documented production setting) fsyncs once a second: a host crash loses up to that.
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'docs-agent-redis-'));
   const persistence = options.dataDir
-    ? ['--appendonly', 'yes', '--appendfsync', 'always']
+    ? ['--appendonly', 'yes', '--appendfsync', options.appendfsync ?? 'always']
     : ['--appendonly', 'no'];
   // A given port restarts "the same" Redis for clients that reconnect to it (tests of Redis outages).
   const port = options.port ?? (await freePort());

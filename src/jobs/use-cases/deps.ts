@@ -4,7 +4,15 @@ import type { HourlyQuota } from '../../common/hourly-quota.js';
 import type { Logger } from '../../common/logger.js';
 import type { JobRecord } from '../domain/job.js';
 import type { PollTiming } from '../domain/poll-timing.js';
-import type { AgentJobsApi, JobMetrics, JobNotifier, JobProjects, JobStore, PollQueue } from '../ports.js';
+import type {
+  AgentJobsApi,
+  JobMetrics,
+  JobNotifier,
+  JobProjects,
+  JobStore,
+  PollQueue,
+  StartHandovers,
+} from '../ports.js';
 
 /** Everything the agent-job use cases need; each takes the part it uses. */
 export interface JobServiceDeps {
@@ -27,6 +35,10 @@ export interface JobServiceDeps {
   /** Waits between retries of a store write (real timers by default; tests pass an instant one). */
   wait?: (ms: number) => Promise<void>;
   metrics?: JobMetrics;
+  /** Slash-command starts handed between replicas when one stops (Redis only). */
+  handovers?: StartHandovers;
+  /** True once this process is stopping: it then hands starts over instead of creating jobs. */
+  stopping?: () => boolean;
   /**
    * The GitHub doorbell (with GITHUB_TOKEN): true when a new PR in the job's repository will poll it at
    * once, so its own polls back off further (`watchedPollDelay`). Absent or false: the usual schedule.

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { AppError, describeError } from '../../common/errors.js';
 import type { HourlyQuota } from '../../common/hourly-quota.js';
 import { type AgentJob, type JobOrigin, type JobRecord, newJobRecord } from '../domain/job.js';
 import { type JobServiceDeps, oweOrLog } from './deps.js';
 import { refundIfNeverSent, takeJobBudget } from './job-budget.js';
+import { handOverIfStopping } from './start-handover.js';
 
 export interface StartJobRequest {
   teamId: string | null;
@@ -27,6 +29,10 @@ export interface StartJobRequest {
   projectChannelId?: string;
   /** Set when a /docs-health gap started the job: kept on the record for the "did it work?" post. */
   evidenceRef?: string;
+  /** Where to answer the person when no card can say it (a slash command's response_url). */
+  responseUrl?: string;
+  /** A start a stopping replica handed over: its id (which keys the card) and its card's ts if posted. */
+  handover?: { id: string; cardTs?: string };
 }
 
 export type StartJobResult =
@@ -34,7 +40,9 @@ export type StartJobResult =
   /** The state store did not answer: nothing was posted or created. */
   | { ok: false; stage: 'state'; error: unknown }
   | { ok: false; stage: 'card'; error: unknown }
-  | { ok: false; stage: 'create'; error: unknown };
+  | { ok: false; stage: 'create'; error: unknown }
+  /** This process is stopping: another replica finishes the start (its card, then its job). */
+  | { ok: false; stage: 'handed_over'; error?: undefined };
 
 export class UntrackedJobError extends AppError<'state_unavailable'> {
   constructor(
@@ -55,7 +63,9 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
   const { notifier, store, queue, logger, clock, metrics } = deps;
   // The channel decides the project once; the record keeps it for polls, follow-ups and status.
   const projectId = deps.projects.projectFor(request.projectChannelId ?? request.channelId);
+  const startId = request.handover?.id ?? randomUUID();
   const card = {
+    cardKey: `card:${request.channelId}:${startId}`,
     channelId: request.channelId,
     threadTs: request.threadTs,
     requesterId: request.requesterId,
@@ -77,10 +87,20 @@ export async function startJob(deps: JobServiceDeps, request: StartJobRequest): 
   }
   let cardTs: string;
   try {
-    cardTs = await notifier.postStartingCard(card);
+    cardTs = request.handover?.cardTs ?? (await notifier.postStartingCard(card));
   } catch (error) {
+    if (await handOverIfStopping(deps, request, startId, { error }))
+      return { ok: false, stage: 'handed_over' };
     metrics?.jobStarted('card_failed');
     return { ok: false, stage: 'card', error };
+  }
+  if (await handOverIfStopping(deps, request, startId, { ts: cardTs }))
+    return { ok: false, stage: 'handed_over' };
+  try {
+    // Taken over: gone from the hand-over before the create, so the job is created at most once.
+    if (request.handover) await deps.handovers?.done(request.handover.id);
+  } catch (error) {
+    return { ok: false, stage: 'state', error };
   }
 
   let job: AgentJob;

@@ -146,6 +146,20 @@ export class MemoryDeliveryStore implements DeliveryStore {
       .map((d) => d.key);
   }
 
+  /**
+   * What is still owed (pending or in flight), by kind of target: memory mode loses it when the process
+   * stops, and says so (memoryAdapters' close).
+   */
+  owed(now: number): Partial<Record<Delivery['target']['kind'], number>> {
+    const counts: Partial<Record<Delivery['target']['kind'], number>> = {};
+    for (const [key] of this.records) {
+      const d = this.live(key, now);
+      if (d && (d.state === 'pending' || d.state === 'in_flight'))
+        counts[d.target.kind] = (counts[d.target.kind] ?? 0) + 1;
+    }
+    return counts;
+  }
+
   private live(key: string, now: number): Delivery | undefined {
     const entry = this.records.get(key);
     if (!entry) return undefined;

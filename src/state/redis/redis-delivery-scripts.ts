@@ -4,7 +4,39 @@
  * lease expires). Every transition is one Lua script, on Redis's clock (`TIME`), so two replicas can never
  * both hold a live lease and skewed replica clocks cannot shorten one. The payload is stored as the caller's
  * JSON and never decoded here.
+ *
+ * Redis losing data (issue 35, D3) is told by the epoch (`<prefix>deliveries:epoch`): an id written once,
+ * which vanishes with the data, and the run id of the Redis server that holds it. A missing epoch that a
+ * replica knew (the last script argument, `<id>/<generation>`), or another id than the one it knew, means
+ * every key was lost (restarted empty, flushed, failed over to an empty replica); another run id means
+ * Redis restarted, and may have lost its last second of writes (`appendfsync everysec`, a lagging replica).
+ * Either opens a look-up window: a post recorded in it is looked up before its first attempt (it may be an
+ * owed message recorded again after its record was lost), and a post recorded before it (another
+ * generation) is looked up at its next attempt (its attempt may be among the writes lost).
  */
+export const LOSS_LOOKUP_MS = 180_000;
+
+const EPOCH = `
+local knownEpoch = string.match(ARGV[#ARGV], '^[^/]*')
+local function epoch()
+  local ek = prefix .. 'deliveries:epoch'
+  local info = redis.pcall('INFO', 'server')
+  local run = type(info) == 'string' and (string.match(info, 'run_id:(%x+)') or '') or ''
+  local e = redis.call('HMGET', ek, 'id', 'runId', 'generation', 'lookupUntil')
+  local id, gen, lookupUntil = e[1], tonumber(e[3] or 0), tonumber(e[4] or 0)
+  if not id then
+    -- A first start, or a Redis that lost every key: only a replica that knew the epoch can tell.
+    id, gen = tostring(now) .. '-' .. t[2], 1
+    if knownEpoch ~= '' then lookupUntil = now + ${LOSS_LOOKUP_MS} end
+    redis.call('HSET', ek, 'id', id, 'runId', run, 'generation', gen, 'lookupUntil', lookupUntil)
+  elseif e[2] ~= run or (knownEpoch ~= '' and knownEpoch ~= id) then
+    gen, lookupUntil = gen + 1, now + ${LOSS_LOOKUP_MS}
+    redis.call('HSET', ek, 'runId', run, 'generation', gen, 'lookupUntil', lookupUntil)
+  end
+  return { tag = id .. '/' .. gen, lookupUntil = lookupUntil }
+end
+`;
+
 const COMMON = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -28,7 +60,10 @@ local function dueAt()
   if redis.call('HEXISTS', h, 'leaseUntil') == 1 then return num('leaseUntil') end
   return math.max(num('notBefore'), num('graceUntil'))
 end
-`;
+local function uncertain()
+  if redis.call('HEXISTS', h, 'uncertainSince') == 0 then redis.call('HSET', h, 'uncertainSince', now) end
+end
+${EPOCH}`;
 
 export const RECORD = `${COMMON}
 local keep = tonumber(ARGV[3])
@@ -36,10 +71,13 @@ local target, payload, priority, seq, owner, grace = ARGV[4], ARGV[5], ARGV[6], 
 local function own()
   if owner ~= '' then redis.call('HSET', h, 'owner', owner, 'graceUntil', now + grace) end
 end
+local ep = epoch()
 if redis.call('EXISTS', h) == 0 then
   redis.call('HSET', h, 'target', target, 'payload', payload, 'priority', priority, 'state', 'pending',
-    'notBefore', now, 'attempts', 0, 'revision', 0, 'createdAt', now, 'keepMs', keep)
+    'notBefore', now, 'attempts', 0, 'revision', 0, 'createdAt', now, 'keepMs', keep, 'epoch', ep.tag)
   if seq ~= '' then redis.call('HSET', h, 'seq', seq) end
+  -- Recorded again after a loss? Its message may already be in Slack: looked up before it is posted.
+  if now < ep.lookupUntil and cjson.decode(target).kind == 'post' then uncertain() end
   own()
   redis.call('PEXPIRE', h, keep)
   reindex(owner ~= '' and now + grace or now)
@@ -64,6 +102,7 @@ return redis.call('HGETALL', h)
 
 export const ACQUIRE = `${COMMON}
 local holder, lease = ARGV[3], tonumber(ARGV[4])
+local ep = epoch()
 if redis.call('EXISTS', h) == 0 then unindex() return {'missing'} end
 local state = redis.call('HGET', h, 'state')
 if state == 'abandoned' then return {state} end
@@ -77,10 +116,15 @@ elseif state == 'pending' then
   if num('graceUntil') > now and redis.call('HGET', h, 'owner') ~= holder then return {'not_due'} end
 else
   if num('leaseUntil') > now then return {'held'} end
-  if redis.call('HEXISTS', h, 'uncertainSince') == 0 then redis.call('HSET', h, 'uncertainSince', now) end
+  uncertain()
   -- Taking over an expired lease: its holder may have been cut off mid-call.
 end
-if state ~= 'posted' then redis.call('HSET', h, 'state', 'in_flight') end
+if state ~= 'posted' then
+  -- Last written before Redis restarted or lost data: an attempt may be among the writes lost.
+  local target = cjson.decode(redis.call('HGET', h, 'target')).kind
+  if redis.call('HGET', h, 'epoch') ~= ep.tag and target == 'post' then uncertain() end
+  redis.call('HSET', h, 'state', 'in_flight', 'epoch', ep.tag)
+end
 redis.call('HSET', h, 'holder', holder, 'leaseUntil', now + lease)
 redis.call('HINCRBY', h, 'attempts', 1)
 reindex(now + lease)
@@ -90,7 +134,8 @@ return all
 `;
 
 export const RENEW = `${COMMON}
-if redis.call('EXISTS', h) == 0 or not mine(ARGV[3], ARGV[4]) then return {} end
+if redis.call('EXISTS', h) == 0 then return {'missing'} end
+if not mine(ARGV[3], ARGV[4]) then return {} end
 redis.call('HSET', h, 'leaseUntil', now + tonumber(ARGV[5]))
 reindex(now + tonumber(ARGV[5]))
 return redis.call('HGETALL', h)
@@ -102,7 +147,7 @@ return redis.call('HGETALL', h)
  */
 export const SETTLE = `${COMMON}
 local holder, token, kind = ARGV[3], ARGV[4], ARGV[5]
-if redis.call('EXISTS', h) == 0 then return 0 end
+if redis.call('EXISTS', h) == 0 then return -1 end
 local state = redis.call('HGET', h, 'state')
 local target = cjson.decode(redis.call('HGET', h, 'target')).kind
 local function pending(at)
@@ -176,10 +221,13 @@ pending(now + tonumber(ARGV[6]))
 return 1
 `;
 
+/* The due keys, after the epoch (`<id>/<generation>`, which the replica remembers). */
 export const DUE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local prefix, limit = ARGV[1], tonumber(ARGV[2])
+${EPOCH}
+local tag = epoch().tag
 local out = {}
 for _, p in ipairs({'reply', 'final', 'intermediate'}) do
   if #out >= limit then break end
@@ -189,5 +237,6 @@ for _, p in ipairs({'reply', 'final', 'intermediate'}) do
     else redis.call('ZREM', zkey, key) end
   end
 end
+table.insert(out, 1, tag)
 return out
 `;

@@ -1,3 +1,4 @@
+import type { Logger } from '../../common/logger.js';
 import {
   type Acquired,
   type AcquireRefusal,
@@ -10,14 +11,29 @@ import {
 import type { DeliveryStore } from '../../delivery/ports.js';
 import type { RedisClient } from './redis-client.js';
 import { ACQUIRE, DUE, RECORD, RENEW, SETTLE } from './redis-delivery-scripts.js';
+import { EpochWatch } from './redis-epoch-watch.js';
 
-/** The outbox in Redis, shared by every replica and kept across restarts (scripts: redis-delivery-scripts). */
+/** Leased records whose content this replica keeps to record them again after a loss (bounded). */
+const MAX_LEASED_COPIES = 1_000;
+
+/**
+ * The outbox in Redis, shared by every replica and kept across restarts (scripts: redis-delivery-scripts).
+ * Redis losing data is told by its epoch (see the scripts): this replica remembers the one it saw, and a
+ * delivery it was attempting when the data went is recorded again (looked up before it is posted).
+ */
 export class RedisDeliveryStore implements DeliveryStore {
+  private readonly epoch: EpochWatch;
+  /** What each lease this replica holds delivers, by key: recorded again if Redis lost it meanwhile. */
+  private readonly leased = new Map<string, NewDelivery>();
+
   constructor(
     private readonly client: RedisClient,
     /** Key prefix ending in `:` (the bot's namespace). */
     private readonly prefix: string,
-  ) {}
+    logger?: Logger,
+  ) {
+    this.epoch = new EpochWatch(logger);
+  }
 
   async record(
     input: NewDelivery,
@@ -45,12 +61,19 @@ export class RedisDeliveryStore implements DeliveryStore {
   async acquire(key: string, holder: string, leaseMs: number, _now: number): Promise<Acquired> {
     const reply = (await this.run(ACQUIRE, key, [holder, ms(leaseMs)])) as string[];
     if (reply[0] !== 'ok') return { ok: false, why: reply[0] as AcquireRefusal };
-    return { ok: true, delivery: parse(key, reply.slice(1)) };
+    const delivery = parse(key, reply.slice(1));
+    this.keepCopy(delivery);
+    return { ok: true, delivery };
   }
 
   async renew(key: string, holder: string, token: number, leaseMs: number, _now: number) {
     const reply = (await this.run(RENEW, key, [holder, String(token), ms(leaseMs)])) as string[];
-    return reply.length === 0 ? undefined : parse(key, reply);
+    if (reply[0] === 'missing') await this.recordAgain(key);
+    if (reply.length <= 1) {
+      this.leased.delete(key);
+      return undefined;
+    }
+    return parse(key, reply);
   }
 
   async settle(key: string, holder: string, token: number, s: Settlement, now: number): Promise<boolean> {
@@ -68,16 +91,50 @@ export class RedisDeliveryStore implements DeliveryStore {
     else if (s.kind === 'checked') args.push(ms(s.afterMs));
     else if (s.kind === 'retry') args.push(ms(s.notBefore - now), flag(s.uncertain));
     else args.push(ms(s.afterMs), flag(s.uncertain));
-    return (await this.run(SETTLE, key, args)) === 1;
+    const reply = await this.run(SETTLE, key, args);
+    // Gone while leased: Redis lost it. Not yet delivered, it is owed again (and looked up first).
+    if (reply === -1 && (s.kind === 'retry' || s.kind === 'released')) await this.recordAgain(key);
+    this.leased.delete(key);
+    return reply === 1;
   }
 
   async due(_now: number, limit: number): Promise<string[]> {
-    const reply = await this.client.eval(DUE, { keys: [], arguments: [this.prefix, String(limit)] });
-    return reply as string[];
+    const reply = (await this.client.eval(DUE, {
+      keys: [],
+      arguments: [this.prefix, String(limit), this.epoch.known],
+    })) as string[];
+    this.epoch.saw(reply[0] ?? '');
+    return reply.slice(1);
   }
 
   private run(script: string, key: string, args: string[]) {
-    return this.client.eval(script, { keys: [this.hashKey(key)], arguments: [key, this.prefix, ...args] });
+    return this.client.eval(script, {
+      keys: [this.hashKey(key)],
+      // The epoch this replica knows goes last: a script that finds another one knows Redis lost data.
+      arguments: [key, this.prefix, ...args, this.epoch.known],
+    });
+  }
+
+  private keepCopy(d: Delivery): void {
+    if (d.state === 'posted') return;
+    this.leased.delete(d.key);
+    this.leased.set(d.key, {
+      key: d.key,
+      target: d.target,
+      payload: d.payload,
+      priority: d.priority,
+      ...(d.seq === undefined ? {} : { seq: d.seq }),
+      ...(d.keepMs === undefined ? {} : { keepMs: d.keepMs }),
+    });
+    if (this.leased.size > MAX_LEASED_COPIES) this.leased.delete(this.leased.keys().next().value!);
+  }
+
+  private async recordAgain(key: string): Promise<void> {
+    const copy = this.leased.get(key);
+    this.leased.delete(key);
+    if (!copy) return;
+    await this.record(copy, Date.now());
+    this.epoch.recordedAgain(key);
   }
 
   private hashKey(key: string): string {

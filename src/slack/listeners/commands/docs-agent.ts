@@ -110,6 +110,7 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
       requesterId: command.user_id,
       prompt: parsed.prompt,
       origin: 'command',
+      responseUrl: command.response_url,
     } as const;
     deps.afterAck(async () => {
       const result = await deps.jobs.start(start);

@@ -119,6 +119,9 @@ const oauthEnvSchema = envSchema.extend({
 
 export type Env = z.infer<typeof envSchema>;
 
+/** Every variable the bot reads (`.env.example` lists each, with its default). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 export interface Config {
   slack: {
     botToken: string;
@@ -192,7 +195,7 @@ export class ConfigError extends AppError<'invalid_config'> {
   constructor(problems: string[]) {
     super(
       'invalid_config',
-      `docs-agent cannot start: fix these environment variables (see .env.example and the README):\n${problems
+      `docs-agent cannot start: fix these environment variables (each is described in docs/operating.md#configuration):\n${problems
         .map((problem) => `  - ${problem}`)
         .join('\n')}`,
     );

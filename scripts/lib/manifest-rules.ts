@@ -30,6 +30,8 @@ export const METHOD_SCOPES: Record<string, string[]> = {
   'conversations.history': LOOKUP_SCOPES,
   'conversations.replies': LOOKUP_SCOPES,
   'users.info': ['users:read'],
+  // The welcome message's DM with the installer.
+  'conversations.open': ['im:write'],
   'reactions.add': ['reactions:write'],
   'reactions.remove': ['reactions:write'],
   'files.uploadV2': ['files:write'],

@@ -74,7 +74,8 @@ the web</a>, then docs-agent under Apps).</li>`
   return htmlPage({
     title: `docs-agent is installed in ${displayName(installed.name, 'your workspace')}`,
     body: `<h1>docs-agent is installed in ${name}</h1>
-<p>The app was added to <strong>${name}</strong>.</p>
+<p>The app was added to <strong>${name}</strong>, and docs-agent sent you a direct message there with
+the first step.</p>
 ${openSlack(teamId)}
 <h2>What to do next</h2>
 <ol>

@@ -44,6 +44,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   }
   const checks: Check[] = [pass('settings', `${modeOf(config)}; every variable valid`)];
   checks.push(await slackCheck(config, timeoutMs));
+  if (config.slack.appToken) checks.push(await socketModeCheck(config, config.slack.appToken, timeoutMs));
   checks.push(await docsCheck(config, timeoutMs));
   checks.push(await redisCheck(config, timeoutMs));
   checks.push(manifestCheck());
@@ -97,6 +98,28 @@ async function slackCheck(config: Config, timeoutMs: number): Promise<Check> {
     return fail(
       name,
       `Slack refused SLACK_BOT_TOKEN (${String(answer.error)}): install the app again (Install App) and copy the Bot User OAuth Token`,
+    );
+  } catch (error) {
+    return fail(
+      name,
+      `Slack did not answer (${reasonOf(error)}): check the network, or SLACK_API_URL if set`,
+    );
+  }
+}
+
+/** Socket Mode: the app-level token opens a connection URL (not used: it expires unopened). */
+async function socketModeCheck(config: Config, appToken: string, timeoutMs: number): Promise<Check> {
+  const name = 'Socket Mode';
+  try {
+    const answer = await slackCall(
+      slackApi(config, 'apps.connections.open'),
+      { headers: { authorization: `Bearer ${appToken}` } },
+      timeoutMs,
+    );
+    if (answer.ok === true) return pass(name, 'SLACK_APP_TOKEN opens Socket Mode connections');
+    return fail(
+      name,
+      `Slack refused SLACK_APP_TOKEN (${String(answer.error)}): generate an app-level token with connections:write (Basic Information → App-Level Tokens), and turn Socket Mode on in the app`,
     );
   } catch (error) {
     return fail(

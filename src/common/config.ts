@@ -68,6 +68,10 @@ const envSchema = z.object({
     z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+      .refine(
+        URL.canParse,
+        'must be a URL such as redis://:password@host:6379 (percent-encode a password with @ / : #)',
+      )
       .optional(),
   ),
   POLL_INTERVAL_MS: integer(5_000, 10),

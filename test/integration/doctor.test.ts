@@ -74,6 +74,26 @@ describe('npm run doctor', () => {
     expect(lines(checks).join('\n')).toMatch(/DOCS_API_KEY is required/);
   });
 
+  it('Socket Mode: checks the app-level token too', async () => {
+    const env = testEnv(slack, docs, { SLACK_APP_TOKEN: 'xapp-1-A0-1-abcdef' });
+    const refused = lines(await runDoctor({ env })).filter((l) => l.includes('Socket Mode:'));
+    expect(refused).toEqual([
+      'fail Socket Mode: Slack refused SLACK_APP_TOKEN (invalid_auth): generate an app-level token with connections:write (Basic Information → App-Level Tokens), and turn Socket Mode on in the app',
+    ]);
+    slack.socketUrl = 'ws://127.0.0.1:1/never-opened';
+    try {
+      const checks = lines(await runDoctor({ env }));
+      expect(checks.slice(0, 3)).toEqual([
+        'pass settings: Socket Mode; every variable valid',
+        'pass Slack: SLACK_BOT_TOKEN is the bot @docs-agent in Acme',
+        'pass Socket Mode: SLACK_APP_TOKEN opens Socket Mode connections',
+      ]);
+      expect(checks.at(-1)).toBe('skip public URL: Socket Mode needs none');
+    } finally {
+      slack.socketUrl = '';
+    }
+  });
+
   it('OAuth mode: checks the app credentials and the install page, skips the per-workspace docs key', async () => {
     const app = await startOAuthApp({ slack, docs });
     try {

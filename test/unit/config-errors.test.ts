@@ -65,6 +65,12 @@ describe('malformed settings are answered in the list', () => {
     expect(loadConfig({ ...single, PORT: '0', METRICS_PORT: '0' }).port).toBe(0);
   });
 
+  it('a REDIS_URL that is no URL (a port that is not a number) is named, not a connection error later', () => {
+    expect(configError({ ...single, REDIS_URL: 'redis://localhost:six' }).problems).toEqual([
+      'REDIS_URL must be a URL such as redis://:password@host:6379 (percent-encode a password with @ / : #)',
+    ]);
+  });
+
   it('points to the doc that describes each variable', () => {
     expect(configError({}).message).toContain('docs/operating.md#configuration');
     expect(readFileSync(join(ROOT, 'docs', 'operating.md'), 'utf8')).toMatch(/^## Configuration$/m);

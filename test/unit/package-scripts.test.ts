@@ -60,6 +60,15 @@ describe('npm start', () => {
   });
 });
 
+describe('the set-up tools', () => {
+  it('npm run doctor and npm run manifest run the scripts that exist', () => {
+    expect(pkg.scripts.doctor).toBe('tsx scripts/doctor.ts');
+    expect(pkg.scripts.manifest).toBe('tsx scripts/manifest.ts');
+    for (const script of ['scripts/doctor.ts', 'scripts/manifest.ts'])
+      expect(readFileSync(join(ROOT, script), 'utf8').length).toBeGreaterThan(0);
+  });
+});
+
 describe('npm run test:fast', () => {
   it('runs exactly the unit tests', () => {
     expect(pkg.scripts['test:fast']).toBe('vitest run test/unit');

@@ -1,13 +1,9 @@
 import type { KnownBlock } from '@slack/types';
+import type { AppHomeInput } from './app-home.js';
 import { placeholder } from './help.js';
-import type { HomeSettings } from './project-settings.js';
 
 /** What the first-run checklist reads of a Home: the manager's settings, their jobs and weekly reports. */
-export interface FirstRunInput {
-  settings?: HomeSettings;
-  jobs: readonly unknown[];
-  schedules: readonly unknown[];
-}
+export type FirstRunInput = Pick<AppHomeInput, 'settings' | 'jobs' | 'schedules'>;
 
 /**
  * The first steps, on the Home of whoever may manage docs-agent in a workspace installed with "Add to

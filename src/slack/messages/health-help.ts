@@ -6,7 +6,7 @@ export function docsHealthHelp(command: string): string {
   return [
     `*${command} [range] [top N]*: where readers get stuck, from the docs analytics.`,
     '• Searches that found nothing, pages readers flag with 👎 (with their latest comments), and questions the assistant could not answer.',
-    '• Range: `7d` (default: the last 7 full days), any `Nd` up to `366d`, `yesterday`, `last-week`, `this-month`, `last-month` or `YYYY-MM-DD..YYYY-MM-DD`.',
+    '• Range: `7d` (default: the last 7 full days), `30d`, `90d` or any `Nd` up to `366d`, `yesterday`, `last-week`, `this-month`, `last-month` or `YYYY-MM-DD..YYYY-MM-DD`.',
     '• `top N`: rows per section, 1–25 (default 5).',
     '• *Fix #n* on a row opens a job form naming the evidence; *Post to channel* shares the report.',
     `• \`${command} schedule ${schedule}\`: a weekly docs-health post in this channel (last 7 full days, top 5), e.g. \`${command} schedule monday 09:00 Europe/Berlin\`. \`${command} schedules\` lists it, \`${command} unschedule\` stops it.`,

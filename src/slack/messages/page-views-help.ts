@@ -8,7 +8,7 @@ export function pageViewsHelpMessage(command = '/docs-views'): SlackMessage {
     `*${command}* reports page views of the docs (human and AI traffic).`,
     '',
     `*Reports* \`${command} [range] [top N] [path-prefix] [csv]\`, in any order:`,
-    '• *range*: `7d`, `30d`, any `Nd` up to `366d`, `yesterday`, `last-week` (Monday–Sunday), `this-month` (to date), `last-month`, or `YYYY-MM-DD..YYYY-MM-DD` (both days included). Default: the last 7 full days. Days are UTC.',
+    '• *range*: `7d`, `30d`, `90d` or any `Nd` up to `366d`, `yesterday`, `last-week` (Monday–Sunday), `this-month` (to date), `last-month`, or `YYYY-MM-DD..YYYY-MM-DD` (both days included). Default: the last 7 full days. Days are UTC.',
     `• *top N*: how many pages to list, 1–${MAX_TOP} (default ${DEFAULT_TOP}).`,
     '• *path-prefix*: only pages whose path starts with it, e.g. `/api`.',
     '• *csv*: also upload a CSV of every page in the range to this channel.',

@@ -11,6 +11,12 @@ export function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
       'SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode',
     );
   }
+  const port = env.PORT?.trim() || '3000';
+  const metricsPort = env.METRICS_PORT?.trim() || '9464';
+  if (port === metricsPort && port !== '0')
+    problems.push(
+      `METRICS_PORT must differ from PORT (${port}): /metrics is served on its own port, never the one Slack reaches`,
+    );
   const min = Number(env.POLL_INTERVAL_MS?.trim() || 5000);
   const max = Number(env.POLL_MAX_INTERVAL_MS?.trim() || 60000);
   if (Number.isFinite(min) && Number.isFinite(max) && max < min) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { integer, optionalText } from './config-schemas.js';
+import { parseEncryptionKeys, SecretBoxError } from './secret-box.js';
 
 /**
  * OAuth mode ("Add to Slack"): set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET and one
@@ -72,6 +73,7 @@ export function oauthProblems(env: NodeJS.ProcessEnv): string[] {
     problems.push(
       'DATA_ENCRYPTION_KEY is required in OAuth mode: it seals tokens and docs keys at rest (generate one with `openssl rand -base64 32`)',
     );
+  else problems.push(...encryptionKeyProblems(env));
   if (set(env, 'SLACK_BOT_TOKEN'))
     problems.push(
       'SLACK_BOT_TOKEN must not be set in OAuth mode: each workspace’s token comes from its installation (remove it; see docs/operating.md, "Upgrading to OAuth mode")',
@@ -81,6 +83,18 @@ export function oauthProblems(env: NodeJS.ProcessEnv): string[] {
       'SLACK_APP_TOKEN (Socket Mode) cannot be used in OAuth mode: distributed apps receive requests over HTTP',
     );
   return problems;
+}
+
+/** The keys are read here, not first at start-up, so a malformed one joins the list instead of a stack trace. */
+function encryptionKeyProblems(env: NodeJS.ProcessEnv): string[] {
+  try {
+    parseEncryptionKeys(env.DATA_ENCRYPTION_KEY ?? '', env.DATA_ENCRYPTION_KEYS_OLD);
+    return [];
+  } catch (error) {
+    // SecretBoxError messages name the variable and never carry key material.
+    if (error instanceof SecretBoxError) return [error.message];
+    throw error;
+  }
 }
 
 export function oauthConfigOf(e: {

@@ -59,3 +59,11 @@ export const apiUrl = httpUrl.refine((value) => {
   const url = new URL(value);
   return url.protocol === 'https:' || isLoopbackHost(url.hostname);
 }, 'must use https:// (plain http:// only on localhost/127.0.0.1, where nothing crosses a network)');
+
+export const redisUrl = z
+  .string()
+  .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+  .refine(
+    URL.canParse,
+    'must be a URL such as redis://:password@host:6379 (percent-encode a password with @ / : #)',
+  );

@@ -8,7 +8,7 @@ import {
   oauthEnvFields,
   oauthProblems,
 } from './config-oauth.js';
-import { apiUrl, httpUrl, idList, integer, optionalText } from './config-schemas.js';
+import { apiUrl, httpUrl, idList, integer, optionalText, redisUrl } from './config-schemas.js';
 import { AppError } from './errors.js';
 import { channelProjectsSchema } from './projects.js';
 
@@ -68,12 +68,7 @@ const envSchema = z.object({
   AGENT_JOBS_PER_HOUR: integer(100, 1, 1_000_000),
   USER_BUDGET_SHARE: integer(50, 1, 100),
   DOCS_SITE_URL: optionalText.pipe(httpUrl.optional()),
-  REDIS_URL: optionalText.pipe(
-    z
-      .string()
-      .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
-      .optional(),
-  ),
+  REDIS_URL: optionalText.pipe(redisUrl.optional()),
   POLL_INTERVAL_MS: integer(5_000, 10),
   POLL_MAX_INTERVAL_MS: integer(60_000, 10),
   POLL_MAX_AGE_MS: integer(6 * 60 * 60 * 1000, 1_000),
@@ -125,6 +120,9 @@ const oauthEnvSchema = envSchema.extend({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+/** Every variable the bot reads (`.env.example` lists each, with its default). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 export interface Config {
   slack: {
@@ -205,7 +203,7 @@ export class ConfigError extends AppError<'invalid_config'> {
   constructor(problems: string[]) {
     super(
       'invalid_config',
-      `docs-agent cannot start: fix these environment variables (see .env.example and the README):\n${problems
+      `docs-agent cannot start: fix these environment variables (each is described in docs/operating.md#configuration):\n${problems
         .map((problem) => `  - ${problem}`)
         .join('\n')}`,
     );

@@ -16,6 +16,7 @@ import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { NewBlocksGate } from '../slack/new-blocks.js';
 import { createSlackApp, type SlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
+import { welcomeOnStart } from '../slack/welcome.js';
 import { createAdapters } from '../state/adapters.js';
 import { wireHealthAlerts } from './alerts-wiring.js';
 import {
@@ -39,7 +40,6 @@ import { handOverWhenStopping, shutDown } from './shutdown.js';
 import { wireUnfurls } from './unfurl-wiring.js';
 
 export type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
-
 /** Composition root: builds adapters, services and the Slack app from a validated config. */
 export function createDocsAgent(config: Config, options: DocsAgentOptions = {}): DocsAgent {
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
@@ -259,6 +259,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
         if (!stopping) await reconciler.runOnce();
         if (stopping) return port;
         reconciler.start();
+        if (options.tenant) welcomeOnStart(options.tenant, slack.gateway, deliveries, clock, logger);
         impact.start();
         await weekly.start();
         if (!stopping) await alerts.start();

@@ -47,7 +47,7 @@ export function tooLongMessage(
 }
 
 export function statusUsageMessage(command = '/docs-agent'): string {
-  return `Usage: \`${command} status <job id>\`. The job id is on the job card; \`${command} list\` shows the jobs of this channel.`;
+  return `Usage: \`${command} status &lt;job id&gt;\`. The job id is on the job card; \`${command} list\` shows the jobs of this channel.`;
 }
 
 export function accessDeniedMessage(reason: 'user' | 'channel' | 'external'): string {

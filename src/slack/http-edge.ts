@@ -9,12 +9,14 @@ export interface RouteAnswer {
   /** Sent as JSON, or as-is (a string) when `contentType` is set. */
   body: unknown;
   contentType?: string;
+  /** More response headers (a redirect's Location, an HTML page's security headers). */
+  headers?: Record<string, string>;
 }
 
 export interface HttpRoute {
   path: string;
-  /** Evaluated per request. */
-  handle(): RouteAnswer | Promise<RouteAnswer>;
+  /** Evaluated per request, with the request's URL (its query). */
+  handle(url: URL): RouteAnswer | Promise<RouteAnswer>;
 }
 
 /** GET routes (health, readiness) in Bolt's custom-route form; a route that throws answers 500. */
@@ -22,12 +24,12 @@ export function customRoutesOf(routes: HttpRoute[], logger: Logger): CustomRoute
   return routes.map((route) => ({
     path: route.path,
     method: ['GET'],
-    handler: (_req, res) => {
+    handler: (req, res) => {
       Promise.resolve()
-        .then(() => route.handle())
+        .then(() => route.handle(new URL(req.url ?? '/', 'http://localhost')))
         .then(
-          ({ status, body, contentType }) => {
-            res.writeHead(status, { 'content-type': contentType ?? 'application/json' });
+          ({ status, body, contentType, headers }) => {
+            res.writeHead(status, { ...headers, 'content-type': contentType ?? 'application/json' });
             res.end(contentType ? String(body) : JSON.stringify(body));
           },
           (error: unknown) => {

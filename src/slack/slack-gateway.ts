@@ -3,7 +3,7 @@ import { describeError } from '../common/errors.js';
 import type { SlackMessage } from './messages/types.js';
 import { type BlocksGate, NO_GATE } from './new-blocks.js';
 import type { PostOptions, WebClient } from './slack-calls.js';
-import { classify, isBlocksProblem, toDeliveryError } from './slack-errors.js';
+import { classify, isBlocksProblem, SlackDeliveryError, toDeliveryError } from './slack-errors.js';
 import type { SlackPriority } from './slack-pacing.js';
 import { MESSAGE_EVENT_TYPE, SlackReads } from './slack-reads.js';
 
@@ -191,6 +191,16 @@ export class SlackGateway extends SlackReads {
         }
       }
     });
+  }
+
+  /** The DM channel (D…) between the bot and `user`, opened if need be (conversations.open, im:write). */
+  async openDirectMessage(user: string): Promise<string> {
+    const result = await this.retrying('conversations.open', undefined, 'user', () =>
+      this.client.conversations.open({ users: user }),
+    );
+    const id = result.channel?.id;
+    if (!id) throw new SlackDeliveryError('no_channel', 'conversations.open answered without a channel');
+    return id;
   }
 
   /** Looks for a message the bot posted with this dedupe key since `sinceMs`; the earliest if several. */

@@ -62,9 +62,11 @@ describe('/docs-agent end to end', () => {
       expect(ack.status).toBe(200);
       const body = JSON.parse(ack.body) as { response_type: string; text: string; blocks: unknown[] };
       expect(body.response_type).toBe('ephemeral');
-      expect(JSON.stringify(body.blocks)).toContain(
-        '/docs-agent &lt;instruction&gt;'.replace('&lt;', '<').replace('&gt;', '>'),
-      );
+      // Escaped: a bare <instruction> in mrkdwn is read by Slack as a link.
+      expect(JSON.stringify(body.blocks)).toContain('/docs-agent &lt;instruction&gt;');
+      expect(JSON.stringify(body.blocks)).not.toContain('<instruction>');
+      // Single-workspace mode: the docs project is the operator's, nothing to connect from Slack.
+      expect(JSON.stringify(body.blocks)).not.toContain('connect');
     }
     expect(app.docs.requests).toHaveLength(0);
   });
@@ -75,7 +77,7 @@ describe('/docs-agent end to end', () => {
     expect(ack.status).toBe(200);
     const body = JSON.parse(ack.body) as { response_type: string; text: string };
     expect(body.response_type).toBe('ephemeral');
-    expect(body.text).toContain('/docs-agent status <job id>');
+    expect(body.text).toContain('/docs-agent status &lt;job id&gt;');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(app.docs.requests).toHaveLength(0);
     expect(app.slack.messages).toHaveLength(0);

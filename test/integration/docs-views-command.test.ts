@@ -152,10 +152,10 @@ describe('/docs-views end to end', () => {
     expect(body.text).toContain('`&lt;!channel&gt;`');
     expect(body.text).not.toContain('<!channel>');
 
-    const days = JSON.parse((await app.command({ command: '/docs-views', text: '14d' })).body) as {
+    const days = JSON.parse((await app.command({ command: '/docs-views', text: '400d' })).body) as {
       text: string;
     };
-    expect(days.text).toContain('`14d`');
+    expect(days.text).toContain('`400d`');
     const help = JSON.parse((await app.command({ command: '/docs-views', text: 'help' })).body) as {
       blocks: unknown[];
     };

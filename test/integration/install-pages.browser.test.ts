@@ -79,10 +79,10 @@ describe.skipIf(!HAS_CHROMIUM)(
       return new URL(href ?? '');
     }
 
-    /** Follows a link (Allow, Cancel) and answers the callback's HTTP status. */
+    /** Follows a link (Allow, Cancel) and answers the callback's HTTP status (303 on to the success page). */
     async function follow(selector: string): Promise<number> {
       const [response] = await Promise.all([
-        page.waitForResponse((r) => r.url().includes('/slack/oauth_redirect')),
+        page.waitForResponse((r) => new URL(r.url()).pathname === MANIFEST_REDIRECT_PATH),
         page.click(selector),
       ]);
       await page.waitForLoadState();
@@ -131,19 +131,35 @@ describe.skipIf(!HAS_CHROMIUM)(
       expect(listed).toEqual(MANIFEST_SCOPES);
       expect(await page.locator('ul.card li').first().textContent()).toMatch(/commands: \S+/);
       expect(await page.getByRole('link', { name: 'Add to Slack' }).count()).toBe(1);
+      // Slack's own button: white, with Slack's mark drawn inline (nothing fetched from elsewhere).
+      const button = page.locator('a.slack-button');
+      expect(await button.locator('svg path').count()).toBe(4);
+      const css = (expression: string) =>
+        page.evaluate<string | number>(
+          `(() => { const a = document.querySelector('a.slack-button'); return ${expression}; })()`,
+        );
+      expect(await css('getComputedStyle(a).backgroundColor')).toBe('rgb(255, 255, 255)');
+      expect(await css('a.getBoundingClientRect().height')).toBe(48);
       await fitsNarrowScreen();
+    });
+
+    it('the deployment’s own address leads to the install page', async () => {
+      const response = await page.goto(`${app.url}/`);
+      expect(response?.status()).toBe(200);
+      expect(new URL(page.url()).pathname).toBe('/slack/install');
+      expect(await page.title()).toBe('Add docs-agent to Slack');
     });
 
     it('reaches Add to Slack with the keyboard, and shows where the focus is', async () => {
       await page.goto(`${app.url}/slack/install`);
       const style = (property: string) =>
-        page.evaluate<string>(`getComputedStyle(document.querySelector('a.button')).${property}`);
+        page.evaluate<string>(`getComputedStyle(document.querySelector('a.slack-button')).${property}`);
       expect(await style('outlineStyle')).toBe('none');
       await page.keyboard.press('Tab');
       expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Add to Slack');
       expect(await style('outlineStyle')).toBe('solid');
       expect(await style('outlineWidth')).toBe('3px');
-      expect(await page.evaluate<string>('document.activeElement.className')).toBe('button');
+      expect(await page.evaluate<string>('document.activeElement.className')).toBe('slack-button');
       // Enter on the focused link goes to Slack, as a click does.
       await page.keyboard.press('Enter');
       await page.waitForURL(/\/oauth\/v2\/authorize/);
@@ -162,10 +178,32 @@ describe.skipIf(!HAS_CHROMIUM)(
     it('Allow installs the workspace: a success page that names it and says what next, and the tenant answers', async () => {
       app.slack.oauth.nextInstall({ teamId: 'T0ACME', teamName: 'Acme <Docs> & Co' });
       await toSlack();
-      expect(await follow('#allow')).toBe(200);
-      expect(new URL(page.url()).pathname).toBe(MANIFEST_REDIRECT_PATH);
+      // The callback (the manifest's redirect URL) sends the browser on to the success page.
+      expect(await follow('#allow')).toBe(303);
+      expect(new URL(page.url()).pathname).toBe('/slack/installed');
       expect(await page.title()).toBe('docs-agent is installed in Acme <Docs> & Co');
       expect(await page.locator('h1').textContent()).toBe('docs-agent is installed in Acme <Docs> & Co');
+      const open = page.getByRole('link', { name: 'Open Slack', exact: true });
+      expect(await open.getAttribute('href')).toBe('slack://open?team=T0ACME');
+      expect(await open.getAttribute('class')).toBe('button');
+      expect(await page.getByRole('link', { name: 'Open in the browser instead' }).getAttribute('href')).toBe(
+        'https://app.slack.com/client/T0ACME',
+      );
+      // A reload (or the page opened again from the history) shows the same page, logs nothing at error.
+      const logged = app.logs.length;
+      expect((await page.reload())?.status()).toBe(200);
+      expect(await page.locator('h1').textContent()).toBe('docs-agent is installed in Acme <Docs> & Co');
+      const after = app.logs.slice(logged).map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(after.filter((l) => l.level >= 50)).toEqual([]);
+      expect(after.map((l) => l.msg)).not.toContain(
+        'an installation through "Add to Slack" did not complete',
+      );
+      // A page link not signed by this bot names nobody.
+      const forged = new URL(page.url());
+      forged.searchParams.set('i', Buffer.from('{"n":"Evil Corp","t":"T0EVIL"}').toString('base64url'));
+      expect((await page.goto(forged.toString()))?.status()).toBe(404);
+      expect(await page.locator('body').textContent()).not.toContain('Evil Corp');
+      await page.goBack();
       const home = await page.getByRole('link', { name: /Open docs-agent's Home/ }).getAttribute('href');
       expect(home).toBe(`slack://app?team=T0ACME&id=${app.slack.oauth.appId}&tab=home`);
       expect(await page.locator('body').textContent()).toContain('/docs-agent connect');
@@ -190,7 +228,7 @@ describe.skipIf(!HAS_CHROMIUM)(
       });
       await toSlack();
       expect(await page.locator('h1').textContent()).toContain('Globex');
-      expect(await follow('#allow')).toBe(200);
+      expect(await follow('#allow')).toBe(303);
       expect(await page.locator('h1').textContent()).toBe(
         'docs-agent is installed for the Globex organization',
       );

@@ -276,6 +276,9 @@ export class FakeSlack {
       }
       case 'users.info':
         return usersInfoAnswer(this, args);
+      // The DM with a user: one per user, as Slack keeps it.
+      case 'conversations.open':
+        return { ok: true, channel: { id: `D${String(args.users ?? '').replace(/^U/, '')}` } };
       default:
         return { ok: true };
     }

@@ -31,7 +31,7 @@ export interface OAuthTestApp extends Pick<TestApp, 'command' | 'event' | 'inter
   docs: FakeDocs;
   agent: DocsAgent;
   logs: string[];
-  /** Installs through the real flow (install page → Slack's authorize → Allow → callback); the success page. */
+  /** Installs through the real flow (install page → Slack's authorize → Allow → callback → its 303); the page shown. */
   install(next: NextInstall): Promise<{ status: number; html: string }>;
   stop(): Promise<void>;
 }
@@ -90,11 +90,14 @@ export async function startOAuthApp(
       slack.oauth.nextInstall(next);
       const page = await fetch(`${url}/slack/install`);
       const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-      const authorize = hrefOf(await page.text(), /class="button" href="([^"]+)"/);
+      const authorize = hrefOf(await page.text(), /class="slack-button" href="([^"]+)"/);
       const consent = await (await fetch(authorize)).text();
       const allow = hrefOf(consent, /id="allow" href="([^"]+)"/);
       const done = await fetch(allow, { headers: { cookie }, redirect: 'manual' });
-      return { status: done.status, html: await done.text() };
+      // Success is a 303 on to the success page (redirect-after-success); failures answer at once.
+      const location = done.status === 303 ? done.headers.get('location') : null;
+      const shown = location ? await fetch(new URL(location, url)) : done;
+      return { status: shown.status, html: await shown.text() };
     },
     ...signedSenders(events, slack),
     async stop() {

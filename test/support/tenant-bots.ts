@@ -78,14 +78,18 @@ export async function installThrough(via: BotProcess, slack: FakeSlack, t: TestT
   };
   const page = await fetch(`${via.url}/slack/install`);
   const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const authorize = href(await page.text(), /class="button" href="([^"]+)"/);
+  const authorize = href(await page.text(), /class="slack-button" href="([^"]+)"/);
   const consent = await (await fetch(authorize)).text();
   const done = await fetch(href(consent, /id="allow" href="([^"]+)"/), {
     headers: { cookie },
     redirect: 'manual',
   });
-  const html = await done.text();
-  if (done.status !== 200) throw new Error(`install of ${t.key} answered ${done.status}: ${html}`);
+  // Success is a 303 on to the success page (redirect-after-success).
+  const location = done.status === 303 ? done.headers.get('location') : null;
+  if (!location) throw new Error(`install of ${t.key} answered ${done.status}: ${await done.text()}`);
+  const shown = await fetch(new URL(location, via.url));
+  const html = await shown.text();
+  if (shown.status !== 200) throw new Error(`the success page of ${t.key} answered ${shown.status}: ${html}`);
   return html;
 }
 

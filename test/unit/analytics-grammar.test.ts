@@ -62,7 +62,7 @@ describe('/docs-views grammar', () => {
   });
 
   it.each([
-    ['14d', '14d', /7d.*30d.*90d/],
+    ['367d', '367d', /1 to 366.*7d.*14d/],
     ['last-year', 'last-year', /not a range/],
     ['top', 'top', /needs a number/],
     ['top 0', '0', /1–50/],

@@ -47,6 +47,6 @@ describe('parseDocsAgentCommand', () => {
     const long = 'x'.repeat(MAX_PROMPT_CHARS + 1);
     expect(parseDocsAgentCommand(long)).toEqual({ kind: 'too_long', length: MAX_PROMPT_CHARS + 1 });
     expect(tooLongMessage(5000)).toContain('5,000');
-    expect(statusUsageMessage()).toContain('/docs-agent status <job id>');
+    expect(statusUsageMessage()).toContain('/docs-agent status &lt;job id&gt;');
   });
 });

@@ -58,9 +58,19 @@ describe('the install pages', () => {
   it('the success page links to the Home only with ids that are Slack ids', () => {
     expect(successPage(workspace)).toContain('href="slack://app?team=T0ACME&amp;id=A0APP&amp;tab=home"');
     const forged = successPage({ ...workspace, teamId: 'T1"><img', appId: undefined });
-    expect(forged).not.toContain('slack://');
+    expect(forged).not.toContain('slack://app');
+    expect(forged).not.toContain('<img');
+    expect(forged).toContain('<a class="button" href="slack://open">Open Slack</a>');
     expect(forged).toContain('under <strong>Apps</strong>');
     expect(successPage({ ...workspace, name: '  ' })).toContain('installed in your workspace');
+  });
+
+  it('the success page’s primary action opens Slack on that workspace, with the browser as the fallback', () => {
+    const html = successPage(workspace);
+    expect(html).toContain('<a class="button" href="slack://open?team=T0ACME">Open Slack</a>');
+    expect(html).toContain('href="https://app.slack.com/client/T0ACME">Open in the browser instead</a>');
+    // The one primary (filled) button on the page.
+    expect(html.match(/class="button"/g)).toHaveLength(1);
   });
 
   it('an org-wide install names the org and links to adding it to workspaces', () => {

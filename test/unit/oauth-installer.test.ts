@@ -3,6 +3,8 @@ import { HTTPReceiver } from '@slack/bolt';
 import type { Installation } from '@slack/oauth';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
+import type { RouteAnswer } from '../../src/slack/http-edge.js';
+import { installedRoutes } from '../../src/slack/oauth/installed-link.js';
 import { slackInstaller } from '../../src/slack/oauth/installer.js';
 import { BOT_SCOPES } from '../../src/slack/oauth/scopes.js';
 import type { TenantDirectory } from '../../src/tenants/ports.js';
@@ -32,10 +34,11 @@ function response() {
     setHeader(name: string, value: string) {
       sent.headers[name] = value;
     },
-    writeHead(status: number) {
+    writeHead(status: number, headers: Record<string, string> = {}) {
       sent.status = status;
+      Object.assign(sent.headers, headers);
     },
-    end(body: string) {
+    end(body = '') {
       sent.body = body;
     },
   } as unknown as ServerResponse;
@@ -67,7 +70,7 @@ describe('the installer options for HTTPReceiver', () => {
     expect(receiver.installer).toBeDefined();
   });
 
-  it('success: 200 and the page, even when starting the tenant fails (logged, no unhandled rejection)', async () => {
+  it('success: 303 to the signed success page, even when starting the tenant fails (logged, no unhandled rejection)', async () => {
     const { options, lines } = setup(() => Promise.reject(new Error('registry down')) as never);
     const { res, sent } = response();
     options.installerOptions.callbackOptions?.success?.(
@@ -76,10 +79,17 @@ describe('the installer options for HTTPReceiver', () => {
       {} as IncomingMessage,
       res,
     );
-    expect(sent.status).toBe(200);
-    expect(sent.headers['content-type']).toBe('text/html; charset=utf-8');
+    // Redirect-after-success: a reload of what the browser shows never re-runs the one-time callback.
+    expect(sent.status).toBe(303);
     expect(sent.headers['cache-control']).toBe('no-store');
-    expect(sent.body).toContain('docs-agent is installed in Acme');
+    const location = new URL(sent.headers.location ?? '', 'https://bot.example');
+    expect(location.pathname).toBe('/slack/installed');
+    const page = installedRoutes('state-secret')[0]!.handle(location) as RouteAnswer;
+    expect(page.status).toBe(200);
+    expect(page.headers?.['content-security-policy']).toContain("default-src 'none'");
+    expect(String(page.body)).toContain('docs-agent is installed in Acme');
+    // Signed with the state secret: another secret, or an altered name, reads as nothing of ours.
+    expect((installedRoutes('other-secret')[0]!.handle(location) as RouteAnswer).status).toBe(404);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(lines.join('\n')).toContain('starting the new installation failed');
     expect(lines.join('\n')).not.toContain('xoxb-secret-token');

@@ -23,9 +23,6 @@ export type PageViewsCommand =
   | { kind: 'invalid'; token: string; problem: string };
 
 const RANGE_WORDS: Record<string, RangeSpec> = {
-  '7d': { kind: 'days', days: 7 },
-  '30d': { kind: 'days', days: 30 },
-  '90d': { kind: 'days', days: 90 },
   yesterday: { kind: 'yesterday' },
   'last-week': { kind: 'last-week' },
   'this-month': { kind: 'this-month' },
@@ -121,8 +118,15 @@ function extra(token: string): PageViewsCommand {
 }
 
 function parseRangeToken(token: string): RangeSpec | { problem: string } {
+  const lastDays = /^(\d{1,6})d$/i.exec(token);
+  if (lastDays) {
+    const days = Number(lastDays[1]);
+    if (days < 1 || days > MAX_EXPLICIT_DAYS)
+      return { problem: `is not a number of days from 1 to ${MAX_EXPLICIT_DAYS}, such as \`7d\` or \`14d\`` };
+    return { kind: 'days', days };
+  }
   if (/^\d+d$/i.test(token))
-    return { problem: 'is not a supported number of days: use `7d`, `30d` or `90d`' };
+    return { problem: `is not a number of days from 1 to ${MAX_EXPLICIT_DAYS}, such as \`7d\` or \`14d\`` };
   const match = /^(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})$/.exec(token);
   if (!match)
     return { problem: 'is not a date range: write `YYYY-MM-DD..YYYY-MM-DD`, e.g. `2025-03-01..2025-03-31`' };

@@ -2,6 +2,7 @@ import type { HomeView, KnownBlock } from '@slack/types';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { MonthFeedback } from '../../jobs/job-feedback.js';
 import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
+import { firstRunBlocks } from './first-run.js';
 import { mrkdwnLink, slackTime } from './format.js';
 import { statusLine } from './job-card.js';
 import { threadLink } from './job-list.js';
@@ -61,6 +62,7 @@ export interface AppHomeInput {
 export function appHomeView(input: AppHomeInput): HomeView {
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: 'Docs agent' } },
+    ...firstRunBlocks(input),
     ...(input.settings ? homeSettingsBlocks(input.settings) : []),
     {
       type: 'actions',

@@ -25,7 +25,7 @@ export function jobListMessage(records: readonly JobRecord[], now: number): Slac
           type: 'section',
           text: {
             type: 'mrkdwn',
-            text: 'No docs agent jobs are being followed in this channel right now. Start one with `/docs-agent <instruction>` or by mentioning me.',
+            text: 'No docs agent jobs are being followed in this channel right now. Start one with `/docs-agent &lt;instruction&gt;` or by mentioning me.',
           },
         },
       ],
@@ -64,7 +64,7 @@ export function jobListMessage(records: readonly JobRecord[], now: number): Slac
       elements: [
         {
           type: 'mrkdwn',
-          text: `…and ${records.length - shown} more. Look one up with \`/docs-agent status <job id>\`.`,
+          text: `…and ${records.length - shown} more. Look one up with \`/docs-agent status &lt;job id&gt;\`.`,
         },
       ],
     });

@@ -16,7 +16,9 @@ export function codeToken(token: string): string {
 }
 
 export function invalidPageViewsCommandMessage(command: string, token: string, problem: string): string {
-  return `I couldn't read ${codeToken(token)}: it ${problem}. Nothing was fetched. See \`${command} help\` for the grammar.`;
+  // The grammar's problems name placeholders such as `<weekday>`: escaped, or Slack reads them as links.
+  const said = problem.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return `I couldn't read ${codeToken(token)}: it ${said}. Nothing was fetched. See \`${command} help\` for the grammar.`;
 }
 
 /** What went wrong with a report, and what to do. Chosen by error code; never leaks internals. */

@@ -7,6 +7,7 @@ import type { TenantSource } from '../../tenants/tenant.js';
 import { tenantSourceOf } from '../../tenants/tenant-source.js';
 import { boltLevel, boltLogger } from '../bolt-logger.js';
 import { customRoutesOf, type HttpRoute, MAX_REQUEST_BODY_BYTES, rejectFutureDated } from '../http-edge.js';
+import { installedRoutes } from './installed-link.js';
 import { type InstallerInput, slackInstaller } from './installer.js';
 
 export interface FrontDoor {
@@ -18,7 +19,8 @@ export interface FrontDoor {
 /**
  * OAuth mode's one HTTP front door for every tenant: POST /slack/events verifies each request's signature
  * (and refuses future-dated ones) and hands it, with the tenant it names, to `dispatch`; GET /slack/install
- * and /slack/oauth_redirect run "Add to Slack"; GET routes serve health.
+ * and /slack/oauth_redirect run "Add to Slack", /slack/installed is its success page and / leads to the
+ * install page; GET routes serve health.
  */
 export function createFrontDoor(input: {
   config: Config;
@@ -31,7 +33,7 @@ export function createFrontDoor(input: {
   const receiver = new HTTPReceiver({
     signingSecret: config.slack.signingSecret!,
     endpoints: '/slack/events',
-    customRoutes: customRoutesOf(input.routes, logger),
+    customRoutes: customRoutesOf([...input.routes, ...installedRoutes(input.installer.stateSecret)], logger),
     logger: boltLogger(logger),
     logLevel: boltLevel(config.logLevel),
     processBeforeResponse: false,

@@ -30,6 +30,11 @@ const STYLE = [
   '.actions{margin:1.5rem 0}',
   '.button{display:inline-block;max-width:100%;padding:.75rem 1.25rem;border-radius:8px;background:#1d4ed8;color:#fff;font-weight:600;text-decoration:none}',
   '.button:hover{background:#1e3a8a}',
+  '.secondary{display:inline-block;margin:.75rem 0 0 .25rem}',
+  // Slack's own Add to Slack button: white, Slack's mark, Lato-like bold text (Slack's button generator).
+  '.slack-button{display:inline-flex;align-items:center;justify-content:center;height:48px;max-width:100%;padding:0 1.5rem;border:1px solid #ddd;border-radius:4px;background:#fff;color:#000;font-weight:600;text-decoration:none}',
+  '.slack-button svg{height:20px;width:20px;margin-right:12px}',
+  '.slack-button:hover{border-color:#1d1c1d}',
   // The focus ring: keyboard users must see where they are (WCAG 2.4.7); high contrast on both backgrounds.
   'a:focus-visible{outline:3px solid #b45309;outline-offset:3px;border-radius:4px}',
   '.muted{color:#57606a;font-size:.95em}',

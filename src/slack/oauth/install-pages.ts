@@ -9,6 +9,9 @@ import { BOT_SCOPE_REASONS } from './scopes.js';
 
 export const INSTALL_PATH = '/slack/install';
 
+/** Slack's mark, as in Slack's own "Add to Slack" button (api.slack.com's button generator): inline, no request. */
+const SLACK_MARK = `<svg aria-hidden="true" focusable="false" viewBox="0 0 122.8 122.8"><path d="M25.8 77.6c0 7.1-5.8 12.9-12.9 12.9S0 84.7 0 77.6s5.8-12.9 12.9-12.9h12.9v12.9zm6.5 0c0-7.1 5.8-12.9 12.9-12.9s12.9 5.8 12.9 12.9v32.3c0 7.1-5.8 12.9-12.9 12.9s-12.9-5.8-12.9-12.9V77.6z" fill="#e01e5a"/><path d="M45.2 25.8c-7.1 0-12.9-5.8-12.9-12.9S38.1 0 45.2 0s12.9 5.8 12.9 12.9v12.9H45.2zm0 6.5c7.1 0 12.9 5.8 12.9 12.9s-5.8 12.9-12.9 12.9H12.9C5.8 58.1 0 52.3 0 45.2s5.8-12.9 12.9-12.9h32.3z" fill="#36c5f0"/><path d="M97 45.2c0-7.1 5.8-12.9 12.9-12.9s12.9 5.8 12.9 12.9-5.8 12.9-12.9 12.9H97V45.2zm-6.5 0c0 7.1-5.8 12.9-12.9 12.9s-12.9-5.8-12.9-12.9V12.9C64.7 5.8 70.5 0 77.6 0s12.9 5.8 12.9 12.9v32.3z" fill="#2eb67d"/><path d="M77.6 97c7.1 0 12.9 5.8 12.9 12.9s-5.8 12.9-12.9 12.9-12.9-5.8-12.9-12.9V97h12.9zm0-6.5c-7.1 0-12.9-5.8-12.9-12.9s5.8-12.9 12.9-12.9h32.3c7.1 0 12.9 5.8 12.9 12.9s-5.8 12.9-12.9 12.9H77.6z" fill="#ecb22e"/></svg>`;
+
 /** The install page: what docs-agent does, every scope and why, and one "Add to Slack" link to Slack. */
 export function installPage(authorizeUrl: string): string {
   const scopes = BOT_SCOPE_REASONS.map(
@@ -24,7 +27,7 @@ the docs and opens a pull request, and the job's thread follows it to the pull-r
 <li>Read page-view and docs-health reports with <code>/docs-views</code> and <code>/docs-health</code>,
 and have a channel get them every week.</li>
 </ul>
-<p class="actions"><a class="button" href="${escapeHtml(authorizeUrl)}">Add to Slack</a></p>
+<p class="actions"><a class="slack-button" href="${escapeHtml(authorizeUrl)}">${SLACK_MARK}Add to Slack</a></p>
 <p class="muted">On Slack's page you pick the workspace (or, as an Enterprise Grid org admin, the whole
 org) and approve. You can remove the app at any time from your workspace's app settings.</p>
 <p class="muted">Already installed, and docs-agent says it lost its access to your workspace or is paused?
@@ -74,13 +77,24 @@ the web</a>, then docs-agent under Apps).</li>`
   return htmlPage({
     title: `docs-agent is installed in ${displayName(installed.name, 'your workspace')}`,
     body: `<h1>docs-agent is installed in ${name}</h1>
-<p>The app was added to <strong>${name}</strong>.</p>
+<p>The app was added to <strong>${name}</strong>, and docs-agent sent you a direct message there with
+the first step.</p>
+${openSlack(teamId)}
 <h2>What to do next</h2>
 <ol>
 ${home}
 ${CONNECT_STEP}
 </ol>`,
   });
+}
+
+/** The primary action: open the Slack app on that workspace, with the browser as the fallback. */
+function openSlack(teamId: string | undefined): string {
+  const team = isSlackId(teamId) ? teamId : undefined;
+  const app = team ? `slack://open?team=${team}` : 'slack://open';
+  const web = team ? `https://app.slack.com/client/${team}` : 'https://app.slack.com/client';
+  return `<p class="actions"><a class="button" href="${escapeHtml(app)}">Open Slack</a>
+<a class="secondary" href="${escapeHtml(web)}">Open in the browser instead</a></p>`;
 }
 
 function orgSuccessPage(installed: InstalledIn): string {

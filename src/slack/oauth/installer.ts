@@ -6,8 +6,9 @@ import type { TenantDirectory } from '../../tenants/ports.js';
 import type { TenantInstallation } from '../../tenants/tenant.js';
 import { boltLogger } from '../bolt-logger.js';
 import { classifyInstallFailure } from './install-failures.js';
-import { failurePage, failureStatus, INSTALL_PATH, installPage, successPage } from './install-pages.js';
+import { failurePage, failureStatus, INSTALL_PATH, installPage } from './install-pages.js';
 import { TenantInstallationStore, toTenantInstallation } from './installation-store.js';
+import { installedLink, PAGE_HEADERS } from './installed-link.js';
 import { BOT_SCOPES } from './scopes.js';
 
 /** Where Slack sends the browser back after "Allow" or "Cancel" (manifest.yml's oauth_config.redirect_urls). */
@@ -47,17 +48,6 @@ export function authorizationUrlFor(slackApiUrl = DEFAULT_SLACK_API_URL): string
   return new URL('/oauth/v2/authorize', new URL(slackApiUrl).origin).toString();
 }
 
-/** Headers of every install page: HTML, never cached (it carries a one-time state), no script, no framing. */
-const PAGE_HEADERS: Record<string, string> = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-};
-
 function setPageHeaders(res: ServerResponse): void {
   for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
 }
@@ -90,7 +80,8 @@ function quietClientLogger(logger: Logger): BoltLogger {
  * Everything Bolt's HTTPReceiver needs for "Add to Slack": spread it into `new HTTPReceiver({ signingSecret,
  * ...slackInstaller(input) })`. GET /slack/install serves our install page; /slack/oauth_redirect checks the
  * state (signed, 10 minutes, bound to the browser by a cookie), exchanges the code, saves the installation
- * through the TenantDirectory and answers with our success or failure page.
+ * through the TenantDirectory and sends the browser on to the success page (installed-link.ts), or answers
+ * with our failure page.
  */
 export function slackInstaller(input: InstallerInput): InstallerReceiverOptions {
   const { logger, now } = input;
@@ -113,7 +104,10 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
     } catch (error) {
       notStarted(error);
     }
-    sendPage(res, 200, successPage(saved));
+    // Redirect-after-success: a reload shows the success page again instead of re-running the callback.
+    setPageHeaders(res);
+    res.writeHead(303, { location: installedLink(saved, input.stateSecret) });
+    res.end();
   };
 
   const failure = (

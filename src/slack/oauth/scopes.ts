@@ -23,6 +23,7 @@ export const BOT_SCOPE_REASONS: readonly ScopeReason[] = [
   { scope: 'groups:history', reason: 'The same in private channels the bot was invited to.' },
   { scope: 'im:history', reason: 'The same in your direct messages with the bot.' },
   { scope: 'mpim:history', reason: 'The same in group direct messages the bot was added to.' },
+  { scope: 'im:write', reason: 'Sends whoever installs it a welcome message with the first steps.' },
   { scope: 'app_mentions:read', reason: 'Hears @docs-agent mentions that start or follow up on jobs.' },
   { scope: 'users:read', reason: 'Shows people by name instead of user IDs, and keeps outside users out.' },
   { scope: 'reactions:read', reason: 'Hears the emoji reaction that sends a message to the docs agent.' },

@@ -134,7 +134,7 @@ describe('docsAgentCommand', () => {
     for (const text of ['status', 'status ¿qué?', 'status <@U0BOB>']) {
       const t = setup();
       await t.run(text);
-      expect(only(t.ack).text).toMatch(/^Usage: `\/docs-agent status <job id>`/);
+      expect(only(t.ack).text).toMatch(/^Usage: `\/docs-agent status &lt;job id&gt;`/);
       expect(t.jobs.status).not.toHaveBeenCalled();
       expect(t.jobs.start).not.toHaveBeenCalled();
     }

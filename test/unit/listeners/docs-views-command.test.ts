@@ -41,7 +41,7 @@ describe('docsViewsCommand', () => {
     await t.run('help');
     const answer = only(t.ack);
     expect(answer.response_type).toBe('ephemeral');
-    expect(allText(answer)).toContain('/docs-views schedule <weekday> <HH:MM>');
+    expect(allText(answer)).toContain('/docs-views schedule &lt;weekday&gt; &lt;HH:MM&gt;');
     expect(t.analytics.requestFor).not.toHaveBeenCalled();
   });
 

@@ -64,7 +64,7 @@ export function membershipProblem(check: Exclude<MembershipCheck, { ok: true }>)
     case 'bot_not_member':
       return "I'm not in that channel, and a job from Home never adds me by itself. Invite me there first (/invite @docs-agent), then submit again.";
     case 'too_large':
-      return `That channel has more than ${(MEMBER_PAGES_CAP * PAGE_SIZE).toLocaleString('en-US')} members, too many to check that you're one of them here. Use /docs-agent <instruction> in the channel instead.`;
+      return `That channel has more than ${(MEMBER_PAGES_CAP * PAGE_SIZE).toLocaleString('en-US')} members, too many to check that you're one of them here. Use /docs-agent &lt;instruction&gt; in the channel instead.`;
     default:
       return `I couldn't check who is in that channel${check.code ? ` (Slack: ${check.code})` : ''}. Submit again in a moment.`;
   }

@@ -22,7 +22,7 @@ export function registerHomeNewJobAction(app: App, deps: HomeNewJobDeps): void {
 }
 
 const COULD_NOT_OPEN =
-  "I couldn't open the new job form (Slack took too long or refused it). Press *New job* on my Home tab again, or use `/docs-agent <instruction>` in a channel.";
+  "I couldn't open the new job form (Slack took too long or refused it). Press *New job* on my Home tab again, or use `/docs-agent &lt;instruction&gt;` in a channel.";
 
 /**
  * "New job" on Home: the job modal with a channel picker (Home has no conversation). The trigger_id lives

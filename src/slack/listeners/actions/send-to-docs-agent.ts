@@ -52,7 +52,7 @@ export function sendToDocsAgentShortcut(deps: SendToDocsAgentDeps) {
       if (!(error instanceof EmptySourceMessageError)) throw error;
       await tell(
         respond,
-        `${error.message} Pick a message with text, or use \`/docs-agent <instruction>\`.`,
+        `${error.message} Pick a message with text, or use \`/docs-agent &lt;instruction&gt;\`.`,
         deps,
       );
       return;

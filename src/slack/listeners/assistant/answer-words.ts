@@ -80,7 +80,7 @@ async function wordsAnswer(
       }
     case 'status_usage':
       return assistantTextMessage(
-        'Usage: `status <job id>`. The job id is on the job card; `list` shows your jobs.',
+        'Usage: `status &lt;job id&gt;`. The job id is on the job card; `list` shows your jobs.',
       );
     case 'status': {
       // Visible as anywhere: a job of this thread (the DM) or of this person, or to an admin.

@@ -48,7 +48,10 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
     }
     const parsed = parseDocsAgentCommand(command.text);
     if (parsed.kind === 'help') {
-      await ack({ response_type: 'ephemeral', ...docsAgentHelpMessage(command.command) });
+      await ack({
+        response_type: 'ephemeral',
+        ...docsAgentHelpMessage(command.command, { connectable: deps.settings !== undefined }),
+      });
       return;
     }
     if (parsed.kind === 'status_usage') {

@@ -4,6 +4,7 @@ import { parseAlertsCommand } from '../../../insights/alerts/alert-command.js';
 import { healthReportCommandText, parseHealthCommand } from '../../../insights/health/health-reports.js';
 import type { HealthReport } from '../../../insights/health/report.js';
 import { accessDeniedMessage } from '../../command-text.js';
+import { docsHealthHelp } from '../../messages/health-help.js';
 import { healthReportMessage } from '../../messages/health-report.js';
 import {
   describePageViewsFailure,
@@ -21,19 +22,7 @@ export function registerDocsHealthCommand(app: App, deps: DocsHealthDeps): void 
   app.command('/docs-health', docsHealthCommand(deps));
 }
 
-export function docsHealthHelp(command: string): string {
-  return [
-    `*${command} [range] [top N]*: where readers get stuck, from the docs analytics.`,
-    '• Searches that found nothing, pages readers flag with 👎 (with their latest comments), and questions the assistant could not answer.',
-    '• Range: `7d` (default: the last 7 full days), `30d`, `90d`, `yesterday`, `last-week`, `this-month`, `last-month` or `YYYY-MM-DD..YYYY-MM-DD`.',
-    '• `top N`: rows per section, 1–25 (default 5).',
-    '• *Fix #n* on a row opens a job form naming the evidence; *Post to channel* shares the report.',
-    `• \`${command} schedule <weekday> <HH:MM> [IANA time zone]\`: a weekly docs-health post in this channel (last 7 full days, top 5), e.g. \`${command} schedule monday 09:00 Europe/Berlin\`. \`${command} schedules\` lists it, \`${command} unschedule\` stops it.`,
-    `• \`${command} alerts on [sensitivity low|normal|high]\`: an alert in this channel when a signal jumps (a search, a page's 👎, a question, a top page's traffic), with a Fix button. \`${command} alerts off\` stops them, \`${command} alerts\` shows the state.`,
-    `• \`${command} alerts on [sensitivity low|normal|high]\`: an alert here when a reader signal jumps (a search that finds nothing, a page's 👎, an unanswered question, a top page's views collapsing), with a *Fix* button. \`${command} alerts off\` stops them, \`${command} alerts\` shows the state.`,
-    `Example: \`${command} 30d top 10\``,
-  ].join('\n');
-}
+export { docsHealthHelp } from '../../messages/health-help.js';
 
 /**
  * `/docs-health`: the ephemeral docs-health report, and its weekly posts (`schedule`, `schedules`, `unschedule`). Unreadable text is answered at once, naming the token,

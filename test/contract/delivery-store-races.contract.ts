@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import type { NewDelivery } from '../../src/delivery/domain.js';
 import type { DeliveryStore } from '../../src/delivery/ports.js';
 import { card, post, posted } from './delivery-store.contract.js';
 
@@ -116,6 +117,53 @@ export function deliveryStoreRaceContract(
       expect(await store.settle('s1', 'C', 1, posted('6.6', 0), now())).toBe(false);
       await sleep(1_100);
       expect(await store.due(now(), 10)).toEqual(['s1']);
+    }),
+  );
+
+  it(
+    "D7 (issue 35): a stale holder's post that timed out re-arms the sweep of the posted record",
+    withStore(async (store) => {
+      await store.record(post('s7'), now());
+      await store.acquire('s7', 'A', 30, now());
+      await sleep(80);
+      await store.acquire('s7', 'B', 60_000, now());
+      expect(await store.settle('s7', 'B', 2, posted('5.5', 0), now())).toBe(true);
+      expect(await store.due(now(), 10)).toEqual([]);
+      // A's attempt timed out (it may have landed after B's): its copy must be swept too.
+      const timedOut = {
+        kind: 'retry',
+        notBefore: now(),
+        uncertain: true,
+        recheck: { afterMs: 100, forMs: 600 },
+      } as const;
+      expect(await store.settle('s7', 'A', 1, timedOut, now())).toBe(false);
+      await sleep(200);
+      expect(await store.due(now(), 10)).toEqual(['s7']);
+      expect(await store.acquire('s7', 'B', 60_000, now())).toMatchObject({ ok: true });
+    }),
+  );
+
+  it(
+    'D7 (issue 35): a stale reactions write that timed out re-opens the reactions (never 👀 and ✅ both)',
+    withStore(async (store) => {
+      const key = 'reactions:C1:1.1';
+      const reactions = (names: string[], seq: number): NewDelivery => ({
+        key,
+        target: { kind: 'reactions', channel: 'C1', ts: '1.1', names, managed: ['eyes', 'white_check_mark'] },
+        payload: null,
+        priority: 'final',
+        seq,
+      });
+      await store.record(reactions(['eyes'], 1), now());
+      await store.acquire(key, 'A', 30, now());
+      await sleep(80);
+      await store.record(reactions(['white_check_mark'], 2), now());
+      await store.acquire(key, 'B', 60_000, now());
+      expect(await store.settle(key, 'B', 2, posted(undefined, 1), now())).toBe(true);
+      const timedOut = { kind: 'retry', notBefore: now(), uncertain: true } as const;
+      expect(await store.settle(key, 'A', 1, timedOut, now())).toBe(false);
+      expect(await store.get(key)).toMatchObject({ state: 'pending' });
+      expect(await store.due(now() + 1, 10)).toEqual([key]);
     }),
   );
 }

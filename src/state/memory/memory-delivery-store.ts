@@ -5,6 +5,7 @@ import {
   type Delivery,
   dueAt,
   type NewDelivery,
+  resentWhole,
   type Settlement,
 } from '../../delivery/domain.js';
 import type { DeliveryStore } from '../../delivery/ports.js';
@@ -168,20 +169,24 @@ export class MemoryDeliveryStore implements DeliveryStore {
 /** The live holder's confirmed write. */
 function posted(d: Delivery, s: Extract<Settlement, { kind: 'posted' }>, now: number): void {
   if (s.revision < d.revision || d.reopen) {
-    // A newer payload arrived while this one was on its way, or a stale write may have landed after it.
+    // A newer payload arrived while this one was on its way, or a stale write may have landed after it. A
+    // post made meanwhile keeps its ts: the newer payload edits it in place.
+    if (d.target.kind === 'post' && s.ts !== undefined) d.postedTs = s.ts;
     Object.assign(d, { state: 'pending', notBefore: now });
     delete d.reopen;
     return;
   }
-  if (d.target.kind === 'post') {
+  if (d.target.kind === 'post' || (d.target.kind === 'assistant' && s.ts !== undefined)) {
     // What was sent is no longer needed: the record keeps only that it was (and its ts), and, after an
     // unknown outcome, a durable sweep of any other copy until the look-up window has passed.
-    Object.assign(d, { state: 'posted', postedTs: s.ts, payload: null });
+    // (An assistant's result posted as a reply keeps its payload: the sweep reads the thread from it.)
+    Object.assign(d, { state: 'posted', postedTs: s.ts ?? d.postedTs });
+    if (d.target.kind === 'post') d.payload = null;
     if (s.uncertain)
       Object.assign(d, { sweepUntil: now + s.recheck.forMs, notBefore: now + s.recheck.afterMs });
     return;
   }
-  if (s.uncertain && d.target.kind === 'update') {
+  if (s.uncertain && resentWhole(d.target.kind)) {
     // An earlier write of this update may still land after this one: the latest is sent once more.
     Object.assign(d, { state: 'pending', notBefore: now + s.recheck.afterMs });
     delete d.uncertainSince;
@@ -197,19 +202,28 @@ function posted(d: Delivery, s: Extract<Settlement, { kind: 'posted' }>, now: nu
 function staleWrite(d: Delivery, s: Settlement, now: number): void {
   const landed = s.kind === 'posted' || (s.kind === 'retry' && s.uncertain);
   if (!landed) return;
-  if (d.target.kind === 'update') {
+  if (resentWhole(d.target.kind)) {
     if (d.state === 'posted') Object.assign(d, { state: 'pending', notBefore: now });
     else if (d.state === 'in_flight') d.reopen = true;
     return;
   }
-  if (d.target.kind !== 'post') return;
+  if (d.target.kind !== 'post' && !(d.target.kind === 'assistant' && d.postedTs !== undefined)) return;
   if (d.state !== 'posted') {
     if (d.uncertainSince === undefined) d.uncertainSince = now;
     return;
   }
-  if (s.kind !== 'posted' || s.ts === d.postedTs) return;
+  // A copy it reported, or one its timed-out call may have made: swept like any other.
+  const recheck =
+    s.kind === 'posted'
+      ? s.ts === d.postedTs
+        ? undefined
+        : s.recheck
+      : s.kind === 'retry'
+        ? s.recheck
+        : undefined;
+  if (!recheck) return;
   Object.assign(d, {
-    sweepUntil: Math.max(d.sweepUntil ?? 0, now + s.recheck.forMs),
-    notBefore: now + s.recheck.afterMs,
+    sweepUntil: Math.max(d.sweepUntil ?? 0, now + recheck.forMs),
+    notBefore: now + recheck.afterMs,
   });
 }

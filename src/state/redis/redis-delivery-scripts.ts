@@ -98,7 +98,7 @@ return redis.call('HGETALL', h)
 
 /*
  * ARGV: holder, token, kind, then per kind: posted (ts, revision, uncertain, afterMs, forMs), retry (delay,
- * uncertain), released (delay, uncertain), abandoned (reason), checked (delay).
+ * uncertain[, afterMs, forMs]), released (delay, uncertain), abandoned (reason), checked (delay).
  */
 export const SETTLE = `${COMMON}
 local holder, token, kind = ARGV[3], ARGV[4], ARGV[5]
@@ -113,16 +113,20 @@ if not mine(holder, token) then
   -- A stale holder: nothing changes, unless a write it made may have landed after the live one's.
   local landed = kind == 'posted' or (kind == 'retry' and ARGV[7] == '1')
   if not landed then return 0 end
-  if target == 'update' then
+  if target == 'update' or target == 'reactions' then
     if state == 'posted' then pending(now)
     elseif state == 'in_flight' then redis.call('HSET', h, 'reopen', '1') end
-  elseif target == 'post' then
+  elseif target == 'post' or (target == 'assistant' and redis.call('HEXISTS', h, 'postedTs') == 1) then
+    -- A copy it reported, or one its timed-out call may have made (retry: ARGV 8, 9), is swept too.
+    local after, sweep
+    if kind == 'posted' and ARGV[6] ~= (redis.call('HGET', h, 'postedTs') or '') then after, sweep = ARGV[9], ARGV[10]
+    elseif kind == 'retry' and ARGV[8] then after, sweep = ARGV[8], ARGV[9] end
     if state ~= 'posted' then
       if redis.call('HEXISTS', h, 'uncertainSince') == 0 then redis.call('HSET', h, 'uncertainSince', now) end
-    elseif kind == 'posted' and ARGV[6] ~= (redis.call('HGET', h, 'postedTs') or '') then
-      redis.call('HSET', h, 'sweepUntil', math.max(num('sweepUntil'), now + tonumber(ARGV[10])),
-        'notBefore', now + tonumber(ARGV[9]))
-      if num('leaseUntil') <= now then reindex(now + tonumber(ARGV[9])) end
+    elseif after then
+      redis.call('HSET', h, 'sweepUntil', math.max(num('sweepUntil'), now + tonumber(sweep)),
+        'notBefore', now + tonumber(after))
+      if num('leaseUntil') <= now then reindex(now + tonumber(after)) end
     end
   end
   return 0
@@ -142,18 +146,22 @@ if state == 'posted' then
 end
 if kind == 'posted' then
   if tonumber(ARGV[7]) < num('revision') or redis.call('HEXISTS', h, 'reopen') == 1 then
-    -- A newer payload arrived while this one was on its way, or a stale write may have landed after it.
+    -- A newer payload arrived while this one was on its way, or a stale write may have landed after it. A
+    -- post made meanwhile keeps its ts: the newer payload edits it in place.
     redis.call('HDEL', h, 'reopen')
+    if target == 'post' and ARGV[6] ~= '' then redis.call('HSET', h, 'postedTs', ARGV[6]) end
     pending(now)
-  elseif target == 'post' then
-    redis.call('HSET', h, 'state', 'posted', 'payload', 'null')
+  elseif target == 'post' or (target == 'assistant' and ARGV[6] ~= '') then
+    -- An assistant's result posted as a reply keeps its payload: the sweep reads the thread from it.
+    redis.call('HSET', h, 'state', 'posted')
+    if target == 'post' then redis.call('HSET', h, 'payload', 'null') end
     if ARGV[6] ~= '' then redis.call('HSET', h, 'postedTs', ARGV[6]) end
     if ARGV[8] == '1' then
       local at = now + tonumber(ARGV[9])
       redis.call('HSET', h, 'sweepUntil', now + tonumber(ARGV[10]), 'notBefore', at)
       reindex(at)
     else unindex() end
-  elseif ARGV[8] == '1' and target == 'update' then
+  elseif ARGV[8] == '1' and (target == 'update' or target == 'reactions') then
     -- An earlier write of this update may still land after this one: the latest is sent once more.
     redis.call('HDEL', h, 'uncertainSince')
     pending(now + tonumber(ARGV[9]))

@@ -66,8 +66,10 @@ export class RedisDeliveryStore implements DeliveryStore {
       );
     else if (s.kind === 'abandoned') args.push(s.reason);
     else if (s.kind === 'checked') args.push(ms(s.afterMs));
-    else if (s.kind === 'retry') args.push(ms(s.notBefore - now), flag(s.uncertain));
-    else args.push(ms(s.afterMs), flag(s.uncertain));
+    else if (s.kind === 'retry') {
+      args.push(ms(s.notBefore - now), flag(s.uncertain));
+      if (s.recheck) args.push(ms(s.recheck.afterMs), ms(s.recheck.forMs));
+    } else args.push(ms(s.afterMs), flag(s.uncertain));
     return (await this.run(SETTLE, key, args)) === 1;
   }
 

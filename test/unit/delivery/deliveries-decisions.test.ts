@@ -1,0 +1,141 @@
+import { webApi } from '@slack/bolt';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/common/logger.js';
+import { Deliveries } from '../../../src/delivery/deliveries.js';
+import type { Delivery, NewDelivery } from '../../../src/delivery/domain.js';
+import { DeliveryAttemptError, type DeliverySender } from '../../../src/delivery/ports.js';
+import { SlackDeliverySender } from '../../../src/slack/delivery-sender.js';
+import { SlackGateway, type WebClient } from '../../../src/slack/slack-gateway.js';
+import { MemoryDeliveryStore } from '../../../src/state/memory/memory-delivery-store.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A logger whose lines the test reads (level and message). */
+function collectingLogger() {
+  const lines: Array<{ level: number; msg: string; code?: string }> = [];
+  const logger = createLogger({
+    level: 'debug',
+    secrets: [],
+    destination: { write: (line: string) => lines.push(JSON.parse(line)) },
+  });
+  return { logger, lines };
+}
+const silent = createLogger({ level: 'silent', secrets: [] });
+
+const reply = (key: string): NewDelivery => ({
+  key,
+  target: { kind: 'post', channel: 'C1', threadTs: '1.1' },
+  payload: { text: `reply ${key}` },
+  priority: 'reply',
+});
+
+/** A Web API error as the WebClient throws it for `{ ok: false, error: code }`. */
+function platformError(code: string): Error {
+  return Object.assign(new Error(`An API error occurred: ${code}`), {
+    code: webApi.ErrorCode.PlatformError,
+    data: { ok: false, error: code },
+  });
+}
+
+/** A record whose earlier attempt's outcome is unknown (its holder's lease lapsed): looked up first. */
+async function uncertainRecord(store: MemoryDeliveryStore, key: string): Promise<void> {
+  await store.record(reply(key), Date.now());
+  await store.acquire(key, 'gone', 1, Date.now());
+  await sleep(5);
+}
+
+describe('delivery decisions that hold (issue 35)', () => {
+  it('D2: a permanent look-up refusal ends the record with Slack code, logged at warn', async () => {
+    const store = new MemoryDeliveryStore();
+    const { logger, lines } = collectingLogger();
+    const client = {
+      conversations: {
+        replies: async () => {
+          throw platformError('not_in_channel');
+        },
+      },
+      chat: {
+        postMessage: async () => {
+          throw new Error('must not post without a look-up');
+        },
+      },
+    } as unknown as WebClient;
+    const sender = new SlackDeliverySender(new SlackGateway(client, { logger: silent }), 1_000);
+    const deliveries = new Deliveries({ store, sender, logger, holder: 'A', settleMs: 0, retryBaseMs: 1 });
+    await uncertainRecord(store, 'k');
+    const result = await deliveries.attempt('k');
+    expect(result).toEqual({ status: 'abandoned', reason: 'not_in_channel' });
+    expect(await store.get('k')).toMatchObject({ state: 'abandoned', reason: 'not_in_channel' });
+    const said = lines.find((line) => line.code === 'not_in_channel');
+    expect(said?.level).toBe(40);
+  });
+
+  it('D9: Slack answering rate_limited (not a 429) is "not sent", waited out, never abandoned', async () => {
+    const client = {
+      chat: {
+        postMessage: async () => {
+          throw platformError('rate_limited');
+        },
+      },
+    } as unknown as WebClient;
+    const sender = new SlackDeliverySender(new SlackGateway(client, { logger: silent }), 1_000);
+    const target = reply('k').target;
+    const lease = async () =>
+      ({
+        ...reply('k'),
+        state: 'in_flight',
+        notBefore: 0,
+        attempts: 1,
+        revision: 0,
+        createdAt: 0,
+      }) as Delivery;
+    const error = await sender.send('k', 'reply', target, lease).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryAttemptError);
+    expect((error as DeliveryAttemptError).failure.kind).toBe('not_sent');
+    expect((error as DeliveryAttemptError).failure).toMatchObject({ retryAfterMs: expect.any(Number) });
+  });
+
+  it('D4: deliver() never returns the ts of an attempt whose lease was taken over meanwhile', async () => {
+    const store = new MemoryDeliveryStore();
+    const sender: DeliverySender = {
+      async send(key, _priority, _target, lease) {
+        const delivery = await lease();
+        if (!delivery) return { sent: false as const };
+        // Another replica takes the record over while this call is on the wire (its clock says the lease
+        // lapsed: a frozen process, a GC pause).
+        await store.acquire(key, 'B', 60_000, Date.now() + 120_000);
+        return { sent: true as const, delivery, ts: 'stale.1' };
+      },
+      lookup: async () => undefined,
+      removeDuplicates: async () => 0,
+    };
+    const a = new Deliveries({ store, sender, logger: silent, holder: 'A', settleMs: 0 });
+    const result = await a.deliver(reply('k'));
+    expect(result).not.toEqual({ status: 'posted', ts: 'stale.1' });
+    expect(result).toEqual({ status: 'pending' });
+  });
+});
+
+describe('the durable sweep (issue 35)', () => {
+  it('D5: when the recorded copy is gone, the sweep keeps one of the others, never deletes them all', async () => {
+    const copies = ['2.000100', '3.000100'];
+    const deleted: string[] = [];
+    const message = (ts: string) => ({
+      ts,
+      metadata: { event_type: 'docs_agent_message', event_payload: { key: 'k' } },
+    });
+    const client = {
+      conversations: { replies: async () => ({ ok: true, messages: copies.map(message) }) },
+      chat: {
+        delete: async ({ ts }: { ts: string }) => {
+          deleted.push(ts);
+          return { ok: true };
+        },
+      },
+    } as unknown as WebClient;
+    const gateway = new SlackGateway(client, { logger: silent });
+    // The recorded copy (1.000100) was deleted by a person: one of the two left stays.
+    expect(await gateway.removeDuplicates('C1', '1.1', 'k', 0, '1.000100')).toBe(1);
+    expect(deleted).toEqual(['3.000100']);
+  });
+});

@@ -80,7 +80,10 @@ class LeasedAttempt {
       return { status: 'done', result: await this.retryLater(true, failure.code, retryAfterMs) };
     }
     if (!found) return { status: 'not_found' };
-    const applied = await this.settle(this.posted(found, record.revision, true));
+    // A copy found carries whichever payload its attempt sent: once the payload was replaced (a newer
+    // revision), it is recorded as an older one, so the latest is then edited into it.
+    const revision = record.revision > 0 ? record.revision - 1 : record.revision;
+    const applied = await this.settle(this.posted(found, revision, true));
     if (applied) o.metrics?.delivery('found', record.priority);
     return { status: 'done', result: applied ? { status: 'posted', ts: found } : await this.standing() };
   }

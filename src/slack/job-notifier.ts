@@ -12,7 +12,7 @@ import type {
 } from '../jobs/conversation-service.js';
 import { type JobRecord, shownOrder } from '../jobs/domain/job.js';
 import type { JobNotifier, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
-import { describeDocsFailure } from './messages/failures.js';
+import { describeDocsFailure, describeSlackDeliveryFailure } from './messages/failures.js';
 import { jobCardMessage } from './messages/job-card.js';
 import {
   followUpRefusedMessage,
@@ -40,6 +40,8 @@ export interface NotifierOptions {
   onJobChanged?: (record: JobRecord) => void;
   /** With several docs projects configured, cards name theirs (records without one use the default). */
   projects?: { isMulti: boolean; defaultProjectId: string };
+  /** How long a job's start waits for its card (default STARTING_CARD_WAIT_MS). */
+  startingCardWaitMs?: number;
 }
 
 /** Renders job state into Slack: the card in place and the replies in its thread. */
@@ -137,18 +139,25 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     // Owed like every other message (recorded, looked up after an unknown outcome, swept), but waited on:
     // the job needs the card's ts. Each try is its own key: the second follows a join.
     const post = async () => {
-      const result = await this.outbox.deliver(
-        {
-          key: `card:${input.channelId}:${randomUUID()}`,
-          target: { kind: 'post', channel: input.channelId, threadTs: input.threadTs ?? null },
-          payload: message,
-          priority: 'reply',
-          keepMs: STARTING_CARD_KEEP_MS,
-        },
-        { waitMs: STARTING_CARD_WAIT_MS },
-      );
+      const card: NewDelivery = {
+        key: `card:${input.channelId}:${randomUUID()}`,
+        target: { kind: 'post', channel: input.channelId, threadTs: input.threadTs ?? null },
+        payload: message,
+        priority: 'reply',
+        keepMs: STARTING_CARD_KEEP_MS,
+        seq: 0,
+      };
+      const waitMs = this.options.startingCardWaitMs ?? STARTING_CARD_WAIT_MS;
+      const result = await this.outbox.deliver(card, { waitMs });
       if (result.status === 'posted' && result.ts) return result.ts;
       const code = result.status === 'abandoned' ? result.reason : 'card_not_confirmed';
+      // Still owed, so it may yet appear: with the state the person is told (not started), never
+      // "Starting…" for good. A newer payload replaces one not posted yet and edits one posted meanwhile.
+      if (result.status === 'pending')
+        await this.owe(
+          { ...card, seq: 1, payload: this.notStarted(input, code) },
+          'could not mark an unconfirmed card as not started',
+        );
       throw new SlackDeliveryError(code, `the job card could not be posted (${code})`);
     };
     try {
@@ -161,6 +170,17 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       this.logger.info({ channelId: input.channelId }, 'joined public channel to post a job card');
       return await post();
     }
+  }
+
+  /** The card of a job that was not started because its card was not confirmed in time. */
+  private notStarted(input: StartingCard, code: string): SlackMessage {
+    return jobCardMessage({
+      requesterId: input.requesterId,
+      prompt: input.prompt,
+      ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
+      state: { phase: 'not_started', reason: describeSlackDeliveryFailure(code) },
+      project: this.projectName(input.projectId),
+    });
   }
 
   /** The project a card names: only when several are configured. */

@@ -166,4 +166,28 @@ export function deliveryStoreRaceContract(
       expect(await store.due(now() + 1, 10)).toEqual([key]);
     }),
   );
+
+  it(
+    "D6 (issue 35): an assistant's result posted as a reply after an unknown outcome keeps a durable sweep",
+    withStore(async (store) => {
+      const key = 'stream:D1:100.000100';
+      const payload = { chunks: [], result: { threadTs: '99.000100', text: 'Done' } };
+      await store.record(
+        {
+          key,
+          target: { kind: 'assistant', call: 'stop', channel: 'D1', ts: '100.000100' },
+          payload,
+          priority: 'final',
+        },
+        now(),
+      );
+      await store.acquire(key, 'A', 60_000, now());
+      const settled = { ...posted('101.000100', 0, true), recheck: { afterMs: 100, forMs: 600 } };
+      expect(await store.settle(key, 'A', 1, settled, now())).toBe(true);
+      // The sweep reads the reply's thread from the payload.
+      expect(await store.get(key)).toMatchObject({ state: 'posted', postedTs: '101.000100', payload });
+      await sleep(200);
+      expect(await store.due(now(), 10)).toEqual([key]);
+    }),
+  );
 }

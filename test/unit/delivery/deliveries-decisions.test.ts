@@ -139,3 +139,63 @@ describe('the durable sweep (issue 35)', () => {
     expect(deleted).toEqual(['3.000100']);
   });
 });
+
+describe("the assistant's result posted as a reply when the stream is over (issue 35, D6)", () => {
+  const stop = {
+    kind: 'assistant',
+    call: 'stop',
+    channel: 'D1',
+    ts: '100.000100',
+  } as const satisfies Delivery['target'];
+  const record: Delivery = {
+    key: 'stream:D1:100.000100',
+    target: stop,
+    payload: { chunks: [], result: { threadTs: '99.000100', text: 'Done: PR #7' } },
+    priority: 'final',
+    state: 'in_flight',
+    notBefore: 0,
+    attempts: 1,
+    revision: 0,
+    createdAt: 0,
+  };
+  const copy = (ts: string) => ({
+    ts,
+    metadata: { event_type: 'docs_agent_message', event_payload: { key: record.key } },
+  });
+
+  it('is posted only while the lease is still held, and swept like any post', async () => {
+    const posted: string[] = [];
+    const deleted: string[] = [];
+    const client = {
+      chat: {
+        stopStream: async () => {
+          throw platformError('message_not_in_streaming_state');
+        },
+        postMessage: async () => {
+          posted.push('reply');
+          return { ok: true, ts: '101.000100' };
+        },
+        delete: async ({ ts }: { ts: string }) => {
+          deleted.push(ts);
+          return { ok: true };
+        },
+      },
+      conversations: {
+        replies: async () => ({ ok: true, messages: [copy('101.000100'), copy('102.000100')] }),
+      },
+    } as unknown as WebClient;
+    const sender = new SlackDeliverySender(new SlackGateway(client, { logger: silent }), 1_000);
+    // Another replica took the record over while the stream was being stopped: no reply from this one.
+    let leases = 0;
+    const lostAfterOne = async () => (leases++ === 0 ? record : undefined);
+    expect((await sender.send(record.key, 'final', stop, lostAfterOne)).sent).toBe(false);
+    expect(posted).toEqual([]);
+    expect(await sender.send(record.key, 'final', stop, async () => record)).toMatchObject({
+      sent: true,
+      ts: '101.000100',
+    });
+    // The sweep of its thread deletes a second copy (a late one from an earlier attempt).
+    expect(await sender.removeDuplicates(record, '101.000100')).toBe(1);
+    expect(deleted).toEqual(['102.000100']);
+  });
+});

@@ -1,7 +1,7 @@
 import { backoffDelay } from '../common/backoff.js';
 import { describeError } from '../common/errors.js';
 import type { DeliveriesOptions } from './delivery-timing.js';
-import type { Delivery, Recheck, Settlement } from './domain.js';
+import { type Delivery, type Recheck, resentWhole, type Settlement } from './domain.js';
 import { keepingLease } from './lease-keeper.js';
 import { type AttemptResult, DeliveryAttemptError } from './ports.js';
 
@@ -142,10 +142,32 @@ class LeasedAttempt {
     return { kind: 'posted', ts, revision, uncertain, recheck: this.recheck() };
   }
 
-  /** One pass of a posted record's durable sweep: every copy but the recorded one is deleted. */
+  /**
+   * One pass of a posted record's durable check: a post's copies but the recorded one are deleted (every
+   * settle time, since a late copy may land at any moment of the window); an update's latest state is sent
+   * again after the settle time and once more when the window has passed (a late write it may undo).
+   */
   private async sweep(): Promise<AttemptResult> {
     const { o } = this.c;
     const { record } = this.lease;
+    if (resentWhole(record.target.kind)) {
+      const sent = await o.sender.send(record.key, record.priority, record.target, this.renew).then(
+        (result) => result.sent,
+        (error: unknown) => {
+          o.logger.warn(
+            { key: record.key, error: describeError(error) },
+            'could not re-send the latest state',
+          );
+          return false;
+        },
+      );
+      const left = (record.sweepUntil ?? 0) - this.c.now();
+      await this.settle({
+        kind: 'checked',
+        afterMs: sent ? Math.max(this.c.settleMs, left) : this.c.settleMs,
+      });
+      return { status: 'posted', ts: undefined };
+    }
     const keep = record.postedTs;
     if (keep) {
       const removed = await o.sender.removeDuplicates(record, keep).catch((error: unknown) => {

@@ -73,21 +73,42 @@ export function deliveryStoreRaceContract(
   );
 
   it(
-    'an update confirmed after an unknown outcome is sent once more after the settle time',
+    'an update confirmed after an unknown outcome is sent again after the settle time and after its window (issue 35)',
     withStore(async (store) => {
       const key = card(1).key;
       await store.record(card(1), now());
       await store.acquire(key, 'A', 60_000, now());
       await store.settle(key, 'A', 1, { kind: 'retry', notBefore: now(), uncertain: true }, now());
       await store.acquire(key, 'A', 60_000, now());
-      const settled = { ...posted(undefined, 0, true), recheck: { afterMs: 200, forMs: 1_000 } };
+      const settled = { ...posted(undefined, 0, true), recheck: { afterMs: 200, forMs: 700 } };
       await store.settle(key, 'A', 2, settled, now());
-      expect(await store.acquire(key, 'A', 60_000, now())).toEqual({ ok: false, why: 'not_due' });
+      expect(await store.acquire(key, 'A', 60_000, now())).toEqual({ ok: false, why: 'posted' });
       await sleep(300);
       const again = await store.acquire(key, 'A', 60_000, now());
+      expect(again.ok && again.delivery).toMatchObject({ state: 'posted', payload: card(1).payload });
       expect(again.ok && again.delivery.uncertainSince).toBeUndefined();
-      await store.settle(key, 'A', 3, posted(undefined, 0), now());
+      // The first re-send: the next is due when the window is over (a late write may land until then).
+      await store.settle(key, 'A', 3, { kind: 'checked', afterMs: 400 }, now());
+      await sleep(200);
+      expect(await store.due(now(), 10)).toEqual([]);
+      await sleep(300);
+      expect(await store.due(now(), 10)).toEqual([key]);
+      expect((await store.acquire(key, 'B', 60_000, now())).ok).toBe(true);
+      await store.settle(key, 'B', 4, { kind: 'checked', afterMs: 400 }, now());
+      expect(await store.due(now() + 1_000, 10)).toEqual([]);
       expect(await store.get(key)).toMatchObject({ state: 'posted' });
+      // A newer state recorded inside a window is itself checked again (it is sent as uncertain).
+      await store.record(card(2), now());
+      await store.acquire(key, 'A', 60_000, now());
+      await store.settle(
+        key,
+        'A',
+        5,
+        { ...posted(undefined, 1, true), recheck: { afterMs: 100, forMs: 400 } },
+        now(),
+      );
+      await store.record(card(3), now());
+      expect(await store.get(key)).toMatchObject({ state: 'pending', uncertainSince: expect.any(Number) });
     }),
   );
 

@@ -51,6 +51,10 @@ elseif seq ~= '' then
     redis.call('HINCRBY', h, 'revision', 1)
     local state = redis.call('HGET', h, 'state')
     if state == 'posted' or state == 'abandoned' then
+      -- Re-opened while an older write may still land: the newer state is checked again after it too.
+      if num('sweepUntil') > now and redis.call('HEXISTS', h, 'uncertainSince') == 0 then
+        redis.call('HSET', h, 'uncertainSince', now)
+      end
       redis.call('HSET', h, 'state', 'pending', 'notBefore', now, 'createdAt', now)
       redis.call('HDEL', h, 'reason', 'sweepUntil', 'holder', 'leaseUntil')
       own()
@@ -114,6 +118,8 @@ if not mine(holder, token) then
   local landed = kind == 'posted' or (kind == 'retry' and ARGV[7] == '1')
   if not landed then return 0 end
   if target == 'update' or target == 'reactions' then
+    -- The latest state is sent again, and checked once more after the window (a late write may follow).
+    if redis.call('HEXISTS', h, 'uncertainSince') == 0 then redis.call('HSET', h, 'uncertainSince', now) end
     if state == 'posted' then pending(now)
     elseif state == 'in_flight' then redis.call('HSET', h, 'reopen', '1') end
   elseif target == 'post' or (target == 'assistant' and redis.call('HEXISTS', h, 'postedTs') == 1) then
@@ -151,23 +157,22 @@ if kind == 'posted' then
     redis.call('HDEL', h, 'reopen')
     if target == 'post' and ARGV[6] ~= '' then redis.call('HSET', h, 'postedTs', ARGV[6]) end
     pending(now)
-  elseif target == 'post' or (target == 'assistant' and ARGV[6] ~= '') then
-    -- An assistant's result posted as a reply keeps its payload: the sweep reads the thread from it.
+  else
+    -- A post keeps only that it was (and its ts); an assistant's result posted as a reply keeps its
+    -- payload (the sweep reads the thread from it), an update its latest state.
     redis.call('HSET', h, 'state', 'posted')
     if target == 'post' then redis.call('HSET', h, 'payload', 'null') end
     if ARGV[6] ~= '' then redis.call('HSET', h, 'postedTs', ARGV[6]) end
-    if ARGV[8] == '1' then
+    local checked = target == 'post' or target == 'update' or target == 'reactions'
+      or (target == 'assistant' and ARGV[6] ~= '')
+    if ARGV[8] == '1' and checked then
+      -- An earlier write may still land: until the look-up window has passed, a post's other copies are
+      -- swept and an update's latest state is sent again.
+      redis.call('HDEL', h, 'uncertainSince')
       local at = now + tonumber(ARGV[9])
       redis.call('HSET', h, 'sweepUntil', now + tonumber(ARGV[10]), 'notBefore', at)
       reindex(at)
     else unindex() end
-  elseif ARGV[8] == '1' and (target == 'update' or target == 'reactions') then
-    -- An earlier write of this update may still land after this one: the latest is sent once more.
-    redis.call('HDEL', h, 'uncertainSince')
-    pending(now + tonumber(ARGV[9]))
-  else
-    redis.call('HSET', h, 'state', 'posted')
-    unindex()
   end
   return 1
 end

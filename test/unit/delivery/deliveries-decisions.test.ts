@@ -199,3 +199,58 @@ describe("the assistant's result posted as a reply when the stream is over (issu
     expect(deleted).toEqual(['102.000100']);
   });
 });
+
+describe('a card update Slack applies late (issue 35)', () => {
+  it('the newest state is sent again once the window in which a late write can land has passed', async () => {
+    const store = new MemoryDeliveryStore();
+    const card = { shown: '', updates: 0 };
+    let first = true;
+    const sender: DeliverySender = {
+      async send(_key, _priority, _target, lease) {
+        const delivery = await lease();
+        if (!delivery) return { sent: false as const };
+        const text = String((delivery.payload as { text: string }).text);
+        card.updates += 1;
+        if (first) {
+          // "Working" times out; Slack applies it 200 ms later, after the final state went out.
+          first = false;
+          setTimeout(() => {
+            card.shown = text;
+          }, 200);
+          throw new DeliveryAttemptError({ kind: 'unknown', code: 'request_failed', inFlight: true });
+        }
+        card.shown = text;
+        return { sent: true as const, delivery, ts: undefined };
+      },
+      lookup: async () => undefined,
+      removeDuplicates: async () => 0,
+    };
+    const deliveries = new Deliveries({
+      store,
+      sender,
+      logger: silent,
+      leaseMs: 100,
+      settleMs: 50,
+      retryBaseMs: 1,
+      retryMaxMs: 1,
+    });
+    const state = (seq: number, text: string): NewDelivery => ({
+      key: 'card:C1:1.1',
+      target: { kind: 'update', channel: 'C1', ts: '1.1' },
+      payload: { text },
+      priority: seq > 1 ? 'final' : 'intermediate',
+      seq,
+    });
+    await deliveries.owe(state(1, 'Working'));
+    await sleep(10);
+    await deliveries.owe(state(2, 'Done'));
+    for (let i = 0; i < 40; i++) {
+      await deliveries.reconcile();
+      await sleep(25);
+    }
+    await deliveries.idle();
+    expect(card.shown).toBe('Done');
+    expect(await store.get('card:C1:1.1')).toMatchObject({ state: 'posted' });
+    expect(await store.due(Date.now(), 10)).toEqual([]);
+  });
+});

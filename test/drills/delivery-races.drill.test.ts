@@ -17,7 +17,7 @@ import { recordDrill } from './drill-support.js';
 /*
  * Issue 26, items 1 and 3: two real replicas on one redis-server, faults at the fake Slack. What people see
  * is checked: at every moment at most one copy of each reply, exactly one at the end, every card final.
- * SLACK_API_TIMEOUT_MS is 2 s (test env): a lease is 9 s, the settle time 4 s.
+ * SLACK_API_TIMEOUT_MS is 2 s (test env): a lease is 11 s, the settle time 4 s (deliveryTimingsFor).
  */
 
 afterEach(stopProcesses);

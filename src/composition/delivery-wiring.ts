@@ -1,10 +1,12 @@
 import type { Config } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
 import { Deliveries, deliveryTimingsFor } from '../delivery/deliveries.js';
+import type { Delivery } from '../delivery/domain.js';
 import type { DeliveryMetrics } from '../delivery/ports.js';
 import { Reconciler } from '../delivery/reconciler.js';
 import type { JobService } from '../jobs/job-service.js';
 import { SlackDeliverySender } from '../slack/delivery-sender.js';
+import { tellRefused } from '../slack/refused-notice.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 import { TokenRejections } from '../slack/token-rejections.js';
 import type { AdapterSet } from '../state/adapters.js';
@@ -27,7 +29,10 @@ export function wireDeliveries(input: {
   logger: Logger;
   metrics: DeliveryMetrics;
 }): Deliveries {
-  return new Deliveries({
+  let deliveries: Deliveries | undefined;
+  const told = (delivery: Delivery, code: string) =>
+    deliveries ? tellRefused(deliveries)(delivery, code) : Promise.resolve();
+  deliveries = new Deliveries({
     store: input.adapters.deliveryStore,
     sender: new SlackDeliverySender(
       input.gateway,
@@ -40,7 +45,9 @@ export function wireDeliveries(input: {
     logger: input.logger.child({ component: 'delivery' }),
     ...deliveryTimingsFor(input.config.slack.timeoutMs),
     metrics: input.metrics,
+    onRefused: told,
   });
+  return deliveries;
 }
 
 /**

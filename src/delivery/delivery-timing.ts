@@ -1,4 +1,5 @@
 import type { Logger } from '../common/logger.js';
+import type { Delivery } from './domain.js';
 import type { DeliveryMetrics, DeliverySender, DeliveryStore } from './ports.js';
 
 export interface DeliveriesOptions {
@@ -28,6 +29,11 @@ export interface DeliveriesOptions {
   giveUpAfterMs?: number;
   metrics?: DeliveryMetrics;
   random?: () => number;
+  /**
+   * Slack refused a delivery for good (sending it, or showing where it may have landed): the record has
+   * ended with `code`; this tells the person it was for, where that fits. Its failure is only logged.
+   */
+  onRefused?: (delivery: Delivery, code: string) => Promise<void>;
 }
 
 /**

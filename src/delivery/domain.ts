@@ -11,7 +11,13 @@ export const DELIVERY_PRIORITIES: readonly DeliveryPriority[] = ['reply', 'final
 /** Where it goes and what kind of Slack call delivers it. */
 export type DeliveryTarget =
   /** A new message (in a thread when `threadTs` is set); found again by its key in message metadata. */
-  | { kind: 'post'; channel: string; threadTs: string | null }
+  | {
+      kind: 'post';
+      channel: string;
+      threadTs: string | null;
+      /** The person it is for: told by direct message if Slack refuses it there for good. */
+      forUser?: string;
+    }
   /** A message edited in place (a job card): the latest state wins, older ones are skipped. */
   | { kind: 'update'; channel: string; ts: string }
   /** Reactions on a message: exactly `names` of `managed` end up present (idempotent). */

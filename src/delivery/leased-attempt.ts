@@ -131,6 +131,11 @@ class LeasedAttempt {
         ? 'Slack refused a message the bot owed; abandoned'
         : 'Slack refused to show where a message the bot owed may have landed; abandoned',
     );
+    await o
+      .onRefused?.(record, code)
+      .catch((error: unknown) =>
+        o.logger.warn({ key: record.key, error: describeError(error) }, 'could not tell the person'),
+      );
     return { status: 'abandoned', reason: code };
   }
 

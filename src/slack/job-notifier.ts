@@ -248,7 +248,12 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   async postTerminalReply(record: JobRecord, outcome: TerminalOutcome): Promise<void> {
     await this.outbox.owe({
       key: terminalKey(record),
-      target: { kind: 'post', channel: record.channelId, threadTs: record.threadTs },
+      target: {
+        kind: 'post',
+        channel: record.channelId,
+        threadTs: record.threadTs,
+        forUser: record.requesterId,
+      },
       payload: terminalReplyMessage(record, outcome, this.clock.now()),
       priority: 'reply',
     });

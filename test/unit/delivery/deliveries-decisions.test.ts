@@ -5,8 +5,10 @@ import { Deliveries } from '../../../src/delivery/deliveries.js';
 import type { Delivery, NewDelivery } from '../../../src/delivery/domain.js';
 import { DeliveryAttemptError, type DeliverySender } from '../../../src/delivery/ports.js';
 import { SlackDeliverySender } from '../../../src/slack/delivery-sender.js';
+import { tellRefused } from '../../../src/slack/refused-notice.js';
 import { SlackGateway, type WebClient } from '../../../src/slack/slack-gateway.js';
 import { MemoryDeliveryStore } from '../../../src/state/memory/memory-delivery-store.js';
+import { recordingOutbox } from '../../support/recording-outbox.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -61,13 +63,52 @@ describe('delivery decisions that hold (issue 35)', () => {
       },
     } as unknown as WebClient;
     const sender = new SlackDeliverySender(new SlackGateway(client, { logger: silent }), 1_000);
-    const deliveries = new Deliveries({ store, sender, logger, holder: 'A', settleMs: 0, retryBaseMs: 1 });
+    const told: string[] = [];
+    const deliveries = new Deliveries({
+      store,
+      sender,
+      logger,
+      holder: 'A',
+      settleMs: 0,
+      retryBaseMs: 1,
+      onRefused: async (delivery, code) => {
+        told.push(`${delivery.key} ${code}`);
+      },
+    });
     await uncertainRecord(store, 'k');
     const result = await deliveries.attempt('k');
     expect(result).toEqual({ status: 'abandoned', reason: 'not_in_channel' });
     expect(await store.get('k')).toMatchObject({ state: 'abandoned', reason: 'not_in_channel' });
     const said = lines.find((line) => line.code === 'not_in_channel');
     expect(said?.level).toBe(40);
+    expect(told).toEqual(['k not_in_channel']);
+  });
+
+  it('D2: the person a refused post was for gets it by direct message, with where and why', async () => {
+    const { outbox, sent, settle } = recordingOutbox();
+    const refused: Delivery = {
+      key: 'terminal:job_1:1',
+      target: { kind: 'post', channel: 'C1', threadTs: '1.1', forUser: 'U1' },
+      payload: { text: 'The docs agent opened a pull request: <https://github.com/acme/docs/pull/1>' },
+      priority: 'reply',
+      state: 'abandoned',
+      notBefore: 0,
+      attempts: 2,
+      revision: 0,
+      createdAt: 0,
+    };
+    await tellRefused(outbox)(refused, 'thread_not_found');
+    await tellRefused(outbox)(
+      { ...refused, key: 'k2', target: { ...refused.target, forUser: undefined } as Delivery['target'] },
+      'x',
+    );
+    await settle();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.target).toEqual({ kind: 'post', channel: 'U1', threadTs: null });
+    const text = String((sent[0]?.payload as { text: string }).text);
+    expect(text).toContain('<#C1>');
+    expect(text).toContain('its thread was deleted');
+    expect(text).toContain('/pull/1');
   });
 
   it('D9: Slack answering rate_limited (not a 429) is "not sent", waited out, never abandoned', async () => {

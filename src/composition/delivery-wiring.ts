@@ -1,10 +1,12 @@
 import type { Config } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
-import { Deliveries } from '../delivery/deliveries.js';
+import { Deliveries, deliveryTimingsFor } from '../delivery/deliveries.js';
+import type { Delivery } from '../delivery/domain.js';
 import type { DeliveryMetrics } from '../delivery/ports.js';
 import { Reconciler } from '../delivery/reconciler.js';
 import type { JobService } from '../jobs/job-service.js';
 import { SlackDeliverySender } from '../slack/delivery-sender.js';
+import { tellRefused } from '../slack/refused-notice.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 import { TokenRejections } from '../slack/token-rejections.js';
 import type { AdapterSet } from '../state/adapters.js';
@@ -16,10 +18,9 @@ const WATCH_RECONCILE_MS = 5_000;
 
 /**
  * The one delivery path: everything the bot owes Slack is recorded in the outbox, then attempted under a
- * lease renewed before each call and longer than the longest one: a response_url answer may make two POSTs
- * of the configured timeout each (a refused layout is sent again as text), every other attempt one call.
- * A call that got no answer may still land for twice the timeout (the settle time): look-ups, hand-backs
- * and the sweep wait that long.
+ * lease renewed while the attempt runs and right before each call. A call that got no answer may still land
+ * for twice the timeout after it (the settle time): look-ups, hand-backs and the sweep wait that long, and
+ * a lapsed lease is taken over only once the last call under it can no longer land (`deliveryTimingsFor`).
  */
 export function wireDeliveries(input: {
   config: Config;
@@ -28,7 +29,10 @@ export function wireDeliveries(input: {
   logger: Logger;
   metrics: DeliveryMetrics;
 }): Deliveries {
-  return new Deliveries({
+  let deliveries: Deliveries | undefined;
+  const told = (delivery: Delivery, code: string) =>
+    deliveries ? tellRefused(deliveries)(delivery, code) : Promise.resolve();
+  deliveries = new Deliveries({
     store: input.adapters.deliveryStore,
     sender: new SlackDeliverySender(
       input.gateway,
@@ -39,12 +43,11 @@ export function wireDeliveries(input: {
       }),
     ),
     logger: input.logger.child({ component: 'delivery' }),
-    leaseMs: 2 * input.config.slack.timeoutMs + 5_000,
-    settleMs: 2 * input.config.slack.timeoutMs,
-    // Long enough for the recorder's own first attempt to take the lease; short if it died meanwhile.
-    graceMs: Math.min(2 * input.config.slack.timeoutMs, 5_000),
+    ...deliveryTimingsFor(input.config.slack.timeoutMs),
     metrics: input.metrics,
+    onRefused: told,
   });
+  return deliveries;
 }
 
 /**

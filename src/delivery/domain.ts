@@ -11,7 +11,13 @@ export const DELIVERY_PRIORITIES: readonly DeliveryPriority[] = ['reply', 'final
 /** Where it goes and what kind of Slack call delivers it. */
 export type DeliveryTarget =
   /** A new message (in a thread when `threadTs` is set); found again by its key in message metadata. */
-  | { kind: 'post'; channel: string; threadTs: string | null }
+  | {
+      kind: 'post';
+      channel: string;
+      threadTs: string | null;
+      /** The person it is for: told by direct message if Slack refuses it there for good. */
+      forUser?: string;
+    }
   /** A message edited in place (a job card): the latest state wins, older ones are skipped. */
   | { kind: 'update'; channel: string; ts: string }
   /** Reactions on a message: exactly `names` of `managed` end up present (idempotent). */
@@ -104,17 +110,24 @@ export interface Recheck {
 /**
  * How an attempt ended, as the store records it. Every settlement carries the lease's fencing token (its
  * attempt number): the store applies it only for that holder and token, so a stale holder changes nothing
- * (a stale write that may have landed re-opens an update, or re-arms a post's sweep).
+ * (a stale write that may have landed, reported or timed out, re-opens an update or a set of reactions, or
+ * re-arms a post's sweep).
  */
 export type Settlement =
   /** `uncertain`: an earlier attempt's outcome was unknown, so the record is re-checked (`recheck`). */
   | { kind: 'posted'; ts: string | undefined; revision: number; uncertain: boolean; recheck: Recheck }
-  | { kind: 'retry'; notBefore: number; uncertain: boolean }
+  /** `recheck`: how a write of this attempt that may have landed is checked if its lease was lost meanwhile. */
+  | { kind: 'retry'; notBefore: number; uncertain: boolean; recheck?: Recheck }
   | { kind: 'abandoned'; reason: string }
   /** Shutdown: the lease is given back, due after `afterMs` (a call cut short may still be landing). */
   | { kind: 'released'; uncertain: boolean; afterMs: number }
   /** One pass of a posted record's duplicate sweep; the next one after `afterMs`, until `sweepUntil`. */
   | { kind: 'checked'; afterMs: number };
+
+/** Deliveries whose latest state is simply sent again when an older write may have landed after it. */
+export function resentWhole(kind: DeliveryTarget['kind']): boolean {
+  return kind === 'update' || kind === 'reactions';
+}
 
 /** When a record is due for its next attempt (the reconciler's index score). */
 export function dueAt(

@@ -40,9 +40,13 @@ export interface AssistantPayload {
   result?: { threadTs: string } & SlackMessage;
 }
 
+/** The attempt's lease was lost before its next call: nothing more was sent (the new holder decides). */
+export const LEASE_LOST: unique symbol = Symbol('lease lost');
+
 /**
  * One attempt of an assistant delivery; resolves the ts of a result posted as a reply, else undefined.
- * Throws Slack's errors as they come (the sender classifies them).
+ * Throws Slack's errors as they come (the sender classifies them). `lease` renews the attempt's lease: the
+ * fallback reply is posted only while it is still held, so two replicas can never both post the result.
  */
 export async function sendAssistant(
   client: WebClient,
@@ -50,7 +54,8 @@ export async function sendAssistant(
   key: string,
   delivery: Delivery,
   withBlocks: boolean,
-): Promise<string | undefined> {
+  lease: () => Promise<Delivery | undefined>,
+): Promise<string | undefined | typeof LEASE_LOST> {
   const target = delivery.target as AssistantTarget;
   const payload = (delivery.payload ?? {}) as AssistantPayload;
   const { channel, ts } = target;
@@ -100,6 +105,7 @@ export async function sendAssistant(
     const found = await gateway.findPosted(channel, result.threadTs, key, Number(ts) * 1000);
     if (found) return found;
   }
+  if (!(await lease())) return LEASE_LOST;
   const posted = await client.chat.postMessage({
     channel,
     thread_ts: result.threadTs,

@@ -1,6 +1,6 @@
 import type { Delivery, DeliveryPriority, DeliveryTarget } from '../delivery/domain.js';
 import { type AttemptFailure, DeliveryAttemptError, type DeliverySender } from '../delivery/ports.js';
-import { assistantMethod, sendAssistant } from './assistant-delivery.js';
+import { type AssistantPayload, assistantMethod, LEASE_LOST, sendAssistant } from './assistant-delivery.js';
 import type { SlackMessage } from './messages/types.js';
 import { respondOnce } from './response-url-call.js';
 import {
@@ -8,6 +8,7 @@ import {
   isBlocksProblem,
   isPermanentSlackError,
   SlackAttemptError,
+  SlackDeliveryError,
 } from './slack-errors.js';
 import {
   MESSAGE_EVENT_TYPE,
@@ -85,17 +86,20 @@ export class SlackDeliverySender implements DeliverySender {
         target.channel,
         PACING[priority],
         lease,
-        async (d) => {
+        async (d): Promise<string | undefined | typeof LEASE_LOST> => {
           const blocks = await gate.blocksFor(messageOf(d).blocks);
-          return this.call(d, key, blocks).catch(async (error: unknown) => {
+          type Sent = string | undefined | typeof LEASE_LOST;
+          return this.call(d, key, blocks, lease).catch(async (error: unknown): Promise<Sent> => {
             const code = slackCodeOf(error);
             // Slack refused the layout (nothing was stored): without charts where the workspace lacks them,
-            // else the plain text, which still tells the user.
+            // else the plain text, which still tells the user. Each call is made under the lease, checked
+            // again right before it: a holder that lost it meanwhile must not post next to the new one.
             if (!isBlocksProblem(code)) throw error;
+            if (!(await lease())) return LEASE_LOST;
             const fewer = await gate.retryWithout(blocks, code);
             if (fewer) {
-              const sent = await this.call(d, key, fewer).then(
-                (ts) => ({ ts }),
+              const sent = await this.call(d, key, fewer, lease).then(
+                (ts): { ts: Sent } => ({ ts }),
                 (retryError: unknown) => {
                   if (isBlocksProblem(slackCodeOf(retryError))) return undefined;
                   throw retryError;
@@ -105,14 +109,17 @@ export class SlackDeliverySender implements DeliverySender {
                 await gate.confirm();
                 return sent.ts;
               }
+              if (!(await lease())) return LEASE_LOST;
             }
-            return this.call(d, key, undefined);
+            return this.call(d, key, undefined, lease);
           });
         },
       );
       if (!result.called) return { sent: false as const };
+      const ts = result.value;
+      if (ts === LEASE_LOST) return { sent: false as const };
       this.tokens?.accepted();
-      return { sent: true as const, delivery: result.ready, ts: result.value };
+      return { sent: true as const, delivery: result.ready, ts };
     } catch (error) {
       if (error instanceof SlackAttemptError)
         throw new DeliveryAttemptError(this.tokens?.failureOf(error.kind.code) ?? failureOf(error.kind));
@@ -123,13 +130,38 @@ export class SlackDeliverySender implements DeliverySender {
   async lookup(delivery: Delivery): Promise<string | undefined> {
     if (delivery.target.kind !== 'post') return undefined;
     const { channel, threadTs } = delivery.target;
-    return this.gateway.findPosted(channel, threadTs, delivery.key, delivery.createdAt);
+    return this.gateway
+      .findPosted(channel, threadTs, delivery.key, delivery.createdAt)
+      .catch((error: unknown) => Promise.reject(this.readFailure(error)));
   }
 
+  /**
+   * One sweep pass: a post's copies, or those of an assistant's result posted as a reply in its thread
+   * (the stream could not carry it), found since the stream began.
+   */
   async removeDuplicates(delivery: Delivery, keepTs: string): Promise<number> {
-    if (delivery.target.kind !== 'post') return 0;
-    const { channel, threadTs } = delivery.target;
-    return this.gateway.removeDuplicates(channel, threadTs, delivery.key, delivery.createdAt, keepTs);
+    const { target, key } = delivery;
+    if (target.kind === 'post')
+      return this.gateway.removeDuplicates(target.channel, target.threadTs, key, delivery.createdAt, keepTs);
+    const result = (delivery.payload as AssistantPayload | null)?.result;
+    if (target.kind !== 'assistant' || !result) return 0;
+    const since = Number(target.ts) * 1000;
+    return this.gateway.removeDuplicates(target.channel, result.threadTs, key, since, keepTs);
+  }
+
+  /**
+   * A look-up's read that failed: refused for good (the bot removed from the channel, the thread or
+   * channel gone, a scope missing, the token revoked past its window) ends the record; anything else is
+   * "not sent" (a read changes nothing) and looked up again later.
+   */
+  private readFailure(error: unknown): unknown {
+    if (!(error instanceof SlackDeliveryError)) return error;
+    const failure: AttemptFailure =
+      this.tokens?.failureOf(error.code) ??
+      (isPermanentSlackError(error.code)
+        ? { kind: 'permanent', code: error.code }
+        : { kind: 'not_sent', code: error.code });
+    return new DeliveryAttemptError(failure);
   }
 
   /** Link previews: one chat.unfurl, again without Block Kit if Slack refuses the layout. */
@@ -158,7 +190,8 @@ export class SlackDeliverySender implements DeliverySender {
     delivery: Delivery,
     key: string,
     blocks: SlackMessage['blocks'] | undefined,
-  ): Promise<string | undefined> {
+    lease: () => Promise<Delivery | undefined>,
+  ): Promise<string | undefined | typeof LEASE_LOST> {
     const message = messageOf(delivery);
     const target = delivery.target;
     if (target.kind === 'post') {
@@ -174,7 +207,7 @@ export class SlackDeliverySender implements DeliverySender {
       return typeof result.ts === 'string' ? result.ts : undefined;
     }
     if (target.kind === 'assistant')
-      return sendAssistant(this.client, this.gateway, key, delivery, blocks !== undefined);
+      return sendAssistant(this.client, this.gateway, key, delivery, blocks !== undefined, lease);
     if (target.kind === 'update') {
       await this.client.chat.update({
         channel: target.channel,

@@ -40,6 +40,8 @@ export interface NotifierOptions {
   onJobChanged?: (record: JobRecord) => void;
   /** With several docs projects configured, cards name theirs (records without one use the default). */
   projects?: { isMulti: boolean; defaultProjectId: string };
+  /** How long a job's start waits for its card (default STARTING_CARD_WAIT_MS). */
+  startingCardWaitMs?: number;
 }
 
 /** Renders job state into Slack: the card in place and the replies in its thread. */
@@ -140,18 +142,25 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     const post = async () => {
       const key = input.cardKey ?? `card:${input.channelId}:${randomUUID()}`;
       tries += 1;
-      const result = await this.outbox.deliver(
-        {
-          key: tries === 1 ? key : `${key}:joined`,
-          target: { kind: 'post', channel: input.channelId, threadTs: input.threadTs ?? null },
-          payload: message,
-          priority: 'reply',
-          keepMs: STARTING_CARD_KEEP_MS,
-        },
-        { waitMs: STARTING_CARD_WAIT_MS },
-      );
+      const card: NewDelivery = {
+        key: tries === 1 ? key : `${key}:joined`,
+        target: { kind: 'post', channel: input.channelId, threadTs: input.threadTs ?? null },
+        payload: message,
+        priority: 'reply',
+        keepMs: STARTING_CARD_KEEP_MS,
+        seq: 0,
+      };
+      const waitMs = this.options.startingCardWaitMs ?? STARTING_CARD_WAIT_MS;
+      const result = await this.outbox.deliver(card, { waitMs });
       if (result.status === 'posted' && result.ts) return result.ts;
       const code = result.status === 'abandoned' ? result.reason : 'card_not_confirmed';
+      // Still owed, so it may yet appear: with the state the person is told (not started), never
+      // "Starting…" for good. A newer payload replaces one not posted yet and edits one posted meanwhile.
+      if (result.status === 'pending')
+        await this.owe(
+          { ...card, seq: 1, payload: this.notStarted(input, code) },
+          'could not mark an unconfirmed card as not started',
+        );
       throw new SlackDeliveryError(code, `the job card could not be posted (${code})`);
     };
     try {
@@ -164,6 +173,17 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       this.logger.info({ channelId: input.channelId }, 'joined public channel to post a job card');
       return await post();
     }
+  }
+
+  /** The card of a job that was not started because its card was not confirmed in time. */
+  private notStarted(input: StartingCard, code: string): SlackMessage {
+    return jobCardMessage({
+      requesterId: input.requesterId,
+      prompt: input.prompt,
+      ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
+      state: { phase: 'not_started', reason: describeSlackDeliveryFailure(code) },
+      project: this.projectName(input.projectId),
+    });
   }
 
   /** The project a card names: only when several are configured. */
@@ -243,7 +263,12 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   async postTerminalReply(record: JobRecord, outcome: TerminalOutcome): Promise<void> {
     await this.outbox.owe({
       key: terminalKey(record),
-      target: { kind: 'post', channel: record.channelId, threadTs: record.threadTs },
+      target: {
+        kind: 'post',
+        channel: record.channelId,
+        threadTs: record.threadTs,
+        forUser: record.requesterId,
+      },
       payload: terminalReplyMessage(record, outcome, this.clock.now()),
       priority: 'reply',
     });

@@ -29,6 +29,10 @@ export function classify(error: unknown): Classified {
     case 'pacer_queue_full':
       return { type: 'platform', code: 'slack_queue_full' };
     case webApi.ErrorCode.PlatformError:
+      // Some methods answer a rate limit in the body (`{ok: false, error: 'rate_limited'}`, HTTP 200): Slack
+      // did nothing, and waiting helps (issue 35, D9), exactly as after a 429.
+      if (e.data?.error === 'rate_limited' || e.data?.error === 'ratelimited')
+        return { type: 'rate_limited', code: 'ratelimited', retryAfterMs: slackRetryAfterMs(e.retryAfter) };
       return { type: 'platform', code: e.data?.error ?? 'unknown_error' };
     case webApi.ErrorCode.RateLimitedError:
       return {
@@ -62,6 +66,7 @@ export function toDeliveryError(error: unknown, kind: Classified): SlackDelivery
 export function isPermanentSlackError(code: string): boolean {
   return (
     code !== 'ratelimited' &&
+    code !== 'rate_limited' &&
     code !== 'request_failed' &&
     !code.startsWith('http_') &&
     code !== 'internal_error' &&

@@ -216,7 +216,8 @@ export class SlackGateway extends SlackReads {
   /**
    * One pass of a durable sweep (the outbox schedules it): every copy of `key` but `keepTs` is deleted.
    * `keepTs` is the ts the outbox recorded (the card and thread everyone uses), never "the earliest": that
-   * one may be the stray. Resolves how many copies it deleted.
+   * one may be the stray. When the recorded copy is gone (a person deleted it), the earliest other copy is
+   * kept: a sweep removes duplicates, never the message itself. Resolves how many copies it deleted.
    */
   async removeDuplicates(
     channel: string,
@@ -226,8 +227,9 @@ export class SlackGateway extends SlackReads {
     keepTs: string,
   ): Promise<number> {
     const copies = await this.postedCopies(channel, threadTs, key, sinceMs, 'sweep');
+    const keep = copies.includes(keepTs) ? keepTs : copies[0];
     let removed = 0;
-    for (const ts of copies.filter((ts) => ts !== keepTs)) {
+    for (const ts of copies.filter((ts) => ts !== keep)) {
       await this.retrying('chat.delete', channel, 'reply', async () => {
         try {
           await this.client.chat.delete({ channel, ts });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeJob } from '../support/fake-docs.js';
-import type { StoredMessage } from '../support/fake-slack.js';
+import type { Fault, StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import {
   fakes,
@@ -17,7 +17,7 @@ import { recordDrill } from './drill-support.js';
 /*
  * Issue 26, items 1 and 3: two real replicas on one redis-server, faults at the fake Slack. What people see
  * is checked: at every moment at most one copy of each reply, exactly one at the end, every card final.
- * SLACK_API_TIMEOUT_MS is 2 s (test env): a lease is 9 s, the settle time 4 s.
+ * SLACK_API_TIMEOUT_MS is 2 s (test env): a lease is 11 s, the settle time 4 s (deliveryTimingsFor).
  */
 
 afterEach(stopProcesses);
@@ -116,4 +116,62 @@ describe('drill: delivery races between replicas', () => {
     expect(states.every((text) => text.includes('Done: pull request opened'))).toBe(true);
     expect(terminalReplies(slack, card)).toHaveLength(1);
   }, 60_000);
+
+  it('mixed Slack faults on chat.update and chat.postMessage (500, 503, hangs, late stores, 429s): 10 of 10 cards end final (issue 35)', async () => {
+    const { slack, docs } = await fakes();
+    const redis = await redisServer();
+    const [a, b] = await Promise.all([
+      replica('a', slack, docs, redis.url),
+      replica('b', slack, docs, redis.url),
+    ]);
+    // Three cards' first "Working" update is applied 15 s late, after their final state went out.
+    for (let i = 0; i < 3; i++) {
+      const working = (args: Record<string, unknown>) =>
+        args.channel === `C0MIX${i}` && JSON.stringify(args).includes('Working');
+      slack.held.add('chat.update', working, { kind: 'late', ms: 15_500, storeAfterMs: 15_000 });
+    }
+    const started: Array<{ job: FakeJob; card: StoredMessage }> = [];
+    for (let i = 0; i < 10; i++)
+      started.push(await startJob(i % 2 ? b! : a, slack, docs, `C0MIX${i}`, `Document mixed faults ${i}`));
+    await waitFor(() => slack.held.hit.length === 3, { what: 'the late updates on the wire' });
+    // A seeded 35% of the writes fail: answered 500 or 503 (not stored), 429 with Retry-After, hung past the
+    // 2 s timeout and never stored, or stored 2.5 s or 6 s late (after the timeout, and after the settle
+    // time's look-up).
+    const faults: Fault[] = [
+      { kind: 'status', status: 500 },
+      { kind: 'status', status: 503 },
+      { kind: 'status', status: 429, retryAfter: 1 },
+      { kind: 'delay', ms: 2_500, thenSucceed: false },
+      { kind: 'delay', ms: 2_500, thenSucceed: true },
+      { kind: 'delay', ms: 6_000, thenSucceed: true },
+    ];
+    slack.randomFaults({
+      seed: 35,
+      rate: 0.35,
+      faults: { 'chat.update': faults, 'chat.postMessage': faults },
+    });
+    for (const { job } of started) docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id}`);
+    // Faults for 20 s, then Slack recovers; past every check window (2 x 11 s lease + 4 s) the cards must
+    // show their final state and stay on it.
+    await sleep(20_000);
+    slack.randomFaults(undefined);
+    await sleep(30_000);
+    const states: string[][] = started.map(() => []);
+    for (let i = 0; i < 20; i++) {
+      for (const [n, { card }] of started.entries()) states[n]!.push(cardText(slack, card));
+      await sleep(100);
+    }
+    const final = states.filter((seen) => seen.every((text) => text.includes('Done: pull request opened')));
+    const replies = started.map(({ card }) => terminalReplies(slack, card).length);
+    recordDrill('delivery-mixed-faults', {
+      cards: started.length,
+      cardsFinal: final.length,
+      repliesPerThread: replies,
+      lateUpdates: slack.held.hit.length,
+      updates: slack.callsOf('chat.update').length,
+      posts: slack.callsOf('chat.postMessage').length,
+    });
+    expect(final.length, 'cards on their final state').toBe(10);
+    expect(replies, 'one terminal reply per thread').toEqual(started.map(() => 1));
+  }, 150_000);
 });

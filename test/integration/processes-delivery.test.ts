@@ -19,14 +19,14 @@ import {
  * the client's timeout = it landed late) and at the processes (SIGKILL, SIGSTOP/SIGCONT). Each test asserts
  * what users see: exactly one terminal reply in the job's thread, and a final card.
  *
- * SLACK_API_TIMEOUT_MS is 2 s (test env), so a delivery lease is 2 × 2 + 5 = 9 s and an unanswered attempt
- * is looked up 4 s after it timed out.
+ * SLACK_API_TIMEOUT_MS is 2 s (test env), so a delivery lease is 2 + 4 + 5 = 11 s (a call's timeout plus the
+ * settle time plus 5 s: deliveryTimingsFor) and an unanswered attempt is looked up 4 s after it timed out.
  */
 
 afterEach(stopProcesses);
 
 const ENV = { POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '200', LOG_LEVEL: 'info' };
-const LEASE_MS = 9_000;
+const LEASE_MS = 11_000;
 
 /** The terminal reply's post into this card's thread (the one carrying the pull request link). */
 const replyPost = (card: StoredMessage) => (args: Record<string, unknown>) =>
@@ -118,7 +118,7 @@ describe('one delivery path under process faults (real processes, one Redis)', (
     const frozenAt = Date.now();
 
     const b = await replica('b', slack, docs, redis.url);
-    // Frozen past the lease (9 s) and BullMQ's poll lock (8 s): `b` takes over both jobs meanwhile.
+    // Frozen past the lease (11 s) and BullMQ's poll lock (8 s): `b` takes over both jobs meanwhile.
     await sleep(Math.max(0, frozenAt + LEASE_MS + 3_000 - Date.now()));
     docs.complete(second.job.id, `https://github.com/acme/docs/pull/${second.job.id}`);
     await waitFor(() => terminalReplies(slack, second.card).length > 0, {

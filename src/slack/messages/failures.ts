@@ -92,6 +92,8 @@ export function describeSlackDeliveryFailure(code: string | undefined): string {
       return `Slack refused my message as too long or malformed (\`${code}\`), so the job was not started; trying again will not help. Shorten the instruction, and if it keeps happening ask an admin to check the bot's logs.`;
     case 'shutting_down':
       return 'I was restarting before I could post the job here, so it was not started. Try again in a minute.';
+    case 'card_not_confirmed':
+      return 'Slack did not confirm my message in time, so the job was not started. Try again in a moment.';
     case 'slack_queue_full':
       return "Too many of my messages are already waiting for Slack's rate limit here, so the job was not started. Try again in a few minutes.";
     default:

@@ -5,6 +5,7 @@ import {
   type Delivery,
   dueAt,
   type NewDelivery,
+  resentWhole,
   type Settlement,
 } from '../../delivery/domain.js';
 import type { DeliveryStore } from '../../delivery/ports.js';
@@ -47,6 +48,8 @@ export class MemoryDeliveryStore implements DeliveryStore {
       existing.target = structuredClone(input.target);
       existing.revision += 1;
       if (existing.state === 'posted' || existing.state === 'abandoned') {
+        // Re-opened while an older write may still land: the newer state is checked again after it too.
+        if ((existing.sweepUntil ?? 0) > now) existing.uncertainSince ??= now;
         Object.assign(existing, { state: 'pending', notBefore: now, createdAt: now, ...grace });
         delete existing.reason;
         delete existing.sweepUntil;
@@ -182,26 +185,25 @@ export class MemoryDeliveryStore implements DeliveryStore {
 /** The live holder's confirmed write. */
 function posted(d: Delivery, s: Extract<Settlement, { kind: 'posted' }>, now: number): void {
   if (s.revision < d.revision || d.reopen) {
-    // A newer payload arrived while this one was on its way, or a stale write may have landed after it.
+    // A newer payload arrived while this one was on its way, or a stale write may have landed after it. A
+    // post made meanwhile keeps its ts: the newer payload edits it in place.
+    if (d.target.kind === 'post' && s.ts !== undefined) d.postedTs = s.ts;
     Object.assign(d, { state: 'pending', notBefore: now });
     delete d.reopen;
     return;
   }
-  if (d.target.kind === 'post') {
-    // What was sent is no longer needed: the record keeps only that it was (and its ts), and, after an
-    // unknown outcome, a durable sweep of any other copy until the look-up window has passed.
-    Object.assign(d, { state: 'posted', postedTs: s.ts, payload: null });
-    if (s.uncertain)
-      Object.assign(d, { sweepUntil: now + s.recheck.forMs, notBefore: now + s.recheck.afterMs });
-    return;
-  }
-  if (s.uncertain && d.target.kind === 'update') {
-    // An earlier write of this update may still land after this one: the latest is sent once more.
-    Object.assign(d, { state: 'pending', notBefore: now + s.recheck.afterMs });
-    delete d.uncertainSince;
-    return;
-  }
-  Object.assign(d, { state: 'posted' });
+  d.state = 'posted';
+  if (s.ts !== undefined) d.postedTs = s.ts;
+  // What was sent is no longer needed: a post keeps only that it was (and its ts). An assistant's result
+  // posted as a reply keeps its payload (the sweep reads the thread from it), an update its latest state.
+  if (d.target.kind === 'post') d.payload = null;
+  const checked =
+    d.target.kind === 'post' || resentWhole(d.target.kind) || (d.target.kind === 'assistant' && s.ts);
+  if (!s.uncertain || !checked) return;
+  // After an unknown outcome an earlier write may still land: until the look-up window has passed, a
+  // post's other copies are swept and an update's latest state is sent again.
+  Object.assign(d, { sweepUntil: now + s.recheck.forMs, notBefore: now + s.recheck.afterMs });
+  delete d.uncertainSince;
 }
 
 /**
@@ -211,19 +213,30 @@ function posted(d: Delivery, s: Extract<Settlement, { kind: 'posted' }>, now: nu
 function staleWrite(d: Delivery, s: Settlement, now: number): void {
   const landed = s.kind === 'posted' || (s.kind === 'retry' && s.uncertain);
   if (!landed) return;
-  if (d.target.kind === 'update') {
+  if (resentWhole(d.target.kind)) {
+    // The latest state is sent again, and checked once more after the window (a late write may follow).
+    d.uncertainSince ??= now;
     if (d.state === 'posted') Object.assign(d, { state: 'pending', notBefore: now });
     else if (d.state === 'in_flight') d.reopen = true;
     return;
   }
-  if (d.target.kind !== 'post') return;
+  if (d.target.kind !== 'post' && !(d.target.kind === 'assistant' && d.postedTs !== undefined)) return;
   if (d.state !== 'posted') {
     if (d.uncertainSince === undefined) d.uncertainSince = now;
     return;
   }
-  if (s.kind !== 'posted' || s.ts === d.postedTs) return;
+  // A copy it reported, or one its timed-out call may have made: swept like any other.
+  const recheck =
+    s.kind === 'posted'
+      ? s.ts === d.postedTs
+        ? undefined
+        : s.recheck
+      : s.kind === 'retry'
+        ? s.recheck
+        : undefined;
+  if (!recheck) return;
   Object.assign(d, {
-    sweepUntil: Math.max(d.sweepUntil ?? 0, now + s.recheck.forMs),
-    notBefore: now + s.recheck.afterMs,
+    sweepUntil: Math.max(d.sweepUntil ?? 0, now + recheck.forMs),
+    notBefore: now + recheck.afterMs,
   });
 }

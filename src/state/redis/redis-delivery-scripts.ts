@@ -89,6 +89,10 @@ elseif seq ~= '' then
     redis.call('HINCRBY', h, 'revision', 1)
     local state = redis.call('HGET', h, 'state')
     if state == 'posted' or state == 'abandoned' then
+      -- Re-opened while an older write may still land: the newer state is checked again after it too.
+      if num('sweepUntil') > now and redis.call('HEXISTS', h, 'uncertainSince') == 0 then
+        redis.call('HSET', h, 'uncertainSince', now)
+      end
       redis.call('HSET', h, 'state', 'pending', 'notBefore', now, 'createdAt', now)
       redis.call('HDEL', h, 'reason', 'sweepUntil', 'holder', 'leaseUntil')
       own()
@@ -143,7 +147,8 @@ return redis.call('HGETALL', h)
 
 /*
  * ARGV: holder, token, kind, then per kind: posted (ts, revision, uncertain, afterMs, forMs), retry (delay,
- * uncertain), released (delay, uncertain), abandoned (reason), checked (delay).
+ * uncertain, afterMs, forMs: both '' without a recheck), released (delay, uncertain), abandoned (reason),
+ * checked (delay); the epoch last (COMMON), so no argument is optional.
  */
 export const SETTLE = `${COMMON}
 local holder, token, kind = ARGV[3], ARGV[4], ARGV[5]
@@ -158,16 +163,22 @@ if not mine(holder, token) then
   -- A stale holder: nothing changes, unless a write it made may have landed after the live one's.
   local landed = kind == 'posted' or (kind == 'retry' and ARGV[7] == '1')
   if not landed then return 0 end
-  if target == 'update' then
+  if target == 'update' or target == 'reactions' then
+    -- The latest state is sent again, and checked once more after the window (a late write may follow).
+    if redis.call('HEXISTS', h, 'uncertainSince') == 0 then redis.call('HSET', h, 'uncertainSince', now) end
     if state == 'posted' then pending(now)
     elseif state == 'in_flight' then redis.call('HSET', h, 'reopen', '1') end
-  elseif target == 'post' then
+  elseif target == 'post' or (target == 'assistant' and redis.call('HEXISTS', h, 'postedTs') == 1) then
+    -- A copy it reported, or one its timed-out call may have made (retry: ARGV 8, 9), is swept too.
+    local after, sweep
+    if kind == 'posted' and ARGV[6] ~= (redis.call('HGET', h, 'postedTs') or '') then after, sweep = ARGV[9], ARGV[10]
+    elseif kind == 'retry' and ARGV[8] ~= '' then after, sweep = ARGV[8], ARGV[9] end
     if state ~= 'posted' then
       if redis.call('HEXISTS', h, 'uncertainSince') == 0 then redis.call('HSET', h, 'uncertainSince', now) end
-    elseif kind == 'posted' and ARGV[6] ~= (redis.call('HGET', h, 'postedTs') or '') then
-      redis.call('HSET', h, 'sweepUntil', math.max(num('sweepUntil'), now + tonumber(ARGV[10])),
-        'notBefore', now + tonumber(ARGV[9]))
-      if num('leaseUntil') <= now then reindex(now + tonumber(ARGV[9])) end
+    elseif after then
+      redis.call('HSET', h, 'sweepUntil', math.max(num('sweepUntil'), now + tonumber(sweep)),
+        'notBefore', now + tonumber(after))
+      if num('leaseUntil') <= now then reindex(now + tonumber(after)) end
     end
   end
   return 0
@@ -187,24 +198,27 @@ if state == 'posted' then
 end
 if kind == 'posted' then
   if tonumber(ARGV[7]) < num('revision') or redis.call('HEXISTS', h, 'reopen') == 1 then
-    -- A newer payload arrived while this one was on its way, or a stale write may have landed after it.
+    -- A newer payload arrived while this one was on its way, or a stale write may have landed after it. A
+    -- post made meanwhile keeps its ts: the newer payload edits it in place.
     redis.call('HDEL', h, 'reopen')
+    if target == 'post' and ARGV[6] ~= '' then redis.call('HSET', h, 'postedTs', ARGV[6]) end
     pending(now)
-  elseif target == 'post' then
-    redis.call('HSET', h, 'state', 'posted', 'payload', 'null')
+  else
+    -- A post keeps only that it was (and its ts); an assistant's result posted as a reply keeps its
+    -- payload (the sweep reads the thread from it), an update its latest state.
+    redis.call('HSET', h, 'state', 'posted')
+    if target == 'post' then redis.call('HSET', h, 'payload', 'null') end
     if ARGV[6] ~= '' then redis.call('HSET', h, 'postedTs', ARGV[6]) end
-    if ARGV[8] == '1' then
+    local checked = target == 'post' or target == 'update' or target == 'reactions'
+      or (target == 'assistant' and ARGV[6] ~= '')
+    if ARGV[8] == '1' and checked then
+      -- An earlier write may still land: until the look-up window has passed, a post's other copies are
+      -- swept and an update's latest state is sent again.
+      redis.call('HDEL', h, 'uncertainSince')
       local at = now + tonumber(ARGV[9])
       redis.call('HSET', h, 'sweepUntil', now + tonumber(ARGV[10]), 'notBefore', at)
       reindex(at)
     else unindex() end
-  elseif ARGV[8] == '1' and target == 'update' then
-    -- An earlier write of this update may still land after this one: the latest is sent once more.
-    redis.call('HDEL', h, 'uncertainSince')
-    pending(now + tonumber(ARGV[9]))
-  else
-    redis.call('HSET', h, 'state', 'posted')
-    unindex()
   end
   return 1
 end

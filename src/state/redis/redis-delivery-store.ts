@@ -89,8 +89,12 @@ export class RedisDeliveryStore implements DeliveryStore {
       );
     else if (s.kind === 'abandoned') args.push(s.reason);
     else if (s.kind === 'checked') args.push(ms(s.afterMs));
-    else if (s.kind === 'retry') args.push(ms(s.notBefore - now), flag(s.uncertain));
-    else args.push(ms(s.afterMs), flag(s.uncertain));
+    else if (s.kind === 'retry') {
+      args.push(ms(s.notBefore - now), flag(s.uncertain));
+      // Always two more: the epoch goes last, so the script cannot tell a missing recheck by its absence.
+      if (s.recheck) args.push(ms(s.recheck.afterMs), ms(s.recheck.forMs));
+      else args.push('', '');
+    } else args.push(ms(s.afterMs), flag(s.uncertain));
     const reply = await this.run(SETTLE, key, args);
     // Gone while leased: Redis lost it. Not yet delivered, it is owed again (and looked up first).
     if (reply === -1 && (s.kind === 'retry' || s.kind === 'released')) await this.recordAgain(key);

@@ -187,7 +187,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     { config, adapters, clock, logger, projects, outbox: deliveries },
     { apiFor: docsApiFor, source: analyticsSource, evidence: healthEvidence },
   );
-  const settings = wireProjectSettings(config, options.tenant, slack.gateway, { access, clock, logger });
+  const settingsWiring = { access, outbox: deliveries, clock, logger };
+  const settings = wireProjectSettings(config, options.tenant, slack.gateway, settingsWiring);
   const home = createAppHome({
     ...{ config, settings: settings.home },
     gateway: slack.gateway,

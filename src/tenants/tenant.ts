@@ -37,6 +37,11 @@ export interface TenantInstallation {
   scopes: string[];
   appId: string | undefined;
   installedAt: number;
+  /**
+   * The last time an admin's re-install took the installer's place: who was installer before, who took over
+   * and when (the previous installer is told once).
+   */
+  takenOver?: { from: string; by: string; at: number };
 }
 
 /** A docs project connected from Slack: the whole workspace's (no channel) or one channel's. */
@@ -53,6 +58,38 @@ export interface ProjectConnection {
 export interface TenantSettings {
   version: number;
   projects: ProjectConnection[];
+  /** People a manager added (the installer and the workspace's admins and owners manage anyway). */
+  managers?: string[];
+  /** Whether people of other organisations (Slack Connect) may use the bot; unset: ALLOW_EXTERNAL_USERS. */
+  externalUsers?: boolean;
+  /** A GitHub token connected in Slack, for this tenant's own repositories (OAuth mode). */
+  github?: GithubConnection;
+}
+
+/** A GitHub token a manager connected; shown again only masked. */
+export interface GithubConnection {
+  token: string;
+  /** The repository owners (users or orgs) whose repositories it is used for. */
+  owners: string[];
+  connectedBy: string;
+  connectedAt: number;
+}
+
+/** Settings as stored (sealed): everything but the version, which is kept beside them. */
+export function settingsBody(settings: Omit<TenantSettings, 'version'>): string {
+  const { projects, managers, externalUsers, github } = settings;
+  return JSON.stringify({
+    projects,
+    ...(managers && managers.length > 0 ? { managers } : {}),
+    ...(externalUsers === undefined ? {} : { externalUsers }),
+    ...(github ? { github } : {}),
+  });
+}
+
+/** Stored settings back (`settingsBody`'s text at `version`). */
+export function settingsFromBody(body: string, version: number): TenantSettings {
+  const parsed = JSON.parse(body) as Omit<TenantSettings, 'version'>;
+  return { ...parsed, version, projects: parsed.projects ?? [] };
 }
 
 export const NO_SETTINGS: TenantSettings = { version: 0, projects: [] };

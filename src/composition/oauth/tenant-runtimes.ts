@@ -63,7 +63,6 @@ export class TenantRuntimes {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly log: Logger;
-
   private readonly purgeDelayMs: number;
 
   constructor(private readonly deps: TenantRuntimesDeps) {
@@ -211,6 +210,7 @@ export class TenantRuntimes {
     const connections = effectiveConnections(this.deps.config, tenant, settings);
     if (runtime) {
       runtime.scope.installation = installation;
+      runtime.scope.installed?.(installation); // a takeover by an admin's re-install is told
       runtime.scope.settings = settings;
       runtime.projects.update(connections);
       runtime.stamp = stamp;

@@ -40,7 +40,7 @@ export function whoCanManageText(installerUserId: string | undefined, plain = fa
     ? `the person who installed docs-agent${plain ? '' : ` (<@${installerUserId}>)`}, `
     : '';
   const admins = plain ? 'ADMIN_USER_IDS' : '`ADMIN_USER_IDS`';
-  return `Only ${installer}workspace admins and owners, and people listed in ${admins} can connect or disconnect docs projects.`;
+  return `Only ${installer}workspace admins and owners, people a manager added (\`/docs-agent managers\`) and people listed in ${admins} can connect or disconnect docs projects.`;
 }
 
 /** The setup gate: one line, for every command until a project is connected. */

@@ -1,10 +1,11 @@
 import type { SecretBox } from '../../common/secret-box.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
-import type {
-  ProjectConnection,
-  TenantInstallation,
-  TenantKey,
-  TenantSettings,
+import {
+  settingsBody,
+  settingsFromBody,
+  type TenantInstallation,
+  type TenantKey,
+  type TenantSettings,
 } from '../../tenants/tenant.js';
 
 /**
@@ -50,8 +51,7 @@ export class MemoryTenantDirectory implements TenantDirectory {
     const context = `settings:${tenant}:${stored.version}`;
     const opened = this.box.open(stored.sealed, context);
     if (opened.sealedWithOldKey) stored.sealed = this.box.seal(opened.value, context);
-    const { projects } = JSON.parse(opened.value) as { projects: ProjectConnection[] };
-    return { version: stored.version, projects };
+    return settingsFromBody(opened.value, stored.version);
   }
 
   async saveSettings(
@@ -63,10 +63,7 @@ export class MemoryTenantDirectory implements TenantDirectory {
     if (!this.stampOf.has(tenant)) return false;
     if ((this.settingsOf.get(tenant)?.version ?? 0) !== expectedVersion) return false;
     const version = expectedVersion + 1;
-    const sealed = this.box.seal(
-      JSON.stringify({ projects: next.projects }),
-      `settings:${tenant}:${version}`,
-    );
+    const sealed = this.box.seal(settingsBody(next), `settings:${tenant}:${version}`);
     this.settingsOf.set(tenant, { version, sealed });
     this.stampOf.set(tenant, this.nextStamp());
     return true;

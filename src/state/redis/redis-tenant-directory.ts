@@ -1,11 +1,12 @@
 import { AppError } from '../../common/errors.js';
 import type { SecretBox } from '../../common/secret-box.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
-import type {
-  ProjectConnection,
-  TenantInstallation,
-  TenantKey,
-  TenantSettings,
+import {
+  settingsBody,
+  settingsFromBody,
+  type TenantInstallation,
+  type TenantKey,
+  type TenantSettings,
 } from '../../tenants/tenant.js';
 import { guardState } from '../keyv-job-store.js';
 import { closeRedis, type RedisClient } from './redis-client.js';
@@ -126,8 +127,7 @@ export class RedisTenantDirectory implements TenantDirectory {
         this.client.eval(RESEAL_SETTINGS, { keys: [key], arguments: [stored.value!, resealed] }),
       );
     }
-    const { projects } = JSON.parse(opened.value) as { projects: ProjectConnection[] };
-    return { version, projects };
+    return settingsFromBody(opened.value, version);
   }
 
   async saveSettings(
@@ -136,10 +136,7 @@ export class RedisTenantDirectory implements TenantDirectory {
     expectedVersion: number,
   ): Promise<boolean> {
     const version = expectedVersion + 1;
-    const sealed = this.box.seal(
-      JSON.stringify({ projects: next.projects }),
-      settingsContext(tenant, version),
-    );
+    const sealed = this.box.seal(settingsBody(next), settingsContext(tenant, version));
     const saved = await guardState(() =>
       this.client.eval(SAVE_SETTINGS, {
         keys: [this.settingsKey(tenant), this.key('tenants'), this.key('tenant-stamp')],

@@ -1,4 +1,3 @@
-import { AccessPolicy } from '../common/access-policy.js';
 import { systemClock } from '../common/clock.js';
 import { type Config, secretsOf, userShareOf } from '../common/config.js';
 import { createLogger } from '../common/logger.js';
@@ -32,7 +31,7 @@ import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
-import { createAppHome, wireProjectSettings } from './home-wiring.js';
+import { accessPolicyFor, createAppHome, wireProjectSettings } from './home-wiring.js';
 import { wirePullRequests } from './pull-request-wiring.js';
 import { wireReports } from './reports-wiring.js';
 import { shutDown } from './shutdown.js';
@@ -67,7 +66,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const projects =
     options.projects?.directory ?? new ProjectDirectory(config.docs.projectId, config.docs.channelProjects);
   const projectKeys = options.projects?.keys ?? config.docs.projectKeys;
-  const access = new AccessPolicy(config.access);
+  const access = accessPolicyFor(config, options.tenant);
   const docsApiFor = (projectId: string) => docsApi.forProject(projectId, projectKeys.get(projectId));
 
   const fatal = oneFatal(); // a revoked or rejected token, or the app uninstalled: main.ts exits

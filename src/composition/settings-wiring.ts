@@ -1,4 +1,4 @@
-import type { AccessPolicy } from '../common/access-policy.js';
+import { AccessPolicy } from '../common/access-policy.js';
 import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import { DocsApiError } from '../common/docs-api-error.js';
@@ -52,6 +52,16 @@ const shown = (c: ProjectConnection, fromEnvironment = false): ShownConnection =
   maskedKey: maskKey(c.apiKey),
   ...(fromEnvironment ? { fromEnvironment } : {}),
 });
+
+/**
+ * Whether people of other organisations may use the bot: OAuth mode, the tenant's own choice (its managers
+ * set it in Slack), else ALLOW_EXTERNAL_USERS, read on every check so a change applies at once.
+ */
+export function accessPolicyFor(config: Config, tenant: TenantScope | undefined): AccessPolicy {
+  const fallback = config.access.allowExternalUsers;
+  const allowExternalUsers = tenant ? () => tenant.settings.externalUsers ?? fallback : fallback;
+  return new AccessPolicy({ ...config.access, allowExternalUsers });
+}
 
 /** Connecting docs projects from Slack, for one tenant's runtime (OAuth mode); nothing in single-workspace mode. */
 export function wireProjectSettings(

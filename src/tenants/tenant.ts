@@ -9,13 +9,25 @@ export interface TenantSource {
   teamId: string | undefined;
   enterpriseId: string | undefined;
   isEnterpriseInstall: boolean;
+  /**
+   * The acting person's own workspace when Slack names it and it differs from the install the request was
+   * delivered for (a Slack Connect channel shared by two installed workspaces): that workspace's install
+   * serves them, with its own project and key.
+   */
+  personTeamId?: string | undefined;
 }
 
-/** The tenant an org-wide install is looked up by first (as Bolt's `authorize` does), then the workspace. */
+/**
+ * The tenants a request may belong to, first match wins: the acting person's own workspace, then the
+ * install Slack delivered it for (an org-wide install first, as Bolt's `authorize` does, then the workspace).
+ */
 export function tenantCandidates(source: TenantSource): TenantKey[] {
-  const { teamId, enterpriseId, isEnterpriseInstall } = source;
-  if (isEnterpriseInstall && enterpriseId) return [enterpriseId];
-  return [...(teamId ? [teamId] : []), ...(enterpriseId ? [enterpriseId] : [])];
+  const { teamId, enterpriseId, isEnterpriseInstall, personTeamId } = source;
+  const delivered =
+    isEnterpriseInstall && enterpriseId
+      ? [enterpriseId]
+      : [...(teamId ? [teamId] : []), ...(enterpriseId ? [enterpriseId] : [])];
+  return personTeamId && !delivered.includes(personTeamId) ? [personTeamId, ...delivered] : delivered;
 }
 
 /** One installation as the bot keeps it (secrets included; stored encrypted, never logged). */

@@ -106,6 +106,18 @@ export function settingsFromBody(body: string, version: number): TenantSettings 
 
 export const NO_SETTINGS: TenantSettings = { version: 0, projects: [] };
 
+/** Every secret a tenant holds now (scrubbed from logs while it holds them). */
+export function tenantSecrets(installation: TenantInstallation, settings: TenantSettings): string[] {
+  const { botToken, refreshToken } = installation;
+  const keys = settings.projects.map((p) => p.apiKey);
+  return [
+    botToken,
+    ...(refreshToken ? [refreshToken] : []),
+    ...keys,
+    ...(settings.github ? [settings.github.token] : []),
+  ];
+}
+
 /** `svc_…abcd`: all of a key that is ever shown again after it is saved. */
 export function maskKey(apiKey: string): string {
   return `svc_…${apiKey.slice(-4)}`;

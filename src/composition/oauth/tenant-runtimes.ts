@@ -11,6 +11,7 @@ import {
   type TenantKey,
   type TenantSource,
   tenantCandidates,
+  tenantSecrets,
 } from '../../tenants/tenant.js';
 import type { TenantScope } from '../docs-agent.js';
 import { effectiveConnections } from './tenant-config.js';
@@ -202,11 +203,7 @@ export class TenantRuntimes {
     if (!installation) return;
     this.unreadable.delete(tenant);
     // From now on these never reach a log line, whichever logger writes it.
-    this.deps.secrets.add(
-      installation.botToken,
-      installation.refreshToken,
-      ...settings.projects.map((p) => p.apiKey),
-    );
+    this.deps.secrets.set(tenant, tenantSecrets(installation, settings));
     const connections = effectiveConnections(this.deps.config, tenant, settings);
     if (runtime) {
       runtime.scope.installation = installation;
@@ -280,6 +277,7 @@ export class TenantRuntimes {
     await runtime.agent.stop().catch((error: unknown) => {
       this.log.warn({ tenant, error: describeError(error) }, 'tenant runtime did not stop cleanly');
     });
+    this.deps.secrets.drop(tenant); // shapes stay scrubbed; its values are no one's secrets any more
   }
 
   async stop(): Promise<void> {

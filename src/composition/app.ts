@@ -58,6 +58,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     timeoutMs: config.docs.timeoutMs,
     logger: logger.child({ component: 'docs-api' }),
     metrics,
+    keyConnectedInSlack: options.tenant !== undefined && options.tenant.key !== config.oauth?.upgradedTenant,
   });
   // Memory, or Redis with REDIS_URL (shared by replicas, kept across restarts): the one place that chooses.
   const adapters = createAdapters(config, adapterOptions(options, logger, clock));

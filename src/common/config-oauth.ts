@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalText } from './config-schemas.js';
+import { httpUrl, optionalText } from './config-schemas.js';
 
 /**
  * OAuth mode ("Add to Slack"): set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET and one
@@ -19,6 +19,9 @@ export interface OAuthConfig {
    * its tenant keeps the jobs, schedules and threads stored before the switch.
    */
   upgradedTenant: string | undefined;
+  /** PRIVACY_URL and SUPPORT_URL: the operator's pages, linked from every install page (a Marketplace asks). */
+  privacyUrl: string | undefined;
+  supportUrl: string | undefined;
 }
 
 const OAUTH_VARS = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
@@ -29,6 +32,8 @@ export const oauthEnvFields = {
   SLACK_STATE_SECRET: optionalText,
   DATA_ENCRYPTION_KEY: optionalText,
   DATA_ENCRYPTION_KEYS_OLD: optionalText,
+  PRIVACY_URL: optionalText.pipe(httpUrl.optional()),
+  SUPPORT_URL: optionalText.pipe(httpUrl.optional()),
   SLACK_UPGRADED_TEAM_ID: optionalText.pipe(
     z
       .string()
@@ -73,6 +78,8 @@ export function oauthConfigOf(e: {
   DATA_ENCRYPTION_KEY?: string | undefined;
   DATA_ENCRYPTION_KEYS_OLD?: string | undefined;
   SLACK_UPGRADED_TEAM_ID?: string | undefined;
+  PRIVACY_URL?: string | undefined;
+  SUPPORT_URL?: string | undefined;
 }): OAuthConfig | undefined {
   if (!e.SLACK_CLIENT_ID || !e.SLACK_CLIENT_SECRET || !e.SLACK_STATE_SECRET || !e.DATA_ENCRYPTION_KEY)
     return undefined;
@@ -83,6 +90,8 @@ export function oauthConfigOf(e: {
     encryptionKey: e.DATA_ENCRYPTION_KEY,
     oldEncryptionKeys: e.DATA_ENCRYPTION_KEYS_OLD,
     upgradedTenant: e.SLACK_UPGRADED_TEAM_ID,
+    privacyUrl: e.PRIVACY_URL,
+    supportUrl: e.SUPPORT_URL,
   };
 }
 

@@ -1,5 +1,5 @@
 import { cleanUntrusted, collapseWhitespace } from '../../common/untrusted-text.js';
-import { escapeHtml, htmlPage, isSlackId } from './html-page.js';
+import { escapeHtml, htmlPage, isSlackId, type PageLinks } from './html-page.js';
 import { BOT_SCOPE_REASONS } from './scopes.js';
 
 /**
@@ -10,11 +10,12 @@ import { BOT_SCOPE_REASONS } from './scopes.js';
 export const INSTALL_PATH = '/slack/install';
 
 /** The install page: what docs-agent does, every scope and why, and one "Add to Slack" link to Slack. */
-export function installPage(authorizeUrl: string): string {
+export function installPage(authorizeUrl: string, links?: PageLinks): string {
   const scopes = BOT_SCOPE_REASONS.map(
     ({ scope, reason }) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(reason)}</li>`,
   ).join('\n');
   return htmlPage({
+    links,
     title: 'Add docs-agent to Slack',
     body: `<h1>Add docs-agent to Slack</h1>
 <p>docs-agent brings your documentation platform into Slack.</p>
@@ -58,8 +59,8 @@ const CONNECT_STEP = `<li>An admin (the person who installed it, a workspace adm
 <li>Then anyone can start with <code>/docs-agent help</code>.</li>`;
 
 /** The success page: names the workspace (or org) and says what to do next. */
-export function successPage(installed: InstalledIn): string {
-  if (installed.isEnterpriseInstall) return orgSuccessPage(installed);
+export function successPage(installed: InstalledIn, links?: PageLinks): string {
+  if (installed.isEnterpriseInstall) return orgSuccessPage(installed, links);
   const name = escapeHtml(displayName(installed.name, 'your workspace'));
   const { teamId, appId } = installed;
   const home =
@@ -69,6 +70,7 @@ in Slack</a> (in a browser: <a href="${escapeHtml(`https://app.slack.com/client/
 the web</a>, then docs-agent under Apps).</li>`
       : `<li>Open docs-agent's Home in Slack: find docs-agent under <strong>Apps</strong> in the sidebar.</li>`;
   return htmlPage({
+    links,
     title: `docs-agent is installed in ${displayName(installed.name, 'your workspace')}`,
     body: `<h1>docs-agent is installed in ${name}</h1>
 <p>The app was added to <strong>${name}</strong>.</p>
@@ -80,7 +82,7 @@ ${CONNECT_STEP}
   });
 }
 
-function orgSuccessPage(installed: InstalledIn): string {
+function orgSuccessPage(installed: InstalledIn, links?: PageLinks): string {
   const name = escapeHtml(displayName(installed.name, 'your organization'));
   const { enterpriseId, appId } = installed;
   const addToWorkspaces =
@@ -89,6 +91,7 @@ function orgSuccessPage(installed: InstalledIn): string {
 docs-agent to the workspaces</a> that should use it`
       : 'Add docs-agent to the workspaces that should use it (Manage apps in the org dashboard)';
   return htmlPage({
+    links,
     title: `docs-agent is installed for the ${displayName(installed.name, 'your organization')} organization`,
     body: `<h1>docs-agent is installed for the ${name} organization</h1>
 <p>The app was installed org-wide in <strong>${name}</strong>: it serves every workspace of the org it is
@@ -210,9 +213,10 @@ be complete. Try again in a minute. ${ASK_OPERATOR}</p>`,
 }
 
 /** The failure page: what went wrong in plain words, and "Try again" (back to the install page). */
-export function failurePage(failure: InstallFailure, installPath = INSTALL_PATH): string {
+export function failurePage(failure: InstallFailure, installPath = INSTALL_PATH, links?: PageLinks): string {
   const { title, explain } = failureWords(failure);
   return htmlPage({
+    links,
     title: `${title} · docs-agent`,
     body: `<h1>${escapeHtml(title)}</h1>
 ${explain}

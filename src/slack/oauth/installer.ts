@@ -7,6 +7,7 @@ import type { TenantInstallation } from '../../tenants/tenant.js';
 import { withTrailingSlash } from '../bolt-core.js';
 import { boltLogger } from '../bolt-logger.js';
 import { slackUserOf } from '../user-names.js';
+import type { PageLinks } from './html-page.js';
 import { classifyInstallFailure } from './install-failures.js';
 import { failurePage, failureStatus, INSTALL_PATH, installPage, successPage } from './install-pages.js';
 import {
@@ -36,6 +37,8 @@ export interface InstallerInput {
   directory: TenantDirectory;
   now(): number;
   logger: Logger;
+  /** PRIVACY_URL and SUPPORT_URL, linked at the foot of every install page. */
+  links?: PageLinks;
   /** A tenant was installed (or re-installed) and saved: build or rebuild its runtime. */
   onInstalled(installation: TenantInstallation): void;
 }
@@ -145,7 +148,7 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
     } catch (error) {
       notStarted(error);
     }
-    sendPage(res, 200, successPage(saved));
+    sendPage(res, 200, successPage(saved, input.links));
   };
 
   const failure = (
@@ -164,7 +167,7 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
       },
       'an installation through "Add to Slack" did not complete',
     );
-    sendPage(res, failureStatus(reason), failurePage(reason, INSTALL_PATH));
+    sendPage(res, failureStatus(reason), failurePage(reason, INSTALL_PATH, input.links));
   };
 
   return {
@@ -182,7 +185,7 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
       stateStore: clockedStateStore(input.stateSecret, now),
       stateCookieExpirationSeconds: STATE_SECONDS,
       authorizationUrl: authorizationUrlFor(slackApiUrl),
-      renderHtmlForInstallPath: installPage,
+      renderHtmlForInstallPath: (url) => installPage(url, input.links),
       // The install page's headers: @slack/oauth sets only its content type.
       installPathOptions: {
         beforeRedirection: async (_req, res) => {

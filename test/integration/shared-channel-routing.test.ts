@@ -20,7 +20,6 @@ describe('OAuth mode: a channel shared by two installed workspaces', () => {
     app = await startOAuthApp();
     registerTenants(app.slack, app.docs);
     app.slack.userTeams.set(OUTSIDER, 'T0ELSEWHERE');
-    app.slack.userEnterprises.set(GRID.user, 'E0GRID');
     for (const t of [ALPHA, BETA, GRID]) {
       app.slack.oauth.installerUserId = t.user;
       expect((await app.install(t.install)).status).toBe(200);

@@ -159,7 +159,17 @@ export function wireProjectSettings(
   const home = async (userId: string): Promise<HomeSettings | undefined> => {
     const manage = await managers.mayManage(userId);
     if (!manage && settings.isSetUp()) return undefined;
-    return { manage, connections: deps.connections(), installerUserId: deps.installerUserId };
+    const managersShown = {
+      added: preferences.addedManagers(),
+      externalUsers: preferences.externalUsersAllowed(),
+      externalUsersChosen: preferences.externalUsersChosen(),
+    };
+    return {
+      manage,
+      connections: deps.connections(),
+      installerUserId: deps.installerUserId,
+      ...(manage ? { managers: managersShown } : {}),
+    };
   };
   return { deps, home };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
+import { eventEnvelope } from '../support/slack-events.js';
 
 /**
  * Who manages a tenant is decided once and changed only deliberately: a member's "Add to Slack" again keeps
@@ -78,6 +79,18 @@ describe('OAuth mode: who manages a tenant', () => {
     expect(await answerTo(INSTALLER, `managers add <@${HELPER}|helper>`)).toContain('now manages');
     expect(await getsConnectForm(HELPER)).toBe(true);
     expect(await answerTo(INSTALLER, 'managers')).toContain(`<@${HELPER}>`);
+    // Home shows managers who else manages, and the choice on people of other organisations.
+    await app.event(
+      eventEnvelope(
+        { type: 'app_home_opened', user: INSTALLER, channel: 'D0FIRST', tab: 'home' },
+        undefined,
+        TEAM,
+      ),
+    );
+    const home = await app.slack.waitForCall('views.publish', (c) => c.args.user_id === INSTALLER);
+    expect(JSON.stringify(home.args)).toContain(`*Managers*`);
+    expect(JSON.stringify(home.args)).toContain(`<@${HELPER}>`);
+    expect(JSON.stringify(home.args)).toContain('may not use docs-agent here');
     expect(await answerTo(HELPER, `managers remove <@${HELPER}>`)).toContain('no longer manages');
     expect(await getsConnectForm(HELPER)).toBe(false);
     expect(await answerTo(INSTALLER, 'managers help')).toContain('/docs-agent managers add');

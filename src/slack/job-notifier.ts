@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../common/clock.js';
+import { DocsApiError } from '../common/docs-api-error.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { DeliveryPriority, NewDelivery } from '../delivery/domain.js';
@@ -194,7 +195,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       requesterId: input.requesterId,
       prompt: input.prompt,
       ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
-      state: { phase: 'not_started', reason },
+      state: { phase: 'not_started', reason, reconnect: keyToReconnect(input.error) },
       project: this.projectName(input.projectId),
     });
     // No job record will ever follow: this state is the card's last.
@@ -256,3 +257,6 @@ export function terminalKey(record: Pick<JobRecord, 'jobId' | 'generation'>): st
 export function cardKey(channelId: string, cardTs: string): string {
   return `card:${channelId}:${cardTs}`;
 }
+
+/** OAuth mode: the docs platform refused a key a manager connected in Slack. */
+const keyToReconnect = (error: unknown) => error instanceof DocsApiError && error.keyConnectedInSlack;

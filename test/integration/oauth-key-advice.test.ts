@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
-import { ALPHA, registerTenants } from '../support/tenant-bots.js';
+import { blockActionsPayload } from '../support/slack-interactions.js';
+import { ALPHA, asTenant, registerTenants } from '../support/tenant-bots.js';
 import { connectThroughModal } from '../support/tenant-connect.js';
 
 /**
@@ -38,5 +39,32 @@ describe('OAuth mode: a refused docs key', () => {
     await waitFor(() => said().includes('refused the admin key'), { timeoutMs: 10_000, what: 'the refusal' });
     expect(said()).toContain('/docs-agent connect');
     expect(said()).not.toContain('DOCS_API_KEY');
+    // The card carries a Reconnect button: the connect form for a manager, a refusal for anyone else.
+    expect(said()).toContain('Reconnect (managers)');
+    const click = (user: string) =>
+      app.interaction(
+        asTenant(
+          blockActionsPayload({
+            userId: user,
+            triggerId: app.slack.surfaces.mintTriggerId(user),
+            action: { action_id: 'home_connect_project', text: 'Reconnect (managers)' },
+            container: {
+              type: 'message',
+              channelId: ALPHA.channel(2),
+              messageTs: '1.000001',
+              responseUrl: app.slack.responseUrl('reconnect'),
+            },
+          }),
+          ALPHA,
+        ),
+      );
+    const opened = app.slack.callsOf('views.open').length;
+    app.slack.members.roles.set('U0ALPHAMEMBER', {});
+    app.slack.userTeams.set('U0ALPHAMEMBER', ALPHA.teamId);
+    await click('U0ALPHAMEMBER');
+    await app.slack.waitForCall('chat.postMessage', (c) => c.args.channel === 'U0ALPHAMEMBER');
+    expect(app.slack.callsOf('views.open').length).toBe(opened);
+    await click(ALPHA.user);
+    await waitFor(() => app.slack.callsOf('views.open').length > opened, { what: 'the connect form' });
   });
 });

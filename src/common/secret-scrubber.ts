@@ -59,7 +59,10 @@ export class SecretIndex {
   }
 
   private count(form: string, delta: number): void {
-    if (form.length < WINDOW) return bump(this.short, form, delta);
+    if (form.length < WINDOW) {
+      bump(this.short, form, delta);
+      return;
+    }
     const h = hashOf(form, 0);
     let bucket = this.byHash.get(h);
     if (!bucket) {

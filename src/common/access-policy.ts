@@ -9,18 +9,20 @@ export class AccessPolicy {
   private readonly channels: ReadonlySet<string>;
   private readonly users: ReadonlySet<string>;
   private readonly admins: ReadonlySet<string>;
-  private readonly allowExternal: boolean;
+  private readonly allowExternal: () => boolean;
 
   constructor(allowed: {
     channelIds: readonly string[];
     userIds: readonly string[];
     adminUserIds?: readonly string[];
-    allowExternalUsers?: boolean;
+    /** A function: read on every check (OAuth mode: the tenant's own setting, chosen by its managers). */
+    allowExternalUsers?: boolean | (() => boolean);
   }) {
     this.channels = new Set(allowed.channelIds);
     this.users = new Set(allowed.userIds);
     this.admins = new Set(allowed.adminUserIds ?? []);
-    this.allowExternal = allowed.allowExternalUsers ?? false;
+    const allow = allowed.allowExternalUsers ?? false;
+    this.allowExternal = typeof allow === 'function' ? allow : () => allow;
   }
 
   /** ADMIN_USER_IDS: may see workspace-wide listings and any job's status; an empty list means nobody. */
@@ -36,7 +38,7 @@ export class AccessPolicy {
 
   /** ALLOW_EXTERNAL_USERS: nobody's team needs to be known (or looked up) to let them in. */
   get externalUsersAllowed(): boolean {
-    return this.allowExternal;
+    return this.allowExternal();
   }
 
   /**
@@ -50,7 +52,7 @@ export class AccessPolicy {
     homeTeamId: string | undefined,
     org: { install?: string | undefined; user?: string | undefined } = {},
   ): TeamDecision {
-    if (this.allowExternal || !userTeamId || !homeTeamId || userTeamId === homeTeamId) return { ok: true };
+    if (this.allowExternal() || !userTeamId || !homeTeamId || userTeamId === homeTeamId) return { ok: true };
     if (org.install && org.user === org.install) return { ok: true };
     return { ok: false, reason: 'external' };
   }

@@ -5,6 +5,12 @@ import { apiUrl, httpUrl, integer, isLoopbackHost, optionalText } from './config
 export interface GithubConfig {
   /** Absent: no following; "did it work?" counts from the PR's day, as before. */
   token: string | undefined;
+  /**
+   * GITHUB_TOKEN_OWNERS (lower case): OAuth mode uses GITHUB_TOKEN for tenants only for repositories of these
+   * owners; unset there, tenants get no operator token. In a runtime's config: the owners its token may read
+   * (absent: any, single-workspace mode).
+   */
+  owners?: string[];
   /** REST API base: https://api.github.com, or GHES's https://<host>/api/v3. */
   apiUrl: string;
   /** Where PR links live: only links on this host are followed. */
@@ -31,6 +37,15 @@ export const githubEnvFields = {
       .min(20, 'is too short for a GitHub token')
       .optional(),
   ),
+  GITHUB_TOKEN_OWNERS: optionalText.pipe(
+    z
+      .string()
+      .regex(
+        /^\s*[A-Za-z0-9][A-Za-z0-9-]{0,38}\s*(,\s*[A-Za-z0-9][A-Za-z0-9-]{0,38}\s*)*$/,
+        'must be GitHub users or organisations, comma-separated (org1,org2)',
+      )
+      .optional(),
+  ),
   GITHUB_API_URL: optionalText
     .pipe(apiUrl.optional())
     .transform((v) => noTrailingSlash(v ?? 'https://api.github.com')),
@@ -52,6 +67,9 @@ type GithubEnv = z.infer<z.ZodObject<typeof githubEnvFields>>;
 export function githubConfigOf(e: GithubEnv): GithubConfig {
   return {
     token: e.GITHUB_TOKEN,
+    ...(e.GITHUB_TOKEN_OWNERS
+      ? { owners: e.GITHUB_TOKEN_OWNERS.split(',').map((o) => o.trim().toLowerCase()) }
+      : {}),
     apiUrl: e.GITHUB_API_URL,
     webUrl: e.GITHUB_WEB_URL,
     followIntervalMs: e.PR_FOLLOW_INTERVAL_MS,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer, optionalText } from './config-schemas.js';
+import { httpUrl, integer, optionalText } from './config-schemas.js';
 import { parseEncryptionKeys, SecretBoxError } from './secret-box.js';
 
 /**
@@ -25,6 +25,9 @@ export interface OAuthConfig {
    * is uninstalled; until then the tenant is suspended (no calls, data kept) and checked again with backoff.
    */
   revocationWindowMs: number;
+  /** PRIVACY_URL and SUPPORT_URL: the operator's pages, linked from every install page (a Marketplace asks). */
+  privacyUrl: string | undefined;
+  supportUrl: string | undefined;
 }
 
 /** Three hours: a Slack auth incident or a misbehaving proxy outlasts a few seconds, rarely hours. */
@@ -39,6 +42,8 @@ export const oauthEnvFields = {
   DATA_ENCRYPTION_KEY: optionalText,
   DATA_ENCRYPTION_KEYS_OLD: optionalText,
   TENANT_REVOCATION_WINDOW: integer(DEFAULT_REVOCATION_WINDOW_S, 1, 30 * 24 * 60 * 60),
+  PRIVACY_URL: optionalText.pipe(httpUrl.optional()),
+  SUPPORT_URL: optionalText.pipe(httpUrl.optional()),
   SLACK_UPGRADED_TEAM_ID: optionalText.pipe(
     z
       .string()
@@ -105,6 +110,8 @@ export function oauthConfigOf(e: {
   DATA_ENCRYPTION_KEYS_OLD?: string | undefined;
   SLACK_UPGRADED_TEAM_ID?: string | undefined;
   TENANT_REVOCATION_WINDOW?: number | undefined;
+  PRIVACY_URL?: string | undefined;
+  SUPPORT_URL?: string | undefined;
 }): OAuthConfig | undefined {
   if (!e.SLACK_CLIENT_ID || !e.SLACK_CLIENT_SECRET || !e.SLACK_STATE_SECRET || !e.DATA_ENCRYPTION_KEY)
     return undefined;
@@ -116,6 +123,8 @@ export function oauthConfigOf(e: {
     oldEncryptionKeys: e.DATA_ENCRYPTION_KEYS_OLD,
     upgradedTenant: e.SLACK_UPGRADED_TEAM_ID,
     revocationWindowMs: (e.TENANT_REVOCATION_WINDOW ?? DEFAULT_REVOCATION_WINDOW_S) * 1000,
+    privacyUrl: e.PRIVACY_URL,
+    supportUrl: e.SUPPORT_URL,
   };
 }
 

@@ -18,16 +18,28 @@ export class DocsApiError extends AppError<DocsApiErrorCode> {
   readonly retryAfterMs: number | undefined;
   /** The platform's own `error` message, shown to users for 400s; never contains our key. */
   readonly apiMessage: string | undefined;
+  /**
+   * OAuth mode: a refused key (401/403) was connected in Slack, so the fix is a manager's Reconnect
+   * (`/docs-agent connect`), never an environment variable.
+   */
+  readonly keyConnectedInSlack: boolean;
 
   constructor(
     code: DocsApiErrorCode,
     message: string,
-    details: { status?: number; retryAfterMs?: number; apiMessage?: string; cause?: unknown } = {},
+    details: {
+      status?: number;
+      retryAfterMs?: number;
+      apiMessage?: string;
+      cause?: unknown;
+      keyConnectedInSlack?: boolean;
+    } = {},
   ) {
     super(code, message, { cause: details.cause });
     this.status = details.status;
     this.retryAfterMs = details.retryAfterMs;
     this.apiMessage = details.apiMessage;
+    this.keyConnectedInSlack = details.keyConnectedInSlack === true;
   }
 }
 

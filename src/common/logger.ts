@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
+import { SecretIndex, scrubShapes } from './secret-scrubber.js';
 
 export type { Logger } from 'pino';
 
@@ -19,55 +20,51 @@ const REDACT_PATHS = [
 ];
 
 /**
- * Every form a secret takes in a log line: as is, JSON-escaped once (a pino string field) and twice (JSON
- * inside a string field, e.g. an error body), and percent-encoded (inside a URL). Longest first, so a secret
- * containing another one goes whole. Short secrets are kept too: over-redacting a short word beats leaking it.
- */
-export function secretForms(secrets: readonly string[]): string[] {
-  const forms = new Set<string>();
-  for (const secret of secrets) {
-    if (secret === '') continue;
-    const once = JSON.stringify(secret).slice(1, -1);
-    forms.add(secret);
-    forms.add(once);
-    forms.add(JSON.stringify(once).slice(1, -1));
-    forms.add(encodeURIComponent(secret));
-  }
-  return [...forms].sort((a, b) => b.length - a.length);
-}
-
-/** Replaces every occurrence of a known secret, wherever it hides in a log line (messages, causes, URLs). */
-export function scrubSecrets(line: string, secrets: readonly string[]): string {
-  let out = line;
-  for (const secret of secrets) {
-    if (secret !== '' && out.includes(secret)) out = out.replaceAll(secret, '[redacted]');
-  }
-  return out;
-}
-
-/**
- * Secrets learned while running (OAuth mode: each installation's tokens, each connected project's key):
- * every logger built on the set scrubs them from the moment they are added.
+ * Secrets learned while running (OAuth mode: each installation's tokens, each connected project's key),
+ * held per owner (a tenant): `set` replaces an owner's secrets (a rotated token drops the old one), `drop`
+ * forgets them (uninstall). The deployment's own are never dropped. Every logger built on the set scrubs
+ * them from the moment they are added, plus every token and key shape, at a cost that does not grow with
+ * the number of secrets.
  */
 export class SecretSet {
-  private readonly values = new Set<string>();
-  private cached: string[] | undefined;
+  private readonly index = new SecretIndex();
+  private readonly owned = new Map<string, ReadonlySet<string>>();
+  private readonly own = new Set<string>();
 
   constructor(initial: readonly string[] = []) {
     this.add(...initial);
   }
 
+  /** The deployment's own secrets (kept for the process's life). */
   add(...secrets: readonly (string | undefined)[]): void {
     for (const secret of secrets) {
-      if (!secret || this.values.has(secret)) continue;
-      this.values.add(secret);
-      this.cached = undefined;
+      if (!secret || this.own.has(secret)) continue;
+      this.own.add(secret);
+      this.index.add(secret);
     }
   }
 
-  forms(): string[] {
-    this.cached ??= secretForms([...this.values]);
-    return this.cached;
+  /** An owner's secrets now: new ones are scrubbed from now on, ones it no longer holds are forgotten. */
+  set(owner: string, secrets: readonly (string | undefined)[]): void {
+    const next = new Set(secrets.filter((s): s is string => Boolean(s)));
+    const before = this.owned.get(owner) ?? new Set<string>();
+    for (const secret of next) if (!before.has(secret)) this.index.add(secret);
+    for (const secret of before) if (!next.has(secret)) this.index.remove(secret);
+    if (next.size > 0) this.owned.set(owner, next);
+    else this.owned.delete(owner);
+  }
+
+  drop(owner: string): void {
+    this.set(owner, []);
+  }
+
+  /** How many owners hold secrets here (tests, metrics). */
+  owners(): number {
+    return this.owned.size;
+  }
+
+  scrub(line: string): string {
+    return scrubShapes(this.index.scrub(line));
   }
 }
 
@@ -84,7 +81,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const secrets = options.secrets instanceof SecretSet ? options.secrets : new SecretSet(options.secrets);
   const scrubbing: DestinationStream = {
     write(line: string) {
-      target.write(scrubSecrets(line, secrets.forms()));
+      target.write(secrets.scrub(line));
     },
   };
   const usePretty = options.pretty ?? (options.destination === undefined && process.stdout.isTTY === true);

@@ -1,4 +1,3 @@
-import { AccessPolicy } from '../common/access-policy.js';
 import { systemClock } from '../common/clock.js';
 import { type Config, secretsOf, userShareOf } from '../common/config.js';
 import { createLogger } from '../common/logger.js';
@@ -33,7 +32,7 @@ import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
 import { healthRoutes } from './health.js';
 import { wireHealthImpact } from './health-impact-wiring.js';
-import { createAppHome, wireProjectSettings } from './home-wiring.js';
+import { accessPolicyFor, createAppHome, wireProjectSettings } from './home-wiring.js';
 import { wirePullRequests } from './pull-request-wiring.js';
 import { wireReports } from './reports-wiring.js';
 import { handOverWhenStopping, shutDown } from './shutdown.js';
@@ -59,6 +58,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     timeoutMs: config.docs.timeoutMs,
     logger: logger.child({ component: 'docs-api' }),
     metrics,
+    keyConnectedInSlack: options.tenant !== undefined && options.tenant.key !== config.oauth?.upgradedTenant,
   });
   // Memory, or Redis with REDIS_URL (shared by replicas, kept across restarts): the one place that chooses.
   const adapters = createAdapters(config, adapterOptions(options, logger, clock));
@@ -67,7 +67,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const projects =
     options.projects?.directory ?? new ProjectDirectory(config.docs.projectId, config.docs.channelProjects);
   const projectKeys = options.projects?.keys ?? config.docs.projectKeys;
-  const access = new AccessPolicy(config.access);
+  const access = accessPolicyFor(config, options.tenant);
   const docsApiFor = (projectId: string) => docsApi.forProject(projectId, projectKeys.get(projectId));
 
   const fatal = oneFatal(); // a revoked or rejected token, or the app uninstalled: main.ts exits
@@ -189,7 +189,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     { config, adapters, clock, logger, projects, outbox: deliveries },
     { apiFor: docsApiFor, source: analyticsSource, evidence: healthEvidence },
   );
-  const settings = wireProjectSettings(config, options.tenant, slack.gateway, { access, clock, logger });
+  const settingsWiring = { access, outbox: deliveries, clock, logger };
+  const settings = wireProjectSettings(config, options.tenant, slack.gateway, settingsWiring);
   const home = createAppHome({
     ...{ config, settings: settings.home },
     gateway: slack.gateway,

@@ -42,6 +42,8 @@ export interface TenantScope {
   settings: TenantSettings;
   /** Called after this tenant's settings were saved here, so they apply at once (other replicas: within ~2 s). */
   changed(): void;
+  /** Set by the runtime's wiring: told each time a new installation (a re-install) is applied in place. */
+  installed?: (installation: TenantInstallation) => void;
 }
 
 export interface DocsAgent {

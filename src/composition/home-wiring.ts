@@ -15,7 +15,7 @@ import type { HomeSettings } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 
 /** Home's Settings section and the listeners' project settings are wired together (settings-wiring.ts). */
-export { wireProjectSettings } from './settings-wiring.js';
+export { accessPolicyFor, wireProjectSettings } from './settings-wiring.js';
 
 export interface AppHomeWiring {
   config: Config;

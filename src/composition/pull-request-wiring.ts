@@ -45,7 +45,7 @@ export function wirePullRequests(input: {
   onGitHubResponse?: (kind: 'ok' | 'not_modified' | 'error') => void;
 }): PullRequestWiring {
   const { config, adapters } = input;
-  const { token, apiUrl, webUrl } = config.github;
+  const { token, apiUrl, webUrl, owners } = config.github;
   const queue = adapters.pullRequestQueue;
   if (!token)
     return {
@@ -57,7 +57,10 @@ export function wirePullRequests(input: {
     };
   const logger = input.logger.child({ component: 'pull-requests' });
   const github = new GitHubPullRequests(
-    { token, apiUrl, logger, ...(input.onGitHubResponse ? { onResponse: input.onGitHubResponse } : {}) },
+    {
+      ...{ token, apiUrl, logger, ...(owners ? { owners } : {}) },
+      ...(input.onGitHubResponse ? { onResponse: input.onGitHubResponse } : {}),
+    },
     () => input.clock.now(),
   );
   const follower = new PullRequestFollower({

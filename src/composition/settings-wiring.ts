@@ -1,15 +1,19 @@
-import type { AccessPolicy } from '../common/access-policy.js';
+import { AccessPolicy } from '../common/access-policy.js';
 import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import { DocsApiError } from '../common/docs-api-error.js';
+import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import type { Outbox } from '../delivery/ports.js';
 import { DocsApiClient } from '../platform/docs-client.js';
 import type { ProjectSettingsSurface } from '../slack/listeners/deps.js';
 import type { HomeSettings, ShownConnection } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
+import { oweTakeoverNotice } from '../slack/takeover-notices.js';
 import { type KeyCheckResult, type ProjectKeyCheck, ProjectSettings } from '../tenants/project-settings.js';
 import { SettingsManagers } from '../tenants/settings-managers.js';
 import { maskKey, NO_SETTINGS, type ProjectConnection } from '../tenants/tenant.js';
+import { TenantPreferences } from '../tenants/tenant-preferences.js';
 import type { TenantScope } from './docs-agent.js';
 import { effectiveConnections } from './oauth/tenant-config.js';
 
@@ -27,6 +31,8 @@ export interface SettingsWiring {
    */
   environmentProjects?: () => ProjectConnection[];
   access: Pick<AccessPolicy, 'isAdmin'>;
+  /** Where the previous installer's notice of a takeover is owed (absent: not told). */
+  outbox?: Outbox;
   clock: Clock;
   logger: Logger;
 }
@@ -47,6 +53,16 @@ const shown = (c: ProjectConnection, fromEnvironment = false): ShownConnection =
   ...(fromEnvironment ? { fromEnvironment } : {}),
 });
 
+/**
+ * Whether people of other organisations may use the bot: OAuth mode, the tenant's own choice (its managers
+ * set it in Slack), else ALLOW_EXTERNAL_USERS, read on every check so a change applies at once.
+ */
+export function accessPolicyFor(config: Config, tenant: TenantScope | undefined): AccessPolicy {
+  const fallback = config.access.allowExternalUsers;
+  const allowExternalUsers = tenant ? () => tenant.settings.externalUsers ?? fallback : fallback;
+  return new AccessPolicy({ ...config.access, allowExternalUsers });
+}
+
 /** Connecting docs projects from Slack, for one tenant's runtime (OAuth mode); nothing in single-workspace mode. */
 export function wireProjectSettings(
   config: Config,
@@ -56,8 +72,9 @@ export function wireProjectSettings(
 ): WiredSettings {
   if (!tenant) return { deps: undefined, home: undefined };
   const logger = w.logger.child({ component: 'project-settings' });
-  const managers = new SettingsManagers({
+  const managers: SettingsManagers = new SettingsManagers({
     installerUserId: () => tenant.installation.installerUserId,
+    addedManagers: () => preferences.addedManagers(),
     isConfiguredAdmin: (userId) => w.access.isAdmin(userId),
     roleOf: async (userId) => {
       const user = await gateway.userInfo(userId);
@@ -69,6 +86,15 @@ export function wireProjectSettings(
     },
     logger,
     now: () => w.clock.now(),
+  });
+  const preferences = new TenantPreferences({
+    tenant: tenant.key,
+    directory: tenant.directory,
+    settings: () => tenant.settings,
+    managers,
+    externalUsersDefault: config.access.allowExternalUsers,
+    changed: () => tenant.changed(),
+    logger,
   });
   const settings = new ProjectSettings({
     tenant: tenant.key,
@@ -104,6 +130,16 @@ export function wireProjectSettings(
         replaced: result.replaced ? shown(result.replaced) : undefined,
       };
     },
+    managers: {
+      added: () => preferences.addedManagers(),
+      add: (by, userId) => preferences.addManager(by, userId),
+      remove: (by, userId) => preferences.removeManager(by, userId),
+    },
+    externalUsers: {
+      allowed: () => preferences.externalUsersAllowed(),
+      chosen: () => preferences.externalUsersChosen(),
+      set: (by, allowed) => preferences.setExternalUsers(by, allowed),
+    },
     async disconnect(userId, channelId) {
       const result = await settings.disconnect(userId, channelId);
       if (!result.ok) return result;
@@ -111,10 +147,29 @@ export function wireProjectSettings(
       return { ok: true, removed: shown(result.removed), left: left ? shown(left) : undefined };
     },
   };
+  const outbox = w.outbox;
+  if (outbox) {
+    const tell = (installation: TenantScope['installation']) =>
+      oweTakeoverNotice(outbox, installation, w.clock.now()).catch((error: unknown) =>
+        logger.warn({ error: describeError(error) }, 'could not owe the takeover notice yet'),
+      );
+    void tell(tenant.installation);
+    tenant.installed = (installation) => void tell(installation);
+  }
   const home = async (userId: string): Promise<HomeSettings | undefined> => {
     const manage = await managers.mayManage(userId);
     if (!manage && settings.isSetUp()) return undefined;
-    return { manage, connections: deps.connections(), installerUserId: deps.installerUserId };
+    const managersShown = {
+      added: preferences.addedManagers(),
+      externalUsers: preferences.externalUsersAllowed(),
+      externalUsersChosen: preferences.externalUsersChosen(),
+    };
+    return {
+      manage,
+      connections: deps.connections(),
+      installerUserId: deps.installerUserId,
+      ...(manage ? { managers: managersShown } : {}),
+    };
   };
   return { deps, home };
 }

@@ -20,6 +20,12 @@ export interface GitHubClientOptions {
   logger: Logger;
   /** Counts each HTTP answer by status class: `ok`, `not_modified`, `error` (benchmarks, metrics). */
   onResponse?: (kind: 'ok' | 'not_modified' | 'error') => void;
+  /**
+   * The repository owners (users, orgs; lower case) this token may be used for; absent: any. A request for
+   * another owner's repository is refused before it is sent (OAuth mode: the operator's token only for
+   * GITHUB_TOKEN_OWNERS, whatever repository a tenant's docs data names).
+   */
+  owners?: readonly string[];
 }
 
 /** What the rate-limit headers last said: reads wait when none are left. */
@@ -71,7 +77,9 @@ export function createGitHubClient(options: GitHubClientOptions): {
     retry: { retries: 2 },
   });
   const etags = new Map<string, { etag: string; data: unknown }>();
+  const allowed = options.owners ? new Set(options.owners.map((o) => o.toLowerCase())) : undefined;
   octokit.hook.wrap('request', async (request, endpoint) => {
+    if (allowed) refuseOtherOwners(allowed, octokit.request.endpoint(endpoint).url);
     const pause = rateLimit.pausedUntil - Date.now();
     if (pause > LIMIT_MAX_WAIT_S * 1000) throw limitedFor(pause);
     if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
@@ -111,6 +119,16 @@ export function createGitHubClient(options: GitHubClientOptions): {
 }
 
 /** A request not sent because a limit is in force for longer than is worth waiting in-process. */
+/** A repository read for an owner not on the token's list: refused like a repository it cannot see (403). */
+function refuseOtherOwners(allowed: ReadonlySet<string>, url: string): void {
+  const owner = /\/repos\/([^/?#]+)\//.exec(new URL(url).pathname)?.[1];
+  if (owner === undefined || allowed.has(decodeURIComponent(owner).toLowerCase())) return;
+  throw Object.assign(new Error('this GitHub token is not used for that repository owner; not sent'), {
+    status: 403,
+    code: 'github_owner_not_allowed',
+  });
+}
+
 function limitedFor(pauseMs: number) {
   return Object.assign(new Error('GitHub rate limit in force; not sent'), {
     status: 429,

@@ -25,6 +25,8 @@ export interface DocsClientOptions {
   retryBaseMs?: number;
   /** Counts each upstream attempt by outcome (see `ApiMetrics`). */
   metrics?: ApiMetrics;
+  /** OAuth mode: the keys were connected in Slack (a refusal says so, for advice that fits). */
+  keyConnectedInSlack?: boolean;
 }
 
 export interface PageViewsQuery {

@@ -31,6 +31,8 @@ export interface TransportOptions {
   connections?: number;
   random?: () => number;
   metrics?: ApiMetrics;
+  /** OAuth mode: the keys were connected in Slack (a refusal says so, for advice that fits). */
+  keyConnectedInSlack?: boolean;
 }
 
 export interface JsonRequest {
@@ -68,6 +70,7 @@ export class HttpTransport {
       retryBaseMs: 250,
       connections: 16,
       random: Math.random,
+      keyConnectedInSlack: false,
       ...options,
     };
     this.pool = new Pool(url.origin, {
@@ -185,6 +188,8 @@ export class HttpTransport {
         status: statusCode,
         apiMessage,
         retryAfterMs: retryAfterMs === undefined ? undefined : boundedDelay(retryAfterMs, MAX_RETRY_AFTER_MS),
+        keyConnectedInSlack:
+          this.options.keyConnectedInSlack === true && (code === 'unauthorized' || code === 'forbidden'),
       },
     );
   }

@@ -58,5 +58,9 @@ export function accessDeniedMessage(reason: 'user' | 'channel' | 'external'): st
 }
 
 /** To a Slack Connect user of another organisation (ALLOW_EXTERNAL_USERS is off). */
+/** OAuth mode: the workspace's own managers choose, in Slack. */
+export const EXTERNAL_USER_TEXT_MANAGED =
+  "docs-agent only works for members of the workspace that installed it, and you're in another organisation (Slack Connect), so I started, changed and showed nothing. Ask someone in that workspace to do it, or ask its docs-agent managers to allow people of other organisations (`/docs-agent settings external-users on`).";
+
 export const EXTERNAL_USER_TEXT =
   "docs-agent only works for members of the workspace that installed it, and you're in another organisation (Slack Connect), so I started, changed and showed nothing. Ask someone in that workspace to do it, or ask its admins to set `ALLOW_EXTERNAL_USERS=true`.";

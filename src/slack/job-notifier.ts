@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../common/clock.js';
+import { DocsApiError } from '../common/docs-api-error.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { DeliveryPriority, NewDelivery } from '../delivery/domain.js';
@@ -12,6 +13,7 @@ import type {
 } from '../jobs/conversation-service.js';
 import { type JobRecord, shownOrder } from '../jobs/domain/job.js';
 import type { JobNotifier, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
+import { cardKey, terminalKey } from './job-delivery-keys.js';
 import { describeDocsFailure, describeSlackDeliveryFailure } from './messages/failures.js';
 import { jobCardMessage } from './messages/job-card.js';
 import {
@@ -23,10 +25,15 @@ import {
 import type { SlackMessage } from './messages/types.js';
 import { SlackDeliveryError, type SlackGateway } from './slack-gateway.js';
 
+export { cardKey, terminalKey } from './job-delivery-keys.js';
+
 /** How long a job's start waits for its card to be confirmed (retries and look-ups included). */
 const STARTING_CARD_WAIT_MS = 30_000;
 /** How long the starting card's outbox record is kept (its sweep and de-duplication need no longer). */
 const STARTING_CARD_KEEP_MS = 24 * 60 * 60 * 1000;
+
+type CardState = Parameters<typeof jobCardMessage>[0]['state'];
+type FollowUpsFrom = NotifierOptions['followUpsFrom'];
 
 /** The reaction on a reply that reached the agent. */
 export const FORWARDED_REACTION = 'eyes';
@@ -128,14 +135,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   }
 
   async postStartingCard(input: StartingCard): Promise<string> {
-    const message = jobCardMessage({
-      requesterId: input.requesterId,
-      prompt: input.prompt,
-      ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
-      state: { phase: 'starting' },
-      followUpsFrom: this.options.followUpsFrom,
-      project: this.projectName(input.projectId),
-    });
+    const message = this.startCard(input, { phase: 'starting' }, this.options.followUpsFrom);
     // Owed like every other message (recorded, looked up after an unknown outcome, swept), but waited on:
     // the job needs the card's ts. Each try is its own key: the second follows a join.
     let tries = 0;
@@ -177,12 +177,20 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
 
   /** The card of a job that was not started because its card was not confirmed in time. */
   private notStarted(input: StartingCard, code: string): SlackMessage {
+    return this.startCard(input, { phase: 'not_started', reason: describeSlackDeliveryFailure(code) });
+  }
+
+  /** A card before any job record: starting, or not started. */
+  private startCard(input: StartingCard, state: CardState, followUpsFrom?: FollowUpsFrom): SlackMessage {
+    const { requesterId, prompt, evidenceRef } = input;
+    const project = this.projectName(input.projectId);
     return jobCardMessage({
-      requesterId: input.requesterId,
-      prompt: input.prompt,
-      ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
-      state: { phase: 'not_started', reason: describeSlackDeliveryFailure(code) },
-      project: this.projectName(input.projectId),
+      requesterId,
+      prompt,
+      ...(evidenceRef && { evidenceRef }),
+      state,
+      followUpsFrom,
+      project,
     });
   }
 
@@ -225,12 +233,10 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
 
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {
     const reason = describeDocsFailure(input.error, this.clock.now(), undefined, this.limits());
-    const message = jobCardMessage({
-      requesterId: input.requesterId,
-      prompt: input.prompt,
-      ...(input.evidenceRef === undefined ? {} : { evidenceRef: input.evidenceRef }),
-      state: { phase: 'not_started', reason },
-      project: this.projectName(input.projectId),
+    const message = this.startCard(input, {
+      phase: 'not_started',
+      reason,
+      reconnect: keyToReconnect(input.error),
     });
     // No job record will ever follow: this state is the card's last.
     await this.oweCard(input.channelId, input.cardTs, message, 'final', Number.MAX_SAFE_INTEGER);
@@ -287,12 +293,5 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   }
 }
 
-/** The one delivery of a run's result (a reply, or the end of its stream in an assistant thread). */
-export function terminalKey(record: Pick<JobRecord, 'jobId' | 'generation'>): string {
-  return `terminal:${record.jobId}:${record.generation}`;
-}
-
-/** The one delivery of a card's states. */
-export function cardKey(channelId: string, cardTs: string): string {
-  return `card:${channelId}:${cardTs}`;
-}
+/** OAuth mode: the docs platform refused a key a manager connected in Slack. */
+const keyToReconnect = (error: unknown) => error instanceof DocsApiError && error.keyConnectedInSlack;

@@ -70,10 +70,13 @@ export function createTenantSlackApp(
         botToken: now.botToken,
         botId: now.botId,
         botUserId: now.botUserId,
-        // An org-wide install serves each workspace of the org: the request's team, the install's org.
-        teamId: source.teamId ?? now.teamId,
-        enterpriseId: source.enterpriseId ?? now.enterpriseId,
-        // The external-user check lets the org's own people in, from any of its workspaces.
+        // The installation's team, never the request's (a shared channel's request may name another team);
+        // an org-wide install serves each workspace of the org: the request's team there, the install's org.
+        teamId: now.isEnterpriseInstall ? (source.teamId ?? now.teamId) : now.teamId,
+        enterpriseId: now.isEnterpriseInstall ? now.enterpriseId : (source.enterpriseId ?? now.enterpriseId),
+        // What the external-user check compares the person's team with: this install's workspace, or for an
+        // org-wide install its org (the org's own people are let in from any of its workspaces).
+        installedTeamId: now.isEnterpriseInstall ? undefined : now.teamId,
         orgWideEnterpriseId: now.isEnterpriseInstall ? now.enterpriseId : undefined,
       };
     },

@@ -210,12 +210,13 @@ export class ProjectSettings {
       const next = changed.next;
       found = changed.found;
       if (next.length === stored.projects.length && !found) return { ok: true, found };
-      if (!(await directory.saveSettings(tenant, { projects: next }, stored.version))) {
+      const { version: _read, ...rest } = stored;
+      if (!(await directory.saveSettings(tenant, { ...rest, projects: next }, stored.version))) {
         // Someone saved in between (another admin, another replica): show theirs, overwrite nothing.
         this.seen = await directory.settings(tenant);
         return { ok: false, code: 'changed_meanwhile' };
       }
-      this.seen = { version: stored.version + 1, projects: next };
+      this.seen = { ...stored, version: stored.version + 1, projects: next };
     } catch (error) {
       this.options.logger.warn(
         { tenant, error: describeError(error) },

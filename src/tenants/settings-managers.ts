@@ -5,8 +5,10 @@ import type { Logger } from '../common/logger.js';
 export type WorkspaceRoleLookup = (userId: string) => Promise<{ admin: boolean } | undefined>;
 
 export interface SettingsManagersOptions {
-  /** The user who installed the app (read each time: a re-install may change it). */
+  /** The user who installed the app first (read each time: an admin's re-install may take over). */
   installerUserId(): string | undefined;
+  /** People a manager added (read each time: the tenant's settings). */
+  addedManagers?(): readonly string[];
   /** ADMIN_USER_IDS. */
   isConfiguredAdmin(userId: string): boolean;
   roleOf: WorkspaceRoleLookup;
@@ -19,8 +21,9 @@ export interface SettingsManagersOptions {
 }
 
 /**
- * Who may connect and disconnect docs projects: the installing user, the workspace's admins and owners
- * (users.info, cached briefly), and ADMIN_USER_IDS. Asked again on every submit, never remembered per form.
+ * Who may connect and disconnect docs projects and change the tenant's settings: the first installer, the
+ * workspace's admins and owners (org admins and owners for an org-wide install; users.info, cached briefly),
+ * people a manager added, and ADMIN_USER_IDS. Asked again on every submit, never remembered per form.
  * Fails closed: a user Slack could not tell about may not manage.
  */
 export class SettingsManagers {
@@ -35,9 +38,13 @@ export class SettingsManagers {
     this.maxEntries = options.maxEntries ?? 5000;
   }
 
-  /** Known without asking Slack: the installer or ADMIN_USER_IDS. */
+  /** Known without asking Slack: the installer, someone a manager added, or ADMIN_USER_IDS. */
   knownManager(userId: string): boolean {
-    return userId === this.options.installerUserId() || this.options.isConfiguredAdmin(userId);
+    return (
+      userId === this.options.installerUserId() ||
+      this.options.isConfiguredAdmin(userId) ||
+      (this.options.addedManagers?.().includes(userId) ?? false)
+    );
   }
 
   async mayManage(userId: string): Promise<boolean> {

@@ -9,13 +9,25 @@ export interface TenantSource {
   teamId: string | undefined;
   enterpriseId: string | undefined;
   isEnterpriseInstall: boolean;
+  /**
+   * The acting person's own workspace when Slack names it and it differs from the install the request was
+   * delivered for (a Slack Connect channel shared by two installed workspaces): that workspace's install
+   * serves them, with its own project and key.
+   */
+  personTeamId?: string | undefined;
 }
 
-/** The tenant an org-wide install is looked up by first (as Bolt's `authorize` does), then the workspace. */
+/**
+ * The tenants a request may belong to, first match wins: the acting person's own workspace, then the
+ * install Slack delivered it for (an org-wide install first, as Bolt's `authorize` does, then the workspace).
+ */
 export function tenantCandidates(source: TenantSource): TenantKey[] {
-  const { teamId, enterpriseId, isEnterpriseInstall } = source;
-  if (isEnterpriseInstall && enterpriseId) return [enterpriseId];
-  return [...(teamId ? [teamId] : []), ...(enterpriseId ? [enterpriseId] : [])];
+  const { teamId, enterpriseId, isEnterpriseInstall, personTeamId } = source;
+  const delivered =
+    isEnterpriseInstall && enterpriseId
+      ? [enterpriseId]
+      : [...(teamId ? [teamId] : []), ...(enterpriseId ? [enterpriseId] : [])];
+  return personTeamId && !delivered.includes(personTeamId) ? [personTeamId, ...delivered] : delivered;
 }
 
 /** One installation as the bot keeps it (secrets included; stored encrypted, never logged). */
@@ -37,6 +49,11 @@ export interface TenantInstallation {
   scopes: string[];
   appId: string | undefined;
   installedAt: number;
+  /**
+   * The last time an admin's re-install took the installer's place: who was installer before, who took over
+   * and when (the previous installer is told once).
+   */
+  takenOver?: { from: string; by: string; at: number };
 }
 
 /** A rotating token pair from a refresh, kept apart from the installation and the settings. */
@@ -85,9 +102,53 @@ export interface ProjectConnection {
 export interface TenantSettings {
   version: number;
   projects: ProjectConnection[];
+  /** People a manager added (the installer and the workspace's admins and owners manage anyway). */
+  managers?: string[];
+  /** Whether people of other organisations (Slack Connect) may use the bot; unset: ALLOW_EXTERNAL_USERS. */
+  externalUsers?: boolean;
+  /** A GitHub token connected in Slack, for this tenant's own repositories (OAuth mode). */
+  github?: GithubConnection;
+}
+
+/** A GitHub token a manager connected; shown again only masked. */
+export interface GithubConnection {
+  token: string;
+  /** The repository owners (users or orgs) whose repositories it is used for. */
+  owners: string[];
+  connectedBy: string;
+  connectedAt: number;
+}
+
+/** Settings as stored (sealed): everything but the version, which is kept beside them. */
+export function settingsBody(settings: Omit<TenantSettings, 'version'>): string {
+  const { projects, managers, externalUsers, github } = settings;
+  return JSON.stringify({
+    projects,
+    ...(managers && managers.length > 0 ? { managers } : {}),
+    ...(externalUsers === undefined ? {} : { externalUsers }),
+    ...(github ? { github } : {}),
+  });
+}
+
+/** Stored settings back (`settingsBody`'s text at `version`). */
+export function settingsFromBody(body: string, version: number): TenantSettings {
+  const parsed = JSON.parse(body) as Omit<TenantSettings, 'version'>;
+  return { ...parsed, version, projects: parsed.projects ?? [] };
 }
 
 export const NO_SETTINGS: TenantSettings = { version: 0, projects: [] };
+
+/** Every secret a tenant holds now (scrubbed from logs while it holds them). */
+export function tenantSecrets(installation: TenantInstallation, settings: TenantSettings): string[] {
+  const { botToken, refreshToken } = installation;
+  const keys = settings.projects.map((p) => p.apiKey);
+  return [
+    botToken,
+    ...(refreshToken ? [refreshToken] : []),
+    ...keys,
+    ...(settings.github ? [settings.github.token] : []),
+  ];
+}
 
 /** `svc_…abcd`: all of a key that is ever shown again after it is saved. */
 export function maskKey(apiKey: string): string {

@@ -226,6 +226,7 @@ describe('cross-tenant ids', () => {
 describe('Enterprise Grid', () => {
   it("an event from another workspace of the org is served with the org's token", async () => {
     slack.userTeams.set('U0GRID2', 'T0GRIDWS2');
+    slack.userEnterprises.set('U0GRID2', GRID.key); // a person of the org, as users.info tells
     const other = { ...GRID, teamId: 'T0GRIDWS2', user: 'U0GRID2' };
     await b.event(asTenant(appHomeOpenedEnvelope({ userId: other.user, channelId: 'D0GRID2' }), other));
     const publish = await slack.waitForCall('views.publish', (c) => c.args.user_id === other.user, 10_000);

@@ -94,6 +94,9 @@ describe('two tenants in one OAuth-mode process', () => {
         LOG_LEVEL: 'info',
       },
     });
+    // The org's people, as users.info tells (the org-wide install lets its own org's people in).
+    for (const user of ['U0SAME', 'U0ALICE', app.slack.oauth.installerUserId])
+      app.slack.userEnterprises.set(user, GRID);
     app.docs.projects.add(GRID_PROJECT);
     app.docs.projectKeys.set(GRID_PROJECT, GRID_KEY);
     expect((await app.install({ teamId: ACME, teamName: 'Acme' })).status).toBe(200);

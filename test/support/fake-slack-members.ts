@@ -4,6 +4,8 @@ type Json = Record<string, unknown>;
 export interface MembersHost {
   readonly notMemberOf: ReadonlySet<string>;
   readonly botUserId: string;
+  /** users.info's `team_id` per user (default the home team T0TEAM). */
+  readonly userTeams?: ReadonlyMap<string, string>;
 }
 
 /** People in a channel that no test configured: the conversation tests' three users. */
@@ -20,7 +22,8 @@ export class FakeChannelMembers {
 
   /**
    * Workspace roles users.info reports (`is_admin`, `is_owner`): users listed here are answered from here
-   * (a member of the home team, named by their id), everyone else by FakeSlack as before.
+   * (a member of their team in `userTeams`, else the home team, named by their id), everyone else by
+   * FakeSlack as before.
    */
   readonly roles = new Map<string, { is_admin?: boolean; is_owner?: boolean }>();
 
@@ -47,7 +50,8 @@ export class FakeChannelMembers {
   private userWithRole(id: string): Json | undefined {
     const role = this.roles.get(id);
     if (!role) return undefined;
-    const user = { id, name: id.toLowerCase(), team_id: 'T0TEAM', is_restricted: false, profile: {} };
+    const team_id = this.host.userTeams?.get(id) ?? 'T0TEAM';
+    const user = { id, name: id.toLowerCase(), team_id, is_restricted: false, profile: {} };
     return {
       ok: true,
       user: { ...user, is_admin: role.is_admin ?? false, is_owner: role.is_owner ?? false },

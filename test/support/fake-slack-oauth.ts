@@ -67,6 +67,11 @@ export class FakeSlackOAuth {
   redirectUrls: string[] = [];
   /** Token rotation: bot tokens expire after this many seconds and come with a refresh token. Off if unset. */
   tokenExpiresIn: number | undefined;
+  /**
+   * Tokens without Slack's `xox…-` shape (random characters only): what a scrubber that only knew shapes
+   * would miss, so secret scans prove known values are scrubbed too.
+   */
+  opaqueTokens = false;
   /** The user who presses Allow. */
   installerUserId = 'U0INSTALLER';
   /** Tokens still answered as the home workspace once OAuth tokens are in use (an upgraded single workspace). */
@@ -253,13 +258,17 @@ export class FakeSlackOAuth {
     this.revoke(tenant.key);
     const expiresIn = this.tokenExpiresIn ?? 43_200;
     const token = this.issue(tenant.key, Date.now() + expiresIn * 1000);
-    const refreshToken = `xoxe-1-${tenant.key}-${++this.counter}-${randomBytes(8).toString('hex')}`;
+    const refreshToken = this.opaqueTokens
+      ? `${randomBytes(18).toString('base64url')}${++this.counter}`
+      : `xoxe-1-${tenant.key}-${++this.counter}-${randomBytes(8).toString('hex')}`;
     this.refreshTokens.set(refreshToken, { tenant: tenant.key, live: true, expiresAt: undefined });
     return { ...this.grantAnswer(tenant, token), refresh_token: refreshToken, expires_in: expiresIn };
   }
 
   private issue(tenant: string, expiresAt?: number): string {
-    const token = `xoxb-${tenant}-${++this.counter}-${randomBytes(8).toString('hex')}`;
+    const token = this.opaqueTokens
+      ? `${randomBytes(18).toString('base64url')}${++this.counter}`
+      : `xoxb-${tenant}-${++this.counter}-${randomBytes(8).toString('hex')}`;
     this.tokens.set(token, { tenant, live: true, expiresAt });
     return token;
   }

@@ -49,7 +49,7 @@ export class MapTenantDirectory implements TenantDirectory {
     const version = this.stored.get(tenant)?.version ?? 0;
     const accepted = version === expectedVersion;
     this.saves.push({ tenant, expectedVersion, accepted });
-    if (accepted) this.stored.set(tenant, { version: version + 1, projects: structuredClone(next.projects) });
+    if (accepted) this.stored.set(tenant, { ...structuredClone(next), version: version + 1 });
     return accepted;
   }
 

@@ -59,6 +59,8 @@ export const TENANTS = [...INSTALLED, DELTA] as const;
 export function registerTenants(slack: FakeSlack, docs: FakeDocs): void {
   for (const t of TENANTS) {
     slack.userTeams.set(t.user, t.teamId);
+    // A Grid user's users.info names their org (an org-wide install lets its own org's people in).
+    if (t.enterpriseId) slack.userEnterprises.set(t.user, t.enterpriseId);
     slack.users.set(t.user, { name: `${t.marker.toLowerCase()}-user` });
     docs.projects.add(t.project);
     docs.projectKeys.set(t.project, t.apiKey);

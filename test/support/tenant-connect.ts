@@ -12,7 +12,7 @@ const CONNECT_CALLBACK_ID = 'docs_project_connect';
  * the key with one read before saving). Resolves the submission's HTTP answer.
  */
 export async function connectThroughModal(
-  via: BotProcess,
+  via: Pick<BotProcess, 'command' | 'interaction'>,
   slack: FakeSlack,
   t: TestTenant,
 ): Promise<{ status: number; body: string }> {

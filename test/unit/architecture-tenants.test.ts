@@ -45,8 +45,10 @@ const MAKERS: Array<{ what: string; call: RegExp; allowed: string[] }> = [
   {
     what: 'Bolt apps and WebClients',
     call: /\bnew (App|WebClient|RotatingTokenClient|webApi\.WebClient)\(|(?<!function )\bboltCore\(/,
-    // Token refresh (oauth.v2.access) uses a client with no token: each call names its tenant's refresh token.
+    // Token refresh (oauth.v2.access) uses a client with no token: each call names its tenant's refresh token;
+    // so does the installer's look at a re-installer's role (users.info with the new installation's token).
     allowed: [
+      'slack/oauth/installer.ts',
       'slack/bolt-core.ts',
       'slack/slack-app.ts',
       'slack/tenant-slack-app.ts',

@@ -80,6 +80,7 @@ export function createOAuthAgent(
       clientId: config.oauth.clientId,
       clientSecret: config.oauth.clientSecret,
       stateSecret: config.oauth.stateSecret,
+      links: { privacyUrl: config.oauth.privacyUrl, supportUrl: config.oauth.supportUrl },
       ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
       directory: store.directory,
       now: () => clock.now(),

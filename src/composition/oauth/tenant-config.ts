@@ -88,6 +88,11 @@ export function tenantConfig(
       channelProjects: channels,
       projectKeys: keys,
     },
+    // The operator's GITHUB_TOKEN reads only GITHUB_TOKEN_OWNERS' repositories for a tenant (the repository
+    // comes from the tenant's docs data); none without that list. The upgraded workspace is the operator's own.
+    github: upgraded
+      ? config.github
+      : { ...config.github, token: config.github.owners ? config.github.token : undefined },
     analytics: {
       ...config.analytics,
       // WEEKLY_REPORT_* name one workspace's channel: only the upgraded workspace keeps it.

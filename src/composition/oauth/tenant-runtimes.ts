@@ -6,7 +6,7 @@ import type { TenantMetrics } from '../../metrics/tenant-metrics.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
 import type { SharedRedisConnections } from '../../state/adapters.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
-import { type TenantKey, type TenantSource, tenantCandidates } from '../../tenants/tenant.js';
+import { type TenantKey, type TenantSource, tenantCandidates, tenantSecrets } from '../../tenants/tenant.js';
 import { OnDemandSync } from './on-demand-sync.js';
 import { effectiveConnections } from './tenant-config.js';
 import { answeredOnHold, removeInstall, suspendTenant } from './tenant-holds.js';
@@ -189,11 +189,7 @@ export class TenantRuntimes {
     if (!installation || !lifecycle) return;
     this.unreadable.delete(tenant);
     // From now on these never reach a log line, whichever logger writes it.
-    this.deps.secrets.add(
-      installation.botToken,
-      installation.refreshToken,
-      ...settings.projects.map((p) => p.apiKey),
-    );
+    this.deps.secrets.set(tenant, tenantSecrets(installation, settings));
     const connections = effectiveConnections(this.deps.config, tenant, settings);
     if (runtime && runtime.lifecycle.generation !== lifecycle.generation) {
       // Installed again after its purge began: a fresh key space, so a runtime of its own.
@@ -203,6 +199,7 @@ export class TenantRuntimes {
     if (runtime) {
       runtime.lifecycle = lifecycle;
       runtime.scope.installation = installation;
+      runtime.scope.installed?.(installation); // a takeover by an admin's re-install is told
       runtime.scope.settings = settings;
       runtime.projects.update(connections);
       runtime.stamp = stamp;
@@ -273,6 +270,7 @@ export class TenantRuntimes {
     await runtime.agent.stop().catch((error: unknown) => {
       this.log.warn({ tenant, error: describeError(error) }, 'tenant runtime did not stop cleanly');
     });
+    this.deps.secrets.drop(tenant); // shapes stay scrubbed; its values are no one's secrets any more
   }
 
   async stop(): Promise<void> {

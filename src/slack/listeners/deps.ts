@@ -15,6 +15,7 @@ import type { JobFeedback } from '../../jobs/job-feedback.js';
 import type { JobService } from '../../jobs/job-service.js';
 import type { PullRequestIndex } from '../../jobs/pull-requests/pull-request-index.js';
 import type { ConnectInput, SettingsFailure } from '../../tenants/project-settings.js';
+import type { PreferenceResult } from '../../tenants/tenant-preferences.js';
 import type { AppHomePublisher } from '../app-home-publisher.js';
 import type { AssistantCalls } from '../assistant-calls.js';
 import type { StreamPhase } from '../assistant-streams.js';
@@ -76,6 +77,18 @@ export interface ProjectSettingsSurface {
   ): Promise<
     { ok: true; connection: ShownConnection; replaced: ShownConnection | undefined } | SettingsFailure
   >;
+  /** People a manager added, and adding or removing one (asked of a manager each time). */
+  managers: {
+    added(): string[];
+    add(by: string, userId: string): Promise<PreferenceResult>;
+    remove(by: string, userId: string): Promise<PreferenceResult>;
+  };
+  /** Whether people of other organisations may use the bot here (the tenant's choice, else the deployment's). */
+  externalUsers: {
+    allowed(): boolean;
+    chosen(): boolean;
+    set(by: string, allowed: boolean): Promise<PreferenceResult>;
+  };
   /** Removes the mapping of `channelId` (undefined: the workspace's); `left`: what the channel uses now. */
   disconnect(
     userId: string,

@@ -1,9 +1,9 @@
 import type { AnyMiddlewareArgs, Context } from '@slack/bolt';
 import { describeError } from '../../common/errors.js';
-import { EXTERNAL_USER_TEXT } from '../command-text.js';
+import { EXTERNAL_USER_TEXT, EXTERNAL_USER_TEXT_MANAGED } from '../command-text.js';
 import type { SlackDeps } from './deps.js';
 
-export type ExternalUsersDeps = Pick<SlackDeps, 'access' | 'logger' | 'jobReaction' | 'users'>;
+export type ExternalUsersDeps = Pick<SlackDeps, 'access' | 'logger' | 'jobReaction' | 'users' | 'settings'>;
 
 type Json = Record<string, unknown>;
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
@@ -19,6 +19,7 @@ export function requestUser(body: unknown): { userId?: string; teamId?: string }
     const userId = str(event.user) ?? str(obj(event.assistant_thread).user_id);
     return { userId, teamId: str(event.user_team) ?? str(event.team) };
   }
+  // A command's `team_id` is the person's own workspace (Slack offers the command only where it is installed).
   if (typeof b.command === 'string') return { userId: str(b.user_id), teamId: str(b.team_id) };
   const user = obj(b.user);
   return { userId: str(user.id), teamId: str(user.team_id) };
@@ -47,12 +48,18 @@ export function refuseExternalUsers(deps: ExternalUsersDeps) {
     // Link previews decide for themselves: people of other organisations get them without numbers.
     if (obj(obj(args.body).event).type === 'link_shared') return args.next();
     const { userId, teamId: namedTeam } = requestUser(args.body);
-    const homeTeamId = args.context.teamId ?? str(obj(args.body).team_id);
+    // The install's own team (OAuth mode: its workspace, or its org for an org-wide install, so that the
+    // org's people are let in by their org); never the request's own team field compared with itself.
+    const homeTeamId =
+      str(args.context.installedTeamId) ??
+      str(args.context.orgWideEnterpriseId) ??
+      args.context.teamId ??
+      str(obj(args.body).team_id);
     const teamId = namedTeam ?? (await teamOfUnnamed(deps, args.body, userId, homeTeamId));
     if (deps.access.checkTeam(teamId, homeTeamId).ok) return args.next();
     const org = await orgOf(deps, args.context, userId);
     if (org && deps.access.checkTeam(teamId, homeTeamId, org).ok) return args.next();
-    deps.logger.info({ userId, teamId }, 'refused a user of another organisation (ALLOW_EXTERNAL_USERS)');
+    deps.logger.info({ userId, teamId }, 'refused a user of another organisation (external users off)');
     try {
       await answer(deps, args, userId);
     } catch (error) {
@@ -100,7 +107,8 @@ async function orgOf(deps: ExternalUsersDeps, context: Context, userId: string |
 
 async function answer(deps: ExternalUsersDeps, args: MiddlewareArgs, userId: string | undefined) {
   const body = obj(args.body);
-  const text = EXTERNAL_USER_TEXT;
+  // OAuth mode: the tenant's managers choose in Slack; single-workspace mode: the deployment's setting.
+  const text = deps.settings ? EXTERNAL_USER_TEXT_MANAGED : EXTERNAL_USER_TEXT;
   if (typeof body.command === 'string') return args.ack?.({ response_type: 'ephemeral', text });
   if (body.type === 'view_submission')
     return args.ack?.({ response_action: 'update', view: refusedModal(text) });

@@ -1,6 +1,7 @@
 import type { AnyMiddlewareArgs } from '@slack/bolt';
 import { describeError } from '../../common/errors.js';
 import { notSetUpText } from '../messages/project-settings.js';
+import { preferenceCommand } from './commands/preference-subcommands.js';
 import type { SlackDeps } from './deps.js';
 
 export type SetupGateDeps = Pick<SlackDeps, 'settings' | 'logger'>;
@@ -11,11 +12,15 @@ const obj = (value: unknown): Json => (typeof value === 'object' && value !== nu
 const GATED_COMMANDS = new Set(['/docs-agent', '/docs-views', '/docs-health']);
 const HELP = /^(help|-h|--help|\?)?$/i;
 
-/** What runs before a project is connected: `/docs-agent connect` and every command's help. */
+/**
+ * What runs before a project is connected: `/docs-agent connect`, every command's help, and who manages
+ * and the tenant's settings (`managers …`, `settings …`): setting up can start with adding a manager.
+ */
 export function passesSetupGate(command: string, text: string): boolean {
   const word = text.trim();
   if (HELP.test(word)) return true;
-  return command === '/docs-agent' && /^connect$/i.test(word);
+  if (command !== '/docs-agent') return false;
+  return /^connect$/i.test(word) || preferenceCommand(text) !== undefined;
 }
 
 type MiddlewareArgs = AnyMiddlewareArgs & {

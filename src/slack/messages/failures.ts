@@ -19,6 +19,11 @@ export interface HourlyLimits {
 export const NOT_CONNECTED_TEXT =
   'No docs project is connected in this workspace yet, so nothing happened. A workspace admin (or whoever installed docs-agent) must run `/docs-agent connect` first.';
 
+/** OAuth mode: the key a manager connected in Slack was refused; a manager reconnects it. */
+export function reconnectKeyText(status: number | undefined, action: string): string {
+  return `The docs platform refused the admin key connected for this project${status ? ` (${status})` : ''}, so I could not ${action}. Ask a docs-agent manager here (an admin, an owner or whoever installed it) to reconnect the project with a valid admin key: \`/docs-agent connect\`, or *Connect a project* in docs-agent's Home.`;
+}
+
 export function describeDocsFailure(
   error: unknown,
   now: number,
@@ -26,6 +31,7 @@ export function describeDocsFailure(
   limits: HourlyLimits = {},
 ): string {
   if (error instanceof DocsApiError) {
+    if (error.keyConnectedInSlack) return reconnectKeyText(error.status, action);
     switch (error.code) {
       case 'unauthorized':
         return `The docs platform rejected the bot's API key (401), so I could not ${action}. An admin must check \`DOCS_API_KEY\`: it must be a valid admin key with write access.`;

@@ -5,12 +5,14 @@ import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { evidenceLine } from './evidence-summary.js';
 import { formatDuration, repositoryBranchUrl, repositoryLabel, slackTime } from './format.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
+import { HOME_CONNECT_ACTION } from './project-settings.js';
 import { pullRequestStateLine } from './pull-request.js';
 import type { SlackMessage } from './types.js';
 
 export type CardState =
   | { phase: 'starting' }
-  | { phase: 'not_started'; reason: string }
+  /** `reconnect`: the key connected in Slack was refused; managers get a button to the connect form. */
+  | { phase: 'not_started'; reason: string; reconnect?: boolean }
   | { phase: 'tracked'; record: JobRecord; now: number; untracked?: false };
 
 export interface JobCardInput {
@@ -95,6 +97,19 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
       type: 'section',
       text: { type: 'mrkdwn', text: truncate(state.reason, LIMITS.sectionText) },
     });
+    // Anyone sees it; the form opens for managers only (asked again on the click and on the submit).
+    if (state.reconnect)
+      blocks.push({
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            // The same action as Home's *Connect a project*: the connect form.
+            action_id: HOME_CONNECT_ACTION,
+            text: { type: 'plain_text', text: 'Reconnect (managers)' },
+          },
+        ],
+      });
   }
   if (state.phase === 'tracked') {
     blocks.push({ type: 'section', fields: detailFields(state.record, state.now) });

@@ -6,6 +6,7 @@ import {
   type HourlyLimits,
   NOT_CONNECTED_TEXT,
   perHour,
+  reconnectKeyText,
   retryHint,
 } from './failures.js';
 import { oneLine } from './limits.js';
@@ -38,6 +39,7 @@ export function describePageViewsFailure(error: unknown, now: number, limits: Ho
         return 'The docs platform failed or did not answer in time, so I have no report. Try again in a few minutes.';
       case 'unauthorized':
       case 'forbidden':
+        if (error.keyConnectedInSlack) return reconnectKeyText(error.status, 'make the report');
         return "The docs platform rejected the bot's API key, so I have no report. An admin must check `DOCS_API_KEY`.";
       case 'not_found':
         return "The docs platform doesn't know this project. An admin must check `DOCS_PROJECT_ID`.";

@@ -28,6 +28,26 @@ export interface HomeSettings {
   manage: boolean;
   connections: ShownConnection[];
   installerUserId: string | undefined;
+  /** For managers: who else manages, and whether people of other organisations may use docs-agent here. */
+  managers?: { added: string[]; externalUsers: boolean; externalUsersChosen: boolean };
+}
+
+/** Home's lines on who manages and on people of other organisations (managers only). */
+function managersBlocks(settings: HomeSettings): KnownBlock[] {
+  const m = settings.managers;
+  if (!m) return [];
+  const installer = settings.installerUserId ? `<@${settings.installerUserId}> (installed it), ` : '';
+  const added = m.added.length > 0 ? `, and ${m.added.map((id) => `<@${id}>`).join(', ')}` : '';
+  const outsiders = m.externalUsers ? 'may' : 'may not';
+  const chosen = m.externalUsersChosen ? 'chosen by a manager' : "this deployment's default";
+  return [
+    section(
+      `*Managers*: ${installer}workspace admins and owners${added}. Add or remove one with \`/docs-agent managers add @someone\` or \`remove @someone\`.`,
+    ),
+    section(
+      `*People of other organisations* (Slack Connect) ${outsiders} use docs-agent here (${chosen}). Change it with \`/docs-agent settings external-users on\` or \`off\`.`,
+    ),
+  ];
 }
 
 const code = (text: string) => `\`${escapeMrkdwn(oneLine(text, 128))}\``;
@@ -40,7 +60,7 @@ export function whoCanManageText(installerUserId: string | undefined, plain = fa
     ? `the person who installed docs-agent${plain ? '' : ` (<@${installerUserId}>)`}, `
     : '';
   const admins = plain ? 'ADMIN_USER_IDS' : '`ADMIN_USER_IDS`';
-  return `Only ${installer}workspace admins and owners, and people listed in ${admins} can connect or disconnect docs projects.`;
+  return `Only ${installer}workspace admins and owners, people a manager added (\`/docs-agent managers\`) and people listed in ${admins} can connect or disconnect docs projects.`;
 }
 
 /** The setup gate: one line, for every command until a project is connected. */
@@ -191,6 +211,6 @@ export function homeSettingsBlocks(settings: HomeSettings): KnownBlock[] {
       },
     ],
   });
-  blocks.push({ type: 'divider' });
+  blocks.push(...managersBlocks(settings), { type: 'divider' });
   return blocks;
 }

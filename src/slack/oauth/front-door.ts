@@ -33,7 +33,10 @@ export function createFrontDoor(input: {
   const receiver = new HTTPReceiver({
     signingSecret: config.slack.signingSecret!,
     endpoints: '/slack/events',
-    customRoutes: customRoutesOf([...input.routes, ...installedRoutes(input.installer.stateSecret)], logger),
+    customRoutes: customRoutesOf(
+      [...input.routes, ...installedRoutes(input.installer.stateSecret, input.installer.links)],
+      logger,
+    ),
     logger: boltLogger(logger),
     logLevel: boltLevel(config.logLevel),
     processBeforeResponse: false,

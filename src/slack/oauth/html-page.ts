@@ -44,9 +44,24 @@ export interface PageParts {
   title: string;
   /** Already-escaped HTML for inside <main>. */
   body: string;
+  links?: PageLinks;
 }
 
-export function htmlPage({ title, body }: PageParts): string {
+/** The operator's privacy policy and support pages (PRIVACY_URL, SUPPORT_URL), at the foot of every page. */
+export interface PageLinks {
+  privacyUrl?: string | undefined;
+  supportUrl?: string | undefined;
+}
+
+function footer(links: PageLinks | undefined): string {
+  const parts = [
+    links?.privacyUrl ? `<a href="${escapeHtml(links.privacyUrl)}">Privacy policy</a>` : '',
+    links?.supportUrl ? `<a href="${escapeHtml(links.supportUrl)}">Support</a>` : '',
+  ].filter(Boolean);
+  return parts.length > 0 ? `\n<footer class="muted"><p>${parts.join(' · ')}</p></footer>` : '';
+}
+
+export function htmlPage({ title, body, links }: PageParts): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -61,7 +76,7 @@ ${STYLE}
 </head>
 <body>
 <main>
-${body}
+${body}${footer(links)}
 </main>
 </body>
 </html>

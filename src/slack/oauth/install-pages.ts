@@ -1,5 +1,5 @@
 import { cleanUntrusted, collapseWhitespace } from '../../common/untrusted-text.js';
-import { escapeHtml, htmlPage, isSlackId } from './html-page.js';
+import { escapeHtml, htmlPage, isSlackId, type PageLinks } from './html-page.js';
 import { BOT_SCOPE_REASONS } from './scopes.js';
 
 /**
@@ -13,11 +13,12 @@ export const INSTALL_PATH = '/slack/install';
 const SLACK_MARK = `<svg aria-hidden="true" focusable="false" viewBox="0 0 122.8 122.8"><path d="M25.8 77.6c0 7.1-5.8 12.9-12.9 12.9S0 84.7 0 77.6s5.8-12.9 12.9-12.9h12.9v12.9zm6.5 0c0-7.1 5.8-12.9 12.9-12.9s12.9 5.8 12.9 12.9v32.3c0 7.1-5.8 12.9-12.9 12.9s-12.9-5.8-12.9-12.9V77.6z" fill="#e01e5a"/><path d="M45.2 25.8c-7.1 0-12.9-5.8-12.9-12.9S38.1 0 45.2 0s12.9 5.8 12.9 12.9v12.9H45.2zm0 6.5c7.1 0 12.9 5.8 12.9 12.9s-5.8 12.9-12.9 12.9H12.9C5.8 58.1 0 52.3 0 45.2s5.8-12.9 12.9-12.9h32.3z" fill="#36c5f0"/><path d="M97 45.2c0-7.1 5.8-12.9 12.9-12.9s12.9 5.8 12.9 12.9-5.8 12.9-12.9 12.9H97V45.2zm-6.5 0c0 7.1-5.8 12.9-12.9 12.9s-12.9-5.8-12.9-12.9V12.9C64.7 5.8 70.5 0 77.6 0s12.9 5.8 12.9 12.9v32.3z" fill="#2eb67d"/><path d="M77.6 97c7.1 0 12.9 5.8 12.9 12.9s-5.8 12.9-12.9 12.9-12.9-5.8-12.9-12.9V97h12.9zm0-6.5c-7.1 0-12.9-5.8-12.9-12.9s5.8-12.9 12.9-12.9h32.3c7.1 0 12.9 5.8 12.9 12.9s-5.8 12.9-12.9 12.9H77.6z" fill="#ecb22e"/></svg>`;
 
 /** The install page: what docs-agent does, every scope and why, and one "Add to Slack" link to Slack. */
-export function installPage(authorizeUrl: string): string {
+export function installPage(authorizeUrl: string, links?: PageLinks): string {
   const scopes = BOT_SCOPE_REASONS.map(
     ({ scope, reason }) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(reason)}</li>`,
   ).join('\n');
   return htmlPage({
+    links,
     title: 'Add docs-agent to Slack',
     body: `<h1>Add docs-agent to Slack</h1>
 <p>docs-agent brings your documentation platform into Slack.</p>
@@ -64,8 +65,8 @@ const CONNECT_STEP = `<li>An admin (the person who installed it, a workspace adm
 <li>Then anyone can start with <code>/docs-agent help</code>.</li>`;
 
 /** The success page: names the workspace (or org) and says what to do next. */
-export function successPage(installed: InstalledIn): string {
-  if (installed.isEnterpriseInstall) return orgSuccessPage(installed);
+export function successPage(installed: InstalledIn, links?: PageLinks): string {
+  if (installed.isEnterpriseInstall) return orgSuccessPage(installed, links);
   const name = escapeHtml(displayName(installed.name, 'your workspace'));
   const { teamId, appId } = installed;
   const home =
@@ -75,6 +76,7 @@ in Slack</a> (in a browser: <a href="${escapeHtml(`https://app.slack.com/client/
 the web</a>, then docs-agent under Apps).</li>`
       : `<li>Open docs-agent's Home in Slack: find docs-agent under <strong>Apps</strong> in the sidebar.</li>`;
   return htmlPage({
+    links,
     title: `docs-agent is installed in ${displayName(installed.name, 'your workspace')}`,
     body: `<h1>docs-agent is installed in ${name}</h1>
 <p>The app was added to <strong>${name}</strong>, and docs-agent sent you a direct message there with
@@ -97,7 +99,7 @@ function openSlack(teamId: string | undefined): string {
 <a class="secondary" href="${escapeHtml(web)}">Open in the browser instead</a></p>`;
 }
 
-function orgSuccessPage(installed: InstalledIn): string {
+function orgSuccessPage(installed: InstalledIn, links?: PageLinks): string {
   const name = escapeHtml(displayName(installed.name, 'your organization'));
   const { enterpriseId, appId } = installed;
   const addToWorkspaces =
@@ -106,6 +108,7 @@ function orgSuccessPage(installed: InstalledIn): string {
 docs-agent to the workspaces</a> that should use it`
       : 'Add docs-agent to the workspaces that should use it (Manage apps in the org dashboard)';
   return htmlPage({
+    links,
     title: `docs-agent is installed for the ${displayName(installed.name, 'your organization')} organization`,
     body: `<h1>docs-agent is installed for the ${name} organization</h1>
 <p>The app was installed org-wide in <strong>${name}</strong>: it serves every workspace of the org it is
@@ -227,9 +230,10 @@ be complete. Try again in a minute. ${ASK_OPERATOR}</p>`,
 }
 
 /** The failure page: what went wrong in plain words, and "Try again" (back to the install page). */
-export function failurePage(failure: InstallFailure, installPath = INSTALL_PATH): string {
+export function failurePage(failure: InstallFailure, installPath = INSTALL_PATH, links?: PageLinks): string {
   const { title, explain } = failureWords(failure);
   return htmlPage({
+    links,
     title: `${title} · docs-agent`,
     body: `<h1>${escapeHtml(title)}</h1>
 ${explain}

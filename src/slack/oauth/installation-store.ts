@@ -1,4 +1,6 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/oauth';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import { cleanUntrusted, collapseWhitespace } from '../../common/untrusted-text.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 import { type TenantInstallation, type TenantKey, tenantCandidates } from '../../tenants/tenant.js';
@@ -79,9 +81,21 @@ export function toSlackInstallation(installation: TenantInstallation): Installat
   };
 }
 
+/**
+ * Whether `userId` is an admin or owner where the installation is (the workspace's; the org's for an
+ * org-wide install), asked of Slack with the new installation's own token; undefined when Slack did not say.
+ */
+export type InstallerRoleLookup = (
+  installation: TenantInstallation,
+  userId: string,
+) => Promise<boolean | undefined>;
+
 export interface TenantInstallationStoreOptions {
   directory: TenantDirectory;
   now(): number;
+  /** Absent: nobody's re-install takes over (the first installer stays). */
+  isAdmin?: InstallerRoleLookup;
+  logger?: Logger;
 }
 
 /**
@@ -98,11 +112,53 @@ export class TenantInstallationStore implements InstallationStore {
   ): Promise<void> {
     const { directory, now } = this.options;
     const tenant = tenantOfInstallation(installation as Installation);
-    // A re-install or a token refresh keeps when the tenant was first installed.
+    // A re-install or a token refresh keeps when the tenant was first installed, and who did.
     const existing = await directory.installation(tenant);
-    const saved = toTenantInstallation(installation as Installation, existing?.installedAt ?? now());
+    const fresh = toTenantInstallation(installation as Installation, existing?.installedAt ?? now());
+    const saved = existing ? await this.keepInstaller(existing, fresh) : fresh;
     await directory.saveInstallation(saved);
     this.savedFrom.set(installation, saved);
+  }
+
+  /**
+   * Who manages a tenant changes only deliberately: a member's re-install (Slack lets members install apps)
+   * keeps the first installer; an admin's or owner's takes over, and says so in the log and to the one it
+   * replaced (the runtime owes them a message, from `takenOver`).
+   */
+  private async keepInstaller(
+    existing: TenantInstallation,
+    fresh: TenantInstallation,
+  ): Promise<TenantInstallation> {
+    const previous = existing.installerUserId;
+    const by = fresh.installerUserId;
+    const kept = {
+      ...fresh,
+      installerUserId: previous,
+      ...(existing.takenOver ? { takenOver: existing.takenOver } : {}),
+    };
+    if (by === previous) return kept;
+    const log = this.options.logger?.child({ tenant: fresh.tenant, component: 'slack-install' });
+    let admin: boolean | undefined;
+    try {
+      admin = await this.options.isAdmin?.(fresh, by);
+    } catch (error) {
+      log?.warn(
+        { userId: by, error: describeError(error) },
+        'could not tell whether the re-installer is an admin',
+      );
+    }
+    if (admin !== true) {
+      log?.info(
+        { userId: by, installer: previous },
+        'a member installed docs-agent again: the first installer stays the installer',
+      );
+      return kept;
+    }
+    log?.warn(
+      { userId: by, previousInstaller: previous },
+      'an admin installed docs-agent again and takes over as its installer; the previous installer is told',
+    );
+    return { ...fresh, takenOver: { from: previous, by, at: this.options.now() } };
   }
 
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation<'v1' | 'v2', boolean>> {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { HttpRoute } from '../http-edge.js';
-import { escapeHtml, htmlPage } from './html-page.js';
+import { escapeHtml, htmlPage, type PageLinks } from './html-page.js';
 import { INSTALL_PATH, type InstalledIn, successPage } from './install-pages.js';
 
 /**
@@ -78,16 +78,17 @@ const html = (status: number, body: string) => ({
 });
 
 /** GET /slack/installed (the success page, as often as it is opened) and GET / (to the install page). */
-export function installedRoutes(secret: string): HttpRoute[] {
+export function installedRoutes(secret: string, links?: PageLinks): HttpRoute[] {
   return [
     {
       path: INSTALLED_PATH,
       handle: (url) => {
         const installed = readInstalledLink(url, secret);
-        if (installed) return html(200, successPage(installed));
+        if (installed) return html(200, successPage(installed, links));
         return html(
           404,
           htmlPage({
+            links,
             title: 'Nothing to show here · docs-agent',
             body: `<h1>Nothing to show here</h1>
 <p>This address shows the page that follows an installation, and this link is not one docs-agent made (or it

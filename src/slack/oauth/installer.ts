@@ -1,13 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger as BoltLogger, HTTPReceiverOptions } from '@slack/bolt';
+import { type Logger as BoltLogger, type HTTPReceiverOptions, webApi } from '@slack/bolt';
 import slackOAuth, { type Installation, type StateStore } from '@slack/oauth';
 import type { Logger } from '../../common/logger.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 import type { TenantInstallation } from '../../tenants/tenant.js';
+import { withTrailingSlash } from '../bolt-core.js';
 import { boltLogger } from '../bolt-logger.js';
+import { slackUserOf } from '../user-names.js';
+import type { PageLinks } from './html-page.js';
 import { classifyInstallFailure } from './install-failures.js';
 import { failurePage, failureStatus, INSTALL_PATH, installPage } from './install-pages.js';
-import { TenantInstallationStore, toTenantInstallation } from './installation-store.js';
+import {
+  type InstallerRoleLookup,
+  TenantInstallationStore,
+  toTenantInstallation,
+} from './installation-store.js';
 import { installedLink, PAGE_HEADERS } from './installed-link.js';
 import { BOT_SCOPES } from './scopes.js';
 
@@ -31,6 +38,8 @@ export interface InstallerInput {
   directory: TenantDirectory;
   now(): number;
   logger: Logger;
+  /** PRIVACY_URL and SUPPORT_URL, linked at the foot of every install page. */
+  links?: PageLinks;
   /** A tenant was installed (or re-installed) and saved: build or rebuild its runtime. */
   onInstalled(installation: TenantInstallation): void;
 }
@@ -56,6 +65,27 @@ function sendPage(res: ServerResponse, status: number, html: string): void {
   setPageHeaders(res);
   res.writeHead(status);
   res.end(html);
+}
+
+/**
+ * Whether a re-installer is an admin or owner (users.info with the new installation's token): of the
+ * workspace, or of the whole org for an org-wide install. Bounded so the browser is not kept waiting.
+ */
+function installerIsAdmin(slackApiUrl: string): InstallerRoleLookup {
+  const client = new webApi.WebClient(undefined, {
+    slackApiUrl: withTrailingSlash(slackApiUrl),
+    timeout: EXCHANGE_TIMEOUT_MS / 2,
+    retryConfig: { retries: 0 },
+    logLevel: webApi.LogLevel.ERROR,
+  });
+  return async (installation, userId) => {
+    const answer = await client.users.info({ token: installation.botToken, user: userId });
+    if (!answer.user) return undefined;
+    const user = slackUserOf(answer.user);
+    if (installation.isEnterpriseInstall)
+      return user.orgAdmin === true && user.enterpriseId === installation.enterpriseId;
+    return user.admin && !user.restricted;
+  };
 }
 
 /** The state store on the injected clock (so an expired link is testable), signed with SLACK_STATE_SECRET. */
@@ -85,8 +115,13 @@ function quietClientLogger(logger: Logger): BoltLogger {
  */
 export function slackInstaller(input: InstallerInput): InstallerReceiverOptions {
   const { logger, now } = input;
-  const installationStore = new TenantInstallationStore({ directory: input.directory, now });
   const slackApiUrl = input.slackApiUrl ?? DEFAULT_SLACK_API_URL;
+  const installationStore = new TenantInstallationStore({
+    directory: input.directory,
+    now,
+    isAdmin: installerIsAdmin(slackApiUrl),
+    logger,
+  });
   const log = logger.child({ component: 'slack-install' });
 
   const success = (installation: Installation, _o: unknown, _req: IncomingMessage, res: ServerResponse) => {
@@ -126,7 +161,7 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
       },
       'an installation through "Add to Slack" did not complete',
     );
-    sendPage(res, failureStatus(reason), failurePage(reason, INSTALL_PATH));
+    sendPage(res, failureStatus(reason), failurePage(reason, INSTALL_PATH, input.links));
   };
 
   return {
@@ -144,7 +179,7 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
       stateStore: clockedStateStore(input.stateSecret, now),
       stateCookieExpirationSeconds: STATE_SECONDS,
       authorizationUrl: authorizationUrlFor(slackApiUrl),
-      renderHtmlForInstallPath: installPage,
+      renderHtmlForInstallPath: (url) => installPage(url, input.links),
       // The install page's headers: @slack/oauth sets only its content type.
       installPathOptions: {
         beforeRedirection: async (_req, res) => {

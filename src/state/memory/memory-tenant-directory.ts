@@ -1,13 +1,14 @@
 import type { SecretBox } from '../../common/secret-box.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
-import type {
-  ProjectConnection,
-  TenantHold,
-  TenantInstallation,
-  TenantKey,
-  TenantLifecycle,
-  TenantSettings,
-  TenantTokens,
+import {
+  settingsBody,
+  settingsFromBody,
+  type TenantHold,
+  type TenantInstallation,
+  type TenantKey,
+  type TenantLifecycle,
+  type TenantSettings,
+  type TenantTokens,
 } from '../../tenants/tenant.js';
 
 /**
@@ -105,8 +106,7 @@ export class MemoryTenantDirectory implements TenantDirectory {
     const context = `settings:${tenant}:${stored.version}`;
     const opened = this.box.open(stored.sealed, context);
     if (opened.sealedWithOldKey) stored.sealed = this.box.seal(opened.value, context);
-    const { projects } = JSON.parse(opened.value) as { projects: ProjectConnection[] };
-    return { version: stored.version, projects };
+    return settingsFromBody(opened.value, stored.version);
   }
 
   async saveSettings(
@@ -118,10 +118,7 @@ export class MemoryTenantDirectory implements TenantDirectory {
     if (!this.stampOf.has(tenant)) return false;
     if ((this.settingsOf.get(tenant)?.version ?? 0) !== expectedVersion) return false;
     const version = expectedVersion + 1;
-    const sealed = this.box.seal(
-      JSON.stringify({ projects: next.projects }),
-      `settings:${tenant}:${version}`,
-    );
+    const sealed = this.box.seal(settingsBody(next), `settings:${tenant}:${version}`);
     this.settingsOf.set(tenant, { version, sealed });
     this.bump(tenant);
     return true;

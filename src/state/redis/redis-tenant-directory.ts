@@ -1,14 +1,15 @@
 import { AppError } from '../../common/errors.js';
 import type { SecretBox } from '../../common/secret-box.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
-import type {
-  ProjectConnection,
-  TenantHold,
-  TenantInstallation,
-  TenantKey,
-  TenantLifecycle,
-  TenantSettings,
-  TenantTokens,
+import {
+  settingsBody,
+  settingsFromBody,
+  type TenantHold,
+  type TenantInstallation,
+  type TenantKey,
+  type TenantLifecycle,
+  type TenantSettings,
+  type TenantTokens,
 } from '../../tenants/tenant.js';
 import { guardState } from '../keyv-job-store.js';
 import { closeRedis, type RedisClient } from './redis-client.js';
@@ -122,8 +123,7 @@ export class RedisTenantDirectory implements TenantDirectory {
         this.client.eval(RESEAL_SETTINGS, { keys: [key], arguments: [stored.value!, resealed] }),
       );
     }
-    const { projects } = JSON.parse(opened.value) as { projects: ProjectConnection[] };
-    return { version, projects };
+    return settingsFromBody(opened.value, version);
   }
 
   async saveSettings(
@@ -132,10 +132,7 @@ export class RedisTenantDirectory implements TenantDirectory {
     expectedVersion: number,
   ): Promise<boolean> {
     const version = expectedVersion + 1;
-    const sealed = this.box.seal(
-      JSON.stringify({ projects: next.projects }),
-      settingsContext(tenant, version),
-    );
+    const sealed = this.box.seal(settingsBody(next), settingsContext(tenant, version));
     return this.write(SAVE_SETTINGS, tenant, [String(expectedVersion), String(version), sealed]);
   }
 

@@ -13,6 +13,7 @@ import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { owedVia, respondSafely } from '../respond-safely.js';
+import { answerPreferenceCommand, preferenceCommand } from './preference-subcommands.js';
 import { answerSettingsCommand, type ModalOpener, settingsSubcommand } from './settings-subcommands.js';
 
 export type DocsAgentCommandDeps = Pick<
@@ -44,6 +45,12 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
     if (settings) {
       const fromEnvironment = () => projectMessage(deps.projects, command.channel_id);
       await answerSettingsCommand(settings, args, deps, fromEnvironment);
+      return;
+    }
+    // `managers …`, `settings …`: who manages this workspace's docs-agent, and its choices (OAuth mode).
+    const preference = preferenceCommand(command.text);
+    if (preference) {
+      await answerPreferenceCommand(preference, args, deps);
       return;
     }
     const parsed = parseDocsAgentCommand(command.text);

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/common/logger.js';
+import { NO_SETTINGS, type ProjectConnection } from '../../src/tenants/tenant.js';
+import { TenantPreferences } from '../../src/tenants/tenant-preferences.js';
+import { MapTenantDirectory, TEST_TENANT } from '../support/map-tenant-directory.js';
+
+const logger = createLogger({ level: 'silent', secrets: [] });
+const MANAGER = 'U0MANAGER';
+const project: ProjectConnection = {
+  projectId: 'proj_a',
+  apiKey: 'svc_a_key_0123456789',
+  channelId: undefined,
+  connectedBy: MANAGER,
+  connectedAt: 1,
+};
+
+function preferences(directory: MapTenantDirectory) {
+  return new TenantPreferences({
+    tenant: TEST_TENANT,
+    directory,
+    settings: () => NO_SETTINGS,
+    managers: { mayManage: async (userId) => userId === MANAGER },
+    externalUsersDefault: false,
+    changed: () => undefined,
+    logger,
+  });
+}
+
+describe('a tenant’s preferences', () => {
+  it('keep the connected projects and each other when saved, and refuse non-managers', async () => {
+    const directory = new MapTenantDirectory();
+    directory.stored.set(TEST_TENANT, { version: 3, projects: [project] });
+    const prefs = preferences(directory);
+    expect(await prefs.addManager('U0MEMBER', 'U0HELPER')).toEqual({ ok: false, code: 'not_allowed' });
+    expect((await prefs.addManager(MANAGER, 'U0HELPER')).ok).toBe(true);
+    expect((await prefs.setExternalUsers(MANAGER, true)).ok).toBe(true);
+    expect(await directory.settings(TEST_TENANT)).toEqual({
+      version: 5,
+      projects: [project],
+      managers: ['U0HELPER'],
+      externalUsers: true,
+    });
+    expect(prefs.externalUsersAllowed()).toBe(true);
+    expect(await prefs.addManager(MANAGER, 'U0HELPER')).toEqual({ ok: false, code: 'already' });
+    expect(await prefs.addManager(MANAGER, 'not-a-user')).toEqual({ ok: false, code: 'bad_user' });
+  });
+
+  it("never overwrites a save made in between: the loser is told, the winner's change stays", async () => {
+    const directory = new MapTenantDirectory();
+    const prefs = preferences(directory);
+    directory.beforeSave = async () => {
+      await directory.saveSettings(TEST_TENANT, { projects: [project] }, 0);
+    };
+    expect(await prefs.addManager(MANAGER, 'U0HELPER')).toEqual({ ok: false, code: 'changed_meanwhile' });
+    expect(await directory.settings(TEST_TENANT)).toEqual({ version: 1, projects: [project] });
+  });
+});

@@ -47,6 +47,12 @@ function seed(docs: FakeDocs, data: { before: Partial<HealthData>; after: Partia
   docs.health.byRange.set(key(windows.after), { ...emptyHealthData(), ...data.after });
 }
 
+/** Bot replies in a thread (not the cards, which carry the PR link too) that name `text`. */
+const slackPostsWith = (slack: FakeSlack, text: string) =>
+  slack.messages.filter(
+    (m: StoredMessage) => m.bot_id && m.thread_ts && m.thread_ts !== m.ts && JSON.stringify(m).includes(text),
+  ).length;
+
 const impactPosts = (slack: FakeSlack) =>
   slack.messages.filter((m: StoredMessage) => m.bot_id && m.text.startsWith('Did it work?'));
 
@@ -146,6 +152,8 @@ describe('health impact post failures (memory)', () => {
     await waitFor(() => app.logs.filter((l) => l.includes('impact check scheduled')).length === 2, {
       what: 'both checks',
     });
+    // The jobs' own PR replies are out of the way first: the faults below are meant for the impact posts.
+    await waitFor(() => slackPostsWith(app.slack, PR) >= 2, { what: 'both PR replies' });
     // The first post meets a channel Slack refuses for good, the second a failure worth retrying.
     app.slack.inject('chat.postMessage', { kind: 'error', error: 'is_archived' });
     app.slack.inject('chat.postMessage', { kind: 'error', error: 'fatal_error' });

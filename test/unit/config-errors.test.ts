@@ -13,7 +13,7 @@ const KEY = Buffer.alloc(32, 7).toString('base64');
 const oauth = {
   SLACK_CLIENT_ID: '1111.2222',
   SLACK_CLIENT_SECRET: 'client-secret-0123456789',
-  SLACK_STATE_SECRET: 'state-secret-0123456789',
+  SLACK_STATE_SECRET: 'state-secret-0123456789-0123456789',
   SLACK_SIGNING_SECRET: 'signing-secret-0123456789',
   DATA_ENCRYPTION_KEY: KEY,
 };
@@ -88,7 +88,9 @@ describe('.env.example', () => {
     ...['DOCS_PROJECT_ID', 'DOCS_CHANNEL_PROJECTS', 'DOCS_SITE_URL', 'REDIS_URL', 'ALLOWED_CHANNEL_IDS'],
     ...['ALLOWED_USER_IDS', 'ADMIN_USER_IDS', 'WEEKLY_REPORT_CHANNEL', 'WEEKLY_REPORT_CRON'],
     ...['WEEKLY_REPORT_TZ', 'GITHUB_TOKEN', 'SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'],
-    ...['DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS_OLD', 'SLACK_UPGRADED_TEAM_ID'],
+    ...['DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS_OLD', 'SLACK_UPGRADED_TEAM_ID', 'GITHUB_TOKEN_OWNERS'],
+    // SLACK_APP_TIER's default depends on the mode; the links are optional and empty unless set.
+    ...['SLACK_APP_TIER', 'PRIVACY_URL', 'SUPPORT_URL'],
   ]);
 
   // Read by compose.yml and `npm run doctor` only.

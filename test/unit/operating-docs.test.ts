@@ -29,7 +29,7 @@ const VALID: Record<string, string> = {
   DOCS_PROJECT_ID: 'proj_1',
   SLACK_CLIENT_ID: '1111.2222',
   SLACK_CLIENT_SECRET: 'client-secret-0123',
-  SLACK_STATE_SECRET: 'state-secret-0123456789',
+  SLACK_STATE_SECRET: 'state-secret-0123456789-0123456789',
   DATA_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
   REDIS_URL: 'redis://localhost:6379',
 };

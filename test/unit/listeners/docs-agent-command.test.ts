@@ -169,6 +169,8 @@ describe('docsAgentCommand', () => {
       // Slack markup arrives as plain text for the agent.
       prompt: 'Document the 429 & 503 responses in the API (https://docs.acme.test/api)',
       origin: 'command',
+      // Where a start handed over at shutdown tells the person if its card is refused.
+      responseUrl: expect.stringMatching(/^https:\/\/hooks\.slack\.test\//),
     });
     // The card in the channel is the answer: nothing ephemeral on success.
     expect(t.respond).not.toHaveBeenCalled();

@@ -17,10 +17,7 @@ export function docsAgentHelpMessage(
 ): SlackMessage {
   const instruction = placeholder('instruction');
   const project = options.connectable
-    ? [
-        `*Docs project* \`${command} project\` shows this channel's · \`${command} connect\` · \`${command} disconnect\` (managers)`,
-        `*Managers* \`${command} managers\` · \`managers add @someone\` · \`remove @someone\` · \`${command} settings\` (\`settings external-users on|off\`)`,
-      ].join('\n')
+    ? `*Docs project* \`${command} project\` shows this channel's · \`${command} connect\` · \`${command} disconnect\` · who may: \`${command} managers\` · \`${command} settings\``
     : `*Docs project* \`${command} project\` shows which one this channel's jobs and reports use`;
   const text = [
     `*Start a job* the agent edits your docs and opens a pull request`,

@@ -105,7 +105,7 @@ describe('delivery decisions that hold (issue 35)', () => {
     await settle();
     expect(sent).toHaveLength(1);
     expect(sent[0]?.target).toEqual({ kind: 'post', channel: 'U1', threadTs: null });
-    const text = String((sent[0]?.payload as { text: string }).text);
+    const text = String((sent[0]?.payload as { text?: string } | undefined)?.text);
     expect(text).toContain('<#C1>');
     expect(text).toContain('its thread was deleted');
     expect(text).toContain('/pull/1');

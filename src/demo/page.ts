@@ -14,9 +14,10 @@ function messageHtml(slack: StandInSlack, m: DemoMessage, inThread: boolean): st
     })
     .join('');
   const replies = inThread ? [] : slack.messages.filter((r) => r.thread_ts === m.ts && r.ts !== m.ts);
-  const thread = inThread
-    ? ''
-    : `<details class="thread" data-thread="${escapeHtml(m.ts)}"${replies.length ? ' open' : ''}><summary>${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}</summary>${replies.map((r) => messageHtml(slack, r, true)).join('')}<form class="reply" data-thread="${escapeHtml(m.ts)}"><input name="text" placeholder="Reply in thread…" autocomplete="off"><button>Send</button></form></details>`;
+  const thread =
+    inThread || m.ephemeral
+      ? ''
+      : `<details class="thread" data-thread="${escapeHtml(m.ts)}"${replies.length ? ' open' : ''}><summary>${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}</summary>${replies.map((r) => messageHtml(slack, r, true)).join('')}<form class="reply" data-thread="${escapeHtml(m.ts)}"><input name="text" placeholder="Reply in thread…" autocomplete="off"><button>Send</button></form></details>`;
   return `<div class="msg${m.ephemeral ? ' ephemeral' : ''}" data-ts="${escapeHtml(m.ts)}"><div class="avatar">${m.user === BOT_USER ? '📘' : 'A'}</div><div class="content"><div class="author">${author} ${badge}</div>${only}<div class="blocks">${body}</div>${unfurls}${reactions ? `<div class="reactions">${reactions}</div>` : ''}${thread}</div></div>`;
 }
 

@@ -22,8 +22,11 @@ export function mrkdwn(source: string): string {
       if (target.startsWith('@'))
         return `<span class="mention">@${escapeHtml(label ?? NAMES[target.slice(1)] ?? target.slice(1))}</span>`;
       if (target.startsWith('#')) return `<span class="mention">#${escapeHtml(label ?? 'channel')}</span>`;
+      // `<!date^…|fallback>` shows its fallback text; `<!here>` and the like read as mentions.
+      if (target.startsWith('!date')) return escapeHtml(decodeEntities(label ?? ''));
       if (target.startsWith('!'))
         return `<span class="mention">@${escapeHtml(target.slice(1).split('^')[0] ?? '')}</span>`;
+      return `<span class="mention">@${escapeHtml(target.slice(1).split('^')[0] ?? '')}</span>`;
       const href = decodeEntities(target);
       const safe = /^(https?:|mailto:)/i.test(href) ? href : '#';
       return `<a href="${escapeHtml(safe)}" target="_blank" rel="noopener">${inline(escapeHtml(decodeEntities(label ?? target)))}</a>`;

@@ -157,7 +157,11 @@ export class BotRequests {
         [action]:
           kind === 'text'
             ? { type: 'plain_text_input', value }
-            : { type: kind, selected_option: { value, text: { type: 'plain_text', text: value } } },
+            : kind === 'conversations_select'
+              ? { type: kind, selected_conversation: value }
+              : kind === 'channels_select'
+                ? { type: kind, selected_channel: value }
+                : { type: kind, selected_option: { value, text: { type: 'plain_text', text: value } } },
       };
     }
     return { ...this.slack.modal, id: this.slack.modalId, state: { values } };

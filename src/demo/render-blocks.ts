@@ -26,7 +26,6 @@ export function mrkdwn(source: string): string {
       if (target.startsWith('!date')) return escapeHtml(decodeEntities(label ?? ''));
       if (target.startsWith('!'))
         return `<span class="mention">@${escapeHtml(target.slice(1).split('^')[0] ?? '')}</span>`;
-      return `<span class="mention">@${escapeHtml(target.slice(1).split('^')[0] ?? '')}</span>`;
       const href = decodeEntities(target);
       const safe = /^(https?:|mailto:)/i.test(href) ? href : '#';
       return `<a href="${escapeHtml(safe)}" target="_blank" rel="noopener">${inline(escapeHtml(decodeEntities(label ?? target)))}</a>`;
@@ -138,6 +137,8 @@ function input(block: Json): string {
       .join('');
     return `<div class="input">${label}<select name="${blockId}" data-action="${action}" data-kind="${escapeHtml(String(el.type))}">${opts}</select></div>`;
   }
+  if (el.type === 'conversations_select' || el.type === 'channels_select')
+    return `<div class="input">${label}<select name="${blockId}" data-action="${action}" data-kind="${escapeHtml(el.type)}"><option value="C0DEMODOCS"># docs</option></select></div>`;
   return `<div class="input">${label}<span class="unsupported">[${escapeHtml(String(el.type ?? '?'))}]</span></div>`;
 }
 

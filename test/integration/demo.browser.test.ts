@@ -89,4 +89,19 @@ describe.skipIf(!HAS_CHROMIUM)('the playground in headless Chromium', { timeout:
       await page.screenshot({ path: join(IMAGES, 'demo-report.png') });
     }
   });
+
+  it('starts a job from App Home through its modal', async () => {
+    await page.click('.tab[data-tab="home"]');
+    const newJob = page.locator('#home button', { hasText: 'New job' });
+    await expect.poll(() => newJob.count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await newJob.first().click();
+    const modal = page.locator('form.modal');
+    await expect.poll(() => modal.count(), { timeout: 20_000 }).toBe(1);
+    await modal.locator('textarea').fill('Document the webhook retry schedule');
+    await modal.locator('button[type="submit"]').click();
+    await expect.poll(() => modal.count(), { timeout: 20_000 }).toBe(0);
+    await page.click('.tab[data-tab="channel"]');
+    const card = page.locator('#channel > .msg').filter({ hasText: 'Document the webhook retry schedule' });
+    await expect.poll(() => card.count(), { timeout: 20_000 }).toBe(1);
+  });
 });

@@ -92,6 +92,22 @@ export class BotRequests {
       ...(threadTs ? { thread_ts: threadTs } : {}),
     };
     await this.post(JSON.stringify(this.envelope(event)), 'application/json');
+    // Slack announces links of the app's unfurl domains with `link_shared` (the docs site, the PRs' host).
+    const links = [...text.matchAll(/https:\/\/(docs\.acme\.dev|github\.com)\/[^\s<>|]{0,500}/g)].slice(0, 5);
+    if (links.length === 0) return;
+    const shared = {
+      type: 'link_shared',
+      channel: DEMO_CHANNEL,
+      user: DEMO_USER,
+      user_team: DEMO_TEAM,
+      message_ts: message.ts,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+      source: 'conversations_history',
+      is_bot_user_member: true,
+      links: links.map(([url, domain]) => ({ url, domain })),
+      event_ts: message.ts,
+    };
+    await this.post(JSON.stringify(this.envelope(shared)), 'application/json');
   }
 
   private async click(action: PageAction): Promise<void> {

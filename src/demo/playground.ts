@@ -37,6 +37,8 @@ export async function startPlayground(options: {
     DOCS_API_URL: docs.url,
     DOCS_API_KEY: DEMO_DOCS_KEY,
     DOCS_PROJECT_ID: DEMO_PROJECT_ID,
+    // Links to it unfurl with their numbers (the stand-in Slack's chat.unfurl shows them under the message).
+    DOCS_SITE_URL: 'https://docs.acme.dev',
     PORT: '0',
     METRICS_PORT: '0',
     POLL_INTERVAL_MS: '1000',

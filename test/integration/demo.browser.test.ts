@@ -104,4 +104,11 @@ describe.skipIf(!HAS_CHROMIUM)('the playground in headless Chromium', { timeout:
     const card = page.locator('#channel > .msg').filter({ hasText: 'Document the webhook retry schedule' });
     await expect.poll(() => card.count(), { timeout: 20_000 }).toBe(1);
   });
+
+  it('unfurls a pasted docs link', async () => {
+    await send('Have a look at https://docs.acme.dev/guides/webhooks');
+    const message = page.locator('#channel > .msg').filter({ hasText: 'Have a look at' });
+    await expect.poll(() => message.locator('.unfurl').count(), { timeout: 20_000 }).toBe(1);
+    expect(await message.locator('.unfurl').innerText()).toContain('/guides/webhooks');
+  });
 });

@@ -140,6 +140,11 @@ export function wireProjectSettings(
       chosen: () => preferences.externalUsersChosen(),
       set: (by, allowed) => preferences.setExternalUsers(by, allowed),
     },
+    github: {
+      shown: () => preferences.githubShown(),
+      connect: (by, token, owners) => preferences.connectGithub(by, token, owners, w.clock.now()),
+      disconnect: (by) => preferences.disconnectGithub(by),
+    },
     async disconnect(userId, channelId) {
       const result = await settings.disconnect(userId, channelId);
       if (!result.ok) return result;

@@ -6,6 +6,7 @@ import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
 import { DocsApiClient } from '../platform/docs-client.js';
+import { oweHoldLiftedNotices } from '../slack/hold-notices.js';
 import type { ProjectSettingsSurface } from '../slack/listeners/deps.js';
 import type { HomeSettings, ShownConnection } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
@@ -160,6 +161,15 @@ export function wireProjectSettings(
       );
     void tell(tenant.installation);
     tenant.installed = (installation) => void tell(installation);
+    tenant.holdLifted = (hold) =>
+      void oweHoldLiftedNotices(outbox, {
+        installation: tenant.installation,
+        managers: preferences.addedManagers(),
+        hold,
+        now: w.clock.now(),
+      }).catch((error: unknown) =>
+        logger.warn({ error: describeError(error) }, 'could not owe the back-in-service notices'),
+      );
   }
   const home = async (userId: string): Promise<HomeSettings | undefined> => {
     const manage = await managers.mayManage(userId);

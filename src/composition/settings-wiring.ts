@@ -5,6 +5,7 @@ import { DocsApiError } from '../common/docs-api-error.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
+import { GitHubPullRequests } from '../github/github-pull-requests.js';
 import { DocsApiClient } from '../platform/docs-client.js';
 import { oweHoldLiftedNotices } from '../slack/hold-notices.js';
 import type { ProjectSettingsSurface } from '../slack/listeners/deps.js';
@@ -94,6 +95,8 @@ export function wireProjectSettings(
     settings: () => tenant.settings,
     managers,
     externalUsersDefault: config.access.allowExternalUsers,
+    checkGithubToken: (token) =>
+      new GitHubPullRequests({ token, apiUrl: config.github.apiUrl, logger }).validate(),
     changed: () => tenant.changed(),
     logger,
   });

@@ -18,6 +18,8 @@ export type PreferenceFailureCode =
   | 'not_allowed'
   | 'bad_user'
   | 'bad_github_token'
+  | 'github_token_refused'
+  | 'github_unreachable'
   | 'no_github_token'
   | 'too_many'
   | 'already'
@@ -37,6 +39,8 @@ export interface TenantPreferencesOptions {
   managers: Pick<SettingsManagers, 'mayManage'>;
   /** The deployment's ALLOW_EXTERNAL_USERS: the default while managers have not chosen. */
   externalUsersDefault: boolean;
+  /** One cheap read with a GitHub token before it is saved (absent: not checked). */
+  checkGithubToken?(token: string): Promise<'ok' | 'unauthorized' | 'unreachable'>;
   changed(): void;
   logger: Logger;
 }
@@ -110,6 +114,11 @@ export class TenantPreferences {
     if (!GITHUB_TOKEN_PATTERN.test(token) || owners.some((o) => !GITHUB_OWNER_PATTERN.test(o)))
       return { ok: false, code: 'bad_github_token' };
     const lower = [...new Set(owners.map((o) => o.toLowerCase()))];
+    // Asked before the token is tried, so nobody else can use the bot to probe tokens.
+    if (!(await this.options.managers.mayManage(by))) return { ok: false, code: 'not_allowed' };
+    const check = await this.options.checkGithubToken?.(token);
+    if (check === 'unauthorized') return { ok: false, code: 'github_token_refused' };
+    if (check === 'unreachable') return { ok: false, code: 'github_unreachable' };
     return this.change(
       by,
       (s) => ({ ...s, github: { token, owners: lower, connectedBy: by, connectedAt: now } }),

@@ -58,12 +58,22 @@ describe('OAuth mode: a GitHub token connected in Slack', () => {
   const readsOf = (n: number) => github.requestsTo(new RegExp(`/pulls/${n}$`));
 
   it("reads the connecting tenant's PR with its token, never another tenant's, and nothing after disconnect", async () => {
+    // A token GitHub refuses is checked (one GET /rate_limit) and not saved.
+    const wrong = 'github_pat_wrong0123456789abcdefghijklmn';
+    await settings(ALPHA, `settings github ${wrong}`);
+    await waitFor(
+      () => app.slack.responses.some((r) => JSON.stringify(r.body).includes('GitHub refused that token')),
+      {
+        what: 'the refusal',
+      },
+    );
     await settings(ALPHA, `settings github ${ALPHA_GITHUB} acme`);
     await waitFor(() => app.slack.responses.some((r) => JSON.stringify(r.body).includes('…klmn')), {
       what: 'the confirmation',
     });
     // The token is never echoed back, only its last four characters.
     expect(JSON.stringify(app.slack.responses.map((r) => r.body))).not.toContain(ALPHA_GITHUB);
+    expect(github.requestsTo(/\/rate_limit$/).map((r) => r.status)).toEqual([401, 200]);
 
     await jobWithPr(ALPHA, 2, 'https://github.com/acme/docs/pull/77');
     await waitFor(() => readsOf(77).some((r) => r.status === 200), { timeoutMs: 10_000, what: 'a read' });
@@ -75,11 +85,15 @@ describe('OAuth mode: a GitHub token connected in Slack', () => {
     await waitFor(() => readsOf(79).length > 0, { timeoutMs: 10_000, what: "ALPHA's second read" });
     expect(readsOf(78)).toEqual([]);
 
+    const applied = () => app.logs.filter((l) => l.includes('settings changed; applied')).length;
+    const appliedBefore = applied();
     await settings(ALPHA, 'settings github disconnect');
     await waitFor(
       () => app.slack.responses.some((r) => JSON.stringify(r.body).includes('GitHub token is disconnected')),
       { what: 'the disconnect' },
     );
+    // From the moment the runtime holds the new settings, every request looks the token up and finds none.
+    await waitFor(() => applied() > appliedBefore, { what: 'the disconnect applied' });
     const after = github.requests.length;
     // Reads were due every 40–100 ms: several would have been sent by now.
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -72,6 +72,10 @@ export function preferenceFailureText(code: string, who: string): string {
       return 'They were not added by a manager, so there is nothing to remove (the installer, admins and owners always manage).';
     case 'bad_github_token':
       return 'That is not a GitHub token (letters, digits and _ only, like `github_pat_…` or `ghp_…`), or an owner name is not a GitHub user or organisation. Usage: `/docs-agent settings github <token> [owner,owner]`.';
+    case 'github_token_refused':
+      return 'GitHub refused that token (401: wrong, expired or revoked), so nothing was saved. Create a new one on GitHub and run the command again.';
+    case 'github_unreachable':
+      return 'GitHub did not answer the check of that token, so nothing was saved. Try again in a minute.';
     case 'no_github_token':
       return 'No GitHub token is connected here, so there is nothing to disconnect.';
     case 'changed_meanwhile':

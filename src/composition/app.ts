@@ -168,6 +168,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   });
   const pulls = wirePullRequests({
     ...{ config, adapters, store, notifier, outbox: deliveries, clock, logger },
+    ...(options.tenant ? { tenant: options.tenant } : {}),
     outcomes: {
       merged: async (record, pr) => {
         await unfurls.onMerged(record, pr);

@@ -7,7 +7,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { SlackApp, SlackAppOptions } from '../slack/slack-app.js';
 import type { SchedulerTimers, SharedRedisConnections } from '../state/adapters.js';
 import type { TenantDirectory } from '../tenants/ports.js';
-import type { TenantInstallation, TenantKey, TenantSettings } from '../tenants/tenant.js';
+import type { TenantHold, TenantInstallation, TenantKey, TenantSettings } from '../tenants/tenant.js';
 
 export interface DocsAgentOptions {
   logger?: Logger;
@@ -44,6 +44,8 @@ export interface TenantScope {
   changed(): void;
   /** Set by the runtime's wiring: told each time a new installation (a re-install) is applied in place. */
   installed?: (installation: TenantInstallation) => void;
+  /** Set by the runtime's wiring: told when a hold this runtime saw is lifted (Slack calls work again). */
+  holdLifted?: (hold: TenantHold) => void;
 }
 
 export interface DocsAgent {

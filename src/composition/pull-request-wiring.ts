@@ -12,6 +12,8 @@ import type { PullRequestOutcomes } from '../jobs/pull-requests/ports.js';
 import { PullRequestFollower } from '../jobs/pull-requests/pull-request-follower.js';
 import { SlackPullRequestNotices } from '../slack/pull-request-notices.js';
 import type { AdapterSet } from '../state/adapters.js';
+import type { TenantSettings } from '../tenants/tenant.js';
+import type { TenantScope } from './docs-agent.js';
 
 /** How often the doorbell lists the repositories with watched jobs (a ring lists them fresh). */
 const DOORBELL_REFRESH_MS = 5_000;
@@ -41,13 +43,20 @@ export function wirePullRequests(input: {
   outcomes: PullRequestOutcomes;
   clock: Clock;
   logger: Logger;
+  /**
+   * OAuth mode: the tenant whose jobs these are. Its GitHub token connected in Slack is looked up on every
+   * read (a change or a disconnect applies at the next one); without one, the runtime config's token.
+   */
+  tenant?: Pick<TenantScope, 'settings'>;
   /** Counts GitHub answers (benchmarks). */
   onGitHubResponse?: (kind: 'ok' | 'not_modified' | 'error') => void;
 }): PullRequestWiring {
   const { config, adapters } = input;
   const { token, apiUrl, webUrl, owners } = config.github;
   const queue = adapters.pullRequestQueue;
-  if (!token)
+  const tenant = input.tenant;
+  const credentials = tenant ? () => tenantGithubCredentials(tenant.settings, token, owners) : undefined;
+  if (!token && !tenant)
     return {
       onPullRequest: async () => false,
       watches: async () => false,
@@ -58,7 +67,8 @@ export function wirePullRequests(input: {
   const logger = input.logger.child({ component: 'pull-requests' });
   const github = new GitHubPullRequests(
     {
-      ...{ token, apiUrl, logger, ...(owners ? { owners } : {}) },
+      ...{ token: token ?? '', apiUrl, logger, ...(owners ? { owners } : {}) },
+      ...(credentials ? { credentials } : {}),
       ...(input.onGitHubResponse ? { onResponse: input.onGitHubResponse } : {}),
     },
     () => input.clock.now(),
@@ -105,7 +115,8 @@ export function wirePullRequests(input: {
     reconcile: () => (enabled ? follower.reconcile() : Promise.resolve(0)),
     watches: (record) => (enabled && doorbell ? doorbell.watches(record) : Promise.resolve(false)),
     async start() {
-      const check = await github.validate();
+      // A tenant's token may be connected, changed or disconnected at any time: reads say what they meet.
+      const check = credentials && !credentials() ? 'ok' : await github.validate();
       if (check === 'unauthorized') {
         logger.error(
           `GitHub refused GITHUB_TOKEN (401: wrong, expired or revoked). Pull requests are not followed and "did it work?" counts from the PR's day until a valid token is set and the bot restarted.`,
@@ -126,4 +137,18 @@ export function wirePullRequests(input: {
       await Promise.all([doorbell?.stop(), follower.stop()]);
     },
   };
+}
+
+/**
+ * The GitHub token a tenant's reads use now: the one its managers connected in Slack (only for the owners it
+ * was connected for), else the runtime config's (the operator's, limited to GITHUB_TOKEN_OWNERS), else none.
+ */
+export function tenantGithubCredentials(
+  settings: TenantSettings,
+  operatorToken: string | undefined,
+  operatorOwners: readonly string[] | undefined,
+): { token: string; owners?: readonly string[] | undefined } | undefined {
+  const own = settings.github;
+  if (own) return { token: own.token, owners: own.owners.length > 0 ? own.owners : undefined };
+  return operatorToken ? { token: operatorToken, owners: operatorOwners } : undefined;
 }

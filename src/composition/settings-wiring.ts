@@ -5,7 +5,9 @@ import { DocsApiError } from '../common/docs-api-error.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
+import { GitHubPullRequests } from '../github/github-pull-requests.js';
 import { DocsApiClient } from '../platform/docs-client.js';
+import { oweHoldLiftedNotices } from '../slack/hold-notices.js';
 import type { ProjectSettingsSurface } from '../slack/listeners/deps.js';
 import type { HomeSettings, ShownConnection } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
@@ -93,6 +95,8 @@ export function wireProjectSettings(
     settings: () => tenant.settings,
     managers,
     externalUsersDefault: config.access.allowExternalUsers,
+    checkGithubToken: (token) =>
+      new GitHubPullRequests({ token, apiUrl: config.github.apiUrl, logger }).validate(),
     changed: () => tenant.changed(),
     logger,
   });
@@ -140,6 +144,11 @@ export function wireProjectSettings(
       chosen: () => preferences.externalUsersChosen(),
       set: (by, allowed) => preferences.setExternalUsers(by, allowed),
     },
+    github: {
+      shown: () => preferences.githubShown(),
+      connect: (by, token, owners) => preferences.connectGithub(by, token, owners, w.clock.now()),
+      disconnect: (by) => preferences.disconnectGithub(by),
+    },
     async disconnect(userId, channelId) {
       const result = await settings.disconnect(userId, channelId);
       if (!result.ok) return result;
@@ -155,6 +164,15 @@ export function wireProjectSettings(
       );
     void tell(tenant.installation);
     tenant.installed = (installation) => void tell(installation);
+    tenant.holdLifted = (hold) =>
+      void oweHoldLiftedNotices(outbox, {
+        installation: tenant.installation,
+        managers: preferences.addedManagers(),
+        hold,
+        now: w.clock.now(),
+      }).catch((error: unknown) =>
+        logger.warn({ error: describeError(error) }, 'could not owe the back-in-service notices'),
+      );
   }
   const home = async (userId: string): Promise<HomeSettings | undefined> => {
     const manage = await managers.mayManage(userId);

@@ -26,6 +26,11 @@ export interface GitHubClientOptions {
    * GITHUB_TOKEN_OWNERS, whatever repository a tenant's docs data names).
    */
   owners?: readonly string[];
+  /**
+   * Looked up on every request instead of `token`/`owners` (a tenant's token connected in Slack: a change
+   * or a disconnect takes effect at the next request); undefined: nothing is sent.
+   */
+  credentials?: () => { token: string; owners?: readonly string[] | undefined } | undefined;
 }
 
 /** What the rate-limit headers last said: reads wait when none are left. */
@@ -60,7 +65,7 @@ export function createGitHubClient(options: GitHubClientOptions): {
       return retrying;
     };
   const octokit = new GitHub({
-    auth: options.token,
+    ...(options.credentials ? {} : { auth: options.token }),
     baseUrl: options.apiUrl,
     userAgent: 'docs-agent',
     log: {
@@ -79,7 +84,12 @@ export function createGitHubClient(options: GitHubClientOptions): {
   const etags = new Map<string, { etag: string; data: unknown }>();
   const allowed = options.owners ? new Set(options.owners.map((o) => o.toLowerCase())) : undefined;
   octokit.hook.wrap('request', async (request, endpoint) => {
-    if (allowed) refuseOtherOwners(allowed, octokit.request.endpoint(endpoint).url);
+    if (options.credentials) {
+      const now = options.credentials();
+      if (!now) throw notConnected();
+      if (now.owners) refuseOtherOwners(new Set(now.owners), octokit.request.endpoint(endpoint).url);
+      endpoint.headers = { ...endpoint.headers, authorization: `token ${now.token}` };
+    } else if (allowed) refuseOtherOwners(allowed, octokit.request.endpoint(endpoint).url);
     const pause = rateLimit.pausedUntil - Date.now();
     if (pause > LIMIT_MAX_WAIT_S * 1000) throw limitedFor(pause);
     if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
@@ -126,6 +136,14 @@ function refuseOtherOwners(allowed: ReadonlySet<string>, url: string): void {
   throw Object.assign(new Error('this GitHub token is not used for that repository owner; not sent'), {
     status: 403,
     code: 'github_owner_not_allowed',
+  });
+}
+
+/** No token is connected (any more): nothing is sent, and the read is refused like an unreadable repository. */
+function notConnected() {
+  return Object.assign(new Error('no GitHub token is connected for this workspace; not sent'), {
+    status: 403,
+    code: 'github_not_connected',
   });
 }
 

@@ -6,12 +6,21 @@ import type { TenantKey, TenantSettings } from './tenant.js';
 
 /** Slack user ids (members `U…`, Grid users `W…`). */
 export const USER_ID_PATTERN = /^[UW][A-Z0-9]{2,31}$/;
+/** GitHub tokens (github_pat_…, ghp_…, ghs_…): letters, digits and _ only. */
+export const GITHUB_TOKEN_PATTERN = /^[A-Za-z0-9_]{20,255}$/;
+/** A GitHub user or organisation name. */
+export const GITHUB_OWNER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}$/;
+
 /** More added managers than anyone needs; keeps the sealed settings small. */
 export const MAX_ADDED_MANAGERS = 50;
 
 export type PreferenceFailureCode =
   | 'not_allowed'
   | 'bad_user'
+  | 'bad_github_token'
+  | 'github_token_refused'
+  | 'github_unreachable'
+  | 'no_github_token'
   | 'too_many'
   | 'already'
   | 'not_added'
@@ -30,6 +39,8 @@ export interface TenantPreferencesOptions {
   managers: Pick<SettingsManagers, 'mayManage'>;
   /** The deployment's ALLOW_EXTERNAL_USERS: the default while managers have not chosen. */
   externalUsersDefault: boolean;
+  /** One cheap read with a GitHub token before it is saved (absent: not checked). */
+  checkGithubToken?(token: string): Promise<'ok' | 'unauthorized' | 'unreachable'>;
   changed(): void;
   logger: Logger;
 }
@@ -93,6 +104,45 @@ export class TenantPreferences {
 
   async setExternalUsers(by: string, allowed: boolean): Promise<PreferenceResult> {
     return this.change(by, (s) => ({ ...s, externalUsers: allowed }), { externalUsers: allowed });
+  }
+
+  /**
+   * Connects the tenant's own GitHub token (replacing one connected before), used only for its jobs' pull
+   * requests and, when `owners` are named, only for those owners' repositories. Never logged.
+   */
+  async connectGithub(by: string, token: string, owners: string[], now: number): Promise<PreferenceResult> {
+    if (!GITHUB_TOKEN_PATTERN.test(token) || owners.some((o) => !GITHUB_OWNER_PATTERN.test(o)))
+      return { ok: false, code: 'bad_github_token' };
+    const lower = [...new Set(owners.map((o) => o.toLowerCase()))];
+    // Asked before the token is tried, so nobody else can use the bot to probe tokens.
+    if (!(await this.options.managers.mayManage(by))) return { ok: false, code: 'not_allowed' };
+    const check = await this.options.checkGithubToken?.(token);
+    if (check === 'unauthorized') return { ok: false, code: 'github_token_refused' };
+    if (check === 'unreachable') return { ok: false, code: 'github_unreachable' };
+    return this.change(
+      by,
+      (s) => ({ ...s, github: { token, owners: lower, connectedBy: by, connectedAt: now } }),
+      { githubConnected: true, githubOwners: lower },
+    );
+  }
+
+  async disconnectGithub(by: string): Promise<PreferenceResult> {
+    return this.change(
+      by,
+      (s) => {
+        if (!s.github) return 'no_github_token';
+        const { github: _dropped, ...rest } = s;
+        return rest;
+      },
+      { githubConnected: false },
+    );
+  }
+
+  /** The connected GitHub token as it may be shown again (masked), or undefined. */
+  githubShown(): { masked: string; owners: string[]; connectedBy: string } | undefined {
+    const github = this.current().github;
+    if (!github) return undefined;
+    return { masked: `…${github.token.slice(-4)}`, owners: github.owners, connectedBy: github.connectedBy };
   }
 
   private async change(

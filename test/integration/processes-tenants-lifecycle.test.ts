@@ -128,6 +128,15 @@ describe('Slack refusing a tenant’s token', () => {
     expect(uninstalledLines(ALPHA)).toEqual([]);
     expect(await directoryEntries(redis.url, ALPHA)).not.toEqual([]);
     expect((await dataKeys(ALPHA)).length).toBeGreaterThan(0);
+    // Its installer, who could not be told while Slack refused the token, is told once it works again: once.
+    const toldAgain = () =>
+      slack
+        .callsOf('chat.postMessage')
+        .filter((c) => c.args.channel === ALPHA.user && String(c.args.text).includes('works again'));
+    await waitFor(() => toldAgain().length > 0, { what: 'the back-in-service message', timeoutMs: 10_000 });
+    expect(toldAgain()[0]?.args.text).toContain('invalid_auth');
+    await help(ALPHA);
+    expect(toldAgain()).toHaveLength(1);
   }, 60_000);
 
   it('not_authed (no token reached Slack) never counts: not suspended, not uninstalled', async () => {

@@ -31,6 +31,8 @@ export interface FakeGitHubRequest {
   conditional: boolean;
   /** When it arrived (ms). */
   at: number;
+  /** The Authorization header it carried (tests check whose token was used). */
+  auth?: string | undefined;
 }
 
 /**
@@ -127,7 +129,8 @@ export class FakeGitHub {
     const conditional = typeof req.headers['if-none-match'] === 'string';
     const at = Date.now();
     const answer = (status: number, body: unknown, headers: Record<string, string> = {}): undefined => {
-      this.requests.push({ method: req.method ?? 'GET', path, status, conditional, at });
+      const auth = req.headers.authorization;
+      this.requests.push({ method: req.method ?? 'GET', path, status, conditional, at, auth });
       const limits = {
         'x-ratelimit-limit': String(this.limit),
         'x-ratelimit-remaining': String(this.remaining),

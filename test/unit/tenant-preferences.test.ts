@@ -55,3 +55,58 @@ describe('a tenant’s preferences', () => {
     expect(await directory.settings(TEST_TENANT)).toEqual({ version: 1, projects: [project] });
   });
 });
+
+describe('a tenant’s GitHub token', () => {
+  const TOKEN = 'github_pat_unit0123456789abcdefghijklmn';
+  function withCheck(directory: MapTenantDirectory, answer: 'ok' | 'unauthorized' | 'unreachable') {
+    const tried: string[] = [];
+    const prefs = new TenantPreferences({
+      tenant: TEST_TENANT,
+      directory,
+      settings: () => NO_SETTINGS,
+      managers: { mayManage: async (userId) => userId === MANAGER },
+      externalUsersDefault: false,
+      checkGithubToken: async (token) => {
+        tried.push(token);
+        return answer;
+      },
+      changed: () => undefined,
+      logger,
+    });
+    return { prefs, tried };
+  }
+
+  it('is tried only for a manager, saved only when GitHub accepts it, and kept beside the projects', async () => {
+    const directory = new MapTenantDirectory();
+    directory.stored.set(TEST_TENANT, { version: 1, projects: [project] });
+    const refused = withCheck(directory, 'unauthorized');
+    expect(await refused.prefs.connectGithub('U0MEMBER', TOKEN, [], 5)).toEqual({
+      ok: false,
+      code: 'not_allowed',
+    });
+    expect(refused.tried).toEqual([]);
+    expect(await refused.prefs.connectGithub(MANAGER, TOKEN, [], 5)).toEqual({
+      ok: false,
+      code: 'github_token_refused',
+    });
+    expect(await withCheck(directory, 'unreachable').prefs.connectGithub(MANAGER, TOKEN, [], 5)).toEqual({
+      ok: false,
+      code: 'github_unreachable',
+    });
+    expect(await directory.settings(TEST_TENANT)).toEqual({ version: 1, projects: [project] });
+    const { prefs } = withCheck(directory, 'ok');
+    expect(await prefs.connectGithub(MANAGER, 'not a token', [], 5)).toMatchObject({
+      code: 'bad_github_token',
+    });
+    expect((await prefs.connectGithub(MANAGER, TOKEN, ['Acme', 'acme'], 5)).ok).toBe(true);
+    expect(await directory.settings(TEST_TENANT)).toEqual({
+      version: 2,
+      projects: [project],
+      github: { token: TOKEN, owners: ['acme'], connectedBy: MANAGER, connectedAt: 5 },
+    });
+    expect(prefs.githubShown()).toEqual({ masked: '…klmn', owners: ['acme'], connectedBy: MANAGER });
+    expect((await prefs.disconnectGithub(MANAGER)).ok).toBe(true);
+    expect(await directory.settings(TEST_TENANT)).toEqual({ version: 3, projects: [project] });
+    expect(await prefs.disconnectGithub(MANAGER)).toEqual({ ok: false, code: 'no_github_token' });
+  });
+});

@@ -197,12 +197,14 @@ export class TenantRuntimes {
       runtime = undefined;
     }
     if (runtime) {
+      const lifted = runtime.lifecycle.hold && !lifecycle.hold ? runtime.lifecycle.hold : undefined;
       runtime.lifecycle = lifecycle;
       runtime.scope.installation = installation;
       runtime.scope.installed?.(installation); // a takeover by an admin's re-install is told
       runtime.scope.settings = settings;
       runtime.projects.update(connections);
       runtime.stamp = stamp;
+      if (lifted) runtime.scope.holdLifted?.(lifted); // its managers could not be told during the hold
       this.log.info({ tenant, projects: connections.length }, 'tenant install or settings changed; applied');
       return;
     }

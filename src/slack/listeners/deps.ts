@@ -89,6 +89,12 @@ export interface ProjectSettingsSurface {
     chosen(): boolean;
     set(by: string, allowed: boolean): Promise<PreferenceResult>;
   };
+  /** The tenant's own GitHub token (OAuth mode): shown masked, connected or disconnected by a manager. */
+  github: {
+    shown(): { masked: string; owners: string[]; connectedBy: string } | undefined;
+    connect(by: string, token: string, owners: string[]): Promise<PreferenceResult>;
+    disconnect(by: string): Promise<PreferenceResult>;
+  };
   /** Removes the mapping of `channelId` (undefined: the workspace's); `left`: what the channel uses now. */
   disconnect(
     userId: string,

@@ -2,6 +2,8 @@ import { ENVIRONMENT_CONFIGURED_TEXT, whoCanManageText } from '../../messages/pr
 import {
   addedManagerText,
   externalUsersText,
+  GITHUB_DISCONNECTED_TEXT,
+  githubText,
   MANAGERS_HELP_TEXT,
   managersText,
   preferenceFailureText,
@@ -21,7 +23,9 @@ export type PreferenceCommand =
   | { kind: 'managers'; action: 'add' | 'remove'; userId: string | undefined }
   | { kind: 'managers'; action: 'help' }
   | { kind: 'settings'; action: 'show' | 'help' }
-  | { kind: 'settings'; action: 'external-users'; on: boolean };
+  | { kind: 'settings'; action: 'external-users'; on: boolean }
+  | { kind: 'settings'; action: 'github'; token: string; owners: string[] }
+  | { kind: 'settings'; action: 'github-disconnect' };
 
 /** `<@U123>` or `<@U123|name>` as Slack escapes a mention in a command (should_escape), or a bare id. */
 const MENTION = /^<@([UW][A-Z0-9]{2,31})(?:\|[^>]{0,120})?>$/;
@@ -50,10 +54,20 @@ export function preferenceCommand(text: string | undefined): PreferenceCommand |
         return { kind: 'settings', action: 'external-users', on: value === 'on' };
       return { kind: 'settings', action: 'help' };
     }
+    if (second === 'github') {
+      if (third?.toLowerCase() === 'disconnect' && rest.length === 0)
+        return { kind: 'settings', action: 'github-disconnect' };
+      if (third && rest.length <= 1)
+        return { kind: 'settings', action: 'github', token: third, owners: ownersOf(rest[0]) };
+      return { kind: 'settings', action: 'help' };
+    }
   }
   // Anything else starting with these words is an instruction ("settings page needs an example").
   return undefined;
 }
+
+const ownersOf = (list: string | undefined): string[] =>
+  list ? list.split(',').flatMap((o) => (o.trim() ? [o.trim()] : [])) : [];
 
 /** Answers a preference subcommand: acknowledged at once, who may change is asked of Slack after. */
 export async function answerPreferenceCommand(
@@ -76,7 +90,7 @@ export async function answerPreferenceCommand(
   if (parsed.kind === 'settings' && parsed.action === 'show')
     return void (await ack({
       response_type: 'ephemeral',
-      text: `${externalUsersText(settings.externalUsers.allowed(), settings.externalUsers.chosen())}\n\n${managersText(settings.installerUserId, settings.managers.added())}`,
+      text: `${externalUsersText(settings.externalUsers.allowed(), settings.externalUsers.chosen())}\n\n${githubText(settings.github.shown())}\n\n${managersText(settings.installerUserId, settings.managers.added())}`,
     }));
   if (parsed.kind === 'managers' && !parsed.userId)
     return void (await ack({ response_type: 'ephemeral', text: preferenceFailureText('bad_user', '') }));
@@ -86,6 +100,15 @@ export async function answerPreferenceCommand(
   if (parsed.kind === 'settings' && parsed.action === 'external-users') {
     const result = await settings.externalUsers.set(command.user_id, parsed.on);
     return say(result.ok ? externalUsersText(parsed.on, true) : preferenceFailureText(result.code, who));
+  }
+  if (parsed.kind === 'settings' && parsed.action === 'github') {
+    // The token itself is never echoed back: only its last four characters, in the confirmation.
+    const result = await settings.github.connect(command.user_id, parsed.token, parsed.owners);
+    return say(result.ok ? githubText(settings.github.shown()) : preferenceFailureText(result.code, who));
+  }
+  if (parsed.kind === 'settings' && parsed.action === 'github-disconnect') {
+    const result = await settings.github.disconnect(command.user_id);
+    return say(result.ok ? GITHUB_DISCONNECTED_TEXT : preferenceFailureText(result.code, who));
   }
   if (parsed.kind !== 'managers' || !('userId' in parsed) || !parsed.userId) return;
   const { userId } = parsed;

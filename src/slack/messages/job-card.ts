@@ -1,14 +1,17 @@
-import type { ContextBlock, KnownBlock, RichTextBlock } from '@slack/types';
+import type { ContextBlock, RichTextBlock } from '@slack/types';
 import { isSafeHttpUrl } from '../../common/untrusted-text.js';
 import { READER_INPUT_NOTICE } from '../../insights/health/instruction.js';
 import { isTerminal, type JobRecord } from '../../jobs/domain/job.js';
 import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { evidenceLine } from './evidence-summary.js';
 import { formatDuration, repositoryBranchUrl, repositoryLabel, slackTime } from './format.js';
+import { pullRequestActions, retryActions } from './job-card-actions.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
 import { HOME_CONNECT_ACTION } from './project-settings.js';
 import { pullRequestStateLine } from './pull-request.js';
 import type { SlackMessage } from './types.js';
+
+export { JOB_RETRY_ACTION, OPEN_PULL_REQUEST_ACTION, pullRequestActions } from './job-card-actions.js';
 
 export type CardState =
   | { phase: 'starting' }
@@ -147,6 +150,7 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
     const pullRequest = pullRequestStateLine(state.record.pullRequest);
     if (pullRequest) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: pullRequest }] });
     if (state.record.prLink) blocks.push(pullRequestActions(state.record.prLink));
+    else if (state.record.status === 'failed') blocks.push(retryActions());
   }
   if (takesFollowUps(state)) blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {
@@ -223,42 +227,6 @@ export function threadHint(
 
 function isLinkable(url: string): boolean {
   return isSafeHttpUrl(url);
-}
-
-export const OPEN_PULL_REQUEST_ACTION = 'open_pull_request';
-
-/**
- * The "View pull request" link button, on the card and in the terminal reply. A link too long for a button
- * is still shown, as a rich-text link (which Slack renders without parsing and without the 3,000 limit).
- */
-export function pullRequestActions(url: string): KnownBlock {
-  if (url.length > LIMITS.buttonUrl) {
-    return {
-      type: 'rich_text',
-      elements: [
-        {
-          type: 'rich_text_section',
-          elements: [
-            { type: 'emoji', name: 'link' },
-            { type: 'text', text: ' ' },
-            { type: 'link', url, text: 'View pull request', style: { bold: true } },
-          ],
-        },
-      ],
-    };
-  }
-  return {
-    type: 'actions',
-    elements: [
-      {
-        type: 'button',
-        action_id: OPEN_PULL_REQUEST_ACTION,
-        text: { type: 'plain_text', text: 'View pull request', emoji: true },
-        url,
-        style: 'primary',
-      },
-    ],
-  };
 }
 
 /** The user's words, quoted as rich text: nothing in them is parsed, so no markup can ping or format. */

@@ -237,10 +237,10 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     const threadTs = await openThread(t);
     await send(t, assistantMessage({ threadTs, text: 'health 7d' }));
     const refused = await waitFor(() => botPosts(t, threadTs)[0], { what: 'refusal' });
-    expect(JSON.stringify(refused.args)).toContain('ALLOWED_USER_IDS');
+    expect(JSON.stringify(refused.args)).toContain('allowed users');
     await send(t, assistantMessage({ threadTs, text: 'Rewrite the whole docs site' }));
     const told = await waitFor(() => t.slack.callsOf('chat.postEphemeral')[0], { what: 'private refusal' });
-    expect(JSON.stringify(told.args)).toContain('ALLOWED_USER_IDS');
+    expect(JSON.stringify(told.args)).toContain('allowed users');
     expect(t.docs.jobs.size).toBe(0);
     expect(t.docs.requestsTo('GET', /\/v1\/analytics\//)).toHaveLength(0);
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {

@@ -4,6 +4,7 @@ import { appsOnRedis } from '../support/apps-on-redis.js';
 import { makeFeedback, makeSearches } from '../support/fake-docs-health.js';
 import { waitFor } from '../support/http.js';
 import { ManualTimers } from '../support/manual-timers.js';
+import { messageButtons } from '../support/message-buttons.js';
 import { nextMessageTs } from '../support/slack-events.js';
 import { blockActionsPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
 import type { TestApp } from '../support/test-app.js';
@@ -44,8 +45,7 @@ async function report(t: TestApp): Promise<Button[]> {
   expect((await t.command({ command: '/docs-health', text: 'top 3', channel_id: CHANNEL })).status).toBe(200);
   const body = await waitFor(() => t.slack.responses[before]?.body, { what: 'the report' });
   expect(body.response_type).toBe('ephemeral');
-  const blocks = body.blocks as Array<{ type: string; elements?: Button[] }>;
-  return blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+  return messageButtons(body.blocks);
 }
 
 function click(t: TestApp, button: Button, options: { triggerId?: string; userId?: string } = {}) {

@@ -4,6 +4,7 @@ import { createLogger } from '../../src/common/logger.js';
 import type { Evidence } from '../../src/insights/health/evidence.js';
 import { encodeEvidenceRef } from '../../src/insights/health/evidence-ref.js';
 import { impactWindows } from '../../src/insights/health/impact.js';
+import { formatDayRange } from '../../src/slack/messages/dates.js';
 import { IMPACT_QUEUE_NAME, impactJobId } from '../../src/state/redis/bullmq-impact-queue.js';
 import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
 import { FakeDocs } from '../support/fake-docs.js';
@@ -115,7 +116,7 @@ describe('health impact post (memory)', () => {
     expect(blocks).toContain('*👍:* 2 → 5 (▲ 150%) ✅');
     expect(blocks).toContain('*Page views:* 200 → 300 (▲ 50%)');
     expect(blocks).toContain(`<${PR}|the pull request>`);
-    expect(blocks).toContain(`${windows.after.from} – ${windows.after.toExclusive}`);
+    expect(blocks).toContain(formatDayRange(windows.after.from, windows.after.toExclusive));
 
     // Each window read once, at the endpoint's maximum page size.
     const byPage = app.docs.requestsTo('GET', /\/feedback\/by-page$/);

@@ -4,6 +4,7 @@ import { appsOnRedis } from '../support/apps-on-redis.js';
 import { makeConversation, makeFeedback } from '../support/fake-docs-health.js';
 import { hasInvisible, liveMarkup } from '../support/hostile-text.js';
 import { waitFor } from '../support/http.js';
+import { messageButtons } from '../support/message-buttons.js';
 import { nextMessageTs } from '../support/slack-events.js';
 import { blockActionsPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
 import type { TestApp } from '../support/test-app.js';
@@ -80,9 +81,7 @@ describe.each([
     expect(liveMarkup(rendered(report))).toEqual([]);
     expect(hasInvisible(rendered(report))).toBe(false);
     expect(rendered(report)).toContain('hxxps[:]//evil[.]example/phish');
-    const buttons = (report.blocks as Array<{ type: string; elements?: Button[] }>)
-      .filter((b) => b.type === 'actions')
-      .flatMap((b) => b.elements ?? []);
+    const buttons = messageButtons(report.blocks);
     for (const b of buttons.filter((b) => b.action_id.startsWith('health_fix_')))
       expect(b.value).toMatch(/^ev_[A-Za-z0-9_-]{16}$/);
 

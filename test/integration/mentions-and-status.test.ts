@@ -98,7 +98,7 @@ describe('mentions and DMs start jobs', () => {
     const t = await boot({ ALLOWED_USER_IDS: 'U0ALICE' });
     await send(t, messageEvent({ type: 'app_mention', user: 'U0BOB', text: `<@${BOT_USER_ID}> do it` }));
     const ephemeral = await t.slack.waitForCall('chat.postEphemeral');
-    expect(String(ephemeral.args.text)).toContain('ALLOWED_USER_IDS');
+    expect(String(ephemeral.args.text)).toContain('allowed users');
     expect(t.docs.jobs.size).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import type { ActionsBlock, Button, InputBlock, PlainTextInput } from '@slack/types';
+import type { Button, InputBlock, PlainTextInput, SectionBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import type { Evidence } from '../../src/insights/health/evidence.js';
 import { decodeEvidenceRef } from '../../src/insights/health/evidence-ref.js';
@@ -8,6 +8,7 @@ import { buildHealthReport } from '../../src/insights/health/report.js';
 import { healthImpactMessage } from '../../src/slack/messages/health-impact.js';
 import { HEALTH_MODAL_CALLBACK, healthFixModal } from '../../src/slack/messages/health-modal.js';
 import { healthReportMessage, POST_HEALTH_ACTION } from '../../src/slack/messages/health-report.js';
+import { messageButtons } from '../support/message-buttons.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
 
 const long = (seed: string, n: number) => `${seed} ${'<ünï>`*_~ 🚀 "q" & '.repeat(n)}`;
@@ -46,8 +47,7 @@ function bigWindow(rows: number, textRepeat: number): HealthWindow {
   };
 }
 
-const buttons = (blocks: unknown[]) =>
-  (blocks as ActionsBlock[]).filter((b) => b.type === 'actions').flatMap((b) => b.elements as Button[]);
+const buttons = (blocks: unknown[]) => messageButtons(blocks);
 
 describe('health report message', () => {
   it.each([
@@ -75,6 +75,28 @@ describe('health report message', () => {
     const shown = JSON.stringify(message.blocks.filter((b) => b.type !== 'actions'));
     expect(shown).toContain('&lt;ünï&gt;');
     expect(shown).not.toMatch(/<ünï>/);
+  });
+
+  it('puts each row’s Fix button beside its row, and writes the range with both days included', () => {
+    const report = buildHealthReport(bigWindow(8, 1), { top: 5 });
+    const message = healthReportMessage(report, { siteUrl: site, fixButtons: true, postValue: '7d' });
+    expect(checkMessage(message)).toEqual({ ok: true });
+    const rows = (message.blocks as SectionBlock[]).filter((b) => b.type === 'section' && b.accessory);
+    expect(rows).toHaveLength(15);
+    for (const [i, row] of rows.entries()) {
+      const button = row.accessory as Button;
+      expect(button.text.text).toBe('Fix');
+      // The button is the row's own: the same rank in its text and its action id.
+      const rank = (i % 5) + 1;
+      expect(button.action_id).toMatch(new RegExp(`^health_fix_(search|page|question)_${rank}$`));
+      expect(row.text?.text).toMatch(new RegExp(`^\\*${rank}\\.\\*`));
+    }
+    const shown = JSON.stringify(message);
+    expect(shown).not.toContain('Fix #');
+    expect(message.blocks.filter((b) => b.type === 'actions')).toHaveLength(1); // only "Post to channel"
+    const context = JSON.stringify(message.blocks[1]);
+    expect(context).toContain('3–9 Mar 2025');
+    expect(`${message.text}${context}`).not.toMatch(/exclusive|2025-03-10/);
   });
 
   it('says so for each empty section, and a report without fix buttons or post value has no buttons', () => {

@@ -114,7 +114,7 @@ describe('job card', () => {
       state: { phase: 'tracked', record: record(), now: NOW },
     });
     const started = Math.floor((NOW - 65_000) / 1000);
-    expect(JSON.stringify(view.blocks)).toContain(`*Started*\\n<!date^${started}^{ago}|`);
+    expect(JSON.stringify(view.blocks)).toContain(`started <!date^${started}^{ago}|`);
     // Rendered a minute later, the card is the same: nothing needs to be re-sent for time to move.
     const later = jobCardMessage({
       requesterId: 'U0ALICE',
@@ -130,19 +130,16 @@ describe('job card', () => {
   });
 
   it('shortens a long branch label, never its link markup', () => {
-    const ref = `docs-agent/${'b'.repeat(1800)}`;
+    const ref = `docs-agent/${'b'.repeat(1000)}`;
     const view = jobCardMessage({
       requesterId: 'U0ALICE',
       prompt: 'Document it',
       state: { phase: 'tracked', record: record({ ref }), now: NOW },
     });
     expectWithinLimits(view);
-    const fields = json(view)
-      .find((b) => b.fields)
-      .fields.map((f: { text: string }) => f.text);
-    const branch = fields.find((f: string) => f.startsWith('*Branch*')) as string;
-    expect(branch).toMatch(
-      /^\*Branch\*\n<https:\/\/github\.com\/acme\/docs\/tree\/docs-agent\/b+\|docs-agent\/b+…>$/,
+    const context = json(view).find((b) => b.type === 'context').elements[0].text as string;
+    expect(context).toMatch(
+      / · <https:\/\/github\.com\/acme\/docs\/tree\/docs-agent\/b+\|⎇ docs-agent\/b+…> · /,
     );
   });
 
@@ -157,8 +154,13 @@ describe('job card', () => {
     expect(JSON.stringify(view.blocks)).toContain(`"type":"link","url":"${prLink}"`);
   });
 
-  it('quotes the prompt as literal rich text, so markup in it cannot ping or format', () => {
-    const prompt = 'Hey <!channel> and <@U0EVIL> see <https://evil.example|click> *bold* ```code```';
+  it('titles the card with the instruction, defused, and quotes a longer one whole as literal rich text', () => {
+    const line = 'Hey <!channel> and <@U0EVIL> see <https://evil.example|click> *bold* ```code```';
+    const short = jobCardMessage({ requesterId: 'U0ALICE', prompt: line, state: { phase: 'starting' } });
+    expect(JSON.stringify(short.blocks)).not.toMatch(PINGS);
+    expect(json(short)[0].text.text).toContain('Hey');
+    expect(json(short).some((b) => b.type === 'rich_text')).toBe(false);
+    const prompt = `${line}\n\nAnd a second paragraph.`;
     const view = jobCardMessage({ requesterId: 'U0ALICE', prompt, state: { phase: 'starting' } });
     const quote = json(view).find((b) => b.type === 'rich_text');
     expect(quote.elements[0].elements[0]).toEqual({ type: 'text', text: prompt });
@@ -207,7 +209,7 @@ describe('job card', () => {
         state: { phase: 'tracked', record: done, now: NOW },
       }).blocks,
     );
-    expect(json).toContain('*Took*');
+    expect(json).toContain('took 1 min');
     expect(json).not.toContain('Running for');
   });
 
@@ -251,16 +253,16 @@ describe('terminal replies', () => {
   it('notices say why watching stopped', () => {
     expect(
       JSON.stringify(noticeMessage(record(), { kind: 'watch_expired', maxAgeMs: 6 * 3600_000 }).blocks),
-    ).toContain('6h 00m');
+    ).toContain('6 h');
     expect(JSON.stringify(noticeMessage(record(), { kind: 'job_gone' }).blocks)).toContain('no longer knows');
   });
 });
 
 describe('formatting helpers', () => {
   it('formats durations', () => {
-    expect(formatDuration(4_000)).toBe('4s');
-    expect(formatDuration(192_000)).toBe('3m 12s');
-    expect(formatDuration(3_840_000)).toBe('1h 04m');
+    expect(formatDuration(4_000)).toBe('4 s');
+    expect(formatDuration(192_000)).toBe('3 min');
+    expect(formatDuration(3_840_000)).toBe('1 h 4 min');
   });
 
   it('says why a card could not be posted, and what to do', () => {

@@ -9,6 +9,7 @@ import { registerHomeDisconnectProjectAction } from './actions/home-disconnect-p
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
 import { registerJobFeedbackAction } from './actions/job-feedback.js';
 import { registerJobModalSubmission } from './actions/job-modal-submission.js';
+import { registerJobRetryAction } from './actions/job-retry.js';
 import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
 import { registerProjectConnectSubmission } from './actions/project-connect-submission.js';
 import { registerReviewReactedMessageAction } from './actions/review-reacted-message.js';
@@ -55,6 +56,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerAppHomeOpened(app, deps);
   registerTokenRevoked(app, deps);
   registerHomeNewJobAction(app, deps);
+  registerJobRetryAction(app, deps);
   registerJobFeedbackAction(app, deps);
   registerReviewReactedMessageAction(app, deps);
   registerProjectConnectSubmission(app, deps);

@@ -34,7 +34,7 @@ export function describeDocsFailure(
     if (error.keyConnectedInSlack) return reconnectKeyText(error.status, action);
     switch (error.code) {
       case 'unauthorized':
-        return `The docs platform rejected the bot's API key (401), so I could not ${action}. An admin must check \`DOCS_API_KEY\`: it must be a valid admin key with write access.`;
+        return `The docs platform rejected the bot's API key (401), so I could not ${action}. Whoever runs docs-agent must give it a valid docs admin key with write access.`;
       case 'forbidden':
         return `The docs platform refused the bot's API key (403), so I could not ${action}. An admin must check that the key has write scope and that its IP allowlist includes this bot.`;
       case 'rate_limited':
@@ -42,7 +42,7 @@ export function describeDocsFailure(
       case 'invalid_request':
         return `The docs platform refused the instruction${error.apiMessage ? `: “${untrustedMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Rephrase it and try again.`;
       case 'not_found':
-        return `The docs platform does not know this project or job (404), so I could not ${action}. An admin must check \`DOCS_PROJECT_ID\`.`;
+        return `The docs platform does not know this project or job (404), so I could not ${action}. Whoever runs docs-agent must check which docs project it is set up for.`;
       case 'unavailable':
         // A create that got no answer may still have started the job: a blind retry would run it twice.
         if (action === 'start the job' && outcomeUnknown(error))

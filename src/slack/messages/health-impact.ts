@@ -2,6 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { isSafeHttpUrl } from '../../common/untrusted-text.js';
 import type { ImpactMetric, ImpactMetricName, ImpactModel } from '../../insights/health/impact.js';
 import { untrustedMrkdwn } from '../markup.js';
+import { formatDayRange } from './dates.js';
 import { displayCount, displayRatio } from './format.js';
 import { oneLine } from './limits.js';
 import type { SlackMessage } from './types.js';
@@ -41,7 +42,7 @@ export function healthImpactMessage(
   model: ImpactModel,
   context: { prLink?: string; countedFrom?: 'pr' | 'merge' } = {},
 ): SlackMessage {
-  const period = (w: { from: string; toExclusive: string }) => `${w.from} – ${w.toExclusive}`;
+  const period = (w: { from: string; toExclusive: string }) => formatDayRange(w.from, w.toExclusive);
   // Only an http(s) link becomes a Slack link: `<`, `>` and `|` would break out of the mrkdwn link syntax.
   const pr =
     context.prLink && isSafeHttpUrl(context.prLink)
@@ -61,7 +62,7 @@ export function healthImpactMessage(
       elements: [
         {
           type: 'mrkdwn',
-          text: `From readers' data in the docs analytics; end dates exclusive. ${countedFromNote(context.countedFrom)}`,
+          text: `From readers' data in the docs analytics (UTC days). ${countedFromNote(context.countedFrom)}`,
         },
       ],
     },

@@ -3,6 +3,7 @@ import type { Evidence, EvidenceKind } from '../../insights/health/evidence.js';
 import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import type { HealthReport, HealthSection } from '../../insights/health/report.js';
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
+import { formatDayRange } from './dates.js';
 import { displayCount, displayRatio, mrkdwnLink } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import { chartMissingNote, healthTrendChart, searchesLaterNote } from './trend-chart.js';
@@ -92,6 +93,7 @@ function sectionBlocks(
   room: number,
   options: HealthReportMessageOptions,
   refs: string[] | undefined,
+  perRow: boolean,
 ): KnownBlock[] {
   const { title, empty } = TITLES[kind];
   const shown = section.rows.length;
@@ -101,15 +103,38 @@ function sectionBlocks(
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `_${empty}_` }] });
     return blocks;
   }
+  const value = (row: Evidence, i: number) => refs?.[i] ?? encodeEvidenceRef(row);
+  const actionId = (i: number) => `${HEALTH_FIX_ACTION_PREFIX}_${kind}_${i + 1}`;
+  if (options.fixButtons && perRow) {
+    // Each row its own section with its Fix button beside it, as people expect of a list of fixable items.
+    section.rows.forEach((row, i) => {
+      blocks.push({
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: truncate(rowLine(row, i + 1, room, options.siteUrl), LIMITS.sectionText),
+        },
+        accessory: {
+          type: 'button',
+          action_id: actionId(i),
+          text: { type: 'plain_text', text: 'Fix' },
+          // The evidence's id in the store; the evidence itself only when the report has no ids.
+          value: value(row, i),
+          accessibility_label: `Start a job to fix row ${i + 1}`,
+        },
+      });
+    });
+    return blocks;
+  }
   const lines = section.rows.map((row, i) => rowLine(row, i + 1, room, options.siteUrl));
   for (const text of packLines(lines)) blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
   if (options.fixButtons) {
+    // More rows than Slack's 50 blocks allow a section each (top 17 and more): numbered buttons under the list.
     const buttons: Button[] = section.rows.map((row, i) => ({
       type: 'button',
-      action_id: `${HEALTH_FIX_ACTION_PREFIX}_${kind}_${i + 1}`,
+      action_id: actionId(i),
       text: { type: 'plain_text', text: `Fix #${i + 1}` },
-      // The evidence's id in the store; the evidence itself only when the report has no ids.
-      value: refs?.[i] ?? encodeEvidenceRef(row),
+      value: value(row, i),
     }));
     blocks.push({ type: 'actions', block_id: `health_fix_${kind}`, elements: buttons });
   }
@@ -122,7 +147,7 @@ function sectionBlocks(
  * per section with long queries, paths and comments still post.
  */
 export function healthReportMessage(report: HealthReport, options: HealthReportMessageOptions): SlackMessage {
-  const range = `${report.range.from} – ${report.range.toExclusive} (exclusive)`;
+  const range = formatDayRange(report.range.from, report.range.toExclusive);
   const partial =
     report.partial.length > 0
       ? ` · Some rows may be missing (the platform had more: ${report.partial.join(', ')}).`
@@ -130,6 +155,10 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
   const by = options.requestedBy ? ` · Requested by <@${options.requestedBy}>` : '';
   // The chart adds to the sections and never replaces them: its totals and peak are said in words too.
   const trend = report.trend ? healthTrendChart(report.trend) : undefined;
+  // A section per row while the message stays within Slack's 50 blocks (header, context, up to 3 chart
+  // blocks, 3 titles, 2 dividers and the Post button take at most 11).
+  const rows = report.searches.rows.length + report.pages.rows.length + report.questions.rows.length;
+  const perRow = rows + 11 <= LIMITS.blocks;
   for (let room = 300; ; room = Math.floor(room * 0.8)) {
     const blocks: MessageBlock[] = [
       {
@@ -153,11 +182,11 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
         : report.chartMissing
           ? [chartMissingNote(report.chartMissing)]
           : []),
-      ...sectionBlocks(report.searches, 'search', room, options, report.refs?.search),
+      ...sectionBlocks(report.searches, 'search', room, options, report.refs?.search, perRow),
       { type: 'divider' },
-      ...sectionBlocks(report.pages, 'page', room, options, report.refs?.page),
+      ...sectionBlocks(report.pages, 'page', room, options, report.refs?.page, perRow),
       { type: 'divider' },
-      ...sectionBlocks(report.questions, 'question', room, options, report.refs?.question),
+      ...sectionBlocks(report.questions, 'question', room, options, report.refs?.question, perRow),
     ];
     if (options.postValue !== undefined) {
       blocks.push({

@@ -1,13 +1,17 @@
-import type { ContextBlock, KnownBlock, RichTextBlock } from '@slack/types';
+import type { ContextBlock, RichTextBlock } from '@slack/types';
 import { isSafeHttpUrl } from '../../common/untrusted-text.js';
+import { READER_INPUT_NOTICE } from '../../insights/health/instruction.js';
 import { isTerminal, type JobRecord } from '../../jobs/domain/job.js';
 import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { evidenceLine } from './evidence-summary.js';
 import { formatDuration, repositoryBranchUrl, repositoryLabel, slackTime } from './format.js';
+import { pullRequestActions, retryActions } from './job-card-actions.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
 import { HOME_CONNECT_ACTION } from './project-settings.js';
 import { pullRequestStateLine } from './pull-request.js';
 import type { SlackMessage } from './types.js';
+
+export { JOB_RETRY_ACTION, OPEN_PULL_REQUEST_ACTION, pullRequestActions } from './job-card-actions.js';
 
 export type CardState =
   | { phase: 'starting' }
@@ -60,19 +64,49 @@ export function statusWords(status: string, prLink: string | null): StatusLine {
   }
 }
 
-/** The job card: who asked, the instruction (rendered literally), status and details. Pure. */
+/** The title's room: one line on a phone. */
+const TITLE_CHARS = 120;
+
+/**
+ * The card's title: the person's instruction on one line, never the reader-data wrapper a /docs-health fix
+ * adds for the agent (its notice and its ⟦reader input⟧ blocks).
+ */
+export function jobTitle(prompt: string): { text: string; whole: boolean } {
+  const cut = prompt.indexOf(READER_INPUT_NOTICE);
+  const own = (cut >= 0 ? prompt.slice(0, cut) : prompt).replace(
+    /⟦reader input⟧[^⟦]*(⟦end of reader input⟧)?/g,
+    ' ',
+  );
+  const lines = own
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const first = oneLine(lines[0] ?? '', TITLE_CHARS);
+  if (first === '') return { text: '(empty)', whole: prompt.trim() === '' };
+  return { text: first, whole: lines.length === 1 && cut < 0 && first === oneLine(own, TITLE_CHARS + 1) };
+}
+
+/**
+ * The job card: the instruction as its title, its status, one context line (who, repository, branch, age;
+ * then job id and model) and its actions. The whole instruction is quoted (as rich text, never parsed) only
+ * when the title could not show all of it. Pure.
+ */
 export function jobCardMessage(input: JobCardInput): SlackMessage {
   const { state } = input;
+  const title = jobTitle(input.prompt);
   const blocks: SlackMessage['blocks'] = [
     {
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `:memo: *Docs agent job*${projectPart(input.project)} requested by <@${safeId(input.requesterId)}>`,
+        text: truncate(
+          `:memo: *${untrustedMrkdwn(title.text)}*${projectPart(input.project)}`,
+          LIMITS.sectionText,
+        ),
       },
     },
-    promptQuote(input.prompt),
   ];
+  if (!title.whole) blocks.push(promptQuote(input.prompt));
   const evidence = evidenceLine(input.evidenceRef);
   if (evidence)
     blocks.push({
@@ -111,13 +145,14 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
         ],
       });
   }
+  blocks.push(contextLine(input.requesterId, state));
   if (state.phase === 'tracked') {
-    blocks.push({ type: 'section', fields: detailFields(state.record, state.now) });
     const pullRequest = pullRequestStateLine(state.record.pullRequest);
     if (pullRequest) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: pullRequest }] });
     if (state.record.prLink) blocks.push(pullRequestActions(state.record.prLink));
+    else if (state.record.status === 'failed') blocks.push(retryActions());
   }
-  if (state.phase !== 'not_started') blocks.push(threadHint(input.requesterId, input.followUpsFrom));
+  if (takesFollowUps(state)) blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {
     text: truncate(
       // Not the prompt: notification text is mrkdwn, where a bare URL or address in it would turn live
@@ -126,6 +161,50 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
       LIMITS.fallbackText,
     ),
     blocks,
+  };
+}
+
+/** The thread can still steer the job: not before it exists, nor once it is archived or gone. */
+function takesFollowUps(state: CardState): boolean {
+  if (state.phase === 'not_started') return false;
+  if (state.phase === 'starting') return true;
+  return state.record.status !== 'archived' && state.record.watchEnded !== 'gone';
+}
+
+/** Who, repository, branch and age; then job id and model, as the quieter second element. */
+function contextLine(requesterId: string, state: CardState): ContextBlock {
+  const parts = [`<@${safeId(requesterId)}>`];
+  if (state.phase !== 'tracked')
+    return { type: 'context', elements: [{ type: 'mrkdwn', text: parts[0] as string }] };
+  const { record, now } = state;
+  // Two links of at most 1,400 each, the mention and the age stay under the element's 3,000, so the final
+  // truncate never cuts a link: only a label is ever shortened.
+  const room = 1400;
+  if (record.repository) {
+    const label = untrustedMrkdwn(oneLine(repositoryLabel(record.repository), 200));
+    parts.push(isLinkable(record.repository) ? fitLink(record.repository, label, room) : label);
+  }
+  if (record.ref) {
+    const branchUrl = record.repository ? repositoryBranchUrl(record.repository, record.ref) : undefined;
+    const label = untrustedMrkdwn(oneLine(record.ref, 200));
+    parts.push(branchUrl ? fitLink(branchUrl, `⎇ ${label}`, room) : `⎇ \`${label}\``);
+  }
+  // By status, not by `watching`: the final card is rendered just before the job stops being watched.
+  // A running job shows its start in Slack's relative format ("5 minutes ago"), which each client keeps
+  // true by itself: no card update is needed for the time to move.
+  parts.push(
+    isTerminal(record.status)
+      ? `took ${formatDuration(now - record.activeSince)}`
+      : `started ${slackTime(record.activeSince, '{ago}')}`,
+  );
+  const details = [`Job \`${untrustedMrkdwn(oneLine(record.jobId, 100))}\``];
+  if (record.model) details.push(`model ${untrustedMrkdwn(oneLine(record.model, 100))}`);
+  return {
+    type: 'context',
+    elements: [
+      { type: 'mrkdwn', text: truncate(parts.join(' · '), LIMITS.sectionText) },
+      { type: 'mrkdwn', text: truncate(details.join(' · '), LIMITS.sectionText) },
+    ],
   };
 }
 
@@ -146,72 +225,8 @@ export function threadHint(
   };
 }
 
-function detailFields(record: JobRecord, now: number): Array<{ type: 'mrkdwn'; text: string }> {
-  const fields: string[] = [`*Job*\n\`${untrustedMrkdwn(oneLine(record.jobId, 100))}\``];
-  // Links get what is left of the field after their title: only the label is ever shortened.
-  const room = (title: string) => LIMITS.fieldText - title.length;
-  if (record.repository) {
-    const label = untrustedMrkdwn(oneLine(repositoryLabel(record.repository), 200));
-    const title = '*Repository*\n';
-    fields.push(
-      `${title}${isLinkable(record.repository) ? fitLink(record.repository, label, room(title)) : label}`,
-    );
-  }
-  if (record.ref) {
-    const branchUrl = record.repository ? repositoryBranchUrl(record.repository, record.ref) : undefined;
-    const label = untrustedMrkdwn(oneLine(record.ref, 200));
-    const title = '*Branch*\n';
-    fields.push(`${title}${branchUrl ? fitLink(branchUrl, label, room(title)) : `\`${label}\``}`);
-  }
-  if (record.model) fields.push(`*Model*\n${untrustedMrkdwn(oneLine(record.model, 100))}`);
-  // By status, not by `watching`: the final card is rendered just before the job stops being watched.
-  // A running job shows its start in Slack's relative format ("5 minutes ago"), which each client keeps
-  // true by itself: no card update is needed for the time to move.
-  if (isTerminal(record.status)) fields.push(`*Took*\n${formatDuration(now - record.activeSince)}`);
-  else fields.push(`*Started*\n${slackTime(record.activeSince, '{ago}')}`);
-  return fields
-    .slice(0, LIMITS.fields)
-    .map((text) => ({ type: 'mrkdwn', text: truncate(text, LIMITS.fieldText) }));
-}
-
 function isLinkable(url: string): boolean {
   return isSafeHttpUrl(url);
-}
-
-export const OPEN_PULL_REQUEST_ACTION = 'open_pull_request';
-
-/**
- * The "View pull request" link button, on the card and in the terminal reply. A link too long for a button
- * is still shown, as a rich-text link (which Slack renders without parsing and without the 3,000 limit).
- */
-export function pullRequestActions(url: string): KnownBlock {
-  if (url.length > LIMITS.buttonUrl) {
-    return {
-      type: 'rich_text',
-      elements: [
-        {
-          type: 'rich_text_section',
-          elements: [
-            { type: 'emoji', name: 'link' },
-            { type: 'text', text: ' ' },
-            { type: 'link', url, text: 'View pull request', style: { bold: true } },
-          ],
-        },
-      ],
-    };
-  }
-  return {
-    type: 'actions',
-    elements: [
-      {
-        type: 'button',
-        action_id: OPEN_PULL_REQUEST_ACTION,
-        text: { type: 'plain_text', text: 'View pull request', emoji: true },
-        url,
-        style: 'primary',
-      },
-    ],
-  };
 }
 
 /** The user's words, quoted as rich text: nothing in them is parsed, so no markup can ping or format. */

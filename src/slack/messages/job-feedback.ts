@@ -56,9 +56,9 @@ const FEEDBACK_REFUSALS = {
   state_unavailable:
     ":warning: I can't reach my state store right now, so your rating wasn't recorded. Click again in a minute.",
   not_allowed:
-    "You're not on this bot's list of allowed users, so your rating wasn't recorded. Ask an admin to add you to `ALLOWED_USER_IDS`.",
+    "You're not on this bot's list of allowed users, so your rating wasn't recorded. Ask whoever runs docs-agent to add you to its allowed users.",
   channel_not_allowed:
-    "docs-agent is not enabled in this conversation, so your rating wasn't recorded. Ask an admin to add it to `ALLOWED_CHANNEL_IDS`.",
+    "docs-agent is not enabled in this conversation, so your rating wasn't recorded. Ask whoever runs docs-agent to allow this channel.",
 } as const;
 
 /** What the person who clicked is told (only them). */

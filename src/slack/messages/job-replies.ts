@@ -131,8 +131,8 @@ export function privateNoticeMessage(notice: PrivateNotice, commandName = '/docs
     case 'access_denied':
       text =
         notice.reason === 'user'
-          ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask an admin to add you to `ALLOWED_USER_IDS`."
-          : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask an admin to add this channel to `ALLOWED_CHANNEL_IDS`.';
+          ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask whoever runs docs-agent to add you to its allowed users."
+          : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask whoever runs docs-agent to allow this channel.';
       break;
     case 'requester_only':
       text = `Only <@${safeId(notice.requesterId)}>, who started this job, can send it follow-ups. Start a reply with \`(aside)\` or \`//\` to talk in the thread, or start your own job.`;

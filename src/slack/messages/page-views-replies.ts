@@ -40,9 +40,9 @@ export function describePageViewsFailure(error: unknown, now: number, limits: Ho
       case 'unauthorized':
       case 'forbidden':
         if (error.keyConnectedInSlack) return reconnectKeyText(error.status, 'make the report');
-        return "The docs platform rejected the bot's API key, so I have no report. An admin must check `DOCS_API_KEY`.";
+        return "The docs platform rejected the bot's API key, so I have no report. Whoever runs docs-agent must give it a valid docs admin key.";
       case 'not_found':
-        return "The docs platform doesn't know this project. An admin must check `DOCS_PROJECT_ID`.";
+        return "The docs platform doesn't know this project. Whoever runs docs-agent must check which docs project it is set up for.";
       case 'bad_response':
         return 'The docs platform sent analytics I could not read. Try again later; if it persists, ask an admin to check the logs.';
       case 'not_connected':

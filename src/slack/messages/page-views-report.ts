@@ -192,7 +192,7 @@ export function pageViewsReportMessage(
       elements: [
         {
           type: 'mrkdwn',
-          text: `:warning: Partial: the page cap stopped at ${plural(report.pagesCounted, 'page')}, so pages beyond it are missing from the ranking (totals are complete). An admin can raise \`ANALYTICS_MAX_PAGES\`.`,
+          text: `:warning: Partial: the page cap stopped at ${plural(report.pagesCounted, 'page')}, so pages beyond it are missing from the ranking (totals are complete). Whoever runs docs-agent can raise the cap; a path prefix narrows the report.`,
         },
       ],
     });

@@ -39,6 +39,7 @@ describe('src/slack layout', () => {
       'actions/home-new-job.ts',
       'actions/job-feedback.ts',
       'actions/job-modal-submission.ts',
+      'actions/job-retry.ts',
       'actions/open-pull-request.ts',
       'actions/project-connect-submission.ts',
       'actions/review-reacted-message.ts',

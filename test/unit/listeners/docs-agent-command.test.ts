@@ -143,7 +143,7 @@ describe('docsAgentCommand', () => {
   it('refuses a user outside ALLOWED_USER_IDS before reading anything', async () => {
     const t = setup({ access: access({ userIds: ['U0BOB'] }) });
     await t.run('Fix the quickstart');
-    expect(only(t.ack).text).toContain('ALLOWED_USER_IDS');
+    expect(only(t.ack).text).toContain('allowed users');
     expect(t.work.queued).toHaveLength(0);
   });
 

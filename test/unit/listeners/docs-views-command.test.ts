@@ -178,7 +178,7 @@ describe('docsViewsCommand', () => {
       ack: t.ack,
       respond: t.respond,
     });
-    expect(only(t.ack).text).toContain('ALLOWED_CHANNEL_IDS');
+    expect(only(t.ack).text).toContain('allow this channel');
     expect(t.analytics.requestFor).not.toHaveBeenCalled();
   });
 });

@@ -10,9 +10,9 @@ import { fmt, median, percentile, type Row } from './stats.js';
  * over `/docs-agent <instruction>`, `/docs-agent list` and `/docs-views`, with the docs API answering in 2 s.
  * The real app (bench/product.ts through startBenchApp) runs in this process; the fakes and the load generator
  * run in a child process (bench/fakes-process.ts). Memory mode and Redis mode (a throw-away redis-server) run
- * one after the other in the same run, so their figures are side by side. Each `/docs-views` asks for a path of
- * its own, so every one misses the cache and builds its report and chart after `ack()`: the work other users'
- * acknowledgements wait behind. The app's event-loop delay is recorded during the mix.
+ * one after the other in the same run, so their figures are side by side. Every `/docs-views` asks for the same
+ * range: the first fetch is shared by the requests behind it, later ones build their report and chart from the
+ * cache after `ack()`. The app's event-loop delay is recorded during the mix.
  */
 const REQUESTS = Number(process.env.BENCH_MIXED_REQUESTS ?? sized(400, 12));
 const CONCURRENCY = Number(process.env.BENCH_MIXED_CONCURRENCY ?? sized(8, 2));

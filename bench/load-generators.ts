@@ -10,6 +10,10 @@ export interface LoadCommand {
   concurrency: number;
   commands: string[];
   texts: string[];
+  /** Request i's label, round-robin (`labels[i % length]`): latencies are also kept per label. */
+  labels?: string[];
+  /** Request i's response_url is `/response/<tag><i>` (default `r`). */
+  tag?: string;
 }
 
 export interface OpenLoopCommand {
@@ -25,6 +29,8 @@ export interface OpenLoopCommand {
 
 export interface LoadResult {
   latencies: number[];
+  /** The same latencies by request label (only when the command gave labels). */
+  byLabel: Record<string, number[]>;
   seconds: number;
   failures: number;
   /** CPU seconds the fakes-and-load process used meanwhile (user + system). */
@@ -58,6 +64,7 @@ export interface OpenLoopResult {
  */
 export async function load(c: LoadCommand, slackUrl: string): Promise<LoadResult> {
   const latencies: number[] = [];
+  const byLabel: Record<string, number[]> = {};
   let failures = 0;
   let next = 0;
   const target = new URL(c.url);
@@ -71,7 +78,7 @@ export async function load(c: LoadCommand, slackUrl: string): Promise<LoadResult
         const body = slashCommandBody({
           command: c.commands[i % c.commands.length]!,
           text: c.texts[i % c.texts.length]!,
-          response_url: `${slackUrl}/response/r${i}`,
+          response_url: `${slackUrl}/response/${c.tag ?? 'r'}${i}`,
         });
         const sent = performance.now();
         try {
@@ -86,7 +93,13 @@ export async function load(c: LoadCommand, slackUrl: string): Promise<LoadResult
           });
           await response.body.text();
           if (response.statusCode !== 200) failures += 1;
-          latencies.push(performance.now() - sent);
+          const ms = performance.now() - sent;
+          latencies.push(ms);
+          const label = c.labels?.[i % c.labels.length];
+          if (label !== undefined) {
+            byLabel[label] ??= [];
+            byLabel[label].push(ms);
+          }
         } catch {
           failures += 1;
         }
@@ -97,6 +110,7 @@ export async function load(c: LoadCommand, slackUrl: string): Promise<LoadResult
   const used = process.cpuUsage(cpu);
   return {
     latencies,
+    byLabel,
     seconds: (performance.now() - started) / 1000,
     failures,
     cpuSeconds: (used.user + used.system) / 1e6,

@@ -1,5 +1,6 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { ackVerdict, runAckLatency } from './ack-latency.js';
+import { mixedVerdict, runAckMixed } from './ack-mixed.js';
 import { analyticsVerdict, runAnalytics } from './analytics.js';
 import { callsVerdict, runCallsPerJob } from './calls-per-job.js';
 import { chartCostTable, chartCostVerdict, runChartCost } from './chart-cost.js';
@@ -119,5 +120,12 @@ await section(
 await section(
   '10. Many tenants in one deployment (OAuth mode): cost per tenant, routing, new installs served, isolation',
   runTenants,
+);
+await section(
+  '11. Acknowledgements under mixed load: 400 commands closed loop, /docs-agent, list and /docs-views, docs API 2 s slow',
+  async () => {
+    const { rows, summary } = await runAckMixed();
+    return [table(rows), ...mixedVerdict(summary)];
+  },
 );
 process.exit(0);

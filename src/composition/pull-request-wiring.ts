@@ -109,14 +109,34 @@ export function wirePullRequests(input: {
         })
       : undefined;
   let enabled = false;
+  let waitingForToken = false;
+  const begin = () => {
+    enabled = true;
+    waitingForToken = false;
+    follower.start();
+    doorbell?.start();
+    logger.info(
+      { apiUrl, webUrl, doorbellIntervalMs: config.github.doorbellIntervalMs },
+      'following pull requests on GitHub',
+    );
+  };
+  // A tenant with no GitHub token starts no queue worker (no Redis connection) until a manager connects one:
+  // the next reconciler pass, PR or doorbell question after that starts it.
+  const ready = () => {
+    if (waitingForToken && credentials?.()) begin();
+    return enabled;
+  };
   return {
     onPullRequest: (record, prLink) =>
-      enabled ? follower.onPullRequest(record, prLink) : Promise.resolve(false),
-    reconcile: () => (enabled ? follower.reconcile() : Promise.resolve(0)),
-    watches: (record) => (enabled && doorbell ? doorbell.watches(record) : Promise.resolve(false)),
+      ready() ? follower.onPullRequest(record, prLink) : Promise.resolve(false),
+    reconcile: () => (ready() ? follower.reconcile() : Promise.resolve(0)),
+    watches: (record) => (ready() && doorbell ? doorbell.watches(record) : Promise.resolve(false)),
     async start() {
-      // A tenant's token may be connected, changed or disconnected at any time: reads say what they meet.
-      const check = credentials && !credentials() ? 'ok' : await github.validate();
+      if (credentials && !credentials()) {
+        waitingForToken = true;
+        return;
+      }
+      const check = await github.validate();
       if (check === 'unauthorized') {
         logger.error(
           `GitHub refused GITHUB_TOKEN (401: wrong, expired or revoked). Pull requests are not followed and "did it work?" counts from the PR's day until a valid token is set and the bot restarted.`,
@@ -125,13 +145,7 @@ export function wirePullRequests(input: {
       }
       if (check === 'unreachable')
         logger.warn({ apiUrl }, 'GitHub did not answer the token check; following PRs anyway (reads retry)');
-      enabled = true;
-      follower.start();
-      doorbell?.start();
-      logger.info(
-        { apiUrl, webUrl, doorbellIntervalMs: config.github.doorbellIntervalMs },
-        'following pull requests on GitHub',
-      );
+      begin();
     },
     async stop() {
       await Promise.all([doorbell?.stop(), follower.stop()]);

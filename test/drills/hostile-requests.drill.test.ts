@@ -131,11 +131,12 @@ describe('drill: hostile requests', () => {
     const ephemeralsBefore = () => t.slack.callsOf('chat.postEphemeral').length;
 
     const viaCommand = await t.command({ text: 'Mallory wants a job', user_id: 'U0MALLORY' });
-    attempts.push({ path: 'command', answered: viaCommand.body.includes('ALLOWED_USER_IDS') });
+    // Refused in words a channel member reads (the operator's variable names stay in the logs).
+    attempts.push({ path: 'command', answered: viaCommand.body.includes('list of allowed users') });
     const viaOtherChannel = await t.command({ text: 'Alice in a closed channel', channel_id: 'C0CLOSED' });
     attempts.push({
       path: 'command in a closed channel',
-      answered: viaOtherChannel.body.includes('ALLOWED_CHANNEL_IDS'),
+      answered: viaOtherChannel.body.includes('not enabled in this conversation'),
     });
     for (const [path, event] of [
       [

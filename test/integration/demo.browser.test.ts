@@ -43,7 +43,12 @@ describe.skipIf(!HAS_CHROMIUM)('the playground in headless Chromium', { timeout:
 
   it('runs a job: command, card, PR reply in the thread, a follow-up reply', async () => {
     await send('/docs-agent Fix the typo on the quickstart page');
-    const card = page.locator('#channel > .msg').filter({ hasText: 'Docs agent job' }).first();
+    // The card's title is the instruction itself.
+    const card = page
+      .locator('#channel > .msg')
+      .filter({ hasText: 'Fix the typo on the quickstart page' })
+      .filter({ has: page.locator('details.thread') })
+      .first();
     await expect.poll(() => card.count(), { timeout: 20_000 }).toBe(1);
     await expect
       .poll(() => card.locator('> .content > .blocks').innerText(), { timeout: 20_000 })

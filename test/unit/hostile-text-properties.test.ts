@@ -28,7 +28,10 @@ import { recordingLogger } from './listeners/fakes.js';
 
 const SITE = 'https://docs.example';
 const range = { from: '2026-03-03', toExclusive: '2026-03-10' };
-const RUNS = { numRuns: 60 };
+const RUNS = {
+  numRuns: Number(process.env.FC_RUNS ?? 60),
+  ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
+};
 
 /** Every `text` string Slack renders (fallback text included), never button values or metadata. */
 function rendered(message: { text?: string; blocks: unknown[] }): string {

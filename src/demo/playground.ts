@@ -10,7 +10,8 @@ import { StandInSlack } from './stand-in-slack.js';
 
 /** Not secrets: the stand-ins accept nothing else, and nothing leaves this machine. */
 const DEMO_SIGNING_SECRET = 'demo-signing-secret-not-a-secret-0000';
-const DEMO_BOT_TOKEN = 'xoxb-demo-0000000000-0000000000000-demotoken';
+// A stand-in's token (fake, shaped as Slack's so the bot's config accepts it): the stand-in Slack takes any.
+const DEMO_BOT_TOKEN = 'xoxb-fake-demo-playground-token';
 
 export interface Playground {
   url: string;

@@ -94,6 +94,12 @@ describe('OAuth mode: a GitHub token connected in Slack', () => {
     );
     // From the moment the runtime holds the new settings, every request looks the token up and finds none.
     await waitFor(() => applied() > appliedBefore, { what: 'the disconnect applied' });
+    // A read that began before (its PR, then its checks and status) may still finish with the token it held;
+    // wait for a quiet 150 ms (at most 20 tries: reads still being started never fall quiet).
+    for (let seen = -1, tries = 0; seen !== github.requests.length && tries < 20; tries += 1) {
+      seen = github.requests.length;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
     const after = github.requests.length;
     // Reads were due every 40–100 ms: several would have been sent by now.
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -58,8 +58,14 @@ describe('OAuth mode: a token refresh that fails loses nothing', () => {
   const refreshOf = (args: Record<string, unknown>) => args.grant_type === 'refresh_token';
 
   it('Slack rotated the token but the answer was lost: needs re-install, not uninstalled, data kept; a re-install serves it again', async () => {
-    // Slack performs the refresh (the old refresh token is spent) and then answers 503.
-    app.slack.held.add('oauth.v2.access', refreshOf, { kind: 'late', ms: 50, status: 503 });
+    // Slack performs the refresh (the old refresh token is spent) and then answers 503. It performs it once
+    // the welcome DM is out: the fake, stricter than Slack, refuses the old token from then on.
+    app.slack.held.add('oauth.v2.access', refreshOf, {
+      kind: 'late',
+      ms: 450,
+      storeAfterMs: 400,
+      status: 503,
+    });
     app.slack.oauth.tokenExpiresIn = 3_600;
     await app.install({ teamId: 'T0LOST', teamName: 'Lost' });
     app.slack.oauth.tokenExpiresIn = undefined;
@@ -101,7 +107,7 @@ describe('OAuth mode: a token refresh that fails loses nothing', () => {
   it('a settings save at the moment of a refresh: the new token is kept and used, nothing uninstalled', async () => {
     // The refresh's answer comes 600 ms late; a settings save (`/docs-agent connect`) lands meanwhile.
     const hitsBefore = app.slack.held.hit.length;
-    app.slack.held.add('oauth.v2.access', refreshOf, { kind: 'late', ms: 600 });
+    app.slack.held.add('oauth.v2.access', refreshOf, { kind: 'late', ms: 600, storeAfterMs: 400 });
     app.slack.oauth.tokenExpiresIn = 3_600;
     await app.install({ teamId: 'T0SAVE', teamName: 'Save' });
     app.slack.oauth.tokenExpiresIn = undefined;
@@ -125,7 +131,7 @@ describe('OAuth mode: a token refresh that fails loses nothing', () => {
 
   it('Redis refusing the save of a refreshed token: kept in the process and saved at the next pass, one refresh', async () => {
     const hitsBefore = app.slack.held.hit.length;
-    app.slack.held.add('oauth.v2.access', refreshOf, { kind: 'late', ms: 600 });
+    app.slack.held.add('oauth.v2.access', refreshOf, { kind: 'late', ms: 600, storeAfterMs: 400 });
     app.slack.oauth.tokenExpiresIn = 3_600;
     await app.install({ teamId: 'T0REDIS', teamName: 'Redis' });
     app.slack.oauth.tokenExpiresIn = undefined;
@@ -146,5 +152,27 @@ describe('OAuth mode: a token refresh that fails loses nothing', () => {
     expect(uninstalled('T0REDIS')).toEqual([]);
     expect((await directory.lifecycle('T0REDIS'))?.hold).toBeUndefined();
     await waitFor(async () => (await help('T0REDIS')).includes('/docs-agent'), { what: 'served' });
+  });
+
+  it('a tenant suspended between passes puts off nobody’s refresh: its later check never delays the next pass', async () => {
+    // Slack rotates T0RACE's token and answers 503; its welcome DM reaches the fake after that, is refused,
+    // and T0RACE is suspended with its first check 30 s away. T0NEXT, installed after, is refreshed at the
+    // next pass all the same, and T0RACE's refresh is tried again (refused: it needs a re-install).
+    app.slack.held.add('oauth.v2.access', refreshOf, { kind: 'late', ms: 50, status: 503 });
+    app.slack.held.add('conversations.open', () => true, { kind: 'late', ms: 700, storeAfterMs: 700 });
+    app.slack.oauth.tokenExpiresIn = 3_600;
+    await app.install({ teamId: 'T0RACE', teamName: 'Race' });
+    await waitFor(() => app.logs.some((l) => l.includes('T0RACE') && l.includes('suspended')), {
+      what: 'T0RACE suspended',
+    });
+    await app.install({ teamId: 'T0NEXT', teamName: 'Next' });
+    app.slack.oauth.tokenExpiresIn = undefined;
+    await waitFor(() => app.slack.oauth.refreshes.some((r) => r.tenant === 'T0NEXT'), {
+      what: 'T0NEXT refreshed',
+    });
+    await waitFor(
+      () => app.logs.some((l) => l.includes('T0RACE') && l.includes('until someone installs the app again')),
+      { what: 'T0RACE marked as needing a re-install' },
+    );
   });
 });

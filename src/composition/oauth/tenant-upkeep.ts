@@ -36,6 +36,8 @@ export interface TenantUpkeepDeps {
  */
 export class TenantUpkeep {
   private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires: a check falling due later never puts off a sooner pass. */
+  private timerAt = Number.POSITIVE_INFINITY;
   private running: Promise<void> | undefined;
   private stopped = false;
   private firstPass = true;
@@ -61,7 +63,8 @@ export class TenantUpkeep {
 
   /** A tenant was suspended here: its first check may come before the next regular pass. */
   soon(atMs: number): void {
-    this.schedule(Math.max(0, atMs - this.deps.clock.now()));
+    const inMs = Math.max(0, atMs - this.deps.clock.now());
+    if (this.deps.clock.now() + inMs < this.timerAt) this.schedule(inMs);
   }
 
   runOnce(): Promise<void> {
@@ -86,7 +89,11 @@ export class TenantUpkeep {
   private schedule(inMs: number): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.runOnce().catch(() => undefined), inMs);
+    this.timerAt = this.deps.clock.now() + inMs;
+    this.timer = setTimeout(() => {
+      this.timerAt = Number.POSITIVE_INFINITY;
+      void this.runOnce().catch(() => undefined);
+    }, inMs);
     this.timer.unref();
   }
 

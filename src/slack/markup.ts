@@ -94,7 +94,8 @@ function defuseWord(word: string): string {
   for (let i = 0; i < word.length; i += 1) {
     const ch = word[i] as string;
     const rest = word.slice(i, i + 5).toLowerCase();
-    if ((rest === 'http:' || rest.startsWith('https')) && !isAlnum(word[i - 1])) {
+    // Whatever comes before it: Slack links `https://…` after a non-ASCII letter (`ࠀhttps://…`) too.
+    if (rest === 'http:' || rest.startsWith('https')) {
       out += 'hxxp';
       i += 3;
       letters = '';

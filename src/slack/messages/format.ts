@@ -36,3 +36,14 @@ export function displayCount(value: number): number {
 export function displayRatio(value: number): number {
   return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 }
+
+/**
+ * A page of the docs site: each path segment percent-encoded (`encodeURI` leaves `:` and `/` alone, so a
+ * path holding `https://…` put a second URL inside ours); undefined without a site or when too long.
+ */
+export function docsPageUrl(siteUrl: string | undefined, path: string, maxChars: number): string | undefined {
+  if (!siteUrl) return undefined;
+  const segments = (path.startsWith('/') ? path.slice(1) : path).split('/');
+  const url = `${siteUrl.replace(/\/+$/, '')}/${segments.map((s) => encodeURIComponent(s)).join('/')}`;
+  return url.length <= maxChars ? url : undefined;
+}

@@ -4,7 +4,7 @@ import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import type { HealthReport, HealthSection } from '../../insights/health/report.js';
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { formatDayRange } from './dates.js';
-import { displayCount, displayRatio, mrkdwnLink } from './format.js';
+import { displayCount, displayRatio, docsPageUrl, mrkdwnLink } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import { chartMissingNote, healthTrendChart, searchesLaterNote } from './trend-chart.js';
 import type { MessageBlock, SlackMessage } from './types.js';
@@ -34,9 +34,7 @@ const pct = (value: number) => {
 const quoted = (text: string, max: number) => untrustedMrkdwn(oneLine(text, max));
 
 export function healthPageUrl(siteUrl: string | undefined, path: string): string | undefined {
-  if (!siteUrl || /^https?:\/\//i.test(path)) return undefined;
-  const url = `${siteUrl.replace(/\/+$/, '')}${encodeURI(path.startsWith('/') ? path : `/${path}`)}`;
-  return url.length <= MAX_LINK_URL_CHARS ? url : undefined;
+  return /^https?:\/\//i.test(path) ? undefined : docsPageUrl(siteUrl, path, MAX_LINK_URL_CHARS);
 }
 
 function rowLine(evidence: Evidence, rank: number, room: number, siteUrl: string | undefined): string {

@@ -9,7 +9,7 @@ import {
 import type { PageViewsTotals } from '../../insights/ports.js';
 import { daysBetween, formatRange } from '../../insights/ranges/dates.js';
 import { defuseLinks, escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
-import { displayCount, mrkdwnLink, slackTime } from './format.js';
+import { displayCount, docsPageUrl, mrkdwnLink, slackTime } from './format.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import { chartMissingNote, viewsTrendChart } from './trend-chart.js';
 import type { MessageBlock, SlackMessage } from './types.js';
@@ -56,9 +56,7 @@ export function formatChange(current: number, previous: number | undefined): str
 }
 
 export function pageUrl(siteUrl: string | undefined, path: string): string | undefined {
-  if (!siteUrl) return undefined;
-  const url = `${siteUrl.replace(/\/+$/, '')}${encodeURI(path.startsWith('/') ? path : `/${path}`)}`;
-  return url.length <= MAX_LINK_URL_CHARS ? url : undefined;
+  return docsPageUrl(siteUrl, path, MAX_LINK_URL_CHARS);
 }
 
 function pageLine(page: RankedPage, siteUrl: string | undefined): string {

@@ -83,6 +83,23 @@ export const TOKEN_REJECTED: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Slack's answer to auth.test with one token: true when it takes it, false when it refused it, undefined when
+ * it could not tell (no answer, or not_authed: no token reached Slack, a proxy dropped it).
+ */
+export async function tokenAcceptedBy(
+  authTest: (args: { token: string }) => Promise<unknown>,
+  token: string,
+): Promise<boolean | undefined> {
+  try {
+    await authTest({ token });
+    return true;
+  } catch (error) {
+    const code = (error as { data?: { error?: unknown } }).data?.error;
+    return typeof code === 'string' && code !== 'not_authed' && TOKEN_REJECTED.has(code) ? false : undefined;
+  }
+}
+
+/**
  * Paced, retried Web API calls: every call waits for its method's pace (per channel for posts); 429s hold
  * the method back for Retry-After (Slack did not act on the call); other failures of idempotent calls are
  * retried with backoff. The WebClient itself is built with retries off, so this is the only retry loop.

@@ -6,7 +6,7 @@ import type { TenantInstallation } from '../tenants/tenant.js';
 import { boltCore, RotatingTokenClient, type SlackAppOptions, webClientOptions } from './bolt-core.js';
 import { holdHomeView } from './messages/hold-home.js';
 import type { SlackApp } from './slack-app.js';
-import { TOKEN_REJECTED } from './slack-calls.js';
+import { tokenAcceptedBy } from './slack-calls.js';
 
 /** A verified request from Slack, as the shared front door hands it over. */
 export type InboundRequest = ReceiverEvent;
@@ -89,18 +89,7 @@ export function createTenantSlackApp(
     register: core.register,
     receive: (event) => core.app.processEvent(event),
     // Outside the gateway: a refusal here is the answer asked for, not one more refusal to report.
-    tokenAccepted: async (token) => {
-      try {
-        await client.auth.test({ token });
-        return true;
-      } catch (error) {
-        const code = (error as { data?: { error?: unknown } }).data?.error;
-        // not_authed: no token reached Slack (a proxy dropped it), which says nothing about this one.
-        return typeof code === 'string' && code !== 'not_authed' && TOKEN_REJECTED.has(code)
-          ? false
-          : undefined;
-      }
-    },
+    tokenAccepted: (token) => tokenAcceptedBy((args) => client.auth.test(args), token),
     publishHoldHome: async (userId, notice) => {
       const now = installation();
       if (!now) return;

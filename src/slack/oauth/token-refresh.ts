@@ -1,6 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { withTrailingSlash } from '../bolt-core.js';
-import { TOKEN_REJECTED } from '../slack-calls.js';
+import { TOKEN_REJECTED, tokenAcceptedBy } from '../slack-calls.js';
 
 export interface RefreshedToken {
   botToken: string;
@@ -42,17 +42,8 @@ export class BotTokenRefresher {
   }
 
   /** Asks Slack whether it takes a bot token (auth.test): false when refused, undefined when it could not tell. */
-  async accepted(token: string): Promise<boolean | undefined> {
-    try {
-      await this.client.auth.test({ token });
-      return true;
-    } catch (error) {
-      const code = (error as { data?: { error?: unknown } }).data?.error;
-      // not_authed: no token reached Slack (a proxy dropped it), which says nothing about this one.
-      return typeof code === 'string' && code !== 'not_authed' && TOKEN_REJECTED.has(code)
-        ? false
-        : undefined;
-    }
+  accepted(token: string): Promise<boolean | undefined> {
+    return tokenAcceptedBy((args) => this.client.auth.test(args), token);
   }
 }
 

@@ -45,6 +45,8 @@ export async function startOAuthBenchApp(
     SLACK_CLIENT_SECRET: client.clientSecret,
     SLACK_STATE_SECRET: 'bench-state-secret-0123456789abcdef0123',
     DATA_ENCRYPTION_KEY: ENCRYPTION_KEY,
+    // The benchmarks install hundreds a minute from one address on purpose.
+    INSTALLS_PER_MINUTE: env.INSTALLS_PER_MINUTE ?? '100000',
   });
   if (!config.oauth) throw new Error('OAuth mode expected');
   const started = new Map<string, number>();

@@ -28,7 +28,15 @@ export interface OAuthConfig {
   /** PRIVACY_URL and SUPPORT_URL: the operator's pages, linked from every install page (a Marketplace asks). */
   privacyUrl: string | undefined;
   supportUrl: string | undefined;
+  /**
+   * INSTALLS_PER_MINUTE: "Add to Slack" completions the whole deployment takes a minute (half of them per
+   * address); the rest are asked to try again in a minute, so throw-away workspaces cannot flood it.
+   */
+  installsPerMinute: number;
 }
+
+/** Sixty a minute: a launch-day rush of real teams, never a script creating workspaces by the thousand. */
+export const DEFAULT_INSTALLS_PER_MINUTE = 60;
 
 /** Three hours: a Slack auth incident or a misbehaving proxy outlasts a few seconds, rarely hours. */
 export const DEFAULT_REVOCATION_WINDOW_S = 3 * 60 * 60;
@@ -44,6 +52,7 @@ export const oauthEnvFields = {
   TENANT_REVOCATION_WINDOW: integer(DEFAULT_REVOCATION_WINDOW_S, 1, 30 * 24 * 60 * 60),
   PRIVACY_URL: optionalText.pipe(httpUrl.optional()),
   SUPPORT_URL: optionalText.pipe(httpUrl.optional()),
+  INSTALLS_PER_MINUTE: integer(DEFAULT_INSTALLS_PER_MINUTE, 1, 100_000),
   SLACK_UPGRADED_TEAM_ID: optionalText.pipe(
     z
       .string()
@@ -112,6 +121,7 @@ export function oauthConfigOf(e: {
   TENANT_REVOCATION_WINDOW?: number | undefined;
   PRIVACY_URL?: string | undefined;
   SUPPORT_URL?: string | undefined;
+  INSTALLS_PER_MINUTE?: number | undefined;
 }): OAuthConfig | undefined {
   if (!e.SLACK_CLIENT_ID || !e.SLACK_CLIENT_SECRET || !e.SLACK_STATE_SECRET || !e.DATA_ENCRYPTION_KEY)
     return undefined;
@@ -125,6 +135,7 @@ export function oauthConfigOf(e: {
     revocationWindowMs: (e.TENANT_REVOCATION_WINDOW ?? DEFAULT_REVOCATION_WINDOW_S) * 1000,
     privacyUrl: e.PRIVACY_URL,
     supportUrl: e.SUPPORT_URL,
+    installsPerMinute: e.INSTALLS_PER_MINUTE ?? DEFAULT_INSTALLS_PER_MINUTE,
   };
 }
 

@@ -1,12 +1,14 @@
 import type { Config } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
 import type { SecretBox } from '../common/secret-box.js';
+import { MemoryWindowCounter, type WindowCounter } from '../common/window-counter.js';
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantKey } from '../tenants/tenant.js';
 import { MemoryTenantDirectory } from './memory/memory-tenant-directory.js';
 import { type RedisClient, waitForRedis } from './redis/redis-client.js';
 import { createSharedRedisConnections, type SharedRedisConnections } from './redis/redis-job-store.js';
 import { CHANGES_CHANNEL, RedisTenantDirectory } from './redis/redis-tenant-directory.js';
+import { RedisWindowCounter } from './redis/redis-window-counter.js';
 import { pingState } from './redis-adapters.js';
 
 export interface TenantDirectoryHandle {
@@ -23,6 +25,8 @@ export interface TenantDirectoryHandle {
    * process). Memory: nothing to watch, every write is this process's own.
    */
   watch(listener: () => void): Promise<void>;
+  /** Install attempts a minute (INSTALLS_PER_MINUTE), counted for every replica together with Redis. */
+  installCounter: WindowCounter;
   close(): Promise<void>;
 }
 
@@ -59,6 +63,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       state: async () => 'ok',
       waitUntilReady: async () => true,
       watch: async () => undefined,
+      installCounter: new MemoryWindowCounter(Date.now),
       close: async () => undefined,
     };
   }
@@ -69,6 +74,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
     backend: 'redis',
     directory: new RedisTenantDirectory(client, DIRECTORY_PREFIX, box),
     sharedRedis: shared,
+    installCounter: new RedisWindowCounter(client, 'docs-agent:'),
     async purge(tenant, generation) {
       // Only this tenant's keys are looked at (MATCH on its own prefix), and only this generation's.
       const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant, generation) ?? 'docs-agent';

@@ -6,6 +6,7 @@ import { secretBoxFromSettings } from '../../common/secret-box.js';
 import { type MetricsServer, startMetricsServer } from '../../metrics/metrics-server.js';
 import { TenantMetrics } from '../../metrics/tenant-metrics.js';
 import { createFrontDoor } from '../../slack/oauth/front-door.js';
+import { InstallRateLimit } from '../../slack/oauth/install-rate.js';
 import { tenantDirectoryFor } from '../../state/adapters.js';
 import { within } from '../app-steps.js';
 import type { DocsAgent, DocsAgentOptions } from '../docs-agent.js';
@@ -85,6 +86,9 @@ export function createOAuthAgent(
       directory: store.directory,
       now: () => clock.now(),
       logger,
+      rateLimit: new InstallRateLimit(store.installCounter, config.oauth.installsPerMinute, () =>
+        clock.now(),
+      ),
       onInstalled: (installation) => {
         logger.info({ tenant: installation.tenant, name: installation.name }, 'installed');
         runtimes.sync().catch(() => undefined);

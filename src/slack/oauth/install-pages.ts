@@ -134,6 +134,8 @@ export type InstallFailure =
   | { kind: 'slack-refused'; slackError: string }
   /** Slack could not be reached, or answered with a server error. */
   | { kind: 'slack-unreachable' }
+  /** More installs than the deployment takes a minute (INSTALLS_PER_MINUTE): asked to come back. */
+  | { kind: 'busy'; retryAfterS: number }
   | { kind: 'unknown' };
 
 /** The HTTP status of each failure: the browser's request at fault (4xx), Slack's answer (502), ours (500). */
@@ -147,6 +149,8 @@ export function failureStatus(failure: InstallFailure): number {
     case 'slack-refused':
     case 'slack-unreachable':
       return 502;
+    case 'busy':
+      return 429;
     case 'unknown':
       return 500;
   }
@@ -219,6 +223,12 @@ install page.</p>`,
         title: 'Slack could not be reached',
         explain: `<p>docs-agent could not reach Slack to finish the installation. Nothing was installed. Wait a
 minute and try again. ${ASK_OPERATOR}</p>`,
+      };
+    case 'busy':
+      return {
+        title: 'Too many installations right now',
+        explain: `<p>docs-agent is taking many installations at the moment and asked this one to wait. Nothing
+was installed. Try again in ${failure.retryAfterS < 60 ? 'a minute' : 'a few minutes'}.</p>`,
       };
     case 'unknown':
       return {

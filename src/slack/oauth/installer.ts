@@ -10,6 +10,7 @@ import { slackUserOf } from '../user-names.js';
 import type { PageLinks } from './html-page.js';
 import { classifyInstallFailure } from './install-failures.js';
 import { failurePage, failureStatus, INSTALL_PATH, installPage } from './install-pages.js';
+import type { InstallRateLimit } from './install-rate.js';
 import {
   type InstallerRoleLookup,
   TenantInstallationStore,
@@ -42,6 +43,8 @@ export interface InstallerInput {
   links?: PageLinks;
   /** A tenant was installed (or re-installed) and saved: build or rebuild its runtime. */
   onInstalled(installation: TenantInstallation): void;
+  /** INSTALLS_PER_MINUTE: asked before the code is exchanged; a refused install is sent a "busy" page. */
+  rateLimit?: InstallRateLimit;
 }
 
 export type InstallerReceiverOptions = Required<
@@ -187,7 +190,23 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
           return true;
         },
       },
-      callbackOptions: { success, failure },
+      callbackOptions: {
+        success,
+        failure,
+        // After the state is checked, before the code is exchanged and anything is written.
+        beforeInstallation: async (_o, req, res) => {
+          const admission = (await input.rateLimit?.admit(req)) ?? { admitted: true };
+          if (admission.admitted) return true;
+          log.warn(
+            { retryAfterS: admission.retryAfterS },
+            'an installation was asked to wait (INSTALLS_PER_MINUTE)',
+          );
+          res.setHeader('retry-after', String(admission.retryAfterS));
+          const busy = { kind: 'busy' as const, retryAfterS: admission.retryAfterS };
+          sendPage(res, failureStatus(busy), failurePage(busy, INSTALL_PATH, input.links));
+          return false;
+        },
+      },
       // No retries: a code works once, so a retried exchange after a lost answer could only fail; the person
       // at the browser gets "Slack could not be reached" and tries again instead of waiting for minutes.
       // The logger too (@slack/oauth's type leaves it out, but its spread lets ours replace the receiver's).

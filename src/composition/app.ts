@@ -50,6 +50,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   let metricsServer: MetricsServer | undefined;
   // A tenant's runtime (OAuth mode) counts into its own metrics; the process serves them all together.
   const metrics = options.metrics ?? new Metrics();
+  const cache = <V>(kind: string) => options.tenant?.caches?.view<V>(kind); // OAuth: one per process
 
   const docsApi = new DocsApiClient({
     baseUrl: config.docs.apiUrl,
@@ -114,6 +115,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     access,
     onJobChanged: (record) => home.jobChanged(record),
     streamHandoverMs: config.slack.streamHandoverMs,
+    channelAccessCache: cache('channel-access'),
   });
   const jobs = new JobService({
     apiFor: docsApiFor,
@@ -203,8 +205,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ...adapters,
     clock,
     logger,
+    hashes: cache('home-hashes'),
   });
-  const userNames = new UserNames((id) => slack.gateway.userInfo(id), { logger });
+  const userNames = new UserNames((id) => slack.gateway.userInfo(id), { logger, cache: cache('names') });
   const conversations = new ConversationService({
     jobs,
     store,

@@ -8,7 +8,7 @@ import type { JobService } from '../jobs/job-service.js';
 import type { JobNotifier, JobStore } from '../jobs/ports.js';
 import { AssistantCalls } from '../slack/assistant-calls.js';
 import { AssistantJobNotifier } from '../slack/assistant-job-notifier.js';
-import { ChannelAccess } from '../slack/channel-access.js';
+import { ChannelAccess, type ChannelAccessOptions } from '../slack/channel-access.js';
 import { cardKey } from '../slack/job-notifier.js';
 import type { AgentSessions, AssistantSurface } from '../slack/listeners/deps.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
@@ -29,6 +29,8 @@ export interface AssistantWiring {
   onJobChanged?: (record: JobRecord) => void;
   /** How long a stream is used before it is handed over (SLACK_STREAM_HANDOVER_MS). */
   streamHandoverMs?: number;
+  /** OAuth mode: the tenant's part of the process's one bounded cache. */
+  channelAccessCache?: ChannelAccessOptions['cache'];
 }
 
 /**
@@ -45,6 +47,7 @@ export function wireAssistant(w: AssistantWiring) {
   const channelAccess = new ChannelAccess({
     access: w.access,
     members: { conversations: { members: (args) => w.gateway.channelMembers(args) } },
+    cache: w.channelAccessCache,
   });
   const sessions: AgentSessions = {
     job: (jobId) => w.store.getJob(jobId),

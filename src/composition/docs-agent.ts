@@ -1,5 +1,6 @@
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
+import type { CacheScope } from '../common/process-lru.js';
 import type { ProjectDirectory } from '../common/projects.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../jobs/ports.js';
@@ -46,6 +47,8 @@ export interface TenantScope {
   installed?: (installation: TenantInstallation) => void;
   /** Set by the runtime's wiring: told when a hold this runtime saw is lifted (Slack calls work again). */
   holdLifted?: (hold: TenantHold) => void;
+  /** The tenant's part of the process's one bounded cache (user names, managers, Home hashes, ETags). */
+  caches?: CacheScope;
 }
 
 export interface DocsAgent {

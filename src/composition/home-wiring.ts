@@ -9,7 +9,7 @@ import type { WeeklyReports } from '../insights/weekly/weekly-reports.js';
 import type { JobRecord } from '../jobs/domain/job.js';
 import type { JobFeedback } from '../jobs/job-feedback.js';
 import type { JobStore } from '../jobs/ports.js';
-import { AppHomePublisher } from '../slack/app-home-publisher.js';
+import { AppHomePublisher, type AppHomeSources } from '../slack/app-home-publisher.js';
 import type { HomeBudget, HomeSchedule } from '../slack/messages/app-home.js';
 import type { HomeSettings } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
@@ -32,6 +32,8 @@ export interface AppHomeWiring {
   settings?: ((userId: string) => Promise<HomeSettings | undefined>) | undefined;
   clock: Clock;
   logger: Logger;
+  /** OAuth mode: the tenant's part of the process's one bounded cache. */
+  hashes?: AppHomeSources['hashes'];
 }
 
 /** The App Home publisher: the user's jobs from the store, their schedules, the two hourly budgets. */
@@ -87,5 +89,6 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
       ? { projectOf: (job: JobRecord) => job.projectId ?? w.projects.defaultProjectId }
       : {}),
     logger: w.logger.child({ component: 'app-home' }),
+    hashes: w.hashes,
   });
 }

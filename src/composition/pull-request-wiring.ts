@@ -47,7 +47,7 @@ export function wirePullRequests(input: {
    * OAuth mode: the tenant whose jobs these are. Its GitHub token connected in Slack is looked up on every
    * read (a change or a disconnect applies at the next one); without one, the runtime config's token.
    */
-  tenant?: Pick<TenantScope, 'settings'>;
+  tenant?: Pick<TenantScope, 'settings' | 'caches'>;
   /** Counts GitHub answers (benchmarks). */
   onGitHubResponse?: (kind: 'ok' | 'not_modified' | 'error') => void;
 }): PullRequestWiring {
@@ -70,6 +70,7 @@ export function wirePullRequests(input: {
       ...{ token: token ?? '', apiUrl, logger, ...(owners ? { owners } : {}) },
       ...(credentials ? { credentials } : {}),
       ...(input.onGitHubResponse ? { onResponse: input.onGitHubResponse } : {}),
+      etags: tenant?.caches?.view('etags'),
     },
     () => input.clock.now(),
   );

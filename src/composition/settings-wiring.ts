@@ -87,6 +87,7 @@ export function wireProjectSettings(
       return { admin: user.admin };
     },
     logger,
+    cache: tenant.caches?.view('managers'),
     now: () => w.clock.now(),
   });
   const preferences = new TenantPreferences({

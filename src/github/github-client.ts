@@ -2,6 +2,7 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import type { Logger } from '../common/logger.js';
+import { type CacheView, ProcessLru } from '../common/process-lru.js';
 
 const GitHub = Octokit.plugin(throttling, retry);
 export type GitHubClient = InstanceType<typeof GitHub>;
@@ -31,6 +32,8 @@ export interface GitHubClientOptions {
    * or a disconnect takes effect at the next request); undefined: nothing is sent.
    */
   credentials?: () => { token: string; owners?: readonly string[] | undefined } | undefined;
+  /** The process's cache for this tenant (OAuth mode: one bound for every tenant's caches). */
+  etags?: CacheView<{ etag: string; data: unknown }> | undefined;
 }
 
 /** What the rate-limit headers last said: reads wait when none are left. */
@@ -81,7 +84,7 @@ export function createGitHubClient(options: GitHubClientOptions): {
     },
     retry: { retries: 2 },
   });
-  const etags = new Map<string, { etag: string; data: unknown }>();
+  const etags = options.etags ?? new ProcessLru(ETAG_ENTRIES).view<{ etag: string; data: unknown }>('etags');
   const allowed = options.owners ? new Set(options.owners.map((o) => o.toLowerCase())) : undefined;
   octokit.hook.wrap('request', async (request, endpoint) => {
     if (options.credentials) {
@@ -105,9 +108,7 @@ export function createGitHubClient(options: GitHubClientOptions): {
       options.onResponse?.('ok');
       const etag = response.headers.etag;
       if (key && etag) {
-        etags.delete(key);
         etags.set(key, { etag, data: response.data });
-        if (etags.size > ETAG_ENTRIES) etags.delete(etags.keys().next().value as string);
       }
       return response;
     } catch (error) {

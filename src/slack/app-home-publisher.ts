@@ -1,6 +1,7 @@
 import type { HomeView } from '@slack/types';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import { type CacheView, ProcessLru } from '../common/process-lru.js';
 import type { JobRecord } from '../jobs/domain/job.js';
 import type { MonthFeedback } from '../jobs/job-feedback.js';
 import type { JobStore } from '../jobs/ports.js';
@@ -50,6 +51,8 @@ export interface AppHomeSources {
   settings?(userId: string): Promise<HomeSettings | undefined>;
   logger: Logger;
   debounceMs?: number;
+  /** The process's cache for this tenant (OAuth mode: one bound for every tenant's caches). */
+  hashes?: CacheView<string> | undefined;
 }
 
 const homeMark = (userId: string) => `home-opened:${userId}`;
@@ -77,10 +80,12 @@ export class AppHomePublisher {
   private readonly seen = new Map<string, string>();
   private readonly running = new Set<Promise<void>>();
   /** Per user: the hash Slack answered this process's last publish with. */
-  private readonly hashes = new Map<string, string>();
+  private readonly hashes: CacheView<string>;
   private closed = false;
 
-  constructor(private readonly sources: AppHomeSources) {}
+  constructor(private readonly sources: AppHomeSources) {
+    this.hashes = sources.hashes ?? new ProcessLru(HASHES_MAX).view('home-hashes');
+  }
 
   /**
    * `app_home_opened`: remembers that the user uses Home, then publishes their view. With the state store
@@ -126,10 +131,8 @@ export class AppHomePublisher {
   }
 
   private remember(userId: string, hash: string | undefined): void {
-    this.hashes.delete(userId);
-    if (hash === undefined) return;
-    this.hashes.set(userId, hash);
-    if (this.hashes.size > HASHES_MAX) this.hashes.delete(this.hashes.keys().next().value!);
+    if (hash === undefined) this.hashes.delete(userId);
+    else this.hashes.set(userId, hash);
   }
 
   private async build(teamId: string | null, userId: string): Promise<HomeView> {

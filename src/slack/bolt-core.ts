@@ -4,9 +4,9 @@ import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
 import { registerListeners, type SlackDeps } from './listeners/index.js';
-import { TOKEN_REJECTED } from './slack-calls.js';
 import { type GatewayOptions, SlackGateway } from './slack-gateway.js';
 import { BudgetedThreadContext } from './thread-context.js';
+import { TOKEN_REJECTED } from './token-rejections.js';
 
 export type SlackAppOptions = Pick<GatewayOptions, 'metrics' | 'sharedSlots' | 'onTokenRejected'>;
 

@@ -1,4 +1,5 @@
 import type { AccessPolicy } from '../common/access-policy.js';
+import { type CacheView, ProcessLru } from '../common/process-lru.js';
 import { accessDeniedMessage } from './command-text.js';
 import {
   checkChannelMembership,
@@ -14,8 +15,12 @@ export interface ChannelAccessOptions {
   /** How long an answer is reused (default 5 minutes): membership changes rarely, a check costs pages. */
   ttlMs?: number;
   maxEntries?: number;
+  /** The process's cache for this tenant (OAuth mode: one bound for every tenant's caches). */
+  cache?: CacheView<CachedCheck> | undefined;
   now?: () => number;
 }
+
+type CachedCheck = { check: MembershipCheck; expires: number };
 
 export type ChannelAccessDecision = { ok: true } | { ok: false; text: string };
 
@@ -25,11 +30,12 @@ export type ChannelAccessDecision = { ok: true } | { ok: false; text: string };
  * Home's New job checks. Answers are cached per channel and person; a failed read is not cached.
  */
 export class ChannelAccess {
-  private readonly cache = new Map<string, { check: MembershipCheck; expires: number }>();
+  private readonly cache: CacheView<CachedCheck>;
   private readonly now: () => number;
 
   constructor(private readonly o: ChannelAccessOptions) {
     this.now = o.now ?? Date.now;
+    this.cache = o.cache ?? new ProcessLru(o.maxEntries ?? 10_000).view('channel-access');
   }
 
   async check(
@@ -50,10 +56,6 @@ export class ChannelAccess {
   }
 
   private remember(key: string, check: MembershipCheck): void {
-    if (this.cache.size >= (this.o.maxEntries ?? 10_000)) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
     this.cache.set(key, { check, expires: this.now() + (this.o.ttlMs ?? 5 * 60_000) });
   }
 }

@@ -8,8 +8,8 @@ import { boltCore, type SlackAppOptions, webClientOptions, withTrailingSlash } f
 import { boltLevel, boltLogger } from './bolt-logger.js';
 import { customRoutesOf, MAX_REQUEST_BODY_BYTES, rejectFutureDated } from './http-edge.js';
 import type { SlackDeps } from './listeners/index.js';
-import { TOKEN_REJECTED } from './slack-calls.js';
 import type { SlackGateway } from './slack-gateway.js';
+import { TOKEN_REJECTED } from './token-rejections.js';
 
 export type { SlackAppOptions } from './bolt-core.js';
 

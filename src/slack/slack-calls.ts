@@ -13,6 +13,7 @@ import {
   toDeliveryError,
 } from './slack-errors.js';
 import { HISTORY_PAGE_LIMIT, type PacingOptions, SlackPacing, type SlackPriority } from './slack-pacing.js';
+import { TOKEN_REJECTED } from './token-rejections.js';
 import { type SlackUser, slackUserOf } from './user-names.js';
 
 export type WebClient = webApi.WebClient;
@@ -72,31 +73,6 @@ export interface GatewayOptions {
   appTier?: PacingOptions['appTier'];
   lookupWaitMs?: number;
   random?: () => number;
-}
-
-/** Answers no retry fixes: the token is wrong, revoked, or its workspace or user is gone. */
-export const TOKEN_REJECTED: ReadonlySet<string> = new Set([
-  'invalid_auth',
-  'not_authed',
-  'token_revoked',
-  'account_inactive',
-]);
-
-/**
- * Slack's answer to auth.test with one token: true when it takes it, false when it refused it, undefined when
- * it could not tell (no answer, or not_authed: no token reached Slack, a proxy dropped it).
- */
-export async function tokenAcceptedBy(
-  authTest: (args: { token: string }) => Promise<unknown>,
-  token: string,
-): Promise<boolean | undefined> {
-  try {
-    await authTest({ token });
-    return true;
-  } catch (error) {
-    const code = (error as { data?: { error?: unknown } }).data?.error;
-    return typeof code === 'string' && code !== 'not_authed' && TOKEN_REJECTED.has(code) ? false : undefined;
-  }
 }
 
 /**

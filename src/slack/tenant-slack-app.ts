@@ -6,7 +6,7 @@ import type { TenantInstallation } from '../tenants/tenant.js';
 import { boltCore, RotatingTokenClient, type SlackAppOptions, webClientOptions } from './bolt-core.js';
 import { holdHomeView } from './messages/hold-home.js';
 import type { SlackApp } from './slack-app.js';
-import { tokenAcceptedBy } from './slack-calls.js';
+import { tokenAcceptedBy } from './token-rejections.js';
 
 /** A verified request from Slack, as the shared front door hands it over. */
 export type InboundRequest = ReceiverEvent;

@@ -2,7 +2,7 @@ import type { Logger } from '../common/logger.js';
 import type { AttemptFailure } from '../delivery/ports.js';
 
 /** Slack's answers when it does not accept the bot token (wrong, revoked, or its workspace or user gone). */
-export const TOKEN_REJECTED_CODES: ReadonlySet<string> = new Set([
+export const TOKEN_REJECTED: ReadonlySet<string> = new Set([
   'invalid_auth',
   'not_authed',
   'token_revoked',
@@ -46,7 +46,7 @@ export class TokenRejections {
 
   /** How an attempt refused with `code` ends, or undefined when `code` is no refusal of the token. */
   failureOf(code: string): AttemptFailure | undefined {
-    if (!TOKEN_REJECTED_CODES.has(code)) return undefined;
+    if (!TOKEN_REJECTED.has(code)) return undefined;
     const now = this.now();
     const windowMs = this.options.windowMs ?? TOKEN_REJECTION_WINDOW_MS;
     if (this.since === undefined) {
@@ -79,5 +79,22 @@ export class TokenRejections {
     this.since = undefined;
     this.toldPermanent = false;
     this.options.logger.info({}, 'Slack accepts the bot token again');
+  }
+}
+
+/**
+ * Slack's answer to auth.test with one token: true when it takes it, false when it refused it, undefined when
+ * it could not tell (no answer, or not_authed: no token reached Slack, a proxy dropped it).
+ */
+export async function tokenAcceptedBy(
+  authTest: (args: { token: string }) => Promise<unknown>,
+  token: string,
+): Promise<boolean | undefined> {
+  try {
+    await authTest({ token });
+    return true;
+  } catch (error) {
+    const code = (error as { data?: { error?: unknown } }).data?.error;
+    return typeof code === 'string' && code !== 'not_authed' && TOKEN_REJECTED.has(code) ? false : undefined;
   }
 }

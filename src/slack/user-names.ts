@@ -1,5 +1,6 @@
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import { type CacheView, ProcessLru } from '../common/process-lru.js';
 import type { MessageText } from '../jobs/conversation-service.js';
 import { slackToPlainText } from './markup.js';
 
@@ -66,10 +67,14 @@ export interface UserNamesOptions {
   ttlMs?: number;
   /** How long an unknown user or a failed lookup is remembered (default 1 minute). */
   missTtlMs?: number;
-  /** Entries kept at most (oldest dropped first). */
+  /** Entries kept at most (oldest dropped first), when no process-wide cache is given. */
   maxEntries?: number;
+  /** The process's cache for this tenant (OAuth mode: one bound for every tenant's caches). */
+  cache?: CacheView<CachedUser> | undefined;
   now?: () => number;
 }
+
+type CachedUser = KnownUser & { expires: number };
 
 const USER_MENTION = /<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g;
 
@@ -81,11 +86,10 @@ export const MAX_NAMES_PER_MESSAGE = 25;
 
 /** Names (and teams) for user ids, cached, and Slack markup to plain text with those names. */
 export class UserNames implements MessageText {
-  private readonly cache = new Map<string, KnownUser & { expires: number }>();
+  private readonly cache: CacheView<CachedUser>;
   private readonly pending = new Map<string, Promise<KnownUser>>();
   private readonly ttlMs: number;
   private readonly missTtlMs: number;
-  private readonly maxEntries: number;
   private readonly now: () => number;
 
   constructor(
@@ -94,7 +98,7 @@ export class UserNames implements MessageText {
   ) {
     this.ttlMs = options.ttlMs ?? 60 * 60 * 1000;
     this.missTtlMs = options.missTtlMs ?? 60 * 1000;
-    this.maxEntries = options.maxEntries ?? 5000;
+    this.cache = options.cache ?? new ProcessLru(options.maxEntries ?? 5000).view('user-names');
     this.now = options.now ?? Date.now;
   }
 
@@ -168,10 +172,6 @@ export class UserNames implements MessageText {
       if (user.name !== undefined || user.teamId !== undefined) ttl = this.ttlMs;
     } catch (error) {
       this.options.logger.debug({ userId, error: describeError(error) }, 'could not look up a user');
-    }
-    if (this.cache.size >= this.maxEntries) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
     }
     this.cache.set(userId, { ...user, expires: this.now() + ttl });
     return user;

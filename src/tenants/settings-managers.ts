@@ -1,5 +1,6 @@
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import { type CacheView, ProcessLru } from '../common/process-lru.js';
 
 /** A user's workspace role as users.info tells it (`is_admin`, `is_owner`); undefined when Slack does not know them. */
 export type WorkspaceRoleLookup = (userId: string) => Promise<{ admin: boolean } | undefined>;
@@ -16,9 +17,13 @@ export interface SettingsManagersOptions {
   /** How long an answer of users.info is reused (default 1 minute: a demoted admin loses access quickly). */
   ttlMs?: number;
   now?: () => number;
-  /** Users whose role is remembered at most. */
+  /** Users whose role is remembered at most, when no process-wide cache is given. */
   maxEntries?: number;
+  /** The process's cache for this tenant (OAuth mode: one bound for every tenant's caches). */
+  cache?: CacheView<CachedRole> | undefined;
 }
+
+type CachedRole = { admin: boolean; expires: number };
 
 /**
  * Who may connect and disconnect docs projects and change the tenant's settings: the first installer, the
@@ -27,15 +32,14 @@ export interface SettingsManagersOptions {
  * Fails closed: a user Slack could not tell about may not manage.
  */
 export class SettingsManagers {
-  private readonly cache = new Map<string, { admin: boolean; expires: number }>();
+  private readonly cache: CacheView<CachedRole>;
   private readonly ttlMs: number;
   private readonly now: () => number;
-  private readonly maxEntries: number;
 
   constructor(private readonly options: SettingsManagersOptions) {
     this.ttlMs = options.ttlMs ?? 60_000;
     this.now = options.now ?? Date.now;
-    this.maxEntries = options.maxEntries ?? 5000;
+    this.cache = options.cache ?? new ProcessLru(options.maxEntries ?? 5000).view('managers');
   }
 
   /** Known without asking Slack: the installer, someone a manager added, or ADMIN_USER_IDS. */
@@ -61,9 +65,7 @@ export class SettingsManagers {
       );
       return false;
     }
-    this.cache.delete(userId);
     this.cache.set(userId, { admin, expires: this.now() + this.ttlMs });
-    if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
     return admin;
   }
 

@@ -2,6 +2,7 @@ import { systemClock } from '../../common/clock.js';
 import { type Config, secretsOf } from '../../common/config.js';
 import type { OAuthConfig } from '../../common/config-oauth.js';
 import { createLogger, SecretSet } from '../../common/logger.js';
+import { ProcessLru } from '../../common/process-lru.js';
 import { secretBoxFromSettings } from '../../common/secret-box.js';
 import { type MetricsServer, startMetricsServer } from '../../metrics/metrics-server.js';
 import { TenantMetrics } from '../../metrics/tenant-metrics.js';
@@ -49,6 +50,7 @@ export function createOAuthAgent(
     ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
     ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
     suspended: (nextCheckAt) => upkeep.soon(nextCheckAt),
+    caches: new ProcessLru(),
   });
   const upkeep = new TenantUpkeep({
     oauth: config.oauth,

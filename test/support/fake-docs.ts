@@ -53,6 +53,8 @@ export class FakeDocs {
   jobsPerHour = 100;
   /** Delay before every answer (for "slow docs API" tests). */
   latencyMs = 0;
+  /** Requests the fake has answered (after any latency or delay), in order: what came before an answer. */
+  readonly answered: FakeDocsRequest[] = [];
   /** Analytics rows per range key `${dateFrom}..${dateTo}`; `defaultViews` for any other range. */
   readonly viewsByRange = new Map<string, ViewRow[]>();
   /** Rows per UTC day: when set, any range answers with the sum of its days (`rowsOverDays`). */
@@ -180,6 +182,7 @@ export class FakeDocs {
   }
 
   private route(r: FakeDocsRequest, res: ServerResponse) {
+    this.answered.push(r);
     const key = r.authorization?.replace(/^Bearer /, '');
     const project = /^\/v[12]\/(?:agent|analytics)\/([^/]+)/.exec(r.path)?.[1];
     const ownKey = project === undefined ? undefined : this.projectKeys.get(decodeURIComponent(project));

@@ -24,8 +24,17 @@ interface Armed {
 
 export class HeldCalls {
   private readonly armed: Armed[] = [];
-  /** Every call a fault was applied to, in order (`at`: when it arrived). */
-  readonly hit: Array<{ method: string; args: Record<string, unknown>; fault: HeldFault; at: number }> = [];
+  /**
+   * Every call a fault was applied to, in order (`at`: when it arrived; `closedAt`: when its caller closed
+   * the connection before an answer, a time-out or the process ending).
+   */
+  readonly hit: Array<{
+    method: string;
+    args: Record<string, unknown>;
+    fault: HeldFault;
+    at: number;
+    closedAt?: number;
+  }> = [];
 
   /** The next `times` calls of `method` matching `when` get `fault`. */
   add(method: string, when: (args: Record<string, unknown>) => boolean, fault: HeldFault, times = 1): void {
@@ -47,7 +56,11 @@ export class HeldCalls {
     const armed = this.armed.find((a) => a.method === method && a.left > 0 && a.when(args));
     if (!armed) return false;
     armed.left -= 1;
-    this.hit.push({ method, args, fault: armed.fault, at: Date.now() });
+    const hit: (typeof this.hit)[number] = { method, args, fault: armed.fault, at: Date.now() };
+    this.hit.push(hit);
+    res.on('close', () => {
+      if (!res.writableEnded) hit.closedAt = Date.now();
+    });
     const fault = armed.fault;
     if (fault.kind === 'hold') return true;
     const storeAfterMs = fault.storeAfterMs ?? 0;

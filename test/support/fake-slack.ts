@@ -23,6 +23,11 @@ export type { Fault, SlackCall, StoredMessage } from './fake-slack-types.js';
  */
 export class FakeSlack {
   readonly calls: SlackCall[] = [];
+  /**
+   * Calls answered late by a `delay` fault: the call's index in `calls`, and how many calls had arrived when
+   * it was answered, so a test says what came before the answer (an order, not a time).
+   */
+  readonly delayedAnswers: Array<{ method: string; call: number; callsBeforeAnswer: number }> = [];
   readonly messages: StoredMessage[] = [];
   readonly responses: Array<{ path: string; body: Record<string, unknown> }> = [];
   /** Bytes POSTed to upload URLs from files.getUploadURLExternal (files upload v2), by file id. */
@@ -187,6 +192,7 @@ export class FakeSlack {
     const args = parseArgs(raw, req.headers['content-type']);
     const { authorization } = req.headers;
     this.calls.push({ method, args, authorization });
+    const call = this.calls.length - 1;
     const tenant = this.oauth.tenantOf(authorization, args) ?? 'T0TEAM';
     const retryAfter = this.rateTiers?.take(method, tenant, args);
     if (retryAfter !== undefined)
@@ -205,6 +211,7 @@ export class FakeSlack {
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, fault.ms));
+      this.delayedAnswers.push({ method, call, callsBeforeAnswer: this.calls.length });
       if (!fault.thenSucceed) {
         res.destroy();
         return;

@@ -37,7 +37,7 @@ describe('reader text is capped and trimmed in linear time', () => {
   const shapes = fc.sample(pathologicalText(40_000), 60);
   const known = [`${'/'.repeat(40_000)}a`, `${'? '.repeat(40_000)}a`, `${' '.repeat(40_000)}a`];
 
-  it('normalises pathological paths and questions in well under 50 ms each (batch bound)', () => {
+  it('normalises pathological paths and questions in linear time (a generous batch bound)', () => {
     const inputs = [...known, ...shapes];
     const started = performance.now();
     for (const text of inputs) {
@@ -45,7 +45,6 @@ describe('reader text is capped and trimmed in linear time', () => {
       normaliseQuestion(text);
     }
     // Before: 1.4 s for the slashes and 16.5 s for `"? "`×40,000 alone. A generous bound for noisy machines.
-    expect(performance.now() - started).toBeLessThan(50 * inputs.length);
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 

@@ -65,10 +65,9 @@ describe('SlackDeliverySender (issue 26, item 8: leases at least as long as the 
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/response/1`;
     const sender = new SlackDeliverySender(new SlackGateway(reactionsClient([]), { logger }), 300);
     const target = { kind: 'respond', url } as const;
-    const started = Date.now();
+    // The server never answers: only the configured time-out ends the attempt (else the test would hang).
     const error = await sender.send('k', 'reply', target, async () => delivery(target)).catch((e) => e);
     expect(error).toBeInstanceOf(DeliveryAttemptError);
     expect((error as DeliveryAttemptError).failure.kind).toBe('unknown');
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 });

@@ -5,6 +5,7 @@ import { HeldCalls } from './fake-slack-holds.js';
 import { FakeChannelMembers } from './fake-slack-members.js';
 import { FakeSlackOAuth } from './fake-slack-oauth.js';
 import { FakeSlackReactions } from './fake-slack-reactions.js';
+import { manifestBotScopes, strictRefusal } from './fake-slack-strict.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
 import type { Fault, SlackCall, StoredMessage } from './fake-slack-types.js';
 import { FakeSlackUnfurls } from './fake-slack-unfurls.js';
@@ -16,6 +17,9 @@ import type { SlackRateTiers } from './slack-rate-tiers.js';
 import { multipartFile, parseArgs, safeParse } from './slack-request.js';
 
 export type { Fault, SlackCall, StoredMessage } from './fake-slack-types.js';
+
+/** The scopes an install of this app grants: what manifest.yml asks for. */
+const GRANTED_SCOPES = manifestBotScopes();
 
 /**
  * A fake of Slack's Web API (the methods the bot calls) and of response_url endpoints. It records every call,
@@ -194,6 +198,9 @@ export class FakeSlack {
     this.calls.push({ method, args, authorization });
     const call = this.calls.length - 1;
     const tenant = this.oauth.tenantOf(authorization, args) ?? 'T0TEAM';
+    // Refused before anything else, as Slack does: an unknown method, a missing token or scope.
+    const strict = strictRefusal(method, args, authorization, GRANTED_SCOPES);
+    if (strict) return sendJson(res, 200, strict);
     const retryAfter = this.rateTiers?.take(method, tenant, args);
     if (retryAfter !== undefined)
       return sendJson(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../../src/insights/ranges/dates.js';
+import { addDays } from '../../src/insights/ranges/dates.js';
+import { type Block, chartFillDone, chartOf, utcToday } from '../support/chart-answers.js';
 import { makeViewRows } from '../support/fake-docs.js';
 import { makeHealthData } from '../support/fake-docs-health.js';
 import { waitFor } from '../support/http.js';
@@ -15,10 +16,6 @@ afterEach(async () => {
   app = undefined;
 });
 
-type Block = Record<string, unknown> & { type: string };
-interface Chart {
-  series: Array<{ name: string; data: Array<{ label: string; value: number }> }>;
-}
 interface Answer {
   text: string;
   blocks?: Block[];
@@ -26,7 +23,6 @@ interface Answer {
   requestsBefore: number;
 }
 
-const today = () => localDate(Date.now(), 'UTC');
 const analytics = (t: TestApp) => t.docs.requests.filter((r) => r.path.startsWith('/v1/analytics/'));
 
 /** Counts the docs platform's analytics requests at the moment each response_url answer lands. */
@@ -41,27 +37,20 @@ function countAtAnswers(t: TestApp): Answer[] {
   return answers;
 }
 
-/** The background fill has worked off its queue (it logs how many points it read). */
-const fillDone = (t: TestApp) =>
-  waitFor(() => t.logs.some((l) => l.includes('chart points read in the background')), {
-    what: 'the background fill done',
-    timeoutMs: 20_000,
-  });
+const fillDone = (t: TestApp) => chartFillDone(t);
 
 const answer = (answers: Answer[], i: number) => waitFor(() => answers[i], { what: `answer ${i}` });
-const chartOf = (a: Answer) =>
-  a.blocks?.find((b) => b.type === 'data_visualization') as (Block & { chart: Chart }) | undefined;
-const seriesNames = (a: Answer) => chartOf(a)?.chart.series.map((s) => s.name) ?? [];
+const seriesNames = (a: Answer) => chartOf(a.blocks)?.chart.series.map((s) => s.name) ?? [];
 
 /** A project with some of everything, more than one page of most (any range, any day). */
 function seedHealth(t: TestApp, searches = 150): void {
   const data = makeHealthData({ searches, pages: 30, feedback: 120, conversations: 300 });
   // Reader votes and questions spread over the last two weeks, as the platform dates them.
   data.feedback.forEach((f, i) => {
-    f.createdAt = `${addDays(today(), -(1 + (i % 14)))}T10:00:00.000Z`;
+    f.createdAt = `${addDays(utcToday(), -(1 + (i % 14)))}T10:00:00.000Z`;
   });
   data.conversations.forEach((c, i) => {
-    c.timestamp = `${addDays(today(), -(1 + (i % 14)))}T11:00:00.000Z`;
+    c.timestamp = `${addDays(utcToday(), -(1 + (i % 14)))}T11:00:00.000Z`;
   });
   t.docs.health.defaults = data;
 }
@@ -121,7 +110,7 @@ describe('a report and its chart inside the analytics budget', () => {
     expect(JSON.stringify(second.blocks)).toContain('Searches that found nothing');
 
     // A fortnight long ago with no data at all: every section says it is empty.
-    const from = addDays(today(), -200);
+    const from = addDays(utcToday(), -200);
     const to = addDays(from, 13);
     app.docs.health.byRange.set(`${from}..${addDays(to, 1)}`, {
       searches: [],
@@ -139,7 +128,7 @@ describe('a report and its chart inside the analytics budget', () => {
 
   it('a cold /docs-views costs its paging reads and one one-row read per chart day; a bigger chart waits', async () => {
     app = await startTestApp({ env: { REPORT_CHARTS: 'true' } });
-    for (let i = 1; i <= 70; i++) app.docs.viewsByDay.set(addDays(today(), -i), makeViewRows(300, i));
+    for (let i = 1; i <= 70; i++) app.docs.viewsByDay.set(addDays(utcToday(), -i), makeViewRows(300, i));
     const answers = countAtAnswers(app);
     const views = () => analytics(app!).filter((r) => r.path.endsWith('/views'));
     await app.command({ command: '/docs-views', text: '7d' });
@@ -156,7 +145,7 @@ describe('a report and its chart inside the analytics budget', () => {
     await app.command({ command: '/docs-views', text: '30d' });
     const big = await answer(answers, 1);
     expect(big.requestsBefore - first.requestsBefore).toBeLessThanOrEqual(10 + 1);
-    expect(chartOf(big)).toBeUndefined();
+    expect(chartOf(big.blocks)).toBeUndefined();
     expect(JSON.stringify(big.blocks)).toContain('read in the background for later reports');
     await waitFor(() => views().length >= first.requestsBefore + 28, {
       what: 'the 30d chart filled',
@@ -165,7 +154,7 @@ describe('a report and its chart inside the analytics budget', () => {
     await fillDone(app);
     await app.command({ command: '/docs-views', text: '30d' });
     const later = await answer(answers, 2);
-    expect(chartOf(later), 'a later report draws the filled chart').toBeDefined();
+    expect(chartOf(later.blocks), 'a later report draws the filled chart').toBeDefined();
     expect(app.slack.blockKit.refusals).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../../src/insights/ranges/dates.js';
+import { addDays } from '../../src/insights/ranges/dates.js';
+import { type Block, chartFillDone, chartOf, utcToday } from '../support/chart-answers.js';
 import type { FakeConversation, FakeFeedback, HealthData } from '../support/fake-docs-health.js';
 import { waitFor } from '../support/http.js';
 import { seededRandom } from '../support/seeded-random.js';
@@ -11,13 +12,6 @@ afterEach(async () => {
   app = undefined;
 });
 
-type Block = Record<string, unknown> & { type: string };
-interface Chart {
-  series: Array<{ name: string; data: Array<{ label: string; value: number }> }>;
-  axis_config: { categories: string[] };
-}
-
-const today = () => localDate(Date.now(), 'UTC');
 const ulid = (n: number) => `01J${String(n).padStart(23, '0')}`;
 
 /** A day's signals: `gap` hits of a search without results, `down` 👎 on one page, `asked` unanswered questions. */
@@ -73,7 +67,7 @@ function question(d: Day, i: number, n: number): FakeConversation {
 function seed(t: TestApp): Day[] {
   const random = seededRandom(11);
   const days: Day[] = Array.from({ length: 14 }, (_, i) => ({
-    day: addDays(today(), -(i + 1)),
+    day: addDays(utcToday(), -(i + 1)),
     gap: 1 + Math.floor(random() * 20),
     down: Math.floor(random() * 6),
     asked: Math.floor(random() * 4),
@@ -102,9 +96,7 @@ describe('charts in /docs-health', () => {
     const first = (await waitFor(() => app!.slack.responses[0], { what: 'first report' })).body as {
       blocks: Block[];
     };
-    const firstChart = first.blocks.find((b) => b.type === 'data_visualization') as
-      | (Block & { chart: Chart })
-      | undefined;
+    const firstChart = chartOf(first.blocks);
     expect(firstChart?.chart.series.map((s) => s.name)).toEqual([
       '👎 on pages',
       'Unanswered',
@@ -122,19 +114,14 @@ describe('charts in /docs-health', () => {
       what: 'searches per day read in the background',
       timeoutMs: 20_000,
     });
-    await waitFor(() => /chart points read in the background/.test(app!.logs.join('\n')), {
-      what: 'the fill done',
-      timeoutMs: 20_000,
-    });
+    await chartFillDone(app);
 
     await app.command({ command: '/docs-health', text: '7d' });
     const body = (await waitFor(() => app!.slack.responses[1], { what: 'report' })).body as {
       text: string;
       blocks: Block[];
     };
-    const block = body.blocks.find((b) => b.type === 'data_visualization') as
-      | (Block & { chart: Chart })
-      | undefined;
+    const block = chartOf(body.blocks);
     expect(block, 'the report carries a chart').toBeDefined();
     const { series, axis_config } = block!.chart;
     expect(axis_config.categories).toHaveLength(7);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../../src/insights/ranges/dates.js';
+import { addDays } from '../../src/insights/ranges/dates.js';
+import { type Block, type ChartSpec, chartOf, utcToday } from '../support/chart-answers.js';
 import type { ViewRow } from '../support/fake-docs.js';
 import { waitFor } from '../support/http.js';
 import { ManualTimers } from '../support/manual-timers.js';
@@ -13,21 +14,12 @@ afterEach(async () => {
   app = undefined;
 });
 
-type Block = Record<string, unknown> & { type: string };
-interface Chart {
-  type: string;
-  series: Array<{ name: string; data: Array<{ label: string; value: number }> }>;
-  axis_config: { categories: string[] };
-}
-
-const today = () => localDate(Date.now(), 'UTC');
-
 /** `days` UTC days before today, each with a few pages of random human and AI views. */
 function seedDays(t: TestApp, days: number, seed = 7): Map<string, { human: number; ai: number }> {
   const random = seededRandom(seed);
   const sums = new Map<string, { human: number; ai: number }>();
   for (let i = 1; i <= days; i++) {
-    const day = addDays(today(), -i);
+    const day = addDays(utcToday(), -i);
     const rows: ViewRow[] = ['/docs/a', '/docs/b', '/docs/c'].map((path) => {
       const human = Math.floor(random() * 500);
       const ai = Math.floor(random() * 200);
@@ -42,11 +34,7 @@ function seedDays(t: TestApp, days: number, seed = 7): Map<string, { human: numb
   return sums;
 }
 
-const chartOf = (blocks: Block[] | undefined) =>
-  (blocks ?? []).find((b) => b.type === 'data_visualization') as
-    | (Block & { chart: Chart; title: string })
-    | undefined;
-const total = (series: Chart['series'][number] | undefined) =>
+const total = (series: ChartSpec['series'][number] | undefined) =>
   (series?.data ?? []).reduce((s, p) => s + p.value, 0);
 /** Totals-only reads of at most `days` days: the chart's points (the report's own reads span its range). */
 const dayReads = (t: TestApp, days = 1) =>
@@ -92,10 +80,10 @@ describe('charts in page-view reports', () => {
     ]);
 
     const sum = (from: number, to: number, key: 'human' | 'ai') =>
-      Array.from({ length: to - from }, (_, i) => days.get(addDays(today(), -(from + i + 1)))![key]).reduce(
-        (a, b) => a + b,
-        0,
-      );
+      Array.from(
+        { length: to - from },
+        (_, i) => days.get(addDays(utcToday(), -(from + i + 1)))![key],
+      ).reduce((a, b) => a + b, 0);
     const [human, ai, humanBefore, aiBefore] = chart.series;
     expect(total(human)).toBe(sum(0, 7, 'human'));
     expect(total(ai)).toBe(sum(0, 7, 'ai'));
@@ -109,7 +97,7 @@ describe('charts in page-view reports', () => {
     const peak = [...Array(7).keys()]
       .map((i) => ({ i, views: human!.data[i]!.value + ai!.data[i]!.value }))
       .sort((a, b) => b.views - a.views || a.i - b.i)[0]!;
-    expect(body.text).toContain(`${addDays(today(), -7)} – ${addDays(today(), -1)}`);
+    expect(body.text).toContain(`${addDays(utcToday(), -7)} – ${addDays(utcToday(), -1)}`);
     expect(body.text).toContain(`${fmt(total(human) + total(ai))} total`);
     expect(body.text).toContain(
       `Peak day: ${chart.axis_config.categories[peak.i]}, ${fmt(peak.views)} views`,

@@ -206,6 +206,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     clock,
     logger,
     hashes: cache('home-hashes'),
+    isAdmin: (userId) => access.isAdmin(userId),
   });
   const userNames = new UserNames((id) => slack.gateway.userInfo(id), { logger, cache: cache('names') });
   const conversations = new ConversationService({

@@ -34,6 +34,8 @@ export interface AppHomeWiring {
   logger: Logger;
   /** OAuth mode: the tenant's part of the process's one bounded cache. */
   hashes?: AppHomeSources['hashes'];
+  /** ADMIN_USER_IDS: who sees the hourly budgets in single-workspace mode (OAuth mode: the tenant's managers). */
+  isAdmin(userId: string): boolean;
 }
 
 /** The App Home publisher: the user's jobs from the store, their schedules, the two hourly budgets. */
@@ -43,6 +45,20 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
     const wait = left === 0 ? await quota.waitTime() : 0;
     return { label, left, limit, ...(wait > 0 ? { resetsAt: w.clock.now() + wait } : {}) };
   };
+  const budgets = () =>
+    Promise.all([
+      // One job budget per project (the platform counts them apart), then the organisation's analytics.
+      ...w.projects
+        .all()
+        .map((id) =>
+          budget(`Agent jobs in project ${id}`, w.agentJobQuotaFor(id), w.config.docs.jobsPerHour),
+        ),
+      budget(
+        'Analytics requests (/docs-views, /docs-health)',
+        w.analyticsBudget,
+        w.config.analytics.hourlyBudget,
+      ),
+    ]);
   return new AppHomePublisher({
     store: w.store,
     async schedules(userId) {
@@ -68,20 +84,11 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
             })),
         }
       : {}),
-    budgets: () =>
-      Promise.all([
-        // One job budget per project (the platform counts them apart), then the organisation's analytics.
-        ...w.projects
-          .all()
-          .map((id) =>
-            budget(`Agent jobs in project ${id}`, w.agentJobQuotaFor(id), w.config.docs.jobsPerHour),
-          ),
-        budget(
-          'Analytics requests (/docs-views, /docs-health)',
-          w.analyticsBudget,
-          w.config.analytics.hourlyBudget,
-        ),
-      ]),
+    budgets: async (userId) => {
+      // An operator's figures: managers only (OAuth mode: whoever may manage the tenant's settings).
+      const manager = w.settings ? (await w.settings(userId))?.manage === true : w.isAdmin(userId);
+      return manager ? budgets() : undefined;
+    },
     publish: (userId, view, hash) => w.gateway.publishHome(userId, view, hash),
     ...(w.feedback ? { feedback: () => w.feedback!.thisMonth() } : {}),
     ...(w.settings ? { settings: w.settings } : {}),

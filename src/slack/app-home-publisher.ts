@@ -37,8 +37,8 @@ export interface AppHomeSources {
   schedules(userId: string): Promise<HomeSchedule[]>;
   /** The channels the user subscribed to docs-health alerts. */
   alerts?(userId: string): Promise<HomeAlertChannel[]>;
-  /** The hourly budgets left, as Home shows them. */
-  budgets(): Promise<HomeBudget[]>;
+  /** The hourly budgets left, as Home shows them to managers; undefined for everyone else. */
+  budgets(userId: string): Promise<HomeBudget[] | undefined>;
   /**
    * views.publish; with `hash`, Slack refuses (`hash_conflict`) when the view changed since the publish
    * that returned it. Resolves the new view's hash.
@@ -139,7 +139,7 @@ export class AppHomePublisher {
     const [jobs, schedules, budgets, feedback, alerts, settings] = await Promise.all([
       this.sources.store.listByRequester(teamId, userId, JOBS_READ),
       this.sources.schedules(userId),
-      this.sources.budgets(),
+      this.sources.budgets(userId),
       this.sources.feedback?.(),
       this.sources.alerts?.(userId),
       this.sources.settings?.(userId),

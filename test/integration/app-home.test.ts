@@ -102,7 +102,7 @@ describe.each([
     expect(home).toContain('Document the alice feature');
     expect(home).not.toContain('Bob private plan');
     expect(home).toContain('Working');
-    expect(home).toContain('Budgets this hour');
+    expect(home).not.toContain('Budgets this hour'); // an operator's figures: managers only
     expect(home).toContain('"action_id":"home_new_job"');
     expect(t.slack.surfaces.refusals).toEqual([]);
 
@@ -245,5 +245,30 @@ describe('App Home refusals', () => {
     );
     await sleep(300);
     expect(publishesFor(t, 'U0ALICE')).toHaveLength(0);
+  });
+});
+
+describe('App Home, as issue 38 asks', () => {
+  it('puts New job first, says schedules in words, and shows the hourly budgets to managers only', async () => {
+    const t = await startTestApp({ env: { ADMIN_USER_IDS: 'U0ADMIN' } });
+    app = t;
+    const before = t.slack.responses.length;
+    await t.command({
+      command: '/docs-views',
+      text: 'schedule monday 09:00 Europe/Berlin',
+      user_id: 'U0ALICE',
+    });
+    await waitFor(() => t.slack.responses[before], { what: 'schedule confirmed' });
+
+    const alice = JSON.parse(await openHome(t, 'U0ALICE')) as { blocks: Array<Record<string, unknown>> };
+    expect(JSON.stringify(alice.blocks[1])).toContain('"action_id":"home_new_job"');
+    const text = JSON.stringify(alice);
+    expect(text).toContain('every Monday at 09:00 (Europe/Berlin)');
+    expect(text).not.toContain('* * 1');
+    expect(text).not.toContain('Budgets this hour');
+
+    const admin = await openHome(t, 'U0ADMIN');
+    expect(admin).toContain('Budgets this hour');
+    expect(admin).toContain('Agent jobs in project');
   });
 });

@@ -15,9 +15,10 @@ const base: AppHomeInput = { userId: 'U0ADMIN', jobs: [], schedules: [], budgets
 const text = (input: AppHomeInput) => JSON.stringify(appHomeView(input).blocks);
 
 describe('the first-run checklist on Home', () => {
-  it('shows a manager of a fresh install the three first steps, first on the page', () => {
+  it('shows a manager of a fresh install the three first steps, right under New job', () => {
     const blocks = appHomeView(base).blocks;
-    const first = JSON.stringify(blocks[1]);
+    expect(JSON.stringify(blocks[1])).toContain('New job');
+    const first = JSON.stringify(blocks[2]);
     expect(first).toContain('Get started* (0 of 3 done)');
     for (const step of ['Connect a docs project', 'Start a job', 'Schedule a weekly report'])
       expect(first).toContain(step);

@@ -1,4 +1,5 @@
 import type { HomeView, KnownBlock } from '@slack/types';
+import { describeWeeklyCron } from '../../insights/ranges/cron-times.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { MonthFeedback } from '../../jobs/job-feedback.js';
 import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
@@ -47,7 +48,8 @@ export interface AppHomeInput {
   /** The user's jobs; anything started by someone else is dropped here as well, Home being private. */
   jobs: JobRecord[];
   schedules: HomeSchedule[];
-  budgets: HomeBudget[];
+  /** The hourly budgets, for managers only (an operator's figures); absent: no budget section. */
+  budgets?: HomeBudget[] | undefined;
   /** Names the project on each job when more than one is configured. */
   projectOf?: (job: JobRecord) => string | undefined;
   /** This month's ratings of pull requests (the feedback buttons), everyone's; absent when unknown. */
@@ -60,10 +62,9 @@ export interface AppHomeInput {
 
 /** The user's own Home tab. Pure; at most 100 blocks whatever the input. */
 export function appHomeView(input: AppHomeInput): HomeView {
+  // What everyone comes for first (New job, their jobs); the managers' settings and budgets last.
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: 'Docs agent' } },
-    ...firstRunBlocks(input),
-    ...(input.settings ? homeSettingsBlocks(input.settings) : []),
     {
       type: 'actions',
       elements: [
@@ -75,6 +76,7 @@ export function appHomeView(input: AppHomeInput): HomeView {
         },
       ],
     },
+    ...firstRunBlocks(input),
     { type: 'divider' },
     ...jobBlocks(input),
     { type: 'divider' },
@@ -82,7 +84,8 @@ export function appHomeView(input: AppHomeInput): HomeView {
     ...alertBlocks(input.alerts),
     { type: 'divider' },
     ...feedbackBlocks(input.feedback),
-    ...budgetBlocks(input.budgets),
+    ...(input.settings ? [{ type: 'divider' } as const, ...homeSettingsBlocks(input.settings)] : []),
+    ...(input.budgets ? budgetBlocks(input.budgets) : []),
   ];
   return { type: 'home', blocks: blocks.slice(0, HOME_LIMITS.blocks) };
 }
@@ -149,6 +152,12 @@ function jobBlocks(input: AppHomeInput): KnownBlock[] {
   return [...blocks, ...more(own.length - HOME_LIMITS.jobs, 'older jobs')];
 }
 
+/** "every Monday at 09:00"; a pattern set by the operator that says more is "on a custom schedule". */
+function scheduleInWords(cron: string): string {
+  const words = describeWeeklyCron(cron);
+  return words ? `every ${words}` : 'on a custom schedule';
+}
+
 function scheduleBlocks(schedules: HomeSchedule[]): KnownBlock[] {
   const blocks: KnownBlock[] = [section('*Your weekly reports*')];
   if (schedules.length === 0)
@@ -164,7 +173,7 @@ function scheduleBlocks(schedules: HomeSchedule[]): KnownBlock[] {
     const kind = schedule.kind ? `${escapeMrkdwn(oneLine(schedule.kind, 40))} · ` : '';
     blocks.push(
       section(
-        `${kind}<#${schedule.channelId}> · \`${escapeMrkdwn(oneLine(schedule.cron, 60))}\` (${escapeMrkdwn(oneLine(schedule.timeZone, 60))})${next}${project}`,
+        `${kind}<#${schedule.channelId}> · ${scheduleInWords(schedule.cron)} (${escapeMrkdwn(oneLine(schedule.timeZone, 60))})${next}${project}`,
       ),
     );
   }

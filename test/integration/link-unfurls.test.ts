@@ -45,11 +45,15 @@ describe('docs-link previews', () => {
     const ts = await paste(t, [PAGE]);
     const preview = await previewOf(t, ts, PAGE);
     const text = JSON.stringify(preview.blocks);
-    expect(text).toContain('150'); // views this week, people + AI
-    expect(text).toContain('people 120 (↑ 20%)');
-    expect(text).toContain('AI 30 (↑ 200%)');
-    expect(text).toContain('👎 *8*');
+    // Two lines: the page with Fix beside it, then its week in one context line.
+    expect(preview.blocks.map((b) => (b as { type: string }).type)).toEqual(['section', 'context']);
+    expect(text).toContain('150 views'); // this week, people + AI
+    expect(text).toContain('(↑ 36%)'); // 150 against 110
+    expect(text).toContain('20% AI');
+    expect(text).toContain('👎 8');
     expect(text).toContain('rotate');
+    expect(text).not.toContain('up to');
+    expect(text).not.toContain('"style":"primary"');
     expect(text).not.toContain('billing export'); // not near this page
     // Reader text is sanitised as in /docs-health: no live mentions, no bidi overrides.
     expect(text).not.toContain('<!channel>');
@@ -62,8 +66,8 @@ describe('docs-link previews', () => {
       'slack#/entities/content_item',
     );
 
-    const blocks = preview.blocks as Array<{ type: string; elements?: Json[] }>;
-    const fix = blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'health_fix_page_0')!;
+    const blocks = preview.blocks as Array<{ type: string; accessory?: Json }>;
+    const fix = blocks.map((b) => b.accessory).find((e) => e?.action_id === 'health_fix_page_0')!;
     expect(fix).toBeDefined();
     const payload = blockActionsPayload({
       triggerId: t.slack.surfaces.mintTriggerId('U0ALICE'),
@@ -163,7 +167,7 @@ describe('docs-link previews', () => {
     await previewUntil(t, PR, (text) => text.includes('Merged'), 'merged in the PR preview');
     const page = await paste(t, [PAGE]);
     const pageText = JSON.stringify((await previewOf(t, page, PAGE)).blocks);
-    expect(pageText).toContain('Last change by docs-agent');
+    expect(pageText).toContain('last fixed');
     expect(pageText).toContain(PR);
   });
 });

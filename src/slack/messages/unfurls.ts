@@ -3,7 +3,8 @@ import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import type { PageUnfurlData } from '../../insights/page-snapshot/page-snapshot.js';
 import type { PullRequestSummary } from '../../jobs/pull-requests/pull-request-index.js';
 import { defuseLinks, escapeMrkdwn, stripInvisible, untrustedMrkdwn } from '../markup.js';
-import { displayCount, mrkdwnLink } from './format.js';
+import { formatDayRange } from './dates.js';
+import { displayCount, mrkdwnLink, slackTime } from './format.js';
 import { HEALTH_FIX_ACTION_PREFIX } from './health-report.js';
 import { oneLine } from './limits.js';
 import { pageEntity, pullRequestEntity, type UnfurlEntity } from './unfurl-entities.js';
@@ -55,47 +56,41 @@ export function trend(current: number, previous: number): string {
   return change > 0 ? ` (↑ ${change}%)` : ` (↓ ${Math.abs(change)}%)`;
 }
 
-/** A docs page with its numbers, the last change of ours, and "Fix this page". */
+/**
+ * A docs page in two lines, as a polished app previews a link: the page (with Fix this page, secondary, beside
+ * it), then one context line with this week's views and their trend, the share read by AI, the readers' 👎,
+ * the top search near it that found nothing and the last change of ours. The rest is in the Fix form.
+ */
 export function pagePreview(url: string, data: PageUnfurlData, siteName: string): LinkPreview {
   const s = data.snapshot;
   const { current, previous } = s.views;
   const total = (v: typeof current) => displayCount(v.human) + displayCount(v.ai);
-  const views =
-    `*Views, last 7 days:* ${n(total(current))}${trend(total(current), total(previous))}` +
-    ` · people ${n(current.human)}${trend(current.human, previous.human)}` +
-    ` · AI ${n(current.ai)}${trend(current.ai, previous.ai)}` +
-    `\n_7 days before:_ people ${n(previous.human)} · AI ${n(previous.ai)}${s.viewsPartial ? ' _(partial)_' : ''}`;
-  const comments = s.comments
-    .slice(0, 2)
-    .map((c) => `\n>${quoted(c, 200)}`)
-    .join('');
-  const feedback = `*Readers:* 👎 *${n(s.thumbsDown)}*  👍 ${n(s.thumbsUp)}${comments}`;
-  const searches =
-    s.nearbySearches.length === 0
-      ? '*Searches near it that found nothing:* none'
-      : `*Searches near it that found nothing:* ${s.nearbySearches
-          .map((q) => `“${quoted(q.query, 80)}” (${n(q.hits)})`)
-          .join(', ')}`;
+  const views = total(current);
+  const aiShare = views > 0 ? ` · ${Math.round((displayCount(current.ai) / views) * 100)}% AI` : '';
+  const top = s.nearbySearches[0];
+  const gap = top ? ` · “${quoted(top.query, 60)}” found nothing ${n(top.hits)}×` : '';
   const change = data.change
-    ? `*Last change by docs-agent:* ${mrkdwnLink(data.change.prLink, 'pull request')} merged <!date^${Math.floor(data.change.mergedAt / 1000)}^{date_short}|${new Date(data.change.mergedAt).toISOString().slice(0, 10)}>, asked by <@${data.change.requesterId}>`
-    : undefined;
+    ? ` · last fixed ${slackTime(data.change.mergedAt, '{date_short}')} (${mrkdwnLink(data.change.prLink, 'pull request')}, <@${data.change.requesterId}>)`
+    : '';
+  const line =
+    `${n(views)} views, ${formatDayRange(s.range.from, s.range.toExclusive)}${trend(views, total(previous))}` +
+    `${aiShare}${s.viewsPartial ? ' (partial)' : ''} · 👎 ${n(s.thumbsDown)}${gap}${change}`;
   const button: Button = {
     type: 'button',
     action_id: PAGE_FIX_ACTION,
     text: { type: 'plain_text', text: 'Fix this page' },
-    style: 'primary',
     value: data.evidenceId ?? encodeEvidenceRef(data.evidence),
   };
   const blocks: KnownBlock[] = [
-    { type: 'section', text: { type: 'mrkdwn', text: `*${escapeMrkdwn(siteName)}* ${pathLabel(s.path)}` } },
-    { type: 'section', text: { type: 'mrkdwn', text: `${views}\n${feedback}\n${searches}` } },
-    ...(change ? [{ type: 'section', text: { type: 'mrkdwn', text: change } } as KnownBlock] : []),
-    { type: 'actions', block_id: 'docs_page_fix', elements: [button] },
-    context(
-      `${s.range.from} up to ${s.range.toExclusive} (UTC) against the 7 days before · refreshed hourly at most · docs-agent`,
-    ),
+    {
+      type: 'section',
+      block_id: 'docs_page_fix',
+      text: { type: 'mrkdwn', text: `*${escapeMrkdwn(siteName)}* ${pathLabel(s.path)}` },
+      accessory: button,
+    },
+    context(line),
   ];
-  const text = `${s.path}: ${n(total(current))} views in 7 days (people ${n(current.human)}, AI ${n(current.ai)}), 👎 ${n(s.thumbsDown)}`;
+  const text = `${s.path}: ${n(views)} views in 7 days (people ${n(current.human)}, AI ${n(current.ai)}), 👎 ${n(s.thumbsDown)}`;
   return { url, blocks, text, entity: pageEntity(url, data) };
 }
 
@@ -153,7 +148,7 @@ export function pullRequestPreview(url: string, summary: PullRequestSummary): Li
           ? 'as last read on GitHub'
           : summary.followed
             ? 'GitHub not read yet'
-            : 'state, checks and review need GITHUB_TOKEN'
+            : 'state, checks and review show once GitHub is connected'
       } · docs-agent`,
     ),
   ];

@@ -94,12 +94,19 @@ describe.each([
     const modal = await waitFor(() => [...t.slack.surfaces.modals.values()][0], { what: 'modal opened' });
     const opened = JSON.stringify(modal.view);
     expect(opened).toContain('/guides/auth');
-    expect(opened).toContain('The token example is wrong');
+    // The box holds a plain request with no reader text; the readers' words are attached at submit.
+    expect(opened).toContain('Fix what makes readers flag the page quoted below (9 👎)');
+    expect(opened).not.toContain('The token example is wrong');
+    expect(opened).not.toContain('⟦reader input⟧');
 
     const closed = await submit(t, modal.view, 'Fix the token example on /guides/auth');
     expect(closed.body).toBe('');
     const job = await waitFor(() => [...t.docs.jobs.values()][0], { what: 'job created' });
-    expect(job.prompts).toEqual(['Fix the token example on /guides/auth']);
+    expect(job.prompts).toHaveLength(1);
+    const [prompt] = job.prompts as [string];
+    expect(prompt.startsWith('Fix the token example on /guides/auth\n\n')).toBe(true);
+    expect(prompt).toContain('⟦reader input⟧ The token example is wrong ⟦end of reader input⟧');
+    expect(prompt.match(/untrusted text typed by anonymous docs readers/g)).toHaveLength(1);
     const card = await waitFor(
       () =>
         t.slack.messages.find((m) => m.bot_id && !m.thread_ts && JSON.stringify(m.blocks).includes(job.id)),

@@ -46,7 +46,7 @@ describe('docs-link previews', () => {
     const preview = await previewOf(t, ts, PAGE);
     const text = JSON.stringify(preview.blocks);
     // Two lines: the page with Fix beside it, then its week in one context line.
-    expect(preview.blocks.map((b) => (b as { type: string }).type)).toEqual(['section', 'context']);
+    expect((preview.blocks as Array<{ type: string }>).map((b) => b.type)).toEqual(['section', 'context']);
     expect(text).toContain('150 views'); // this week, people + AI
     expect(text).toContain('(↑ 36%)'); // 150 against 110
     expect(text).toContain('20% AI');
@@ -84,9 +84,7 @@ describe('docs-link previews', () => {
     const form = JSON.stringify(modal.view);
     expect(form).toContain('/guides/rotate-keys');
     expect(form).toContain('8 👎');
-    expect(form).toContain('Step 3 is wrong');
-    expect(form).toContain('Searches near this page that found nothing');
-    expect(form).toContain('120 by people and 30 by AI');
+    expect(form).not.toContain('Step 3 is wrong'); // reader text: attached at submit, not in the box
     const closed = await t.interaction(
       viewSubmissionPayload({
         view: modal.view as Json,
@@ -95,7 +93,14 @@ describe('docs-link previews', () => {
     );
     expect(closed.body).toBe('');
     const job = await waitFor(() => [...t.docs.jobs.values()][0], { what: 'the fix job' });
-    expect(job.prompts).toEqual(['Fix step 3']);
+    const [prompt] = job.prompts as [string];
+    expect(prompt.startsWith('Fix step 3\n\n')).toBe(true);
+    // The reader's comment reaches the agent inside one fenced block of data.
+    const comment = prompt.split('\n').find((line) => line.includes('Step 3 is wrong'));
+    expect(comment?.startsWith('⟦reader input⟧')).toBe(true);
+    expect(comment?.endsWith('⟦end of reader input⟧')).toBe(true);
+    expect(prompt).toContain('Searches near this page that found nothing');
+    expect(prompt).toContain('120 by people and 30 by AI');
     const card = await waitFor(
       () =>
         t.slack.messages.find((m) => m.bot_id && !m.thread_ts && JSON.stringify(m.blocks).includes(job.id)),

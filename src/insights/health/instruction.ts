@@ -93,3 +93,25 @@ export function instructionFor(evidence: Evidence): string {
 }
 
 const length = (lines: string[]) => Array.from(lines.join('\n')).length;
+
+/**
+ * The Fix form's editable sentence: what a person asks for, in plain words and with no reader text in it
+ * (the readers' words are shown beside it, and reach the agent only inside the data blocks `fixPrompt` adds).
+ */
+export function fixRequestFor(evidence: Evidence): string {
+  switch (evidence.kind) {
+    case 'search':
+      return `Make the docs answer the readers' search quoted below: it ran ${count(evidence.hits)} times and found nothing they clicked.`;
+    case 'page':
+      return evidence.viewsDrop
+        ? 'Find out why readers stopped reaching the page quoted below, and fix it.'
+        : `Fix what makes readers flag the page quoted below (${count(evidence.thumbsDown)} 👎).`;
+    case 'question':
+      return `Answer the readers' question quoted below in the docs (asked ${count(evidence.asked)} ${evidence.asked === 1 ? 'time' : 'times'}).`;
+  }
+}
+
+/** What the agent receives for a fix: the person's words first, then the readers' data, quoted as data. */
+export function fixPrompt(request: string, evidence: Evidence): string {
+  return `${request}\n\n${instructionFor(evidence)}`;
+}

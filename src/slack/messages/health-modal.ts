@@ -2,7 +2,7 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import type { Evidence } from '../../insights/health/evidence.js';
 import { decodeEvidenceRef, encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import { isEvidenceId } from '../../insights/health/health-evidence.js';
-import { instructionFor, READER_INPUT_CLOSE, READER_INPUT_OPEN } from '../../insights/health/instruction.js';
+import { fixRequestFor } from '../../insights/health/instruction.js';
 import { submittedText } from '../markup.js';
 import { evidenceSummary } from './evidence-summary.js';
 import type { SubmissionErrors, SubmittedView } from './job-modal.js';
@@ -10,8 +10,11 @@ import type { SubmissionErrors, SubmittedView } from './job-modal.js';
 export const HEALTH_MODAL_CALLBACK = 'health_fix_submit';
 export const HEALTH_INSTRUCTION_BLOCK = 'health_instruction';
 export const HEALTH_INSTRUCTION_ACTION = 'instruction';
-/** Slack: a plain_text_input holds at most 3000 characters (`initial_value` and `max_length`). */
-const INPUT_MAX = 3000;
+/**
+ * The person's request, at most this long: with the readers' data the agent gets (≤ 2,900 characters) it
+ * stays within a job's 4,000.
+ */
+const INPUT_MAX = 1000;
 
 /**
  * What the submission needs back: where the report was shown and which evidence started the job, by its id
@@ -26,8 +29,9 @@ export interface HealthModalMetadata {
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /**
- * The modal a fix button opens: the instruction prefilled from the evidence, editable; submitting starts a
- * job with exactly the text in the box. Says when invisible characters were removed from readers' text.
+ * The modal a fix button opens: a plain request prefilled, editable, with the readers' data shown above it;
+ * submitting starts a job with the request and, after it, that data quoted as data (never in the box for a
+ * person to edit). Says when invisible characters were removed from readers' text.
  * `private_metadata` carries the channel and the evidence id (short, whatever the evidence), no secrets.
  */
 export function healthFixModal(evidence: Evidence, channelId: string, evidenceId?: string): ModalView {
@@ -37,7 +41,7 @@ export function healthFixModal(evidence: Evidence, channelId: string, evidenceId
       : { channelId, evidenceId };
   const removed = evidence.removed ?? 0;
   const notes = [
-    `The text in the box is exactly what the docs agent receives. Readers' words stay inside ${READER_INPUT_OPEN} … ${READER_INPUT_CLOSE}, marked as untrusted data, not instructions.`,
+    "The readers' data above goes with your request, marked as their words, not instructions to the agent.",
     ...(removed > 0
       ? [
           `:warning: ${plural(removed, 'invisible character')} (hidden or direction-changing Unicode) ${removed === 1 ? 'was' : 'were'} removed from the readers' text.`,
@@ -49,18 +53,18 @@ export function healthFixModal(evidence: Evidence, channelId: string, evidenceId
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `From readers' data: ${evidenceSummary(evidence)}. Edit the instruction, then start the job.`,
+        text: `From readers' data: ${evidenceSummary(evidence)}.`,
       },
     },
     {
       type: 'input',
       block_id: HEALTH_INSTRUCTION_BLOCK,
-      label: { type: 'plain_text', text: 'Instruction for the docs agent' },
+      label: { type: 'plain_text', text: 'What should the docs agent do?' },
       element: {
         type: 'plain_text_input',
         action_id: HEALTH_INSTRUCTION_ACTION,
         multiline: true,
-        initial_value: Array.from(instructionFor(evidence)).slice(0, INPUT_MAX).join(''),
+        initial_value: fixRequestFor(evidence),
         max_length: INPUT_MAX,
       },
     },

@@ -76,7 +76,8 @@ describe('fix evidence kept server-side under a short id', () => {
     expect(t.submitAck).toHaveBeenCalledWith();
     await t.work.run();
     const request = t.start.mock.calls[0]?.[0];
-    expect(request?.prompt).toBe('Fix the guide page');
+    expect(request?.prompt.startsWith('Fix the guide page\n\n')).toBe(true);
+    expect(request?.prompt).toContain('⟦reader input⟧');
     expect(decodeEvidenceRef(request?.evidenceRef ?? '')).toMatchObject({ kind: 'page', thumbsDown: 9 });
   });
 

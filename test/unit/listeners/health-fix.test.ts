@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Evidence } from '../../../src/insights/health/evidence.js';
 import { encodeEvidenceRef } from '../../../src/insights/health/evidence-ref.js';
+import { fixPrompt } from '../../../src/insights/health/instruction.js';
 import type { StartJobRequest, StartJobResult } from '../../../src/jobs/job-service.js';
 import { docsHealthPostAction } from '../../../src/slack/listeners/actions/docs-health-post.js';
 import { HEALTH_FIX_ACTION, healthFixAction } from '../../../src/slack/listeners/actions/health-fix.js';
@@ -101,7 +102,7 @@ describe('healthFixSubmission (the fix modal submitted)', () => {
       channelId: CHANNEL,
       threadTs: null,
       requesterId: USER,
-      prompt: 'Add a rate-limits page',
+      prompt: fixPrompt('Add a rate-limits page', search),
       origin: 'health_fix',
       evidenceRef: encodeEvidenceRef(search),
     });

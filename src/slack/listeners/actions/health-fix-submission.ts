@@ -1,7 +1,8 @@
 import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
 import type { Evidence } from '../../../insights/health/evidence.js';
-import { encodeEvidenceRef } from '../../../insights/health/evidence-ref.js';
+import { decodeEvidenceRef, encodeEvidenceRef } from '../../../insights/health/evidence-ref.js';
+import { fixPrompt } from '../../../insights/health/instruction.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import {
   HEALTH_INSTRUCTION_BLOCK,
@@ -51,11 +52,11 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
     }
     const userId = body.user.id;
     const { channelId, instruction } = parsed;
-    let evidenceRef: string;
-    if ('ref' in parsed.evidence) evidenceRef = parsed.evidence.ref;
+    // The job record keeps the evidence itself (the card names it, the impact check measures it again), and
+    // the agent gets the readers' data after the person's request, quoted as data.
+    let evidence: Evidence | undefined;
+    if ('ref' in parsed.evidence) evidence = decodeEvidenceRef(parsed.evidence.ref);
     else {
-      // The job record keeps the evidence itself (the card names it, the impact check measures it again).
-      let evidence: Evidence | undefined;
       try {
         evidence = await deps.health?.evidence?.load(parsed.evidence.id);
       } catch (error) {
@@ -67,12 +68,12 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
         );
         return;
       }
-      if (!evidence) {
-        await ack(inForm(LOST_EVIDENCE));
-        return;
-      }
-      evidenceRef = encodeEvidenceRef(evidence);
     }
+    if (!evidence) {
+      await ack(inForm(LOST_EVIDENCE));
+      return;
+    }
+    const evidenceRef = encodeEvidenceRef(evidence);
     const access = deps.access.check(userId, channelId);
     if (!access.ok) {
       await ack(inForm(accessDeniedMessage(access.reason)));
@@ -86,7 +87,7 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
         channelId,
         threadTs: null,
         requesterId: userId,
-        prompt: instruction,
+        prompt: fixPrompt(instruction, evidence),
         origin: 'health_fix',
         evidenceRef,
       });

@@ -165,6 +165,9 @@ export interface AlertStore {
   alert(channelId: string, signalId: string): Promise<AlertRecord | undefined>;
   /** Set-if-absent with expiry (an interval's check, an alert's follow-up): true for the first caller only. */
   claim(key: string, ttlMs: number): Promise<boolean>;
+  /** Mutes one signal (by its `shortHash`) in one channel until `ttlMs` from now; a second mute extends it. */
+  mute(channelId: string, signalHash: string, ttlMs: number): Promise<void>;
+  isMuted(channelId: string, signalHash: string): Promise<boolean>;
 }
 
 /**

@@ -48,6 +48,12 @@ export class MemoryAlertStore implements AlertStore {
   async claim(key: string, ttlMs: number): Promise<boolean> {
     return this.setIfAbsent(`claim:${key}`, 1, ttlMs);
   }
+  async mute(channelId: string, signalHash: string, ttlMs: number): Promise<void> {
+    this.write(`mute:${channelId}:${signalHash}`, 1, ttlMs);
+  }
+  async isMuted(channelId: string, signalHash: string): Promise<boolean> {
+    return this.read(`mute:${channelId}:${signalHash}`) !== undefined;
+  }
 
   private read(key: string): unknown {
     const entry = this.values.get(key);
@@ -76,7 +82,8 @@ export class MemoryAlertStore implements AlertStore {
 /**
  * Alert state in Redis, shared by replicas and kept across restarts: subscriptions in the hash
  * `<ns>:alert-subs`, stored days `<ns>:alert-day:<project>:<day>`, alert records `<ns>:alert:<channel>:<hash>`
- * written with `SET NX PX` (the claim and the record in one atomic command), claims `<ns>:alert-claim:<key>`.
+ * written with `SET NX PX` (the claim and the record in one atomic command), claims `<ns>:alert-claim:<key>`,
+ * mutes `<ns>:alert-mute:<channel>:<signal hash>` (a plain `SET PX`: muting twice only extends it).
  * Redis errors become `state_unavailable`.
  */
 export class RedisAlertStore implements AlertStore {
@@ -140,7 +147,20 @@ export class RedisAlertStore implements AlertStore {
       return reply === 'OK';
     });
   }
+  mute(channelId: string, signalHash: string, ttlMs: number): Promise<void> {
+    return guardState(async () => {
+      await this.client.set(this.muteKey(channelId, signalHash), '1', {
+        expiration: { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) },
+      });
+    });
+  }
+  isMuted(channelId: string, signalHash: string): Promise<boolean> {
+    return guardState(async () => (await this.client.get(this.muteKey(channelId, signalHash))) !== null);
+  }
 
+  private muteKey(channelId: string, signalHash: string): string {
+    return `${this.prefix}alert-mute:${channelId}:${signalHash}`;
+  }
   private get subsKey(): string {
     return `${this.prefix}alert-subs`;
   }

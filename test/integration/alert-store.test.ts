@@ -47,6 +47,21 @@ function contract(name: string, make: () => Promise<{ store: AlertStore; close()
       }
     });
 
+    it('mutes one signal in one channel until its TTL, leaving other signals and channels alone', async () => {
+      const { store, close } = await make();
+      try {
+        expect(await store.isMuted('C1', 'sigA')).toBe(false);
+        await store.mute('C1', 'sigA', 100);
+        expect(await store.isMuted('C1', 'sigA')).toBe(true);
+        expect(await store.isMuted('C1', 'sigB')).toBe(false);
+        expect(await store.isMuted('C2', 'sigA')).toBe(false);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(await store.isMuted('C1', 'sigA')).toBe(false);
+      } finally {
+        await close();
+      }
+    });
+
     it('keeps subscriptions and stored days', async () => {
       const { store, close } = await make();
       try {

@@ -120,7 +120,8 @@ export function viewSubmissionPayload(fields: ViewSubmissionFields): Json {
 
 export interface BlockActionFields extends Actor {
   triggerId: string;
-  action: { action_id: string; block_id?: string; value?: string; text?: string };
+  /** A button; with `selected`, an overflow menu's chosen option (its value and text). */
+  action: { action_id: string; block_id?: string; value?: string; text?: string; selected?: string };
   /** Where the button is: a Home/modal view, or a message (then channel and response_url come along). */
   container:
     | { type: 'view'; view: Json; viewId?: string }
@@ -130,14 +131,27 @@ export interface BlockActionFields extends Actor {
 /** A button clicked (`block_actions`), carrying a fresh trigger_id the bot may open a modal with. */
 export function blockActionsPayload(fields: BlockActionFields): Json {
   const { action, container } = fields;
-  const clicked = {
-    type: 'button',
-    action_id: action.action_id,
-    block_id: action.block_id ?? randomBytes(3).toString('hex'),
-    text: { type: 'plain_text', text: action.text ?? 'Button', emoji: true },
-    ...(action.value === undefined ? {} : { value: action.value }),
-    action_ts: actionTs(),
-  };
+  const block_id = action.block_id ?? randomBytes(3).toString('hex');
+  const clicked =
+    action.selected === undefined
+      ? {
+          type: 'button',
+          action_id: action.action_id,
+          block_id,
+          text: { type: 'plain_text', text: action.text ?? 'Button', emoji: true },
+          ...(action.value === undefined ? {} : { value: action.value }),
+          action_ts: actionTs(),
+        }
+      : {
+          type: 'overflow',
+          action_id: action.action_id,
+          block_id,
+          selected_option: {
+            text: { type: 'plain_text', text: action.text ?? 'Option', emoji: true },
+            value: action.selected,
+          },
+          action_ts: actionTs(),
+        };
   const base = {
     type: 'block_actions',
     user: user(fields),

@@ -24,6 +24,8 @@ import { keepsRising, MIN_HISTORY_DAYS, type Sensitivity } from './rules.js';
 export const ALERT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 /** New alerts per channel per check at most: the rest (still rising) come at the next interval. */
 export const MAX_NEW_ALERTS_PER_CHECK = 3;
+/** How long "Mute this signal" silences one signal in one channel. */
+export const MUTE_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface HealthAlertsOptions {
   store: AlertStore;
@@ -81,6 +83,14 @@ export class HealthAlerts {
 
   status(channelId: string): Promise<AlertSubscription | undefined> {
     return this.o.store.subscription(channelId);
+  }
+
+  /**
+   * "Mute this signal for 7 days" on an alert: that signal (its `shortHash`, as the alert's menu carries it)
+   * neither alerts nor follows up in this channel for 7 days; every other signal still does.
+   */
+  muteSignal(channelId: string, signalHash: string): Promise<void> {
+    return this.o.store.mute(channelId, signalHash, MUTE_MS);
   }
 
   /** The channels a person subscribed (App Home). */
@@ -206,6 +216,7 @@ export class HealthAlerts {
       evidenceRef: record.evidenceRef,
       ...(project ? { project } : {}),
     });
+    if (await store.isMuted(sub.channelId, shortHash(c.signalId))) return 'none';
     let record = await store.alert(sub.channelId, c.signalId);
     if (!record) {
       if (freshSoFar >= MAX_NEW_ALERTS_PER_CHECK) return 'none';

@@ -185,7 +185,7 @@ export interface SlackDeps {
     /** Fix-button evidence kept server-side under short ids (absent: buttons carry the evidence itself). */
     evidence?: Pick<HealthEvidence, 'load' | 'save'>;
     /** `/docs-health alerts …`: this channel's alert subscription (absent: the subcommand says it is off). */
-    alerts?: Pick<HealthAlerts, 'subscribe' | 'unsubscribe' | 'status' | 'intervalMs'>;
+    alerts?: Pick<HealthAlerts, 'subscribe' | 'unsubscribe' | 'status' | 'intervalMs' | 'muteSignal'>;
   };
   /** Connecting docs projects from Slack (OAuth mode); absent: single-workspace mode, set by the environment. */
   settings?: ProjectSettingsSurface;

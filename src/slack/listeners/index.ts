@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { registerAgentStopChoice } from './actions/agent-stop-choice.js';
+import { registerAlertMenuAction } from './actions/alert-menu.js';
 import { registerDocsHealthPostAction } from './actions/docs-health-post.js';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
 import { registerHealthFixAction } from './actions/health-fix.js';
@@ -46,6 +47,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsHealthCommand(app, deps);
   registerDocsHealthPostAction(app, deps);
   registerHealthFixAction(app, deps);
+  registerAlertMenuAction(app, deps);
   registerHealthFixSubmission(app, deps);
   registerOpenPullRequestAction(app);
   registerMessageEvents(app, deps);

@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { HealthAlert, TrendPoint } from '../../insights/alerts/alert.js';
+import { shortHash } from '../../insights/alerts/health-alerts.js';
 import type { SignalKind } from '../../insights/alerts/signals.js';
 import { addDays } from '../../insights/ranges/dates.js';
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
@@ -36,19 +37,30 @@ const usual = (alert: HealthAlert) => {
   return low === high ? `usually ${n(low)} a day` : `usual ${n(low)}–${n(high)} a day`;
 };
 
-/** The headline: the signal, today's count and its usual day ("14 searches for “webhook retries”, usual 0–1 a day"). */
+/** How today compares with the usual day: "5× usual" when the baseline is clear, else the usual range. */
+function againstUsual(alert: HealthAlert): string {
+  const { today, expected, direction } = alert.comparison;
+  if (direction === 'rise' && expected >= 0.5 && today / expected >= 2)
+    return `${Math.round(today / expected)}× usual`;
+  return usual(alert);
+}
+
+const times = (count: string) => (count === '1' ? '*once*' : `*${count} times*`);
+
+/** The headline states the finding ("Searches for “rate limit” found nothing *14 times* today — 5× usual"). */
 export function alertHeadline(alert: HealthAlert, siteUrl: string | undefined): string {
   const today = n(alert.comparison.today);
   const e = alert.evidence;
+  const vs = againstUsual(alert);
   switch (alert.kind) {
     case 'search':
-      return `*${today} searches* for “${quoted(alert.key)}” found nothing today, ${usual(alert)}`;
+      return `Searches for “${quoted(alert.key)}” found nothing ${times(today)} today — ${vs}`;
     case 'page':
-      return `*${today} 👎* on ${pageLabel(e.kind === 'page' ? e.path : alert.key, siteUrl)} today, ${usual(alert)}`;
+      return `${pageLabel(e.kind === 'page' ? e.path : alert.key, siteUrl)} got *${today} 👎* today — ${vs}`;
     case 'question':
-      return `*${today} readers asked* “${quoted(e.kind === 'question' ? e.question : alert.key)}” and the assistant could not answer, ${usual(alert)}`;
+      return `Readers asked “${quoted(e.kind === 'question' ? e.question : alert.key)}” ${times(today)} today and the assistant could not answer — ${vs}`;
     case 'traffic':
-      return `*${pageLabel(alert.key, siteUrl)}* had *${today} views* in the last 24 hours, ${usual(alert)} (median ${n(alert.comparison.expected)})`;
+      return `Views of ${pageLabel(alert.key, siteUrl)} fell to *${today}* in the last 24 hours — usually about ${n(alert.comparison.expected)} a day`;
   }
 }
 
@@ -60,12 +72,14 @@ function evidenceLines(alert: HealthAlert): string[] {
 }
 
 /**
- * The last 28 days and today as a text sparkline with its scale. One function on purpose: at the merge of
- * the native chart builder (`data_visualization`) this returns the chart block instead, nothing else changes.
+ * The last 28 days and today: Slack's native chart, or the text sparkline when the days cannot be charted
+ * (never both: the headline already states today's count and the usual day, so a workspace that refuses
+ * charts, whose edge drops the chart, still reads the whole finding).
  */
 export function alertTrendBlocks(trend: readonly TrendPoint[], yLabel?: string): MessageBlock[] {
   if (trend.length === 0) return [];
-  return [...trendChart(trend, yLabel), ...trendLine(trend)];
+  const chart = trendChart(trend, yLabel);
+  return chart.length > 0 ? chart : trendLine(trend);
 }
 
 /**
@@ -106,9 +120,9 @@ function trendChart(trend: readonly TrendPoint[], yLabel: string | undefined): M
   }
 }
 
-/** The same trend in words and a sparkline: the numbers stay in the text, the chart only adds. */
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
+/** The trend in words and a sparkline, where no chart can show it. */
 function trendLine(trend: readonly TrendPoint[]): KnownBlock[] {
   const values = trend.map((p) => displayCount(p.value));
   const max = Math.max(...values);
@@ -121,26 +135,27 @@ function trendLine(trend: readonly TrendPoint[]): KnownBlock[] {
   return [{ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) }] }];
 }
 
-const pValue = (p: number) => (p < 1e-6 ? '< 0.000001' : p.toPrecision(2));
+/** The alert's overflow menu: its one option mutes this signal in this channel. */
+export const ALERT_MENU_ACTION = 'health_alert_menu';
+/** The mute option's value: `mute:<signal hash>` (a hash, never reader text; within the 150-char limit). */
+export const MUTE_SIGNAL_PREFIX = 'mute:';
 
-/** The alert: signal, today against the baseline, evidence, the 28-day trend and the Fix button. */
+/** The alert: the finding as its headline, readers' words, one trend, then Fix and the mute menu. */
 export function healthAlertMessage(
   alert: HealthAlert,
   options: { siteUrl: string | undefined },
 ): SlackMessage {
   const headline = alertHeadline(alert, options.siteUrl);
   const project = alert.project ? ` · project \`${untrustedMrkdwn(oneLine(alert.project, 60))}\`` : '';
-  const why =
-    alert.comparison.direction === 'rise'
-      ? `Signal: ${SIGNAL_NAMES[alert.kind]} · p = ${pValue(alert.comparison.pValue)} under its 28-day rate of ${alert.comparison.expected.toFixed(2)} a day`
-      : `Signal: ${SIGNAL_NAMES[alert.kind]} · p = ${pValue(alert.comparison.pValue)} under its 28-day median`;
   const blocks: MessageBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: 'Docs-health alert' } },
     {
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: truncate([headline, ...evidenceLines(alert)].join('\n'), LIMITS.sectionText),
+        text: truncate(
+          [`:rotating_light: ${headline}`, ...evidenceLines(alert)].join('\n'),
+          LIMITS.sectionText,
+        ),
       },
     },
     {
@@ -149,7 +164,7 @@ export function healthAlertMessage(
         {
           type: 'mrkdwn',
           text: truncate(
-            `${why} · sensitivity ${alert.sensitivity}${project} · \`/docs-health alerts off\` stops these`,
+            `Docs-health alert · ${SIGNAL_NAMES[alert.kind]}, ${usual(alert)} over 28 days · sensitivity ${alert.sensitivity}${project}`,
             LIMITS.sectionText,
           ),
         },
@@ -166,6 +181,16 @@ export function healthAlertMessage(
           style: 'primary',
           text: { type: 'plain_text', text: 'Fix' },
           value: alert.evidenceRef.slice(0, LIMITS.buttonValue),
+        },
+        {
+          type: 'overflow',
+          action_id: ALERT_MENU_ACTION,
+          options: [
+            {
+              text: { type: 'plain_text', text: 'Mute this signal for 7 days' },
+              value: `${MUTE_SIGNAL_PREFIX}${shortHash(alert.signalId)}`,
+            },
+          ],
         },
       ],
     },

@@ -60,13 +60,27 @@ describe('alert message', () => {
   it('names the signal, today against the usual day, the trend and a Fix button the fix listener takes', () => {
     const message = healthAlertMessage(searchAlert('webhook retries'), { siteUrl: undefined });
     expect(checkMessage(message)).toEqual({ ok: true });
-    expect(message.text).toContain('14 searches for “webhook retries” found nothing today, usual 0–1 a day');
+    // The headline states the finding; no statistics in channel text.
+    expect(message.text).toContain(
+      'Searches for “webhook retries” found nothing 14 times today — usual 0–1 a day',
+    );
+    expect(shown(message)).not.toMatch(/p = |0\.000001|Signal:/);
     const actions = message.blocks.find((b) => b.type === 'actions') as unknown as {
       elements: Array<Record<string, string>>;
     };
     expect(actions.elements[0]!.action_id).toMatch(HEALTH_FIX_ACTION);
     expect(actions.elements[0]!.value).toBe('ev_AAAAAAAAAAAAAAAA');
-    expect(JSON.stringify(message.blocks)).toContain('2026-10-29 → 2026-11-26 (today so far)');
+    // Beside it, the menu that mutes this signal in this channel: a hash, never reader text.
+    expect(actions.elements[1]).toMatchObject({ type: 'overflow', action_id: 'health_alert_menu' });
+    const menu = actions.elements[1] as unknown as {
+      options: Array<{ text: { text: string }; value: string }>;
+    };
+    expect(menu.options.map((o) => o.text.text)).toEqual(['Mute this signal for 7 days']);
+    expect(menu.options[0]!.value).toMatch(/^mute:[A-Za-z0-9_-]{16}$/);
+    // The trend once: Slack's chart, so no sparkline of the same days.
+    expect(
+      message.blocks.filter((b) => b.type === 'context').map((b) => JSON.stringify(b)),
+    ).not.toContainEqual(expect.stringContaining('→'));
     // The 28 days and today as Slack's own chart: the days before in pairs (a day's mean), today alone.
     const chart = message.blocks.find((b) => b.type === 'data_visualization') as unknown as {
       chart: { series: Array<{ data: Array<{ label: string; value: number }> }> };
@@ -100,7 +114,7 @@ describe('alert message', () => {
       { ...alert, kind: 'traffic', comparison: compareTraffic(40, Array(28).fill(500)) },
       { siteUrl: undefined },
     );
-    expect(traffic.text).toContain('had 40 views in the last 24 hours, usually 500 a day (median 500)');
+    expect(traffic.text).toContain('fell to 40 in the last 24 hours — usually about 500 a day');
   });
 
   it('reader text never links, mentions or breaks out, and the message always fits Slack', () => {
@@ -120,13 +134,15 @@ describe('alert message', () => {
     );
   });
 
-  it('the trend is one sparkline point per day, today after the bar', () => {
-    const block = alertTrendBlocks(trend).find((b) => b.type === 'context') as unknown as {
+  it('where the days cannot be charted (a gap), the trend is one sparkline point per day, today after the bar', () => {
+    const gapped = trend.filter((_, i) => i !== 3);
+    expect(alertTrendBlocks(gapped).map((b) => b.type)).toEqual(['context']);
+    const block = alertTrendBlocks(gapped).find((b) => b.type === 'context') as unknown as {
       elements: Array<{ text: string }>;
     };
     const spark = /`([^`]+)`/.exec(block!.elements[0]!.text)![1]!;
     const [past, today] = spark.split('│');
-    expect(Array.from(past!)).toHaveLength(28);
+    expect(Array.from(past!)).toHaveLength(27);
     expect(today).toBe('█');
     expect(alertTrendBlocks([])).toEqual([]);
   });

@@ -31,6 +31,7 @@ function setup(options: { alerts?: boolean; failing?: boolean; allowed?: boolean
       fail();
       return current;
     }),
+    muteSignal: vi.fn(async () => {}),
   };
   const { logger } = recordingLogger();
   const deps: DocsHealthDeps = {

@@ -110,6 +110,8 @@ export interface WeeklyReportScheduler {
 export interface PostContext {
   requestedBy?: string;
   once?: string;
+  /** A weekly post: who set it up (its footer says so, and how to manage or stop it). */
+  weekly?: { setUpBy: string | undefined };
 }
 
 /** Where reports and CSVs go (Slack, rendered by the Slack adapter). */

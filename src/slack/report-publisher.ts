@@ -5,6 +5,7 @@ import type { PostContext, ReportPublisher } from '../insights/ports.js';
 import { healthReportMessage } from './messages/health-report.js';
 import { pageViewsReportMessage } from './messages/page-views-report.js';
 import type { SlackMessage } from './messages/types.js';
+import { healthHeadline, pageViewsHeadline, weeklyPost } from './messages/weekly-post.js';
 import type { SlackGateway } from './slack-gateway.js';
 
 /** A weekly occurrence's post is remembered past the week (and its grace), so no retry owes it twice. */
@@ -27,7 +28,12 @@ export class SlackReportPublisher implements ReportPublisher {
       interactive: false,
       ...(context.requestedBy ? { requestedBy: context.requestedBy } : {}),
     });
-    await this.post(channelId, message, context.once);
+    const { weekly } = context;
+    const headline = () => pageViewsHeadline(report);
+    const post = weekly
+      ? weeklyPost(message, { kind: 'page_views', headline: headline(), ...weekly })
+      : message;
+    await this.post(channelId, post, context.once);
   }
 
   async postHealthReport(channelId: string, report: HealthReport, context: PostContext): Promise<void> {
@@ -36,7 +42,11 @@ export class SlackReportPublisher implements ReportPublisher {
       fixButtons: true,
       ...(context.requestedBy ? { requestedBy: context.requestedBy } : {}),
     });
-    await this.post(channelId, message, context.once);
+    const { weekly } = context;
+    const post = weekly
+      ? weeklyPost(message, { kind: 'health', headline: healthHeadline(report), ...weekly })
+      : message;
+    await this.post(channelId, post, context.once);
   }
 
   private async post(channelId: string, message: SlackMessage, once: string | undefined): Promise<void> {

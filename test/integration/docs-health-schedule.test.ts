@@ -5,6 +5,7 @@ import { FakeSlack } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import { ManualTimers } from '../support/manual-timers.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { blockActionsPayload } from '../support/slack-interactions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /*
@@ -89,6 +90,37 @@ describe('/docs-health weekly posts (memory)', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(healthPosts(t.slack)).toHaveLength(1);
     expect(pageViewPosts(t.slack)).toHaveLength(1);
+
+    // Issue 38: each post opens with its week in a sentence and ends with who set it up, how to manage
+    // it and Stop (the same rule as `unschedule`, checked again on the click).
+    const views = JSON.stringify(pageViewPosts(t.slack)[0]!.args.blocks);
+    expect(views).toContain('*This week: ');
+    expect(blocks).toContain('*This week searches for');
+    for (const post of [views, blocks]) {
+      expect(post).toContain('Weekly post set up by <@U0ALICE>');
+      expect(post).toContain('"action_id":"weekly_stop"');
+    }
+    const posted = t.slack.messages.find((m) => m.channel === CHANNEL && m.text.startsWith('Docs health'))!;
+    const responseUrl = t.slack.responseUrl();
+    const stop = await t.interaction(
+      blockActionsPayload({
+        triggerId: t.slack.surfaces.mintTriggerId('U0ALICE'),
+        action: { action_id: 'weekly_stop', value: 'health' },
+        container: { type: 'message', channelId: CHANNEL, messageTs: posted.ts, responseUrl },
+      }),
+    );
+    expect(stop.status).toBe(200);
+    const told = await waitFor(
+      () => t.slack.responses.find((r) => r.path === new URL(responseUrl).pathname),
+      {
+        what: 'the answer to Stop',
+      },
+    );
+    expect(String(told.body.text)).toContain('no longer get the weekly docs-health post');
+    expect(await answer(t, '/docs-health', 'schedules')).toContain(
+      'This channel has no weekly docs-health post',
+    );
+    expect(await answer(t, '/docs-views', 'schedules')).toContain('<#C0DOCS> (this channel)');
   });
 
   it('unscheduling one kind leaves the other', async () => {

@@ -21,6 +21,7 @@ import { healthReportMessage } from '../../src/slack/messages/health-report.js';
 import { jobCardMessage } from '../../src/slack/messages/job-card.js';
 import { terminalReplyMessage } from '../../src/slack/messages/job-replies.js';
 import { pageViewsReportMessage } from '../../src/slack/messages/page-views-report.js';
+import { healthHeadline, pageViewsHeadline, weeklyPost } from '../../src/slack/messages/weekly-post.js';
 import { createMemoryEvidenceStore } from '../../src/state/keyv-evidence-store.js';
 import { anyHostileText, hasInvisible, liveMarkup, specNumber } from '../support/hostile-text.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
@@ -121,6 +122,14 @@ describe('hostile reader data (property)', () => {
           expect(checkMessage(message)).toEqual({ ok: true });
           expect(unmeant(rendered(message), (m) => m === '<@U0BOB>')).toEqual([]);
           expect(hasInvisible(rendered(message))).toBe(false);
+          // The same report as a weekly post: its headline and footer still within Block Kit, nothing live.
+          const weekly = weeklyPost(message, {
+            kind: 'health',
+            headline: healthHeadline(report),
+            setUpBy: 'U0BOB',
+          });
+          expect(checkMessage(weekly)).toEqual({ ok: true });
+          expect(unmeant(rendered(weekly), (m) => m === '<@U0BOB>')).toEqual([]);
         }
       }),
       RUNS,
@@ -269,6 +278,13 @@ describe('hostile platform data (property)', () => {
           const message = pageViewsReportMessage(report, { siteUrl, interactive: true });
           expect(checkMessage(message)).toEqual({ ok: true });
           expect(unmeant(rendered(message))).toEqual([]);
+          const weekly = weeklyPost(message, {
+            kind: 'page_views',
+            headline: pageViewsHeadline(report),
+            setUpBy: undefined,
+          });
+          expect(checkMessage(weekly)).toEqual({ ok: true });
+          expect(unmeant(rendered(weekly))).toEqual([]);
         }
       }),
       RUNS,

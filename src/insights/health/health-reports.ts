@@ -191,10 +191,11 @@ export class HealthReports {
     timeZone: string,
     occurrenceMs: number,
     once: string,
+    setUpBy?: string,
   ): Promise<void> {
     const request = { range: DEFAULT_RANGE, top: TOP_DEFAULT, timeZone, asOf: occurrenceMs };
     const report = await this.report(this.inChannel(request, channelId));
-    await this.o.publisher.postHealthReport(channelId, report, { once });
+    await this.o.publisher.postHealthReport(channelId, report, { once, weekly: { setUpBy } });
     this.fillCharts();
   }
 

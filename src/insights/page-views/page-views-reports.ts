@@ -4,7 +4,13 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { AnalyticsBudgetError, type AnalyticsKey, type AnalyticsSource } from '../analytics-source.js';
 import type { ChartFill } from '../chart-fill.js';
-import type { PageViewsApi, PageViewsTotals, RangePageViews, ReportPublisher } from '../ports.js';
+import type {
+  PageViewsApi,
+  PageViewsTotals,
+  PostContext,
+  RangePageViews,
+  ReportPublisher,
+} from '../ports.js';
 import {
   type DateRange,
   describeSpec,
@@ -162,11 +168,13 @@ export class PageViewsReports {
     request: ReportRequest,
     requestedBy?: string,
     once?: string,
+    weekly?: PostContext['weekly'],
   ): Promise<PageViewsReport> {
     const report = await this.report(request);
     await this.o.publisher.postReport(channelId, report, {
       ...(requestedBy ? { requestedBy } : {}),
       ...(once ? { once } : {}),
+      ...(weekly ? { weekly } : {}),
     });
     this.fillCharts();
     return report;

@@ -185,8 +185,10 @@ export class WeeklyReports {
 
   /** The last 7 full days before the occurrence in the schedule's zone, of the channel's project at fire time. */
   private async post(schedule: WeeklySchedule, occurrenceMs: number, once: string): Promise<void> {
+    // Set up from the environment: the footer names whoever runs docs-agent rather than a person.
+    const setUpBy = schedule.source === 'command' ? schedule.createdBy : undefined;
     if (kindOf(schedule) === 'health') {
-      await this.o.health.publishWeekly(schedule.channelId, schedule.timeZone, occurrenceMs, once);
+      await this.o.health.publishWeekly(schedule.channelId, schedule.timeZone, occurrenceMs, once, setUpBy);
       return;
     }
     const request = this.o.analytics.requestFor(
@@ -196,7 +198,7 @@ export class WeeklyReports {
       // A changed DOCS_CHANNEL_PROJECTS applies to the next post.
       schedule.channelId,
     );
-    await this.o.analytics.publish(schedule.channelId, request, undefined, once);
+    await this.o.analytics.publish(schedule.channelId, request, undefined, once, { setUpBy });
   }
 
   /**

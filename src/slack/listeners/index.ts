@@ -15,6 +15,7 @@ import { registerOpenPullRequestAction } from './actions/open-pull-request.js';
 import { registerProjectConnectSubmission } from './actions/project-connect-submission.js';
 import { registerReviewReactedMessageAction } from './actions/review-reacted-message.js';
 import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
+import { registerWeeklyStopAction } from './actions/weekly-stop.js';
 import { registerAssistant } from './assistant/register.js';
 import { registerAgentSessionStopped } from './assistant/session-stopped.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
@@ -48,6 +49,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsHealthPostAction(app, deps);
   registerHealthFixAction(app, deps);
   registerAlertMenuAction(app, deps);
+  registerWeeklyStopAction(app, deps);
   registerHealthFixSubmission(app, deps);
   registerOpenPullRequestAction(app);
   registerMessageEvents(app, deps);

@@ -30,7 +30,7 @@ describe('src/slack layout', () => {
   it('has a listener file per surface, each exporting its callback beside its register function', async () => {
     expect(LISTENER_FILES.map((path) => relative(LISTENERS, path)).sort()).toEqual([
       'actions/agent-stop-choice.ts',
-    'actions/alert-menu.ts',
+      'actions/alert-menu.ts',
       'actions/docs-health-post.ts',
       'actions/docs-views-post.ts',
       'actions/health-fix-submission.ts',
@@ -45,6 +45,7 @@ describe('src/slack layout', () => {
       'actions/project-connect-submission.ts',
       'actions/review-reacted-message.ts',
       'actions/send-to-docs-agent.ts',
+      'actions/weekly-stop.ts',
       'commands/docs-agent.ts',
       'commands/docs-health.ts',
       'commands/docs-views.ts',

@@ -4,6 +4,7 @@ import { mixedVerdict, runAckMixed } from './ack-mixed.js';
 import { analyticsVerdict, runAnalytics } from './analytics.js';
 import { callsVerdict, runCallsPerJob } from './calls-per-job.js';
 import { chartCostTable, chartCostVerdict, runChartCost } from './chart-cost.js';
+import { LEVELS, runDeployment, STORAGE_INSTALLS } from './deployment.js';
 import { doorbellVerdict, runDoorbellCost } from './doorbell-cost.js';
 import { liveVerdict, runDoorbellLive } from './doorbell-live.js';
 import { readsVerdict, runDoorbellReads } from './doorbell-reads.js';
@@ -127,5 +128,9 @@ await section(
     const { rows, summary } = await runAckMixed();
     return [table(rows), ...mixedVerdict(summary)];
   },
+);
+await section(
+  `12. One deployment for many workspaces (issue 34): two replicas as processes on one Redis, ${LEVELS.map((n) => n.toLocaleString('en-US')).join(' and ')} installs, then ${STORAGE_INSTALLS.toLocaleString('en-US')} idle installs' storage`,
+  runDeployment,
 );
 process.exit(0);

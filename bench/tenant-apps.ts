@@ -69,32 +69,51 @@ export async function startOAuthBenchApp(
     base: origin,
     url: events,
     started,
-    async install(next) {
-      await fakes.send({ cmd: 'nextInstall', install: next, redirectUrl: `${origin}/slack/oauth_redirect` });
-      const page = await fetch(`${origin}/slack/install`);
-      const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-      const authorize = hrefOf(await page.text(), /class="slack-button" href="([^"]+)"/);
-      const allow = hrefOf(await (await fetch(authorize)).text(), /id="allow" href="([^"]+)"/);
-      const sent = performance.now();
-      const done = await fetch(allow, { headers: { cookie }, redirect: 'manual' });
-      const html = await done.text();
-      const doneAt = Date.now();
-      // Success is a 303 to the success page (a reload of it is harmless); anything else failed.
-      if (done.status !== 303) throw new Error(`install failed (${done.status}): ${html.slice(0, 300)}`);
-      return { doneAt, callbackMs: performance.now() - sent };
-    },
-    async command(team, text, { user = 'U0ALICE', channel = 'C0DOCS' } = {}) {
-      const body = slashCommandBody({
-        team_id: team,
-        user_id: user,
-        channel_id: channel,
-        text,
-        response_url: `${fakes.urls.slackUrl}/response/t-${randomBytes(6).toString('hex')}`,
-      });
-      return (await postSigned(events, body, SIGNING_SECRET)).body;
-    },
+    install: (next) => installThrough(fakes, origin, next),
+    command: (team, text, from) => signedCommand(fakes, events, team, text, from),
     stop: () => agent.stop(),
   };
+}
+
+/** A signed `/docs-agent <text>` from `team` to the events URL of a replica: its acknowledgement body. */
+export async function signedCommand(
+  fakes: FakesProcess,
+  events: string,
+  team: string,
+  text: string,
+  { user = 'U0ALICE', channel = 'C0DOCS' }: { user?: string; channel?: string } = {},
+): Promise<string> {
+  const body = slashCommandBody({
+    team_id: team,
+    user_id: user,
+    channel_id: channel,
+    text,
+    response_url: `${fakes.urls.slackUrl}/response/t-${randomBytes(6).toString('hex')}`,
+  });
+  return (await postSigned(events, body, SIGNING_SECRET)).body;
+}
+
+/**
+ * "Add to Slack" through the real flow on the replica at `origin` (install page → the fake Slack's consent
+ * page → Allow → the replica's callback): when the callback's answer arrived and how long it took.
+ */
+export async function installThrough(
+  fakes: FakesProcess,
+  origin: string,
+  next: NextInstall,
+): Promise<{ doneAt: number; callbackMs: number }> {
+  await fakes.send({ cmd: 'nextInstall', install: next, redirectUrl: `${origin}/slack/oauth_redirect` });
+  const page = await fetch(`${origin}/slack/install`);
+  const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const authorize = hrefOf(await page.text(), /class="slack-button" href="([^"]+)"/);
+  const allow = hrefOf(await (await fetch(authorize)).text(), /id="allow" href="([^"]+)"/);
+  const sent = performance.now();
+  const done = await fetch(allow, { headers: { cookie }, redirect: 'manual' });
+  const html = await done.text();
+  const doneAt = Date.now();
+  // Success is a 303 to the success page (a reload of it is harmless); anything else failed.
+  if (done.status !== 303) throw new Error(`install failed (${done.status}): ${html.slice(0, 300)}`);
+  return { doneAt, callbackMs: performance.now() - sent };
 }
 
 const hrefOf = (html: string, marker: RegExp) => {

@@ -14,6 +14,9 @@ export const seededTeam = (i: number) => `T0S${String(i).padStart(6, '0')}`;
 const BATCH = 1_000;
 
 /** Installs workspaces `from`..`to`-1 through `RedisTenantDirectory.saveInstallation`; ms taken. */
+/** Seeded installs' bot tokens start so (the fake Slack takes them). */
+export const SEEDED_TOKEN_PREFIX = 'xoxb-seed-';
+
 export async function seedInstalls(
   redisUrl: string,
   encryptionKey: string,
@@ -42,7 +45,7 @@ export async function seedInstalls(
             isEnterpriseInstall: false,
             name: `Seeded ${i}`,
             // A token of Slack's shape, unique per install (the log scrubber holds every one).
-            botToken: `xoxb-${tenant}-${randomBytes(12).toString('hex')}`,
+            botToken: `${SEEDED_TOKEN_PREFIX}${tenant}-${randomBytes(12).toString('hex')}`,
             botUserId: `U${tenant}BOT`,
             botId: `B${tenant}BOT`,
             refreshToken: undefined,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { measureLatencies } from './deployment-latency.js';
-import { busiestCommands, RedisProbe, seedInstalls } from './deployment-redis.js';
+import { busiestCommands, RedisProbe, SEEDED_TOKEN_PREFIX, seedInstalls } from './deployment-redis.js';
 import { type LevelResult, type ScaleRun, scaleReport } from './deployment-report.js';
 import { FakesProcess } from './fakes-process.js';
 import { benchEnv } from './harness.js';
@@ -40,7 +40,11 @@ export async function runDeployment(): Promise<string[]> {
   const probe = await RedisProbe.open(redis.url);
   const run: ScaleRun = { levels: [], storage: undefined };
   try {
-    const app = await fakes.send<{ clientId: string; clientSecret: string }>({ cmd: 'oauthApp' });
+    // The seeded installs' tokens are taken by the fake Slack (as a real install's would be).
+    const app = await fakes.send<{ clientId: string; clientSecret: string }>({
+      cmd: 'oauthApp',
+      homeTokenPrefix: SEEDED_TOKEN_PREFIX,
+    });
     const encryptionKey = randomBytes(32).toString('base64');
     const {
       SLACK_BOT_TOKEN: _t,

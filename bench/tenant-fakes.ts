@@ -13,7 +13,7 @@ export type TenantCommand =
    * The client id and secret the app must be configured with; `homeToken` stays the home workspace's once
    * OAuth tokens are issued (a single-workspace app measured beside the OAuth ones).
    */
-  | { cmd: 'oauthApp'; homeToken?: string }
+  | { cmd: 'oauthApp'; homeToken?: string; homeTokenPrefix?: string }
   /** The next Allow installs here and returns to `redirectUrl` (the replica the install started on). */
   | { cmd: 'nextInstall'; install: NextInstall; redirectUrl: string }
   /** Every call with this tenant's token answers 429 with Retry-After (null: the storm ends). */
@@ -50,6 +50,7 @@ export function tenantCommands(slack: FakeSlack, docs: FakeDocs) {
     switch (command.cmd) {
       case 'oauthApp':
         if (command.homeToken) slack.oauth.homeTokens.add(command.homeToken);
+        if (command.homeTokenPrefix) slack.oauth.homeTokenPrefixes.add(command.homeTokenPrefix);
         return { clientId: slack.oauth.clientId, clientSecret: slack.oauth.clientSecret };
       case 'nextInstall':
         slack.oauth.redirectUrls = [command.redirectUrl];

@@ -76,6 +76,8 @@ export class FakeSlackOAuth {
   installerUserId = 'U0INSTALLER';
   /** Tokens still answered as the home workspace once OAuth tokens are in use (an upgraded single workspace). */
   readonly homeTokens = new Set<string>();
+  /** Token prefixes taken as the home workspace's too (benchmarks seed thousands of installs' tokens). */
+  readonly homeTokenPrefixes = new Set<string>();
   readonly tenants = new Map<string, FakeTenant>();
   /** Every authorize page served, with its query (client_id, scope, state, redirect_uri). */
   readonly authorizeRequests: Array<Record<string, string>> = [];
@@ -180,7 +182,9 @@ export class FakeSlackOAuth {
       // One a test named, or before any install the single-workspace tests' token (`xoxb-test…`); no other.
       const home =
         token !== undefined &&
-        (this.homeTokens.has(token) || (this.tokens.size === 0 && token.startsWith('xoxb-test')));
+        (this.homeTokens.has(token) ||
+          [...this.homeTokenPrefixes].some((prefix) => token.startsWith(prefix)) ||
+          (this.tokens.size === 0 && token.startsWith('xoxb-test')));
       if (!home) return { ok: false, error: 'invalid_auth' };
       return method === 'auth.test' ? this.homeAuthTest() : undefined;
     }

@@ -60,6 +60,26 @@ export class TenantRuntimes {
     return [...this.runtimes.keys()];
   }
 
+  /**
+   * The contract the shared queue plane and reconciler use (CONTRACT34): true once the tenant's runtime is
+   * resident here and started (its start waited for as a request waits), false when it is not installed or
+   * is on hold. A tenant installed elsewhere a moment ago is looked up (its stamp: one read) and brought in
+   * by a sync of the directory; one not installed costs that one read.
+   */
+  async wake(tenant: TenantKey): Promise<boolean> {
+    let runtime = this.runtimes.get(tenant);
+    if (!runtime?.installed) {
+      if (this.stopped) return false;
+      const stamp = await this.deps.directory.stamp(tenant).catch(() => undefined);
+      if (stamp === undefined) return false;
+      await this.sync().catch(() => undefined);
+      runtime = this.runtimes.get(tenant);
+    }
+    if (!runtime?.installed || runtime.lifecycle.hold) return false;
+    await untilStarted(runtime);
+    return runtime.installed;
+  }
+
   /** One verified request: to its tenant's runtime; a team with no install gets an empty acknowledgement. */
   async dispatch(event: InboundRequest, source: TenantSource | undefined): Promise<void> {
     const runtime = source ? await this.resolve(source) : undefined;

@@ -9,7 +9,8 @@
  * memory benchmark's app process is bundled by esbuild (bench/scale.ts) and runs plain JavaScript.
  */
 
-export { loadConfig, secretsOf } from '../src/common/config.js';
+export { loadConfig } from '../src/common/config.js';
+export { secretsOf } from '../src/common/config-secrets.js';
 export { createLogger } from '../src/common/logger.js';
 export { secretBoxFromSettings } from '../src/common/secret-box.js';
 export { createDocsAgent } from '../src/composition/app.js';

@@ -290,5 +290,3 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 export function userShareOf(config: { docs: { jobsPerHour: number; userSharePercent: number } }): number {
   return Math.max(1, Math.floor((config.docs.jobsPerHour * config.docs.userSharePercent) / 100));
 }
-
-export { secretsOf } from './config-secrets.js';

@@ -1,5 +1,6 @@
 import { systemClock } from '../common/clock.js';
-import { type Config, secretsOf, userShareOf } from '../common/config.js';
+import { type Config, userShareOf } from '../common/config.js';
+import { secretsOf } from '../common/config-secrets.js';
 import { createLogger } from '../common/logger.js';
 import { ProjectDirectory } from '../common/projects.js';
 import { WeeklyReports } from '../insights/weekly/weekly-reports.js';

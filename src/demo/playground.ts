@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, secretsOf } from '../common/config.js';
+import { loadConfig } from '../common/config.js';
+import { secretsOf } from '../common/config-secrets.js';
 import { createLogger } from '../common/logger.js';
 import { createDocsAgent, type DocsAgent } from '../composition/app.js';
 import { BotRequests, type PageAction } from './bot-requests.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../src/common/clock.js';
-import { loadConfig, secretsOf } from '../../src/common/config.js';
+import { loadConfig } from '../../src/common/config.js';
+import { secretsOf } from '../../src/common/config-secrets.js';
 import { createLogger, SecretSet } from '../../src/common/logger.js';
 import type { DocsAgent } from '../../src/composition/docs-agent.js';
 import { createOAuthAgent } from '../../src/composition/oauth/oauth-agent.js';

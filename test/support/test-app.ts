@@ -1,4 +1,5 @@
-import { loadConfig, secretsOf } from '../../src/common/config.js';
+import { loadConfig } from '../../src/common/config.js';
+import { secretsOf } from '../../src/common/config-secrets.js';
 import { createLogger } from '../../src/common/logger.js';
 import { createDocsAgent, type DocsAgent, type DocsAgentOptions } from '../../src/composition/app.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs } from './fake-docs.js';

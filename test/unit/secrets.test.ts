@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, secretsOf } from '../../src/common/config.js';
+import { loadConfig } from '../../src/common/config.js';
+import { secretsOf } from '../../src/common/config-secrets.js';
 import { createLogger } from '../../src/common/logger.js';
 
 const BASE = {

@@ -1,6 +1,7 @@
 import { systemClock } from '../../common/clock.js';
-import { type Config, secretsOf } from '../../common/config.js';
+import type { Config } from '../../common/config.js';
 import type { OAuthConfig } from '../../common/config-oauth.js';
+import { secretsOf } from '../../common/config-secrets.js';
 import { createLogger, SecretSet } from '../../common/logger.js';
 import { ProcessLru } from '../../common/process-lru.js';
 import { secretBoxFromSettings } from '../../common/secret-box.js';

@@ -5,7 +5,7 @@ import type { ProjectConnection, TenantKey, TenantLifecycle } from '../../tenant
 import { createDocsAgent } from '../app.js';
 import type { DocsAgent, TenantScope } from '../docs-agent.js';
 import { TenantProjects, tenantConfig, tenantNamespace } from './tenant-config.js';
-import type { TenantRuntimesDeps } from './tenant-runtimes.js';
+import type { TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 import { refusalCounts, tokenRefusalCheck } from './token-refusals.js';
 
 export interface TenantRuntime {

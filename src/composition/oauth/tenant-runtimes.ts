@@ -1,45 +1,19 @@
-import type { Clock } from '../../common/clock.js';
-import type { Config } from '../../common/config.js';
 import { describeError } from '../../common/errors.js';
-import type { Logger, SecretSet } from '../../common/logger.js';
-import type { ProcessLru } from '../../common/process-lru.js';
-import type { TenantMetrics } from '../../metrics/tenant-metrics.js';
+import type { Logger } from '../../common/logger.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
-import type { SharedRedisConnections } from '../../state/adapters.js';
-import type { TenantDirectory } from '../../tenants/ports.js';
 import { type TenantKey, type TenantSource, tenantCandidates, tenantSecrets } from '../../tenants/tenant.js';
 import { OnDemandSync } from './on-demand-sync.js';
 import { effectiveConnections } from './tenant-config.js';
 import { answeredOnHold, removeInstall, suspendTenant } from './tenant-holds.js';
 import { buildTenantRuntime, type TenantRuntime, untilStarted } from './tenant-runtime.js';
+import type { TenantRuntimesDeps } from './tenant-runtimes-deps.js';
+
+export type { TenantMetricsPort, TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 
 /** How long an uninstalled tenant's data (jobs, threads, schedules, caches) is kept before it is purged. */
 export const PURGE_DELAY_MS = 60 * 60 * 1000;
 /** How often every replica looks for installs, uninstalls and settings saved elsewhere. */
 export const SYNC_INTERVAL_MS = 2_000;
-
-export type TenantMetricsPort = Pick<TenantMetrics, 'forTenant' | 'drop'>;
-
-export interface TenantRuntimesDeps {
-  config: Config;
-  directory: TenantDirectory;
-  logger: Logger;
-  secrets: SecretSet;
-  metrics: TenantMetricsPort;
-  clock: Clock;
-  /** Redis: the process's command connections, shared by every tenant's state. */
-  sharedRedis: SharedRedisConnections | undefined;
-  /** How long an uninstalled tenant's data is kept (PURGE_DELAY_MS; tests shorten it). */
-  purgeDelayMs?: number;
-  /** How often the directory is read (SYNC_INTERVAL_MS; tests lengthen it to hold a replica's view still). */
-  syncIntervalMs?: number;
-  /** Calls back whenever any replica writes to the directory (Redis); the periodic read stays as a net. */
-  watch?: (listener: () => void) => Promise<void>;
-  /** A tenant was suspended here; its first check is due at this time. */
-  suspended?: (nextCheckAt: number) => void;
-  /** The process's one bounded cache: every tenant's user names, managers, Home hashes and ETags. */
-  caches?: ProcessLru;
-}
 
 /**
  * Every tenant's runtime in this process: built when its install appears in the directory, kept current in
@@ -84,6 +58,26 @@ export class TenantRuntimes {
   /** Installed tenants served here (for metrics and tests). */
   tenants(): TenantKey[] {
     return [...this.runtimes.keys()];
+  }
+
+  /**
+   * The contract the shared queue plane and reconciler use (CONTRACT34): true once the tenant's runtime is
+   * resident here and started (its start waited for as a request waits), false when it is not installed or
+   * is on hold. A tenant installed elsewhere a moment ago is looked up (its stamp: one read) and brought in
+   * by a sync of the directory; one not installed costs that one read.
+   */
+  async wake(tenant: TenantKey): Promise<boolean> {
+    let runtime = this.runtimes.get(tenant);
+    if (!runtime?.installed) {
+      if (this.stopped) return false;
+      const stamp = await this.deps.directory.stamp(tenant).catch(() => undefined);
+      if (stamp === undefined) return false;
+      await this.sync().catch(() => undefined);
+      runtime = this.runtimes.get(tenant);
+    }
+    if (!runtime?.installed || runtime.lifecycle.hold) return false;
+    await untilStarted(runtime);
+    return runtime.installed;
   }
 
   /** One verified request: to its tenant's runtime; a team with no install gets an empty acknowledgement. */

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/common/clock.js';
+import { loadConfig } from '../../src/common/config.js';
+import { createLogger, SecretSet } from '../../src/common/logger.js';
+import { secretBoxFromSettings } from '../../src/common/secret-box.js';
+import { TenantRuntimes } from '../../src/composition/oauth/tenant-runtimes.js';
+import { suspension } from '../../src/composition/oauth/token-refusals.js';
+import { TenantMetrics } from '../../src/metrics/tenant-metrics.js';
+import { MemoryTenantDirectory } from '../../src/state/memory/memory-tenant-directory.js';
+import { FakeDocs } from '../support/fake-docs.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { TEST_TENANT, testTenant } from '../support/map-tenant-directory.js';
+import { ENCRYPTION_KEY, oauthEnv } from '../support/oauth-app.js';
+
+/**
+ * `wake(tenant)` (issue 34's contract for the shared queue plane and reconciler): true once the tenant's
+ * runtime is resident and started, false when the tenant is not installed or is on hold. A tenant installed
+ * after this replica's last look at the directory is brought in by the wake itself.
+ */
+describe('OAuth mode: waking a tenant', () => {
+  let slack: FakeSlack;
+  let docs: FakeDocs;
+  let directory: MemoryTenantDirectory;
+  let runtimes: TenantRuntimes;
+
+  beforeAll(async () => {
+    slack = await FakeSlack.start();
+    docs = await FakeDocs.start();
+    const config = loadConfig(oauthEnv(slack, docs));
+    directory = new MemoryTenantDirectory(secretBoxFromSettings(ENCRYPTION_KEY, undefined));
+    runtimes = new TenantRuntimes({
+      config,
+      directory,
+      logger: createLogger({ level: 'silent', secrets: [] }),
+      secrets: new SecretSet([]),
+      metrics: new TenantMetrics(),
+      clock: systemClock,
+      sharedRedis: undefined,
+      // Held still: only the wake itself may bring a new install in.
+      syncIntervalMs: 3_600_000,
+    });
+    await runtimes.start();
+  });
+
+  afterAll(async () => {
+    await runtimes?.stop();
+    await slack?.close();
+    await docs?.close();
+  });
+
+  it('is false for a tenant that is not installed, and builds nothing', async () => {
+    expect(await runtimes.wake('T0NOBODY')).toBe(false);
+    expect(runtimes.tenants()).toEqual([]);
+  });
+
+  it('brings in a tenant installed after the last look, started, then is false while it is on hold', async () => {
+    await directory.saveInstallation(testTenant().scope.installation);
+    expect(runtimes.tenants()).toEqual([]);
+    expect(await runtimes.wake(TEST_TENANT)).toBe(true);
+    expect(runtimes.tenants()).toEqual([TEST_TENANT]);
+
+    const lifecycle = await directory.lifecycle(TEST_TENANT);
+    await directory.hold(TEST_TENANT, suspension(Date.now(), 'token_revoked', 60_000), lifecycle!.installId);
+    await runtimes.sync();
+    expect(await runtimes.wake(TEST_TENANT)).toBe(false);
+  });
+});

@@ -12,7 +12,7 @@ import { type LoadCommand, load, type OpenLoopCommand, openLoop } from './load-g
 import { type TenantCommand, tenantCommands } from './tenant-fakes.js';
 
 export type { GitHubReport, PrTiming } from './fake-github-child.js';
-export type { LoadResult, OpenLoopRequest, OpenLoopResult } from './load-generators.js';
+export type { GeneratorLag, LoadResult, OpenLoopRequest, OpenLoopResult } from './load-generators.js';
 
 /**
  * The fake Slack and fake docs platform, plus a load generator, in a child process of their own, so that

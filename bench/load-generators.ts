@@ -1,8 +1,28 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { signedHeaders, slashCommandBody } from '../test/support/slack-signing.js';
 import { SIGNING_SECRET } from '../test/support/test-app.js';
 
 /** The load generators of the fakes process (bench/fakes-process.ts): closed loop and open loop. */
+
+/**
+ * The generator's own event-loop delay during a run (ms). Its clocks run on that loop, so a stall of the
+ * generator's process shows in every latency it measures: when this is as large as a latency figure, the
+ * figure says more about the machine than about the app.
+ */
+export interface GeneratorLag {
+  p99Ms: number;
+  maxMs: number;
+}
+
+function watchOwnLoop(): () => GeneratorLag {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  return () => {
+    loop.disable();
+    return { p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 };
+  };
+}
 
 export interface LoadCommand {
   url: string;
@@ -33,8 +53,11 @@ export interface LoadResult {
   byLabel: Record<string, number[]>;
   seconds: number;
   failures: number;
+  /** The same failures by request label (only when the command gave labels). */
+  failuresByLabel: Record<string, number>;
   /** CPU seconds the fakes-and-load process used meanwhile (user + system). */
   cpuSeconds: number;
+  generatorLag: GeneratorLag;
 }
 
 /** One kind of request in an open-loop mix; `{i}` in `text` becomes the request's sequence number. */
@@ -54,6 +77,7 @@ export interface OpenLoopResult {
   seconds: number;
   /** The slowest 1% of requests: when each was sent (ms into the run) and its latency, slowest first. */
   slowest: Array<{ label: string; sentAtMs: number; ms: number }>;
+  generatorLag: GeneratorLag;
 }
 
 /**
@@ -65,11 +89,13 @@ export interface OpenLoopResult {
 export async function load(c: LoadCommand, slackUrl: string): Promise<LoadResult> {
   const latencies: number[] = [];
   const byLabel: Record<string, number[]> = {};
+  const failuresByLabel: Record<string, number> = {};
   let failures = 0;
   let next = 0;
   const target = new URL(c.url);
   const pool = new Pool(target.origin, { connections: c.concurrency, pipelining: 1 });
   const cpu = process.cpuUsage();
+  const ownLoop = watchOwnLoop();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: c.concurrency }, async () => {
@@ -80,6 +106,11 @@ export async function load(c: LoadCommand, slackUrl: string): Promise<LoadResult
           text: c.texts[i % c.texts.length]!,
           response_url: `${slackUrl}/response/${c.tag ?? 'r'}${i}`,
         });
+        const label = c.labels?.[i % c.labels.length];
+        const fail = () => {
+          failures += 1;
+          if (label !== undefined) failuresByLabel[label] = (failuresByLabel[label] ?? 0) + 1;
+        };
         const sent = performance.now();
         try {
           const response = await pool.request({
@@ -92,20 +123,20 @@ export async function load(c: LoadCommand, slackUrl: string): Promise<LoadResult
             body,
           });
           await response.body.text();
-          if (response.statusCode !== 200) failures += 1;
+          if (response.statusCode !== 200) fail();
           const ms = performance.now() - sent;
           latencies.push(ms);
-          const label = c.labels?.[i % c.labels.length];
           if (label !== undefined) {
             byLabel[label] ??= [];
             byLabel[label].push(ms);
           }
         } catch {
-          failures += 1;
+          fail();
         }
       }
     }),
   );
+  const generatorLag = ownLoop();
   await pool.close();
   const used = process.cpuUsage(cpu);
   return {
@@ -113,7 +144,9 @@ export async function load(c: LoadCommand, slackUrl: string): Promise<LoadResult
     byLabel,
     seconds: (performance.now() - started) / 1000,
     failures,
+    failuresByLabel,
     cpuSeconds: (used.user + used.system) / 1e6,
+    generatorLag,
   };
 }
 
@@ -133,6 +166,7 @@ export async function openLoop(c: OpenLoopCommand, slackUrl: string): Promise<Op
   }
   const total = Math.round(c.perSecond * c.seconds);
   const intervalMs = 1000 / c.perSecond;
+  const ownLoop = watchOwnLoop();
   const started = performance.now();
   let maxLagMs = 0;
   const inFlight: Promise<void>[] = [];
@@ -178,7 +212,15 @@ export async function openLoop(c: OpenLoopCommand, slackUrl: string): Promise<Op
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   await Promise.all(inFlight);
+  const generatorLag = ownLoop();
   await pool.close();
   const slowest = all.sort((a, b) => b.ms - a.ms).slice(0, Math.ceil(all.length / 100));
-  return { latencies, failures, maxLagMs, seconds: (performance.now() - started) / 1000, slowest };
+  return {
+    latencies,
+    failures,
+    maxLagMs,
+    seconds: (performance.now() - started) / 1000,
+    slowest,
+    generatorLag,
+  };
 }

@@ -19,7 +19,7 @@ export function firstRunBlocks(input: FirstRunInput): KnownBlock[] {
     ],
     [
       input.jobs.length > 0,
-      `*Start a job*: \`/docs-agent ${placeholder('instruction')}\` in a channel, or *New job* below`,
+      `*Start a job*: \`/docs-agent ${placeholder('instruction')}\` in a channel, or *New job* above`,
     ],
     [
       input.schedules.length > 0,

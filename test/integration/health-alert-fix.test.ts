@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlertFeed } from '../support/alert-feed.js';
+import { startAlertingApp } from '../support/alerting-app.js';
 import { waitFor } from '../support/http.js';
 import { blockActionsPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 
 /*
  * An alert's Fix button is /docs-health's: the same listener opens the same form for the alert's evidence,
@@ -18,22 +18,9 @@ afterEach(async () => {
 
 describe('the Fix button of a docs-health alert', () => {
   it('opens the fix form naming the spike, and starts a job whose card names the gap', async () => {
-    const t = await startTestApp({
-      env: { HEALTH_ALERT_INTERVAL_MS: '1000', ANALYTICS_HOURLY_BUDGET: '100000' },
-    });
+    const { t, alertIn } = await startAlertingApp([CHANNEL]);
     apps.push(t);
-    const feed = new AlertFeed(t.docs, undefined, 5);
-    feed.installHistory(Date.now());
-    feed.spike.searches = { 'webhook retries': 14 };
-    feed.drawToday();
-    expect(
-      (await t.command({ command: '/docs-health', text: 'alerts on', channel_id: CHANNEL })).status,
-    ).toBe(200);
-
-    const alert = await waitFor(
-      () => t.slack.messages.find((m) => m.channel === CHANNEL && m.text.startsWith('Docs-health alert')),
-      { what: 'the alert', timeoutMs: 15_000 },
-    );
+    const alert = await alertIn(CHANNEL);
     const blocks = alert.blocks as Array<{
       type: string;
       elements?: Array<{ action_id: string; value: string }>;

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlertFeed } from '../support/alert-feed.js';
+import { startAlertingApp } from '../support/alerting-app.js';
 import { waitFor } from '../support/http.js';
 import { blockActionsPayload } from '../support/slack-interactions.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 
 /*
  * Issue 38: an alert's overflow menu mutes its signal in its channel for 7 days. The real app over signed
@@ -18,20 +18,10 @@ afterEach(async () => {
 
 describe('"Mute this signal for 7 days" on a docs-health alert', () => {
   it('silences that signal in that channel only, and says so to the person who chose it', async () => {
-    const t = await startTestApp({
-      env: { HEALTH_ALERT_INTERVAL_MS: '1000', ANALYTICS_HOURLY_BUDGET: '100000' },
-    });
+    const { t, feed, alertIn } = await startAlertingApp([MUTED, OTHER]);
     apps.push(t);
-    const feed = new AlertFeed(t.docs, undefined, 5);
-    feed.installHistory(Date.now());
-    feed.spike.searches = { 'webhook retries': 14 };
-    feed.drawToday();
-    for (const channel of [MUTED, OTHER])
-      await t.command({ command: '/docs-health', text: 'alerts on', channel_id: channel });
-    const alertIn = (channel: string) =>
-      t.slack.messages.find((m) => m.channel === channel && m.text.startsWith('Docs-health alert'));
-    const muted = await waitFor(() => alertIn(MUTED), { what: 'the alert', timeoutMs: 15_000 });
-    const other = await waitFor(() => alertIn(OTHER), { what: 'the other alert', timeoutMs: 15_000 });
+    const muted = await alertIn(MUTED);
+    const other = await alertIn(OTHER);
 
     const actions = (muted.blocks as Array<{ type: string; elements?: Array<Record<string, unknown>> }>).find(
       (b) => b.type === 'actions',

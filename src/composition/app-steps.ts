@@ -47,6 +47,7 @@ export function adapterOptions(options: DocsAgentOptions, logger: Logger, clock:
     ...(options.impactTimers ? { impactTimers: options.impactTimers } : {}),
     ...(options.namespace ? { namespace: options.namespace } : {}),
     ...(options.sharedRedis ? { sharedRedis: options.sharedRedis } : {}),
+    ...(options.dueIndex ? { dueIndex: options.dueIndex } : {}),
   };
 }
 

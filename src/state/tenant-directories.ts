@@ -6,6 +6,7 @@ import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantKey } from '../tenants/tenant.js';
 import { MemoryTenantDirectory } from './memory/memory-tenant-directory.js';
 import { type RedisClient, waitForRedis } from './redis/redis-client.js';
+import { RedisDueIndex } from './redis/redis-due-index.js';
 import { createSharedRedisConnections, type SharedRedisConnections } from './redis/redis-job-store.js';
 import { CHANGES_CHANNEL, RedisTenantDirectory } from './redis/redis-tenant-directory.js';
 import { RedisWindowCounter } from './redis/redis-window-counter.js';
@@ -27,6 +28,8 @@ export interface TenantDirectoryHandle {
   watch(listener: () => void): Promise<void>;
   /** Install attempts a minute (INSTALLS_PER_MINUTE), counted for every replica together with Redis. */
   installCounter: WindowCounter;
+  /** Redis: the deployment's index of tenants with owed work nobody holds (issue 34). */
+  dueIndex: RedisDueIndex | undefined;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       waitUntilReady: async () => true,
       watch: async () => undefined,
       installCounter: new MemoryWindowCounter(Date.now),
+      dueIndex: undefined,
       close: async () => undefined,
     };
   }
@@ -75,6 +79,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
     directory: new RedisTenantDirectory(client, DIRECTORY_PREFIX, box),
     sharedRedis: shared,
     installCounter: new RedisWindowCounter(client, 'docs-agent:'),
+    dueIndex: new RedisDueIndex(client),
     async purge(tenant, generation) {
       // Only this tenant's keys are looked at (MATCH on its own prefix), and only this generation's.
       const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant, generation) ?? 'docs-agent';

@@ -4,6 +4,7 @@ import type { OAuthConfig } from '../../common/config-oauth.js';
 import { secretsOf } from '../../common/config-secrets.js';
 import { createLogger, SecretSet } from '../../common/logger.js';
 import { ProcessLru } from '../../common/process-lru.js';
+import { ReplicaTicker } from '../../common/replica-ticker.js';
 import { secretBoxFromSettings } from '../../common/secret-box.js';
 import { type MetricsServer, startMetricsServer } from '../../metrics/metrics-server.js';
 import { TenantMetrics } from '../../metrics/tenant-metrics.js';
@@ -13,6 +14,7 @@ import { tenantDirectoryFor } from '../../state/adapters.js';
 import { within } from '../app-steps.js';
 import type { DocsAgent, DocsAgentOptions } from '../docs-agent.js';
 import { healthRoutes } from '../health.js';
+import { DUE_TICK_MS, ReconcilePlane } from './reconcile-plane.js';
 import { TenantRuntimes } from './tenant-runtimes.js';
 import { TenantUpkeep } from './tenant-upkeep.js';
 
@@ -31,6 +33,8 @@ export function createOAuthAgent(
     syncIntervalMs?: number;
     /** Tests: false leaves out the directory's announcements (this replica's view then changes only by reads). */
     watchDirectory?: boolean;
+    /** Tests: how long an unused scope stays resident (Redis mode; 10 min). */
+    scopeIdleMs?: number;
   } = {},
 ): DocsAgent {
   const secrets = new SecretSet(secretsOf(config));
@@ -39,7 +43,13 @@ export function createOAuthAgent(
   const box = secretBoxFromSettings(config.oauth.encryptionKey, config.oauth.oldEncryptionKeys);
   const store = tenantDirectoryFor(config, box, logger);
   const metrics = new TenantMetrics();
+  // Built once per replica: its one timer, and (Redis) the due index every scope's owed work is marked in.
+  const ticker = new ReplicaTicker(logger, store.dueIndex !== undefined);
   const runtimes = new TenantRuntimes({
+    periodic: ticker,
+    ...(store.dueIndex ? { dueIndex: store.dueIndex } : {}),
+    // Evicted only once their polls and schedules live in the shared plane (they wake them again).
+    ...(options.scopeIdleMs !== undefined && store.dueIndex ? { scopeIdleMs: options.scopeIdleMs } : {}),
     config,
     directory: store.directory,
     logger,
@@ -53,6 +63,16 @@ export function createOAuthAgent(
     suspended: (nextCheckAt) => upkeep.soon(nextCheckAt),
     caches: new ProcessLru(),
   });
+  const owed =
+    store.dueIndex &&
+    new ReconcilePlane({
+      index: store.dueIndex,
+      wake: (tenant) => runtimes.wake(tenant),
+      agentOf: (tenant) => runtimes.resident(tenant)?.agent,
+      now: () => clock.now(),
+      logger: logger.child({ component: 'due-index' }),
+    });
+  let stopOwed: (() => void) | undefined;
   const upkeep = new TenantUpkeep({
     oauth: config.oauth,
     directory: store.directory,
@@ -94,7 +114,8 @@ export function createOAuthAgent(
       ),
       onInstalled: (installation) => {
         logger.info({ tenant: installation.tenant, name: installation.name }, 'installed');
-        runtimes.sync().catch(() => undefined);
+        // Built here at once: its start owes the installer the welcome DM.
+        runtimes.wake(installation.tenant).catch(() => undefined);
       },
     },
     dispatch: (request, source) => runtimes.dispatch(request, source),
@@ -112,6 +133,7 @@ export function createOAuthAgent(
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (!(await store.waitUntilReady(startAbort.signal))) return port;
       await runtimes.start();
+      if (owed) stopOwed = ticker.every(DUE_TICK_MS, () => owed.tick());
       upkeep.start(options.upkeepIntervalMs);
       ready = true;
       logger.info(
@@ -130,7 +152,10 @@ export function createOAuthAgent(
         startAbort.abort();
         await within(frontDoor.stop(), 2_000, 'closing the HTTP front door', logger);
         await upkeep.stop();
+        stopOwed?.();
+        await owed?.stop();
         await runtimes.stop();
+        ticker.close();
         await metricsServer?.close();
         await store.close();
       })();

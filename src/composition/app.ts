@@ -255,7 +255,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     jobs,
     onFatal: (listener) => fatal.listen(listener),
     // OAuth mode on Redis: the replica's due index named this scope (issue 34); its next due time after.
-    reconcileDue: async () => (await reconciler.runIndexed(), await adapters.nextDueAt?.()),
+    reconcileDue: () => reconciler.runIndexed().then(() => adapters.nextDueAt?.()),
     start() {
       // A stop during start-up ends it between steps and waits for the step under way, so nothing started
       // late (a worker, a timer) outlives the stop.

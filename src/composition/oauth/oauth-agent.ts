@@ -48,8 +48,9 @@ export function createOAuthAgent(
   const runtimes = new TenantRuntimes({
     periodic: ticker,
     ...(store.dueIndex ? { dueIndex: store.dueIndex } : {}),
-    // Evicted only once their polls and schedules live in the shared plane (they wake them again).
-    ...(options.scopeIdleMs !== undefined && store.dueIndex ? { scopeIdleMs: options.scopeIdleMs } : {}),
+    // Evicted only where their polls and schedules live in the shared plane (they wake them again).
+    ...(store.dueIndex ? { scopeIdleMs: options.scopeIdleMs ?? config.oauth.scopeIdleMs } : {}),
+    maxResidentScopes: config.oauth.maxResidentScopes,
     config,
     directory: store.directory,
     logger,

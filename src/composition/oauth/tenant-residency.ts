@@ -1,8 +1,6 @@
 import type { TenantKey } from '../../tenants/tenant.js';
 
-/** How long a scope nobody used stays resident (Redis mode; TENANT_IDLE_MS). */
-export const SCOPE_IDLE_MS = 10 * 60 * 1000;
-/** At most this many scopes resident per replica (Redis mode; TENANT_SCOPES_MAX): the least recent go first. */
+/** At most this many scopes resident per replica when nothing says (TENANT_SCOPES_MAX does). */
 export const MAX_RESIDENT_SCOPES = 2_000;
 /** A workspace or org found not installed is not looked up again for this long (unless the directory changes). */
 export const ABSENT_MS = 2_000;

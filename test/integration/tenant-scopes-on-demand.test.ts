@@ -116,3 +116,35 @@ describe('OAuth mode on Redis: tenant scopes built on demand', () => {
     expect(others.filter((t) => !dueBefore.includes(t))).toEqual([]);
   });
 });
+
+describe('OAuth mode on Redis: an idle scope is evicted and built again when used', () => {
+  let redis: RedisServer;
+  let app: OAuthTestApp | undefined;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    app = await startOAuthApp({
+      env: { REDIS_URL: redis.url, LOG_LEVEL: 'debug' },
+      scopeIdleMs: 300,
+      syncIntervalMs: 100,
+    });
+    await app.install({ teamId: 'T0IDLE', teamName: 'Idle' });
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await redis?.stop();
+  });
+
+  const count = (what: string) => app!.logs.filter((l) => l.includes('T0IDLE') && l.includes(what)).length;
+
+  it('frees the scope after its idle time, and the next request is served by a new one', async () => {
+    await waitFor(() => count('tenant runtime stopping') >= 1 && count('idle; evicted') >= 1, {
+      what: 'the idle scope evicted',
+      timeoutMs: 10_000,
+    });
+    const started = count('tenant runtime started');
+    expect((await app!.command({ text: 'help', team_id: 'T0IDLE' })).body).toContain('/docs-agent');
+    expect(count('tenant runtime started')).toBe(started + 1);
+  });
+});

@@ -20,8 +20,15 @@ import { TenantUpkeep } from './tenant-upkeep.js';
 
 /**
  * OAuth mode: one HTTP front door for every tenant. It verifies each request's signature, resolves its
- * tenant once (org-wide install first, then the workspace) and hands it to that tenant's runtime; it also
- * serves the install pages and health. Every tenant's runtime is the single-workspace bot, scoped.
+ * tenant once (org-wide install first, then the workspace) and hands it to that tenant's scope; it also
+ * serves the install pages and health.
+ *
+ * Built here, once per replica, whatever the number of tenants: the front door, the directory and its
+ * announcements, the Redis connections, the queue plane (one BullMQ Worker per kind), the one timer
+ * (`ReplicaTicker`), the due index and its reader (`ReconcilePlane`), the upkeep pass, the process LRU and
+ * `/metrics`. Built per scope, on demand (`TenantRuntimes`: a request, a queued job or the due index names
+ * the tenant) and evicted when idle: the single-workspace composition (`createDocsAgent`) over views of
+ * those (its stores in its key space, its processors registered on the plane, its periods on the ticker).
  */
 export function createOAuthAgent(
   config: Config & { oauth: OAuthConfig },

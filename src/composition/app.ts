@@ -179,17 +179,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     },
   });
   const weekly = new WeeklyReports({
-    ...{
-      analytics,
-      health: healthReports,
-      store: adapters.scheduleStore,
-      scheduler: adapters.weeklyScheduler,
-    },
-    ...{
-      clock,
-      logger: logger.child({ component: 'weekly-reports' }),
-      envDefault: config.analytics.weeklyReport,
-    },
+    ...{ analytics, health: healthReports, clock, envDefault: config.analytics.weeklyReport },
+    ...{ store: adapters.scheduleStore, scheduler: adapters.weeklyScheduler },
+    logger: logger.child({ component: 'weekly-reports' }),
   });
   const alerts = wireHealthAlerts(
     { config, adapters, clock, logger, projects, outbox: deliveries },

@@ -107,7 +107,9 @@ describe('OAuth mode on Redis: tenant scopes built on demand', () => {
       () =>
         slack.calls
           .slice(beforeRestart)
-          .some((c) => c.method === 'chat.postMessage' && JSON.stringify(c.args).includes('owed while nobody')),
+          .some(
+            (c) => c.method === 'chat.postMessage' && JSON.stringify(c.args).includes('owed while nobody'),
+          ),
       { what: 'the owed post', timeoutMs: 10_000 },
     );
     expect(built(tenant)).toBe(1);

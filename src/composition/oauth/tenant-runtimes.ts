@@ -172,7 +172,9 @@ export class TenantRuntimes {
   private async syncOnce(): Promise<void> {
     if (this.stopped) return;
     const held = [...this.runtimes.keys()];
-    const stamps = await Promise.all(held.map((tenant) => this.deps.directory.stamp(tenant)));
+    const stamps: Array<string | undefined> = [];
+    for (let i = 0; i < held.length; i += 500)
+      stamps.push(...(await this.deps.directory.stampsOf(held.slice(i, i + 500))));
     for (const [i, tenant] of held.entries()) {
       const stamp = stamps[i];
       const runtime = this.runtimes.get(tenant);

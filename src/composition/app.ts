@@ -168,7 +168,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ...{ evidence: healthEvidence, projects, clock, logger },
   });
   const pulls = wirePullRequests({
-    ...{ config, adapters, store, notifier, outbox: deliveries, clock, logger },
+    ...{ config, adapters, store, notifier, outbox: deliveries, clock, logger, periodic: options.periodic },
     ...(options.tenant ? { tenant: options.tenant } : {}),
     outcomes: {
       merged: async (record, pr) => {

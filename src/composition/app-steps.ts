@@ -48,6 +48,9 @@ export function adapterOptions(options: DocsAgentOptions, logger: Logger, clock:
     ...(options.namespace ? { namespace: options.namespace } : {}),
     ...(options.sharedRedis ? { sharedRedis: options.sharedRedis } : {}),
     ...(options.dueIndex ? { dueIndex: options.dueIndex } : {}),
+    ...(options.plane && options.tenant
+      ? { plane: { plane: options.plane, tenant: options.tenant.key } }
+      : {}),
   };
 }
 

@@ -7,7 +7,7 @@ import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../jobs/ports.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { SlackApp, SlackAppOptions } from '../slack/slack-app.js';
-import type { DueMarker, SchedulerTimers, SharedRedisConnections } from '../state/adapters.js';
+import type { DueMarker, QueuePlane, SchedulerTimers, SharedRedisConnections } from '../state/adapters.js';
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantHold, TenantInstallation, TenantKey, TenantSettings } from '../tenants/tenant.js';
 
@@ -36,6 +36,8 @@ export interface DocsAgentOptions {
   periodic?: PeriodicRuns;
   /** OAuth mode on Redis: this tenant's side of the replica-wide due index. */
   dueIndex?: DueMarker;
+  /** OAuth mode on Redis: the replica's shared queue plane (the tenant's queues are views of it). */
+  plane?: QueuePlane;
 }
 
 /** What a tenant's runtime knows of its tenant (OAuth mode); everything else it reaches is already scoped. */

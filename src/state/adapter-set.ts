@@ -16,6 +16,7 @@ import type { DoorbellLeases } from '../jobs/doorbell/ports.js';
 import type { JobFeedbackStore } from '../jobs/job-feedback.js';
 import type { JobStore, PollQueue, StartHandovers } from '../jobs/ports.js';
 import type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
+import type { QueuePlane } from './redis/queue-plane.js';
 import type { DueMarker } from './redis/redis-due-index.js';
 import type { SharedRedisConnections } from './redis/redis-job-store.js';
 
@@ -94,6 +95,8 @@ export interface AdapterOptions {
   sharedRedis?: SharedRedisConnections;
   /** OAuth mode on Redis: this tenant's side of the replica-wide due index (issue 34). */
   dueIndex?: DueMarker;
+  /** OAuth mode on Redis: the replica's shared queue plane, and the tenant whose views are built on it. */
+  plane?: { plane: QueuePlane; tenant: string };
 }
 
 /** One budget per project, made on first use and kept: every caller of a project shares its count. */

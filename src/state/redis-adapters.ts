@@ -52,6 +52,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       concurrency: config.docs.maxConcurrency,
       maxPerSecond: config.docs.maxPollsPerSecond,
       namespace,
+      ...(options.plane ? { plane: options.plane } : {}),
     }),
     deliveryStore,
     pullRequestQueue: new BullmqPollQueue({
@@ -60,6 +61,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       concurrency: 2,
       namespace,
       queueName: 'pr-follow',
+      ...(options.plane ? { plane: options.plane } : {}),
     }),
     doorbellLeases: new RedisDoorbellLeases(client, `${namespace}:`),
     agentJobQuota: jobQuotas.default,

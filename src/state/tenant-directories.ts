@@ -5,6 +5,7 @@ import { MemoryWindowCounter, type WindowCounter } from '../common/window-counte
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantKey } from '../tenants/tenant.js';
 import { MemoryTenantDirectory } from './memory/memory-tenant-directory.js';
+import { QueuePlane, type QueuePlaneOptions } from './redis/queue-plane.js';
 import { type RedisClient, waitForRedis } from './redis/redis-client.js';
 import { RedisDueIndex } from './redis/redis-due-index.js';
 import { createSharedRedisConnections, type SharedRedisConnections } from './redis/redis-job-store.js';
@@ -30,6 +31,8 @@ export interface TenantDirectoryHandle {
   installCounter: WindowCounter;
   /** Redis: the deployment's index of tenants with owed work nobody holds (issue 34). */
   dueIndex: RedisDueIndex | undefined;
+  /** Redis: the replica's one queue plane (a Worker per kind, every tenant's jobs); none in memory. */
+  queuePlane(options: Pick<QueuePlaneOptions, 'wake' | 'touched'>): QueuePlane | undefined;
   close(): Promise<void>;
 }
 
@@ -68,6 +71,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       watch: async () => undefined,
       installCounter: new MemoryWindowCounter(Date.now),
       dueIndex: undefined,
+      queuePlane: () => undefined,
       close: async () => undefined,
     };
   }
@@ -80,6 +84,14 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
     sharedRedis: shared,
     installCounter: new RedisWindowCounter(client, 'docs-agent:'),
     dueIndex: new RedisDueIndex(client),
+    queuePlane: (options) =>
+      new QueuePlane({
+        ...options,
+        client: shared.queueClient,
+        logger,
+        concurrency: { polls: Math.max(8, config.docs.maxConcurrency * 4) },
+        perTenantCap: config.docs.maxConcurrency,
+      }),
     async purge(tenant, generation) {
       // Only this tenant's keys are looked at (MATCH on its own prefix), and only this generation's.
       const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant, generation) ?? 'docs-agent';

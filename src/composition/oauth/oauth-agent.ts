@@ -52,11 +52,16 @@ export function createOAuthAgent(
   const metrics = new TenantMetrics();
   // Built once per replica: its one timer, and (Redis) the due index every scope's owed work is marked in.
   const ticker = new ReplicaTicker(logger, store.dueIndex !== undefined);
+  const plane = store.queuePlane({
+    wake: (tenant) => runtimes.wake(tenant),
+    touched: (tenant) => runtimes.touch(tenant),
+  });
   const runtimes = new TenantRuntimes({
     periodic: ticker,
+    ...(plane ? { plane } : {}),
     ...(store.dueIndex ? { dueIndex: store.dueIndex } : {}),
     // Evicted only where their polls and schedules live in the shared plane (they wake them again).
-    ...(store.dueIndex ? { scopeIdleMs: options.scopeIdleMs ?? config.oauth.scopeIdleMs } : {}),
+    ...(plane ? { scopeIdleMs: options.scopeIdleMs ?? config.oauth.scopeIdleMs } : {}),
     maxResidentScopes: config.oauth.maxResidentScopes,
     config,
     directory: store.directory,
@@ -142,6 +147,7 @@ export function createOAuthAgent(
       if (!(await store.waitUntilReady(startAbort.signal))) return port;
       await runtimes.start();
       if (owed) stopOwed = ticker.every(DUE_TICK_MS, () => owed.tick());
+      plane?.start(); // one Worker per kind: a job of a tenant not resident here builds its scope
       upkeep.start(options.upkeepIntervalMs);
       ready = true;
       logger.info(
@@ -162,6 +168,8 @@ export function createOAuthAgent(
         await upkeep.stop();
         stopOwed?.();
         await owed?.stop();
+        // The plane first: a job taken after the scopes stopped would find nobody to run it.
+        await plane?.close();
         await runtimes.stop();
         ticker.close();
         await metricsServer?.close();

@@ -79,6 +79,7 @@ export function buildTenantRuntime(
     | 'sharedRedis'
     | 'caches'
     | 'periodic'
+    | 'plane'
     | 'dueIndex'
   >,
   what: {
@@ -115,6 +116,7 @@ export function buildTenantRuntime(
     ...(namespace ? { namespace } : {}),
     ...(deps.sharedRedis ? { sharedRedis: deps.sharedRedis } : {}),
     ...(deps.periodic ? { periodic: deps.periodic } : {}),
+    ...(deps.plane ? { plane: deps.plane } : {}),
     ...(deps.dueIndex ? { dueIndex: { mark: (atMs: number) => deps.dueIndex!.mark(tenant, atMs) } } : {}),
     slackApp: (options) => {
       const refusedForGood = tokenRefusalCheck({

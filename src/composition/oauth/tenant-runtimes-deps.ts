@@ -4,7 +4,7 @@ import type { Logger, SecretSet } from '../../common/logger.js';
 import type { ProcessLru } from '../../common/process-lru.js';
 import type { PeriodicRuns } from '../../delivery/reconciler.js';
 import type { TenantMetrics } from '../../metrics/tenant-metrics.js';
-import type { RedisDueIndex, SharedRedisConnections } from '../../state/adapters.js';
+import type { QueuePlane, RedisDueIndex, SharedRedisConnections } from '../../state/adapters.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 
 // What every tenant's runtime and the set of them are built from; its own module so that tenant-runtime.ts
@@ -33,6 +33,8 @@ export interface TenantRuntimesDeps {
   caches?: ProcessLru;
   /** The replica's one timer: every scope's periodic work runs on it. */
   periodic?: PeriodicRuns;
+  /** Redis: the replica's shared queue plane; each scope's queues are views of it. */
+  plane?: QueuePlane;
   /** Redis: the deployment's due index, which each scope's outbox and hand-overs mark. */
   dueIndex?: Pick<RedisDueIndex, 'mark'>;
   /** A scope unused this long is evicted; unset: never (memory mode, whose state lives in its scopes). */

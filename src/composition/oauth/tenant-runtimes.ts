@@ -80,9 +80,16 @@ export class TenantRuntimes {
    * why not. A tenant installed elsewhere a moment ago is found by its stamp (one read).
    */
   async wake(tenant: TenantKey): Promise<WakeResult> {
+    if (this.stopped) return 'held';
     const held = this.runtimes.get(tenant);
-    const runtime = held?.installed ? held : await this.load(tenant);
-    if (!runtime?.installed) return 'gone';
+    let runtime = held?.installed ? held : undefined;
+    if (!runtime) {
+      // Only the directory saying so makes it gone (its work is dropped then); unreadable means later.
+      const stamp = await this.deps.directory.stamp(tenant).catch(() => null);
+      if (stamp === undefined) return 'gone';
+      runtime = stamp === null ? undefined : await this.load(tenant);
+      if (!runtime?.installed) return 'held';
+    }
     if (runtime.lifecycle.hold) return 'held';
     this.touch(tenant);
     await untilStarted(runtime);

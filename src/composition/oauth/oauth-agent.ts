@@ -2,6 +2,7 @@ import { systemClock } from '../../common/clock.js';
 import type { Config } from '../../common/config.js';
 import type { OAuthConfig } from '../../common/config-oauth.js';
 import { secretsOf } from '../../common/config-secrets.js';
+import { describeError } from '../../common/errors.js';
 import { createLogger, SecretSet } from '../../common/logger.js';
 import { ProcessLru } from '../../common/process-lru.js';
 import { ReplicaTicker } from '../../common/replica-ticker.js';
@@ -148,6 +149,13 @@ export function createOAuthAgent(
       await runtimes.start();
       if (owed) stopOwed = ticker.every(DUE_TICK_MS, () => owed.tick());
       plane?.start(); // one Worker per kind: a job of a tenant not resident here builds its scope
+      // Existing deployments: tenants with queues of the old per-tenant layout are woken once to move them.
+      store.markOldLayoutTenants().then(
+        (marked) =>
+          marked > 0 && logger.info({ marked }, 'moving old per-tenant queues onto the shared plane'),
+        (error: unknown) =>
+          logger.warn({ error: describeError(error) }, 'could not look for old per-tenant queues'),
+      );
       upkeep.start(options.upkeepIntervalMs);
       ready = true;
       logger.info(

@@ -2,6 +2,7 @@ import { DelayedError, type Job, type Queue } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { PollQueue } from '../../jobs/ports.js';
+import { retireOldQueue } from './plane-migration.js';
 import { ownPollQueue, type PollQueueHost, planePollQueue } from './poll-queue-hosts.js';
 import type { QueuePlane } from './queue-plane.js';
 import type { RedisClient } from './redis-client.js';
@@ -72,6 +73,7 @@ export class BullmqPollQueue implements PollQueue {
   private readonly wakeupsKey: string;
   private readonly log: Logger;
   private readonly host: PollQueueHost;
+  private readonly oldQueue: { prefix: string; name: string };
   private started = false;
   private closed = false;
 
@@ -84,6 +86,7 @@ export class BullmqPollQueue implements PollQueue {
     const queueName = options.queueName ?? 'polls';
     this.wakeupsKey = `${namespace}:${queueName}:wakeups`;
     this.log = options.logger.child({ component: 'poll-queue' });
+    this.oldQueue = { prefix: `${namespace}:bull`, name: queueName };
     this.host = options.plane
       ? planePollQueue(options.plane.plane, queueName, options.plane.tenant)
       : ownPollQueue({
@@ -102,6 +105,10 @@ export class BullmqPollQueue implements PollQueue {
   start(handler: (jobId: string) => Promise<number | null>): void {
     if (this.started || this.closed) return;
     this.started = true;
+    // On the plane: the tenant's old queue (before issue 34) goes; its polls are re-created from the
+    // watched set by the reconcile that follows every start.
+    if (this.options.plane)
+      void retireOldQueue({ ...this.oldQueue, client: this.options.client, logger: this.log });
     this.host.start({
       process: (job, token) => this.process(handler, job as Job<PollData>, token),
       // A poll that ended (handler resolved null) may have been re-scheduled meanwhile: apply that now.

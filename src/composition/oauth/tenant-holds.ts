@@ -5,7 +5,7 @@ import type { Logger } from '../../common/logger.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 import type { TenantHold, TenantKey, TenantSource } from '../../tenants/tenant.js';
-import { type TenantRuntime, untilStarted } from './tenant-runtime.js';
+import type { TenantRuntime } from './tenant-runtime.js';
 import { suspension } from './token-refusals.js';
 
 /** What a person is told when they use the bot while its Slack access is on hold, and how it is fixed. */
@@ -131,7 +131,8 @@ export async function serve(
     const { hold } = runtime.lifecycle;
     const homeNotice = (user: string, notice: string) => void runtime.slack.publishHoldHome(user, notice);
     if (hold && (await answeredOnHold(event, hold, homeNotice))) return;
-    await untilStarted(runtime);
+    // Not waiting for the scope's start (its jobs resuming, its schedules armed): its state is the
+    // process's, already connected, so a cold tenant's first request is answered at once.
     await runtime.slack.receive(event);
   } finally {
     runtime.inFlight--;

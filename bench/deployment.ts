@@ -101,10 +101,11 @@ export async function runDeployment(): Promise<string[]> {
         return result;
       }
       const [a, b] = replicas as [Replica, Replica];
-      const served = latencyFor > 0 ? await installSample(a, b) : undefined;
       await sleep(SETTLE_MS);
       await readReplicas();
+      // Idle is nobody using the bot: measured before the sample installs (each builds a scope on both).
       result.idle = await idleWindow(redisProbe, replicas);
+      const served = latencyFor > 0 ? await installSample(a, b) : undefined;
       if (latencyFor > 0)
         result.latency = { ...(await measureLatencies(fakes, [a, b], latencyFor, redis.url)), served };
       return result;

@@ -19,10 +19,11 @@ export interface BullmqAlertSchedulerOptions {
 /**
  * The alert check on one BullMQ job scheduler (`every: intervalMs`) shared by every replica: BullMQ keeps one
  * delayed job per interval and whichever replica's worker takes it runs that interval's check; the others
- * never see it. Every replica upserts the same scheduler at start (idempotent; a changed interval replaces it).
+ * never see it. The scheduler exists only while armed (some channel subscribed): `arm` upserts it
+ * (idempotent; a changed interval replaces it), `disarm` removes it and its next job.
  */
 export class BullmqAlertScheduler implements AlertScheduler {
-  private queue: Queue | undefined;
+  private queueInstance: Queue | undefined;
   private worker: Worker | undefined;
   private readonly prefix: string;
   private readonly log: Logger;
@@ -32,13 +33,35 @@ export class BullmqAlertScheduler implements AlertScheduler {
     this.log = o.logger.child({ component: 'alert-scheduler' });
   }
 
+  /** Created on first use, so nothing touches Redis before the app has connected. */
+  private get queue(): Queue {
+    if (!this.queueInstance) {
+      const queue = new Queue(QUEUE_NAME, {
+        connection: bullConnectionOf(this.o.client),
+        prefix: this.prefix,
+      });
+      queue.on('error', storeErrorListener(this.log, 'alert queue error'));
+      this.queueInstance = queue;
+    }
+    return this.queueInstance;
+  }
+
   async start(onTick: (tickMs: number) => Promise<void>): Promise<void> {
     if (this.worker) return;
-    const queue = new Queue(QUEUE_NAME, { connection: bullConnectionOf(this.o.client), prefix: this.prefix });
-    queue.on('error', storeErrorListener(this.log, 'alert queue error'));
-    this.queue = queue;
+    const worker = new Worker(QUEUE_NAME, (job: Job) => this.process(onTick, job), {
+      connection: bullConnectionOf(this.o.client),
+      prefix: this.prefix,
+      concurrency: 1,
+      lockDuration: 60_000,
+      maxStalledCount: 1,
+    });
+    worker.on('error', storeErrorListener(this.log, 'alert worker error'));
+    this.worker = worker;
+  }
+
+  async arm(): Promise<void> {
     try {
-      await queue.upsertJobScheduler(
+      await this.queue.upsertJobScheduler(
         SCHEDULER_ID,
         { every: this.o.intervalMs },
         {
@@ -51,22 +74,18 @@ export class BullmqAlertScheduler implements AlertScheduler {
       // Another replica upserted the same iteration at the same moment: the state asked for exists.
       if (!(error instanceof Error && /job ID already exists/i.test(error.message))) throw error;
     }
-    const worker = new Worker(QUEUE_NAME, (job: Job) => this.process(onTick, job), {
-      connection: bullConnectionOf(this.o.client),
-      prefix: this.prefix,
-      concurrency: 1,
-      lockDuration: 60_000,
-      maxStalledCount: 1,
-    });
-    worker.on('error', storeErrorListener(this.log, 'alert worker error'));
-    this.worker = worker;
   }
 
+  async disarm(): Promise<void> {
+    await this.queue.removeJobScheduler(SCHEDULER_ID);
+  }
+
+  /** Stops taking checks; the job scheduler stays in Redis for the other replicas. */
   async stop(): Promise<void> {
     await this.worker?.close();
     this.worker = undefined;
-    await this.queue?.close();
-    this.queue = undefined;
+    await this.queueInstance?.close();
+    this.queueInstance = undefined;
   }
 
   private async process(onTick: (tickMs: number) => Promise<void>, job: Job): Promise<void> {

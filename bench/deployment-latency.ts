@@ -1,6 +1,7 @@
 import { seededTeam } from './deployment-redis.js';
 import type { FakesProcess } from './fakes-process.js';
 import { openLoop } from './load-generators.js';
+import { type Fairness, measureFairness } from './plane-fairness.js';
 import type { Replica } from './replica-process.js';
 import { sized } from './smoke.js';
 import { median, percentile } from './stats.js';
@@ -37,7 +38,7 @@ export interface Latencies {
   metrics: Spread;
   /** ms from A's install callback until B answered the new workspace, per sample install. */
   served?: number[] | undefined;
-  fairness: { measured: false; reason: string };
+  fairness: Fairness;
 }
 
 const spread = (values: number[], failures: number): Spread => ({
@@ -52,11 +53,12 @@ export async function measureLatencies(
   fakes: FakesProcess,
   replicas: [Replica, Replica],
   seeded: number,
+  redisUrl: string,
 ): Promise<Omit<Latencies, 'served'>> {
   const cold = await coldFirstRequests(fakes, replicas, seeded);
   const acks = await busyAcks(fakes, replicas);
   const metrics = await scrapes(replicas);
-  return { acks, cold, metrics, fairness: fairness() };
+  return { acks, cold, metrics, fairness: await measureFairness(redisUrl) };
 }
 
 /** Open loop at ACK_PER_S over both replicas (half each), requests from the BUSY workspaces in turn. */
@@ -125,20 +127,4 @@ async function scrapes(replicas: Replica[]): Promise<Spread> {
     }
   }
   return spread(times, failures);
-}
-
-/**
- * The hook for fairness (one tenant's 1,000 queued polls against the others' poll delay p99). Today's main
- * has no shared queue to be unfair in: each tenant polls through its own BullMQ queue and worker, and the
- * fake docs platform reports job reads by time but not when each poll was due. Once the shared plane lands,
- * measure here: connect two seeded tenants to projects (`connectProject`, fakes `addProject`), queue 1,000
- * jobs for one and a few for the other (signed "Document …" commands), and take each of the other's polls'
- * delay as the time of its job GET on the fake platform (a fakes command to add) against its due time.
- */
-function fairness(): Latencies['fairness'] {
-  return {
-    measured: false,
-    reason:
-      'not measured: needs per-poll due and run times from the shared queue plane (issue 34), not on this main',
-  };
 }

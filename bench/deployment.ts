@@ -105,7 +105,8 @@ export async function runDeployment(): Promise<string[]> {
       await sleep(SETTLE_MS);
       await readReplicas();
       result.idle = await idleWindow(redisProbe, replicas);
-      if (latencyFor > 0) result.latency = { ...(await measureLatencies(fakes, [a, b], latencyFor)), served };
+      if (latencyFor > 0)
+        result.latency = { ...(await measureLatencies(fakes, [a, b], latencyFor, redis.url)), served };
       return result;
     } finally {
       for (const r of replicas) await r.stop();

@@ -33,10 +33,21 @@ export interface OAuthConfig {
    * address); the rest are asked to try again in a minute, so throw-away workspaces cannot flood it.
    */
   installsPerMinute: number;
+  /**
+   * TENANT_IDLE_SECONDS and TENANT_SCOPES_MAX (Redis): a workspace's scope unused this long is evicted from a
+   * replica, and a replica holds at most this many; eviction frees memory only (its work wakes it again).
+   */
+  scopeIdleMs: number;
+  maxResidentScopes: number;
 }
 
 /** Sixty a minute: a launch-day rush of real teams, never a script creating workspaces by the thousand. */
 export const DEFAULT_INSTALLS_PER_MINUTE = 60;
+
+/** Ten minutes: a conversation's pauses stay resident, a workspace used once a day does not. */
+export const DEFAULT_SCOPE_IDLE_S = 10 * 60;
+/** Two thousand resident workspaces: well under a replica's memory goal (about 0.3 MB each). */
+export const DEFAULT_SCOPES_MAX = 2_000;
 
 /** Three hours: a Slack auth incident or a misbehaving proxy outlasts a few seconds, rarely hours. */
 export const DEFAULT_REVOCATION_WINDOW_S = 3 * 60 * 60;
@@ -53,6 +64,8 @@ export const oauthEnvFields = {
   PRIVACY_URL: optionalText.pipe(httpUrl.optional()),
   SUPPORT_URL: optionalText.pipe(httpUrl.optional()),
   INSTALLS_PER_MINUTE: integer(DEFAULT_INSTALLS_PER_MINUTE, 1, 100_000),
+  TENANT_IDLE_SECONDS: integer(DEFAULT_SCOPE_IDLE_S, 10, 7 * 24 * 60 * 60),
+  TENANT_SCOPES_MAX: integer(DEFAULT_SCOPES_MAX, 10, 1_000_000),
   SLACK_UPGRADED_TEAM_ID: optionalText.pipe(
     z
       .string()
@@ -122,6 +135,8 @@ export function oauthConfigOf(e: {
   PRIVACY_URL?: string | undefined;
   SUPPORT_URL?: string | undefined;
   INSTALLS_PER_MINUTE?: number | undefined;
+  TENANT_IDLE_SECONDS?: number | undefined;
+  TENANT_SCOPES_MAX?: number | undefined;
 }): OAuthConfig | undefined {
   if (!e.SLACK_CLIENT_ID || !e.SLACK_CLIENT_SECRET || !e.SLACK_STATE_SECRET || !e.DATA_ENCRYPTION_KEY)
     return undefined;
@@ -136,6 +151,8 @@ export function oauthConfigOf(e: {
     privacyUrl: e.PRIVACY_URL,
     supportUrl: e.SUPPORT_URL,
     installsPerMinute: e.INSTALLS_PER_MINUTE ?? DEFAULT_INSTALLS_PER_MINUTE,
+    scopeIdleMs: (e.TENANT_IDLE_SECONDS ?? DEFAULT_SCOPE_IDLE_S) * 1000,
+    maxResidentScopes: e.TENANT_SCOPES_MAX ?? DEFAULT_SCOPES_MAX,
   };
 }
 

@@ -47,6 +47,10 @@ export function adapterOptions(options: DocsAgentOptions, logger: Logger, clock:
     ...(options.impactTimers ? { impactTimers: options.impactTimers } : {}),
     ...(options.namespace ? { namespace: options.namespace } : {}),
     ...(options.sharedRedis ? { sharedRedis: options.sharedRedis } : {}),
+    ...(options.dueIndex ? { dueIndex: options.dueIndex } : {}),
+    ...(options.plane && options.tenant
+      ? { plane: { plane: options.plane, tenant: options.tenant.key } }
+      : {}),
   };
 }
 

@@ -139,11 +139,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     },
   });
   const reconciler = wireReconciler({
-    deliveries,
-    jobs,
+    ...{ deliveries, jobs, logger, periodic: options.periodic },
     // Wired below; the reconciler first runs at start.
     pulls: { reconcile: () => pulls.reconcile() },
-    logger,
   });
   const feedback = new JobFeedback({ store: adapters.feedbackStore, jobs: store, clock, metrics });
   metrics.setSources({
@@ -170,7 +168,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ...{ evidence: healthEvidence, projects, clock, logger },
   });
   const pulls = wirePullRequests({
-    ...{ config, adapters, store, notifier, outbox: deliveries, clock, logger },
+    ...{ config, adapters, store, notifier, outbox: deliveries, clock, logger, periodic: options.periodic },
     ...(options.tenant ? { tenant: options.tenant } : {}),
     outcomes: {
       merged: async (record, pr) => {
@@ -181,13 +179,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     },
   });
   const weekly = new WeeklyReports({
-    analytics,
-    health: healthReports,
-    store: adapters.scheduleStore,
-    scheduler: adapters.weeklyScheduler,
-    clock,
+    ...{ analytics, health: healthReports, clock, envDefault: config.analytics.weeklyReport },
+    ...{ store: adapters.scheduleStore, scheduler: adapters.weeklyScheduler },
     logger: logger.child({ component: 'weekly-reports' }),
-    envDefault: config.analytics.weeklyReport,
   });
   const alerts = wireHealthAlerts(
     { config, adapters, clock, logger, projects, outbox: deliveries },
@@ -252,6 +246,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     metricsPort: () => metricsServer?.port,
     jobs,
     onFatal: (listener) => fatal.listen(listener),
+    // OAuth mode on Redis: the replica's due index named this scope (issue 34); its next due time after.
+    reconcileDue: () => reconciler.runIndexed().then(() => adapters.nextDueAt?.()),
     start() {
       // A stop during start-up ends it between steps and waits for the step under way, so nothing started
       // late (a worker, a timer) outlives the stop.

@@ -3,7 +3,7 @@ import type { Logger } from '../common/logger.js';
 import { Deliveries, deliveryTimingsFor } from '../delivery/deliveries.js';
 import type { Delivery } from '../delivery/domain.js';
 import type { DeliveryMetrics } from '../delivery/ports.js';
-import { Reconciler } from '../delivery/reconciler.js';
+import { type PeriodicRuns, Reconciler } from '../delivery/reconciler.js';
 import type { JobService } from '../jobs/job-service.js';
 import { SlackDeliverySender } from '../slack/delivery-sender.js';
 import { tellRefused } from '../slack/refused-notice.js';
@@ -59,15 +59,24 @@ export function wireReconciler(input: {
   jobs: Pick<JobService, 'reconcileWatching' | 'takeOverStarts'>;
   pulls: { reconcile(): Promise<number> };
   logger: Logger;
+  /** OAuth mode: the replica's one timer (and its due index, for the indexed tasks). */
+  periodic?: PeriodicRuns | undefined;
 }): Reconciler {
   return new Reconciler(
     [
-      { name: 'deliveries', everyMs: DELIVERY_RECONCILE_MS, run: () => input.deliveries.reconcile() },
+      {
+        ...{ name: 'deliveries', everyMs: DELIVERY_RECONCILE_MS, indexed: true },
+        run: () => input.deliveries.reconcile(),
+      },
       { name: 'watched-jobs', everyMs: WATCH_RECONCILE_MS, run: () => input.jobs.reconcileWatching() },
       // Job starts a stopping replica handed over: a person is waiting for the card, so checked often.
-      { name: 'handed-over-starts', everyMs: DELIVERY_RECONCILE_MS, run: () => input.jobs.takeOverStarts() },
+      {
+        ...{ name: 'handed-over-starts', everyMs: DELIVERY_RECONCILE_MS, indexed: true },
+        run: () => input.jobs.takeOverStarts(),
+      },
       { name: 'followed-pull-requests', everyMs: WATCH_RECONCILE_MS, run: () => input.pulls.reconcile() },
     ],
     input.logger.child({ component: 'reconciler' }),
+    input.periodic,
   );
 }

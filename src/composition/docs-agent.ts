@@ -2,11 +2,12 @@ import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
 import type { CacheScope } from '../common/process-lru.js';
 import type { ProjectDirectory } from '../common/projects.js';
+import type { PeriodicRuns } from '../delivery/reconciler.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../jobs/ports.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { SlackApp, SlackAppOptions } from '../slack/slack-app.js';
-import type { SchedulerTimers, SharedRedisConnections } from '../state/adapters.js';
+import type { DueMarker, QueuePlane, SchedulerTimers, SharedRedisConnections } from '../state/adapters.js';
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantHold, TenantInstallation, TenantKey, TenantSettings } from '../tenants/tenant.js';
 
@@ -31,6 +32,12 @@ export interface DocsAgentOptions {
   namespace?: string;
   /** OAuth mode: the process's Redis command connections, shared by every tenant. */
   sharedRedis?: SharedRedisConnections;
+  /** OAuth mode: the replica's one timer, shared by every scope (no timer per tenant). */
+  periodic?: PeriodicRuns;
+  /** OAuth mode on Redis: this tenant's side of the replica-wide due index. */
+  dueIndex?: DueMarker;
+  /** OAuth mode on Redis: the replica's shared queue plane (the tenant's queues are views of it). */
+  plane?: QueuePlane;
 }
 
 /** What a tenant's runtime knows of its tenant (OAuth mode); everything else it reaches is already scoped. */
@@ -65,4 +72,9 @@ export interface DocsAgent {
    * uninstalled): the process should stop and exit non-zero so the orchestrator restarts it or alerts.
    */
   onFatal(listener: (reason: string) => void): void;
+  /**
+   * Runs the work the due index found for this scope (owed deliveries, handed-over starts) and resolves
+   * when it falls due next (undefined: nothing owed, or no due index).
+   */
+  reconcileDue?(): Promise<number | undefined>;
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
+import type { PeriodicRuns } from '../delivery/reconciler.js';
 import { GitHubNewestPullRequests } from '../github/github-newest-pulls.js';
 import { GitHubPullRequests } from '../github/github-pull-requests.js';
 import type { JobRecord } from '../jobs/domain/job.js';
@@ -50,6 +51,8 @@ export function wirePullRequests(input: {
   tenant?: Pick<TenantScope, 'settings' | 'caches'>;
   /** Counts GitHub answers (benchmarks). */
   onGitHubResponse?: (kind: 'ok' | 'not_modified' | 'error') => void;
+  /** OAuth mode: the replica's one timer (the doorbell ticks on it). */
+  periodic?: PeriodicRuns | undefined;
 }): PullRequestWiring {
   const { config, adapters } = input;
   const { token, apiUrl, webUrl, owners } = config.github;
@@ -107,6 +110,7 @@ export function wirePullRequests(input: {
           },
           webUrl,
           holder: randomUUID(),
+          periodic: input.periodic,
         })
       : undefined;
   let enabled = false;

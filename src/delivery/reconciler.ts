@@ -7,6 +7,11 @@ export interface ReconcileTask {
   everyMs: number;
   /** Idempotent: safe in every replica at once, and again after a partial run. */
   run(): Promise<unknown>;
+  /**
+   * Found by the replica's due index instead of a period (OAuth mode on Redis: every write that makes such
+   * work due marks its tenant there, see src/composition/oauth/reconcile-plane.ts).
+   */
+  indexed?: boolean;
 }
 
 /**
@@ -15,8 +20,16 @@ export interface ReconcileTask {
  * one call of `runOnce`; after that the periods keep it so. A run never overlaps the previous one of the
  * same task, and a failing run (Redis down) is logged once a minute and tried again on the next tick.
  */
+/** A replica's one timer (OAuth mode): scopes register their periods there instead of owning timers. */
+export interface PeriodicRuns {
+  every(everyMs: number, run: () => Promise<unknown>): () => void;
+  /** True when the replica runs indexed tasks from its due index (then they get no period). */
+  indexed?: boolean;
+}
+
 export class Reconciler {
   private readonly timers: NodeJS.Timeout[] = [];
+  private readonly unregister: Array<() => void> = [];
   private readonly running = new Map<string, Promise<unknown>>();
   private readonly loggedAt = new Map<string, number>();
   private stopped = false;
@@ -24,6 +37,8 @@ export class Reconciler {
   constructor(
     private readonly tasks: ReconcileTask[],
     private readonly logger: Logger,
+    /** The replica's timer, shared by every scope; without one, a timer per task (single-workspace mode). */
+    private readonly periodic?: PeriodicRuns,
   ) {}
 
   /** Every task once, now (start-up); resolves when all have run. */
@@ -31,9 +46,19 @@ export class Reconciler {
     await Promise.all(this.tasks.map((task) => this.tick(task)));
   }
 
+  /** The indexed tasks once, now (the due index named this scope); resolves when they have run. */
+  async runIndexed(): Promise<void> {
+    await Promise.all(this.tasks.filter((task) => task.indexed).map((task) => this.tick(task)));
+  }
+
   start(): void {
-    if (this.stopped || this.timers.length > 0) return;
+    if (this.stopped || this.timers.length > 0 || this.unregister.length > 0) return;
     for (const task of this.tasks) {
+      if (this.periodic) {
+        if (task.indexed && this.periodic.indexed) continue;
+        this.unregister.push(this.periodic.every(task.everyMs, () => this.tick(task)));
+        continue;
+      }
       const timer = setInterval(() => void this.tick(task), task.everyMs);
       timer.unref();
       this.timers.push(timer);
@@ -45,6 +70,7 @@ export class Reconciler {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
     this.timers.length = 0;
+    for (const stop of this.unregister.splice(0)) stop();
     await Promise.all([...this.running.values()]);
   }
 

@@ -16,6 +16,8 @@ import type { DoorbellLeases } from '../jobs/doorbell/ports.js';
 import type { JobFeedbackStore } from '../jobs/job-feedback.js';
 import type { JobStore, PollQueue, StartHandovers } from '../jobs/ports.js';
 import type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
+import type { QueuePlane } from './redis/queue-plane.js';
+import type { DueMarker } from './redis/redis-due-index.js';
 import type { SharedRedisConnections } from './redis/redis-job-store.js';
 
 /** Where state lives, as /readyz and the start-up line say it. */
@@ -62,6 +64,11 @@ export interface AdapterSet {
   startHandovers?: StartHandovers;
   /** Slack call slots shared by replicas (Redis); absent in memory mode, where one process paces alone. */
   slackSlots?: SharedSlots;
+  /**
+   * OAuth mode on Redis: when this tenant's earliest owed delivery or handed-over start falls due (its next
+   * mark in the replica-wide due index), or undefined when nothing is owed. Absent without a due index.
+   */
+  nextDueAt?(): Promise<number | undefined>;
   /** Readiness of the state backend: memory is always there; Redis must answer a PING within a second. */
   state(): Promise<'in-memory' | 'ok' | 'unreachable'>;
   /**
@@ -86,6 +93,10 @@ export interface AdapterOptions {
   namespace?: string;
   /** OAuth mode: the process's command connections, shared by every tenant's state (Redis only). */
   sharedRedis?: SharedRedisConnections;
+  /** OAuth mode on Redis: this tenant's side of the replica-wide due index (issue 34). */
+  dueIndex?: DueMarker;
+  /** OAuth mode on Redis: the replica's shared queue plane, and the tenant whose views are built on it. */
+  plane?: { plane: QueuePlane; tenant: string };
 }
 
 /** One budget per project, made on first use and kept: every caller of a project shares its count. */

@@ -40,6 +40,8 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     quota('agent-jobs', config.docs.jobsPerHour, projectId),
   );
   const userQuotas = perProject('', (key) => quota('agent-jobs-user', userShareOf(config), key));
+  const deliveryStore = new RedisDeliveryStore(client, `${namespace}:`, logger, options.dueIndex);
+  const startHandovers = new RedisStartHandovers(client, `${namespace}:`, options.dueIndex);
   return {
     backend: 'redis',
     jobStore: redis.store,
@@ -50,14 +52,16 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       concurrency: config.docs.maxConcurrency,
       maxPerSecond: config.docs.maxPollsPerSecond,
       namespace,
+      ...(options.plane ? { plane: options.plane } : {}),
     }),
-    deliveryStore: new RedisDeliveryStore(client, `${namespace}:`, logger),
+    deliveryStore,
     pullRequestQueue: new BullmqPollQueue({
       client: queueClient,
       logger,
       concurrency: 2,
       namespace,
       queueName: 'pr-follow',
+      ...(options.plane ? { plane: options.plane } : {}),
     }),
     doorbellLeases: new RedisDoorbellLeases(client, `${namespace}:`),
     agentJobQuota: jobQuotas.default,
@@ -78,7 +82,17 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       intervalMs: config.analytics.healthAlertIntervalMs,
     }),
     slackSlots: new RedisSharedSlots(client, `${namespace}:`),
-    startHandovers: new RedisStartHandovers(client, `${namespace}:`),
+    startHandovers,
+    ...(options.dueIndex
+      ? {
+          async nextDueAt() {
+            const next = (await Promise.all([deliveryStore.nextDueAt(), startHandovers.nextDueAt()])).filter(
+              (at) => at !== undefined,
+            );
+            return next.length === 0 ? undefined : Math.min(...next);
+          },
+        }
+      : {}),
     state: () => pingState(client),
     async waitUntilReady(signal) {
       if (!(await waitForRedis(redisUrl, logger, signal))) return false;

@@ -5,7 +5,10 @@ import { MemoryWindowCounter, type WindowCounter } from '../common/window-counte
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantKey } from '../tenants/tenant.js';
 import { MemoryTenantDirectory } from './memory/memory-tenant-directory.js';
+import { OLD_QUEUE_NAMES, oldQueueExists } from './redis/plane-migration.js';
+import { QueuePlane, type QueuePlaneOptions } from './redis/queue-plane.js';
 import { type RedisClient, waitForRedis } from './redis/redis-client.js';
+import { RedisDueIndex } from './redis/redis-due-index.js';
 import { createSharedRedisConnections, type SharedRedisConnections } from './redis/redis-job-store.js';
 import { CHANGES_CHANNEL, RedisTenantDirectory } from './redis/redis-tenant-directory.js';
 import { RedisWindowCounter } from './redis/redis-window-counter.js';
@@ -27,6 +30,16 @@ export interface TenantDirectoryHandle {
   watch(listener: () => void): Promise<void>;
   /** Install attempts a minute (INSTALLS_PER_MINUTE), counted for every replica together with Redis. */
   installCounter: WindowCounter;
+  /** Redis: the deployment's index of tenants with owed work nobody holds (issue 34). */
+  dueIndex: RedisDueIndex | undefined;
+  /**
+   * Redis, once per deployment (the first replica of this version): tenants that still have queues of the
+   * old per-tenant layout are marked due, so their scopes are built, move them onto the plane and re-create
+   * their polls, without waiting for a request. Resolves how many were marked.
+   */
+  markOldLayoutTenants(): Promise<number>;
+  /** Redis: the replica's one queue plane (a Worker per kind, every tenant's jobs); none in memory. */
+  queuePlane(options: Pick<QueuePlaneOptions, 'wake' | 'touched'>): QueuePlane | undefined;
   close(): Promise<void>;
 }
 
@@ -64,6 +77,9 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       waitUntilReady: async () => true,
       watch: async () => undefined,
       installCounter: new MemoryWindowCounter(Date.now),
+      dueIndex: undefined,
+      queuePlane: () => undefined,
+      markOldLayoutTenants: async () => 0,
       close: async () => undefined,
     };
   }
@@ -75,6 +91,46 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
     directory: new RedisTenantDirectory(client, DIRECTORY_PREFIX, box),
     sharedRedis: shared,
     installCounter: new RedisWindowCounter(client, 'docs-agent:'),
+    dueIndex: new RedisDueIndex(client),
+    async markOldLayoutTenants() {
+      const done = 'docs-agent:{plane}:migrated';
+      if ((await client.exists(done)) > 0) return 0;
+      if ((await client.set('docs-agent:{plane}:migrating', '1', { NX: true, PX: 120_000 })) === null)
+        return 0;
+      const directory = new RedisTenantDirectory(client, DIRECTORY_PREFIX, box);
+      const tenants = [...(await directory.stamps()).keys()];
+      const index = new RedisDueIndex(client);
+      let marked = 0;
+      for (let i = 0; i < tenants.length; i += 200) {
+        const batch = tenants.slice(i, i + 200);
+        const lifecycles = await Promise.all(batch.map((tenant) => directory.lifecycle(tenant)));
+        const old = await Promise.all(
+          batch.map(async (tenant, j) => {
+            const upgraded = config.oauth?.upgradedTenant;
+            const ns = tenantNamespace(tenant, upgraded, lifecycles[j]?.generation) ?? 'docs-agent';
+            const found = await Promise.all(
+              OLD_QUEUE_NAMES.map((name) => oldQueueExists(client, `${ns}:bull`, name)),
+            );
+            return found.some(Boolean);
+          }),
+        );
+        for (const [j, tenant] of batch.entries())
+          if (old[j]) {
+            await index.mark(tenant, Date.now());
+            marked++;
+          }
+      }
+      await client.set(done, String(Date.now()));
+      return marked;
+    },
+    queuePlane: (options) =>
+      new QueuePlane({
+        ...options,
+        client: shared.queueClient,
+        logger,
+        concurrency: { polls: Math.max(8, config.docs.maxConcurrency * 4) },
+        perTenantCap: config.docs.maxConcurrency,
+      }),
     async purge(tenant, generation) {
       // Only this tenant's keys are looked at (MATCH on its own prefix), and only this generation's.
       const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant, generation) ?? 'docs-agent';

@@ -46,6 +46,8 @@ export interface TenantDirectory {
   stamps(): Promise<Map<TenantKey, string>>;
   /** One tenant's stamp (undefined once uninstalled): whether a runtime's copy is still current. */
   stamp(tenant: TenantKey): Promise<string | undefined>;
+  /** Several tenants' stamps in one read (a replica re-reads those it holds), in the order asked. */
+  stampsOf(tenants: TenantKey[]): Promise<Array<string | undefined>>;
   /**
    * Uninstall: the installation and settings (every secret) are deleted at once, the tenant leaves `stamps()`,
    * and its other data is due for purging at `purgeAt`. With `installId`, only while that is still its

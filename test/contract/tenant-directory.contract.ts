@@ -179,6 +179,9 @@ export function tenantDirectoryContract(create: TenantDirectoryFactory): void {
         // One tenant's stamp on its own (a request checks its runtime is current) is the same stamp.
         expect(await b.stamp('T1')).toBe(settled);
         expect(await b.stamp('T2')).toBeUndefined();
+        // Several at once (a replica re-reads the scopes it holds in one read), in the order asked.
+        expect(await b.stampsOf(['T2', 'T1', 'E1'])).toEqual([undefined, settled, e1]);
+        expect(await b.stampsOf([])).toEqual([]);
         await a.removeTenant('T1', 0);
         expect([...(await b.stamps()).keys()]).toEqual(['E1']);
         expect(await b.stamp('T1')).toBeUndefined();

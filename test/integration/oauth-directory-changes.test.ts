@@ -51,13 +51,12 @@ describe('OAuth mode: replicas hear of installs and uninstalls at once', () => {
   const logged = (app: OAuthTestApp, tenant: string, what: string) =>
     app.logs.some((l) => l.includes(`"tenant":"${tenant}"`) && l.includes(what));
 
-  it('an install through replica a starts the tenant on b, and an uninstall on a stops it on b', async () => {
+  it('an install through replica a is served on b at its first request, and an uninstall on a stops it on b', async () => {
     const installedAt = Date.now();
     await a.install({ teamId: 'T0HEAR', teamName: 'Hear' });
-    await waitFor(() => logged(b, 'T0HEAR', 'tenant runtime started'), {
-      timeoutMs: 5_000,
-      what: 'the runtime started on b without a request',
-    });
+    // Nothing is built per tenant ahead of use (issue 34): b builds the scope for the first request.
+    expect((await b.command({ text: 'help', team_id: 'T0HEAR' })).body).toContain('/docs-agent');
+    expect(logged(b, 'T0HEAR', 'tenant runtime started')).toBe(true);
     const started = Date.now() - installedAt;
 
     const uninstalledAt = Date.now();
@@ -68,7 +67,7 @@ describe('OAuth mode: replicas hear of installs and uninstalls at once', () => {
     });
     const stopped = Date.now() - uninstalledAt;
     console.info(
-      `[figure] directory announcements: started on b ${started} ms after the install, stopped ${stopped} ms after the uninstall`,
+      `[figure] directory announcements: served on b ${started} ms after the install, stopped ${stopped} ms after the uninstall`,
     );
     expect(stopped).toBeLessThan(5_000);
   });

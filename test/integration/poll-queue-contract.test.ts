@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import { MemoryPollQueue } from '../../src/state/memory/memory-poll-queue.js';
 import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
+import { QueuePlane } from '../../src/state/redis/queue-plane.js';
 import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
 import { gate, PollRecorder, pollQueueContract, sleep } from '../contract/poll-queue.contract.js';
 import { waitFor } from '../support/http.js';
@@ -154,4 +155,48 @@ describe('bullmq poll queue', () => {
       await a.close();
     }
   });
+});
+
+/**
+ * OAuth mode on Redis (issue 34): a tenant's poll queue is a view of the replica's shared plane. The same
+ * contract holds, `concurrency` being the tenant's cap on a plane that would run more.
+ */
+describe('bullmq poll queue as a view of the shared plane', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  /** One replica: its connection, its plane (under a test prefix), and the tenant's view of it. */
+  async function replica(tenant: string, concurrency = 2) {
+    const client = await connectRedis(redis.url, logger, { failFast: false });
+    const plane = new QueuePlane({
+      client,
+      logger,
+      wake: async () => 'served',
+      prefix: `plane-${tenant}`,
+      concurrency: { polls: 8 },
+      perTenantCap: concurrency,
+    });
+    const queue = new BullmqPollQueue({
+      client,
+      logger,
+      concurrency,
+      namespace: `docs-agent:t:${tenant}`,
+      plane: { plane, tenant },
+    });
+    return {
+      queue,
+      async close() {
+        await queue.close();
+        await plane.close();
+        await closeRedis(client);
+      },
+    };
+  }
+
+  pollQueueContract(({ concurrency }) => replica(`T${randomUUID().slice(0, 8).toUpperCase()}`, concurrency));
 });

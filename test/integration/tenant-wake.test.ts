@@ -13,8 +13,8 @@ import { TEST_TENANT, testTenant } from '../support/map-tenant-directory.js';
 import { ENCRYPTION_KEY, oauthEnv } from '../support/oauth-app.js';
 
 /**
- * `wake(tenant)` (issue 34's contract for the shared queue plane and reconciler): true once the tenant's
- * runtime is resident and started, false when the tenant is not installed or is on hold. A tenant installed
+ * `wake(tenant)` (issue 34's contract for the shared queue plane and reconciler): "served" once the tenant's
+ * scope is resident and started, "gone" when the tenant is not installed, "held" while it is on hold. A tenant installed
  * after this replica's last look at the directory is brought in by the wake itself.
  */
 describe('OAuth mode: waking a tenant', () => {
@@ -49,19 +49,19 @@ describe('OAuth mode: waking a tenant', () => {
   });
 
   it('is false for a tenant that is not installed, and builds nothing', async () => {
-    expect(await runtimes.wake('T0NOBODY')).toBe(false);
+    expect(await runtimes.wake('T0NOBODY')).toBe('gone');
     expect(runtimes.tenants()).toEqual([]);
   });
 
   it('brings in a tenant installed after the last look, started, then is false while it is on hold', async () => {
     await directory.saveInstallation(testTenant().scope.installation);
     expect(runtimes.tenants()).toEqual([]);
-    expect(await runtimes.wake(TEST_TENANT)).toBe(true);
+    expect(await runtimes.wake(TEST_TENANT)).toBe('served');
     expect(runtimes.tenants()).toEqual([TEST_TENANT]);
 
     const lifecycle = await directory.lifecycle(TEST_TENANT);
     await directory.hold(TEST_TENANT, suspension(Date.now(), 'token_revoked', 60_000), lifecycle!.installId);
     await runtimes.sync();
-    expect(await runtimes.wake(TEST_TENANT)).toBe(false);
+    expect(await runtimes.wake(TEST_TENANT)).toBe('held');
   });
 });

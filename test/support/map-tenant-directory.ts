@@ -61,6 +61,11 @@ export class MapTenantDirectory implements TenantDirectory {
     return (await this.stamps()).get(tenant);
   }
 
+  async stampsOf(tenants: TenantKey[]): Promise<Array<string | undefined>> {
+    const all = await this.stamps();
+    return tenants.map((tenant) => all.get(tenant));
+  }
+
   async removeTenant(tenant: TenantKey): Promise<boolean> {
     this.installations.delete(tenant);
     this.stored.delete(tenant);

@@ -54,6 +54,7 @@ export async function startOAuthApp(
     purgeDelayMs?: number;
     syncIntervalMs?: number;
     watchDirectory?: boolean;
+    scopeIdleMs?: number;
   } = {},
 ): Promise<OAuthTestApp> {
   const slack = options.slack ?? (await FakeSlack.start());
@@ -75,6 +76,7 @@ export async function startOAuthApp(
       ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
       ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
       ...(options.watchDirectory !== undefined ? { watchDirectory: options.watchDirectory } : {}),
+      ...(options.scopeIdleMs !== undefined ? { scopeIdleMs: options.scopeIdleMs } : {}),
     },
   );
   const port = await agent.start();

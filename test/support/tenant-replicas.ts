@@ -9,8 +9,8 @@ import {
   BETA,
   INSTALLED,
   installThrough,
+  projectConnected,
   registerTenants,
-  servedOnBoth,
   TenantCallClock,
 } from './tenant-bots.js';
 import { connectThroughModal } from './tenant-connect.js';
@@ -69,7 +69,7 @@ async function installAndConnect({ slack, a, b }: TenantReplicas): Promise<void>
     const submitted = await connectThroughModal(i % 2 === 0 ? b : a, slack, t);
     expect(submitted).toEqual(expect.objectContaining({ status: 200, body: '' }));
   }
-  for (const t of INSTALLED) await servedOnBoth([a, b], t);
+  for (const t of INSTALLED) await projectConnected([a, b], t);
 }
 
 /** Stops everything; TENANT_LOGS_DIR=/tmp keeps both replicas' output for a look after a failure. */

@@ -2,8 +2,10 @@ import { systemClock } from '../../common/clock.js';
 import type { Config } from '../../common/config.js';
 import type { OAuthConfig } from '../../common/config-oauth.js';
 import { secretsOf } from '../../common/config-secrets.js';
+import { describeError } from '../../common/errors.js';
 import { createLogger, SecretSet } from '../../common/logger.js';
 import { ProcessLru } from '../../common/process-lru.js';
+import { ReplicaTicker } from '../../common/replica-ticker.js';
 import { secretBoxFromSettings } from '../../common/secret-box.js';
 import { type MetricsServer, startMetricsServer } from '../../metrics/metrics-server.js';
 import { TenantMetrics } from '../../metrics/tenant-metrics.js';
@@ -13,13 +15,21 @@ import { tenantDirectoryFor } from '../../state/adapters.js';
 import { within } from '../app-steps.js';
 import type { DocsAgent, DocsAgentOptions } from '../docs-agent.js';
 import { healthRoutes } from '../health.js';
+import { DUE_TICK_MS, ReconcilePlane } from './reconcile-plane.js';
 import { TenantRuntimes } from './tenant-runtimes.js';
 import { TenantUpkeep } from './tenant-upkeep.js';
 
 /**
  * OAuth mode: one HTTP front door for every tenant. It verifies each request's signature, resolves its
- * tenant once (org-wide install first, then the workspace) and hands it to that tenant's runtime; it also
- * serves the install pages and health. Every tenant's runtime is the single-workspace bot, scoped.
+ * tenant once (org-wide install first, then the workspace) and hands it to that tenant's scope; it also
+ * serves the install pages and health.
+ *
+ * Built here, once per replica, whatever the number of tenants: the front door, the directory and its
+ * announcements, the Redis connections, the queue plane (one BullMQ Worker per kind), the one timer
+ * (`ReplicaTicker`), the due index and its reader (`ReconcilePlane`), the upkeep pass, the process LRU and
+ * `/metrics`. Built per scope, on demand (`TenantRuntimes`: a request, a queued job or the due index names
+ * the tenant) and evicted when idle: the single-workspace composition (`createDocsAgent`) over views of
+ * those (its stores in its key space, its processors registered on the plane, its periods on the ticker).
  */
 export function createOAuthAgent(
   config: Config & { oauth: OAuthConfig },
@@ -31,6 +41,8 @@ export function createOAuthAgent(
     syncIntervalMs?: number;
     /** Tests: false leaves out the directory's announcements (this replica's view then changes only by reads). */
     watchDirectory?: boolean;
+    /** Tests: how long an unused scope stays resident (Redis mode; 10 min). */
+    scopeIdleMs?: number;
   } = {},
 ): DocsAgent {
   const secrets = new SecretSet(secretsOf(config));
@@ -39,7 +51,19 @@ export function createOAuthAgent(
   const box = secretBoxFromSettings(config.oauth.encryptionKey, config.oauth.oldEncryptionKeys);
   const store = tenantDirectoryFor(config, box, logger);
   const metrics = new TenantMetrics();
+  // Built once per replica: its one timer, and (Redis) the due index every scope's owed work is marked in.
+  const ticker = new ReplicaTicker(logger, store.dueIndex !== undefined);
+  const plane = store.queuePlane({
+    wake: (tenant) => runtimes.wake(tenant),
+    touched: (tenant) => runtimes.touch(tenant),
+  });
   const runtimes = new TenantRuntimes({
+    periodic: ticker,
+    ...(plane ? { plane } : {}),
+    ...(store.dueIndex ? { dueIndex: store.dueIndex } : {}),
+    // Evicted only where their polls and schedules live in the shared plane (they wake them again).
+    ...(plane ? { scopeIdleMs: options.scopeIdleMs ?? config.oauth.scopeIdleMs } : {}),
+    maxResidentScopes: config.oauth.maxResidentScopes,
     config,
     directory: store.directory,
     logger,
@@ -53,6 +77,16 @@ export function createOAuthAgent(
     suspended: (nextCheckAt) => upkeep.soon(nextCheckAt),
     caches: new ProcessLru(),
   });
+  const owed =
+    store.dueIndex &&
+    new ReconcilePlane({
+      index: store.dueIndex,
+      wake: (tenant) => runtimes.wake(tenant),
+      agentOf: (tenant) => runtimes.resident(tenant)?.agent,
+      now: () => clock.now(),
+      logger: logger.child({ component: 'due-index' }),
+    });
+  let stopOwed: (() => void) | undefined;
   const upkeep = new TenantUpkeep({
     oauth: config.oauth,
     directory: store.directory,
@@ -94,7 +128,8 @@ export function createOAuthAgent(
       ),
       onInstalled: (installation) => {
         logger.info({ tenant: installation.tenant, name: installation.name }, 'installed');
-        runtimes.sync().catch(() => undefined);
+        // Built here at once: its start owes the installer the welcome DM.
+        runtimes.wake(installation.tenant).catch(() => undefined);
       },
     },
     dispatch: (request, source) => runtimes.dispatch(request, source),
@@ -112,6 +147,15 @@ export function createOAuthAgent(
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (!(await store.waitUntilReady(startAbort.signal))) return port;
       await runtimes.start();
+      if (owed) stopOwed = ticker.every(DUE_TICK_MS, () => owed.tick());
+      plane?.start(); // one Worker per kind: a job of a tenant not resident here builds its scope
+      // Existing deployments: tenants with queues of the old per-tenant layout are woken once to move them.
+      store.markOldLayoutTenants().then(
+        (marked) =>
+          marked > 0 && logger.info({ marked }, 'moving old per-tenant queues onto the shared plane'),
+        (error: unknown) =>
+          logger.warn({ error: describeError(error) }, 'could not look for old per-tenant queues'),
+      );
       upkeep.start(options.upkeepIntervalMs);
       ready = true;
       logger.info(
@@ -130,7 +174,12 @@ export function createOAuthAgent(
         startAbort.abort();
         await within(frontDoor.stop(), 2_000, 'closing the HTTP front door', logger);
         await upkeep.stop();
+        stopOwed?.();
+        await owed?.stop();
+        // The plane first: a job taken after the scopes stopped would find nobody to run it.
+        await plane?.close();
         await runtimes.stop();
+        ticker.close();
         await metricsServer?.close();
         await store.close();
       })();

@@ -4,7 +4,8 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
-import type { TenantHold, TenantKey } from '../../tenants/tenant.js';
+import type { TenantHold, TenantKey, TenantSource } from '../../tenants/tenant.js';
+import type { TenantRuntime } from './tenant-runtime.js';
 import { suspension } from './token-refusals.js';
 
 /** What a person is told when they use the bot while its Slack access is on hold, and how it is fixed. */
@@ -86,4 +87,61 @@ export async function removeInstall(
     log.error({ tenant, error: describeError(error) }, 'could not delete the uninstalled tenant yet');
   }
   return false;
+}
+
+/**
+ * What a tenant's scope tells the set it belongs to: its settings changed here; Slack said the app was
+ * uninstalled or its token revoked (checked against this install); Slack refused the stored token (suspended
+ * everywhere with its data kept, checked again, uninstalled only if Slack keeps refusing it).
+ */
+export function scopeCallbacks(
+  deps: { directory: TenantDirectory; clock: Clock; config: Config; suspended?: (at: number) => void },
+  log: Logger,
+  tenant: TenantKey,
+  owner: { sync(): Promise<void>; uninstall(reason: string): Promise<void> },
+) {
+  return {
+    changed: () => void owner.sync().catch(() => undefined),
+    fatal: (reason: string) => void owner.uninstall(reason).catch(() => undefined),
+    refused: (code: string) => {
+      suspendTenant(deps, log, tenant, code)
+        .then((nextCheckAt) => {
+          if (nextCheckAt !== undefined) deps.suspended?.(nextCheckAt);
+          return owner.sync();
+        })
+        .catch(() => undefined);
+    },
+  };
+}
+
+/** Serves one verified request with its tenant's scope (on hold: answered with why); none: acknowledged. */
+export async function serve(
+  runtime: TenantRuntime | undefined,
+  event: InboundRequest,
+  source: TenantSource | undefined,
+  log: Logger,
+): Promise<void> {
+  if (!runtime) {
+    log.info({ source }, 'a request from a workspace or org without an install; acknowledged, ignored');
+    await event.ack();
+    return;
+  }
+  runtime.inFlight++; // never evicted while it serves a request
+  try {
+    const { hold } = runtime.lifecycle;
+    const homeNotice = (user: string, notice: string) => void runtime.slack.publishHoldHome(user, notice);
+    if (hold && (await answeredOnHold(event, hold, homeNotice))) return;
+    // Not waiting for the scope's start (its jobs resuming, its schedules armed): its state is the
+    // process's, already connected, so a cold tenant's first request is answered at once.
+    await runtime.slack.receive(event);
+  } finally {
+    runtime.inFlight--;
+  }
+}
+
+/** What an uninstall means, as the log says it. */
+export function uninstalledLine(tenant: TenantKey, reason: string, purgeDelayMs: number): string {
+  const purge = `its other data is purged within ${Math.ceil(purgeDelayMs / 60_000)} min`;
+  const stops = 'its calls, polls, schedules, PR follows and owed deliveries stop now';
+  return `tenant ${tenant}: ${reason}; ${stops}, its installation and secrets are deleted, ${purge}`;
 }

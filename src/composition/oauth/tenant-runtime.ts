@@ -20,6 +20,29 @@ export interface TenantRuntime {
   lifecycle: TenantLifecycle;
   /** Settles when the runtime's start settled (connected to its state, resumed its jobs). */
   started: Promise<void>;
+  /** Last request, queued job or wake that named it (eviction of idle scopes). */
+  usedAt: number;
+  /** Requests being served now: never evicted meanwhile. */
+  inFlight: number;
+}
+
+/** A resident scope's install, settings or hold changed in the directory: applied in place. */
+export function updateInPlace(
+  runtime: TenantRuntime,
+  now: Pick<TenantRuntime, 'stamp' | 'lifecycle'> & {
+    installation: TenantScope['installation'];
+    settings: TenantScope['settings'];
+    connections: ProjectConnection[];
+  },
+): void {
+  const lifted = runtime.lifecycle.hold && !now.lifecycle.hold ? runtime.lifecycle.hold : undefined;
+  runtime.lifecycle = now.lifecycle;
+  runtime.scope.installation = now.installation;
+  runtime.scope.installed?.(now.installation); // a takeover by an admin's re-install is told
+  runtime.scope.settings = now.settings;
+  runtime.projects.update(now.connections);
+  runtime.stamp = now.stamp;
+  if (lifted) runtime.scope.holdLifted?.(lifted); // its managers could not be told during the hold
 }
 
 /**
@@ -48,7 +71,16 @@ export async function untilStarted(runtime: TenantRuntime): Promise<void> {
 export function buildTenantRuntime(
   deps: Pick<
     TenantRuntimesDeps,
-    'config' | 'directory' | 'clock' | 'logger' | 'metrics' | 'sharedRedis' | 'caches'
+    | 'config'
+    | 'directory'
+    | 'clock'
+    | 'logger'
+    | 'metrics'
+    | 'sharedRedis'
+    | 'caches'
+    | 'periodic'
+    | 'plane'
+    | 'dueIndex'
   >,
   what: {
     tenant: TenantKey;
@@ -83,6 +115,9 @@ export function buildTenantRuntime(
     metrics: deps.metrics.forTenant(tenant),
     ...(namespace ? { namespace } : {}),
     ...(deps.sharedRedis ? { sharedRedis: deps.sharedRedis } : {}),
+    ...(deps.periodic ? { periodic: deps.periodic } : {}),
+    ...(deps.plane ? { plane: deps.plane } : {}),
+    ...(deps.dueIndex ? { dueIndex: { mark: (atMs: number) => deps.dueIndex!.mark(tenant, atMs) } } : {}),
     slackApp: (options) => {
       const refusedForGood = tokenRefusalCheck({
         tenant,
@@ -135,6 +170,8 @@ export function buildTenantRuntime(
     installed: true,
     lifecycle: what.lifecycle,
     started,
+    usedAt: clock.now(),
+    inFlight: 0,
   };
   holder.runtime = runtime;
   return runtime;

@@ -2,8 +2,9 @@ import type { Clock } from '../../common/clock.js';
 import type { Config } from '../../common/config.js';
 import type { Logger, SecretSet } from '../../common/logger.js';
 import type { ProcessLru } from '../../common/process-lru.js';
+import type { PeriodicRuns } from '../../delivery/reconciler.js';
 import type { TenantMetrics } from '../../metrics/tenant-metrics.js';
-import type { SharedRedisConnections } from '../../state/adapters.js';
+import type { QueuePlane, RedisDueIndex, SharedRedisConnections } from '../../state/adapters.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 
 // What every tenant's runtime and the set of them are built from; its own module so that tenant-runtime.ts
@@ -22,12 +23,22 @@ export interface TenantRuntimesDeps {
   sharedRedis: SharedRedisConnections | undefined;
   /** How long an uninstalled tenant's data is kept (PURGE_DELAY_MS; tests shorten it). */
   purgeDelayMs?: number;
-  /** How often the directory is read (SYNC_INTERVAL_MS; tests lengthen it to hold a replica's view still). */
+  /** How often held scopes' stamps are re-read (SYNC_INTERVAL_MS; tests lengthen it to hold a view still). */
   syncIntervalMs?: number;
-  /** Calls back whenever any replica writes to the directory (Redis); the periodic read stays as a net. */
+  /** Calls back whenever any replica writes to the directory (Redis); the periodic re-read stays as a net. */
   watch?: (listener: () => void) => Promise<void>;
   /** A tenant was suspended here; its first check is due at this time. */
   suspended?: (nextCheckAt: number) => void;
   /** The process's one bounded cache: every tenant's user names, managers, Home hashes and ETags. */
   caches?: ProcessLru;
+  /** The replica's one timer: every scope's periodic work runs on it. */
+  periodic?: PeriodicRuns;
+  /** Redis: the replica's shared queue plane; each scope's queues are views of it. */
+  plane?: QueuePlane;
+  /** Redis: the deployment's due index, which each scope's outbox and hand-overs mark. */
+  dueIndex?: Pick<RedisDueIndex, 'mark'>;
+  /** A scope unused this long is evicted; unset: never (memory mode, whose state lives in its scopes). */
+  scopeIdleMs?: number;
+  /** Redis mode: at most this many scopes resident (TENANT_SCOPES_MAX; MAX_RESIDENT_SCOPES by default). */
+  maxResidentScopes?: number;
 }

@@ -1,37 +1,46 @@
+import { CoalescedRun } from '../../common/coalesced-run.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
 import { type TenantKey, type TenantSource, tenantCandidates, tenantSecrets } from '../../tenants/tenant.js';
-import { OnDemandSync } from './on-demand-sync.js';
 import { effectiveConnections } from './tenant-config.js';
-import { answeredOnHold, removeInstall, suspendTenant } from './tenant-holds.js';
-import { buildTenantRuntime, type TenantRuntime, untilStarted } from './tenant-runtime.js';
+import { removeInstall, scopeCallbacks, serve, uninstalledLine } from './tenant-holds.js';
+import { AbsentTenants, MAX_RESIDENT_SCOPES, scopesToEvict } from './tenant-residency.js';
+import { buildTenantRuntime, type TenantRuntime, untilStarted, updateInPlace } from './tenant-runtime.js';
 import type { TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 
 export type { TenantMetricsPort, TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 
 /** How long an uninstalled tenant's data (jobs, threads, schedules, caches) is kept before it is purged. */
 export const PURGE_DELAY_MS = 60 * 60 * 1000;
-/** How often every replica looks for installs, uninstalls and settings saved elsewhere. */
+/** How often every replica re-reads the stamps of the scopes it holds (and evicts idle ones). */
 export const SYNC_INTERVAL_MS = 2_000;
 
+/** What `wake` found (the shared queue plane and the due index act on it). */
+export type WakeResult = 'served' | 'held' | 'gone';
+
 /**
- * Every tenant's runtime in this process: built when its install appears in the directory, kept current in
- * place (settings saved, token rotated, re-installed), stopped when it is uninstalled (here or on another
- * replica). Each runtime reaches only its own stores, budgets, pacing and clients.
+ * The tenant scopes this replica holds (issue 34: built on demand, nothing per tenant at boot). A scope is
+ * built when a request, a queued job or the due index names its tenant: one read of its stamp, then its
+ * installation, settings and lifecycle. It is kept current in place (settings saved, token rotated,
+ * re-installed), stopped when it is uninstalled (here or on another replica) and, with Redis, evicted when
+ * idle or when too many are resident: eviction frees memory only, since its work lives in Redis and wakes it.
+ * Each scope reaches only its own stores, budgets, pacing and clients.
  */
 export class TenantRuntimes {
+  /** Resident scopes, least recently used first (a use moves it to the end). */
   private readonly runtimes = new Map<TenantKey, TenantRuntime>();
+  private readonly loading = new Map<TenantKey, Promise<TenantRuntime | undefined>>();
   /** Uninstalled here, with their stamp: a stale read never brings them back, a re-install does. */
   private readonly removed = new Map<TenantKey, string | undefined>();
-  private syncing: Promise<void> | undefined;
-  /** Requests waiting for a new tenant: woken whenever a sync ends. */
-  private readonly synced = new Set<(value: unknown) => void>();
-  /** Tenants whose record could not be read, with the stamp that failed (said once per stamp). */
-  private readonly unreadable = new Map<TenantKey, string>();
-  private again = false;
+  private readonly absent: AbsentTenants;
+  private readonly syncs = new CoalescedRun(
+    () => this.syncOnce(),
+    () => this.stopped,
+  );
   private directoryDown = false;
-  private readonly onDemand: OnDemandSync;
+  /** Records that could not be read, with the stamp that failed (said once per stamp). */
+  private readonly unreadable = new Map<TenantKey, string>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly log: Logger;
@@ -40,139 +49,157 @@ export class TenantRuntimes {
   constructor(private readonly deps: TenantRuntimesDeps) {
     this.log = deps.logger.child({ component: 'tenants' });
     this.purgeDelayMs = deps.purgeDelayMs ?? PURGE_DELAY_MS;
-    this.onDemand = new OnDemandSync(() => this.sync(), deps.clock);
+    this.absent = new AbsentTenants(() => deps.clock.now());
   }
 
   async start(): Promise<void> {
-    const syncNow = () => void this.sync().catch(() => undefined);
+    const syncNow = () => {
+      this.absent.clear();
+      void this.sync().catch(() => undefined);
+    };
     // Not waited for: a Redis that accepts no subscriber yet never holds up the start (the reads cover it).
     this.deps.watch?.(syncNow).catch((error: unknown) => {
-      const what = 'could not watch the directory of installs; reading it every 2 s only';
+      const what = 'could not watch the directory of installs; re-reading held tenants every 2 s only';
       this.log.warn({ error: describeError(error) }, what);
     });
-    await this.sync();
-    this.timer = setInterval(syncNow, this.deps.syncIntervalMs ?? SYNC_INTERVAL_MS);
+    // One timer per replica, whatever the number of tenants: held scopes re-read, idle ones evicted.
+    this.timer = setInterval(() => {
+      void this.sync().catch(() => undefined);
+      void this.evictIdle();
+    }, this.deps.syncIntervalMs ?? SYNC_INTERVAL_MS);
     this.timer.unref();
   }
 
-  /** Installed tenants served here (for metrics and tests). */
+  /** Tenants resident here now (for metrics and tests). */
   tenants(): TenantKey[] {
     return [...this.runtimes.keys()];
   }
 
   /**
-   * The contract the shared queue plane and reconciler use (CONTRACT34): true once the tenant's runtime is
-   * resident here and started (its start waited for as a request waits), false when it is not installed or
-   * is on hold. A tenant installed elsewhere a moment ago is looked up (its stamp: one read) and brought in
-   * by a sync of the directory; one not installed costs that one read.
+   * For the queue plane and the due index: the tenant's scope resident and started (built on demand), or
+   * why not. A tenant installed elsewhere a moment ago is found by its stamp (one read).
    */
-  async wake(tenant: TenantKey): Promise<boolean> {
-    let runtime = this.runtimes.get(tenant);
-    if (!runtime?.installed) {
-      if (this.stopped) return false;
-      const stamp = await this.deps.directory.stamp(tenant).catch(() => undefined);
-      if (stamp === undefined) return false;
-      await this.sync().catch(() => undefined);
-      runtime = this.runtimes.get(tenant);
+  async wake(tenant: TenantKey): Promise<WakeResult> {
+    if (this.stopped) return 'held';
+    const held = this.runtimes.get(tenant);
+    let runtime = held?.installed ? held : undefined;
+    if (!runtime) {
+      // Only the directory saying so makes it gone (its work is dropped then); unreadable means later.
+      const stamp = await this.deps.directory.stamp(tenant).catch(() => null);
+      if (stamp === undefined) return 'gone';
+      runtime = stamp === null ? undefined : await this.load(tenant);
+      if (!runtime?.installed) return 'held';
     }
-    if (!runtime?.installed || runtime.lifecycle.hold) return false;
+    if (runtime.lifecycle.hold) return 'held';
+    this.touch(tenant);
     await untilStarted(runtime);
-    return runtime.installed;
+    return runtime.installed ? 'served' : 'gone';
   }
 
-  /** One verified request: to its tenant's runtime; a team with no install gets an empty acknowledgement. */
+  /** The scope ran something (a queued job): it stays resident a while longer. */
+  touch(tenant: TenantKey): void {
+    const runtime = this.runtimes.get(tenant);
+    if (!runtime) return;
+    runtime.usedAt = this.deps.clock.now();
+    this.runtimes.delete(tenant);
+    this.runtimes.set(tenant, runtime);
+  }
+
+  /** The resident scope of a tenant, if any (the due index runs its owed work). */
+  resident(tenant: TenantKey): TenantRuntime | undefined {
+    return this.runtimes.get(tenant);
+  }
+
+  /** One verified request: to its tenant's scope; a team with no install gets an empty acknowledgement. */
   async dispatch(event: InboundRequest, source: TenantSource | undefined): Promise<void> {
     const runtime = source ? await this.resolve(source) : undefined;
-    if (!runtime) {
-      this.log.info(
-        { source },
-        'a request from a workspace or org without an install; acknowledged, ignored',
-      );
-      await event.ack();
-      return;
-    }
-    const { hold } = runtime.lifecycle;
-    const homeNotice = (user: string, notice: string) => void runtime.slack.publishHoldHome(user, notice);
-    if (hold && (await answeredOnHold(event, hold, homeNotice))) return;
-    await untilStarted(runtime);
-    await runtime.slack.receive(event);
+    if (runtime) this.touch(runtime.scope.key);
+    await serve(runtime, event, source, this.log);
   }
 
-  /** The runtime serving a request: an org-wide install first, then the workspace (as Bolt looks them up). */
+  /**
+   * The scope serving a request: an org-wide install first, then the workspace (as Bolt looks them up),
+   * decided on the stored record: a resident scope's stamp is read first; one not resident is built.
+   */
   async resolve(source: TenantSource): Promise<TenantRuntime | undefined> {
-    const find = () =>
-      tenantCandidates(source)
-        .map((key) => this.runtimes.get(key))
-        .find((runtime) => runtime?.installed);
-    const found = find();
-    // Decided on the stored record: settings saved or a token rotated on another replica a moment ago are
-    // applied before this request is served (one read of the tenant's stamp; as held if Redis fails).
-    const stored = found && (await this.deps.directory.stamp(found.scope.key).catch(() => found.stamp));
-    if (found && stored === found.stamp) return found;
-    if (found) await this.sync().catch(() => undefined);
-    else {
-      // Installed through another replica a moment ago: built by the sync its announcement starts, or else at
-      // the next look at the directory (at most once a second; a request waits for it, never dropped).
-      let looked = false;
-      const onDemand = this.onDemand.run().then(() => {
-        looked = true;
-      });
-      while (!looked && !find()) await Promise.race([onDemand, new Promise((r) => this.synced.add(r))]);
+    for (const tenant of tenantCandidates(source)) {
+      const held = this.runtimes.get(tenant);
+      if (held?.installed) {
+        const stored = await this.deps.directory.stamp(tenant).catch(() => held.stamp);
+        if (stored === held.stamp) return held;
+        await this.sync().catch(() => undefined);
+        const now = this.runtimes.get(tenant);
+        if (now?.installed) return now;
+        continue;
+      }
+      const built = await this.load(tenant);
+      if (built?.installed) return built;
     }
-    return find();
+    return undefined;
   }
 
-  /** Reads the directory and applies what changed; one pass at a time (a call meanwhile runs once more). */
-  sync(): Promise<void> {
-    if (this.syncing) {
-      this.again = true;
-      return this.syncing;
+  /** Builds a tenant's scope from the directory (once, however many ask at the same time). */
+  private load(tenant: TenantKey): Promise<TenantRuntime | undefined> {
+    if (this.stopped || this.absent.has(tenant)) return Promise.resolve(undefined);
+    let loading = this.loading.get(tenant);
+    if (!loading) {
+      loading = (async () => {
+        // Unreadable (Redis away): not built now, and not taken for "not installed" either.
+        const stamp = await this.deps.directory.stamp(tenant).catch(() => null);
+        if (stamp === undefined) this.absent.add(tenant);
+        if (!stamp) return undefined;
+        if (this.removed.get(tenant) === stamp) return undefined;
+        this.removed.delete(tenant);
+        const held = this.runtimes.get(tenant);
+        await this.applyLogged(tenant, stamp, held?.installed ? held : undefined);
+        return this.runtimes.get(tenant);
+      })().finally(() => this.loading.delete(tenant));
+      this.loading.set(tenant, loading);
     }
-    this.syncing = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.syncOnce();
-        } while (this.again && !this.stopped);
+    return loading;
+  }
+
+  /** Re-reads the stamps of the scopes held here (O(resident), never the whole directory); applies changes. */
+  sync(): Promise<void> {
+    return this.syncs.run().then(
+      () => {
         if (this.directoryDown) this.log.info('the directory of installs answers again');
         this.directoryDown = false;
-      } catch (error) {
+      },
+      (error: unknown) => {
         // Said when it starts failing, not every 2 s while it stays down.
         const what = 'could not read the directory of installs; retrying';
         if (!this.directoryDown) this.log.warn({ error: describeError(error) }, what);
         this.directoryDown = true;
         throw error;
-      } finally {
-        this.syncing = undefined;
-        for (const wake of this.synced) wake(undefined);
-        this.synced.clear();
-      }
-    })();
-    return this.syncing;
+      },
+    );
   }
 
   private async syncOnce(): Promise<void> {
     if (this.stopped) return;
-    const stamps = await this.deps.directory.stamps();
-    for (const tenant of [...this.runtimes.keys()]) {
-      if (!stamps.has(tenant)) await this.drop(tenant, 'uninstalled (seen in the directory)');
-    }
-    for (const [tenant, stamp] of stamps) {
+    const held = [...this.runtimes.keys()];
+    const stamps: Array<string | undefined> = [];
+    for (let i = 0; i < held.length; i += 500)
+      stamps.push(...(await this.deps.directory.stampsOf(held.slice(i, i + 500))));
+    for (const [i, tenant] of held.entries()) {
+      const stamp = stamps[i];
       const runtime = this.runtimes.get(tenant);
-      if ((runtime && runtime.stamp === stamp) || this.stopped) continue;
-      if (this.removed.has(tenant)) {
-        if (this.removed.get(tenant) === stamp || this.runtimes.has(tenant)) continue;
-        this.removed.delete(tenant);
-      }
-      try {
-        await this.apply(tenant, stamp, runtime);
-      } catch (error) {
-        // One tenant's unreadable record (a key not configured, Redis failing mid-way) never blocks the
-        // others; it is tried again at the next sync, and said once per stamp.
-        if (this.unreadable.get(tenant) !== stamp)
-          this.log.error({ tenant, error: describeError(error) }, 'could not load a tenant; retrying');
-        this.unreadable.set(tenant, stamp);
-      }
+      if (!runtime || this.stopped) continue;
+      if (stamp === undefined) await this.drop(tenant, 'uninstalled (seen in the directory)');
+      else if (runtime.stamp !== stamp) await this.applyLogged(tenant, stamp, runtime);
+    }
+  }
+
+  private async applyLogged(tenant: TenantKey, stamp: string, held: TenantRuntime | undefined) {
+    try {
+      await this.apply(tenant, stamp, held);
+    } catch (error) {
+      // One tenant's unreadable record (a key not configured, Redis failing mid-way) never blocks the
+      // others; it is tried again at its next use, and said once per stamp.
+      if (this.unreadable.get(tenant) !== stamp)
+        this.log.error({ tenant, error: describeError(error) }, 'could not load a tenant; retrying');
+      this.unreadable.set(tenant, stamp);
     }
   }
 
@@ -183,9 +210,9 @@ export class TenantRuntimes {
       this.deps.directory.settings(tenant),
       this.deps.directory.lifecycle(tenant),
     ]);
-    if (!installation || !lifecycle) return;
+    if (!installation || !lifecycle || this.stopped) return;
     this.unreadable.delete(tenant);
-    // From now on these never reach a log line, whichever logger writes it.
+    // From now on these never reach a log line, whichever logger writes it (dropped when it is evicted).
     this.deps.secrets.set(tenant, tenantSecrets(installation, settings));
     const connections = effectiveConnections(this.deps.config, tenant, settings);
     if (runtime && runtime.lifecycle.generation !== lifecycle.generation) {
@@ -194,14 +221,7 @@ export class TenantRuntimes {
       runtime = undefined;
     }
     if (runtime) {
-      const lifted = runtime.lifecycle.hold && !lifecycle.hold ? runtime.lifecycle.hold : undefined;
-      runtime.lifecycle = lifecycle;
-      runtime.scope.installation = installation;
-      runtime.scope.installed?.(installation); // a takeover by an admin's re-install is told
-      runtime.scope.settings = settings;
-      runtime.projects.update(connections);
-      runtime.stamp = stamp;
-      if (lifted) runtime.scope.holdLifted?.(lifted); // its managers could not be told during the hold
+      updateInPlace(runtime, { stamp, lifecycle, installation, settings, connections });
       this.log.info({ tenant, projects: connections.length }, 'tenant install or settings changed; applied');
       return;
     }
@@ -210,30 +230,30 @@ export class TenantRuntimes {
 
   private build(what: Parameters<typeof buildTenantRuntime>[1]): TenantRuntime {
     const { tenant, installation, connections } = what;
-    const runtime = buildTenantRuntime(this.deps, what, {
-      changed: () => {
-        this.sync().catch(() => undefined);
-      },
-      // Slack said the app was uninstalled or its token revoked (checked against this install).
-      fatal: (reason) => {
-        this.uninstall(tenant, reason, this.runtimes.get(tenant)?.lifecycle.installId).catch(() => undefined);
-      },
-      // Slack refused the stored token: suspended everywhere (data kept), checked again, uninstalled only if
-      // Slack keeps refusing it through the window.
-      refused: (code) => {
-        suspendTenant(this.deps, this.log, tenant, code)
-          .then((nextCheckAt) => {
-            if (nextCheckAt !== undefined) this.deps.suspended?.(nextCheckAt);
-            return this.sync();
-          })
-          .catch(() => undefined);
-      },
-    });
-    this.log.info(
-      { tenant, name: installation.name, projects: connections.length },
-      'tenant runtime started',
+    const runtime = buildTenantRuntime(
+      this.deps,
+      what,
+      scopeCallbacks(this.deps, this.log, tenant, {
+        sync: () => this.sync(),
+        uninstall: (reason) => this.uninstall(tenant, reason, this.runtimes.get(tenant)?.lifecycle.installId),
+      }),
     );
+    const { name } = installation;
+    this.log.info({ tenant, name, projects: connections.length }, 'tenant runtime started');
     return runtime;
+  }
+
+  /**
+   * Idle scopes (and the least recent beyond the cap) give their memory back: only where their background
+   * work lives outside them (Redis with the shared queue plane), which is when `scopeIdleMs` is set.
+   */
+  private async evictIdle(): Promise<void> {
+    if (this.deps.scopeIdleMs === undefined || this.stopped) return;
+    const idleMs = this.deps.scopeIdleMs;
+    const maxResident = this.deps.maxResidentScopes ?? MAX_RESIDENT_SCOPES;
+    const now = this.deps.clock.now();
+    for (const tenant of scopesToEvict(this.runtimes, now, { idleMs, maxResident }))
+      await this.drop(tenant, 'idle; evicted (its work in Redis wakes it again)', true);
   }
 
   /**
@@ -252,31 +272,30 @@ export class TenantRuntimes {
       return;
     }
     this.removed.set(tenant, runtime?.stamp);
-    this.log.warn(
-      { tenant, reason },
-      `tenant ${tenant}: ${reason}; its calls, polls, schedules, PR follows and owed deliveries stop now, its installation and secrets are deleted, its other data is purged within ${Math.ceil(this.purgeDelayMs / 60_000)} min`,
-    );
+    this.log.warn({ tenant, reason }, uninstalledLine(tenant, reason, this.purgeDelayMs));
     await this.drop(tenant, reason);
   }
 
-  private async drop(tenant: TenantKey, reason: string): Promise<void> {
+  /** Stops a scope: uninstalled (no call from now on), or evicted (what it is doing may still finish). */
+  private async drop(tenant: TenantKey, reason: string, evicted = false): Promise<void> {
     const runtime = this.runtimes.get(tenant);
     if (!runtime) return;
-    runtime.installed = false;
+    if (!evicted) runtime.installed = false;
     this.runtimes.delete(tenant);
     this.deps.metrics.drop(tenant);
-    this.log.info({ tenant, reason }, 'tenant runtime stopping');
+    this.log[evicted ? 'debug' : 'info']({ tenant, reason }, 'tenant runtime stopping');
     await runtime.agent.stop().catch((error: unknown) => {
       this.log.warn({ tenant, error: describeError(error) }, 'tenant runtime did not stop cleanly');
     });
-    this.deps.secrets.drop(tenant); // shapes stay scrubbed; its values are no one's secrets any more
+    this.deps.secrets.drop(tenant); // shapes stay scrubbed; its values are no one's secrets here any more
     this.deps.caches?.dropScope(`${tenant}/`);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await this.syncing?.catch(() => undefined);
+    await this.syncs.current()?.catch(() => undefined);
+    await Promise.all([...this.loading.values()].map((loading) => loading.catch(() => undefined)));
     // Shutdown (SIGTERM): every runtime hands its work back, in parallel, within the shutdown budget.
     await Promise.all(
       [...this.runtimes.values()].map((runtime) =>

@@ -37,6 +37,8 @@ export interface DoorbellDeps {
   webUrl: string;
   /** This replica's name on the leases. */
   holder: string;
+  /** OAuth mode: the replica's one timer, shared by every scope (no timer per tenant). */
+  periodic?: { every(everyMs: number, run: () => Promise<unknown>): () => void } | undefined;
 }
 
 interface Watched {
@@ -62,6 +64,7 @@ export class PullRequestDoorbell {
   /** When each job was last rung (one replica rings for a repository); forgotten after RING_SPACING_MS. */
   private readonly rungAt = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
+  private untick: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private started = false;
   private stopped = false;
@@ -74,6 +77,14 @@ export class PullRequestDoorbell {
     this.started = true;
     // Ticks are cheap (no request unless a repository is due): small ones keep each read close to its turn.
     const tickMs = Math.min(250, Math.max(50, Math.round(this.deps.timing.intervalMs / 8)));
+    if (this.deps.periodic) {
+      const untick = this.deps.periodic.every(tickMs, () => {
+        this.running = this.tick();
+        return this.running;
+      });
+      this.untick = untick;
+      return;
+    }
     const loop = () => {
       if (this.stopped) return;
       this.running = this.tick().finally(() => {
@@ -92,6 +103,7 @@ export class PullRequestDoorbell {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.untick?.();
     const held = [...this.held];
     this.held.clear();
     await Promise.all(

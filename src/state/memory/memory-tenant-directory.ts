@@ -132,6 +132,10 @@ export class MemoryTenantDirectory implements TenantDirectory {
     return this.stampOf.get(tenant);
   }
 
+  async stampsOf(tenants: TenantKey[]): Promise<Array<string | undefined>> {
+    return tenants.map((tenant) => this.stampOf.get(tenant));
+  }
+
   async removeTenant(tenant: TenantKey, purgeAt: number, installId?: string): Promise<boolean> {
     if (installId !== undefined && this.installOf(tenant) !== installId) return false;
     for (const map of [this.installations, this.tokensOf, this.settingsOf, this.stampOf, this.installs])

@@ -1,10 +1,11 @@
-import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { DelayedError, type Job, type Queue } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { PollQueue } from '../../jobs/ports.js';
-import { storeErrorListener } from '../store-errors.js';
-import { wakeOverduePollsOnReconnect } from './poll-wake-on-reconnect.js';
-import { bullConnectionOf, type RedisClient } from './redis-client.js';
+import { retireOldQueue } from './plane-migration.js';
+import { ownPollQueue, type PollQueueHost, planePollQueue } from './poll-queue-hosts.js';
+import type { QueuePlane } from './queue-plane.js';
+import type { RedisClient } from './redis-client.js';
 
 export interface BullmqPollQueueOptions {
   /** A connected client that queues commands while reconnecting (BullMQ's loops rely on it); not closed here. */
@@ -22,7 +23,9 @@ export interface BullmqPollQueueOptions {
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   /** Another queue on the same machinery (the PR follows: `pr-follow`); default `polls`. */
-  queueName?: string;
+  queueName?: 'polls' | 'pr-follow';
+  /** OAuth mode on Redis: the replica's shared plane, and the tenant this queue is a view for. */
+  plane?: { plane: QueuePlane; tenant: string };
 }
 
 /**
@@ -42,26 +45,12 @@ export const POLL_RETRY_DELAY_MS = 1_000;
 /** Jobs (and stranded wake-ups) looked at per round trip by the reconciler. */
 const RECONCILE_BATCH = 100;
 
-/** Cap of BullMQ's own retries of a poll that failed outside the handler (lock lost, Redis gone). */
-const QUEUE_RETRY_MAX_MS = 5_000;
-/**
- * BullMQ's own retries of a failed poll job: practically unlimited, so a poll is never dropped. The retry
- * is part of the same Redis script that fails the attempt, so it does not depend on the replica that saw
- * the failure staying alive.
- */
-const QUEUE_ATTEMPTS = 1_000_000;
-
 export interface PollData {
+  /** OAuth mode on the shared plane: whose poll it is. */
+  tenant?: string;
   jobId: string;
   /** When the pending (delayed) BullMQ job is due; lets `schedule` keep the earlier of two due times. */
   dueAt: number;
-}
-
-const QUEUE_NAME = 'polls';
-
-/** BullMQ forbids `:` in custom ids and purely numeric ones; the prefix and encoding rule out both. */
-function bullId(jobId: string): string {
-  return `poll-${encodeURIComponent(jobId)}`;
 }
 
 /**
@@ -81,13 +70,11 @@ function bullId(jobId: string): string {
  * being polled is left alone; its worker applies the recorded wake-up once the poll has moved it on.
  */
 export class BullmqPollQueue implements PollQueue {
-  private queueInstance: Queue<PollData> | undefined;
   private readonly wakeupsKey: string;
-  private readonly queueName: string;
-  private readonly prefix: string;
   private readonly log: Logger;
-  private worker: Worker<PollData> | undefined;
-  private stopWaking: (() => void) | undefined;
+  private readonly host: PollQueueHost;
+  private readonly oldQueue: { prefix: string; name: string };
+  private started = false;
   private closed = false;
 
   private get retryDelayMs(): number {
@@ -96,67 +83,49 @@ export class BullmqPollQueue implements PollQueue {
 
   constructor(private readonly options: BullmqPollQueueOptions) {
     const namespace = options.namespace ?? 'docs-agent';
-    this.prefix = `${namespace}:bull`;
-    this.queueName = options.queueName ?? QUEUE_NAME;
-    this.wakeupsKey = `${namespace}:${this.queueName}:wakeups`;
+    const queueName = options.queueName ?? 'polls';
+    this.wakeupsKey = `${namespace}:${queueName}:wakeups`;
     this.log = options.logger.child({ component: 'poll-queue' });
+    this.oldQueue = { prefix: `${namespace}:bull`, name: queueName };
+    this.host = options.plane
+      ? planePollQueue(options.plane.plane, queueName, options.plane.tenant)
+      : ownPollQueue({
+          ...{ client: options.client, logger: this.log, prefix: `${namespace}:bull`, queueName },
+          ...{ concurrency: options.concurrency, maxPerSecond: options.maxPerSecond },
+          ...{ retryDelayMs: this.retryDelayMs, lockDurationMs: options.lockDurationMs },
+          stalledIntervalMs: options.stalledIntervalMs,
+        });
   }
 
-  /** Created on first use, so that nothing touches Redis before the app has connected. */
+  /** Made on first use, so that nothing touches Redis before the app has connected. */
   private get queue(): Queue<PollData> {
-    if (!this.queueInstance) {
-      const queue = new Queue<PollData>(this.queueName, {
-        connection: bullConnectionOf(this.options.client),
-        prefix: this.prefix,
-        defaultJobOptions: {
-          removeOnComplete: true,
-          removeOnFail: true,
-          attempts: QUEUE_ATTEMPTS,
-          backoff: { type: 'poll-retry' },
-        },
-      });
-      queue.on('error', storeErrorListener(this.log, 'poll queue error'));
-      this.queueInstance = queue;
-    }
-    return this.queueInstance;
+    return this.host.queue();
   }
 
   start(handler: (jobId: string) => Promise<number | null>): void {
-    if (this.worker || this.closed) return;
-    const worker = new Worker<PollData>(this.queueName, (job, token) => this.process(handler, job, token), {
-      connection: bullConnectionOf(this.options.client),
-      prefix: this.prefix,
-      concurrency: this.options.concurrency,
-      ...(this.options.maxPerSecond ? { limiter: { max: this.options.maxPerSecond, duration: 1000 } } : {}),
-      lockDuration: this.options.lockDurationMs ?? POLL_LOCK_DURATION_MS,
-      // A fetch that failed on a lost connection is retried this soon (BullMQ waits 15 s by default, so a
-      // 5 s outage cost 10 s more); the retry queues behind the client's reconnect, so it cannot spin.
-      runRetryDelay: this.retryDelayMs,
-      stalledInterval: this.options.stalledIntervalMs ?? POLL_STALLED_INTERVAL_MS,
-      // A stalled poll goes back to waiting however often its replica died: past this count BullMQ would
-      // fail it for good (no retry), and the job would never be polled again.
-      maxStalledCount: QUEUE_ATTEMPTS,
-      settings: {
-        backoffStrategy: (attemptsMade: number) =>
-          Math.min(QUEUE_RETRY_MAX_MS, this.retryDelayMs * 2 ** Math.min(Math.max(0, attemptsMade - 1), 8)),
+    if (this.started || this.closed) return;
+    this.started = true;
+    // On the plane: the tenant's old queue (before issue 34) goes; its polls are re-created from the
+    // watched set by the reconcile that follows every start.
+    if (this.options.plane)
+      void retireOldQueue({ ...this.oldQueue, client: this.options.client, logger: this.log });
+    this.host.start({
+      process: (job, token) => this.process(handler, job as Job<PollData>, token),
+      // A poll that ended (handler resolved null) may have been re-scheduled meanwhile: apply that now.
+      completed: (job) => this.applyInBackground((job as Job<PollData>).data.jobId),
+      // BullMQ retries a failed poll itself (attempts + backoff). Only a poll that finished failing for good
+      // (a job added before retries existed, or out of attempts) is re-scheduled from here.
+      failed: (job, error) => {
+        if (this.closed) return;
+        const { jobId } = (job as Job<PollData>).data;
+        const retried = !job.finishedOn;
+        this.log.warn({ jobId, retried, error: describeError(error) }, 'poll job failed');
+        if (retried) return;
+        void this.schedule(jobId, this.retryDelayMs).catch((e: unknown) =>
+          this.log.error({ jobId, error: describeError(e) }, 'could not re-schedule poll'),
+        );
       },
     });
-    worker.on('error', storeErrorListener(this.log, 'poll worker error'));
-    this.stopWaking = wakeOverduePollsOnReconnect(this.options.client, () => this.queue, this.log);
-    // A poll that ended (handler resolved null) may have been re-scheduled meanwhile: apply that now.
-    worker.on('completed', (job) => this.applyInBackground(job.data.jobId));
-    // BullMQ retries a failed poll itself (attempts + backoff). Only a poll that finished failing for good
-    // (a job added before retries existed, or out of attempts) is re-scheduled from here.
-    worker.on('failed', (job, error) => {
-      if (!job || this.closed) return;
-      const retried = !job.finishedOn;
-      this.log.warn({ jobId: job.data.jobId, retried, error: describeError(error) }, 'poll job failed');
-      if (retried) return;
-      void this.schedule(job.data.jobId, this.retryDelayMs).catch((e: unknown) =>
-        this.log.error({ jobId: job.data.jobId, error: describeError(e) }, 'could not re-schedule poll'),
-      );
-    });
-    this.worker = worker;
   }
 
   async schedule(jobId: string, delayMs: number): Promise<void> {
@@ -173,7 +142,7 @@ export class BullmqPollQueue implements PollQueue {
     let added = 0;
     for (let i = 0; i < watchedJobIds.length; i += RECONCILE_BATCH) {
       const batch = watchedJobIds.slice(i, i + RECONCILE_BATCH);
-      const pending = await Promise.all(batch.map((jobId) => this.queue.getJob(bullId(jobId))));
+      const pending = await Promise.all(batch.map((jobId) => this.queue.getJob(this.host.idOf(jobId))));
       const missing = batch.filter((_, j) => !pending[j]);
       await Promise.all(missing.map((jobId, j) => this.schedule(jobId, delayMs(added + j))));
       added += missing.length;
@@ -183,17 +152,18 @@ export class BullmqPollQueue implements PollQueue {
 
   async cancel(jobId: string): Promise<void> {
     await this.options.client.zRem(this.wakeupsKey, jobId);
-    const job = await this.queue.getJob(bullId(jobId));
+    const job = await this.queue.getJob(this.host.idOf(jobId));
     // A poll that is running cannot be removed (it is locked); its handler decides whether to go on.
     if (job) await job.remove().catch(() => undefined);
   }
 
-  /** Stops taking polls, waits for running ones to re-delay themselves; pending polls stay in Redis. */
+  /**
+   * Stops taking polls, waits for running ones to re-delay themselves; pending polls stay in Redis. A view
+   * of the shared plane only unregisters: the plane's worker and queue are the replica's.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    this.stopWaking?.();
-    await this.worker?.close();
-    await this.queueInstance?.close();
+    await this.host.close();
   }
 
   private async process(
@@ -211,7 +181,7 @@ export class BullmqPollQueue implements PollQueue {
     }
     if (next === null) return; // completes (and is removed); see the `completed` listener
     const dueAt = Date.now() + Math.max(0, next);
-    await job.updateData({ jobId, dueAt });
+    await job.updateData(this.host.dataOf(jobId, dueAt));
     await job.moveToDelayed(dueAt, token);
     // The job is no longer active: a schedule() made during the poll can now be applied.
     try {
@@ -248,7 +218,7 @@ export class BullmqPollQueue implements PollQueue {
    * before giving up and re-checks the state, so a wake-up is never lost between a poll ending and here.
    */
   private async applyWakeup(jobId: string): Promise<void> {
-    const id = bullId(jobId);
+    const id = this.host.idOf(jobId);
     for (let attempt = 0; attempt < 5; attempt++) {
       const requested = await this.popWakeup(jobId);
       if (requested === null) return;
@@ -266,7 +236,7 @@ export class BullmqPollQueue implements PollQueue {
       if (state === 'delayed' && job) {
         if (job.data.dueAt <= requested) return;
         // Data first: if the job is picked up in between, its poll overwrites the data anyway.
-        await job.updateData({ jobId, dueAt: requested });
+        await job.updateData(this.host.dataOf(jobId, requested));
         try {
           await job.changeDelay(Math.max(0, requested - Date.now()));
         } catch {
@@ -278,11 +248,10 @@ export class BullmqPollQueue implements PollQueue {
       }
       // No pending poll (none yet, or the last one completed or failed): add one.
       if (job) await job.remove().catch(() => undefined);
-      await this.queue.add(
-        'poll',
-        { jobId, dueAt: requested },
-        { jobId: id, delay: Math.max(0, requested - Date.now()) },
-      );
+      await this.queue.add('poll', this.host.dataOf(jobId, requested), {
+        jobId: id,
+        delay: Math.max(0, requested - Date.now()),
+      });
       // If another replica added it first our add was a no-op: make sure the stored due time is not later.
       const added = await this.queue.getJob(id);
       if (added && added.data.dueAt > requested) {

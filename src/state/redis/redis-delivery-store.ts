@@ -11,6 +11,7 @@ import {
 import type { DeliveryStore } from '../../delivery/ports.js';
 import type { RedisClient } from './redis-client.js';
 import { ACQUIRE, DUE, RECORD, RENEW, SETTLE } from './redis-delivery-scripts.js';
+import type { DueMarker } from './redis-due-index.js';
 import { EpochWatch } from './redis-epoch-watch.js';
 
 /** Leased records whose content this replica keeps to record them again after a loss (bounded). */
@@ -31,6 +32,12 @@ export class RedisDeliveryStore implements DeliveryStore {
     /** Key prefix ending in `:` (the bot's namespace). */
     private readonly prefix: string,
     logger?: Logger,
+    /**
+     * OAuth mode: the replica-wide due index, marked (in the same pipeline, before the write) with the
+     * earliest time each write makes the record due, so a reconciler finds the tenant without a timer per
+     * tenant. A lease's end is marked too: its holder may die holding it.
+     */
+    private readonly dueIndex?: DueMarker,
   ) {
     this.epoch = new EpochWatch(logger);
   }
@@ -40,14 +47,17 @@ export class RedisDeliveryStore implements DeliveryStore {
     _now: number,
     owner?: { holder: string; graceMs: number },
   ): Promise<Delivery> {
-    const reply = await this.run(RECORD, input.key, [
-      String(Math.max(1, Math.round(input.keepMs ?? DEFAULT_KEEP_MS))),
-      JSON.stringify(input.target),
-      JSON.stringify(input.payload ?? null),
-      input.priority,
-      input.seq === undefined ? '' : String(input.seq),
-      owner?.holder ?? '',
-      String(Math.max(0, Math.round(owner?.graceMs ?? 0))),
+    const [, reply] = await Promise.all([
+      this.mark(0),
+      this.run(RECORD, input.key, [
+        String(Math.max(1, Math.round(input.keepMs ?? DEFAULT_KEEP_MS))),
+        JSON.stringify(input.target),
+        JSON.stringify(input.payload ?? null),
+        input.priority,
+        input.seq === undefined ? '' : String(input.seq),
+        owner?.holder ?? '',
+        String(Math.max(0, Math.round(owner?.graceMs ?? 0))),
+      ]),
     ]);
     return parse(input.key, reply as string[]);
   }
@@ -59,7 +69,8 @@ export class RedisDeliveryStore implements DeliveryStore {
   }
 
   async acquire(key: string, holder: string, leaseMs: number, _now: number): Promise<Acquired> {
-    const reply = (await this.run(ACQUIRE, key, [holder, ms(leaseMs)])) as string[];
+    const [, answer] = await Promise.all([this.mark(leaseMs), this.run(ACQUIRE, key, [holder, ms(leaseMs)])]);
+    const reply = answer as string[];
     if (reply[0] !== 'ok') return { ok: false, why: reply[0] as AcquireRefusal };
     const delivery = parse(key, reply.slice(1));
     this.keepCopy(delivery);
@@ -67,7 +78,11 @@ export class RedisDeliveryStore implements DeliveryStore {
   }
 
   async renew(key: string, holder: string, token: number, leaseMs: number, _now: number) {
-    const reply = (await this.run(RENEW, key, [holder, String(token), ms(leaseMs)])) as string[];
+    const [, answer] = await Promise.all([
+      this.mark(leaseMs),
+      this.run(RENEW, key, [holder, String(token), ms(leaseMs)]),
+    ]);
+    const reply = answer as string[];
     if (reply[0] === 'missing') await this.recordAgain(key);
     if (reply.length <= 1) {
       this.leased.delete(key);
@@ -95,7 +110,7 @@ export class RedisDeliveryStore implements DeliveryStore {
       if (s.recheck) args.push(ms(s.recheck.afterMs), ms(s.recheck.forMs));
       else args.push('', '');
     } else args.push(ms(s.afterMs), flag(s.uncertain));
-    const reply = await this.run(SETTLE, key, args);
+    const [, reply] = await Promise.all([this.mark(dueAfterSettle(s, now)), this.run(SETTLE, key, args)]);
     // Gone while leased: Redis lost it. Not yet delivered, it is owed again (and looked up first).
     if (reply === -1 && (s.kind === 'retry' || s.kind === 'released')) await this.recordAgain(key);
     this.leased.delete(key);
@@ -109,6 +124,20 @@ export class RedisDeliveryStore implements DeliveryStore {
     })) as string[];
     this.epoch.saw(reply[0] ?? '');
     return reply.slice(1);
+  }
+
+  /** The earliest due time left in this outbox (the due index's next mark for its tenant), if any. */
+  async nextDueAt(): Promise<number | undefined> {
+    const firsts = await Promise.all(
+      DELIVERY_PRIORITIES.map((p) => this.client.zRangeWithScores(`${this.prefix}deliveries:due:${p}`, 0, 0)),
+    );
+    const scores = firsts.flatMap((first) => first.map((entry) => entry.score));
+    return scores.length === 0 ? undefined : Math.min(...scores);
+  }
+
+  /** Marks the due index `inMs` from now (nothing without an index, or when nothing will be due). */
+  private async mark(inMs: number | undefined): Promise<void> {
+    if (this.dueIndex && inMs !== undefined) await this.dueIndex.mark(Date.now() + inMs);
   }
 
   private run(script: string, key: string, args: string[]) {
@@ -144,6 +173,15 @@ export class RedisDeliveryStore implements DeliveryStore {
   private hashKey(key: string): string {
     return `${this.prefix}delivery:${key}`;
   }
+}
+
+/** When a settled record falls due again (relative), or undefined when it never does. */
+function dueAfterSettle(s: Settlement, now: number): number | undefined {
+  if (s.kind === 'posted') return s.recheck.forMs > 0 ? s.recheck.afterMs : undefined;
+  if (s.kind === 'abandoned') return undefined;
+  if (s.kind === 'retry') return Math.min(Math.max(0, s.notBefore - now), s.recheck?.afterMs ?? Infinity);
+  if (s.kind === 'checked') return s.afterMs;
+  return s.afterMs; // released
 }
 
 const ms = (value: number) => String(Math.max(0, Math.round(value)));

@@ -1,5 +1,6 @@
 import type { HandedOverStart, StartHandovers } from '../../jobs/ports.js';
 import type { RedisClient } from './redis-client.js';
+import type { DueMarker } from './redis-due-index.js';
 
 /** A handed-over start nobody finished within a day is dropped (the person asked long ago). */
 const KEEP_MS = 24 * 60 * 60 * 1000;
@@ -30,9 +31,12 @@ export class RedisStartHandovers implements StartHandovers {
     private readonly client: RedisClient,
     /** Key prefix ending in `:` (the bot's namespace). */
     private readonly prefix: string,
+    /** OAuth mode: the replica-wide due index (see RedisDeliveryStore), marked before each write. */
+    private readonly dueIndex?: DueMarker,
   ) {}
 
   async handOver(start: HandedOverStart): Promise<void> {
+    await this.dueIndex?.mark(Date.now());
     await this.client
       .multi()
       .set(this.key(start.id), JSON.stringify(start), { PX: KEEP_MS })
@@ -41,15 +45,31 @@ export class RedisStartHandovers implements StartHandovers {
   }
 
   async take(limit: number, leaseMs: number): Promise<HandedOverStart[]> {
-    const reply = (await this.client.eval(TAKE, {
-      keys: [this.dueKey()],
-      arguments: [this.prefix, String(limit), String(Math.max(1, Math.round(leaseMs)))],
-    })) as string[];
+    // A taker that dies leaves what it took due again when its lease lapses: the index says when. Only
+    // when something is due, or every look would mark another look a lease later.
+    if (this.dueIndex) {
+      const first = await this.nextDueAt();
+      if (first === undefined || first > Date.now()) return [];
+    }
+    const [, answer] = await Promise.all([
+      this.dueIndex?.mark(Date.now() + leaseMs),
+      this.client.eval(TAKE, {
+        keys: [this.dueKey()],
+        arguments: [this.prefix, String(limit), String(Math.max(1, Math.round(leaseMs)))],
+      }),
+    ]);
+    const reply = answer as string[];
     return reply.map((json) => JSON.parse(json) as HandedOverStart);
   }
 
   async done(id: string): Promise<void> {
     await this.client.multi().del(this.key(id)).zRem(this.dueKey(), id).exec();
+  }
+
+  /** When the earliest start left here falls due, if any. */
+  async nextDueAt(): Promise<number | undefined> {
+    const [first] = await this.client.zRangeWithScores(this.dueKey(), 0, 0);
+    return first?.score;
   }
 
   private key(id: string): string {

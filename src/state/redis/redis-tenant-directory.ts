@@ -145,6 +145,12 @@ export class RedisTenantDirectory implements TenantDirectory {
     return (await guardState(() => this.client.hGet(this.key('tenants'), tenant))) ?? undefined;
   }
 
+  async stampsOf(tenants: TenantKey[]): Promise<Array<string | undefined>> {
+    if (tenants.length === 0) return [];
+    const found = await guardState(() => this.client.hmGet(this.key('tenants'), tenants));
+    return (found as Array<string | null>).map((stamp) => stamp ?? undefined);
+  }
+
   async removeTenant(tenant: TenantKey, purgeAt: number, installId?: string): Promise<boolean> {
     return this.write(REMOVE_TENANT, tenant, [String(purgeAt), installId ?? '']);
   }

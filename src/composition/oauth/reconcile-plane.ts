@@ -1,0 +1,86 @@
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
+import type { DocsAgent } from '../docs-agent.js';
+import type { WakeResult } from './tenant-runtimes.js';
+
+/** How often a replica reads the due index. */
+export const DUE_TICK_MS = 1_000;
+/** Tenants taken per read; more wait for the next tick (the index keeps them due). */
+const CLAIM_LIMIT = 50;
+/** A claimed tenant is due again after this if its replica dies before settling it. */
+const CLAIM_MS = 30_000;
+/** A tenant on hold is looked at again this much later (its work waits, nothing is lost). */
+const HELD_RETRY_MS = 60_000;
+/** Tenants looked at in parallel by one replica. */
+const PARALLEL = 8;
+
+export interface DueClaimPort {
+  claim(limit: number, claimMs: number): Promise<Array<{ tenant: string; claimedAt: number }>>;
+  settle(claim: { tenant: string; claimedAt: number }, nextAt: number | undefined): Promise<boolean>;
+}
+
+/**
+ * One per replica (issue 34): finds the tenants with owed deliveries or handed-over starts that nobody holds,
+ * from the deployment's due index (O(due), never O(tenants)), wakes each one's scope (built on demand) and
+ * runs that work there, then writes back when it falls due next. A replica dying mid-way leaves its claims
+ * due again after CLAIM_MS.
+ */
+export class ReconcilePlane {
+  private running: Promise<void> | undefined;
+  private loggedAt = 0;
+
+  constructor(
+    private readonly deps: {
+      index: DueClaimPort;
+      wake(tenant: string): Promise<WakeResult>;
+      agentOf(tenant: string): Pick<DocsAgent, 'reconcileDue'> | undefined;
+      now(): number;
+      logger: Logger;
+    },
+  ) {}
+
+  /** One read of the index and the work it names; a tick during a run is skipped. */
+  tick(): Promise<void> {
+    this.running ??= this.runOnce()
+      .catch((error: unknown) => {
+        if (this.deps.now() - this.loggedAt < 60_000) return;
+        this.loggedAt = this.deps.now();
+        this.deps.logger.warn({ error: describeError(error) }, 'could not read the due index; retrying');
+      })
+      .finally(() => {
+        this.running = undefined;
+      });
+    return this.running;
+  }
+
+  /** Waits for a run under way (shutdown). */
+  async stop(): Promise<void> {
+    await this.running;
+  }
+
+  private async runOnce(): Promise<void> {
+    const claims = await this.deps.index.claim(CLAIM_LIMIT, CLAIM_MS);
+    for (let i = 0; i < claims.length; i += PARALLEL)
+      await Promise.all(claims.slice(i, i + PARALLEL).map((claim) => this.look(claim)));
+  }
+
+  private async look(claim: { tenant: string; claimedAt: number }): Promise<void> {
+    const { tenant } = claim;
+    try {
+      const woken = await this.deps.wake(tenant);
+      if (woken === 'gone') return void (await this.deps.index.settle(claim, undefined));
+      if (woken === 'held')
+        return void (await this.deps.index.settle(claim, this.deps.now() + HELD_RETRY_MS));
+      const agent = this.deps.agentOf(tenant);
+      // Built a moment ago and evicted or uninstalled since: the claim lapses and it is looked at again.
+      if (!agent?.reconcileDue) return;
+      await this.deps.index.settle(claim, await agent.reconcileDue());
+    } catch (error) {
+      // Left claimed: due again when the claim lapses.
+      this.deps.logger.warn(
+        { tenant, error: describeError(error) },
+        'owed work of a tenant failed; retrying',
+      );
+    }
+  }
+}

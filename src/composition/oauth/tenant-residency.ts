@@ -1,0 +1,62 @@
+import type { TenantKey } from '../../tenants/tenant.js';
+
+/** At most this many scopes resident per replica when nothing says (TENANT_SCOPES_MAX does). */
+export const MAX_RESIDENT_SCOPES = 2_000;
+/** A workspace or org found not installed is not looked up again for this long (unless the directory changes). */
+export const ABSENT_MS = 2_000;
+
+export interface Residency {
+  /** Last request, job or wake that named it. */
+  usedAt: number;
+  /** Requests being served now: never evicted meanwhile. */
+  inFlight: number;
+}
+
+/**
+ * Which resident scopes to evict (issue 34: scopes on demand, kept in an LRU with an idle time-out). Evicting
+ * frees memory only: a scope's polls, schedules and owed deliveries live in Redis and wake it again.
+ * `scopes` is in least-recently-used order (oldest first).
+ */
+export function scopesToEvict(
+  scopes: Iterable<[TenantKey, Residency]>,
+  now: number,
+  limits: { idleMs: number; maxResident: number },
+): TenantKey[] {
+  const all = [...scopes];
+  const out: TenantKey[] = [];
+  let over = all.length - limits.maxResident;
+  for (const [tenant, residency] of all) {
+    if (residency.inFlight > 0) continue;
+    const idle = now - residency.usedAt >= limits.idleMs;
+    if (idle || over > 0) {
+      out.push(tenant);
+      over--;
+    }
+  }
+  return out;
+}
+
+/** Tenants looked up and found not installed, each forgotten after ABSENT_MS (bounded). */
+export class AbsentTenants {
+  private readonly until = new Map<TenantKey, number>();
+
+  constructor(private readonly now: () => number) {}
+
+  has(tenant: TenantKey): boolean {
+    const until = this.until.get(tenant);
+    if (until === undefined) return false;
+    if (until > this.now()) return true;
+    this.until.delete(tenant);
+    return false;
+  }
+
+  add(tenant: TenantKey): void {
+    if (this.until.size >= 10_000) this.until.clear();
+    this.until.set(tenant, this.now() + ABSENT_MS);
+  }
+
+  /** The directory changed (an install somewhere): look again. */
+  clear(): void {
+    this.until.clear();
+  }
+}

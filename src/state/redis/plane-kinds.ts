@@ -1,0 +1,73 @@
+import type { QueueOptions, WorkerOptions } from 'bullmq';
+import { POLL_LOCK_DURATION_MS, POLL_RETRY_DELAY_MS, POLL_STALLED_INTERVAL_MS } from './bullmq-poll-queue.js';
+import { cronerRepeatStrategy } from './bullmq-weekly-scheduler.js';
+
+/** The deployment's shared queues (issue 34): one BullMQ queue each, the tenant in every job's data. */
+export const PLANE_KINDS = ['polls', 'pr-follow', 'impact', 'weekly', 'alerts'] as const;
+export type PlaneKind = (typeof PLANE_KINDS)[number];
+
+/** What a kind's one Queue and one Worker per replica are made with (connection and prefix added by the plane). */
+export interface PlaneKindOptions {
+  queue: Omit<QueueOptions, 'connection' | 'prefix'>;
+  worker: Omit<WorkerOptions, 'connection' | 'prefix' | 'autorun'>;
+}
+
+/** Cap of BullMQ's own retries of a poll that failed outside the handler (as BullmqPollQueue). */
+const POLL_QUEUE_RETRY_MAX_MS = 5_000;
+const FOREVER = 1_000_000;
+
+const pollLike = (concurrency: number): PlaneKindOptions => ({
+  queue: {
+    defaultJobOptions: {
+      removeOnComplete: true,
+      removeOnFail: true,
+      attempts: FOREVER,
+      backoff: { type: 'poll-retry' },
+    },
+  },
+  worker: {
+    concurrency,
+    lockDuration: POLL_LOCK_DURATION_MS,
+    runRetryDelay: POLL_RETRY_DELAY_MS,
+    stalledInterval: POLL_STALLED_INTERVAL_MS,
+    maxStalledCount: FOREVER,
+    settings: {
+      backoffStrategy: (attemptsMade: number) =>
+        Math.min(
+          POLL_QUEUE_RETRY_MAX_MS,
+          POLL_RETRY_DELAY_MS * 2 ** Math.min(Math.max(0, attemptsMade - 1), 8),
+        ),
+    },
+  },
+});
+
+/**
+ * Per replica, for every tenant together: the concurrencies are the replica's, the timings each kind's own
+ * (the same as when each tenant had its queues: see the per-tenant classes for why).
+ */
+export function planeKindOptions(
+  concurrency: Partial<Record<PlaneKind, number>> = {},
+): Record<PlaneKind, PlaneKindOptions> {
+  return {
+    polls: pollLike(concurrency.polls ?? 32),
+    'pr-follow': pollLike(concurrency['pr-follow'] ?? 8),
+    impact: {
+      queue: {},
+      worker: { concurrency: concurrency.impact ?? 4, maxStalledCount: FOREVER },
+    },
+    weekly: {
+      queue: { settings: { repeatStrategy: cronerRepeatStrategy } },
+      worker: {
+        concurrency: concurrency.weekly ?? 4,
+        lockDuration: 60_000,
+        stalledInterval: 30_000,
+        maxStalledCount: 1,
+        settings: { repeatStrategy: cronerRepeatStrategy },
+      },
+    },
+    alerts: {
+      queue: {},
+      worker: { concurrency: concurrency.alerts ?? 4, lockDuration: 60_000, maxStalledCount: 1 },
+    },
+  };
+}

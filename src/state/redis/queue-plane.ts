@@ -1,0 +1,212 @@
+import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
+import { storeErrorListener } from '../store-errors.js';
+import { PLANE_KINDS, type PlaneKind, planeKindOptions } from './plane-kinds.js';
+import { wakeOverduePollsOnReconnect } from './poll-wake-on-reconnect.js';
+import { bullConnectionOf, type RedisClient } from './redis-client.js';
+
+export type { PlaneKind } from './plane-kinds.js';
+
+/** What waking a tenant found: its scope serves (its views registered), it is on hold, or it is not installed. */
+export type WakeResult = 'served' | 'held' | 'gone';
+
+export type PlaneProcessor = (job: Job, token: string | undefined) => Promise<unknown>;
+
+/** A tenant's handling of one kind: its processor, and what it does when one of its jobs ends. */
+export interface PlaneHandlers {
+  process(job: Job, token: string | undefined): Promise<unknown>;
+  completed?(job: Job): void;
+  failed?(job: Job, error: Error): void;
+}
+
+export interface QueuePlaneOptions {
+  /** The replica's queueing connection (it queues commands while reconnecting, as BullMQ expects). */
+  client: RedisClient;
+  logger: Logger;
+  /** Builds the tenant's scope if it is not resident here, so that its views register their handlers. */
+  wake(tenant: string): Promise<WakeResult>;
+  /** A tenant's job ran here (its scope stays resident a while longer). */
+  touched?(tenant: string): void;
+  /** Key prefix; each kind's BullMQ prefix is `<prefix>:{plane-<kind>}` (one Redis Cluster slot per queue). */
+  prefix?: string;
+  /** Jobs running at once per kind in this replica. */
+  concurrency?: Partial<Record<PlaneKind, number>>;
+  /** Jobs of one tenant running at once per kind in this replica: its backlog never starves the others. */
+  perTenantCap?: number;
+}
+
+/** A job of a tenant on hold waits this long before it is tried again. */
+const HELD_DELAY_MS = 60_000;
+/** A job of a served tenant whose scope has not registered its kind is tried again this soon. */
+const UNREGISTERED_DELAY_MS = 2_000;
+/** A job of a tenant at its cap is moved back this long, more the longer that tenant's backlog. */
+const DEFER_STEP_MS = 100;
+const DEFER_MAX_MS = 5_000;
+export const DEFAULT_PER_TENANT_CAP = 4;
+
+/** The job id of a tenant's job (BullMQ forbids `:` and purely numeric ids; tenant ids carry neither). */
+export function planeJobId(kind: string, tenant: string, id: string): string {
+  return `${kind}-${encodeURIComponent(tenant)}-${encodeURIComponent(id)}`;
+}
+
+/**
+ * The background plane every tenant shares (issue 34): one BullMQ Queue and one Worker per kind per replica,
+ * whatever the number of tenants, with the tenant in each job's data. A tenant's scope registers its
+ * handlers when it starts and unregisters them when it stops or is evicted (its jobs stay in Redis); a job
+ * whose tenant has no handler here wakes its scope first. Fairness: a tenant at its cap in this replica has
+ * its job moved back a little (more the longer its backlog), so one tenant's burst never holds the Worker.
+ */
+export class QueuePlane {
+  private readonly queues = new Map<PlaneKind, Queue>();
+  private readonly workers = new Map<PlaneKind, Worker>();
+  private readonly handlers = new Map<string, PlaneHandlers>();
+  private readonly running = new Map<string, number>();
+  private readonly deferred = new Map<string, { count: number; since: number }>();
+  private readonly kinds;
+  private readonly prefix: string;
+  private readonly cap: number;
+  private readonly log: Logger;
+  private closed = false;
+  private readonly detach: Array<() => void> = [];
+
+  constructor(private readonly options: QueuePlaneOptions) {
+    this.kinds = planeKindOptions(options.concurrency);
+    this.prefix = options.prefix ?? 'docs-agent';
+    this.cap = options.perTenantCap ?? DEFAULT_PER_TENANT_CAP;
+    this.log = options.logger.child({ component: 'queue-plane' });
+  }
+
+  /** The shared queue of a kind (made on first use, so nothing reaches Redis before it is connected). */
+  queue<T = unknown>(kind: PlaneKind): Queue<T> {
+    let queue = this.queues.get(kind);
+    if (!queue) {
+      queue = new Queue(kind, {
+        ...this.kinds[kind].queue,
+        connection: bullConnectionOf(this.options.client),
+        prefix: this.prefixOf(kind),
+      });
+      queue.on('error', storeErrorListener(this.log, `${kind} queue error`));
+      this.queues.set(kind, queue);
+    }
+    return queue as unknown as Queue<T>;
+  }
+
+  /** A tenant's handlers for a kind, until the returned function is called. Never makes a Worker per tenant. */
+  register(kind: PlaneKind, tenant: string, given: PlaneHandlers | PlaneProcessor): () => void {
+    const handlers = typeof given === 'function' ? { process: given } : given;
+    const key = `${kind}\u0000${tenant}`;
+    this.handlers.set(key, handlers);
+    this.startWorker(kind);
+    return () => {
+      if (this.handlers.get(key) === handlers) this.handlers.delete(key);
+    };
+  }
+
+  /** One Worker per kind, from now on (each also starts with the first registration of its kind). */
+  start(): void {
+    for (const kind of PLANE_KINDS) this.startWorker(kind);
+  }
+
+  /** Workers made so far (tests: never one per tenant). */
+  workerCount(): number {
+    return this.workers.size;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const stop of this.detach.splice(0)) stop();
+    await Promise.all([...this.workers.values()].map((worker) => worker.close()));
+    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+  }
+
+  private prefixOf(kind: PlaneKind): string {
+    return `${this.prefix}:{plane-${kind}}`;
+  }
+
+  private startWorker(kind: PlaneKind): void {
+    if (this.workers.has(kind) || this.closed) return;
+    const worker = new Worker(kind, (job, token) => this.dispatch(kind, job, token), {
+      ...this.kinds[kind].worker,
+      connection: bullConnectionOf(this.options.client),
+      prefix: this.prefixOf(kind),
+    });
+    worker.on('error', storeErrorListener(this.log, `${kind} worker error`));
+    worker.on('completed', (job) => this.handlerOf(kind, job)?.completed?.(job));
+    worker.on('failed', (job, error) => {
+      if (job) this.handlerOf(kind, job)?.failed?.(job, error);
+    });
+    this.workers.set(kind, worker);
+    // Polls that fell due while Redis was away run as soon as it is back (once per kind, not per tenant).
+    if (kind === 'polls' || kind === 'pr-follow')
+      this.detach.push(wakeOverduePollsOnReconnect(this.options.client, () => this.queue(kind), this.log));
+  }
+
+  private handlerOf(kind: PlaneKind, job: Job): PlaneHandlers | undefined {
+    const tenant = (job.data as { tenant?: unknown } | undefined)?.tenant;
+    return typeof tenant === 'string' ? this.handlers.get(`${kind}\u0000${tenant}`) : undefined;
+  }
+
+  private async dispatch(kind: PlaneKind, job: Job, token: string | undefined): Promise<unknown> {
+    const tenant = (job.data as { tenant?: unknown } | undefined)?.tenant;
+    if (typeof tenant !== 'string') {
+      this.log.warn({ kind, id: job.id }, 'a queued job names no tenant; dropped');
+      return undefined;
+    }
+    const key = `${kind}\u0000${tenant}`;
+    let handlers = this.handlers.get(key);
+    if (!handlers) {
+      const woken = await this.options.wake(tenant);
+      handlers = this.handlers.get(key);
+      if (woken === 'gone') return this.drop(kind, tenant, job);
+      if (woken === 'held') return this.moveBack(job, token, HELD_DELAY_MS);
+      // Served, but its scope has not registered this kind (yet: still starting, or a GitHub token to come).
+      if (!handlers) return this.moveBack(job, token, UNREGISTERED_DELAY_MS);
+    }
+    const running = this.running.get(key) ?? 0;
+    if (running >= this.cap) return this.moveBack(job, token, this.deferral(key));
+    this.running.set(key, running + 1);
+    this.options.touched?.(tenant);
+    try {
+      return await handlers.process(job, token);
+    } finally {
+      const left = (this.running.get(key) ?? 1) - 1;
+      if (left > 0) this.running.set(key, left);
+      else {
+        this.running.delete(key);
+        this.deferred.delete(key);
+      }
+    }
+  }
+
+  /** How far back a capped tenant's job goes: further the more of its jobs were moved back lately. */
+  private deferral(key: string): number {
+    const now = Date.now();
+    const seen = this.deferred.get(key);
+    const recent = seen && now - seen.since < 1_000 ? seen : { count: 0, since: now };
+    recent.count++;
+    this.deferred.set(key, recent);
+    return Math.min(DEFER_MAX_MS, DEFER_STEP_MS * (1 + Math.floor(recent.count / this.cap)));
+  }
+
+  private async moveBack(job: Job, token: string | undefined, delayMs: number): Promise<never> {
+    await job.moveToDelayed(Date.now() + delayMs, token);
+    throw new DelayedError();
+  }
+
+  /** Not installed (or its scope registered nothing for this kind): the job, or its schedule, ends. */
+  private async drop(kind: PlaneKind, tenant: string, job: Job): Promise<undefined> {
+    this.log.info({ kind, tenant }, 'a queued job of a tenant that is not installed; dropped');
+    if (job.repeatJobKey)
+      await this.queue(kind)
+        .removeJobScheduler(job.repeatJobKey)
+        .catch((error: unknown) =>
+          this.log.warn({ kind, error: describeError(error) }, 'could not remove a schedule'),
+        );
+    return undefined;
+  }
+}
+
+export function createQueuePlane(options: QueuePlaneOptions): QueuePlane {
+  return new QueuePlane(options);
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { CoalescedRun } from '../../src/common/coalesced-run.js';
+import { createLogger } from '../../src/common/logger.js';
+import { ReplicaTicker } from '../../src/common/replica-ticker.js';
+import { AbsentTenants, scopesToEvict } from '../../src/composition/oauth/tenant-residency.js';
+
+const resident = (usedAt: number, inFlight = 0) => ({ usedAt, inFlight });
+
+describe('which scopes a replica evicts (issue 34)', () => {
+  it('evicts the idle ones, never one serving a request', () => {
+    const scopes: Array<[string, ReturnType<typeof resident>]> = [
+      ['T0OLD', resident(0)],
+      ['T0BUSY', resident(0, 1)],
+      ['T0NEW', resident(900)],
+    ];
+    expect(scopesToEvict(scopes, 1_000, { idleMs: 500, maxResident: 10 })).toEqual(['T0OLD']);
+  });
+
+  it('beyond the cap, the least recently used go first, however fresh', () => {
+    const scopes: Array<[string, ReturnType<typeof resident>]> = [
+      ['T0A', resident(990)],
+      ['T0B', resident(995, 2)],
+      ['T0C', resident(996)],
+      ['T0D', resident(999)],
+    ];
+    expect(scopesToEvict(scopes, 1_000, { idleMs: 60_000, maxResident: 2 })).toEqual(['T0A', 'T0C']);
+  });
+
+  it('remembers a team without an install for a moment, and forgets it when the directory changes', () => {
+    let now = 0;
+    const absent = new AbsentTenants(() => now);
+    absent.add('T0NONE');
+    expect(absent.has('T0NONE')).toBe(true);
+    now = 2_001;
+    expect(absent.has('T0NONE')).toBe(false);
+    absent.add('T0NONE');
+    absent.clear();
+    expect(absent.has('T0NONE')).toBe(false);
+  });
+});
+
+describe("a replica's one timer", () => {
+  it('runs each registration on its period, never overlapping itself, and stops when none is left', async () => {
+    const ticker = new ReplicaTicker(createLogger({ level: 'silent', secrets: [] }));
+    let runs = 0;
+    let overlapping = 0;
+    let inside = false;
+    const stop = ticker.every(60, async () => {
+      if (inside) overlapping++;
+      inside = true;
+      runs++;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      inside = false;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    stop();
+    expect(runs).toBeGreaterThanOrEqual(2);
+    expect(overlapping).toBe(0);
+    expect(ticker.size()).toBe(0);
+  });
+
+  it('a coalesced run started during another runs once more after it, for every caller', async () => {
+    let runs = 0;
+    const gate = new CoalescedRun(async () => {
+      runs++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    });
+    const first = gate.run();
+    const second = gate.run();
+    const third = gate.run();
+    await Promise.all([first, second, third]);
+    expect(runs).toBe(2);
+  });
+});

@@ -3,6 +3,8 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { AlertScheduler } from '../../insights/ports.js';
 import { storeErrorListener } from '../store-errors.js';
+import { retireOldQueue } from './plane-migration.js';
+import { planeJobId, type QueuePlane } from './queue-plane.js';
 import { bullConnectionOf, type RedisClient } from './redis-client.js';
 
 const QUEUE_NAME = 'health-alerts';
@@ -14,6 +16,13 @@ export interface BullmqAlertSchedulerOptions {
   logger: Logger;
   intervalMs: number;
   namespace?: string;
+  /** OAuth mode on Redis: a view for `tenant` over the plane's shared `alerts` queue (no Queue or Worker). */
+  plane?: { plane: QueuePlane; tenant: string };
+}
+
+interface AlertJobData {
+  /** The tenant whose check it is (plane mode; empty on its own queue). */
+  tenant?: string;
 }
 
 /**
@@ -21,22 +30,31 @@ export interface BullmqAlertSchedulerOptions {
  * delayed job per interval and whichever replica's worker takes it runs that interval's check; the others
  * never see it. The scheduler exists only while armed (some channel subscribed): `arm` upserts it
  * (idempotent; a changed interval replaces it), `disarm` removes it and its next job.
+ *
+ * On the plane it is a tenant's view: its scheduler (id prefixed by the tenant, the tenant in its data)
+ * lives on the shared `alerts` queue, `start` registers the processor and `stop` only unregisters, so an
+ * evicted tenant's check still fires and wakes it. `start` also retires the tenant's old queue (before
+ * issue 34): the check is armed again by the use case's start where a channel is subscribed.
  */
 export class BullmqAlertScheduler implements AlertScheduler {
-  private queueInstance: Queue | undefined;
+  private queueInstance: Queue<AlertJobData> | undefined;
   private worker: Worker | undefined;
+  private unregister: (() => void) | undefined;
   private readonly prefix: string;
   private readonly log: Logger;
+  private readonly schedulerId: string;
 
   constructor(private readonly o: BullmqAlertSchedulerOptions) {
     this.prefix = `${o.namespace ?? 'docs-agent'}:bull`;
     this.log = o.logger.child({ component: 'alert-scheduler' });
+    this.schedulerId = o.plane ? planeJobId('alerts', o.plane.tenant, SCHEDULER_ID) : SCHEDULER_ID;
   }
 
   /** Created on first use, so nothing touches Redis before the app has connected. */
-  private get queue(): Queue {
+  private get queue(): Queue<AlertJobData> {
+    if (this.o.plane) return this.o.plane.plane.queue<AlertJobData>('alerts');
     if (!this.queueInstance) {
-      const queue = new Queue(QUEUE_NAME, {
+      const queue = new Queue<AlertJobData>(QUEUE_NAME, {
         connection: bullConnectionOf(this.o.client),
         prefix: this.prefix,
       });
@@ -47,6 +65,14 @@ export class BullmqAlertScheduler implements AlertScheduler {
   }
 
   async start(onTick: (tickMs: number) => Promise<void>): Promise<void> {
+    const plane = this.o.plane;
+    if (plane) {
+      if (this.unregister) return;
+      this.unregister = plane.plane.register('alerts', plane.tenant, (job: Job) => this.process(onTick, job));
+      const old = { prefix: this.prefix, name: QUEUE_NAME };
+      void retireOldQueue({ ...old, client: this.o.client, logger: this.log });
+      return;
+    }
     if (this.worker) return;
     const worker = new Worker(QUEUE_NAME, (job: Job) => this.process(onTick, job), {
       connection: bullConnectionOf(this.o.client),
@@ -62,11 +88,11 @@ export class BullmqAlertScheduler implements AlertScheduler {
   async arm(): Promise<void> {
     try {
       await this.queue.upsertJobScheduler(
-        SCHEDULER_ID,
+        this.schedulerId,
         { every: this.o.intervalMs },
         {
           name: 'health-alert-check',
-          data: {},
+          data: this.o.plane ? { tenant: this.o.plane.tenant } : {},
           opts: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
         },
       );
@@ -77,11 +103,13 @@ export class BullmqAlertScheduler implements AlertScheduler {
   }
 
   async disarm(): Promise<void> {
-    await this.queue.removeJobScheduler(SCHEDULER_ID);
+    await this.queue.removeJobScheduler(this.schedulerId);
   }
 
-  /** Stops taking checks; the job scheduler stays in Redis for the other replicas. */
+  /** Stops taking checks; the job scheduler stays in Redis for the other replicas (and to wake this tenant). */
   async stop(): Promise<void> {
+    this.unregister?.();
+    this.unregister = undefined;
     await this.worker?.close();
     this.worker = undefined;
     await this.queueInstance?.close();

@@ -160,6 +160,7 @@ describe('schedules and impact checks on the shared plane', () => {
     await scope.stop();
 
     await waitFor(() => fired.length >= 3, { what: 'three checks', timeoutMs: 15_000 });
+    expect(woken.length).toBeGreaterThanOrEqual(1);
     const ticks = fired.map((f) => f.what);
     expect(new Set(ticks).size).toBe(ticks.length);
     expect(fired.every((f) => f.tenant === 'T1')).toBe(true);
@@ -208,6 +209,7 @@ describe('schedules and impact checks on the shared plane', () => {
       timeoutMs: 15_000,
     });
     await sleep(500);
+    expect(woken.length).toBeGreaterThanOrEqual(2);
     expect(runs.map((r) => `${r.tenant}#${r.attempt}`).sort()).toEqual(['T1#0', 'T1#1', 'T2#0', 'T2#1']);
   }, 30_000);
 });

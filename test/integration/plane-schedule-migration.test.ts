@@ -1,13 +1,23 @@
 import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import type { ImpactCheck } from '../../src/insights/health/ports.js';
 import type { WeeklySchedule } from '../../src/insights/ports.js';
 import { BullmqAlertScheduler } from '../../src/state/redis/bullmq-alert-scheduler.js';
-import { BullmqImpactQueue } from '../../src/state/redis/bullmq-impact-queue.js';
+import {
+  BullmqImpactQueue,
+  IMPACT_QUEUE_NAME,
+  impactJobId,
+} from '../../src/state/redis/bullmq-impact-queue.js';
 import { BullmqWeeklyScheduler } from '../../src/state/redis/bullmq-weekly-scheduler.js';
 import { createQueuePlane, type QueuePlane } from '../../src/state/redis/queue-plane.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
+import {
+  bullConnectionOf,
+  closeRedis,
+  connectRedis,
+  type RedisClient,
+} from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
@@ -50,10 +60,12 @@ const schedule = (channelId: string, cron: string): WeeklySchedule => ({
 /** A tenant's queues as an old replica left them: two checks, two schedules, a pending retry, the alert check. */
 async function oldLayout(ns: string): Promise<void> {
   const impact = new BullmqImpactQueue({ client, logger, namespace: ns });
-  // A check with two tries behind it: the move keeps its count.
-  await impact.enqueue(check('job:1'), Date.now() + 600, 2);
   await impact.enqueue(check('job:2'), Date.now() + 14 * 86_400_000);
   await impact.close();
+  // A check with two tries behind it, as the old queue held it (the move keeps its count and due time).
+  const old = new Queue(IMPACT_QUEUE_NAME, { connection: bullConnectionOf(client), prefix: `${ns}:bull` });
+  await old.add('impact', { check: check('job:1'), attempt: 2 }, { jobId: impactJobId('job:1'), delay: 600 });
+  await old.close();
   const weekly = new BullmqWeeklyScheduler({ client, logger, namespace: ns });
   await weekly.upsert(schedule('C1', '0 9 * * 1'));
   await weekly.upsert({ ...schedule('C2', '30 7 * * 5'), kind: 'health' });

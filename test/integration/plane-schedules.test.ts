@@ -198,12 +198,15 @@ describe('schedules and impact checks on the shared plane', () => {
     for (const [plane, tenant] of [
       [a, 'T1'],
       [b, 'T1'],
-      [b, 'T2'],
     ] as const) {
       const scope = await view(plane, tenant);
       await scope.enqueue(check, Date.now() + 300);
       await scope.close();
     }
+    // A use case still running in a scope already evicted (its view closed) does not lose its check.
+    const evicted = await view(b, 'T2');
+    await evicted.close();
+    await evicted.enqueue(check, Date.now() + 300);
     await waitFor(() => runs.filter((r) => r.attempt === 1).length >= 2, {
       what: 'both retries',
       timeoutMs: 15_000,

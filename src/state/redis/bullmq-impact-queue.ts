@@ -114,8 +114,7 @@ export class BullmqImpactQueue implements ImpactQueue {
         logger: this.log,
         recreate: async (job) => {
           const { check, attempt } = job.data as ImpactJobData;
-          if (check)
-            await this.enqueue(check, await oldJobDueAt(old.client, old.prefix, old.name, job), attempt);
+          if (check) await this.add(check, await oldJobDueAt(old.client, old.prefix, old.name, job), attempt);
         },
       });
       return;
@@ -143,9 +142,15 @@ export class BullmqImpactQueue implements ImpactQueue {
     this.worker = worker;
   }
 
-  /** `attempt` is set only when a check moves from the old per-tenant queue (it keeps its count). */
-  async enqueue(check: ImpactCheck, dueAt: number, attempt = 0): Promise<void> {
-    if (this.closed) return;
+  async enqueue(check: ImpactCheck, dueAt: number): Promise<void> {
+    // A closed own queue takes nothing more; the plane's queue is the replica's, so a use case still running
+    // in an evicted scope does not lose its check.
+    if (this.closed && !this.options.plane) return;
+    await this.add(check, dueAt, 0);
+  }
+
+  /** `attempt` is above 0 only when a check moves from the old per-tenant queue (it keeps its count). */
+  private async add(check: ImpactCheck, dueAt: number, attempt: number): Promise<void> {
     const plane = this.options.plane;
     await this.queue.add(
       'impact',

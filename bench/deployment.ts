@@ -101,12 +101,16 @@ export async function runDeployment(): Promise<string[]> {
         return result;
       }
       const [a, b] = replicas as [Replica, Replica];
-      const served = latencyFor > 0 ? await installSample(a, b) : undefined;
       await sleep(SETTLE_MS);
       await readReplicas();
+      // Idle is nobody using the bot: measured before the sample installs (each builds a scope on both).
       result.idle = await idleWindow(redisProbe, replicas);
-      if (latencyFor > 0)
+      const served = latencyFor > 0 ? await installSample(a, b) : undefined;
+      if (latencyFor > 0) {
         result.latency = { ...(await measureLatencies(fakes, [a, b], latencyFor, redis.url)), served };
+        // Connections and memory once the busy tenants' and the new installs' scopes are resident.
+        await readReplicas();
+      }
       return result;
     } finally {
       for (const r of replicas) await r.stop();

@@ -1,3 +1,5 @@
+import { describeError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
 import type { TenantKey } from '../../tenants/tenant.js';
 
 /** At most this many scopes resident per replica when nothing says (TENANT_SCOPES_MAX does). */
@@ -58,5 +60,25 @@ export class AbsentTenants {
   /** The directory changed (an install somewhere): look again. */
   clear(): void {
     this.until.clear();
+  }
+}
+
+/** Says when a store starts failing and when it answers again, never every 2 s in between. */
+export class OutageLog {
+  private down = false;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly what: string,
+  ) {}
+
+  ok(): void {
+    if (this.down) this.log.info(`${this.what} answers again`);
+    this.down = false;
+  }
+
+  failed(error: unknown): void {
+    if (!this.down) this.log.warn({ error: describeError(error) }, `could not read ${this.what}; retrying`);
+    this.down = true;
   }
 }

@@ -2,10 +2,11 @@ import { CoalescedRun } from '../../common/coalesced-run.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
+import type { WakeResult } from '../../state/adapters.js';
 import { type TenantKey, type TenantSource, tenantCandidates, tenantSecrets } from '../../tenants/tenant.js';
 import { effectiveConnections } from './tenant-config.js';
 import { removeInstall, scopeCallbacks, serve, uninstalledLine } from './tenant-holds.js';
-import { AbsentTenants, MAX_RESIDENT_SCOPES, scopesToEvict } from './tenant-residency.js';
+import { AbsentTenants, MAX_RESIDENT_SCOPES, OutageLog, scopesToEvict } from './tenant-residency.js';
 import { buildTenantRuntime, type TenantRuntime, untilStarted, updateInPlace } from './tenant-runtime.js';
 import type { TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 
@@ -16,8 +17,7 @@ export const PURGE_DELAY_MS = 60 * 60 * 1000;
 /** How often every replica re-reads the stamps of the scopes it holds (and evicts idle ones). */
 export const SYNC_INTERVAL_MS = 2_000;
 
-/** What `wake` found (the shared queue plane and the due index act on it). */
-export type WakeResult = 'served' | 'held' | 'gone';
+export type { WakeResult } from '../../state/adapters.js';
 
 /**
  * The tenant scopes this replica holds (issue 34: built on demand, nothing per tenant at boot). A scope is
@@ -38,7 +38,7 @@ export class TenantRuntimes {
     () => this.syncOnce(),
     () => this.stopped,
   );
-  private directoryDown = false;
+  private readonly directory: OutageLog;
   /** Records that could not be read, with the stamp that failed (said once per stamp). */
   private readonly unreadable = new Map<TenantKey, string>();
   private timer: NodeJS.Timeout | undefined;
@@ -50,6 +50,7 @@ export class TenantRuntimes {
     this.log = deps.logger.child({ component: 'tenants' });
     this.purgeDelayMs = deps.purgeDelayMs ?? PURGE_DELAY_MS;
     this.absent = new AbsentTenants(() => deps.clock.now());
+    this.directory = new OutageLog(this.log, 'the directory of installs');
   }
 
   async start(): Promise<void> {
@@ -162,15 +163,9 @@ export class TenantRuntimes {
   /** Re-reads the stamps of the scopes held here (O(resident), never the whole directory); applies changes. */
   sync(): Promise<void> {
     return this.syncs.run().then(
-      () => {
-        if (this.directoryDown) this.log.info('the directory of installs answers again');
-        this.directoryDown = false;
-      },
+      () => this.directory.ok(),
       (error: unknown) => {
-        // Said when it starts failing, not every 2 s while it stays down.
-        const what = 'could not read the directory of installs; retrying';
-        if (!this.directoryDown) this.log.warn({ error: describeError(error) }, what);
-        this.directoryDown = true;
+        this.directory.failed(error);
         throw error;
       },
     );
@@ -248,18 +243,13 @@ export class TenantRuntimes {
    * work lives outside them (Redis with the shared queue plane), which is when `scopeIdleMs` is set.
    */
   private async evictIdle(): Promise<void> {
-    if (this.deps.scopeIdleMs === undefined || this.stopped) return;
-    const idleMs = this.deps.scopeIdleMs;
-    const maxResident = this.deps.maxResidentScopes ?? MAX_RESIDENT_SCOPES;
-    const now = this.deps.clock.now();
-    for (const tenant of scopesToEvict(this.runtimes, now, { idleMs, maxResident }))
+    const { scopeIdleMs: idleMs, maxResidentScopes: maxResident = MAX_RESIDENT_SCOPES, clock } = this.deps;
+    if (idleMs === undefined || this.stopped) return;
+    for (const tenant of scopesToEvict(this.runtimes, clock.now(), { idleMs, maxResident }))
       await this.drop(tenant, 'idle; evicted (its work in Redis wakes it again)', true);
   }
 
-  /**
-   * Uninstall or revocation: no more calls with its token from this moment, its installation and secrets
-   * deleted now, its runtime (polls, schedules, PR follows, owed deliveries) stopped, its data purged later.
-   */
+  /** Uninstall or revocation: no call with its token from now on, secrets deleted now, data purged later. */
   async uninstall(tenant: TenantKey, reason: string, installId?: string): Promise<void> {
     if (this.removed.has(tenant)) return;
     const runtime = this.runtimes.get(tenant);
@@ -297,13 +287,11 @@ export class TenantRuntimes {
     await this.syncs.current()?.catch(() => undefined);
     await Promise.all([...this.loading.values()].map((loading) => loading.catch(() => undefined)));
     // Shutdown (SIGTERM): every runtime hands its work back, in parallel, within the shutdown budget.
-    await Promise.all(
-      [...this.runtimes.values()].map((runtime) =>
-        runtime.agent.stop().catch((error: unknown) => {
-          this.log.warn({ tenant: runtime.scope.key, error: describeError(error) }, 'tenant stop failed');
-        }),
-      ),
-    );
+    const stopOne = (runtime: TenantRuntime) =>
+      runtime.agent.stop().catch((error: unknown) => {
+        this.log.warn({ tenant: runtime.scope.key, error: describeError(error) }, 'tenant stop failed');
+      });
+    await Promise.all([...this.runtimes.values()].map(stopOne));
     this.runtimes.clear();
   }
 }

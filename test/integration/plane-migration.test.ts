@@ -64,7 +64,8 @@ describe('OAuth mode on Redis: moving per-tenant queues onto the shared plane', 
       prefix: 'docs-agent:{plane-polls}',
     });
     const [pending] = await plane.getJobs(['delayed', 'waiting']);
-    const jobId = (pending?.data as { jobId: string }).jobId;
+    if (!pending) throw new Error('the job has no pending poll on the plane');
+    const jobId = (pending.data as { jobId: string }).jobId;
     await plane.obliterate({ force: true });
     await plane.close();
     const old = new BullmqPollQueue({

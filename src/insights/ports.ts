@@ -176,8 +176,18 @@ export interface AlertStore {
  * Fires the alert check every interval: a croner timer in memory mode, one BullMQ job scheduler in Redis
  * mode (one replica runs each interval). `tickMs` is the interval's scheduled time.
  */
+/**
+ * Runs the alert check every interval while armed. Armed only while the tenant has a subscription, so an idle
+ * tenant schedules nothing: `alerts on` arms, the last `alerts off` (or a check finding none) disarms.
+ */
 export interface AlertScheduler {
+  /** Takes the checks this replica is given (the timer or job scheduler itself is `arm`'s). */
   start(onTick: (tickMs: number) => Promise<void>): Promise<void>;
+  /** Creates the recurring check if absent (idempotent; keeps its timing when present). */
+  arm(): Promise<void>;
+  /** Removes the recurring check (a check running now finishes). */
+  disarm(): Promise<void>;
+  /** Stops taking checks in this process; the recurring check stays for the other replicas. */
   stop(): Promise<void>;
 }
 

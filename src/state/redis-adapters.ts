@@ -40,6 +40,8 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     quota('agent-jobs', config.docs.jobsPerHour, projectId),
   );
   const userQuotas = perProject('', (key) => quota('agent-jobs-user', userShareOf(config), key));
+  // OAuth mode: impact checks, weekly posts and alert checks are this tenant's views over the shared plane.
+  const onPlane = options.plane ? { plane: options.plane } : {};
   const deliveryStore = new RedisDeliveryStore(client, `${namespace}:`, logger, options.dueIndex);
   const startHandovers = new RedisStartHandovers(client, `${namespace}:`, options.dueIndex);
   return {
@@ -71,8 +73,8 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     analyticsCache: createRedisAnalyticsCache(client, namespace, logger, now),
     scheduleStore: createRedisScheduleStore(client, namespace, logger),
     assistantThreads: createRedisAssistantThreadStore(client, namespace, logger),
-    weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace }),
-    impactQueue: new BullmqImpactQueue({ client: queueClient, logger, namespace, now }),
+    weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace, ...onPlane }),
+    impactQueue: new BullmqImpactQueue({ client: queueClient, logger, namespace, now, ...onPlane }),
     evidenceStore: createRedisEvidenceStore(client, namespace, logger),
     alertStore: new RedisAlertStore(client, `${namespace}:`),
     alertScheduler: new BullmqAlertScheduler({
@@ -80,6 +82,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       logger,
       namespace,
       intervalMs: config.analytics.healthAlertIntervalMs,
+      ...onPlane,
     }),
     slackSlots: new RedisSharedSlots(client, `${namespace}:`),
     startHandovers,

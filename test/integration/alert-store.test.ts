@@ -143,7 +143,12 @@ describe('redis', () => {
     const api = docsClientFor(docs, logger).forProject(FAKE_PROJECT_ID);
     return new HealthAlerts({
       store,
-      scheduler: { start: async () => undefined, stop: async () => undefined },
+      scheduler: {
+        start: async () => undefined,
+        arm: async () => undefined,
+        disarm: async () => undefined,
+        stop: async () => undefined,
+      },
       publisher,
       source: new AnalyticsSource({
         cache: createMemoryAnalyticsCache(logger),

@@ -35,6 +35,9 @@ describe('OAuth mode: uninstall, purge, re-install and token rotation', () => {
 
   it('an uninstalled workspace: no call with its token from then on, secrets gone at once, data purged, others unaffected', async () => {
     expect(await answersHelp('T0BETA')).toContain('/docs-agent');
+    // Its scope's start (the welcome DM among it) is over: a call already on its way when the uninstall
+    // arrives cannot be called back, and is not what this checks.
+    await waitFor(() => app.logs.some((l) => l.includes('tenant T0BETA is ready')), { timeoutMs: 5_000 });
     const betaToken = app.slack.oauth.liveToken('T0BETA');
     // Something of Beta's own in its key space (the replay guard's claims, at least).
     await waitFor(async () => (await keys.keys('docs-agent:t:T0BETA:*')).length > 0, { timeoutMs: 5_000 });
@@ -56,7 +59,7 @@ describe('OAuth mode: uninstall, purge, re-install and token rotation', () => {
     const later = app.slack.calls
       .slice(uninstalledAt)
       .filter((c) => c.authorization === `Bearer ${betaToken}`);
-    expect(later).toEqual([]);
+    expect(later.map((c) => c.method)).toEqual([]);
     expect(app.logs.filter((l) => l.includes('T0BETA') && l.includes('purged an uninstalled'))).toHaveLength(
       1,
     );

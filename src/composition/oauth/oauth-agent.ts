@@ -177,7 +177,7 @@ export function createOAuthAgent(
         stopOwed?.();
         await owed?.stop();
         // The plane first: a job taken after the scopes stopped would find nobody to run it.
-        await plane?.close();
+        if (plane) await within(plane.close(), 5_000, 'closing the queue plane', logger);
         await runtimes.stop();
         ticker.close();
         await metricsServer?.close();

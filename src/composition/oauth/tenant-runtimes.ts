@@ -220,6 +220,8 @@ export class TenantRuntimes {
       this.log.info({ tenant, projects: connections.length }, 'tenant install or settings changed; applied');
       return;
     }
+    // Uninstalled here while this was read: nothing is built for it (not even its welcome).
+    if (this.removed.get(tenant) === stamp || this.stopped) return;
     this.runtimes.set(tenant, this.build({ tenant, stamp, lifecycle, installation, settings, connections }));
   }
 

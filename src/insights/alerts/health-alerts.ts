@@ -74,11 +74,15 @@ export class HealthAlerts {
     const previous = await this.o.store.subscription(channelId);
     const subscription = { channelId, sensitivity, createdBy: userId, createdAt: this.o.clock.now() };
     await this.o.store.subscribe(subscription);
+    // After the write, so a concurrent last `alerts off` that disarms re-reads and sees this subscription.
+    await this.o.scheduler.arm();
     return { subscription, previous };
   }
 
-  unsubscribe(channelId: string): Promise<boolean> {
-    return this.o.store.unsubscribe(channelId);
+  async unsubscribe(channelId: string): Promise<boolean> {
+    const removed = await this.o.store.unsubscribe(channelId);
+    if (removed) await this.disarmIfIdle();
+    return removed;
   }
 
   status(channelId: string): Promise<AlertSubscription | undefined> {
@@ -98,10 +102,12 @@ export class HealthAlerts {
     return (await this.o.store.subscriptions()).filter((s) => s.createdBy === userId);
   }
 
+  /** Takes checks; the recurring check exists only while some channel is subscribed. */
   async start(): Promise<void> {
     await this.o.scheduler.start(async (tickMs) => {
       await this.check(tickMs);
     });
+    if ((await this.o.store.subscriptions()).length > 0) await this.o.scheduler.arm();
   }
 
   stop(): Promise<void> {
@@ -112,7 +118,10 @@ export class HealthAlerts {
   async check(tickMs: number): Promise<CheckOutcome> {
     const outcome: CheckOutcome = { alerts: 0, followUps: 0, skipped: 0 };
     const subscriptions = await this.o.store.subscriptions();
-    if (subscriptions.length === 0) return outcome;
+    if (subscriptions.length === 0) {
+      await this.disarmIfIdle();
+      return outcome;
+    }
     const slot = Math.floor(tickMs / this.o.intervalMs);
     if (!(await this.o.store.claim(`tick:${slot}`, this.o.intervalMs))) return outcome;
     const byProject = new Map<string, AlertSubscription[]>();
@@ -141,6 +150,16 @@ export class HealthAlerts {
       'docs-health alert check done',
     );
     return outcome;
+  }
+
+  /**
+   * Removes the recurring check when no channel is subscribed, then reads again: a subscription written
+   * meanwhile (whose own `arm` may have run before our disarm) re-arms it, so a concurrent `on` is not lost.
+   */
+  private async disarmIfIdle(): Promise<void> {
+    if ((await this.o.store.subscriptions()).length > 0) return;
+    await this.o.scheduler.disarm();
+    if ((await this.o.store.subscriptions()).length > 0) await this.o.scheduler.arm();
   }
 
   private async checkProject(

@@ -4,6 +4,9 @@ import type { Logger } from '../../common/logger.js';
 import { scheduleKey, type WeeklyReportScheduler, type WeeklySchedule } from '../../insights/ports.js';
 import { nextOccurrence, previousOccurrence } from '../../insights/ranges/cron-times.js';
 import { storeErrorListener } from '../store-errors.js';
+import { retireOldQueue } from './plane-migration.js';
+import { oldJobDueAt } from './plane-old-jobs.js';
+import { planeJobId, type QueuePlane } from './queue-plane.js';
 import { bullConnectionOf, type RedisClient } from './redis-client.js';
 
 export interface BullmqWeeklySchedulerOptions {
@@ -14,9 +17,13 @@ export interface BullmqWeeklySchedulerOptions {
   namespace?: string;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** OAuth mode on Redis: a view for `tenant` over the plane's shared `weekly` queue (no Queue or Worker). */
+  plane?: { plane: QueuePlane; tenant: string };
 }
 
 interface WeeklyJobData {
+  /** The tenant whose schedule it is (plane mode only). */
+  tenant?: string;
   schedule: WeeklySchedule;
   /** Set on the retry of a failed occurrence (a one-off delayed job); scheduler jobs derive it. */
   occurrence?: number;
@@ -36,7 +43,7 @@ export function cronerRepeatStrategy(afterMs: number, opts: RepeatOptions): numb
 }
 
 /** One job scheduler per schedule key (page views: the channel id, as before kinds); BullMQ forbids `:`. */
-function schedulerId(key: string): string {
+export function weeklySchedulerId(key: string): string {
   return `weekly-${encodeURIComponent(key)}`;
 }
 
@@ -49,10 +56,17 @@ function schedulerId(key: string): string {
  * A job produced while no replica ran is processed late when one starts; `WeeklyReports` then applies the
  * missed-post grace. The store claim per (channel, occurrence) stays the exactly-once guard, also against
  * the start-up catch-up of another replica firing the same occurrence.
+ *
+ * On the plane it is a tenant's view: its schedulers and retries (ids prefixed by the tenant, the tenant in
+ * their data) live on the shared `weekly` queue, `start` registers the processor and `stop` only
+ * unregisters, so an evicted tenant's posts still fire and wake it. `start` also retires the tenant's old
+ * queue (before issue 34): its pending retries move to the plane, its schedulers are upserted again from
+ * the schedule store by the use case's start.
  */
 export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
   private queueInstance: Queue<WeeklyJobData> | undefined;
   private worker: Worker<WeeklyJobData> | undefined;
+  private unregister: (() => void) | undefined;
   private readonly prefix: string;
   private readonly log: Logger;
 
@@ -63,6 +77,7 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
 
   /** Created on first use, so nothing touches Redis before the app has connected. */
   private get queue(): Queue<WeeklyJobData> {
+    if (this.options.plane) return this.options.plane.plane.queue<WeeklyJobData>('weekly');
     if (!this.queueInstance) {
       const queue = new Queue<WeeklyJobData>(QUEUE_NAME, {
         connection: bullConnectionOf(this.options.client),
@@ -75,7 +90,26 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
     return this.queueInstance;
   }
 
+  /** This view's id for a job or scheduler: prefixed by the tenant on the shared queue. */
+  private id(id: string): string {
+    return this.options.plane ? planeJobId('weekly', this.options.plane.tenant, id) : id;
+  }
+
+  /** The tenant in a job's data on the shared queue; nothing on the tenant's own queue. */
+  private get tenantData(): { tenant?: string } {
+    return this.options.plane ? { tenant: this.options.plane.tenant } : {};
+  }
+
   async start(onFire: (schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>): Promise<void> {
+    const plane = this.options.plane;
+    if (plane) {
+      if (this.unregister) return;
+      this.unregister = plane.plane.register('weekly', plane.tenant, (job: Job) =>
+        this.process(onFire, job as Job<WeeklyJobData>),
+      );
+      void this.retireOldQueue();
+      return;
+    }
     if (this.worker) return;
     const worker = new Worker<WeeklyJobData>(QUEUE_NAME, (job) => this.process(onFire, job), {
       connection: bullConnectionOf(this.options.client),
@@ -91,14 +125,29 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
     this.worker = worker;
   }
 
+  /** The tenant's queue before issue 34: its pending retries move here, the rest goes with it. */
+  private retireOldQueue(): Promise<number> {
+    const old = { client: this.options.client, prefix: this.prefix, name: QUEUE_NAME };
+    return retireOldQueue({
+      ...old,
+      logger: this.log,
+      recreate: async (job) => {
+        const { schedule, occurrence } = job.data as WeeklyJobData;
+        // Scheduler iterations are re-made by the upserts from the schedule store; only retries move.
+        if (!schedule || occurrence === undefined || job.repeatJobKey) return;
+        await this.retry(schedule, occurrence, await oldJobDueAt(old.client, old.prefix, old.name, job));
+      },
+    });
+  }
+
   async upsert(schedule: WeeklySchedule): Promise<void> {
     try {
       await this.queue.upsertJobScheduler(
-        schedulerId(scheduleKey(schedule)),
+        this.id(weeklySchedulerId(scheduleKey(schedule))),
         { pattern: schedule.cron, tz: schedule.timeZone },
         {
           name: 'weekly-report',
-          data: { schedule },
+          data: { ...this.tenantData, schedule },
           opts: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
         },
       );
@@ -117,9 +166,9 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
   async retry(schedule: WeeklySchedule, occurrenceMs: number, atMs: number): Promise<void> {
     await this.queue.add(
       'weekly-report-retry',
-      { schedule, occurrence: occurrenceMs },
+      { ...this.tenantData, schedule, occurrence: occurrenceMs },
       {
-        jobId: `weekly-retry-${encodeURIComponent(scheduleKey(schedule))}-${occurrenceMs}-${atMs}`,
+        jobId: this.id(`weekly-retry-${encodeURIComponent(scheduleKey(schedule))}-${occurrenceMs}-${atMs}`),
         delay: Math.max(0, atMs - Date.now()),
         removeOnComplete: true,
         removeOnFail: true,
@@ -129,21 +178,28 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
   }
 
   async remove(key: string): Promise<void> {
-    await this.queue.removeJobScheduler(schedulerId(key));
+    await this.queue.removeJobScheduler(this.id(weeklySchedulerId(key)));
   }
 
   /** Schedule keys with a job scheduler in Redis and their next run (diagnostics and tests). */
   async nextRuns(): Promise<Map<string, number>> {
     const schedulers = await this.queue.getJobSchedulers(0, -1, true);
+    const tenant = this.options.plane?.tenant;
     return new Map(
       schedulers
         .filter((s) => s.template?.data?.schedule && s.next !== undefined)
+        .filter((s) => s.template?.data?.tenant === tenant)
         .map((s) => [scheduleKey(s.template!.data!.schedule), s.next!]),
     );
   }
 
-  /** Stops taking occurrences and waits for a running post; schedulers stay in Redis for the other replicas. */
+  /**
+   * Stops taking occurrences and waits for a running post; schedulers stay in Redis for the other replicas
+   * (on the plane: only unregisters, the plane's worker finishes a running post).
+   */
   async stop(): Promise<void> {
+    this.unregister?.();
+    this.unregister = undefined;
     await this.worker?.close();
     this.worker = undefined;
     await this.queueInstance?.close();

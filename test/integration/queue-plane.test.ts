@@ -145,4 +145,26 @@ describe('the shared queue plane', () => {
     // All five ran while most of the backlog still waited.
     expect(busyDone).toBeLessThan(500);
   });
+  it("holds a tenant to its own polls-per-second ceiling without slowing another tenant's", async () => {
+    const started: Array<{ tenant: string; at: number }> = [];
+    const p = makePlane(async () => 'served');
+    const handler = (tenant: string) => async () => void started.push({ tenant, at: Date.now() });
+    p.register('polls', 'T0RATE', { process: handler('T0RATE'), maxPerSecond: 4 });
+    p.register('polls', 'T0FREE', handler('T0FREE'));
+    for (let i = 0; i < 16; i++) {
+      await add(p, 'T0RATE', `r${i}`);
+      await add(p, 'T0FREE', `f${i}`);
+    }
+    await waitFor(() => started.length === 32, { what: 'every poll', timeoutMs: 20_000 });
+    const perSecond = new Map<number, number>();
+    for (const s of started.filter((s) => s.tenant === 'T0RATE')) {
+      const second = Math.floor(s.at / 1000);
+      perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+    }
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(4);
+    // The other tenant's polls all ran before the limited tenant's last one.
+    const lastFree = started.findLastIndex((s) => s.tenant === 'T0FREE');
+    const lastRate = started.findLastIndex((s) => s.tenant === 'T0RATE');
+    expect(lastFree).toBeLessThan(lastRate);
+  });
 });

@@ -13,7 +13,10 @@ export interface BullmqPollQueueOptions {
   logger: Logger;
   /** Polls running at once in this replica. */
   concurrency: number;
-  /** Ceiling on polls started per second by all replicas together (BullMQ's queue-wide limiter; 0 = none). */
+  /**
+   * Ceiling on polls started per second by all replicas together (BullMQ's queue-wide limiter; 0 = none).
+   * On the plane it is this tenant's ceiling, applied by the plane (see `PlaneHandlers.maxPerSecond`).
+   */
   maxPerSecond?: number;
   /** Key namespace: BullMQ keys live under `<ns>:bull:polls:…`, pending wake-ups at `<ns>:polls:wakeups`. */
   namespace?: string;
@@ -88,7 +91,7 @@ export class BullmqPollQueue implements PollQueue {
     this.log = options.logger.child({ component: 'poll-queue' });
     this.oldQueue = { prefix: `${namespace}:bull`, name: queueName };
     this.host = options.plane
-      ? planePollQueue(options.plane.plane, queueName, options.plane.tenant)
+      ? planePollQueue(options.plane.plane, queueName, options.plane.tenant, options.maxPerSecond)
       : ownPollQueue({
           ...{ client: options.client, logger: this.log, prefix: `${namespace}:bull`, queueName },
           ...{ concurrency: options.concurrency, maxPerSecond: options.maxPerSecond },

@@ -100,11 +100,15 @@ export function ownPollQueue(o: {
   return host;
 }
 
-/** OAuth mode on Redis: a tenant's view of the plane's shared queue of its kind (closing it only unregisters). */
+/**
+ * OAuth mode on Redis: a tenant's view of the plane's shared queue of its kind (closing it only unregisters).
+ * `maxPerSecond` is the tenant's own ceiling (the plane defers its polls over it), not the deployment's.
+ */
 export function planePollQueue(
   plane: QueuePlane,
   kind: 'polls' | 'pr-follow',
   tenant: string,
+  maxPerSecond?: number,
 ): PollQueueHost {
   let unregister: (() => void) | undefined;
   return {
@@ -112,7 +116,7 @@ export function planePollQueue(
     idOf: (jobId) => planeJobId('poll', tenant, jobId),
     dataOf: (jobId, dueAt) => ({ tenant, jobId, dueAt }),
     start(handlers) {
-      unregister ??= plane.register(kind, tenant, handlers);
+      unregister ??= plane.register(kind, tenant, maxPerSecond ? { ...handlers, maxPerSecond } : handlers);
     },
     async close() {
       unregister?.();

@@ -18,6 +18,11 @@ export interface PlaneHandlers {
   process(job: Job, token: string | undefined): Promise<unknown>;
   completed?(job: Job): void;
   failed?(job: Job, error: Error): void;
+  /**
+   * Ceiling on this tenant's jobs of the kind started per second by all replicas together (0 or absent:
+   * none). Its jobs over the ceiling are moved back to a later second; other tenants are not slowed.
+   */
+  maxPerSecond?: number;
 }
 
 export interface QueuePlaneOptions {
@@ -43,6 +48,8 @@ const UNREGISTERED_DELAY_MS = 2_000;
 /** A job of a tenant at its cap is moved back this long, more the longer that tenant's backlog. */
 const DEFER_STEP_MS = 100;
 const DEFER_MAX_MS = 5_000;
+/** A tenant over its per-second ceiling is moved back at most this far (then counted again). */
+const RATE_DEFER_MAX_MS = 30_000;
 export const DEFAULT_PER_TENANT_CAP = 4;
 
 /** The job id of a tenant's job (BullMQ forbids `:` and purely numeric ids; tenant ids carry neither). */
@@ -165,6 +172,8 @@ export class QueuePlane {
     }
     const running = this.running.get(key) ?? 0;
     if (running >= this.cap) return this.moveBack(job, token, this.deferral(key));
+    const overRate = await this.rateDeferral(kind, tenant, handlers.maxPerSecond);
+    if (overRate > 0) return this.moveBack(job, token, overRate);
     this.running.set(key, running + 1);
     this.options.touched?.(tenant);
     try {
@@ -187,6 +196,25 @@ export class QueuePlane {
     recent.count++;
     this.deferred.set(key, recent);
     return Math.min(DEFER_MAX_MS, DEFER_STEP_MS * (1 + Math.floor(recent.count / this.cap)));
+  }
+
+  /**
+   * The tenant's starts in the current second, counted in Redis so the ceiling holds across replicas (as
+   * BullMQ's queue-wide limiter did when each tenant had its own queue). Over it: how long until the
+   * second this start fits in (the n-th over the ceiling waits n / max seconds more), else 0.
+   */
+  private async rateDeferral(kind: PlaneKind, tenant: string, max: number | undefined): Promise<number> {
+    if (!max || max <= 0) return 0;
+    const now = Date.now();
+    const second = Math.floor(now / 1000);
+    const key = `${this.prefixOf(kind)}:rate:${encodeURIComponent(tenant)}:${second}`;
+    const [count] = (await this.options.client.multi().incr(key).pExpire(key, 2_000).exec()) as [
+      number,
+      unknown,
+    ];
+    if (count <= max) return 0;
+    const secondsLater = 1 + Math.floor((count - max - 1) / max);
+    return Math.min(RATE_DEFER_MAX_MS, (second + secondsLater) * 1000 - now);
   }
 
   private async moveBack(job: Job, token: string | undefined, delayMs: number): Promise<never> {

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/common/logger.js';
+import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
+import { oldQueueExists } from '../../src/state/redis/plane-migration.js';
+import { QueuePlane } from '../../src/state/redis/queue-plane.js';
+import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
+import { waitFor } from '../support/http.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+const logger = createLogger({ level: 'silent', secrets: [] });
+const TENANT = 'T0UPGRADE';
+const NAMESPACE = `docs-agent:t:${TENANT}`;
+const WATCHED = Array.from({ length: 12 }, (_, i) => `job-${i}`);
+
+/**
+ * Issue 34, the upgrade at the poll queue: a tenant's polls pending in the old layout (its own queue under
+ * `<ns>:bull:polls`, written by the previous BullmqPollQueue) run exactly once after two replicas of the new
+ * version start the tenant's view of their planes at the same time, and the old queue is gone.
+ */
+describe('poll views moving a tenant’s old queue onto the plane', () => {
+  let redis: RedisServer;
+  const clients: RedisClient[] = [];
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    for (const client of clients.splice(0)) await closeRedis(client);
+    await redis?.stop();
+  });
+  const connect = async () => {
+    const client = await connectRedis(redis.url, logger, { failFast: false });
+    clients.push(client);
+    return client;
+  };
+
+  it('runs every pending poll once when two replicas start the tenant together', async () => {
+    // The old version: pending polls due in a moment, no worker running (the deployment was stopped).
+    const oldClient = await connect();
+    const old = new BullmqPollQueue({ client: oldClient, logger, concurrency: 2, namespace: NAMESPACE });
+    for (const jobId of WATCHED) await old.schedule(jobId, 300);
+    await old.close();
+    expect(await oldQueueExists(oldClient, `${NAMESPACE}:bull`, 'polls')).toBe(true);
+
+    // The new version, two replicas: each its plane, and the tenant's view of it, started at once.
+    const ran: string[] = [];
+    const replicas = await Promise.all(
+      ['a', 'b'].map(async () => {
+        const client = await connect();
+        const plane = new QueuePlane({ client, logger, wake: async () => 'served', prefix: 'upgraded' });
+        const view = new BullmqPollQueue({
+          client,
+          logger,
+          concurrency: 2,
+          namespace: NAMESPACE,
+          plane: { plane, tenant: TENANT },
+        });
+        return { plane, view };
+      }),
+    );
+    for (const { view } of replicas)
+      view.start(async (jobId) => {
+        ran.push(jobId);
+        return null;
+      });
+    // What the poll use case does after every start: the watched jobs' polls are made sure of.
+    await Promise.all(replicas.map(({ view }) => view.reconcile(WATCHED, () => 0)));
+
+    await waitFor(() => ran.length >= WATCHED.length, { what: 'every poll', timeoutMs: 10_000 });
+    await waitFor(async () => !(await oldQueueExists(oldClient, `${NAMESPACE}:bull`, 'polls')), {
+      what: 'the old queue removed',
+      timeoutMs: 5_000,
+    });
+    // Long enough for a duplicate (a second copy of a poll, a poll left in the old queue) to have run.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    for (const { view, plane } of replicas) {
+      await view.close();
+      await plane.close();
+    }
+    expect([...ran].sort()).toEqual([...WATCHED].sort());
+  });
+});

@@ -1,4 +1,3 @@
-import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import type { Logger } from '../../common/logger.js';
 import { KeyvJobStore } from '../keyv-job-store.js';
@@ -6,6 +5,7 @@ import { storeErrorListener } from '../store-errors.js';
 import { RedisVersionedWrite } from '../versioned-save.js';
 import { RedisAtomicOps } from './redis-atomic-ops.js';
 import { closeRedis, createRedisClient, type RedisClient } from './redis-client.js';
+import { keyvRedisOn } from './redis-keyv.js';
 
 /** Every key the bot writes starts with this (Keyv's records as `docs-agent::…`, the rest as `docs-agent:…`). */
 export const DEFAULT_REDIS_NAMESPACE = 'docs-agent';
@@ -40,7 +40,7 @@ export function createRedisState(
   const queueClient =
     shared?.queueClient ??
     createRedisClient(redisUrl, log.child({ connection: 'queue' }), { failFast: false });
-  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
+  const adapter = keyvRedisOn(client, namespace);
   const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
   // Keyv re-emits its adapter's errors; without a listener an error event would crash the process.
   keyv.on('error', storeErrorListener(log, 'state store error'));

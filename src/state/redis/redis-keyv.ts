@@ -19,7 +19,7 @@ export function redisKeyv(
   what: string,
   options: { plainJson?: boolean; level?: 'warn' | 'error' } = {},
 ): Keyv {
-  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
+  const adapter = keyvRedisOn(client, namespace);
   const keyv = new Keyv({
     store: adapter,
     namespace,
@@ -29,4 +29,21 @@ export function redisKeyv(
   });
   keyv.on('error', storeErrorListener(logger, `${what} error`, options.level));
   return keyv;
+}
+
+const ADAPTER_EVENTS = ['error', 'connect', 'disconnect', 'reconnecting'] as const;
+
+/**
+ * `@keyv/redis` hangs four listeners on the client it is given and never takes them off. On the process's
+ * shared connection (OAuth mode: scopes built on demand and evicted, each with its stores) they would pile up
+ * for the process's life, so they are taken off at once: the connection's own listener says its errors, and
+ * with `throwOnErrors` every failed command still rejects.
+ */
+export function keyvRedisOn(client: RedisClient, namespace: string): KeyvRedis<unknown> {
+  const before = new Map(ADAPTER_EVENTS.map((event) => [event, new Set(client.listeners(event))]));
+  const adapter = new KeyvRedis(client, { namespace, throwOnErrors: true, throwOnConnectError: true });
+  for (const event of ADAPTER_EVENTS)
+    for (const listener of client.listeners(event))
+      if (!before.get(event)?.has(listener)) client.off(event, listener as (...args: unknown[]) => void);
+  return adapter;
 }

@@ -124,7 +124,7 @@ export function tenantSeries(input: {
   return [
     {
       name: `${PREFIX}tenants`,
-      help: 'Tenants (workspace or org-wide installs) this process serves',
+      help: 'Tenant scopes (workspace or org-wide installs) resident in this process now: built on use, evicted when idle',
       type: 'gauge',
       aggregator: 'sum',
       values: [{ labels: {}, value: input.installed }],

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/http.js';
+import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { ALPHA, registerTenants } from '../support/tenant-bots.js';
+import { connectThroughModal } from '../support/tenant-connect.js';
+
+/**
+ * Issue 34: evicting a scope frees memory only. A job whose scope is evicted while it runs still gets its
+ * PR link, once: its next poll, on the shared plane, builds the scope again.
+ */
+describe('OAuth mode on Redis: a job outlives the eviction of its scope', () => {
+  let redis: RedisServer;
+  let app: OAuthTestApp;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    app = await startOAuthApp({
+      env: { REDIS_URL: redis.url, LOG_LEVEL: 'debug', POLL_INTERVAL_MS: '300', POLL_MAX_INTERVAL_MS: '600' },
+      scopeIdleMs: 200,
+      syncIntervalMs: 100,
+    });
+    registerTenants(app.slack, app.docs);
+    app.slack.oauth.installerUserId = ALPHA.user;
+    await app.install(ALPHA.install);
+    expect((await connectThroughModal(app, app.slack, ALPHA)).status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await redis?.stop();
+  });
+
+  const logged = (what: string) =>
+    app.logs.filter((l) => l.includes(ALPHA.teamId) && l.includes(what)).length;
+
+  it('the PR link reply arrives once, from a scope built again by the poll', async () => {
+    const before = new Set(app.docs.jobs.keys());
+    await app.command({
+      text: 'document the eviction flags',
+      user_id: ALPHA.user,
+      team_id: ALPHA.teamId,
+      channel_id: ALPHA.channel(1),
+    });
+    await waitFor(() => [...app.docs.jobs.keys()].some((id) => !before.has(id)), { what: 'the job' });
+    const id = [...app.docs.jobs.keys()].find((k) => !before.has(k))!;
+    const evictions = logged('idle; evicted');
+    await waitFor(() => logged('idle; evicted') > evictions, {
+      what: 'the scope evicted',
+      timeoutMs: 10_000,
+    });
+    const builds = logged('tenant runtime started');
+    const pr = 'https://github.com/acme/docs/pull/3434';
+    app.docs.complete(id, pr);
+    const replies = () =>
+      app.slack.callsOf('chat.postMessage').filter((c) => JSON.stringify(c.args).includes(pr));
+    await waitFor(() => replies().length > 0, { what: 'the PR link reply', timeoutMs: 15_000 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(replies()).toHaveLength(1);
+    expect(logged('tenant runtime started')).toBeGreaterThan(builds);
+  });
+});

@@ -243,9 +243,8 @@ local prefix, limit = ARGV[1], tonumber(ARGV[2])
 ${EPOCH}
 local tag = epoch().tag
 local out = {}
-for _, p in ipairs({'reply', 'final', 'intermediate'}) do
+for _, zkey in ipairs(KEYS) do
   if #out >= limit then break end
-  local zkey = prefix .. 'deliveries:due:' .. p
   for _, key in ipairs(redis.call('ZRANGEBYSCORE', zkey, '-inf', now, 'LIMIT', 0, limit - #out)) do
     if redis.call('EXISTS', prefix .. 'delivery:' .. key) == 1 then table.insert(out, key)
     else redis.call('ZREM', zkey, key) end

@@ -119,7 +119,8 @@ export class RedisDeliveryStore implements DeliveryStore {
 
   async due(_now: number, limit: number): Promise<string[]> {
     const reply = (await this.client.eval(DUE, {
-      keys: [],
+      // Declared, most urgent first (issue 34: a script names every key it touches that it can name).
+      keys: DELIVERY_PRIORITIES.map((p) => `${this.prefix}deliveries:due:${p}`),
       arguments: [this.prefix, String(limit), this.epoch.known],
     })) as string[];
     this.epoch.saw(reply[0] ?? '');

@@ -1,9 +1,15 @@
+import { type Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
-import { oldQueueExists } from '../../src/state/redis/plane-migration.js';
+import { oldQueueExists, retireOldQueue } from '../../src/state/redis/plane-migration.js';
 import { QueuePlane } from '../../src/state/redis/queue-plane.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
+import {
+  bullConnectionOf,
+  closeRedis,
+  connectRedis,
+  type RedisClient,
+} from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
@@ -17,7 +23,7 @@ const WATCHED = Array.from({ length: 12 }, (_, i) => `job-${i}`);
  * `<ns>:bull:polls`, written by the previous BullmqPollQueue) run exactly once after two replicas of the new
  * version start the tenant's view of their planes at the same time, and the old queue is gone.
  */
-describe('poll views moving a tenant’s old queue onto the plane', () => {
+describe('moving a tenant’s old queues onto the plane', () => {
   let redis: RedisServer;
   const clients: RedisClient[] = [];
   beforeAll(async () => {
@@ -57,10 +63,12 @@ describe('poll views moving a tenant’s old queue onto the plane', () => {
         return { plane, view };
       }),
     );
+    // Each poll finds its job still running and polls again in a minute: a poll that ended here would let
+    // the other replica's reconcile (its watched list read a moment before) schedule it again, as designed.
     for (const { view } of replicas)
       view.start(async (jobId) => {
         ran.push(jobId);
-        return null;
+        return 60_000;
       });
     // What the poll use case does after every start: the watched jobs' polls are made sure of.
     await Promise.all(replicas.map(({ view }) => view.reconcile(WATCHED, () => 0)));
@@ -77,5 +85,28 @@ describe('poll views moving a tenant’s old queue onto the plane', () => {
       await plane.close();
     }
     expect([...ran].sort()).toEqual([...WATCHED].sort());
+  });
+
+  it('hands each old job over once when two replicas retire the same old queue at once', async () => {
+    const client = await connect();
+    const prefix = 'docs-agent:t:T0RETIRE:bull';
+    const old = new Queue('health-impact', { connection: bullConnectionOf(client), prefix });
+    for (const id of ['a', 'b', 'c', 'd']) await old.add('impact', { id }, { jobId: id, delay: 60_000 });
+    await old.close();
+    // What the plane would hold: a moved job may run and be removed at once, so re-adding it under the same
+    // id would not be refused. Every hand-over is what counts.
+    const handedOver: string[] = [];
+    const recreate = async (job: Job) => {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      handedOver.push(String(job.id));
+    };
+    const moved = await Promise.all(
+      [0, 1].map(() => retireOldQueue({ client, prefix, name: 'health-impact', logger, recreate })),
+    );
+    expect(handedOver.sort()).toEqual(['a', 'b', 'c', 'd']);
+    expect(moved.sort()).toEqual([0, 4]);
+    expect(await oldQueueExists(client, prefix, 'health-impact')).toBe(false);
+    // The lease went with the retirement: a later old queue of the same name can be retired again.
+    expect(await client.exists(`${prefix}:health-impact:retiring`)).toBe(0);
   });
 });

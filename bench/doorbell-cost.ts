@@ -66,12 +66,12 @@ function otherPrsOf(scenario: Scenario, until: number, random: () => number): nu
 }
 
 /** The repository's very first read has no ETag yet: one counted call more (its ETag is then kept a day). */
-function run(scenario: Scenario, jobs: SimJob[], doorbellMs: number): SimResult {
+async function run(scenario: Scenario, jobs: SimJob[], doorbellMs: number): Promise<SimResult> {
   const random = seededRandom(doorbellMs + 17);
   const others = otherPrsOf(scenario, Math.max(...jobs.map((j) => j.end)), seededRandom(29));
   const first = doorbellMs > 0 ? 1 : 0;
   if (scenario.jobGapMin > 0) {
-    const result = simulateRepository({
+    const result = await simulateRepository({
       ...{ jobs, otherPrs: others, timing, doorbellMs, rttMs: RTT_MS, random },
       watchedBackoff: doorbellMs > 0,
     });
@@ -80,7 +80,7 @@ function run(scenario: Scenario, jobs: SimJob[], doorbellMs: number): SimResult 
   // One job at a time: each job's life simulated alone (the repository's ETag kept between them), summed.
   const total: SimResult = { delays: [], docsCalls: 0, githubReads: 0, githubCounted: first, newPrs: 0 };
   for (const job of jobs) {
-    const one = simulateRepository({
+    const one = await simulateRepository({
       ...{ jobs: [job], otherPrs: [], timing, doorbellMs, rttMs: RTT_MS, random },
       watchedBackoff: doorbellMs > 0,
     });
@@ -101,14 +101,14 @@ export interface DoorbellSummary {
   adaptiveShare: number;
 }
 
-export function runDoorbellCost(): { rows: Row[]; summary: DoorbellSummary } {
+export async function runDoorbellCost(): Promise<{ rows: Row[]; summary: DoorbellSummary }> {
   const rows: Row[] = [];
   let summary: DoorbellSummary | undefined;
   for (const scenario of SCENARIOS) {
     const jobs = jobsOf(scenario, seededRandom(5));
     const fixed = jobs.reduce((sum, job) => sum + fixedCalls(job, 5_000), 0);
-    const alone = run(scenario, jobs, 0);
-    const rung = run(scenario, jobs, DOORBELL_MS);
+    const alone = await run(scenario, jobs, 0);
+    const rung = await run(scenario, jobs, DOORBELL_MS);
     for (const [mode, result] of [
       ['adaptive polling alone', alone],
       ['adaptive + doorbell', rung],
@@ -154,7 +154,7 @@ export function doorbellVerdict(s: DoorbellSummary): string[] {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const started = Date.now();
-  const { rows, summary } = runDoorbellCost();
+  const { rows, summary } = await runDoorbellCost();
   console.log(table(rows));
   for (const line of doorbellVerdict(summary)) console.log(line);
   console.log(`(${fmt((Date.now() - started) / 1000)} s)`);

@@ -43,7 +43,7 @@ export interface ReadsSummary {
   worstCaseP95S: number;
 }
 
-export function runDoorbellReads(): { rows: Row[]; summary: ReadsSummary } {
+export async function runDoorbellReads(): Promise<{ rows: Row[]; summary: ReadsSummary }> {
   const rows: Row[] = [];
   const summary: Partial<ReadsSummary> = {};
   for (const branches of [true, false]) {
@@ -56,7 +56,7 @@ export function runDoorbellReads(): { rows: Row[]; summary: ReadsSummary } {
       for (let drill = 0; drill < DRILLS; drill += 1) {
         const jobs = drillJobs(jobsRandom);
         fixed += jobs.reduce((sum, job) => sum + fixedCalls(job, 5_000), 0);
-        const result = simulateRepository({
+        const result = await simulateRepository({
           ...{ jobs, otherPrs: [], timing, doorbellMs: mode.doorbellMs, rttMs: 300, random },
           ...{ branches, watchedBackoff: mode.watchedBackoff },
         });
@@ -87,12 +87,12 @@ export function readsVerdict(s: ReadsSummary): string[] {
   const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
   return [
     `drill (10 jobs of 25–95 s, branch reported): job reads ${fmt(100 * s.share)}% of a fixed 5 s poller's: target ≤ ${100 * READ_SHARE_TARGET}% ${verdict(s.share <= READ_SHARE_TARGET)}; PR link p95 ${fmt(s.p95S)} s: target ≤ ${READS_P95_TARGET_S} s ${verdict(s.p95S <= READS_P95_TARGET_S)}`,
-    `same drill, no branch reported (every PR rings every active job): ${fmt(100 * s.worstCaseShare)}%, PR link p95 ${fmt(s.worstCaseP95S)} s`,
+    `same drill, no branch reported (each PR rings its candidates in turn): job reads ${fmt(100 * s.worstCaseShare)}%: target ≤ ${100 * READ_SHARE_TARGET}% ${verdict(s.worstCaseShare <= READ_SHARE_TARGET)}; PR link p95 ${fmt(s.worstCaseP95S)} s: target ≤ ${READS_P95_TARGET_S} s ${verdict(s.worstCaseP95S <= READS_P95_TARGET_S)}`,
   ];
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { rows, summary } = runDoorbellReads();
+  const { rows, summary } = await runDoorbellReads();
   console.log(table(rows));
   for (const line of readsVerdict(summary)) console.log(line);
 }

@@ -7,13 +7,16 @@ import {
   ringFor,
   rings,
 } from '../src/jobs/doorbell/doorbell-rules.js';
+import { MAX_TURNS, openTurn, type RingTurn } from '../src/jobs/doorbell/ring-turns.js';
+import { stepTurns } from '../src/jobs/doorbell/turn-stepper.js';
 
 /**
  * One repository on a simulated clock: jobs start and end (each opening its PR as the platform completes
  * it), other people open PRs too; each job is polled with the production schedule (`nextPollDelay`) and,
  * with the doorbell, GitHub is read every `doorbellMs` and a new PR rings the production way (`rings`,
- * `jobsToRing`): the repository's active jobs are polled at once. A poll sees a job once the platform reports
- * it ended. Latencies: a GitHub read and a docs poll take `rttMs` each.
+ * `jobsToRing`): the jobs on the PR's branch are polled at once, or else its candidates in turn (`openTurn`,
+ * `stepTurns`, stepped on the doorbell's 100 ms tick). A poll sees a job once the platform reports it ended.
+ * Latencies: a GitHub read and a docs poll take `rttMs` each.
  */
 export interface SimJob {
   start: number;
@@ -55,6 +58,7 @@ type Event =
   | { t: number; kind: 'start'; job: number }
   | { t: number; kind: 'poll'; job: number; gen: number }
   | { t: number; kind: 'read' }
+  | { t: number; kind: 'tick' }
   | { t: number; kind: 'ring'; number: number; createdAt: number; headRef: string };
 
 /** A binary min-heap on `t` (ties: insertion order). */
@@ -95,7 +99,7 @@ class Events {
   }
 }
 
-export function simulateRepository(input: SimInput): SimResult {
+export async function simulateRepository(input: SimInput): Promise<SimResult> {
   const { jobs, timing, doorbellMs, rttMs, random } = input;
   // Every PR of the repository in creation order: numbers grow with time, as GitHub numbers them.
   const prs = [
@@ -124,6 +128,28 @@ export function simulateRepository(input: SimInput): SimResult {
   let seenNumber = 0;
   let readPending = false;
   const records = new Map<number, JobRecord>();
+  const ended = new Map<number, JobRecord>();
+  let turns: RingTurn[] = [];
+  let tickPending = false;
+  const TICK_MS = 100;
+  const tickAfter = (t: number) => {
+    if (tickPending || turns.length === 0) return;
+    tickPending = true;
+    events.push({ t: Math.ceil((t + 1) / TICK_MS) * TICK_MS, kind: 'tick' });
+  };
+  const step = async (t: number) => {
+    ({ turns } = await stepTurns(turns, {
+      getJob: async (jobId) => records.get(Number(jobId)) ?? ended.get(Number(jobId)),
+      ring: async (jobId, delayMs) => ringJob(Number(jobId), t + delayMs),
+      lastRungAt: (jobId) => lastRing[Number(jobId)],
+      now: t,
+    }));
+    tickAfter(t);
+  };
+  const ringJob = (job: number, at: number) => {
+    lastRing[job] = at;
+    if (pending[job]! > at) schedulePoll(job, at);
+  };
   const schedulePoll = (job: number, t: number) => {
     gen[job]! += 1;
     pending[job] = t;
@@ -146,9 +172,17 @@ export function simulateRepository(input: SimInput): SimResult {
       if (!watching[e.job] || e.gen !== gen[e.job]) continue;
       docsCalls += 1;
       const job = jobs[e.job]!;
+      const record = records.get(e.job)!;
+      record.updatedAt = e.t + rttMs; // a poll saves the record
       if (e.t + rttMs >= job.end) {
         watching[e.job] = false;
         records.delete(e.job);
+        const number = prs.findIndex((pr) => pr.head === `job-${e.job}`) + 1;
+        ended.set(e.job, {
+          ...record,
+          watching: false,
+          prLink: `https://github.com/acme/docs/pull/${number}`,
+        });
         delays[e.job] = e.t + rttMs - job.end;
       } else {
         if (input.branches && e.t - job.start >= 1_000) records.get(e.job)!.ref = `job-${e.job}`;
@@ -165,18 +199,24 @@ export function simulateRepository(input: SimInput): SimResult {
       }
       if (records.size > 0) events.push({ t: e.t + doorbellMs, kind: 'read' });
       else readPending = false;
+    } else if (e.kind === 'tick') {
+      tickPending = false;
+      await step(e.t);
     } else {
       const watched = [...records.values()];
       const earliest = Math.min(...watched.map((r) => r.activeSince));
       const newest = { number: e.number, createdAt: e.createdAt, headRef: input.branches ? e.headRef : null };
       const state = { etag: null, newestNumber: seenNumber, notBefore: 0 };
-      if (rings(state, newest, earliest))
-        for (const r of jobsToRing(watched, 'acme/docs', 'https://github.com', ringFor(state, newest))) {
-          const job = Number(r.jobId);
-          const at = e.t + ringDelayMs(lastRing[job], e.t);
-          lastRing[job] = at;
-          if (pending[job]! > at) schedulePoll(job, at);
+      if (rings(state, newest, earliest)) {
+        const pr = ringFor(state, newest);
+        const jobs = jobsToRing(watched, 'acme/docs', 'https://github.com', pr);
+        if (pr.headRef !== null && jobs.length > 0 && jobs.every((r) => r.ref === pr.headRef))
+          for (const r of jobs) ringJob(Number(r.jobId), e.t + ringDelayMs(lastRing[Number(r.jobId)], e.t));
+        else if (jobs.length > 0) {
+          turns = [...turns, openTurn(jobs, seenNumber + 1, e.number)].slice(-MAX_TURNS);
+          await step(e.t);
         }
+      }
       seenNumber = Math.max(seenNumber, e.number);
     }
   }
@@ -184,7 +224,10 @@ export function simulateRepository(input: SimInput): SimResult {
 }
 
 function record(job: number, activeSince: number): JobRecord {
-  return { jobId: String(job), watching: true, activeSince, repository: 'acme/docs', ref: null } as JobRecord;
+  return {
+    ...{ jobId: String(job), watching: true, activeSince, repository: 'acme/docs', ref: null },
+    ...{ updatedAt: activeSince, prLink: null },
+  } as JobRecord;
 }
 
 /** A fixed poller's calls for one job: every `everyMs` from its start until it sees the end. */

@@ -107,8 +107,8 @@ await section(
 await section(
   '9. PR links with the GitHub doorbell: adaptive polling alone against adaptive + doorbell (simulated clock), then in real time through the product',
   async () => {
-    const simulated = runDoorbellCost();
-    const reads = runDoorbellReads();
+    const simulated = await runDoorbellCost();
+    const reads = await runDoorbellReads();
     const lines = [table(simulated.rows), ...doorbellVerdict(simulated.summary)];
     lines.push('', table(reads.rows), ...readsVerdict(reads.summary));
     for (const reportBranch of SMOKE ? [true] : [true, false]) {

@@ -36,6 +36,10 @@ describe.each([
     expect(await b.state('acme/docs')).toEqual(state(7));
     expect(await b.save('acme/docs', token! + 1, state(8))).toBe(false);
     expect(await b.state('acme/docs')).toEqual(state(7));
+    // A PR's turn is in the state: the next holder reads it as saved.
+    const turn = { numbers: [8], queue: ['job_b'], current: 'job_a', stamp: 1_000, rungAt: 2_000 };
+    expect(await a.save('acme/docs', token!, { ...state(8), turns: [turn] })).toBe(true);
+    expect(await b.state('acme/docs')).toEqual({ ...state(8), turns: [turn] });
   });
 
   it('a lapsed lease goes to the next taker with a higher token; the old holder is fenced off', async () => {

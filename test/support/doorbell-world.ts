@@ -75,5 +75,17 @@ export async function doorbellWorld(now: { t: number }) {
       webUrl: WEB,
       holder,
     });
-  return { store, job, github, leases, polled, doorbell };
+  /** The poll queue ran a job's poll: still running (its record saved again), or ended with its PR. */
+  const pollRan = async (jobId: string, prLink?: string) => {
+    const record = await store.getJob(jobId);
+    if (!record) throw new Error(`no job ${jobId}`);
+    record.updatedAt = now.t;
+    if (prLink) {
+      record.watching = false;
+      record.status = 'completed';
+      record.prLink = prLink;
+    }
+    await store.saveJob(record);
+  };
+  return { store, job, github, leases, polled, doorbell, pollRan };
 }

@@ -1,3 +1,5 @@
+import type { RingTurn } from './ring-turns.js';
+
 /** A repository on the GitHub host, as the doorbell reads it. */
 export interface RepositoryRef {
   owner: string;
@@ -36,6 +38,8 @@ export interface DoorbellState {
   newestNumber: number;
   /** Not read again before this (a 404, a rate limit): whoever holds the lease next honours it too. */
   notBefore: number;
+  /** New PRs whose candidate jobs are being rung in turn (`ring-turns.ts`); none when absent. */
+  turns?: RingTurn[];
 }
 
 /**

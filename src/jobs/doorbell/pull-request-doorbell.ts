@@ -22,12 +22,14 @@ import type {
   NewestPullRequestsFeed,
   RepositoryRef,
 } from './ports.js';
-import { repositoryOf } from './repository.js';
+import { type WatchedRepository as Watched, watchedRepositories } from './repository.js';
+import { MAX_TURNS, openTurn } from './ring-turns.js';
+import { stepTurns } from './turn-stepper.js';
 
 export interface DoorbellDeps {
   feed: NewestPullRequestsFeed;
   leases: DoorbellLeases;
-  store: Pick<JobStore, 'listWatched'>;
+  store: Pick<JobStore, 'listWatched' | 'getJob'>;
   /** The jobs' poll queue: a ring asks for a poll now (the earlier due time wins; the queue paces them). */
   queue: Pick<PollQueue, 'schedule'>;
   clock: Clock;
@@ -39,12 +41,6 @@ export interface DoorbellDeps {
   holder: string;
   /** OAuth mode: the replica's one timer, shared by every scope (no timer per tenant). */
   periodic?: { every(everyMs: number, run: () => Promise<unknown>): () => void } | undefined;
-}
-
-interface Watched {
-  ref: RepositoryRef;
-  /** The earliest activeSince of the repository's watched jobs. */
-  since: number;
 }
 
 /**
@@ -61,6 +57,8 @@ export class PullRequestDoorbell {
   /** Leases this replica holds: repository key → fencing token. */
   private readonly held = new Map<string, number>();
   private readonly failures = new Map<string, number>();
+  /** The state of each repository this replica reads, as last read or saved (its turns are stepped here). */
+  private readonly known = new Map<string, DoorbellState>();
   /** When each job was last rung (one replica rings for a repository); forgotten after RING_SPACING_MS. */
   private readonly rungAt = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -76,7 +74,8 @@ export class PullRequestDoorbell {
     this.stopped = false;
     this.started = true;
     // Ticks are cheap (no request unless a repository is due): small ones keep each read close to its turn.
-    const tickMs = Math.min(250, Math.max(50, Math.round(this.deps.timing.intervalMs / 8)));
+    // A turn's next ring waits for a tick too: 100 ms keeps a turn of six jobs under a second and a half.
+    const tickMs = Math.min(100, Math.max(50, Math.round(this.deps.timing.intervalMs / 8)));
     if (this.deps.periodic) {
       const untick = this.deps.periodic.every(tickMs, () => {
         this.running = this.tick();
@@ -106,6 +105,7 @@ export class PullRequestDoorbell {
     this.untick?.();
     const held = [...this.held];
     this.held.clear();
+    this.known.clear();
     await Promise.all(
       held.map(([key, token]) => this.deps.leases.release(key, token).catch(() => undefined)),
     );
@@ -141,7 +141,7 @@ export class PullRequestDoorbell {
       logger.warn({ error: describeError(error) }, 'doorbell: could not list watched jobs; will retry');
       return;
     }
-    for (const key of this.held.keys()) if (!this.repositories.has(key)) this.held.delete(key);
+    for (const key of this.held.keys()) if (!this.repositories.has(key)) this.forget(key);
     const interval = readIntervalMs(this.repositories.size, timing);
     const due = [...this.repositories].filter(([key]) => (this.nextReadAt.get(key) ?? 0) <= now);
     await Promise.all(
@@ -156,17 +156,42 @@ export class PullRequestDoorbell {
         }
       }),
     );
+    await Promise.all(
+      [...this.known.keys()].map((key) =>
+        this.stepTurns(key).catch((error: unknown) =>
+          logger.warn({ repository: key, error: describeError(error) }, 'doorbell: could not ring in turn'),
+        ),
+      ),
+    );
+  }
+
+  /** Moves the repository's turns on (see `ring-turns.ts`); saved only while this replica holds the lease. */
+  private async stepTurns(key: string): Promise<void> {
+    const state = this.known.get(key);
+    const token = this.held.get(key);
+    if (!state?.turns?.length || token === undefined) return;
+    const now = this.deps.clock.now();
+    const { turns, changed } = await stepTurns(state.turns, {
+      getJob: (jobId) => this.deps.store.getJob(jobId),
+      ring: (jobId, delayMs) => this.ringJob(jobId, delayMs, now),
+      lastRungAt: (jobId) => this.rungAt.get(jobId),
+      now,
+    });
+    if (changed) await this.saveFenced(key, token, { ...state, turns });
+  }
+
+  private async ringJob(jobId: string, delayMs: number, now: number): Promise<void> {
+    this.rungAt.set(jobId, now + delayMs);
+    await this.deps.queue.schedule(jobId, delayMs);
+  }
+
+  private forget(key: string): void {
+    this.held.delete(key);
+    this.known.delete(key);
   }
 
   private remember(watched: JobRecord[], now: number): void {
-    const repositories = new Map<string, Watched>();
-    for (const record of watched) {
-      const ref = repositoryOf(record.repository, this.deps.webUrl);
-      const key = keyOf(record.repository, this.deps.webUrl);
-      if (!ref || !key || !record.watching) continue;
-      const known = repositories.get(key);
-      repositories.set(key, { ref, since: Math.min(known?.since ?? record.activeSince, record.activeSince) });
-    }
+    const repositories = watchedRepositories(watched, this.deps.webUrl);
     for (const key of this.nextReadAt.keys()) if (!repositories.has(key)) this.nextReadAt.delete(key);
     this.repositories = repositories;
     this.refreshedAt = now;
@@ -176,7 +201,7 @@ export class PullRequestDoorbell {
     const { leases, clock, logger } = this.deps;
     const token = await leases.acquire(key, this.deps.holder, leaseMs(interval));
     if (token === null) {
-      this.held.delete(key);
+      this.forget(key);
       return;
     }
     if (this.stopped) {
@@ -186,6 +211,7 @@ export class PullRequestDoorbell {
     if (!this.held.has(key)) logger.debug({ repository: key, token }, 'doorbell: reading this repository');
     this.held.set(key, token);
     const state = await leases.state(key);
+    if (state) this.known.set(key, state);
     const now = clock.now();
     if (state && state.notBefore > now) {
       this.nextReadAt.set(key, state.notBefore);
@@ -214,40 +240,57 @@ export class PullRequestDoorbell {
       etag: answer.etag,
       newestNumber: Math.max(state?.newestNumber ?? 0, newest?.number ?? 0),
       notBefore: 0,
+      turns: state?.turns ?? [],
     };
-    // The fencing check comes first: a reader whose lease lapsed (another replica took over) neither moves
-    // the state back nor rings. A crash between the save and the ring loses only the speed-up.
+    const plan = ring ? await this.plan(key, ringFor(state, newest), state?.newestNumber) : undefined;
+    if (plan?.turn) next.turns = [...(next.turns ?? []), plan.turn].slice(-MAX_TURNS);
+    // The fencing check comes before any job is rung: a reader whose lease lapsed (another replica took
+    // over) neither moves the state back nor rings. A crash between the save and the ring loses only the
+    // speed-up.
     if (!(await this.saveFenced(key, token, next))) return;
-    if (ring) await this.ring(key, ringFor(state, newest));
+    const at = clock.now();
+    for (const jobId of plan?.owners ?? [])
+      await this.ringJob(jobId, ringDelayMs(this.rungAt.get(jobId), at), at);
+    await this.stepTurns(key);
   }
 
   private base(state: DoorbellState | undefined): DoorbellState {
-    return { etag: state?.etag ?? null, newestNumber: state?.newestNumber ?? 0, notBefore: 0 };
+    return {
+      etag: state?.etag ?? null,
+      newestNumber: state?.newestNumber ?? 0,
+      notBefore: 0,
+      turns: state?.turns ?? [],
+    };
   }
 
   private async saveFenced(key: string, token: number, state: DoorbellState): Promise<boolean> {
-    if (await this.deps.leases.save(key, token, state)) return true;
-    this.held.delete(key);
+    if (await this.deps.leases.save(key, token, state)) {
+      this.known.set(key, state);
+      return true;
+    }
+    this.forget(key);
     this.deps.logger.info({ repository: key, token }, 'doorbell: lease taken over by another replica');
     return false;
   }
 
-  /** A new PR: each active job of the repository that may own it is polled now (the platform decides). */
-  private async ring(key: string, pr: NewestPullRequest): Promise<void> {
-    const { store, queue, logger, clock, webUrl } = this.deps;
+  /**
+   * Whom a new PR rings. When it comes from a branch a job reported, those jobs, now: it is theirs.
+   * Otherwise its candidates (every active job of the repository that may own it), in turn.
+   */
+  private async plan(key: string, pr: NewestPullRequest, lastSeen: number | undefined) {
+    const { store, logger, clock, webUrl } = this.deps;
     const watched = await store.listWatched();
-    this.remember(watched, clock.now());
-    const jobs = jobsToRing(watched, key, webUrl, pr);
     const now = clock.now();
+    this.remember(watched, now);
+    const jobs = jobsToRing(watched, key, webUrl, pr);
     for (const [jobId, at] of this.rungAt) if (at + RING_SPACING_MS <= now) this.rungAt.delete(jobId);
-    for (const record of jobs) {
-      const delay = ringDelayMs(this.rungAt.get(record.jobId), now);
-      this.rungAt.set(record.jobId, now + delay);
-      await queue.schedule(record.jobId, delay);
-    }
+    const owned = pr.headRef !== null && jobs.length > 0 && jobs.every((r) => r.ref === pr.headRef);
+    const jobIds = jobs.map((r) => r.jobId);
     logger.info(
-      { repository: key, pullRequest: pr.number, jobs: jobs.map((r) => r.jobId) },
-      'doorbell: new pull request on GitHub; polling the active jobs of the repository now',
+      { repository: key, pullRequest: pr.number, jobs: jobIds, inTurn: !owned },
+      'doorbell: new pull request on GitHub; polling the jobs that may own it',
     );
+    if (owned) return { owners: jobIds };
+    return jobs.length > 0 ? { turn: openTurn(jobs, (lastSeen ?? pr.number - 1) + 1, pr.number) } : undefined;
   }
 }

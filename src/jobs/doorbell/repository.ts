@@ -1,3 +1,4 @@
+import type { JobRecord } from '../domain/job.js';
 import { OWNER, REPO } from '../pull-requests/pull-request.js';
 import type { RepositoryRef } from './ports.js';
 
@@ -43,4 +44,26 @@ export function repositoryOf(repository: string | null, webUrl: string): Reposit
 /** One key per repository (GitHub names are case-insensitive). */
 export function repositoryKey(ref: RepositoryRef): string {
   return `${ref.owner}/${ref.repo}`.toLowerCase();
+}
+
+export interface WatchedRepository {
+  ref: RepositoryRef;
+  /** The earliest activeSince of the repository's watched jobs. */
+  since: number;
+}
+
+/** The repositories on the GitHub host that watched jobs are in, by key. */
+export function watchedRepositories(
+  watched: Pick<JobRecord, 'repository' | 'watching' | 'activeSince'>[],
+  webUrl: string,
+): Map<string, WatchedRepository> {
+  const repositories = new Map<string, WatchedRepository>();
+  for (const record of watched) {
+    const ref = repositoryOf(record.repository, webUrl);
+    if (!ref || !record.watching) continue;
+    const key = repositoryKey(ref);
+    const known = repositories.get(key);
+    repositories.set(key, { ref, since: Math.min(known?.since ?? record.activeSince, record.activeSince) });
+  }
+  return repositories;
 }

@@ -26,14 +26,14 @@ export class MemoryDoorbellLeases implements DoorbellLeases {
 
   async state(repoKey: string): Promise<DoorbellState | undefined> {
     const state = this.states.get(repoKey);
-    return state ? { ...state } : undefined;
+    return state ? structuredClone(state) : undefined;
   }
 
   async save(repoKey: string, token: number, state: DoorbellState): Promise<boolean> {
     const lease = this.leases.get(repoKey);
     if (!lease || lease.token !== token || lease.expiresAt <= this.now()) return false;
     this.states.delete(repoKey);
-    this.states.set(repoKey, { ...state });
+    this.states.set(repoKey, structuredClone(state));
     if (this.states.size > MAX_REPOSITORIES) this.states.delete(this.states.keys().next().value as string);
     return true;
   }

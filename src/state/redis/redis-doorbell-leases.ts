@@ -1,4 +1,5 @@
 import type { DoorbellLeases, DoorbellState } from '../../jobs/doorbell/ports.js';
+import { parseTurns } from '../../jobs/doorbell/ring-turns.js';
 import { guardState } from '../keyv-job-store.js';
 import type { RedisClient } from './redis-client.js';
 
@@ -93,6 +94,7 @@ function parseState(raw: string): DoorbellState | undefined {
       etag: typeof value.etag === 'string' ? value.etag : null,
       newestNumber: value.newestNumber,
       notBefore: value.notBefore,
+      ...(value.turns === undefined ? {} : { turns: parseTurns(value.turns) }),
     };
   } catch {
     return undefined;

@@ -7,7 +7,7 @@ import { doorbellWorld } from '../../support/doorbell-world.js';
 describe('the doorbell behind the long backoff', () => {
   it('rings every job that may own an unseen PR when numbers were skipped since the last read', async () => {
     const now = { t: 1_000_000 };
-    const { job, store, github, polled, doorbell } = await doorbellWorld(now);
+    const { job, store, github, polled, doorbell, pollRan } = await doorbellWorld(now);
     for (const id of ['job_a', 'job_b']) {
       const record = await job(id, 'acme/docs', now.t);
       record.ref = `docs-agent/${id}`;
@@ -21,7 +21,12 @@ describe('the doorbell behind the long backoff', () => {
     github.open('acme/docs', 2, now.t - 500, 'docs-agent/job_a');
     github.open('acme/docs', 3, now.t - 100, 'docs-agent/job_b');
     await bell.tick();
-    expect(polled.sort()).toEqual(['job_a@0', 'job_b@0']);
+    expect(polled).toEqual(['job_a@0']);
+    // job_a opened PR 2: PR 3 is still someone's, so the turn goes on to job_b.
+    now.t += 400;
+    await pollRan('job_a', 'https://github.com/acme/docs/pull/2');
+    await bell.tick();
+    expect(polled).toEqual(['job_a@0', 'job_b@0']);
     expect(
       ringFor({ etag: null, newestNumber: 2, notBefore: 0 }, { number: 3, createdAt: 0, headRef: 'x' })
         .headRef,

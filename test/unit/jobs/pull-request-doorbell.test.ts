@@ -31,9 +31,9 @@ describe('the repository of a job', () => {
 });
 
 describe('the doorbell', () => {
-  it('a new PR polls the active jobs of its repository at once; 304s ring nothing', async () => {
+  it('a new PR rings the active jobs of its repository in turn, oldest first, until its job is found; 304s ring nothing', async () => {
     const now = { t: 1_000_000 };
-    const { job, github, polled, doorbell } = await setUp(now);
+    const { job, github, polled, doorbell, pollRan } = await setUp(now);
     github.open('acme/docs', 7, now.t - 3_600_000); // an old PR: not any active job's
     await job('job_a', 'https://github.com/acme/docs', now.t);
     await job('job_b', 'acme/docs', now.t + 1_000);
@@ -58,16 +58,27 @@ describe('the doorbell', () => {
     await job('job_late', 'acme/docs', now.t + 60_000); // started after the PR: cannot be its job
     now.t += 1; // (read before job_late's record counts: the ring reads the store fresh)
     await bell.tick();
-    expect(polled.sort()).toEqual(['job_a@0', 'job_b@0']);
+    expect(polled).toEqual(['job_a@0']); // the oldest first, alone
     expect(github.reads.filter((r) => r.status === 200)).toHaveLength(3); // one counted call for the new PR
-
-    // Not again for the same PR.
-    now.t += 2_000;
+    now.t += 100;
     await bell.tick();
+    expect(polled).toEqual(['job_a@0']); // its poll has not run yet: the turn waits
+    now.t += 300;
+    await pollRan('job_a'); // still running: not its PR
+    await bell.tick();
+    expect(polled).toEqual(['job_a@0', 'job_b@0']);
+
+    // job_b's poll sees it ended with PR 8: the turn is over, and a PR is not rung again.
+    now.t += 300;
+    await pollRan('job_b', 'https://github.com/acme/docs/pull/8');
+    for (let i = 0; i < 3; i++) {
+      now.t += 2_000;
+      await bell.tick();
+    }
     expect(polled).toHaveLength(2);
   });
 
-  it('PRs opening in quick succession ring a job at most once per RING_SPACING_MS (5 s)', async () => {
+  it('PRs opening in quick succession ring a job at most once per TURN_SPACING_MS (3 s)', async () => {
     const now = { t: 1_000_000 };
     const { job, github, polled, doorbell } = await setUp(now);
     await job('job_a', 'acme/docs', now.t);
@@ -82,13 +93,13 @@ describe('the doorbell', () => {
       github.open('acme/docs', number, now.t - 100);
       await bell.tick();
     }
-    // Rung at once; 2 s later its poll waits out the 5 s interval (3 s); 10 s later at once again.
-    expect(polled).toEqual(['job_a@0', 'job_a@3000', 'job_a@0']);
+    // Rung at once; 2 s later its poll waits out the 3 s spacing (1 s); 10 s later at once again.
+    expect(polled).toEqual(['job_a@0', 'job_a@1000', 'job_a@0']);
   });
 
-  it('a PR from a branch a job reported rings only the jobs on that branch; other branches ring all', async () => {
+  it('a PR from a branch a job reported rings only the jobs on that branch; other branches ring all in turn', async () => {
     const now = { t: 1_000_000 };
-    const { job, store, github, polled, doorbell } = await setUp(now);
+    const { job, store, github, polled, doorbell, pollRan } = await setUp(now);
     const a = await job('job_a', 'acme/docs', now.t);
     await job('job_b', 'acme/docs', now.t);
     a.ref = 'docs-agent/job_a';
@@ -102,7 +113,18 @@ describe('the doorbell', () => {
     now.t += 6_000;
     github.open('acme/docs', 2, now.t - 100, 'someone/else');
     await bell.tick();
+    expect(polled).toHaveLength(2);
+    now.t += 400;
+    await pollRan(polled[1]!.split('@')[0]!);
+    await bell.tick();
     expect(polled.slice(1).sort()).toEqual(['job_a@0', 'job_b@0']);
+    // Someone else's PR: once every candidate was read the turn is over.
+    now.t += 400;
+    await pollRan(polled[2]!.split('@')[0]!);
+    await bell.tick();
+    now.t += 20_000;
+    await bell.tick();
+    expect(polled).toHaveLength(3);
   });
 
   it('waits its turn: each repository is read once per interval, however often it ticks', async () => {

@@ -1,0 +1,65 @@
+import type { JobRecord } from '../domain/job.js';
+import { checkTurn, nextInTurn, type RingTurn, settle } from './ring-turns.js';
+
+export interface TurnStepDeps {
+  getJob(jobId: string): Promise<JobRecord | undefined>;
+  /** Asks for the job's poll in `delayMs` (the poll queue: the earlier due time wins). */
+  ring(jobId: string, delayMs: number): Promise<void>;
+  lastRungAt(jobId: string): number | undefined;
+  now: number;
+}
+
+/**
+ * One step of a repository's turns: each turn whose rung job has been read moves on (a job that ended
+ * with its PR takes that number out of every turn), and each turn with nobody rung rings its next candidate
+ * still watched. Turns with no number left or no candidate left are closed. Resolves the turns and whether
+ * anything changed (then the caller saves them, fenced).
+ */
+export async function stepTurns(
+  turns: RingTurn[],
+  deps: TurnStepDeps,
+): Promise<{ turns: RingTurn[]; changed: boolean }> {
+  if (turns.length === 0) return { turns, changed: false };
+  let changed = false;
+  const checks = await Promise.all(
+    turns.map(async (turn) =>
+      turn.current === null ? undefined : checkTurn(turn, await deps.getJob(turn.current), deps.now),
+    ),
+  );
+  let open = turns.map((turn, i) => {
+    if (checks[i]?.kind !== 'next') return turn;
+    changed = true;
+    return { ...turn, current: null, stamp: null };
+  });
+  for (const check of checks) if (check?.kind === 'next') open = settle(open, check.opened);
+
+  const stepped: RingTurn[] = [];
+  for (const turn of open) {
+    if (turn.current !== null) {
+      stepped.push(turn);
+      continue;
+    }
+    changed = true;
+    let queue = turn.queue;
+    let rung: RingTurn | undefined;
+    for (let next = nextInTurn(queue, deps.lastRungAt, deps.now); next; ) {
+      queue = next.queue;
+      const record = await deps.getJob(next.jobId);
+      if (record?.watching) {
+        await deps.ring(next.jobId, next.delayMs);
+        rung = {
+          ...turn,
+          queue,
+          current: next.jobId,
+          stamp: record.updatedAt,
+          rungAt: deps.now + next.delayMs,
+        };
+        break;
+      }
+      next = nextInTurn(queue, deps.lastRungAt, deps.now);
+    }
+    // No candidate left: the PR is someone else's (or an issue's number); the jobs' own polls go on.
+    if (rung) stepped.push(rung);
+  }
+  return { turns: stepped, changed };
+}

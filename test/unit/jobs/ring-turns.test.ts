@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_TURNS,
+  parseTurns,
+  pullNumberOf,
+  TURN_STEP_TIMEOUT_MS,
+} from '../../../src/jobs/doorbell/ring-turns.js';
+import { doorbellWorld } from '../../support/doorbell-world.js';
+
+/** Issue 37: a PR nobody can tie to a job rings its candidates one at a time, not all at once. */
+describe('ringing in turn', () => {
+  async function threeJobs() {
+    const now = { t: 1_000_000 };
+    const world = await doorbellWorld(now);
+    for (const [i, id] of ['job_c', 'job_a', 'job_b'].entries()) await world.job(id, 'acme/docs', now.t + i);
+    return { now, ...world };
+  }
+
+  it('stops at the job that opened the PR: the jobs after it are not read', async () => {
+    const { now, github, polled, doorbell, pollRan } = await threeJobs();
+    const bell = doorbell('replica-1');
+    await bell.tick();
+    now.t += 2_000;
+    github.open('acme/docs', 5, now.t - 100);
+    await bell.tick();
+    expect(polled).toEqual(['job_c@0']); // the oldest
+    now.t += 300;
+    await pollRan('job_c');
+    await bell.tick();
+    expect(polled).toEqual(['job_c@0', 'job_a@0']);
+    now.t += 300;
+    await pollRan('job_a', 'https://github.com/acme/docs/pull/5');
+    for (let i = 0; i < 5; i++) {
+      now.t += 1_000;
+      await bell.tick();
+    }
+    expect(polled).toEqual(['job_c@0', 'job_a@0']);
+  });
+
+  it('moves on when a rung job is not read in time (its poll failed, the queue is behind)', async () => {
+    const { now, github, polled, doorbell } = await threeJobs();
+    const bell = doorbell('replica-1');
+    await bell.tick();
+    now.t += 2_000;
+    github.open('acme/docs', 5, now.t - 100);
+    await bell.tick();
+    now.t += TURN_STEP_TIMEOUT_MS - 1;
+    await bell.tick();
+    expect(polled).toEqual(['job_c@0']);
+    now.t += 1;
+    await bell.tick();
+    expect(polled).toEqual(['job_c@0', 'job_a@0']);
+  });
+
+  it('goes on with the replica that takes the repository over', async () => {
+    const { now, github, polled, doorbell, pollRan } = await threeJobs();
+    const first = doorbell('replica-1');
+    const second = doorbell('replica-2');
+    await first.tick();
+    await second.tick(); // the lease is the first's: the second reads nothing
+    now.t += 2_000;
+    github.open('acme/docs', 5, now.t - 100);
+    await first.tick();
+    expect(polled).toEqual(['job_c@0']);
+    await first.stop(); // hands the lease back
+    now.t += 300;
+    await pollRan('job_c');
+    await second.tick(); // its turn to read: it takes the lease and the turn with it
+    now.t += 100;
+    await second.tick();
+    expect(polled).toEqual(['job_c@0', 'job_a@0']);
+  });
+
+  it('reads PR numbers from links without trusting their text, and stored turns without trusting them', () => {
+    expect(pullNumberOf('https://github.com/acme/docs/pull/42')).toBe(42);
+    expect(pullNumberOf('https://github.com/acme/docs/pull/42/files?x=1')).toBe(42);
+    expect(pullNumberOf('https://github.com/acme/docs/pull/42#top')).toBe(42);
+    for (const junk of [
+      null,
+      '',
+      'https://github.com/acme/docs',
+      '/pull/',
+      '/pull/4x2',
+      '/pull/-1',
+      `/pull/${'9'.repeat(20)}`,
+    ])
+      expect(pullNumberOf(junk)).toBeUndefined();
+    expect(pullNumberOf(`${'/pull/'.repeat(50_000)}7`)).toBeUndefined(); // capped before it is read
+    expect(parseTurns('x')).toEqual([]);
+    expect(
+      parseTurns([null, { numbers: ['1'], queue: [], rungAt: 0 }, { numbers: [1], queue: [2], rungAt: 0 }]),
+    ).toEqual([]);
+    const turn = { numbers: [3], queue: ['j'], current: 'k', stamp: 5, rungAt: 9 };
+    expect(parseTurns([turn])).toEqual([turn]);
+    expect(parseTurns(Array.from({ length: 50 }, () => turn))).toHaveLength(MAX_TURNS);
+  });
+});

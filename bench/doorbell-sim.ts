@@ -138,12 +138,13 @@ export async function simulateRepository(input: SimInput): Promise<SimResult> {
     events.push({ t: Math.ceil((t + 1) / TICK_MS) * TICK_MS, kind: 'tick' });
   };
   const step = async (t: number) => {
-    ({ turns } = await stepTurns(turns, {
+    const stepped = await stepTurns(turns, {
       getJob: async (jobId) => records.get(Number(jobId)) ?? ended.get(Number(jobId)),
-      ring: async (jobId, delayMs) => ringJob(Number(jobId), t + delayMs),
       lastRungAt: (jobId) => lastRing[Number(jobId)],
       now: t,
-    }));
+    });
+    turns = stepped.turns;
+    for (const { jobId, delayMs } of stepped.rings) ringJob(Number(jobId), t + delayMs);
     tickAfter(t);
   };
   const ringJob = (job: number, at: number) => {

@@ -171,13 +171,14 @@ export class PullRequestDoorbell {
     const token = this.held.get(key);
     if (!state?.turns?.length || token === undefined) return;
     const now = this.deps.clock.now();
-    const { turns, changed } = await stepTurns(state.turns, {
+    const { turns, changed, rings } = await stepTurns(state.turns, {
       getJob: (jobId) => this.deps.store.getJob(jobId),
-      ring: (jobId, delayMs) => this.ringJob(jobId, delayMs, now),
       lastRungAt: (jobId) => this.rungAt.get(jobId),
       now,
     });
-    if (changed) await this.saveFenced(key, token, { ...state, turns });
+    // Rung only once the turns are saved: a replica that lost the lease rings nothing.
+    if (!changed || !(await this.saveFenced(key, token, { ...state, turns }))) return;
+    for (const { jobId, delayMs } of rings) await this.ringJob(jobId, delayMs, now);
   }
 
   private async ringJob(jobId: string, delayMs: number, now: number): Promise<void> {

@@ -3,8 +3,6 @@ import { checkTurn, nextInTurn, type RingTurn, settle } from './ring-turns.js';
 
 export interface TurnStepDeps {
   getJob(jobId: string): Promise<JobRecord | undefined>;
-  /** Asks for the job's poll in `delayMs` (the poll queue: the earlier due time wins). */
-  ring(jobId: string, delayMs: number): Promise<void>;
   lastRungAt(jobId: string): number | undefined;
   now: number;
 }
@@ -12,14 +10,18 @@ export interface TurnStepDeps {
 /**
  * One step of a repository's turns: each turn whose rung job has been read moves on (a job that ended
  * with its PR takes that number out of every turn), and each turn with nobody rung rings its next candidate
- * still watched. Turns with no number left or no candidate left are closed. Resolves the turns and whether
- * anything changed (then the caller saves them, fenced).
+ * still watched. Turns with no number left or no candidate left are closed. Resolves the turns, whether
+ * anything changed and the jobs to ring: the caller saves the turns (fenced) and rings only if that worked.
  */
 export async function stepTurns(
   turns: RingTurn[],
   deps: TurnStepDeps,
-): Promise<{ turns: RingTurn[]; changed: boolean }> {
-  if (turns.length === 0) return { turns, changed: false };
+): Promise<{ turns: RingTurn[]; changed: boolean; rings: Array<{ jobId: string; delayMs: number }> }> {
+  const rings: Array<{ jobId: string; delayMs: number }> = [];
+  if (turns.length === 0) return { turns, changed: false, rings };
+  // A job rung by one turn in this step counts as just rung for the next turn.
+  const rungNow = new Map<string, number>();
+  const lastRungAt = (jobId: string) => rungNow.get(jobId) ?? deps.lastRungAt(jobId);
   let changed = false;
   const checks = await Promise.all(
     turns.map(async (turn) =>
@@ -42,11 +44,12 @@ export async function stepTurns(
     changed = true;
     let queue = turn.queue;
     let rung: RingTurn | undefined;
-    for (let next = nextInTurn(queue, deps.lastRungAt, deps.now); next; ) {
+    for (let next = nextInTurn(queue, lastRungAt, deps.now); next; ) {
       queue = next.queue;
       const record = await deps.getJob(next.jobId);
       if (record?.watching) {
-        await deps.ring(next.jobId, next.delayMs);
+        rings.push({ jobId: next.jobId, delayMs: next.delayMs });
+        rungNow.set(next.jobId, deps.now + next.delayMs);
         rung = {
           ...turn,
           queue,
@@ -56,10 +59,10 @@ export async function stepTurns(
         };
         break;
       }
-      next = nextInTurn(queue, deps.lastRungAt, deps.now);
+      next = nextInTurn(queue, lastRungAt, deps.now);
     }
     // No candidate left: the PR is someone else's (or an issue's number); the jobs' own polls go on.
     if (rung) stepped.push(rung);
   }
-  return { turns: stepped, changed };
+  return { turns: stepped, changed, rings };
 }

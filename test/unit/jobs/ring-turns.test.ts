@@ -71,6 +71,29 @@ describe('ringing in turn', () => {
     expect(polled).toEqual(['job_c@0', 'job_a@0']);
   });
 
+  it('a reader that lost the lease between its reads rings nobody: the turn goes on with the new holder, once', async () => {
+    const { now, github, polled, doorbell, pollRan, leases } = await threeJobs();
+    const first = doorbell('replica-1');
+    const second = doorbell('replica-2');
+    await first.tick();
+    now.t += 2_000;
+    github.open('acme/docs', 5, now.t - 100);
+    await first.tick();
+    expect(polled).toEqual(['job_c@0']);
+    // The first replica's lease is taken from under it (it was paused past it, say); it does not know yet.
+    const token = (await leases.acquire('acme/docs', 'replica-1', 10_000))!;
+    await leases.release('acme/docs', token);
+    now.t += 300;
+    await pollRan('job_c');
+    await second.tick(); // takes the lease and the turn
+    await first.tick(); // not its turn to read: it only steps the turn it knew, and its save is refused
+    expect(polled).toEqual(['job_c@0', 'job_a@0']);
+    now.t += 100;
+    await first.tick();
+    await second.tick();
+    expect(polled).toEqual(['job_c@0', 'job_a@0']);
+  });
+
   it('reads PR numbers from links without trusting their text, and stored turns without trusting them', () => {
     expect(pullNumberOf('https://github.com/acme/docs/pull/42')).toBe(42);
     expect(pullNumberOf('https://github.com/acme/docs/pull/42/files?x=1')).toBe(42);

@@ -140,6 +140,30 @@ describe('the GitHub doorbell', () => {
     await waitFor(() => card && replyWith(f.slack, card, '/pull/110'), { what: 'the reply with the PR' });
   });
 
+  it('a PR no branch ties to a job reads the candidates one at a time, oldest first, and stops at its own', async () => {
+    const f = await setUp();
+    const app = await f.start();
+    const { job: oldest } = await startJob(app);
+    const { job: middle, card } = await startJob(app, 'C0OTHER');
+    await startJob(app, 'C0THIRD');
+    await waitFor(() => listReads(f.github).length >= 3, { what: 'doorbell reads', timeoutMs: 10_000 });
+    const reads = () =>
+      f.docs.requests
+        .filter((r) => r.method === 'GET' && /\/job\/[^/]+$/.test(r.path))
+        .map((r) => r.path.split('/').at(-1));
+    expect(reads()).toEqual([]);
+
+    // The middle job's PR; the platform reports no branch, so only the reads can tell whose it is.
+    f.docs.complete(middle.id, 'https://github.com/acme/docs/pull/104');
+    f.github.addPull('acme', 'docs', 104);
+    await waitFor(() => replyWith(f.slack, card, '/pull/104'), {
+      what: 'the reply with the PR',
+      timeoutMs: 15_000,
+    });
+    await sleep(2_000); // long enough for a third ring to have been read
+    expect(reads()).toEqual([oldest.id, middle.id]); // the newest, started after, is not read
+  });
+
   it('turned off (PR_DOORBELL_INTERVAL_MS=0) or without a token: no list is read and polling is as before', async () => {
     const f = await setUp();
     const app = await f.start({ PR_DOORBELL_INTERVAL_MS: '0' });

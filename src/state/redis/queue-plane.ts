@@ -102,7 +102,7 @@ export class QueuePlane {
   /** A tenant's handlers for a kind, until the returned function is called. Never makes a Worker per tenant. */
   register(kind: PlaneKind, tenant: string, given: PlaneHandlers | PlaneProcessor): () => void {
     const handlers = typeof given === 'function' ? { process: given } : given;
-    const key = `${kind}\u0000${tenant}`;
+    const key = handlerKey(kind, tenant);
     this.handlers.set(key, handlers);
     this.startWorker(kind);
     return () => {
@@ -150,17 +150,17 @@ export class QueuePlane {
   }
 
   private handlerOf(kind: PlaneKind, job: Job): PlaneHandlers | undefined {
-    const tenant = (job.data as { tenant?: unknown } | undefined)?.tenant;
-    return typeof tenant === 'string' ? this.handlers.get(`${kind}\u0000${tenant}`) : undefined;
+    const tenant = tenantOf(job);
+    return tenant === undefined ? undefined : this.handlers.get(handlerKey(kind, tenant));
   }
 
   private async dispatch(kind: PlaneKind, job: Job, token: string | undefined): Promise<unknown> {
-    const tenant = (job.data as { tenant?: unknown } | undefined)?.tenant;
-    if (typeof tenant !== 'string') {
+    const tenant = tenantOf(job);
+    if (tenant === undefined) {
       this.log.warn({ kind, id: job.id }, 'a queued job names no tenant; dropped');
       return undefined;
     }
-    const key = `${kind}\u0000${tenant}`;
+    const key = handlerKey(kind, tenant);
     let handlers = this.handlers.get(key);
     if (!handlers) {
       const woken = await this.options.wake(tenant);
@@ -233,6 +233,16 @@ export class QueuePlane {
         );
     return undefined;
   }
+}
+
+/** The tenant a job's data names, if it names one. */
+function tenantOf(job: Job): string | undefined {
+  const tenant = (job.data as { tenant?: unknown } | undefined)?.tenant;
+  return typeof tenant === 'string' ? tenant : undefined;
+}
+
+function handlerKey(kind: PlaneKind, tenant: string): string {
+  return `${kind}\u0000${tenant}`;
 }
 
 export function createQueuePlane(options: QueuePlaneOptions): QueuePlane {

@@ -109,4 +109,44 @@ describe('moving a tenant’s old queues onto the plane', () => {
     // The lease went with the retirement: a later old queue of the same name can be retired again.
     expect(await client.exists(`${prefix}:health-impact:retiring`)).toBe(0);
   });
+
+  it('a reconcile that looked before another replica added the poll leaves that poll alone', async () => {
+    const ran: string[] = [];
+    const [a, b] = await Promise.all(
+      ['a', 'b'].map(async () => {
+        const client = await connect();
+        const plane = new QueuePlane({ client, logger, wake: async () => 'served', prefix: 'stale-look' });
+        const view = new BullmqPollQueue({
+          client,
+          logger,
+          concurrency: 2,
+          namespace: 'docs-agent:t:T0LOOK',
+          plane: { plane, tenant: 'T0LOOK' },
+        });
+        view.start(async (jobId) => {
+          ran.push(jobId);
+          return 60_000; // still running: polled again in a minute
+        });
+        return { plane, view };
+      }),
+    );
+    // Replica A makes sure of the poll, and it runs (then waits a minute).
+    await a!.view.reconcile(['job-x'], () => 0);
+    await waitFor(() => ran.length >= 1, { what: 'the first poll' });
+    // Replica B's look found no poll (it looked before A added it), so it goes on to add one.
+    const shared = b!.plane.queue('polls');
+    const getJob = shared.getJob.bind(shared);
+    shared.getJob = async () => {
+      shared.getJob = getJob; // only that first look was stale
+      return undefined;
+    };
+    await b!.view.reconcile(['job-x'], () => 0);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    for (const { view, plane } of [a!, b!]) {
+      await view.close();
+      await plane.close();
+    }
+    // Before: B's add went through schedule(), which pulls a pending poll earlier, and the job ran again.
+    expect(ran).toEqual(['job-x']);
+  });
 });

@@ -147,7 +147,17 @@ export class BullmqPollQueue implements PollQueue {
       const batch = watchedJobIds.slice(i, i + RECONCILE_BATCH);
       const pending = await Promise.all(batch.map((jobId) => this.queue.getJob(this.host.idOf(jobId))));
       const missing = batch.filter((_, j) => !pending[j]);
-      await Promise.all(missing.map((jobId, j) => this.schedule(jobId, delayMs(added + j))));
+      // Added only where still absent (BullMQ ignores an add under an existing id): a poll another replica
+      // added or ran since the look above keeps its own due time, where schedule() would pull it earlier.
+      await Promise.all(
+        missing.map((jobId, j) => {
+          const dueAt = Date.now() + Math.max(0, delayMs(added + j));
+          return this.queue.add('poll', this.host.dataOf(jobId, dueAt), {
+            jobId: this.host.idOf(jobId),
+            delay: Math.max(0, dueAt - Date.now()),
+          });
+        }),
+      );
       added += missing.length;
     }
     return added;

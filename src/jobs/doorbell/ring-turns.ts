@@ -116,7 +116,8 @@ export function parseTurns(value: unknown): RingTurn[] {
     if (!t || !ints(t.numbers) || !strings(t.queue) || typeof t.rungAt !== 'number') continue;
     const current = typeof t.current === 'string' ? t.current : null;
     const stamp = typeof t.stamp === 'number' ? t.stamp : null;
-    turns.push({ numbers: t.numbers, queue: t.queue.slice(0, MAX_QUEUE), current, stamp, rungAt: t.rungAt });
+    const numbers = t.numbers.slice(0, MAX_SKIPPED + 1);
+    turns.push({ numbers, queue: t.queue.slice(0, MAX_QUEUE), current, stamp, rungAt: t.rungAt });
   }
   return turns;
 }

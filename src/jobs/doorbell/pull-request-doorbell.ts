@@ -15,13 +15,7 @@ import {
   ringFor,
   rings,
 } from './doorbell-rules.js';
-import type {
-  DoorbellLeases,
-  DoorbellState,
-  NewestPullRequest,
-  NewestPullRequestsFeed,
-  RepositoryRef,
-} from './ports.js';
+import type { DoorbellLeases, DoorbellState, NewestPullRequest, NewestPullRequestsFeed } from './ports.js';
 import { type WatchedRepository as Watched, watchedRepositories } from './repository.js';
 import { MAX_TURNS, openTurn } from './ring-turns.js';
 import { stepTurns } from './turn-stepper.js';

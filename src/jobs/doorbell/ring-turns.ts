@@ -72,7 +72,7 @@ export type TurnCheck =
 /** Whether the turn's current job has been read since it was rung (`record`: its record now). */
 export function checkTurn(turn: RingTurn, record: JobRecord | undefined, now: number): TurnCheck {
   if (turn.current === null) return { kind: 'next' };
-  if (!record || !record.watching) {
+  if (!record?.watching) {
     const opened = pullNumberOf(record?.prLink);
     return opened === undefined ? { kind: 'next' } : { kind: 'next', opened };
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
 import { createLogger } from '../../src/common/logger.js';
 import { HealthAlerts } from '../../src/insights/alerts/health-alerts.js';
@@ -10,14 +10,9 @@ import type { AlertStore } from '../../src/insights/ports.js';
 import { MemoryAlertStore } from '../../src/state/alert-stores.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 import { InProcessAlertScheduler } from '../../src/state/memory/alert-cron-scheduler.js';
-import {
-  bullConnectionOf,
-  closeRedis,
-  connectRedis,
-  type RedisClient,
-} from '../../src/state/redis/redis-client.js';
+import { bullConnectionOf, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /*
@@ -27,16 +22,10 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  */
 
 const logger = createLogger({ level: 'silent', secrets: [] });
-let redis: RedisServer;
+const redis = redisForReplicas();
 let client: RedisClient;
-
 beforeAll(async () => {
-  redis = await startRedisServer();
-  client = await connectRedis(redis.url, logger, { failFast: true });
-});
-afterAll(async () => {
-  if (client) await closeRedis(client);
-  await redis?.stop();
+  client = await redis.replica();
 });
 
 /** The job scheduler ids of one BullMQ queue of a namespace, as Redis holds them. */
@@ -47,7 +36,7 @@ async function app(
   namespace: string,
 ): Promise<TestApp & { answer(command: string, text: string, channel?: string): Promise<string> }> {
   const t = await startTestApp({
-    env: { REDIS_URL: redis.url, HEALTH_ALERT_INTERVAL_MS: '1000' },
+    env: { REDIS_URL: redis.url(), HEALTH_ALERT_INTERVAL_MS: '1000' },
     agentOptions: { namespace },
   });
   return {

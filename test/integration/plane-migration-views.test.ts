@@ -1,17 +1,12 @@
 import { type Job, Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
 import { oldQueueExists, retireOldQueue } from '../../src/state/redis/plane-migration.js';
 import { QueuePlane } from '../../src/state/redis/queue-plane.js';
-import {
-  bullConnectionOf,
-  closeRedis,
-  connectRedis,
-  type RedisClient,
-} from '../../src/state/redis/redis-client.js';
+import { bullConnectionOf } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 const TENANT = 'T0UPGRADE';
@@ -24,20 +19,8 @@ const WATCHED = Array.from({ length: 12 }, (_, i) => `job-${i}`);
  * version start the tenant's view of their planes at the same time, and the old queue is gone.
  */
 describe('moving a tenant’s old queues onto the plane', () => {
-  let redis: RedisServer;
-  const clients: RedisClient[] = [];
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-  afterAll(async () => {
-    for (const client of clients.splice(0)) await closeRedis(client);
-    await redis?.stop();
-  });
-  const connect = async () => {
-    const client = await connectRedis(redis.url, logger, { failFast: false });
-    clients.push(client);
-    return client;
-  };
+  const redis = redisForReplicas();
+  const connect = () => redis.replica({ failFast: false });
 
   it('runs every pending poll once when two replicas start the tenant together', async () => {
     // The old version: pending polls due in a moment, no worker running (the deployment was stopped).

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import type { ImpactCheck } from '../../src/insights/health/ports.js';
 import type { WeeklySchedule } from '../../src/insights/ports.js';
@@ -12,14 +12,9 @@ import {
 } from '../../src/state/redis/bullmq-impact-queue.js';
 import { BullmqWeeklyScheduler } from '../../src/state/redis/bullmq-weekly-scheduler.js';
 import { createQueuePlane, type QueuePlane } from '../../src/state/redis/queue-plane.js';
-import {
-  bullConnectionOf,
-  closeRedis,
-  connectRedis,
-  type RedisClient,
-} from '../../src/state/redis/redis-client.js';
+import { bullConnectionOf, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 /*
  * Issue 34, moving existing deployments: a Redis populated in the old layout (each tenant's own BullMQ
@@ -29,15 +24,10 @@ import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 const prefix = `p-${randomUUID()}`;
-let redis: RedisServer;
+const redis = redisForReplicas();
 let client: RedisClient;
 beforeAll(async () => {
-  redis = await startRedisServer();
-  client = await connectRedis(redis.url, logger, { failFast: false });
-});
-afterAll(async () => {
-  if (client) await closeRedis(client);
-  await redis?.stop();
+  client = await redis.replica({ failFast: false });
 });
 
 const check = (jobId: string): ImpactCheck => ({

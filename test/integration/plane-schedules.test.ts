@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import type { ImpactCheck } from '../../src/insights/health/ports.js';
 import type { WeeklySchedule } from '../../src/insights/ports.js';
@@ -7,9 +7,9 @@ import { BullmqAlertScheduler } from '../../src/state/redis/bullmq-alert-schedul
 import { BullmqImpactQueue } from '../../src/state/redis/bullmq-impact-queue.js';
 import { BullmqWeeklyScheduler } from '../../src/state/redis/bullmq-weekly-scheduler.js';
 import { createQueuePlane, type QueuePlane, type WakeResult } from '../../src/state/redis/queue-plane.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
+import type { RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 /*
  * Issue 34: impact checks, weekly posts and alert checks as per-tenant views over the shared QueuePlane. A
@@ -19,21 +19,13 @@ import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-let redis: RedisServer;
-const clients: RedisClient[] = [];
+const redis = redisForReplicas();
 const planes: QueuePlane[] = [];
 const stops: Array<() => Promise<void>> = [];
 
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
 afterEach(async () => {
   for (const stop of stops.splice(0)) await stop();
   for (const plane of planes.splice(0)) await plane.close();
-});
-afterAll(async () => {
-  for (const client of clients.splice(0)) await closeRedis(client);
-  await redis?.stop();
 });
 
 interface Fired {
@@ -53,8 +45,7 @@ async function replica(
   build: (plane: QueuePlane, tenant: string, by: string) => Promise<() => Promise<void>>,
   woken: string[],
 ): Promise<QueuePlane> {
-  const client = await connectRedis(redis.url, logger, { failFast: false });
-  clients.push(client);
+  const client = await redis.replica({ failFast: false });
   const plane: QueuePlane = createQueuePlane({
     client,
     logger,
@@ -71,10 +62,8 @@ async function replica(
   return plane;
 }
 
-async function producerClient(): Promise<RedisClient> {
-  const client = await connectRedis(redis.url, logger, { failFast: false });
-  clients.push(client);
-  return client;
+function producerClient(): Promise<RedisClient> {
+  return redis.replica({ failFast: false });
 }
 
 function weekly(channelId: string): WeeklySchedule {

@@ -142,6 +142,7 @@ export async function simulateRepository(input: SimInput): Promise<SimResult> {
       getJob: async (jobId) => records.get(Number(jobId)) ?? ended.get(Number(jobId)),
       lastRungAt: (jobId) => lastRing[Number(jobId)],
       now: t,
+      repository: { key: 'acme/docs', webUrl: 'https://github.com' },
     });
     turns = stepped.turns;
     for (const { jobId, delayMs } of stepped.rings) ringJob(Number(jobId), t + delayMs);

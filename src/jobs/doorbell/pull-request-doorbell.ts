@@ -169,6 +169,7 @@ export class PullRequestDoorbell {
       getJob: (jobId) => this.deps.store.getJob(jobId),
       lastRungAt: (jobId) => this.rungAt.get(jobId),
       now,
+      repository: { key, webUrl: this.deps.webUrl },
     });
     // Rung only once the turns are saved: a replica that lost the lease rings nothing.
     if (!changed || !(await this.saveFenced(key, token, { ...state, turns }))) return;

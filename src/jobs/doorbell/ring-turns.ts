@@ -1,4 +1,5 @@
 import type { JobRecord } from '../domain/job.js';
+import { keyOf } from './doorbell-rules.js';
 
 /**
  * A new PR nobody can tie to a job (the platform reports no job branch, or GitHub numbered something in
@@ -62,6 +63,20 @@ export function pullNumberOf(prLink: string | null | undefined): number | undefi
   return digits ? Number(digits) : undefined;
 }
 
+/**
+ * The number of the PR a job's `prLink` names in the repository `key` (on `webUrl`'s host), or undefined: a
+ * job's PR in another repository says nothing about this one's numbers.
+ */
+export function pullNumberIn(
+  prLink: string | null | undefined,
+  key: string,
+  webUrl: string,
+): number | undefined {
+  const number = pullNumberOf(prLink);
+  if (number === undefined || !prLink) return undefined;
+  return keyOf(prLink.slice(0, prLink.lastIndexOf('/pull/')), webUrl) === key ? number : undefined;
+}
+
 /** What reading the current job's record says about the turn. */
 export type TurnCheck =
   /** Still waiting for the rung job's poll. */
@@ -69,11 +84,19 @@ export type TurnCheck =
   /** The rung job was read (still running, or ended): ring the next one; `opened` is the PR it owns. */
   | { kind: 'next'; opened?: number };
 
-/** Whether the turn's current job has been read since it was rung (`record`: its record now). */
-export function checkTurn(turn: RingTurn, record: JobRecord | undefined, now: number): TurnCheck {
+/**
+ * Whether the turn's current job has been read since it was rung (`record`: its record now; `opened`: the
+ * number of the PR a link names in the turn's repository).
+ */
+export function checkTurn(
+  turn: RingTurn,
+  record: JobRecord | undefined,
+  now: number,
+  openedBy: (prLink: string | null | undefined) => number | undefined,
+): TurnCheck {
   if (turn.current === null) return { kind: 'next' };
   if (!record?.watching) {
-    const opened = pullNumberOf(record?.prLink);
+    const opened = openedBy(record?.prLink);
     return opened === undefined ? { kind: 'next' } : { kind: 'next', opened };
   }
   if (record.updatedAt !== turn.stamp) return { kind: 'next' };

@@ -1,10 +1,12 @@
 import type { JobRecord } from '../domain/job.js';
-import { checkTurn, nextInTurn, type RingTurn, settle } from './ring-turns.js';
+import { checkTurn, nextInTurn, pullNumberIn, type RingTurn, settle } from './ring-turns.js';
 
 export interface TurnStepDeps {
   getJob(jobId: string): Promise<JobRecord | undefined>;
   lastRungAt(jobId: string): number | undefined;
   now: number;
+  /** The turns' repository: a job's PR elsewhere does not answer them. */
+  repository: { key: string; webUrl: string };
 }
 
 /**
@@ -22,10 +24,12 @@ export async function stepTurns(
   // A job rung by one turn in this step counts as just rung for the next turn.
   const rungNow = new Map<string, number>();
   const lastRungAt = (jobId: string) => rungNow.get(jobId) ?? deps.lastRungAt(jobId);
+  const { key, webUrl } = deps.repository;
+  const opened = (prLink: string | null | undefined) => pullNumberIn(prLink, key, webUrl);
   let changed = false;
   const checks = await Promise.all(
     turns.map(async (turn) =>
-      turn.current === null ? undefined : checkTurn(turn, await deps.getJob(turn.current), deps.now),
+      turn.current === null ? undefined : checkTurn(turn, await deps.getJob(turn.current), deps.now, opened),
     ),
   );
   let open = turns.map((turn, i) => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_TURNS,
   parseTurns,
+  pullNumberIn,
   pullNumberOf,
   TURN_STEP_TIMEOUT_MS,
 } from '../../../src/jobs/doorbell/ring-turns.js';
@@ -34,6 +35,19 @@ describe('ringing in turn', () => {
       now.t += 1_000;
       await bell.tick();
     }
+    expect(polled).toEqual(['job_c@0', 'job_a@0']);
+  });
+
+  it('goes on when the rung job ended with a PR of the same number in another repository', async () => {
+    const { now, github, polled, doorbell, pollRan } = await threeJobs();
+    const bell = doorbell('replica-1');
+    await bell.tick();
+    now.t += 2_000;
+    github.open('acme/docs', 5, now.t - 100);
+    await bell.tick();
+    now.t += 300;
+    await pollRan('job_c', 'https://github.com/acme/site/pull/5');
+    await bell.tick();
     expect(polled).toEqual(['job_c@0', 'job_a@0']);
   });
 
@@ -109,6 +123,11 @@ describe('ringing in turn', () => {
     ])
       expect(pullNumberOf(junk)).toBeUndefined();
     expect(pullNumberOf(`${'/pull/'.repeat(50_000)}7`)).toBeUndefined(); // capped before it is read
+    // A job's PR in another repository (or on another host) does not answer this repository's turn.
+    const web = 'https://github.com';
+    expect(pullNumberIn('https://github.com/acme/docs/pull/42', 'acme/docs', web)).toBe(42);
+    expect(pullNumberIn('https://github.com/acme/site/pull/42', 'acme/docs', web)).toBeUndefined();
+    expect(pullNumberIn('https://gitlab.com/acme/docs/pull/42', 'acme/docs', web)).toBeUndefined();
     expect(parseTurns('x')).toEqual([]);
     expect(
       parseTurns([null, { numbers: ['1'], queue: [], rungAt: 0 }, { numbers: [1], queue: [2], rungAt: 0 }]),

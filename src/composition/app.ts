@@ -8,7 +8,6 @@ import { ConversationService } from '../jobs/conversation-service.js';
 import { JobFeedback } from '../jobs/job-feedback.js';
 import { JobService } from '../jobs/job-service.js';
 import { Metrics } from '../metrics/metrics.js';
-import { type MetricsServer, startMetricsServer } from '../metrics/metrics-server.js';
 import { DocsApiClient } from '../platform/docs-client.js';
 import { SlackJobNotifier } from '../slack/job-notifier.js';
 import { JobSignalFollower } from '../slack/job-signals.js';
@@ -16,18 +15,10 @@ import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { NewBlocksGate } from '../slack/new-blocks.js';
 import { createSlackApp, type SlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
-import { welcomeOnStart } from '../slack/welcome.js';
 import { createAdapters } from '../state/adapters.js';
+import { AgentLifecycle, type StartParts } from './agent-lifecycle.js';
 import { wireHealthAlerts } from './alerts-wiring.js';
-import {
-  adapterOptions,
-  jobBudgets,
-  oneFatal,
-  replayGuard,
-  responseUrlOrigins,
-  startedLine,
-  within,
-} from './app-steps.js';
+import { adapterOptions, jobBudgets, oneFatal, replayGuard, responseUrlOrigins } from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
 import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
@@ -36,7 +27,7 @@ import { wireHealthImpact } from './health-impact-wiring.js';
 import { accessPolicyFor, createAppHome, wireProjectSettings } from './home-wiring.js';
 import { wirePullRequests } from './pull-request-wiring.js';
 import { wireReports } from './reports-wiring.js';
-import { handOverWhenStopping, shutDown } from './shutdown.js';
+import { handOverWhenStopping } from './shutdown.js';
 import { wireUnfurls } from './unfurl-wiring.js';
 
 export type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
@@ -44,11 +35,7 @@ export type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
 export function createDocsAgent(config: Config, options: DocsAgentOptions = {}): DocsAgent {
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
   const clock = options.clock ?? systemClock;
-  let stopping = false;
-  let stopped: Promise<void> | undefined;
-  let starting: Promise<number> | undefined;
-  const startAbort = new AbortController();
-  let metricsServer: MetricsServer | undefined;
+  const life = new AgentLifecycle();
   // A tenant's runtime (OAuth mode) counts into its own metrics; the process serves them all together.
   const metrics = options.metrics ?? new Metrics();
   const cache = <V>(kind: string) => options.tenant?.caches?.view<V>(kind); // OAuth: one per process
@@ -85,7 +72,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       config,
       logger,
       healthRoutes({
-        stopping: () => stopping,
+        stopping: () => life.stopping,
         state: () => adapters.state(),
         slackConnected: () => slack.connected(),
       }),
@@ -130,7 +117,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
     metrics,
     doorbell: { watches: (record) => pulls.watches(record) }, // wired below; asked by polls after start
-    ...handOverWhenStopping(adapters, () => stopping),
+    ...handOverWhenStopping(adapters, () => life.stopping),
     // Wired below, once the analytics source exists; called only after start. A PR followed on GitHub
     // schedules "did it work?" at its merge instead of now.
     onPullRequest: async (record, prLink) => {
@@ -241,54 +228,20 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     assistant: assistant.surface(jobs),
     ...{ unfurls: unfurls.deps, settings: settings.deps },
   });
+  const parts: StartParts = {
+    ...{ config, metrics, adapters, slack, jobs, reconciler, pulls, impact, weekly, alerts, deliveries },
+    ...{ pollQueue: queue, assistant, home, docsApi, clock, logger },
+    ...(options.tenant ? { tenant: options.tenant } : {}),
+    beforeStop: () => reports.chartFill.stop(),
+  };
   return {
     logger,
-    metricsPort: () => metricsServer?.port,
+    metricsPort: () => life.metricsPort(),
     jobs,
     onFatal: (listener) => fatal.listen(listener),
     // OAuth mode on Redis: the replica's due index named this scope (issue 34); its next due time after.
     reconcileDue: () => reconciler.runIndexed().then(() => adapters.nextDueAt?.()),
-    start() {
-      // A stop during start-up ends it between steps and waits for the step under way, so nothing started
-      // late (a worker, a timer) outlives the stop.
-      starting ??= (async () => {
-        // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
-        const port = await slack.start();
-        if (!options.tenant) metricsServer = await startMetricsServer(metrics, config.metrics, logger);
-        if (!(await adapters.waitUntilReady(startAbort.signal)) || stopping) return port;
-        await pulls.start();
-        // Start-up is one pass of the reconciler: watched jobs without a pending poll, owed deliveries.
-        const resumed = stopping ? 0 : await jobs.startWatching();
-        if (!stopping) await reconciler.runOnce();
-        if (stopping) return port;
-        reconciler.start();
-        if (options.tenant) welcomeOnStart(options.tenant, slack.gateway, deliveries, clock, logger);
-        impact.start();
-        await weekly.start();
-        if (!stopping) await alerts.start();
-        const { mode } = slack;
-        const line = startedLine(mode, port, adapters.backend, options.tenant?.key);
-        logger.info(
-          { mode, port, state: adapters.backend, resumedJobs: resumed, project: config.docs.projectId },
-          line,
-        );
-        return port;
-      })();
-      return starting;
-    },
-    stop() {
-      stopped ??= (async () => {
-        // Not ready from now on: load balancers and orchestrators stop sending work here.
-        stopping = true;
-        startAbort.abort();
-        if (starting) await within(starting, 5_000, 'finishing start-up', logger);
-        await reports.chartFill.stop();
-        await shutDown({
-          ...{ slack, reconciler, weekly, alerts, pollQueue: queue, impact, pulls, deliveries },
-          ...{ assistant, home, adapters, docsApi, metricsServer, logger },
-        });
-      })();
-      return stopped;
-    },
+    start: () => life.start(parts),
+    stop: () => life.stop(parts),
   };
 }

@@ -1,30 +1,20 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import type { ImpactCheck } from '../../src/insights/health/ports.js';
 import { BullmqImpactQueue } from '../../src/state/redis/bullmq-impact-queue.js';
 import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
-let redis: RedisServer;
-const clients: RedisClient[] = [];
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  for (const client of clients.splice(0)) await closeRedis(client);
-  await redis?.stop();
-});
+const redis = redisForReplicas();
 
 /** A "replica": its own queueing connection and impact queue, as the app builds them in Redis mode. */
 async function replica(namespace: string): Promise<BullmqImpactQueue> {
-  const client = await connectRedis(redis.url, logger, { failFast: false });
-  clients.push(client);
+  const client = await redis.replica({ failFast: false });
   return new BullmqImpactQueue({ client, logger, namespace });
 }
 
@@ -46,7 +36,7 @@ const STALLED_MS = 500;
 async function holdingReplica(namespace: string, kind: 'impact' | 'poll' = 'impact'): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ['--import', TSX, HOLDER, kind, redis.url, namespace, String(LOCK_MS), String(STALLED_MS)],
+    ['--import', TSX, HOLDER, kind, redis.url(), namespace, String(LOCK_MS), String(STALLED_MS)],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -96,8 +86,7 @@ describe('BullMQ impact queue', () => {
 
   it('still runs a check whose replica died holding it twice (two deploys)', async () => {
     const namespace = 'ns-stalls';
-    const client = await connectRedis(redis.url, logger, { failFast: false });
-    clients.push(client);
+    const client = await redis.replica({ failFast: false });
     const producer = new BullmqImpactQueue({ client, logger, namespace });
     await producer.enqueue({ ...check, jobId: 'job:stalls' }, Date.now());
     // Each holder takes the check (the second after its stall check found the first one's lock gone) and
@@ -107,8 +96,7 @@ describe('BullMQ impact queue', () => {
     await producer.close();
 
     const survivor = await (async () => {
-      const c = await connectRedis(redis.url, logger, { failFast: false });
-      clients.push(c);
+      const c = await redis.replica({ failFast: false });
       return new BullmqImpactQueue({
         client: c,
         logger,
@@ -129,16 +117,14 @@ describe('BullMQ impact queue', () => {
 
   it('still polls a job whose replica died holding its poll twice', async () => {
     const namespace = 'ns-poll-stalls';
-    const client = await connectRedis(redis.url, logger, { failFast: false });
-    clients.push(client);
+    const client = await redis.replica({ failFast: false });
     const producer = new BullmqPollQueue({ client, logger, namespace, concurrency: 1 });
     await producer.schedule('job:polled', 0);
     await kill9(await holdingReplica(namespace, 'poll'));
     await kill9(await holdingReplica(namespace, 'poll'));
     await producer.close();
 
-    const c = await connectRedis(redis.url, logger, { failFast: false });
-    clients.push(c);
+    const c = await redis.replica({ failFast: false });
     const survivor = new BullmqPollQueue({
       client: c,
       logger,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Job } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import { MemoryPollQueue } from '../../src/state/memory/memory-poll-queue.js';
 import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
@@ -8,7 +8,7 @@ import { QueuePlane } from '../../src/state/redis/queue-plane.js';
 import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
 import { gate, PollRecorder, pollQueueContract, sleep } from '../contract/poll-queue.contract.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
@@ -20,17 +20,12 @@ describe('memory poll queue', () => {
 });
 
 describe('bullmq poll queue', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  // Only the server: each replica closes its own connection, as the contract's restarts require.
+  const redis = redisForReplicas();
 
   /** One replica: its own connection, a queue in `namespace`. */
   async function replica(namespace: string, concurrency = 2) {
-    const client = await connectRedis(redis.url, logger, { failFast: false });
+    const client = await connectRedis(redis.url(), logger, { failFast: false });
     const queue = new BullmqPollQueue({
       client,
       logger,
@@ -162,17 +157,12 @@ describe('bullmq poll queue', () => {
  * contract holds, `concurrency` being the tenant's cap on a plane that would run more.
  */
 describe('bullmq poll queue as a view of the shared plane', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  // Only the server: each replica closes its own connection, as the contract's restarts require.
+  const redis = redisForReplicas();
 
   /** One replica: its connection, its plane (under a test prefix), and the tenant's view of it. */
   async function replica(tenant: string, concurrency = 2) {
-    const client = await connectRedis(redis.url, logger, { failFast: false });
+    const client = await connectRedis(redis.url(), logger, { failFast: false });
     const plane = new QueuePlane({
       client,
       logger,

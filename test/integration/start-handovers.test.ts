@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/common/logger.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { StartJobRequest } from '../../src/jobs/use-cases/start-job.js';
-import { connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
+import type { RedisClient } from '../../src/state/redis/redis-client.js';
 import { RedisStartHandovers } from '../../src/state/redis/redis-start-handovers.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 /* Issue 35: the job starts a stopping replica hands over, as two replicas on one redis-server see them. */
 
-const logger = createLogger({ level: 'silent', secrets: [] });
-let redis: RedisServer;
+const redis = redisForReplicas();
 let clients: RedisClient[] = [];
 beforeAll(async () => {
-  redis = await startRedisServer();
-  clients = await Promise.all([1, 2].map(() => connectRedis(redis.url, logger, { failFast: false })));
-});
-afterAll(async () => {
-  for (const client of clients) client.destroy();
-  await redis?.stop();
+  clients = await Promise.all([1, 2].map(() => redis.replica({ failFast: false })));
 });
 
 const request: StartJobRequest = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 import { ALPHA, registerTenants } from '../support/tenant-bots.js';
 import { connectThroughModal } from '../support/tenant-connect.js';
 
@@ -10,13 +10,17 @@ import { connectThroughModal } from '../support/tenant-connect.js';
  * PR link, once: its next poll, on the shared plane, builds the scope again.
  */
 describe('OAuth mode on Redis: a job outlives the eviction of its scope', () => {
-  let redis: RedisServer;
+  const redis = redisForReplicas();
   let app: OAuthTestApp;
 
   beforeAll(async () => {
-    redis = await startRedisServer();
     app = await startOAuthApp({
-      env: { REDIS_URL: redis.url, LOG_LEVEL: 'debug', POLL_INTERVAL_MS: '300', POLL_MAX_INTERVAL_MS: '600' },
+      env: {
+        REDIS_URL: redis.url(),
+        LOG_LEVEL: 'debug',
+        POLL_INTERVAL_MS: '300',
+        POLL_MAX_INTERVAL_MS: '600',
+      },
       scopeIdleMs: 200,
       syncIntervalMs: 100,
     });
@@ -28,7 +32,6 @@ describe('OAuth mode on Redis: a job outlives the eviction of its scope', () => 
 
   afterAll(async () => {
     await app?.stop();
-    await redis?.stop();
   });
 
   const logged = (what: string) =>

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import type { PageViewsReports } from '../../src/insights/page-views/page-views-reports.js';
 import type { WeeklySchedule } from '../../src/insights/ports.js';
@@ -9,28 +9,17 @@ import {
   BullmqWeeklyScheduler,
   cronerRepeatStrategy,
 } from '../../src/state/redis/bullmq-weekly-scheduler.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let redis: RedisServer;
-const clients: RedisClient[] = [];
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  for (const client of clients.splice(0)) await closeRedis(client);
-  await redis?.stop();
-});
+const redis = redisForReplicas();
 
 /** A "replica": its own queueing connection and scheduler, like the app builds in Redis mode. */
 async function replica(namespace: string): Promise<BullmqWeeklyScheduler> {
-  const client = await connectRedis(redis.url, logger, { failFast: false });
-  clients.push(client);
+  const client = await redis.replica({ failFast: false });
   return new BullmqWeeklyScheduler({ client, logger, namespace });
 }
 

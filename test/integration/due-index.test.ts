@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/common/logger.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RedisClient } from '../../src/state/redis/redis-client.js';
 import { RedisDueIndex } from '../../src/state/redis/redis-due-index.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
-
-const logger = createLogger({ level: 'silent', secrets: [] });
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 /**
  * The deployment's due index (issue 34) on a real redis-server: a mark never moves a tenant later, a claim
@@ -12,21 +9,16 @@ const logger = createLogger({ level: 'silent', secrets: [] });
  * while it was held (the claim's score is its fencing token).
  */
 describe('the due index', () => {
-  let redis: RedisServer;
+  const redis = redisForReplicas();
   let client: RedisClient;
   let run = 0;
   let index: RedisDueIndex;
 
   beforeAll(async () => {
-    redis = await startRedisServer();
-    client = await connectRedis(redis.url, logger, { failFast: true });
+    client = await redis.replica();
   });
   beforeEach(() => {
     index = new RedisDueIndex(client, `test-due-${++run}`);
-  });
-  afterAll(async () => {
-    await closeRedis(client);
-    await redis?.stop();
   });
 
   it('keeps the earliest mark, and claims only what is due', async () => {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryHourlyQuota } from '../../src/common/hourly-quota.js';
 import { createLogger } from '../../src/common/logger.js';
 import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { RedisHourlyQuota } from '../../src/state/redis/redis-hourly-quota.js';
 import { hourlyQuotaContract } from '../contract/hourly-quota.contract.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
@@ -17,15 +17,10 @@ describe('in-memory hourly quota', () => {
 });
 
 describe('redis hourly quota', () => {
-  let redis: RedisServer;
+  const redis = redisForReplicas();
   let client: RedisClient;
   beforeAll(async () => {
-    redis = await startRedisServer();
-    client = await connectRedis(redis.url, logger, { failFast: true });
-  });
-  afterAll(async () => {
-    if (client) await closeRedis(client);
-    await redis?.stop();
+    client = await redis.replica();
   });
 
   hourlyQuotaContract(async (limit, now) => ({
@@ -35,7 +30,7 @@ describe('redis hourly quota', () => {
 
   it('is one budget for every replica using the same key', async () => {
     const key = `quota:${randomUUID()}`;
-    const other = await connectRedis(redis.url, logger, { failFast: true });
+    const other = await connectRedis(redis.url(), logger, { failFast: true });
     try {
       const a = new RedisHourlyQuota({ client, key, limit: 3 });
       const b = new RedisHourlyQuota({ client: other, key, limit: 3 });

@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import { planeJobId, QueuePlane, type WakeResult } from '../../src/state/redis/queue-plane.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
+import type { RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -14,22 +14,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * never holds up another's jobs.
  */
 describe('the shared queue plane', () => {
-  let redis: RedisServer;
+  const redis = redisForReplicas();
   let client: RedisClient;
   let plane: QueuePlane | undefined;
   let run = 0;
 
   beforeAll(async () => {
-    redis = await startRedisServer();
-    client = await connectRedis(redis.url, logger, { failFast: false });
+    client = await redis.replica({ failFast: false });
   });
   afterEach(async () => {
     await plane?.close();
     plane = undefined;
-  });
-  afterAll(async () => {
-    await closeRedis(client);
-    await redis?.stop();
   });
 
   const makePlane = (wake: (tenant: string) => Promise<WakeResult>, perTenantCap = 4) => {

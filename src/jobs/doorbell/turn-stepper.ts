@@ -27,9 +27,16 @@ export async function stepTurns(
   const { key, webUrl } = deps.repository;
   const opened = (prLink: string | null | undefined) => pullNumberIn(prLink, key, webUrl);
   let changed = false;
+  // One read per job a step, however many turns rang it.
+  const records = new Map<string, Promise<JobRecord | undefined>>();
+  const recordOf = (jobId: string) => {
+    const record = records.get(jobId) ?? deps.getJob(jobId);
+    records.set(jobId, record);
+    return record;
+  };
   const checks = await Promise.all(
     turns.map(async (turn) =>
-      turn.current === null ? undefined : checkTurn(turn, await deps.getJob(turn.current), deps.now, opened),
+      turn.current === null ? undefined : checkTurn(turn, await recordOf(turn.current), deps.now, opened),
     ),
   );
   let open = turns.map((turn, i) => {

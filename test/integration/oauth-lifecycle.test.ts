@@ -39,6 +39,14 @@ describe('OAuth mode: uninstall, purge, re-install and token rotation', () => {
     // arrives cannot be called back, and is not what this checks.
     await waitFor(() => app.logs.some((l) => l.includes('tenant T0BETA is ready')), { timeoutMs: 5_000 });
     const betaToken = app.slack.oauth.liveToken('T0BETA');
+    // The welcome DM is owed at start and posted a moment after it (through the outbox): wait for it too.
+    await waitFor(
+      () =>
+        app.slack.calls.some(
+          (c) => c.method === 'chat.postMessage' && c.authorization === `Bearer ${betaToken}`,
+        ),
+      { what: 'the welcome DM', timeoutMs: 5_000 },
+    );
     // Something of Beta's own in its key space (the replay guard's claims, at least).
     await waitFor(async () => (await keys.keys('docs-agent:t:T0BETA:*')).length > 0, { timeoutMs: 5_000 });
     const sealed = await keys.keys('docs-agent:directory:tenant:T0BETA:*');

@@ -7,6 +7,7 @@ import type { ImpactCheck } from '../../src/insights/health/ports.js';
 import { BullmqImpactQueue } from '../../src/state/redis/bullmq-impact-queue.js';
 import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
 import { waitFor } from '../support/http.js';
+import { impactCheck } from '../support/impact-check.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
@@ -18,14 +19,7 @@ async function replica(namespace: string): Promise<BullmqImpactQueue> {
   return new BullmqImpactQueue({ client, logger, namespace });
 }
 
-const check: ImpactCheck = {
-  jobId: 'job:1',
-  channelId: 'C1',
-  threadTs: '1.000',
-  evidenceRef: '{}',
-  prLink: 'https://github.com/acme/docs/pull/1',
-  prSeenAt: 0,
-};
+const check = impactCheck();
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const HOLDER = join(ROOT, 'test/support/queue-holder.ts');

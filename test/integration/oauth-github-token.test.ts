@@ -3,7 +3,7 @@ import { FakeGitHub } from '../support/fake-github.js';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { ALPHA, BETA, registerTenants, type TestTenant } from '../support/tenant-bots.js';
-import { connectThroughModal } from '../support/tenant-connect.js';
+import { installAndConnect } from '../support/tenant-connect.js';
 
 /**
  * Issue 36, GitHub access per tenant in OAuth mode: a manager connects the tenant's own GitHub token in Slack
@@ -26,9 +26,7 @@ describe('OAuth mode: a GitHub token connected in Slack', () => {
     });
     registerTenants(app.slack, app.docs);
     for (const t of [ALPHA, BETA]) {
-      app.slack.oauth.installerUserId = t.user;
-      await app.install(t.install);
-      expect((await connectThroughModal(app, app.slack, t)).status).toBe(200);
+      expect((await installAndConnect(app, app.slack, t)).status).toBe(200);
     }
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { blockActionsPayload } from '../support/slack-interactions.js';
 import { ALPHA, asTenant, registerTenants } from '../support/tenant-bots.js';
-import { connectThroughModal } from '../support/tenant-connect.js';
+import { installAndConnect } from '../support/tenant-connect.js';
 
 /**
  * Advice that fits the mode: in OAuth mode the docs key came from `/docs-agent connect`, so a refused key
@@ -14,9 +14,7 @@ describe('OAuth mode: a refused docs key', () => {
   beforeAll(async () => {
     app = await startOAuthApp();
     registerTenants(app.slack, app.docs);
-    app.slack.oauth.installerUserId = ALPHA.user;
-    await app.install(ALPHA.install);
-    expect((await connectThroughModal(app, app.slack, ALPHA)).status).toBe(200);
+    expect((await installAndConnect(app, app.slack, ALPHA)).status).toBe(200);
   });
   afterAll(async () => {
     await app?.stop();

@@ -10,7 +10,7 @@ import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { ALPHA, registerTenants } from '../support/tenant-bots.js';
-import { connectThroughModal } from '../support/tenant-connect.js';
+import { installAndConnect } from '../support/tenant-connect.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
@@ -32,9 +32,7 @@ describe('OAuth mode on Redis: moving per-tenant queues onto the shared plane', 
     docs = await FakeDocs.start();
     registerTenants(slack, docs);
     app = await startOAuthApp({ env: env(), slack, docs });
-    slack.oauth.installerUserId = ALPHA.user;
-    await app.install(ALPHA.install);
-    expect((await connectThroughModal(app, slack, ALPHA)).status).toBe(200);
+    expect((await installAndConnect(app, slack, ALPHA)).status).toBe(200);
   });
 
   afterAll(async () => {

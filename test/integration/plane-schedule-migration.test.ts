@@ -14,6 +14,7 @@ import { BullmqWeeklyScheduler } from '../../src/state/redis/bullmq-weekly-sched
 import { createQueuePlane, type QueuePlane } from '../../src/state/redis/queue-plane.js';
 import { bullConnectionOf, type RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
+import { impactCheck } from '../support/impact-check.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
 
 /*
@@ -30,14 +31,7 @@ beforeAll(async () => {
   client = await redis.replica({ failFast: false });
 });
 
-const check = (jobId: string): ImpactCheck => ({
-  jobId,
-  channelId: 'C1',
-  threadTs: '1.000',
-  evidenceRef: '{}',
-  prLink: 'https://github.com/acme/docs/pull/1',
-  prSeenAt: 0,
-});
+const check = impactCheck;
 const schedule = (channelId: string, cron: string): WeeklySchedule => ({
   channelId,
   cron,

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
-import type { ImpactCheck } from '../../src/insights/health/ports.js';
 import type { WeeklySchedule } from '../../src/insights/ports.js';
 import { BullmqAlertScheduler } from '../../src/state/redis/bullmq-alert-scheduler.js';
 import { BullmqImpactQueue } from '../../src/state/redis/bullmq-impact-queue.js';
@@ -9,6 +8,7 @@ import { BullmqWeeklyScheduler } from '../../src/state/redis/bullmq-weekly-sched
 import { createQueuePlane, type QueuePlane, type WakeResult } from '../../src/state/redis/queue-plane.js';
 import type { RedisClient } from '../../src/state/redis/redis-client.js';
 import { waitFor } from '../support/http.js';
+import { impactCheck } from '../support/impact-check.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
 
 /*
@@ -163,14 +163,7 @@ describe('schedules and impact checks on the shared plane', () => {
     const prefix = `p-${randomUUID()}`;
     const runs: Array<{ by: string; tenant: string; attempt: number }> = [];
     const woken: string[] = [];
-    const check: ImpactCheck = {
-      jobId: 'job:1',
-      channelId: 'C1',
-      threadTs: '1.000',
-      evidenceRef: '{}',
-      prLink: 'https://github.com/acme/docs/pull/1',
-      prSeenAt: 0,
-    };
+    const check = impactCheck();
     const view = async (plane: QueuePlane, tenant: string) =>
       new BullmqImpactQueue({ client: await producerClient(), logger, plane: { plane, tenant } });
     const build = async (plane: QueuePlane, tenant: string, by: string) => {

@@ -3,7 +3,7 @@ import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
 import { ALPHA, registerTenants } from '../support/tenant-bots.js';
-import { connectThroughModal } from '../support/tenant-connect.js';
+import { installAndConnect } from '../support/tenant-connect.js';
 
 /**
  * Issue 34: evicting a scope frees memory only. A job whose scope is evicted while it runs still gets its
@@ -25,9 +25,7 @@ describe('OAuth mode on Redis: a job outlives the eviction of its scope', () => 
       syncIntervalMs: 100,
     });
     registerTenants(app.slack, app.docs);
-    app.slack.oauth.installerUserId = ALPHA.user;
-    await app.install(ALPHA.install);
-    expect((await connectThroughModal(app, app.slack, ALPHA)).status).toBe(200);
+    expect((await installAndConnect(app, app.slack, ALPHA)).status).toBe(200);
   });
 
   afterAll(async () => {

@@ -45,3 +45,19 @@ export async function connectThroughModal(
   });
   return via.interaction(asTenant(submission, t));
 }
+
+/**
+ * A workspace's first minutes: its installer adds the app ("Add to Slack") and connects the docs project.
+ * Resolves the connect form's HTTP answer.
+ */
+export async function installAndConnect(
+  app: Pick<BotProcess, 'command' | 'interaction'> & {
+    install(next: TestTenant['install']): Promise<unknown>;
+  },
+  slack: FakeSlack,
+  t: TestTenant,
+): Promise<{ status: number; body: string }> {
+  slack.oauth.installerUserId = t.user;
+  await app.install(t.install);
+  return connectThroughModal(app, slack, t);
+}

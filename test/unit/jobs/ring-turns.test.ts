@@ -14,16 +14,20 @@ describe('ringing in turn', () => {
     const now = { t: 1_000_000 };
     const world = await doorbellWorld(now);
     for (const [i, id] of ['job_c', 'job_a', 'job_b'].entries()) await world.job(id, 'acme/docs', now.t + i);
-    return { now, ...world };
+    /** PR 5 opens 2 s after `reader`'s first read, and its next read sees it. */
+    const prOpens = async (reader: { tick(): Promise<void> }) => {
+      now.t += 2_000;
+      world.github.open('acme/docs', 5, now.t - 100);
+      await reader.tick();
+    };
+    return { now, prOpens, ...world };
   }
 
   it('stops at the job that opened the PR: the jobs after it are not read', async () => {
-    const { now, github, polled, doorbell, pollRan } = await threeJobs();
+    const { now, prOpens, polled, doorbell, pollRan } = await threeJobs();
     const bell = doorbell('replica-1');
     await bell.tick();
-    now.t += 2_000;
-    github.open('acme/docs', 5, now.t - 100);
-    await bell.tick();
+    await prOpens(bell);
     expect(polled).toEqual(['job_c@0']); // the oldest
     now.t += 300;
     await pollRan('job_c');
@@ -39,12 +43,10 @@ describe('ringing in turn', () => {
   });
 
   it('goes on when the rung job ended with a PR of the same number in another repository', async () => {
-    const { now, github, polled, doorbell, pollRan } = await threeJobs();
+    const { now, prOpens, polled, doorbell, pollRan } = await threeJobs();
     const bell = doorbell('replica-1');
     await bell.tick();
-    now.t += 2_000;
-    github.open('acme/docs', 5, now.t - 100);
-    await bell.tick();
+    await prOpens(bell);
     now.t += 300;
     await pollRan('job_c', 'https://github.com/acme/site/pull/5');
     await bell.tick();
@@ -52,12 +54,10 @@ describe('ringing in turn', () => {
   });
 
   it('moves on when a rung job is not read in time (its poll failed, the queue is behind)', async () => {
-    const { now, github, polled, doorbell } = await threeJobs();
+    const { now, prOpens, polled, doorbell } = await threeJobs();
     const bell = doorbell('replica-1');
     await bell.tick();
-    now.t += 2_000;
-    github.open('acme/docs', 5, now.t - 100);
-    await bell.tick();
+    await prOpens(bell);
     now.t += TURN_STEP_TIMEOUT_MS - 1;
     await bell.tick();
     expect(polled).toEqual(['job_c@0']);
@@ -67,14 +67,12 @@ describe('ringing in turn', () => {
   });
 
   it('goes on with the replica that takes the repository over', async () => {
-    const { now, github, polled, doorbell, pollRan } = await threeJobs();
+    const { now, prOpens, polled, doorbell, pollRan } = await threeJobs();
     const first = doorbell('replica-1');
     const second = doorbell('replica-2');
     await first.tick();
     await second.tick(); // the lease is the first's: the second reads nothing
-    now.t += 2_000;
-    github.open('acme/docs', 5, now.t - 100);
-    await first.tick();
+    await prOpens(first);
     expect(polled).toEqual(['job_c@0']);
     await first.stop(); // hands the lease back
     now.t += 300;
@@ -86,13 +84,11 @@ describe('ringing in turn', () => {
   });
 
   it('a reader that lost the lease between its reads rings nobody: the turn goes on with the new holder, once', async () => {
-    const { now, github, polled, doorbell, pollRan, leases } = await threeJobs();
+    const { now, prOpens, polled, doorbell, pollRan, leases } = await threeJobs();
     const first = doorbell('replica-1');
     const second = doorbell('replica-2');
     await first.tick();
-    now.t += 2_000;
-    github.open('acme/docs', 5, now.t - 100);
-    await first.tick();
+    await prOpens(first);
     expect(polled).toEqual(['job_c@0']);
     // The first replica's lease is taken from under it (it was paused past it, say); it does not know yet.
     const token = (await leases.acquire('acme/docs', 'replica-1', 10_000))!;

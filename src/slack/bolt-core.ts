@@ -41,9 +41,16 @@ export class RotatingTokenClient extends webApi.WebClient {
     super(undefined, options);
   }
 
+  /**
+   * The token `renew` found in place of one Slack refused, used instead of it until `tokenOf` stops returning
+   * the refused one (the directory read that makes it current may land a moment later): every call in
+   * between would otherwise be refused and made twice.
+   */
+  private replaced: { refused: string; by: string } | undefined;
+
   override async apiCall(method: string, options: Record<string, unknown> = {}) {
     if (options.token) return super.apiCall(method, options);
-    const token = this.tokenOf();
+    const token = this.currentToken();
     try {
       return await super.apiCall(method, { ...options, token });
     } catch (error) {
@@ -51,8 +58,16 @@ export class RotatingTokenClient extends webApi.WebClient {
       if (!this.renew || typeof code !== 'string' || !TOKEN_REJECTED.has(code)) throw error;
       const renewed = await this.renew(token).catch(() => undefined);
       if (!renewed || renewed === token) throw error;
+      this.replaced = { refused: token, by: renewed };
       return super.apiCall(method, { ...options, token: renewed });
     }
+  }
+
+  private currentToken(): string {
+    const token = this.tokenOf();
+    if (this.replaced?.refused === token) return this.replaced.by;
+    this.replaced = undefined;
+    return token;
   }
 }
 

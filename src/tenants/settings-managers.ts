@@ -33,6 +33,8 @@ type CachedRole = { admin: boolean; expires: number };
  */
 export class SettingsManagers {
   private readonly cache: CacheView<CachedRole>;
+  /** Look-ups on their way, shared: one Home asks for the same person from two of its sections at once. */
+  private readonly asking = new Map<string, Promise<boolean>>();
   private readonly ttlMs: number;
   private readonly now: () => number;
 
@@ -55,6 +57,14 @@ export class SettingsManagers {
     if (this.knownManager(userId)) return true;
     const cached = this.cache.get(userId);
     if (cached && cached.expires > this.now()) return cached.admin;
+    const asking = this.asking.get(userId);
+    if (asking) return asking;
+    const answer = this.ask(userId).finally(() => this.asking.delete(userId));
+    this.asking.set(userId, answer);
+    return answer;
+  }
+
+  private async ask(userId: string): Promise<boolean> {
     let admin = false;
     try {
       admin = (await this.options.roleOf(userId))?.admin ?? false;

@@ -41,6 +41,13 @@ describe('SettingsManagers', () => {
     expect(roleOf).toHaveBeenCalledTimes(2);
   });
 
+  it('asks users.info once for the same person asked about twice at once', async () => {
+    const roleOf = vi.fn(async () => ({ admin: true }));
+    const m = managers(roleOf);
+    expect(await Promise.all([m.mayManage('U0ADMIN'), m.mayManage('U0ADMIN')])).toEqual([true, true]);
+    expect(roleOf).toHaveBeenCalledTimes(1);
+  });
+
   it('fails closed when Slack does not know the user or does not answer', async () => {
     expect(await managers(async () => undefined).mayManage('U0GONE')).toBe(false);
     expect(

@@ -1,4 +1,5 @@
 import type { Latencies, Spread } from './deployment-latency.js';
+import type { PurgeCost } from './purge-cost.js';
 import { fmt, type Row, table } from './stats.js';
 
 /** The figures of the deployment benchmark (bench/deployment.ts), its tables and the issue's goals. */
@@ -25,7 +26,7 @@ export interface LevelResult {
 
 export interface ScaleRun {
   levels: LevelResult[];
-  storage: { installs: number; seedMs: number; bytesPerInstall: number } | undefined;
+  storage: { installs: number; seedMs: number; bytesPerInstall: number; purge: PurgeCost } | undefined;
 }
 
 /** The issue's goals. */
@@ -75,6 +76,7 @@ export function scaleReport(run: ScaleRun): string[] {
   if (run.storage)
     lines.push(
       `storage: ${run.storage.installs.toLocaleString('en-US')} idle installs seeded in ${fmt(run.storage.seedMs / 1000, 1)} s take ${fmt(run.storage.bytesPerInstall, 0)} bytes of Redis memory each (used_memory delta / installs)`,
+      purgeLine(run.storage.purge),
     );
   lines.push(`JSON ${JSON.stringify(run)}`);
   return lines;
@@ -202,4 +204,12 @@ function goalRows(run: ScaleRun): Row[] {
       undefined,
     ),
   ];
+}
+
+function purgeLine(p: PurgeCost): string {
+  return (
+    `purge: one uninstalled tenant's ${p.deleted.toLocaleString('en-US')} keys among ${p.keysInRedis.toLocaleString('en-US')} ` +
+    `took ${fmt(p.wallMs, 0)} ms, ${p.scanCalls.toLocaleString('en-US')} SCAN calls, Redis time ${fmt(p.scanMs, 1)} ms scanning + ${fmt(p.unlinkMs, 1)} ms deleting` +
+    (p.othersKept ? '' : ' (other keys were deleted too: a defect)')
+  );
 }

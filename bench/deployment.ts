@@ -5,6 +5,7 @@ import { busiestCommands, RedisProbe, SEEDED_TOKEN_PREFIX, seedInstalls } from '
 import { type LevelResult, type ScaleRun, scaleReport } from './deployment-report.js';
 import { FakesProcess } from './fakes-process.js';
 import { benchEnv } from './harness.js';
+import { measurePurge } from './purge-cost.js';
 import { connectionPorts, cpuSeconds, type Replica, rssMb, spawnReplica } from './replica-process.js';
 import { sized } from './smoke.js';
 import { installThrough, signedCommand } from './tenant-apps.js';
@@ -68,7 +69,7 @@ export async function runDeployment(): Promise<string[]> {
       const level = await measureLevel(base, redis.port, probe, installs, seedMs, last ? seeded : 0);
       run.levels.push(level);
     }
-    run.storage = await measureStorage(encryptionKey);
+    run.storage = await measureStorage(encryptionKey, base);
   } finally {
     await probe.close();
     await fakes.stop();
@@ -168,14 +169,24 @@ async function idleWindow(probe: RedisProbe, replicas: Replica[]): Promise<Level
 }
 
 /** Redis memory per idle install: a fresh redis-server, used_memory before and after seeding. */
-async function measureStorage(encryptionKey: string): Promise<ScaleRun['storage']> {
+async function measureStorage(
+  encryptionKey: string,
+  env: Record<string, string>,
+): Promise<ScaleRun['storage']> {
   const redis = await startRedisServer();
   const probe = await RedisProbe.open(redis.url);
   try {
     const before = await probe.usedMemory();
     const seedMs = await seedInstalls(redis.url, encryptionKey, 0, STORAGE_INSTALLS);
     const after = await probe.usedMemory();
-    return { installs: STORAGE_INSTALLS, seedMs, bytesPerInstall: (after - before) / STORAGE_INSTALLS };
+    // Then what one uninstall's purge costs among them (its own Redis: the replicas' keys are not counted).
+    const purge = await measurePurge(redis.url, env);
+    return {
+      installs: STORAGE_INSTALLS,
+      seedMs,
+      bytesPerInstall: (after - before) / STORAGE_INSTALLS,
+      purge,
+    };
   } finally {
     await probe.close();
     await redis.stop();

@@ -17,6 +17,7 @@ export { createDocsAgent } from '../src/composition/app.js';
 export { createOAuthAgent } from '../src/composition/oauth/oauth-agent.js';
 export { DIRECTORY_PREFIX } from '../src/composition/oauth/tenant-config.js';
 export { newJobRecord } from '../src/jobs/domain/job.js';
+export { tenantDirectoryFor } from '../src/state/adapters.js';
 export { createMemoryJobStore } from '../src/state/keyv-job-store.js';
 export { createRedisJobStore } from '../src/state/redis/redis-job-store.js';
 export { RedisTenantDirectory } from '../src/state/redis/redis-tenant-directory.js';

@@ -63,11 +63,18 @@ export class RotatingTokenClient extends webApi.WebClient {
     }
   }
 
-  private currentToken(): string {
-    const token = this.tokenOf();
-    if (this.replaced?.refused === token) return this.replaced.by;
+  /**
+   * The token to use for `installed` (the installation's as this process last read it): the newer one
+   * `renew` found, while `installed` is the one Slack refused. Bolt's own per-request client takes it too.
+   */
+  tokenFor(installed: string): string {
+    if (this.replaced?.refused === installed) return this.replaced.by;
     this.replaced = undefined;
-    return token;
+    return installed;
+  }
+
+  private currentToken(): string {
+    return this.tokenFor(this.tokenOf());
   }
 }
 

@@ -67,7 +67,8 @@ export function createTenantSlackApp(
     authorize: async (source): Promise<AuthorizeResult> => {
       const now = current();
       return {
-        botToken: now.botToken,
+        // A token rotated on another replica a moment ago replaces the refused one here too (views.open).
+        botToken: client.tokenFor(now.botToken),
         botId: now.botId,
         botUserId: now.botUserId,
         // The installation's team, never the request's (a shared channel's request may name another team);

@@ -46,9 +46,12 @@ describe('RotatingTokenClient: a token rotated on another replica', () => {
     await client.users.info({ user: 'U0THREE' });
     expect(seen).toEqual([OLD, NEW, NEW, NEW]);
     expect(renewals).toBe(1);
+    // What Bolt's own per-request client is given for the installation as this process read it.
+    expect(client.tokenFor(OLD)).toBe(NEW);
     // Once the installation has a newer token still, that one is used, never the remembered one.
     installed = 'xoxb-fake-newer';
     await expect(client.users.info({ user: 'U0FOUR' })).rejects.toThrow(/invalid_auth/);
     expect(seen.at(-1)).toBe('xoxb-fake-newer');
+    expect(client.tokenFor('xoxb-fake-newer')).toBe('xoxb-fake-newer');
   });
 });

@@ -22,6 +22,33 @@ describe('moving a tenant’s old queues onto the plane', () => {
   const redis = redisForReplicas();
   const connect = () => redis.replica({ failFast: false });
 
+  /** Two replicas' planes and a tenant's poll view on each, started: every poll is recorded in `ran`. */
+  const twoReplicaViews = (prefix: string, tenant: string, ran: string[]) =>
+    Promise.all(
+      ['a', 'b'].map(async () => {
+        const client = await connect();
+        const plane = new QueuePlane({ client, logger, wake: async () => 'served', prefix });
+        const view = new BullmqPollQueue({
+          client,
+          logger,
+          concurrency: 2,
+          namespace: `docs-agent:t:${tenant}`,
+          plane: { plane, tenant },
+        });
+        view.start(async (jobId) => {
+          ran.push(jobId);
+          return 60_000; // still running: polled again in a minute
+        });
+        return { plane, view };
+      }),
+    );
+  const closeAll = async (replicas: Array<{ plane: QueuePlane; view: BullmqPollQueue }>) => {
+    for (const { view, plane } of replicas) {
+      await view.close();
+      await plane.close();
+    }
+  };
+
   it('runs every pending poll once when two replicas start the tenant together', async () => {
     // The old version: pending polls due in a moment, no worker running (the deployment was stopped).
     const oldClient = await connect();
@@ -30,29 +57,11 @@ describe('moving a tenant’s old queues onto the plane', () => {
     await old.close();
     expect(await oldQueueExists(oldClient, `${NAMESPACE}:bull`, 'polls')).toBe(true);
 
-    // The new version, two replicas: each its plane, and the tenant's view of it, started at once.
+    // The new version, two replicas: each its plane, and the tenant's view of it, started at once. Each poll
+    // finds its job still running and polls again in a minute: a poll that ended here would let the other
+    // replica's reconcile (its watched list read a moment before) schedule it again, as designed.
     const ran: string[] = [];
-    const replicas = await Promise.all(
-      ['a', 'b'].map(async () => {
-        const client = await connect();
-        const plane = new QueuePlane({ client, logger, wake: async () => 'served', prefix: 'upgraded' });
-        const view = new BullmqPollQueue({
-          client,
-          logger,
-          concurrency: 2,
-          namespace: NAMESPACE,
-          plane: { plane, tenant: TENANT },
-        });
-        return { plane, view };
-      }),
-    );
-    // Each poll finds its job still running and polls again in a minute: a poll that ended here would let
-    // the other replica's reconcile (its watched list read a moment before) schedule it again, as designed.
-    for (const { view } of replicas)
-      view.start(async (jobId) => {
-        ran.push(jobId);
-        return 60_000;
-      });
+    const replicas = await twoReplicaViews('upgraded', TENANT, ran);
     // What the poll use case does after every start: the watched jobs' polls are made sure of.
     await Promise.all(replicas.map(({ view }) => view.reconcile(WATCHED, () => 0)));
 
@@ -63,10 +72,7 @@ describe('moving a tenant’s old queues onto the plane', () => {
     });
     // Long enough for a duplicate (a second copy of a poll, a poll left in the old queue) to have run.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    for (const { view, plane } of replicas) {
-      await view.close();
-      await plane.close();
-    }
+    await closeAll(replicas);
     expect([...ran].sort()).toEqual([...WATCHED].sort());
   });
 
@@ -95,24 +101,7 @@ describe('moving a tenant’s old queues onto the plane', () => {
 
   it('a reconcile that looked before another replica added the poll leaves that poll alone', async () => {
     const ran: string[] = [];
-    const [a, b] = await Promise.all(
-      ['a', 'b'].map(async () => {
-        const client = await connect();
-        const plane = new QueuePlane({ client, logger, wake: async () => 'served', prefix: 'stale-look' });
-        const view = new BullmqPollQueue({
-          client,
-          logger,
-          concurrency: 2,
-          namespace: 'docs-agent:t:T0LOOK',
-          plane: { plane, tenant: 'T0LOOK' },
-        });
-        view.start(async (jobId) => {
-          ran.push(jobId);
-          return 60_000; // still running: polled again in a minute
-        });
-        return { plane, view };
-      }),
-    );
+    const [a, b] = await twoReplicaViews('stale-look', 'T0LOOK', ran);
     // Replica A makes sure of the poll, and it runs (then waits a minute).
     await a!.view.reconcile(['job-x'], () => 0);
     await waitFor(() => ran.length >= 1, { what: 'the first poll' });
@@ -125,10 +114,7 @@ describe('moving a tenant’s old queues onto the plane', () => {
     };
     await b!.view.reconcile(['job-x'], () => 0);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    for (const { view, plane } of [a!, b!]) {
-      await view.close();
-      await plane.close();
-    }
+    await closeAll([a!, b!]);
     // Before: B's add went through schedule(), which pulls a pending poll earlier, and the job ran again.
     expect(ran).toEqual(['job-x']);
   });

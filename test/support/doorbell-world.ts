@@ -87,5 +87,12 @@ export async function doorbellWorld(now: { t: number }) {
     }
     await store.saveJob(record);
   };
-  return { store, job, github, leases, polled, doorbell, pollRan };
+  /** `count` more reads by `reader`, `everyMs` apart. */
+  const ticks = async (reader: { tick(): Promise<void> }, count: number, everyMs: number) => {
+    for (let i = 0; i < count; i++) {
+      now.t += everyMs;
+      await reader.tick();
+    }
+  };
+  return { store, job, github, leases, polled, doorbell, pollRan, ticks };
 }

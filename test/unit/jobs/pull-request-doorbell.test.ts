@@ -33,7 +33,7 @@ describe('the repository of a job', () => {
 describe('the doorbell', () => {
   it('a new PR rings the active jobs of its repository in turn, oldest first, until its job is found; 304s ring nothing', async () => {
     const now = { t: 1_000_000 };
-    const { job, github, polled, doorbell, pollRan } = await setUp(now);
+    const { job, github, polled, doorbell, pollRan, ticks } = await setUp(now);
     github.open('acme/docs', 7, now.t - 3_600_000); // an old PR: not any active job's
     await job('job_a', 'https://github.com/acme/docs', now.t);
     await job('job_b', 'acme/docs', now.t + 1_000);
@@ -71,10 +71,7 @@ describe('the doorbell', () => {
     // job_b's poll sees it ended with PR 8: the turn is over, and a PR is not rung again.
     now.t += 300;
     await pollRan('job_b', 'https://github.com/acme/docs/pull/8');
-    for (let i = 0; i < 3; i++) {
-      now.t += 2_000;
-      await bell.tick();
-    }
+    await ticks(bell, 3, 2_000);
     expect(polled).toHaveLength(2);
   });
 

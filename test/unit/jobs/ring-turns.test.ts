@@ -20,14 +20,19 @@ describe('ringing in turn', () => {
       world.github.open('acme/docs', 5, now.t - 100);
       await reader.tick();
     };
-    return { now, prOpens, ...world };
+    /** Replica 1 reads the repository, then PR 5 opens and its next read sees it. */
+    const opened = async () => {
+      const bell = world.doorbell('replica-1');
+      await bell.tick();
+      await prOpens(bell);
+      return bell;
+    };
+    return { now, prOpens, opened, ...world };
   }
 
   it('stops at the job that opened the PR: the jobs after it are not read', async () => {
-    const { now, prOpens, polled, doorbell, pollRan } = await threeJobs();
-    const bell = doorbell('replica-1');
-    await bell.tick();
-    await prOpens(bell);
+    const { now, polled, pollRan, opened, ticks } = await threeJobs();
+    const bell = await opened();
     expect(polled).toEqual(['job_c@0']); // the oldest
     now.t += 300;
     await pollRan('job_c');
@@ -35,18 +40,13 @@ describe('ringing in turn', () => {
     expect(polled).toEqual(['job_c@0', 'job_a@0']);
     now.t += 300;
     await pollRan('job_a', 'https://github.com/acme/docs/pull/5');
-    for (let i = 0; i < 5; i++) {
-      now.t += 1_000;
-      await bell.tick();
-    }
+    await ticks(bell, 5, 1_000);
     expect(polled).toEqual(['job_c@0', 'job_a@0']);
   });
 
   it('goes on when the rung job ended with a PR of the same number in another repository', async () => {
-    const { now, prOpens, polled, doorbell, pollRan } = await threeJobs();
-    const bell = doorbell('replica-1');
-    await bell.tick();
-    await prOpens(bell);
+    const { now, polled, pollRan, opened } = await threeJobs();
+    const bell = await opened();
     now.t += 300;
     await pollRan('job_c', 'https://github.com/acme/site/pull/5');
     await bell.tick();
@@ -54,10 +54,8 @@ describe('ringing in turn', () => {
   });
 
   it('moves on when a rung job is not read in time (its poll failed, the queue is behind)', async () => {
-    const { now, prOpens, polled, doorbell } = await threeJobs();
-    const bell = doorbell('replica-1');
-    await bell.tick();
-    await prOpens(bell);
+    const { now, polled, opened } = await threeJobs();
+    const bell = await opened();
     now.t += TURN_STEP_TIMEOUT_MS - 1;
     await bell.tick();
     expect(polled).toEqual(['job_c@0']);

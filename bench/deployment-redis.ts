@@ -102,12 +102,20 @@ export class RedisProbe {
     return Number((await this.info('stats')).get('total_commands_processed'));
   }
 
-  /** Calls per command (INFO commandstats: `cmdstat_get:calls=…`). */
-  async commandCalls(): Promise<Map<string, number>> {
-    const calls = new Map<string, number>();
+  /** Calls and Redis's time (µs) per command (INFO commandstats: `cmdstat_get:calls=…,usec=…`). */
+  async commandStats(): Promise<Map<string, { calls: number; usec: number }>> {
+    const stats = new Map<string, { calls: number; usec: number }>();
     for (const [name, value] of await this.info('commandstats'))
-      calls.set(name.replace(/^cmdstat_/, ''), Number(/calls=(\d+)/.exec(value)?.[1] ?? 0));
-    return calls;
+      stats.set(name.replace(/^cmdstat_/, ''), {
+        calls: Number(/calls=(\d+)/.exec(value)?.[1] ?? 0),
+        usec: Number(/usec=(\d+)/.exec(value)?.[1] ?? 0),
+      });
+    return stats;
+  }
+
+  /** Calls per command. */
+  async commandCalls(): Promise<Map<string, number>> {
+    return new Map([...(await this.commandStats())].map(([name, { calls }]) => [name, calls]));
   }
 
   async usedMemory(): Promise<number> {

@@ -78,12 +78,10 @@ export async function measurePurge(redisUrl: string, env: Record<string, string>
 async function commandUsec(
   probe: RedisProbe,
 ): Promise<{ scanCalls: number; scanUsec: number; unlinkUsec: number }> {
-  const stats = await probe.info('commandstats');
-  const field = (name: string, what: string) =>
-    Number(new RegExp(`${what}=(\\d+)`).exec(stats.get(`cmdstat_${name}`) ?? '')?.[1] ?? 0);
+  const stats = await probe.commandStats();
   return {
-    scanCalls: field('scan', 'calls'),
-    scanUsec: field('scan', 'usec'),
-    unlinkUsec: field('unlink', 'usec'),
+    scanCalls: stats.get('scan')?.calls ?? 0,
+    scanUsec: stats.get('scan')?.usec ?? 0,
+    unlinkUsec: stats.get('unlink')?.usec ?? 0,
   };
 }

@@ -39,6 +39,11 @@ export interface OAuthConfig {
    */
   scopeIdleMs: number;
   maxResidentScopes: number;
+  /**
+   * REDIS_CLUSTER: REDIS_URL names one node of a Redis Cluster. Every key then carries a hash tag (a tenant's
+   * keys share one slot), queues run on ioredis (BullMQ's node-redis client has no cluster support).
+   */
+  redisCluster: boolean;
 }
 
 /** Sixty a minute: a launch-day rush of real teams, never a script creating workspaces by the thousand. */
@@ -66,6 +71,9 @@ export const oauthEnvFields = {
   INSTALLS_PER_MINUTE: integer(DEFAULT_INSTALLS_PER_MINUTE, 1, 100_000),
   TENANT_IDLE_SECONDS: integer(DEFAULT_SCOPE_IDLE_S, 10, 7 * 24 * 60 * 60),
   TENANT_SCOPES_MAX: integer(DEFAULT_SCOPES_MAX, 10, 1_000_000),
+  REDIS_CLUSTER: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'must be true or false' }).optional())
+    .transform((v) => v === 'true'),
   SLACK_UPGRADED_TEAM_ID: optionalText.pipe(
     z
       .string()
@@ -86,7 +94,12 @@ export function isOAuthMode(env: NodeJS.ProcessEnv): boolean {
 
 /** Rules of OAuth mode, reported with every other problem. */
 export function oauthProblems(env: NodeJS.ProcessEnv): string[] {
-  if (!isOAuthMode(env)) return [];
+  if (!isOAuthMode(env))
+    return env.REDIS_CLUSTER?.trim() === 'true'
+      ? [
+          'REDIS_CLUSTER is for OAuth mode, a deployment serving many workspaces; one workspace needs one Redis',
+        ]
+      : [];
   const problems = OAUTH_VARS.filter((name) => !set(env, name)).map(
     (name) =>
       `${name} is required in OAuth mode (set with ${OAUTH_VARS.filter((n) => set(env, n)).join(', ')}; Basic Information → App Credentials${name === 'SLACK_STATE_SECRET' ? '; any long random string' : ''})`,
@@ -108,6 +121,19 @@ export function oauthProblems(env: NodeJS.ProcessEnv): string[] {
   if (set(env, 'SLACK_APP_TOKEN'))
     problems.push(
       'SLACK_APP_TOKEN (Socket Mode) cannot be used in OAuth mode: distributed apps receive requests over HTTP',
+    );
+  if (env.REDIS_CLUSTER?.trim() === 'true') problems.push(...clusterProblems(env));
+  return problems;
+}
+
+/** A cluster keeps every key under a hash tag: the single-node names of an upgraded workspace are not there. */
+function clusterProblems(env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  if (!set(env, 'REDIS_URL'))
+    problems.push('REDIS_CLUSTER needs REDIS_URL: the address of one node of the cluster');
+  if (set(env, 'SLACK_UPGRADED_TEAM_ID'))
+    problems.push(
+      'SLACK_UPGRADED_TEAM_ID cannot be used with REDIS_CLUSTER: the upgraded workspace’s data is in single-node key names; copy it with `npm run redis:to-cluster` first, then remove SLACK_UPGRADED_TEAM_ID (docs/operating.md, "Moving to a Redis Cluster")',
     );
   return problems;
 }
@@ -137,6 +163,7 @@ export function oauthConfigOf(e: {
   INSTALLS_PER_MINUTE?: number | undefined;
   TENANT_IDLE_SECONDS?: number | undefined;
   TENANT_SCOPES_MAX?: number | undefined;
+  REDIS_CLUSTER?: boolean | undefined;
 }): OAuthConfig | undefined {
   if (!e.SLACK_CLIENT_ID || !e.SLACK_CLIENT_SECRET || !e.SLACK_STATE_SECRET || !e.DATA_ENCRYPTION_KEY)
     return undefined;
@@ -153,6 +180,7 @@ export function oauthConfigOf(e: {
     installsPerMinute: e.INSTALLS_PER_MINUTE ?? DEFAULT_INSTALLS_PER_MINUTE,
     scopeIdleMs: (e.TENANT_IDLE_SECONDS ?? DEFAULT_SCOPE_IDLE_S) * 1000,
     maxResidentScopes: e.TENANT_SCOPES_MAX ?? DEFAULT_SCOPES_MAX,
+    redisCluster: e.REDIS_CLUSTER === true,
   };
 }
 

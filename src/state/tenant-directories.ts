@@ -5,6 +5,7 @@ import { MemoryWindowCounter, type WindowCounter } from '../common/window-counte
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantKey } from '../tenants/tenant.js';
 import { MemoryTenantDirectory } from './memory/memory-tenant-directory.js';
+import { purgeNamespace } from './redis/namespace-purge.js';
 import { OLD_QUEUE_NAMES, oldQueueExists } from './redis/plane-migration.js';
 import { QueuePlane, type QueuePlaneOptions } from './redis/queue-plane.js';
 import { type RedisClient, waitForRedis } from './redis/redis-client.js';
@@ -49,15 +50,24 @@ export const DIRECTORY_PREFIX = 'docs-agent:directory:';
 /**
  * Every Redis key of a tenant starts with this; the upgraded workspace keeps single-workspace mode's keys.
  * An install after a purge began writes under the next generation (`@<n>`: no tenant key has an `@`), so
- * that purge's `docs-agent:t:<tenant>:*` never reaches it.
+ * that purge's `docs-agent:t:<tenant>:*` never reaches it. On a Redis Cluster the tenant is a hash tag: all
+ * of its keys, every generation's, share one slot, so its scripts and transactions stay in one slot and a
+ * purge reads that slot only (there is no upgraded workspace there: config refuses one).
  */
 export function tenantNamespace(
   tenant: TenantKey,
   upgradedTenant: string | undefined,
   generation = 0,
+  cluster = false,
 ): string | undefined {
-  if (generation > 0) return `docs-agent:t:${tenant}@${generation}`;
-  return tenant === upgradedTenant ? undefined : `docs-agent:t:${tenant}`;
+  const name = cluster ? `{${tenant}}` : tenant;
+  if (generation > 0) return `docs-agent:t:${name}@${generation}`;
+  return tenant === upgradedTenant && !cluster ? undefined : `docs-agent:t:${name}`;
+}
+
+/** Where the directory lives: on a Redis Cluster under one hash tag, so its scripts stay in one slot. */
+export function directoryPrefix(cluster = false): string {
+  return cluster ? 'docs-agent:{directory}:' : DIRECTORY_PREFIX;
 }
 
 /** Keys outside the upgraded workspace's data although they share its prefix: other tenants, the directory. */
@@ -83,21 +93,25 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       close: async () => undefined,
     };
   }
-  const shared = createSharedRedisConnections(redisUrl, logger);
+  const cluster = config.oauth?.redisCluster === true;
+  const shared = createSharedRedisConnections(redisUrl, logger, { cluster });
+  const prefix = directoryPrefix(cluster);
   const { client } = shared;
   let subscriber: RedisClient | undefined;
   return {
     backend: 'redis',
-    directory: new RedisTenantDirectory(client, DIRECTORY_PREFIX, box),
+    directory: new RedisTenantDirectory(client, prefix, box),
     sharedRedis: shared,
-    installCounter: new RedisWindowCounter(client, 'docs-agent:'),
+    installCounter: new RedisWindowCounter(client, cluster ? 'docs-agent:{installs}:' : 'docs-agent:'),
     dueIndex: new RedisDueIndex(client),
     async markOldLayoutTenants() {
+      // A cluster is a deployment of this version from its start: no old per-tenant queue is there.
+      if (cluster) return 0;
       const done = 'docs-agent:{plane}:migrated';
       if ((await client.exists(done)) > 0) return 0;
       if ((await client.set('docs-agent:{plane}:migrating', '1', { NX: true, PX: 120_000 })) === null)
         return 0;
-      const directory = new RedisTenantDirectory(client, DIRECTORY_PREFIX, box);
+      const directory = new RedisTenantDirectory(client, prefix, box);
       const tenants = [...(await directory.stamps()).keys()];
       const index = new RedisDueIndex(client);
       let marked = 0;
@@ -132,24 +146,13 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
         perTenantCap: config.docs.maxConcurrency,
       }),
     async purge(tenant, generation) {
-      // Only this tenant's keys are looked at (MATCH on its own prefix), and only this generation's.
-      const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant, generation) ?? 'docs-agent';
+      // Only this tenant's keys are looked at, and only this generation's.
+      const namespace =
+        tenantNamespace(tenant, config.oauth?.upgradedTenant, generation, cluster) ?? 'docs-agent';
       const upgraded = namespace === 'docs-agent';
-      let deleted = 0;
-      let batch: string[] = [];
-      const flush = async () => {
-        if (batch.length > 0) deleted += await client.unlink(batch);
-        batch = [];
-      };
-      for await (const keys of client.scanIterator({ MATCH: `${namespace}:*`, COUNT: 500 })) {
-        for (const key of keys) {
-          if (upgraded && NOT_THE_UPGRADED_TENANTS.some((prefix) => key.startsWith(prefix))) continue;
-          batch.push(key);
-        }
-        if (batch.length >= 500) await flush();
-      }
-      await flush();
-      return deleted;
+      return purgeNamespace(client, namespace, (key) =>
+        upgraded ? NOT_THE_UPGRADED_TENANTS.some((other) => key.startsWith(other)) : false,
+      );
     },
     state: () => pingState(client),
     async waitUntilReady(signal) {
@@ -163,7 +166,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       subscriber = client.duplicate();
       subscriber.on('error', () => undefined);
       await subscriber.connect();
-      await subscriber.subscribe(DIRECTORY_PREFIX + CHANGES_CHANNEL, () => listener());
+      await subscriber.subscribe(prefix + CHANGES_CHANNEL, () => listener());
     },
     async close() {
       if (subscriber?.isOpen) subscriber.destroy();

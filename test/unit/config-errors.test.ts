@@ -57,6 +57,24 @@ describe('malformed settings are answered in the list', () => {
     expect(loadConfig({ ...oauth, DATA_ENCRYPTION_KEY: `k2:${KEY}` }).oauth).toBeDefined();
   });
 
+  it('REDIS_CLUSTER: OAuth mode with a REDIS_URL, no upgraded workspace; each rule said', () => {
+    const cluster = { ...oauth, REDIS_CLUSTER: 'true', REDIS_URL: 'redis://10.0.0.1:7000' };
+    expect(loadConfig(cluster).oauth?.redisCluster).toBe(true);
+    expect(loadConfig({ ...oauth, REDIS_URL: 'redis://10.0.0.1:7000' }).oauth?.redisCluster).toBe(false);
+    expect(configError({ ...single, REDIS_CLUSTER: 'true' }).problems).toEqual([
+      'REDIS_CLUSTER is for OAuth mode, a deployment serving many workspaces; one workspace needs one Redis',
+    ]);
+    expect(configError({ ...cluster, REDIS_URL: '' }).problems).toEqual([
+      'REDIS_CLUSTER needs REDIS_URL: the address of one node of the cluster',
+    ]);
+    expect(configError({ ...cluster, SLACK_UPGRADED_TEAM_ID: 'T0ACME' }).problems[0]).toMatch(
+      /^SLACK_UPGRADED_TEAM_ID cannot be used with REDIS_CLUSTER/,
+    );
+    expect(configError({ ...cluster, REDIS_CLUSTER: 'yes' }).problems).toEqual([
+      'REDIS_CLUSTER must be true or false',
+    ]);
+  });
+
   it('METRICS_PORT on the port Slack reaches is refused (the bind would fail later)', () => {
     expect(configError({ ...single, METRICS_PORT: '3000' }).problems).toEqual([
       'METRICS_PORT must differ from PORT (3000): /metrics is served on its own port, never the one Slack reaches',

@@ -105,7 +105,12 @@ export function buildTenantRuntime(
   };
   const projects = new TenantProjects(connections);
   const runtimeConfig = tenantConfig(config, tenant, installation, connections);
-  const namespace = tenantNamespace(tenant, config.oauth?.upgradedTenant, what.lifecycle.generation);
+  const namespace = tenantNamespace(
+    tenant,
+    config.oauth?.upgradedTenant,
+    what.lifecycle.generation,
+    config.oauth?.redisCluster,
+  );
   const holder: { runtime?: TenantRuntime; slack?: TenantSlackApp } = {};
   const agent = createDocsAgent(runtimeConfig, {
     logger,

@@ -2,20 +2,25 @@ import { createClient } from '@redis/client';
 import { createNodeRedisClient } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
+import { closeCluster, clusterOf, createClusterClient, queueClusterOf } from './redis-cluster.js';
+
+// Keep retrying forever with a capped backoff: a Redis restart must not need a bot restart.
+const reconnectStrategy = (retries: number) => Math.min(100 * 2 ** retries, 2_000);
 
 function newClient(url: string, options: RedisClientOptions) {
   return createClient({
     url,
     disableOfflineQueue: options.failFast,
-    socket: {
-      connectTimeout: options.connectTimeoutMs ?? 5_000,
-      // Keep retrying forever with a capped backoff: a Redis restart must not need a bot restart.
-      reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000),
-    },
+    socket: { connectTimeout: options.connectTimeoutMs ?? 5_000, reconnectStrategy },
   });
 }
 
-/** A node-redis client (the project's one Redis client library; @keyv/redis and BullMQ use it too). */
+/**
+ * A node-redis client (the project's one Redis client library for stores; @keyv/redis and BullMQ use it
+ * too). With `cluster`, a node-redis cluster client stands in for it: it answers every keyed command the
+ * stores send, routed by key, and the few places that differ (a purge, BullMQ) ask `clusterOf`. The
+ * Redis Cluster contract test holds every store to that.
+ */
 export type RedisClient = ReturnType<typeof newClient>;
 
 export interface RedisClientOptions {
@@ -25,11 +30,15 @@ export interface RedisClientOptions {
    */
   failFast: boolean;
   connectTimeoutMs?: number;
+  /** REDIS_CLUSTER: `url` is one node of a Redis Cluster. */
+  cluster?: boolean;
 }
 
 /** Creates a client that logs its errors (an unhandled `error` event would crash the process); not connected. */
 export function createRedisClient(url: string, logger: Logger, options: RedisClientOptions): RedisClient {
-  const client = newClient(url, options);
+  const client = options.cluster
+    ? (createClusterClient(url, { ...options, reconnectStrategy }) as unknown as RedisClient)
+    : newClient(url, options);
   let lastLogged = 0;
   client.on('error', (error: unknown) => {
     // A down Redis errors on every reconnect attempt; one line per 5 s is enough.
@@ -62,6 +71,8 @@ const CLOSE_GRACE_MS = 2_000;
  * would hang shutdown until Redis came back, if ever.
  */
 export async function closeRedis(client: RedisClient, graceMs = CLOSE_GRACE_MS): Promise<void> {
+  const cluster = clusterOf(client);
+  if (cluster) return closeCluster(cluster);
   if (!client.isOpen) return;
   if (client.isReady) {
     let timer: NodeJS.Timeout | undefined;
@@ -134,6 +145,8 @@ function errorSummary(error: unknown): string {
  * own listener, subscribes once.
  */
 export function bullConnectionOf(client: RedisClient): BullConnection {
+  const cluster = clusterOf(client);
+  if (cluster) return queueClusterOf(cluster) as unknown as BullConnection;
   const owner = client as RedisClient & { [BULL_CONNECTION]?: BullConnection };
   let adapter = owner[BULL_CONNECTION];
   if (!adapter) {

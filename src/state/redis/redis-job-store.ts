@@ -31,15 +31,16 @@ export interface RedisState {
 export function createRedisState(
   redisUrl: string,
   logger: Logger,
-  options: { namespace?: string; shared?: SharedRedisConnections } = {},
+  options: { namespace?: string; shared?: SharedRedisConnections; cluster?: boolean } = {},
 ): RedisState {
   const namespace = options.namespace ?? DEFAULT_REDIS_NAMESPACE;
   const log = logger.child({ component: 'redis' });
   const { shared } = options;
-  const client = shared?.client ?? createRedisClient(redisUrl, log, { failFast: true });
+  const cluster = options.cluster === true;
+  const client = shared?.client ?? createRedisClient(redisUrl, log, { failFast: true, cluster });
   const queueClient =
     shared?.queueClient ??
-    createRedisClient(redisUrl, log.child({ connection: 'queue' }), { failFast: false });
+    createRedisClient(redisUrl, log.child({ connection: 'queue' }), { failFast: false, cluster });
   const adapter = keyvRedisOn(client, namespace);
   const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
   // Keyv re-emits its adapter's errors; without a listener an error event would crash the process.
@@ -76,10 +77,18 @@ export interface SharedRedisConnections {
   close(): Promise<void>;
 }
 
-export function createSharedRedisConnections(redisUrl: string, logger: Logger): SharedRedisConnections {
+export function createSharedRedisConnections(
+  redisUrl: string,
+  logger: Logger,
+  options: { cluster?: boolean } = {},
+): SharedRedisConnections {
   const log = logger.child({ component: 'redis', connection: 'shared' });
-  const client = createRedisClient(redisUrl, log, { failFast: true });
-  const queueClient = createRedisClient(redisUrl, log.child({ connection: 'queue' }), { failFast: false });
+  const cluster = options.cluster === true;
+  const client = createRedisClient(redisUrl, log, { failFast: true, cluster });
+  const queueClient = createRedisClient(redisUrl, log.child({ connection: 'queue' }), {
+    failFast: false,
+    cluster,
+  });
   // Every tenant's stores and queues listen on these: no warning at the 11th tenant.
   client.setMaxListeners(0);
   queueClient.setMaxListeners(0);
@@ -107,7 +116,7 @@ export function createSharedRedisConnections(redisUrl: string, logger: Logger): 
 export async function createRedisJobStore(
   redisUrl: string,
   logger: Logger,
-  options: { namespace?: string } = {},
+  options: { namespace?: string; cluster?: boolean } = {},
 ): Promise<RedisState> {
   const state = createRedisState(redisUrl, logger, options);
   await state.connect();

@@ -19,7 +19,7 @@ export const LOSS_LOOKUP_MS = 180_000;
 const EPOCH = `
 local knownEpoch = string.match(ARGV[#ARGV], '^[^/]*')
 local function epoch()
-  local ek = prefix .. 'deliveries:epoch'
+  local ek = epochKey
   local info = redis.pcall('INFO', 'server')
   local run = type(info) == 'string' and (string.match(info, 'run_id:(%x+)') or '') or ''
   local e = redis.call('HMGET', ek, 'id', 'runId', 'generation', 'lookupUntil')
@@ -42,8 +42,10 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local h = KEYS[1]
 local key = ARGV[1]
-local prefix = ARGV[2]
-local function dueKey(p) return prefix .. 'deliveries:due:' .. p end
+-- Every key a script touches is declared (issue 34, Redis Cluster): the due sets, then the epoch.
+local dues = { reply = KEYS[2], final = KEYS[3], intermediate = KEYS[4] }
+local epochKey = KEYS[5]
+local function dueKey(p) return dues[p] end
 local function reindex(score)
   local p = redis.call('HGET', h, 'priority')
   redis.call('ZADD', dueKey(p), score, key)
@@ -240,10 +242,12 @@ export const DUE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local prefix, limit = ARGV[1], tonumber(ARGV[2])
+local epochKey = KEYS[4]
 ${EPOCH}
 local tag = epoch().tag
 local out = {}
-for _, zkey in ipairs(KEYS) do
+for i = 1, 3 do
+  local zkey = KEYS[i]
   if #out >= limit then break end
   for _, key in ipairs(redis.call('ZRANGEBYSCORE', zkey, '-inf', now, 'LIMIT', 0, limit - #out)) do
     if redis.call('EXISTS', prefix .. 'delivery:' .. key) == 1 then table.insert(out, key)

@@ -119,8 +119,9 @@ export class RedisDeliveryStore implements DeliveryStore {
 
   async due(_now: number, limit: number): Promise<string[]> {
     const reply = (await this.client.eval(DUE, {
-      // Declared, most urgent first (issue 34: a script names every key it touches that it can name).
-      keys: DELIVERY_PRIORITIES.map((p) => `${this.prefix}deliveries:due:${p}`),
+      // Declared, most urgent first, then the epoch (issue 34: a script names every key it can name; the
+      // delivery hashes it finds in the due sets share their slot through the namespace's hash tag).
+      keys: [...this.dueKeys(), this.epochKey()],
       arguments: [this.prefix, String(limit), this.epoch.known],
     })) as string[];
     this.epoch.saw(reply[0] ?? '');
@@ -130,7 +131,7 @@ export class RedisDeliveryStore implements DeliveryStore {
   /** The earliest due time left in this outbox (the due index's next mark for its tenant), if any. */
   async nextDueAt(): Promise<number | undefined> {
     const firsts = await Promise.all(
-      DELIVERY_PRIORITIES.map((p) => this.client.zRangeWithScores(`${this.prefix}deliveries:due:${p}`, 0, 0)),
+      this.dueKeys().map((due) => this.client.zRangeWithScores(due, 0, 0)),
     );
     const scores = firsts.flatMap((first) => first.map((entry) => entry.score));
     return scores.length === 0 ? undefined : Math.min(...scores);
@@ -143,10 +144,20 @@ export class RedisDeliveryStore implements DeliveryStore {
 
   private run(script: string, key: string, args: string[]) {
     return this.client.eval(script, {
-      keys: [this.hashKey(key)],
+      keys: [this.hashKey(key), ...this.dueKeys(), this.epochKey()],
       // The epoch this replica knows goes last: a script that finds another one knows Redis lost data.
+      // ARGV[2] (the prefix) is no longer read, its keys being declared; it keeps the arguments' places.
       arguments: [key, this.prefix, ...args, this.epoch.known],
     });
+  }
+
+  /** The due sets in the order the scripts read them (reply, final, intermediate: most urgent first). */
+  private dueKeys(): string[] {
+    return DELIVERY_PRIORITIES.map((p) => `${this.prefix}deliveries:due:${p}`);
+  }
+
+  private epochKey(): string {
+    return `${this.prefix}deliveries:epoch`;
   }
 
   private keepCopy(d: Delivery): void {

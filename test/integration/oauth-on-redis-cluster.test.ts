@@ -1,0 +1,106 @@
+import { createCluster } from '@redis/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/http.js';
+import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
+import { type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
+import { eventEnvelope } from '../support/slack-events.js';
+import { ALPHA, BETA, registerTenants } from '../support/tenant-bots.js';
+import { installAndConnect } from '../support/tenant-connect.js';
+
+/**
+ * Issue 34: the OAuth-mode bot on a real three-primary Redis Cluster (REDIS_CLUSTER): installs, a job
+ * whose PR link reply arrives once (outbox scripts, versioned job saves, polls on the queue plane through
+ * BullMQ on ioredis), and an uninstall whose purge reads only its tenant's slot, never SCANs a node.
+ */
+describe('OAuth mode on a Redis Cluster', () => {
+  let cluster: RedisCluster;
+  let app: OAuthTestApp;
+  let probe: ReturnType<typeof createCluster>;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    probe = createCluster({ rootNodes: [{ url: cluster.seedUrl }] });
+    await probe.connect();
+    app = await startOAuthApp({
+      env: {
+        REDIS_URL: cluster.seedUrl,
+        REDIS_CLUSTER: 'true',
+        POLL_INTERVAL_MS: '300',
+        POLL_MAX_INTERVAL_MS: '600',
+      },
+      upkeepIntervalMs: 200,
+      purgeDelayMs: 500,
+    });
+    registerTenants(app.slack, app.docs);
+    expect((await installAndConnect(app, app.slack, ALPHA)).status).toBe(200);
+    expect((await installAndConnect(app, app.slack, BETA)).status).toBe(200);
+  }, 60_000);
+  afterAll(async () => {
+    await app?.stop();
+    probe?.destroy();
+    await cluster?.stop();
+  });
+
+  const nodes = () => Promise.all(probe.masters.map((master) => probe.nodeClient(master)));
+  /** Every key of the cluster, from each primary. */
+  async function allKeys(): Promise<string[]> {
+    return (await Promise.all((await nodes()).map((node) => node.keys('*')))).flat();
+  }
+  /** Calls of one command on every primary together (INFO commandstats). */
+  async function calls(command: string): Promise<number> {
+    let total = 0;
+    for (const node of await nodes()) {
+      const match = new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await node.info('commandstats'));
+      total += Number(match?.[1] ?? 0);
+    }
+    return total;
+  }
+  const slotOf = async (key: string) =>
+    Number(await (await nodes())[0]!.sendCommand(['CLUSTER', 'KEYSLOT', key]));
+
+  it('runs a job to its PR link reply, once', async () => {
+    const before = new Set(app.docs.jobs.keys());
+    await app.command({
+      text: 'document the cluster settings',
+      user_id: ALPHA.user,
+      team_id: ALPHA.teamId,
+      channel_id: ALPHA.channel(1),
+    });
+    await waitFor(() => [...app.docs.jobs.keys()].some((id) => !before.has(id)), { what: 'the job' });
+    const id = [...app.docs.jobs.keys()].find((k) => !before.has(k))!;
+    const pr = 'https://github.com/acme/docs/pull/7001';
+    app.docs.complete(id, pr);
+    const replies = () =>
+      app.slack.callsOf('chat.postMessage').filter((c) => JSON.stringify(c.args).includes(pr));
+    await waitFor(() => replies().length > 0, { what: 'the PR link reply', timeoutMs: 15_000 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(replies()).toHaveLength(1);
+  });
+
+  it('keeps each tenant’s keys in one slot of their own, the directory and each queue in theirs', async () => {
+    const keys = await allKeys();
+    const alpha = keys.filter((key) => key.startsWith(`docs-agent:t:{${ALPHA.teamId}}`));
+    expect(alpha.length).toBeGreaterThan(5);
+    expect(new Set(await Promise.all(alpha.map(slotOf))).size).toBe(1);
+    // Every key the bot wrote carries a hash tag: none can land in a slot its script or transaction did not name.
+    expect(keys.filter((key) => !/^docs-agent:(t:)?\{[^}]+\}/.test(key))).toEqual([]);
+  });
+
+  it('an uninstall purges its tenant’s slot without scanning any node, and leaves the others', async () => {
+    const beta = `docs-agent:t:{${BETA.teamId}}`;
+    expect((await allKeys()).some((key) => key.startsWith(beta))).toBe(true);
+    const [scans, slotReads] = [await calls('scan'), await calls('cluster\\|getkeysinslot')];
+    await app.event(eventEnvelope({ type: 'app_uninstalled' }, undefined, BETA.teamId));
+    await waitFor(async () => !(await allKeys()).some((key) => key.startsWith(beta)), {
+      what: 'Beta’s keys purged',
+      timeoutMs: 10_000,
+    });
+    expect(await calls('scan')).toBe(scans);
+    expect(await calls('cluster\\|getkeysinslot')).toBeGreaterThan(slotReads);
+    // Alpha's job record (in the same slot as Beta's keys or not) is still there, and Alpha still served.
+    expect(
+      (await allKeys()).filter((key) => key.startsWith(`docs-agent:t:{${ALPHA.teamId}}::job:`)),
+    ).toHaveLength(1);
+    expect((await app.command({ text: 'help', team_id: ALPHA.teamId })).body).toContain('/docs-agent');
+  });
+});

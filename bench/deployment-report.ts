@@ -1,3 +1,4 @@
+import type { ClusterPurgeCost } from './cluster-purge-cost.js';
 import type { Latencies, Spread } from './deployment-latency.js';
 import type { PurgeCost } from './purge-cost.js';
 import { fmt, type Row, table } from './stats.js';
@@ -26,7 +27,15 @@ export interface LevelResult {
 
 export interface ScaleRun {
   levels: LevelResult[];
-  storage: { installs: number; seedMs: number; bytesPerInstall: number; purge: PurgeCost } | undefined;
+  storage:
+    | {
+        installs: number;
+        seedMs: number;
+        bytesPerInstall: number;
+        purge: PurgeCost;
+        clusterPurge: ClusterPurgeCost;
+      }
+    | undefined;
 }
 
 /** The issue's goals. */
@@ -77,6 +86,7 @@ export function scaleReport(run: ScaleRun): string[] {
     lines.push(
       `storage: ${run.storage.installs.toLocaleString('en-US')} idle installs seeded in ${fmt(run.storage.seedMs / 1000, 1)} s take ${fmt(run.storage.bytesPerInstall, 0)} bytes of Redis memory each (used_memory delta / installs)`,
       purgeLine(run.storage.purge),
+      clusterPurgeLine(run.storage.clusterPurge),
     );
   lines.push(`JSON ${JSON.stringify(run)}`);
   return lines;
@@ -210,6 +220,14 @@ function purgeLine(p: PurgeCost): string {
   return (
     `purge: one uninstalled tenant's ${p.deleted.toLocaleString('en-US')} keys among ${p.keysInRedis.toLocaleString('en-US')} ` +
     `took ${fmt(p.wallMs, 0)} ms, ${p.scanCalls.toLocaleString('en-US')} SCAN calls, Redis time ${fmt(p.scanMs, 1)} ms scanning + ${fmt(p.unlinkMs, 1)} ms deleting` +
+    (p.othersKept ? '' : ' (other keys were deleted too: a defect)')
+  );
+}
+
+function clusterPurgeLine(p: ClusterPurgeCost): string {
+  return (
+    `purge on a three-primary Redis Cluster: ${p.deleted.toLocaleString('en-US')} keys among ${p.keysInCluster.toLocaleString('en-US')} ` +
+    `took ${fmt(p.wallMs, 0)} ms, reading only the tenant's slot (${p.slotKeys.toLocaleString('en-US')} keys), ${p.scanCalls} SCAN calls` +
     (p.othersKept ? '' : ' (other keys were deleted too: a defect)')
   );
 }

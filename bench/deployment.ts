@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startRedisServer } from '../test/support/redis-server.js';
+import { measureClusterPurge } from './cluster-purge-cost.js';
 import { measureLatencies } from './deployment-latency.js';
 import { busiestCommands, RedisProbe, SEEDED_TOKEN_PREFIX, seedInstalls } from './deployment-redis.js';
 import { type LevelResult, type ScaleRun, scaleReport } from './deployment-report.js';
@@ -181,11 +182,14 @@ async function measureStorage(
     const after = await probe.usedMemory();
     // Then what one uninstall's purge costs among them (its own Redis: the replicas' keys are not counted).
     const purge = await measurePurge(redis.url, env);
+    // And on a three-primary Redis Cluster, where the purge reads only its tenant's slot.
+    const clusterPurge = await measureClusterPurge(env);
     return {
       installs: STORAGE_INSTALLS,
       seedMs,
       bytesPerInstall: (after - before) / STORAGE_INSTALLS,
       purge,
+      clusterPurge,
     };
   } finally {
     await probe.close();

@@ -130,9 +130,7 @@ export class RedisDeliveryStore implements DeliveryStore {
 
   /** The earliest due time left in this outbox (the due index's next mark for its tenant), if any. */
   async nextDueAt(): Promise<number | undefined> {
-    const firsts = await Promise.all(
-      this.dueKeys().map((due) => this.client.zRangeWithScores(due, 0, 0)),
-    );
+    const firsts = await Promise.all(this.dueKeys().map((due) => this.client.zRangeWithScores(due, 0, 0)));
     const scores = firsts.flatMap((first) => first.map((entry) => entry.score));
     return scores.length === 0 ? undefined : Math.min(...scores);
   }

@@ -77,6 +77,38 @@ describe('OAuth mode on a Redis Cluster', () => {
     expect(replies()).toHaveLength(1);
   });
 
+  it('answers the rest of the product from the cluster: reports, a weekly schedule, alerts, Home', async () => {
+    const answer = async (command: string, text: string) => {
+      const before = app.slack.responses.length;
+      const ack = await app.command({
+        command,
+        text,
+        user_id: ALPHA.user,
+        team_id: ALPHA.teamId,
+        channel_id: ALPHA.channel(1),
+        response_url: app.slack.responseUrl(`cluster-${command}-${text}`),
+      });
+      await waitFor(() => app.slack.responses.length > before || ack.body.length > 0, {
+        what: `${command} ${text}`,
+      });
+      return ack.body + JSON.stringify(app.slack.responses.slice(before));
+    };
+    expect(await answer('/docs-views', '7d')).toContain('Page views · Last 7 days');
+    expect(await answer('/docs-views', 'schedule monday 09:00 Europe/Berlin')).toMatch(/Monday/);
+    expect(await answer('/docs-health', 'alerts on')).toContain('Docs-health alerts are on');
+    const published = app.slack.callsOf('views.publish').length;
+    await app.event(
+      eventEnvelope(
+        { type: 'app_home_opened', user: ALPHA.user, channel: 'D0ALPHA', tab: 'home' },
+        undefined,
+        ALPHA.teamId,
+      ),
+    );
+    await waitFor(() => app.slack.callsOf('views.publish').length > published, { what: 'Home published' });
+    // Nothing refused by the cluster (a key of another slot, a script's undeclared key) along the way.
+    expect(app.logs.filter((line) => /CROSSSLOT|non local key|"level":(50|60)/.test(line))).toEqual([]);
+  });
+
   it('keeps each tenant’s keys in one slot of their own, the directory and each queue in theirs', async () => {
     const keys = await allKeys();
     const alpha = keys.filter((key) => key.startsWith(`docs-agent:t:{${ALPHA.teamId}}`));

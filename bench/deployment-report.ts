@@ -1,4 +1,5 @@
 import type { ClusterPurgeCost } from './cluster-purge-cost.js';
+import type { ClusterReplicas } from './cluster-replicas.js';
 import type { Latencies, Spread } from './deployment-latency.js';
 import type { PurgeCost } from './purge-cost.js';
 import { fmt, type Row, table } from './stats.js';
@@ -36,6 +37,8 @@ export interface ScaleRun {
         clusterPurge: ClusterPurgeCost;
       }
     | undefined;
+  /** Two replicas on a three-primary Redis Cluster, idle. */
+  cluster?: ClusterReplicas;
 }
 
 /** The issue's goals. */
@@ -88,6 +91,7 @@ export function scaleReport(run: ScaleRun): string[] {
       purgeLine(run.storage.purge),
       clusterPurgeLine(run.storage.clusterPurge),
     );
+  if (run.cluster) lines.push(clusterReplicasLine(run.cluster));
   lines.push(`JSON ${JSON.stringify(run)}`);
   return lines;
 }
@@ -229,5 +233,15 @@ function clusterPurgeLine(p: ClusterPurgeCost): string {
     `purge on a three-primary Redis Cluster: ${p.deleted.toLocaleString('en-US')} keys among ${p.keysInCluster.toLocaleString('en-US')} ` +
     `took ${fmt(p.wallMs, 0)} ms, reading only the tenant's slot (${p.slotKeys.toLocaleString('en-US')} keys), ${p.scanCalls} SCAN calls` +
     (p.othersKept ? '' : ' (other keys were deleted too: a defect)')
+  );
+}
+
+function clusterReplicasLine(c: ClusterReplicas): string {
+  const ready = c.readyMs.map((ms) => (ms === undefined ? 'not ready' : `${fmt(ms / 1000, 2)} s`)).join(', ');
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  return (
+    `two replicas on a three-primary Redis Cluster, idle: ready in ${ready}; connections per primary ` +
+    `${c.connectionsPerNode.join(' / ')} (${sum(c.connectionsPerNode)} in all, ${fmt(sum(c.connectionsPerNode) / 2, 1)} per replica); ` +
+    `idle commands/s per primary ${c.idleCommandsPerS.map((v) => fmt(v, 1)).join(' / ')} (${fmt(sum(c.idleCommandsPerS), 1)} for the deployment)`
   );
 }

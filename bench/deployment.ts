@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { measureClusterPurge } from './cluster-purge-cost.js';
+import { measureClusterReplicas } from './cluster-replicas.js';
 import { measureLatencies } from './deployment-latency.js';
 import { busiestCommands, RedisProbe, SEEDED_TOKEN_PREFIX, seedInstalls } from './deployment-redis.js';
 import { type LevelResult, type ScaleRun, scaleReport } from './deployment-report.js';
@@ -71,6 +72,7 @@ export async function runDeployment(): Promise<string[]> {
       run.levels.push(level);
     }
     run.storage = await measureStorage(encryptionKey, base);
+    run.cluster = await measureClusterReplicas(base, READY_TIMEOUT_MS);
   } finally {
     await probe.close();
     await fakes.stop();

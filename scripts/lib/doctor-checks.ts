@@ -180,7 +180,11 @@ async function redisCheck(config: Config, timeoutMs: number): Promise<Check> {
     const [major, minor] = [Number(version?.[1] ?? 0), Number(version?.[2] ?? 0)];
     if (major < 6 || (major === 6 && minor < 2))
       return fail(name, `Redis ${major}.${minor} answers, but the bot needs 6.2 or newer`);
-    return pass(name, `Redis ${major}.${minor} answers at ${hostOf(config.redisUrl)}`);
+    const where = hostOf(config.redisUrl);
+    const clusterProblem = await clusterCheck(client, where, config.oauth?.redisCluster === true);
+    if (clusterProblem) return fail(name, clusterProblem);
+    const what = config.oauth?.redisCluster ? 'a Redis Cluster node' : 'Redis';
+    return pass(name, `${what} ${major}.${minor} answers at ${where}`);
   } catch (error) {
     return fail(
       name,
@@ -189,6 +193,24 @@ async function redisCheck(config: Config, timeoutMs: number): Promise<Check> {
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+/** A cluster node without REDIS_CLUSTER (or the reverse) fails at the first key of another node: said here. */
+async function clusterCheck(
+  client: { info(section: string): Promise<string>; sendCommand(args: string[]): Promise<unknown> },
+  where: string,
+  expected: boolean,
+): Promise<string | undefined> {
+  const enabled = /cluster_enabled:1/.test(await client.info('cluster'));
+  if (enabled && !expected)
+    return `${where} is a node of a Redis Cluster: set REDIS_CLUSTER=true (OAuth mode; docs/operating.md, "Redis Cluster")`;
+  if (!enabled && expected)
+    return `REDIS_CLUSTER=true, but ${where} is not a cluster node: point REDIS_URL at a node of the cluster, or remove REDIS_CLUSTER`;
+  if (!enabled) return undefined;
+  const state = /cluster_state:(\w+)/.exec(String(await client.sendCommand(['CLUSTER', 'INFO'])))?.[1];
+  return state === 'ok'
+    ? undefined
+    : `the Redis Cluster at ${where} says cluster_state:${state ?? 'unknown'}: some slots have no primary (redis-cli --cluster check ${where})`;
 }
 
 function manifestCheck(): Check {

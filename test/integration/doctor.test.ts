@@ -3,6 +3,7 @@ import { type Check, runDoctor } from '../../scripts/lib/doctor-checks.js';
 import { FakeDocs } from '../support/fake-docs.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { oauthEnv, startOAuthApp } from '../support/oauth-app.js';
+import { startRedisCluster } from '../support/redis-cluster.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { BOT_TOKEN, startTestApp, type TestApp, testEnv } from '../support/test-app.js';
 
@@ -115,4 +116,24 @@ describe('npm run doctor', () => {
       await app.stop();
     }
   });
+
+  it('REDIS_CLUSTER: says a cluster node without it, or it without a cluster node', async () => {
+    const cluster = await startRedisCluster();
+    const redisLine = async (env: Record<string, string>) =>
+      lines(await runDoctor({ env: oauthEnv(slack, docs, env) })).find((l) => l.includes(' Redis: '));
+    const node = new URL(cluster.seedUrl).host;
+    try {
+      expect(await redisLine({ REDIS_URL: cluster.seedUrl, REDIS_CLUSTER: 'true' })).toMatch(
+        new RegExp(`^pass Redis: a Redis Cluster node \\d+\\.\\d+ answers at ${node}$`),
+      );
+      expect(await redisLine({ REDIS_URL: cluster.seedUrl })).toBe(
+        `fail Redis: ${node} is a node of a Redis Cluster: set REDIS_CLUSTER=true (OAuth mode; docs/operating.md, "Redis Cluster")`,
+      );
+      expect(await redisLine({ REDIS_URL: redis.url, REDIS_CLUSTER: 'true' })).toBe(
+        `fail Redis: REDIS_CLUSTER=true, but ${new URL(redis.url).host} is not a cluster node: point REDIS_URL at a node of the cluster, or remove REDIS_CLUSTER`,
+      );
+    } finally {
+      await cluster.stop();
+    }
+  }, 60_000);
 });

@@ -98,7 +98,9 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       : {}),
     state: () => pingState(client),
     async waitUntilReady(signal) {
-      if (!(await waitForRedis(redisUrl, logger, signal))) return false;
+      // OAuth mode: the process's shared connections, which the process waited for before any scope: no
+      // probe connection per scope built.
+      if (!options.sharedRedis && !(await waitForRedis(redisUrl, logger, signal))) return false;
       await redis.connect();
       return true;
     },

@@ -156,7 +156,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
     },
     state: () => pingState(client),
     async waitUntilReady(signal) {
-      if (!(await waitForRedis(redisUrl, logger, signal))) return false;
+      if (!(await waitForRedis(redisUrl, logger, signal, cluster))) return false;
       await shared.connect();
       return true;
     },

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createCluster } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
-import { closeRedis, connectRedis, type RedisClient } from '../../src/state/redis/redis-client.js';
+import {
+  closeRedis,
+  connectRedis,
+  type RedisClient,
+  waitForRedis,
+} from '../../src/state/redis/redis-client.js';
 import { RedisDeliveryStore } from '../../src/state/redis/redis-delivery-store.js';
 import { RedisHourlyQuota } from '../../src/state/redis/redis-hourly-quota.js';
 import { createRedisJobStore } from '../../src/state/redis/redis-job-store.js';
@@ -14,6 +19,7 @@ import { jobStoreContract } from '../contract/job-store.contract.js';
 import { tenantDirectoryContract } from '../contract/tenant-directory.contract.js';
 import { tenantLifecycleContract } from '../contract/tenant-lifecycle.contract.js';
 import { type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
+import { startRedisServer } from '../support/redis-server.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
@@ -80,6 +86,39 @@ describe('the Redis stores on a three-primary Redis Cluster', () => {
     };
     tenantDirectoryContract(onTwoReplicas);
     tenantLifecycleContract(onTwoReplicas);
+  });
+
+  it('start-up: a cluster node without REDIS_CLUSTER, or REDIS_CLUSTER on one node, is not ready and says the fix', async () => {
+    const single = await startRedisServer();
+    /** What waitForRedis logs until aborted after its first refusal (it retries for ever otherwise). */
+    const refusal = async (url: string, cluster: boolean) => {
+      const lines: string[] = [];
+      const abort = new AbortController();
+      const log = createLogger({
+        level: 'warn',
+        secrets: [],
+        destination: {
+          write: (line: string) => {
+            lines.push(line);
+            abort.abort();
+          },
+        },
+      });
+      return { ready: await waitForRedis(url, log, abort.signal, cluster), said: lines.join('') };
+    };
+    try {
+      expect(await waitForRedis(cluster.seedUrl, logger, new AbortController().signal, true)).toBe(true);
+      const clusterNode = await refusal(cluster.seedUrl, false);
+      expect(clusterNode.ready).toBe(false);
+      expect(clusterNode.said).toContain('is a node of a Redis Cluster: set REDIS_CLUSTER=true');
+      const oneNode = await refusal(single.url, true);
+      expect(oneNode.ready).toBe(false);
+      expect(oneNode.said).toContain(
+        'is not a cluster node: point REDIS_URL at one, or remove REDIS_CLUSTER',
+      );
+    } finally {
+      await single.stop();
+    }
   });
 
   it('spreads tenants over the primaries: the contracts above ran on more than one node', async () => {

@@ -99,7 +99,13 @@ export function redisAddress(url: string): string {
  * Start-up: waits until Redis answers PING, one log line per failed attempt with a growing wait (0.5 s up
  * to 30 s), so the process can serve /healthz meanwhile. Resolves false when `signal` aborts (shutdown).
  */
-export async function waitForRedis(url: string, logger: Logger, signal: AbortSignal): Promise<boolean> {
+export async function waitForRedis(
+  url: string,
+  logger: Logger,
+  signal: AbortSignal,
+  /** REDIS_CLUSTER: whether `url` must be a cluster node (a mismatch fails at the first key elsewhere). */
+  cluster = false,
+): Promise<boolean> {
   const where = redisAddress(url);
   for (let attempt = 1; !signal.aborted; attempt++) {
     // A throw-away probe without reconnects: the real clients connect once it answered, so a down Redis
@@ -109,7 +115,9 @@ export async function waitForRedis(url: string, logger: Logger, signal: AbortSig
     try {
       await probe.connect();
       await probe.ping();
+      const clusterNode = /cluster_enabled:1/.test(await probe.info('cluster'));
       await probe.close();
+      if (clusterNode !== cluster) throw new ClusterMismatch(where, clusterNode);
       if (attempt > 1) logger.info({ redis: where, attempt }, `Redis at ${where} answers; starting work`);
       return true;
     } catch (error) {
@@ -132,7 +140,20 @@ export async function waitForRedis(url: string, logger: Logger, signal: AbortSig
   return false;
 }
 
+/** REDIS_URL's node and REDIS_CLUSTER disagree: every attempt says so, with the fix, until it is fixed. */
+class ClusterMismatch extends Error {
+  readonly code = 'redis_cluster_mismatch';
+  constructor(where: string, clusterNode: boolean) {
+    super(
+      clusterNode
+        ? `${where} is a node of a Redis Cluster: set REDIS_CLUSTER=true (OAuth mode)`
+        : `REDIS_CLUSTER=true, but ${where} is not a cluster node: point REDIS_URL at one, or remove REDIS_CLUSTER`,
+    );
+  }
+}
+
 function errorSummary(error: unknown): string {
+  if (error instanceof ClusterMismatch) return error.message;
   const code = (error as { code?: unknown })?.code;
   return typeof code === 'string' ? code : error instanceof Error ? error.message : 'no answer';
 }

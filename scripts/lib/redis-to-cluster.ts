@@ -184,9 +184,11 @@ async function refuseUnmovable(source: Source, from: string, upgradedTenant?: st
       if (collides && key.startsWith(collides) && collisions.length < EXAMPLES) collisions.push(key);
     }
   }
-  if (oldCount > 0 && (await source.exists(PLANE_MIGRATED)) === 0)
+  // A moved queue is obliterated, every key of it: any key left is a queue not moved yet (the marker only
+  // says its tenants were found), whose jobs would be lost.
+  if (oldCount > 0)
     throw new Error(
-      `${from} holds ${oldCount} key(s) of old per-tenant queues (${oldQueues.join(', ')}): start this version on the single Redis once first: it moves the old per-tenant queues onto the shared plane`,
+      `${from} holds ${oldCount} key(s) of old per-tenant queues (${oldQueues.join(', ')}): start this version on the single Redis first and wait until it has moved them onto the shared plane (its log says "moved an old per-tenant queue onto the shared plane"; ${PLANE_MIGRATED} marks that they were found), then stop it and copy`,
     );
   if (unknownCount > 0)
     throw new Error(
@@ -252,7 +254,7 @@ async function ourKeys(cluster: NodeRedisCluster): Promise<number> {
 const SKIPPED: Record<string, string> = {
   'not-ours': 'not docs-agent keys (left alone)',
   'install-counter': 'install counters (one-minute windows)',
-  'old-queue': 'keys of old per-tenant queues (already moved onto the shared plane)',
+  'old-queue': 'keys of old per-tenant queues',
   gone: 'keys gone between the scan and the copy (expired)',
 };
 

@@ -1,4 +1,4 @@
-import { createCluster } from '@redis/client';
+import { createClient, createCluster } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyToCluster } from '../../scripts/lib/redis-to-cluster.js';
 import { waitFor } from '../support/http.js';
@@ -114,5 +114,21 @@ describe('moving a deployment from one Redis node to a Redis Cluster', () => {
     await expect(copyToCluster({ from: single.url, to: cluster.seedUrl, log })).rejects.toThrow(
       /already holds docs-agent keys .*: copy into an empty cluster, or pass --force/,
     );
+  });
+
+  it('refuses while an old per-tenant queue is still on the single node (its jobs would be lost)', async () => {
+    const client = createClient({ url: single.url });
+    await client.connect();
+    try {
+      await client.hSet(`docs-agent:t:${ALPHA.teamId}:bull:polls:meta`, { opts: '{}' });
+      await expect(
+        copyToCluster({ from: single.url, to: cluster.seedUrl, log, force: true }),
+      ).rejects.toThrow(
+        /holds 1 key\(s\) of old per-tenant queues .*wait until it has moved them onto the shared plane/,
+      );
+    } finally {
+      await client.del(`docs-agent:t:${ALPHA.teamId}:bull:polls:meta`);
+      await client.close();
+    }
   });
 });

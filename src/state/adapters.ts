@@ -5,6 +5,7 @@ import { redisAdapters } from './redis-adapters.js';
 
 export type { AdapterOptions, AdapterSet, StateBackend } from './adapter-set.js';
 export type { SchedulerTimers } from './memory/weekly-cron-scheduler.js';
+export type { DirectoryChange } from './redis/directory-changes.js';
 export type { QueuePlane, WakeResult } from './redis/queue-plane.js';
 export type { DueMarker, RedisDueIndex } from './redis/redis-due-index.js';
 export type { SharedRedisConnections } from './redis/redis-job-store.js';

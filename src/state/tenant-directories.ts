@@ -5,13 +5,14 @@ import { MemoryWindowCounter, type WindowCounter } from '../common/window-counte
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantKey } from '../tenants/tenant.js';
 import { MemoryTenantDirectory } from './memory/memory-tenant-directory.js';
+import { type DirectoryChange, DirectoryChangesTail } from './redis/directory-changes.js';
 import { purgeNamespace } from './redis/namespace-purge.js';
 import { OLD_QUEUE_NAMES, oldQueueExists } from './redis/plane-migration.js';
 import { QueuePlane, type QueuePlaneOptions } from './redis/queue-plane.js';
-import { type RedisClient, waitForRedis } from './redis/redis-client.js';
+import { waitForRedis } from './redis/redis-client.js';
 import { RedisDueIndex } from './redis/redis-due-index.js';
 import { createSharedRedisConnections, type SharedRedisConnections } from './redis/redis-job-store.js';
-import { CHANGES_CHANNEL, RedisTenantDirectory } from './redis/redis-tenant-directory.js';
+import { RedisTenantDirectory } from './redis/redis-tenant-directory.js';
 import { RedisWindowCounter } from './redis/redis-window-counter.js';
 import { pingState } from './redis-adapters.js';
 
@@ -25,10 +26,11 @@ export interface TenantDirectoryHandle {
   state(): Promise<'ok' | 'unreachable'>;
   waitUntilReady(signal: AbortSignal): Promise<boolean>;
   /**
-   * Calls `listener` whenever any replica writes to the directory (Redis Pub/Sub; one connection per
-   * process). Memory: nothing to watch, every write is this process's own.
+   * Calls `listener` with the tenants any replica's directory writes changed (a capped Redis stream every
+   * write adds to in the same step; one connection per process), or `all` when some may have been missed.
+   * Memory: nothing to watch, every write is this process's own.
    */
-  watch(listener: () => void): Promise<void>;
+  watch(listener: (change: DirectoryChange) => void): Promise<void>;
   /** Install attempts a minute (INSTALLS_PER_MINUTE), counted for every replica together with Redis. */
   installCounter: WindowCounter;
   /** Redis: the deployment's index of tenants with owed work nobody holds (issue 34). */
@@ -97,7 +99,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
   const shared = createSharedRedisConnections(redisUrl, logger, { cluster });
   const prefix = directoryPrefix(cluster);
   const { client } = shared;
-  let subscriber: RedisClient | undefined;
+  let tail: DirectoryChangesTail | undefined;
   return {
     backend: 'redis',
     directory: new RedisTenantDirectory(client, prefix, box),
@@ -161,15 +163,12 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       return true;
     },
     async watch(listener) {
-      // Its errors are the shared connections' errors (they say an outage once); it reconnects and
-      // subscribes again on its own, and the periodic sync covers what was announced meanwhile.
-      subscriber = client.duplicate();
-      subscriber.on('error', () => undefined);
-      await subscriber.connect();
-      await subscriber.subscribe(prefix + CHANGES_CHANNEL, () => listener());
+      // The directory's capped stream of changes, one blocking connection per process (see the tail).
+      tail = new DirectoryChangesTail(client, `${prefix}tenant-changes`, logger);
+      await tail.start(listener);
     },
     async close() {
-      if (subscriber?.isOpen) subscriber.destroy();
+      await tail?.close();
       await shared.close();
     },
   };

@@ -27,16 +27,13 @@ describe('OAuth mode: replicas hear of installs and uninstalls at once', () => {
     b = await startOAuthApp({ env, slack, docs, syncIntervalMs: 60_000 });
     a = await startOAuthApp({ env, slack, docs });
     slack.oauth.redirectUrls = [`${a.url}/slack/oauth_redirect`];
-    // Both replicas listen before anything is installed (a replica subscribes in the background at start).
+    // Both replicas follow the directory's changes before anything is installed (each starts reading its
+    // stream in the background at start: a blocked XREAD per replica).
     const admin = createClient({ url: redis.url });
     await admin.connect();
     await waitFor(async () => {
-      const reply = (await admin.sendCommand([
-        'PUBSUB',
-        'NUMSUB',
-        'docs-agent:directory:changes',
-      ])) as unknown[];
-      return Number(reply[1]) === 2;
+      const clients = String(await admin.sendCommand(['CLIENT', 'LIST']));
+      return clients.split('\n').filter((line) => line.includes('cmd=xread')).length === 2;
     });
     await admin.close();
   });

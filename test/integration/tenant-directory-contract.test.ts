@@ -68,7 +68,9 @@ describe('redis tenant directory', () => {
                 ? await client.zRangeWithScores(key, 0, -1)
                 : type === 'set'
                   ? await client.sMembers(key)
-                  : await client.lRange(key, 0, -1);
+                  : type === 'stream'
+                    ? await client.xRange(key, '-', '+')
+                    : await client.lRange(key, 0, -1);
         out.push(key, JSON.stringify(value));
       }
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CoalescedRun } from '../../src/common/coalesced-run.js';
 import { createLogger } from '../../src/common/logger.js';
 import { ReplicaTicker } from '../../src/common/replica-ticker.js';
-import { AbsentTenants, scopesToEvict } from '../../src/composition/oauth/tenant-residency.js';
+import { AbsentTenants, PendingSync, scopesToEvict } from '../../src/composition/oauth/tenant-residency.js';
 
 const resident = (usedAt: number, inFlight = 0) => ({ usedAt, inFlight });
 
@@ -34,8 +34,30 @@ describe('which scopes a replica evicts (issue 34)', () => {
     now = 2_001;
     expect(absent.has('T0NONE')).toBe(false);
     absent.add('T0NONE');
-    absent.clear();
+    absent.add('T0OTHER');
+    absent.forget(['T0NONE']);
     expect(absent.has('T0NONE')).toBe(false);
+    expect(absent.has('T0OTHER')).toBe(true);
+    absent.forget('all');
+    expect(absent.has('T0OTHER')).toBe(false);
+  });
+
+  it('re-reads the tenants the changes named, every held one when asked or when the net is due', () => {
+    let now = 0;
+    const pending = new PendingSync(() => now, 60_000);
+    const held = ['T0A', 'T0B', 'T0C'];
+    expect(pending.fullDue()).toBe(true);
+    expect(pending.take(held)).toEqual(held); // at start: every one
+    pending.add(['T0B', 'T0X']);
+    expect(pending.fullDue()).toBe(false);
+    expect(pending.take(held)).toEqual(['T0B']); // only those held here
+    expect(pending.take(held)).toEqual([]);
+    pending.add(['T0A']);
+    pending.add('all');
+    expect(pending.take(held)).toEqual(held);
+    now = 60_000;
+    expect(pending.fullDue()).toBe(true);
+    expect(pending.take(held)).toEqual(held); // the net
   });
 });
 

@@ -71,7 +71,10 @@ export function createOAuthAgent(
     metrics,
     clock,
     sharedRedis: store.sharedRedis,
-    ...(options.watchDirectory === false ? {} : { watch: (listener) => store.watch(listener) }),
+    // Memory: every write is this process's own, so there are no changes to follow.
+    ...(options.watchDirectory === false || store.backend !== 'redis'
+      ? {}
+      : { watch: (listener) => store.watch(listener) }),
     ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
     ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
     suspended: (nextCheckAt) => upkeep.soon(nextCheckAt),

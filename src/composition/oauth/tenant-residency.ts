@@ -1,5 +1,6 @@
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
+import type { DirectoryChange } from '../../state/adapters.js';
 import type { TenantKey } from '../../tenants/tenant.js';
 
 /** At most this many scopes resident per replica when nothing says (TENANT_SCOPES_MAX does). */
@@ -57,9 +58,43 @@ export class AbsentTenants {
     this.until.set(tenant, this.now() + ABSENT_MS);
   }
 
-  /** The directory changed (an install somewhere): look again. */
-  clear(): void {
-    this.until.clear();
+  /** The directory changed (an install somewhere): look again, at these tenants or at every one. */
+  forget(change: DirectoryChange): void {
+    if (change === 'all') this.until.clear();
+    else for (const tenant of change) this.until.delete(tenant);
+  }
+}
+
+/**
+ * What the next sync re-reads: the held tenants the directory's changes named, or every held one (at start,
+ * when changes may have been missed, after a failed sync, and as a slow net every `fullEveryMs`).
+ */
+export class PendingSync {
+  private pending: Set<TenantKey> | 'all' = 'all';
+  private nextFullAt = 0;
+
+  constructor(
+    private readonly now: () => number,
+    private readonly fullEveryMs: number,
+  ) {}
+
+  add(change: DirectoryChange): void {
+    if (change === 'all') this.pending = 'all';
+    else if (this.pending !== 'all') for (const tenant of change) this.pending.add(tenant);
+  }
+
+  /** Whether a sync of every held scope is owed (asked for, or the net is due). */
+  fullDue(): boolean {
+    return this.pending === 'all' || this.now() >= this.nextFullAt;
+  }
+
+  /** The tenants a sync starting now re-reads, of those held; what comes in meanwhile waits for the next. */
+  take(held: TenantKey[]): TenantKey[] {
+    const pending = this.pending;
+    this.pending = new Set();
+    if (pending !== 'all' && this.now() < this.nextFullAt) return held.filter((t) => pending.has(t));
+    this.nextFullAt = this.now() + this.fullEveryMs;
+    return held;
   }
 }
 

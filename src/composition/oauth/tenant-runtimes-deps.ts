@@ -4,7 +4,12 @@ import type { Logger, SecretSet } from '../../common/logger.js';
 import type { ProcessLru } from '../../common/process-lru.js';
 import type { PeriodicRuns } from '../../delivery/reconciler.js';
 import type { TenantMetrics } from '../../metrics/tenant-metrics.js';
-import type { QueuePlane, RedisDueIndex, SharedRedisConnections } from '../../state/adapters.js';
+import type {
+  DirectoryChange,
+  QueuePlane,
+  RedisDueIndex,
+  SharedRedisConnections,
+} from '../../state/adapters.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 
 // What every tenant's runtime and the set of them are built from; its own module so that tenant-runtime.ts
@@ -25,8 +30,8 @@ export interface TenantRuntimesDeps {
   purgeDelayMs?: number;
   /** How often held scopes' stamps are re-read (SYNC_INTERVAL_MS; tests lengthen it to hold a view still). */
   syncIntervalMs?: number;
-  /** Calls back whenever any replica writes to the directory (Redis); the periodic re-read stays as a net. */
-  watch?: (listener: () => void) => Promise<void>;
+  /** Calls back with the tenants any replica's directory writes changed (Redis); see DirectoryFollower. */
+  watch?: (listener: (change: DirectoryChange) => void) => Promise<void>;
   /** A tenant was suspended here; its first check is due at this time. */
   suspended?: (nextCheckAt: number) => void;
   /** The process's one bounded cache: every tenant's user names, managers, Home hashes and ETags. */

@@ -1,12 +1,12 @@
-import { CoalescedRun } from '../../common/coalesced-run.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
 import type { WakeResult } from '../../state/adapters.js';
 import { type TenantKey, type TenantSource, tenantCandidates, tenantSecrets } from '../../tenants/tenant.js';
+import { DirectoryFollower } from './directory-follower.js';
 import { effectiveConnections } from './tenant-config.js';
 import { removeInstall, scopeCallbacks, serve, uninstalledLine } from './tenant-holds.js';
-import { AbsentTenants, MAX_RESIDENT_SCOPES, OutageLog, scopesToEvict } from './tenant-residency.js';
+import { AbsentTenants, MAX_RESIDENT_SCOPES, scopesToEvict } from './tenant-residency.js';
 import { buildTenantRuntime, type TenantRuntime, untilStarted, updateInPlace } from './tenant-runtime.js';
 import type { TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 
@@ -14,10 +14,9 @@ export type { TenantMetricsPort, TenantRuntimesDeps } from './tenant-runtimes-de
 
 /** How long an uninstalled tenant's data (jobs, threads, schedules, caches) is kept before it is purged. */
 export const PURGE_DELAY_MS = 60 * 60 * 1000;
-/** How often every replica re-reads the stamps of the scopes it holds (and evicts idle ones). */
-export const SYNC_INTERVAL_MS = 2_000;
 
 export type { WakeResult } from '../../state/adapters.js';
+export { FULL_SYNC_MS, SYNC_INTERVAL_MS } from './directory-follower.js';
 
 /**
  * The tenant scopes this replica holds (issue 34: built on demand, nothing per tenant at boot). A scope is
@@ -34,14 +33,9 @@ export class TenantRuntimes {
   /** Uninstalled here, with their stamp: a stale read never brings them back, a re-install does. */
   private readonly removed = new Map<TenantKey, string | undefined>();
   private readonly absent: AbsentTenants;
-  private readonly syncs = new CoalescedRun(
-    () => this.syncOnce(),
-    () => this.stopped,
-  );
-  private readonly directory: OutageLog;
+  private readonly follower: DirectoryFollower;
   /** Records that could not be read, with the stamp that failed (said once per stamp). */
   private readonly unreadable = new Map<TenantKey, string>();
-  private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly log: Logger;
   private readonly purgeDelayMs: number;
@@ -50,25 +44,19 @@ export class TenantRuntimes {
     this.log = deps.logger.child({ component: 'tenants' });
     this.purgeDelayMs = deps.purgeDelayMs ?? PURGE_DELAY_MS;
     this.absent = new AbsentTenants(() => deps.clock.now());
-    this.directory = new OutageLog(this.log, 'the directory of installs');
+    this.follower = new DirectoryFollower({
+      deps,
+      log: this.log,
+      absent: this.absent,
+      held: () => [...this.runtimes.keys()],
+      reconcile: (tenant, stamp) => this.reconcile(tenant, stamp),
+      tick: () => void this.evictIdle(),
+      stopped: () => this.stopped,
+    });
   }
 
   async start(): Promise<void> {
-    const syncNow = () => {
-      this.absent.clear();
-      void this.sync().catch(() => undefined);
-    };
-    // Not waited for: a Redis that accepts no subscriber yet never holds up the start (the reads cover it).
-    this.deps.watch?.(syncNow).catch((error: unknown) => {
-      const what = 'could not watch the directory of installs; re-reading held tenants every 2 s only';
-      this.log.warn({ error: describeError(error) }, what);
-    });
-    // One timer per replica, whatever the number of tenants: held scopes re-read, idle ones evicted.
-    this.timer = setInterval(() => {
-      void this.sync().catch(() => undefined);
-      void this.evictIdle();
-    }, this.deps.syncIntervalMs ?? SYNC_INTERVAL_MS);
-    this.timer.unref();
+    this.follower.start();
   }
 
   /** Tenants resident here now (for metrics and tests). */
@@ -160,30 +148,17 @@ export class TenantRuntimes {
     return loading;
   }
 
-  /** Re-reads the stamps of the scopes held here (O(resident), never the whole directory); applies changes. */
+  /** Re-reads the stamps of every scope held here (O(resident), never the whole directory); applies changes. */
   sync(): Promise<void> {
-    return this.syncs.run().then(
-      () => this.directory.ok(),
-      (error: unknown) => {
-        this.directory.failed(error);
-        throw error;
-      },
-    );
+    return this.follower.sync();
   }
 
-  private async syncOnce(): Promise<void> {
-    if (this.stopped) return;
-    const held = [...this.runtimes.keys()];
-    const stamps: Array<string | undefined> = [];
-    for (let i = 0; i < held.length; i += 500)
-      stamps.push(...(await this.deps.directory.stampsOf(held.slice(i, i + 500))));
-    for (const [i, tenant] of held.entries()) {
-      const stamp = stamps[i];
-      const runtime = this.runtimes.get(tenant);
-      if (!runtime || this.stopped) continue;
-      if (stamp === undefined) await this.drop(tenant, 'uninstalled (seen in the directory)');
-      else if (runtime.stamp !== stamp) await this.applyLogged(tenant, stamp, runtime);
-    }
+  /** A held scope against its tenant's stamp in the directory now (undefined: uninstalled). */
+  private async reconcile(tenant: TenantKey, stamp: string | undefined): Promise<void> {
+    const runtime = this.runtimes.get(tenant);
+    if (!runtime || this.stopped) return;
+    if (stamp === undefined) await this.drop(tenant, 'uninstalled (seen in the directory)');
+    else if (runtime.stamp !== stamp) await this.applyLogged(tenant, stamp, runtime);
   }
 
   private async applyLogged(tenant: TenantKey, stamp: string, held: TenantRuntime | undefined) {
@@ -285,8 +260,7 @@ export class TenantRuntimes {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    await this.syncs.current()?.catch(() => undefined);
+    await this.follower.stop();
     await Promise.all([...this.loading.values()].map((loading) => loading.catch(() => undefined)));
     // Shutdown (SIGTERM): every runtime hands its work back, in parallel, within the shutdown budget.
     const stopOne = (runtime: TenantRuntime) =>

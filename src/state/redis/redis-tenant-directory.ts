@@ -29,7 +29,7 @@ import {
 // Keys and the scripts that write them: ./redis-tenant-scripts.ts. Every secret is inside a sealed value;
 // nothing in Redis is in clear but ids, names of keys, versions, generations and holds.
 
-/** The Pub/Sub channel (under the prefix) on which every write to the directory is announced. */
+/** The Pub/Sub channel (under the prefix) the previous version listens on for directory writes. */
 export const CHANGES_CHANNEL = 'changes';
 
 /** Slack's team and enterprise ids; anything else would let a key name reach into another record's keys. */
@@ -183,8 +183,9 @@ export class RedisTenantDirectory implements TenantDirectory {
   }
 
   /**
-   * Tells every replica the directory changed (an install, a refreshed token, settings, an uninstall), so
-   * each reads it now rather than at its next sync. Best effort: a lost message waits for that sync.
+   * Tells replicas of the previous version, which listen on Pub/Sub, that the directory changed. Replicas of
+   * this one follow the `tenant-changes` stream every write adds to in the same script; this goes once no
+   * replica of the previous version can still be running.
    */
   private announce(): void {
     this.client.publish(this.key(CHANGES_CHANNEL), '1').catch(() => undefined);

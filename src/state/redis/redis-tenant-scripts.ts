@@ -10,6 +10,8 @@
  *   tenant-removals    hash tenant → uninstalls so far (a purge done for an earlier one leaves a later one due)
  *   tenant-purges      zset tenant → purgeAt
  *   tenant-refresh-due zset tenant → when its rotating token expires
+ *   tenant-changes     stream of `t` → tenant, one entry per stamp change or uninstall, capped (about
+ *                      CHANGES_KEPT): each replica tails it to re-read just the tenants that changed
  *   tenant:<key>:installation / :tokens (one sealed value each), :settings (hash: version, sealed value)
  */
 
@@ -24,17 +26,25 @@ export const DIRECTORY_KEYS = [
   'tenant-removals',
   'tenant-purges',
   'tenant-refresh-due',
+  'tenant-changes',
 ] as const;
 
-/** KEYS[1..9]: DIRECTORY_KEYS; KEYS[10..12]: the tenant's installation, tokens and settings. */
+/** Entries the changes stream keeps (trimmed approximately): far more than a replica misses in a blip. */
+export const CHANGES_KEPT = 10_000;
+
+/** KEYS[1..10]: DIRECTORY_KEYS; KEYS[11..13]: the tenant's installation, tokens and settings. */
 const NAMES = `
 local tenants, stampKey, installs, holds, generations = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local purging, removals, purges, due = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
-local installationKey, tokensKey, settingsKey = KEYS[10], KEYS[11], KEYS[12]
+local purging, removals, purges, due, changes = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
+local installationKey, tokensKey, settingsKey = KEYS[11], KEYS[12], KEYS[13]
 local tenant = ARGV[1]
+local function changed()
+  redis.call('XADD', changes, 'MAXLEN', '~', ${CHANGES_KEPT}, '*', 't', tenant)
+end
 local function bump()
   local stamp = redis.call('INCR', stampKey)
   redis.call('HSET', tenants, tenant, stamp)
+  changed()
   return stamp
 end
 -- Installs from before install ids were kept count as install '0'.
@@ -118,6 +128,7 @@ redis.call('HDEL', holds, tenant)
 redis.call('ZREM', due, tenant)
 redis.call('HINCRBY', removals, tenant, 1)
 redis.call('ZADD', purges, ARGV[2], tenant)
+changed()
 return 1
 `;
 

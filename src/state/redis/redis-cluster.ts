@@ -5,7 +5,7 @@ import { Cluster } from 'ioredis';
 /**
  * REDIS_CLUSTER (issue 34): the stores' commands go to a node-redis cluster client, which routes each one by
  * its key; BullMQ's node-redis client has no cluster support, so queues get an ioredis Cluster, made once per
- * client. Key names keep every multi-key command inside one slot (see redis-key-layout).
+ * client. Key names keep every multi-key command inside one slot (tenantNamespace, directoryPrefix).
  */
 export interface ClusterClientOptions {
   /** As RedisClientOptions: fail at once while disconnected (stores), or queue (BullMQ). */

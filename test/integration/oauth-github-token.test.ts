@@ -3,7 +3,7 @@ import { FakeGitHub } from '../support/fake-github.js';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { ALPHA, BETA, registerTenants, type TestTenant } from '../support/tenant-bots.js';
-import { installAndConnect } from '../support/tenant-connect.js';
+import { installAndConnect, prLinkReplies, startJob } from '../support/tenant-connect.js';
 
 /**
  * Issue 36, GitHub access per tenant in OAuth mode: a manager connects the tenant's own GitHub token in Slack
@@ -38,20 +38,12 @@ describe('OAuth mode: a GitHub token connected in Slack', () => {
     app.command({ text, user_id: t.user, team_id: t.teamId, channel_id: t.channel(1) });
   /** Runs a job in the tenant's channel and has the platform finish it with `pr`. */
   async function jobWithPr(t: TestTenant, n: number, pr: string): Promise<void> {
-    const before = new Set(app.docs.jobs.keys());
-    await app.command({
-      text: `document the ${t.marker} flags ${n}`,
-      user_id: t.user,
-      team_id: t.teamId,
-      channel_id: t.channel(n),
-    });
-    await waitFor(() => [...app.docs.jobs.keys()].some((id) => !before.has(id)), { what: 'the job' });
-    const id = [...app.docs.jobs.keys()].find((k) => !before.has(k))!;
+    const id = await startJob(app, app.docs, t, `document the ${t.marker} flags ${n}`, n);
     app.docs.complete(id, pr);
-    await waitFor(
-      () => app.slack.callsOf('chat.postMessage').some((c) => JSON.stringify(c.args).includes(pr)),
-      { timeoutMs: 10_000, what: 'the terminal reply' },
-    );
+    await waitFor(() => prLinkReplies(app.slack, pr).length > 0, {
+      timeoutMs: 10_000,
+      what: 'the terminal reply',
+    });
   }
   const readsOf = (n: number) => github.requestsTo(new RegExp(`/pulls/${n}$`));
 

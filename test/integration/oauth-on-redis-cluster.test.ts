@@ -5,7 +5,7 @@ import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
 import { eventEnvelope } from '../support/slack-events.js';
 import { ALPHA, BETA, registerTenants } from '../support/tenant-bots.js';
-import { installAndConnect } from '../support/tenant-connect.js';
+import { installAndConnect, prLinkReplies, startJob } from '../support/tenant-connect.js';
 
 /**
  * Issue 34: the OAuth-mode bot on a real three-primary Redis Cluster (REDIS_CLUSTER): installs, a job
@@ -59,19 +59,10 @@ describe('OAuth mode on a Redis Cluster', () => {
     Number(await (await nodes())[0]!.sendCommand(['CLUSTER', 'KEYSLOT', key]));
 
   it('runs a job to its PR link reply, once', async () => {
-    const before = new Set(app.docs.jobs.keys());
-    await app.command({
-      text: 'document the cluster settings',
-      user_id: ALPHA.user,
-      team_id: ALPHA.teamId,
-      channel_id: ALPHA.channel(1),
-    });
-    await waitFor(() => [...app.docs.jobs.keys()].some((id) => !before.has(id)), { what: 'the job' });
-    const id = [...app.docs.jobs.keys()].find((k) => !before.has(k))!;
+    const id = await startJob(app, app.docs, ALPHA, 'document the cluster settings');
     const pr = 'https://github.com/acme/docs/pull/7001';
     app.docs.complete(id, pr);
-    const replies = () =>
-      app.slack.callsOf('chat.postMessage').filter((c) => JSON.stringify(c.args).includes(pr));
+    const replies = () => prLinkReplies(app.slack, pr);
     await waitFor(() => replies().length > 0, { what: 'the PR link reply', timeoutMs: 15_000 });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(replies()).toHaveLength(1);

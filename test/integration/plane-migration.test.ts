@@ -10,7 +10,7 @@ import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { ALPHA, registerTenants } from '../support/tenant-bots.js';
-import { installAndConnect } from '../support/tenant-connect.js';
+import { installAndConnect, startJob } from '../support/tenant-connect.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
@@ -43,15 +43,7 @@ describe('OAuth mode on Redis: moving per-tenant queues onto the shared plane', 
   });
 
   it('a pending poll of the old layout runs after the upgrade, once, and its old queue is removed', async () => {
-    const before = new Set(docs.jobs.keys());
-    await app!.command({
-      text: 'document the upgrade flags',
-      user_id: ALPHA.user,
-      team_id: ALPHA.teamId,
-      channel_id: ALPHA.channel(1),
-    });
-    await waitFor(() => [...docs.jobs.keys()].some((id) => !before.has(id)), { what: 'the job' });
-    const docsJob = [...docs.jobs.keys()].find((id) => !before.has(id))!;
+    const docsJob = await startJob(app!, docs, ALPHA, 'document the upgrade flags');
     await app!.stop();
     app = undefined;
 

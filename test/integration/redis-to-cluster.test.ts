@@ -6,7 +6,7 @@ import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { ALPHA, registerTenants } from '../support/tenant-bots.js';
-import { installAndConnect } from '../support/tenant-connect.js';
+import { installAndConnect, prLinkReplies } from '../support/tenant-connect.js';
 
 const FAST_POLLS = { POLL_INTERVAL_MS: '300', POLL_MAX_INTERVAL_MS: '600' };
 
@@ -103,8 +103,7 @@ describe('moving a deployment from one Redis node to a Redis Cluster', () => {
     expect(help.body).toContain('/docs-agent');
     const pr = 'https://github.com/acme/docs/pull/8080';
     second.docs.complete(jobId, pr);
-    const replies = () =>
-      second!.slack.callsOf('chat.postMessage').filter((c) => JSON.stringify(c.args).includes(pr));
+    const replies = () => prLinkReplies(second!.slack, pr);
     await waitFor(() => replies().length > 0, { what: 'the PR link reply', timeoutMs: 15_000 });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(replies()).toHaveLength(1);

@@ -3,7 +3,7 @@ import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
 import { ALPHA, registerTenants } from '../support/tenant-bots.js';
-import { installAndConnect } from '../support/tenant-connect.js';
+import { installAndConnect, prLinkReplies, startJob } from '../support/tenant-connect.js';
 
 /**
  * Issue 34: evicting a scope frees memory only. A job whose scope is evicted while it runs still gets its
@@ -36,15 +36,7 @@ describe('OAuth mode on Redis: a job outlives the eviction of its scope', () => 
     app.logs.filter((l) => l.includes(ALPHA.teamId) && l.includes(what)).length;
 
   it('the PR link reply arrives once, from a scope built again by the poll', async () => {
-    const before = new Set(app.docs.jobs.keys());
-    await app.command({
-      text: 'document the eviction flags',
-      user_id: ALPHA.user,
-      team_id: ALPHA.teamId,
-      channel_id: ALPHA.channel(1),
-    });
-    await waitFor(() => [...app.docs.jobs.keys()].some((id) => !before.has(id)), { what: 'the job' });
-    const id = [...app.docs.jobs.keys()].find((k) => !before.has(k))!;
+    const id = await startJob(app, app.docs, ALPHA, 'document the eviction flags');
     const evictions = logged('idle; evicted');
     await waitFor(() => logged('idle; evicted') > evictions, {
       what: 'the scope evicted',
@@ -53,8 +45,7 @@ describe('OAuth mode on Redis: a job outlives the eviction of its scope', () => 
     const builds = logged('tenant runtime started');
     const pr = 'https://github.com/acme/docs/pull/3434';
     app.docs.complete(id, pr);
-    const replies = () =>
-      app.slack.callsOf('chat.postMessage').filter((c) => JSON.stringify(c.args).includes(pr));
+    const replies = () => prLinkReplies(app.slack, pr);
     await waitFor(() => replies().length > 0, { what: 'the PR link reply', timeoutMs: 15_000 });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(replies()).toHaveLength(1);

@@ -1,5 +1,7 @@
 import type { BotProcess } from './bot-process.js';
+import type { FakeDocs } from './fake-docs.js';
 import type { FakeSlack } from './fake-slack.js';
+import { waitFor } from './http.js';
 import { viewSubmissionPayload } from './slack-interactions.js';
 import { asTenant, type TestTenant } from './tenant-bots.js';
 
@@ -60,4 +62,26 @@ export async function installAndConnect(
   slack.oauth.installerUserId = t.user;
   await app.install(t.install);
   return connectThroughModal(app, slack, t);
+}
+
+/**
+ * The tenant's person starts a job with `/docs-agent <text>` in its channel `n`: resolves the id the docs
+ * platform gave the new job.
+ */
+export async function startJob(
+  app: Pick<BotProcess, 'command'>,
+  docs: FakeDocs,
+  t: TestTenant,
+  text: string,
+  n = 1,
+): Promise<string> {
+  const before = new Set(docs.jobs.keys());
+  await app.command({ text, user_id: t.user, team_id: t.teamId, channel_id: t.channel(n) });
+  await waitFor(() => [...docs.jobs.keys()].some((id) => !before.has(id)), { what: 'the job' });
+  return [...docs.jobs.keys()].find((id) => !before.has(id))!;
+}
+
+/** The bot's posts that carry a job's PR link (its terminal reply). */
+export function prLinkReplies(slack: FakeSlack, pr: string) {
+  return slack.callsOf('chat.postMessage').filter((c) => JSON.stringify(c.args).includes(pr));
 }

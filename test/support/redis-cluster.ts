@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer, type Server } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { answersPing } from './redis-server.js';
 
 export interface RedisCluster {
   /** Every primary's URL, in port order. */
@@ -59,23 +60,6 @@ async function freeClusterPorts(count: number): Promise<number[]> {
   } finally {
     await Promise.all(held.map(close));
   }
-}
-
-function answersPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.setTimeout(1_000);
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
 }
 
 /** Runs a command to its end (killed after `timeoutMs`), with stdout and stderr together. */
@@ -205,7 +189,7 @@ export async function startRedisCluster(options: { primaries?: number } = {}): P
     // Generous: the CI machine has 2 shared cores and the nodes start side by side.
     const pingDeadline = Date.now() + 20_000;
     for (const node of nodes) {
-      while (!(await answersPing(node.port))) {
+      while (!(await answersPing(node.port, 1_000))) {
         const failure = node.failure();
         if (failure) throw failure;
         if (Date.now() > pingDeadline) {

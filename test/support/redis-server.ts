@@ -22,10 +22,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-function answersPing(port: number): Promise<boolean> {
+/** Whether a Redis on this loopback port answers PING (a raw socket: no client library's retries). */
+export function answersPing(port: number, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
-    socket.setTimeout(500);
+    socket.setTimeout(timeoutMs);
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.once('data', (data) => {
       socket.destroy();

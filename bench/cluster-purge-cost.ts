@@ -1,14 +1,11 @@
 import { createCluster } from '@redis/client';
 import { startRedisCluster } from '../test/support/redis-cluster.js';
 import { createLogger, loadConfig, secretBoxFromSettings, tenantDirectoryFor } from './product.js';
+import { BUSY_TENANTS, KEYS_PER_BUSY_TENANT, PURGED, PURGED_KEYS } from './purge-cost.js';
 import { sized } from './smoke.js';
 
-const PURGED = 'T0PURGED';
-const PURGED_KEYS = sized(2_000, 50);
 /** Other tenants' keys, one each (an idle install's key space), spread over the slots as real ones are. */
 const IDLE_TENANTS = sized(100_000, 200);
-const BUSY_TENANTS = sized(1_000, 10);
-const KEYS_PER_BUSY_TENANT = 20;
 
 export interface ClusterPurgeCost {
   keysInCluster: number;

@@ -3,11 +3,11 @@ import { RedisProbe } from './deployment-redis.js';
 import { createLogger, loadConfig, secretBoxFromSettings, tenantDirectoryFor } from './product.js';
 import { sized } from './smoke.js';
 
-/** The uninstalled tenant whose key space is purged, and what it and the busy tenants hold. */
-const PURGED = 'T0PURGED';
-const PURGED_KEYS = sized(2_000, 50);
-const BUSY_TENANTS = sized(1_000, 10);
-const KEYS_PER_BUSY_TENANT = 20;
+/** The uninstalled tenant whose key space is purged, and what it and the busy tenants hold (both purge runs). */
+export const PURGED = 'T0PURGED';
+export const PURGED_KEYS = sized(2_000, 50);
+export const BUSY_TENANTS = sized(1_000, 10);
+export const KEYS_PER_BUSY_TENANT = 20;
 
 export interface PurgeCost {
   /** Keys in Redis when the purge ran (the seeded installs' directory, busy tenants, the purged one). */

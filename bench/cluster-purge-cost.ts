@@ -1,5 +1,5 @@
 import { createCluster } from '@redis/client';
-import { startRedisCluster } from '../test/support/redis-cluster.js';
+import { primariesOf, startRedisCluster } from '../test/support/redis-cluster.js';
 import { createLogger, loadConfig, secretBoxFromSettings, tenantDirectoryFor } from './product.js';
 import { BUSY_TENANTS, KEYS_PER_BUSY_TENANT, PURGED, PURGED_KEYS } from './purge-cost.js';
 import { sized } from './smoke.js';
@@ -32,7 +32,7 @@ export async function measureClusterPurge(env: Record<string, string>): Promise<
     secretBoxFromSettings(config.oauth!.encryptionKey, undefined),
     createLogger({ level: 'silent', secrets: [] }),
   );
-  const nodes = () => Promise.all(keys.masters.map((master) => keys.nodeClient(master)));
+  const nodes = () => primariesOf(keys);
   const total = async () =>
     (await Promise.all((await nodes()).map((n) => n.dbSize()))).reduce((a, b) => a + b);
   const scans = async () => {

@@ -1,5 +1,5 @@
 import { createCluster } from '@redis/client';
-import { startRedisCluster } from '../test/support/redis-cluster.js';
+import { primariesOf, startRedisCluster } from '../test/support/redis-cluster.js';
 import { type Replica, spawnReplica } from './replica-process.js';
 import { sized } from './smoke.js';
 
@@ -26,7 +26,7 @@ export async function measureClusterReplicas(env: Record<string, string>, readyT
   const probe = createCluster({ rootNodes: [{ url: cluster.seedUrl }] });
   await probe.connect();
   const replicas: Replica[] = [];
-  const nodes = () => Promise.all(probe.masters.map((master) => probe.nodeClient(master)));
+  const nodes = () => primariesOf(probe);
   const processed = async () =>
     Promise.all(
       (await nodes()).map(async (node) =>

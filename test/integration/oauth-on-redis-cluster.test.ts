@@ -2,7 +2,7 @@ import { createCluster } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
-import { type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
+import { keysOf, primariesOf, type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
 import { eventEnvelope } from '../support/slack-events.js';
 import { ALPHA, BETA, registerTenants } from '../support/tenant-bots.js';
 import { installAndConnect, prLinkReplies, startJob } from '../support/tenant-connect.js';
@@ -41,11 +41,8 @@ describe('OAuth mode on a Redis Cluster', () => {
     await cluster?.stop();
   });
 
-  const nodes = () => Promise.all(probe.masters.map((master) => probe.nodeClient(master)));
-  /** Every key of the cluster, from each primary. */
-  async function allKeys(): Promise<string[]> {
-    return (await Promise.all((await nodes()).map((node) => node.keys('*')))).flat();
-  }
+  const nodes = () => primariesOf(probe);
+  const allKeys = () => keysOf(probe);
   /** Calls of one command on every primary together (INFO commandstats). */
   async function calls(command: string): Promise<number> {
     let total = 0;

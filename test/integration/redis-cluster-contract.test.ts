@@ -18,7 +18,7 @@ import { hourlyQuotaContract } from '../contract/hourly-quota.contract.js';
 import { jobStoreContract } from '../contract/job-store.contract.js';
 import { tenantDirectoryContract } from '../contract/tenant-directory.contract.js';
 import { tenantLifecycleContract } from '../contract/tenant-lifecycle.contract.js';
-import { type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
+import { primariesOf, type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
 import { startRedisServer } from '../support/redis-server.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
@@ -125,9 +125,7 @@ describe('the Redis stores on a three-primary Redis Cluster', () => {
     const probe = createCluster({ rootNodes: [{ url: cluster.seedUrl }] });
     await probe.connect();
     try {
-      const counts = await Promise.all(
-        probe.masters.map(async (master) => (await probe.nodeClient(master)).dbSize()),
-      );
+      const counts = await Promise.all((await primariesOf(probe)).map((node) => node.dbSize()));
       expect(counts).toHaveLength(3);
       expect(counts.filter((count) => count > 0).length).toBeGreaterThan(1);
     } finally {

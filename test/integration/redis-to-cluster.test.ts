@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyToCluster } from '../../scripts/lib/redis-to-cluster.js';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
-import { type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
+import { keysOf, type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { ALPHA, registerTenants } from '../support/tenant-bots.js';
 import { installAndConnect, prLinkReplies } from '../support/tenant-connect.js';
@@ -51,12 +51,7 @@ describe('moving a deployment from one Redis node to a Redis Cluster', () => {
     client.on('error', () => undefined);
     await client.connect();
     try {
-      const keys: string[] = [];
-      for (const master of client.masters) {
-        const node = await client.nodeClient(master);
-        for await (const page of node.scanIterator({ COUNT: 1_000 })) keys.push(...page);
-      }
-      return keys;
+      return await keysOf(client);
     } finally {
       await client.close();
     }

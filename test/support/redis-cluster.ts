@@ -242,3 +242,16 @@ export async function startRedisCluster(options: { primaries?: number } = {}): P
   const urls = nodes.map((node) => `redis://127.0.0.1:${node.port}`);
   return { urls, seedUrl: urls[0]!, stop };
 }
+
+/** Each primary's own client, for what is per node (KEYS, INFO, CLIENT LIST, CLUSTER …). */
+export function primariesOf<M, N>(client: { masters: M[]; nodeClient(master: M): Promise<N> }): Promise<N[]> {
+  return Promise.all(client.masters.map((master) => client.nodeClient(master)));
+}
+
+/** Every key of the cluster, read from each primary. */
+export async function keysOf<M>(client: {
+  masters: M[];
+  nodeClient(master: M): Promise<{ keys(pattern: string): Promise<string[]> }>;
+}): Promise<string[]> {
+  return (await Promise.all((await primariesOf(client)).map((node) => node.keys('*')))).flat();
+}

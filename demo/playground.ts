@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../common/config.js';
-import { secretsOf } from '../common/config-secrets.js';
-import { createLogger } from '../common/logger.js';
-import { createDocsAgent, type DocsAgent } from '../composition/app.js';
+import { loadConfig } from '../src/common/config.js';
+import { secretsOf } from '../src/common/config-secrets.js';
+import { createLogger } from '../src/common/logger.js';
+import { createDocsAgent, type DocsAgent } from '../src/composition/app.js';
 import { BotRequests, type PageAction } from './bot-requests.js';
 import { fragment, pageHtml } from './page.js';
 import { DEMO_DOCS_KEY, DEMO_PROJECT_ID, StandInDocs } from './stand-in-docs.js';

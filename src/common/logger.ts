@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { type DestinationStream, type Logger, pino } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { SecretIndex, scrubShapes } from './secret-scrubber.js';
 
 export type { Logger } from 'pino';
@@ -73,7 +74,31 @@ export interface LoggerOptions {
   secrets: readonly string[] | SecretSet;
   /** Where lines go; stdout by default. Tests pass a collector. */
   destination?: { write(line: string): unknown };
+  /** Human-readable lines (pino-pretty, a dev dependency); by default as `wantsPretty` decides. */
   pretty?: boolean;
+}
+
+/**
+ * Pretty lines only where a person reads them and never in production: LOG_PRETTY=true (or 1) asks for them,
+ * LOG_PRETTY=false refuses them, otherwise a terminal outside NODE_ENV=production gets them.
+ */
+export function wantsPretty(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
+  const asked = env.LOG_PRETTY?.trim().toLowerCase();
+  if (asked === 'true' || asked === '1') return true;
+  if (asked === 'false' || asked === '0') return false;
+  return isTTY && env.NODE_ENV !== 'production';
+}
+
+/**
+ * pino-pretty, loaded only when pretty lines are wanted, and only if installed: a production install
+ * (`npm ci --omit=dev`) has none, and then the lines stay JSON.
+ */
+function loadPretty(): typeof PinoPretty | undefined {
+  try {
+    return createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+  } catch {
+    return undefined;
+  }
 }
 
 export function createLogger(options: LoggerOptions): Logger {
@@ -84,8 +109,11 @@ export function createLogger(options: LoggerOptions): Logger {
       target.write(secrets.scrub(line));
     },
   };
-  const usePretty = options.pretty ?? (options.destination === undefined && process.stdout.isTTY === true);
-  const stream = usePretty
+  const usePretty =
+    options.pretty ??
+    (options.destination === undefined && wantsPretty(process.env, process.stdout.isTTY === true));
+  const pretty = usePretty ? loadPretty() : undefined;
+  const stream = pretty
     ? pretty({
         colorize: true,
         translateTime: 'SYS:HH:MM:ss.l',

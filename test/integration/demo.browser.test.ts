@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Playground, startPlayground } from '../../src/demo/playground.js';
+import { type Playground, startPlayground } from '../../demo/playground.js';
 
 /*
  * The playground (`npm run demo`) in headless Chromium: the real bot against the stand-in Slack and docs

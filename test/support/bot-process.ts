@@ -13,6 +13,8 @@ import { SIGNING_SECRET, testEnv } from './test-app.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = join(ROOT, 'src/main.ts');
+/** The build's entry, run as the image runs it (`node dist/main.js`): see artifact-dist.ts. */
+export const BUILT_MAIN = join(ROOT, 'dist/main.js');
 /** tsx's loader by absolute path: the child runs in an empty directory (so no `.env` is loaded). */
 const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 /** The start-up line of either mode. */
@@ -71,10 +73,13 @@ export interface BotProcessOptions {
   oauth?: boolean;
   /** How long to wait for the startup log line. */
   startTimeoutMs?: number;
+  /** Run the built artifact, `node dist/main.js` (as the image does), instead of `src/main.ts` through tsx. */
+  artifact?: boolean;
 }
 
 /**
- * The real bot as a child process (`node --import tsx src/main.ts`, as `npm run dev` runs it, no build step),
+ * The real bot as a child process (`node --import tsx src/main.ts`, as `npm run dev` runs it, no build step;
+ * with `artifact`, `node dist/main.js` as the image runs it),
  * in HTTP mode on a free port, talking to the in-test fake Slack (`SLACK_API_URL`) and fake docs platform,
  * and to Redis when `redisUrl` is given. Resolves once the bot logged that it listens.
  */
@@ -93,7 +98,8 @@ export async function startBotProcess(options: BotProcessOptions): Promise<BotPr
       ...options.env,
     }),
   };
-  const child: ChildProcess = spawn(process.execPath, ['--import', TSX, MAIN], {
+  const args = options.artifact ? [BUILT_MAIN] : ['--import', TSX, MAIN];
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
+const DEMO = join(import.meta.dirname, '..', '..', 'demo');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -84,5 +85,16 @@ describe('architecture', () => {
       )
       .map((file) => relative(SRC, file));
     expect(offenders).toEqual([]);
+  });
+
+  it('keeps the playground (npm run demo) out of src/, so out of dist/ and the image, and src/ needs none of it', () => {
+    expect(existsSync(join(SRC, 'demo'))).toBe(false);
+    expect(sourceFiles(DEMO).length).toBeGreaterThan(0);
+    const offenders = files
+      .filter((file) => importsOf(file).some((spec) => /(^|\/)demo\//.test(spec)))
+      .map((file) => relative(SRC, file));
+    expect(offenders).toEqual([]);
+    const tooLong = sourceFiles(DEMO).filter((file) => readFileSync(file, 'utf8').split('\n').length > 300);
+    expect(tooLong).toEqual([]);
   });
 });

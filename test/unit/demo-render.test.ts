@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mrkdwn, renderBlocks } from '../../src/demo/render-blocks.js';
+import { mrkdwn, renderBlocks } from '../../demo/render-blocks.js';
 
 /** The playground draws text from the bot, which quotes people: nothing in it may become markup. */
 describe('the playground renders Block Kit with everything escaped', () => {

@@ -67,6 +67,11 @@ describe('the set-up tools', () => {
     for (const script of ['scripts/doctor.ts', 'scripts/manifest.ts'])
       expect(readFileSync(join(ROOT, script), 'utf8').length).toBeGreaterThan(0);
   });
+
+  it('npm run demo runs the playground from demo/ through tsx (it is not built)', () => {
+    expect(pkg.scripts.demo).toBe('tsx demo/main.ts');
+    expect(readFileSync(join(ROOT, 'demo', 'main.ts'), 'utf8').length).toBeGreaterThan(0);
+  });
 });
 
 describe('npm run test:fast', () => {

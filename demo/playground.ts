@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../common/config.js';
-import { secretsOf } from '../common/config-secrets.js';
-import { createLogger } from '../common/logger.js';
-import { createDocsAgent, type DocsAgent } from '../composition/app.js';
+import { loadConfig } from '../src/common/config.js';
+import { secretsOf } from '../src/common/config-secrets.js';
+import { createLogger } from '../src/common/logger.js';
+import { createDocsAgent, type DocsAgent } from '../src/composition/app.js';
 import { BotRequests, type PageAction } from './bot-requests.js';
 import { fragment, pageHtml } from './page.js';
 import { DEMO_DOCS_KEY, DEMO_PROJECT_ID, StandInDocs } from './stand-in-docs.js';
@@ -22,7 +22,8 @@ export interface Playground {
 
 /**
  * The real bot (HTTP mode, memory state) against a stand-in Slack and docs platform, and the page that
- * shows the channel on `port` (0 for any free one), bound to localhost only.
+ * shows the channel on `port` (0 for any free one), bound to 127.0.0.1 and answering only its own page
+ * (Host and Origin checked: see fromOwnPage).
  */
 export async function startPlayground(options: {
   port: number;
@@ -54,7 +55,16 @@ export async function startPlayground(options: {
   const botPort = await agent.start();
   const requests = new BotRequests(slack, `http://127.0.0.1:${botPort}/slack/events`, DEMO_SIGNING_SECRET);
 
+  // Set once listening: the page's own loopback addresses (a port of 0 picks one).
+  let own: { hosts: Set<string>; origins: Set<string> } = { hosts: new Set(), origins: new Set() };
   const server: Server = createServer((req, res) => {
+    // Another site open in the same browser (or a name rebound to 127.0.0.1) must not drive the bot.
+    if (!fromOwnPage(req.headers.host, req.headers.origin, own)) {
+      res.writeHead(403, { 'content-type': 'text/plain' });
+      return res.end(
+        'I only answer the playground page itself: open http://localhost:<port> as npm run demo printed it.',
+      );
+    }
     const headers = {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
@@ -105,7 +115,10 @@ export async function startPlayground(options: {
     server.once('error', reject);
     server.listen(options.port, '127.0.0.1', resolve);
   });
-  const url = `http://localhost:${(server.address() as AddressInfo).port}`;
+  const { port } = server.address() as AddressInfo;
+  const hosts = [`localhost:${port}`, `127.0.0.1:${port}`];
+  own = { hosts: new Set(hosts), origins: new Set(hosts.map((host) => `http://${host}`)) };
+  const url = `http://localhost:${port}`;
   return {
     url,
     slack,
@@ -116,4 +129,17 @@ export async function startPlayground(options: {
       await Promise.all([slack.close(), docs.close()]);
     },
   };
+}
+
+/**
+ * Whether a request comes from the playground's own page: its Host is the playground's loopback host:port,
+ * and its Origin, when the browser sends one (every POST from a page), is the playground's own.
+ */
+export function fromOwnPage(
+  host: string | undefined,
+  origin: string | undefined,
+  own: { hosts: ReadonlySet<string>; origins: ReadonlySet<string> },
+): boolean {
+  if (host === undefined || !own.hosts.has(host)) return false;
+  return origin === undefined || own.origins.has(origin);
 }

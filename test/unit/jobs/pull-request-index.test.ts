@@ -36,9 +36,28 @@ describe('PullRequestIndex', () => {
   it('finds the job of a PR link however the owner and repo are cased, and nothing for other links', async () => {
     const { index, record } = setup();
     await index.remember(record('job_1'), PR);
-    expect((await index.describe('https://github.com/acme/docs/pull/12/files'))?.jobId).toBe('job_1');
-    expect(await index.describe('https://github.com/acme/docs/pull/13')).toBeUndefined();
-    expect(await index.describe('https://gitlab.com/acme/docs/pull/12')).toBeUndefined();
+    const here = { channelId: 'C1' };
+    expect(await index.describe('https://github.com/acme/docs/pull/12/files', here)).toMatchObject({
+      kind: 'job',
+      jobId: 'job_1',
+    });
+    expect(await index.describe('https://github.com/acme/docs/pull/13', here)).toBeUndefined();
+    expect(await index.describe('https://gitlab.com/acme/docs/pull/12', here)).toBeUndefined();
+  });
+
+  it('shows the job (instruction, requester, id) only in its own channel: elsewhere the PR’s number and state', async () => {
+    const { index, record } = setup();
+    await index.remember(record('job_1', { channelId: 'G0PRIVATE', prompt: 'Secret roadmap' }), PR);
+    const own = await index.describe(PR, { channelId: 'G0PRIVATE' });
+    expect(own).toMatchObject({ kind: 'job', prompt: 'Secret roadmap', requesterId: 'U1' });
+    for (const channelId of ['C0PUBLIC', 'D0SOMEONE', 'C1']) {
+      const elsewhere = await index.describe(PR, { channelId });
+      expect(elsewhere).toEqual({
+        kind: 'state',
+        ...{ prLink: PR, repo: 'Acme/Docs', number: 12, pr: null, followed: false, teamId: 'T1' },
+      });
+      expect(JSON.stringify(elsewhere)).not.toMatch(/Secret|U1|job_1|G0PRIVATE|1\.1/);
+    }
   });
 
   it('names the newest merged PR of ours for each docs page it changed, per project', async () => {

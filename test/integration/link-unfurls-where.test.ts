@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { FAKE_GITHUB_TOKEN, FakeGitHub } from '../support/fake-github.js';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { ALPHA, registerTenants } from '../support/tenant-bots.js';
@@ -21,8 +22,8 @@ afterEach(async () => {
   for (const app of apps.splice(0)) await app.stop();
 });
 
-async function jobWithPullRequestIn(channel: string): Promise<TestApp> {
-  const t = await startTestApp({ env: { DOCS_SITE_URL: SITE } });
+async function jobWithPullRequestIn(channel: string, env: Record<string, string> = {}): Promise<TestApp> {
+  const t = await startTestApp({ env: { DOCS_SITE_URL: SITE, ...env } });
   apps.push(t);
   t.slack.users.set('U0ALICE', { name: 'alice' });
   t.slack.users.set('U0BOB', { name: 'bob' });
@@ -58,6 +59,35 @@ describe('PR previews outside the job’s channel', () => {
     expect(text).toContain('Falcon');
     expect(text).toContain('<@U0ALICE>');
     expect(text).toContain(job.id);
+  });
+});
+
+describe('docs-page previews outside the job’s channel', () => {
+  it('name the last change’s pull request everywhere, but who asked for it only in the job’s own channel', async () => {
+    const github = await FakeGitHub.start();
+    apps.push({ stop: () => github.close() });
+    github.addPull('acme', 'docs', 41, { files: ['docs/guides/rotate-keys.mdx'] });
+    const t = await jobWithPullRequestIn(PRIVATE, {
+      ...{ GITHUB_TOKEN: FAKE_GITHUB_TOKEN, GITHUB_API_URL: github.url },
+      ...{ PR_FOLLOW_INTERVAL_MS: '40', PR_FOLLOW_MAX_INTERVAL_MS: '200' },
+    });
+    seedPage(t.docs);
+    github.merge('acme', 'docs', 41, 'octo-cat', new Date().toISOString());
+    // The merge is indexed once the follower reads it: the page's preview in the job's channel names it.
+    const own = await waitFor(
+      async () => {
+        const ts = await paste(t, [PAGE], { channel: PRIVATE });
+        const text = JSON.stringify((await previewOf(t, ts, PAGE, PRIVATE)).blocks);
+        return text.includes('last fixed') ? text : undefined;
+      },
+      { timeoutMs: 15_000, what: 'the page preview naming the merged PR' },
+    );
+    expect(own).toContain('<@U0ALICE>');
+    const ts = await paste(t, [PAGE], { user: 'U0BOB' });
+    const elsewhere = JSON.stringify((await previewOf(t, ts, PAGE)).blocks);
+    expect(elsewhere).toContain('last fixed');
+    expect(elsewhere).toContain(PR);
+    expect(elsewhere).not.toContain('U0ALICE');
   });
 });
 

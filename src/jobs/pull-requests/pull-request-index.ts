@@ -84,6 +84,8 @@ interface PageChangeEntry {
   mergedAt: number;
   jobId: string;
   requesterId: string;
+  /** The job's channel: who asked is shown only there (absent in entries written before). */
+  channelId?: string;
 }
 
 /**
@@ -124,6 +126,7 @@ export class PullRequestIndex {
       mergedAt: pr.mergedAt,
       jobId: record.jobId,
       requesterId: record.requesterId,
+      channelId: record.channelId,
     };
     const project = record.projectId ?? '';
     const keys = new Set(
@@ -208,6 +211,7 @@ function parseEntry(json: string | undefined): PageChangeEntry | undefined {
     const value = JSON.parse(json) as Partial<PageChangeEntry>;
     if (typeof value.prLink !== 'string' || typeof value.mergedAt !== 'number') return undefined;
     if (typeof value.jobId !== 'string' || typeof value.requesterId !== 'string') return undefined;
+    if (value.channelId !== undefined && typeof value.channelId !== 'string') return undefined;
     return value as PageChangeEntry;
   } catch {
     return undefined;

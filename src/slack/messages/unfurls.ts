@@ -78,7 +78,7 @@ export function pagePreview(url: string, data: PageUnfurlData, siteName: string)
   const top = s.nearbySearches[0];
   const gap = top ? ` · “${quoted(top.query, 60)}” found nothing ${n(top.hits)}×` : '';
   const change = data.change
-    ? ` · last fixed ${slackTime(data.change.mergedAt, '{date_short}')} (${mrkdwnLink(data.change.prLink, 'pull request')}, <@${data.change.requesterId}>)`
+    ? ` · last fixed ${slackTime(data.change.mergedAt, '{date_short}')} (${mrkdwnLink(data.change.prLink, 'pull request')}${data.change.requesterId ? `, <@${data.change.requesterId}>` : ''})`
     : '';
   const line =
     `${n(views)} views, ${formatDayRange(s.range.from, s.range.toExclusive)}${trend(views, total(previous))}` +

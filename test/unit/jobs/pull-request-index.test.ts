@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/common/logger.js';
+import { changeSeenFrom } from '../../../src/insights/page-snapshot/page-snapshot.js';
 import type { JobRecord } from '../../../src/jobs/domain/job.js';
 import type { PullRequestState } from '../../../src/jobs/pull-requests/pull-request.js';
 import { PullRequestIndex } from '../../../src/jobs/pull-requests/pull-request-index.js';
@@ -76,6 +77,23 @@ describe('PullRequestIndex', () => {
     const elsewhere = record('job_p', { projectId: 'p_other' });
     await index.rememberMerged(elsewhere, merged(3_000, ['guides/auth.md']));
     expect((await index.lastMerged('p_other', 'p0', '/guides/auth'))?.jobId).toBe('job_p');
+  });
+
+  it('keeps the job’s channel with a page’s last change, and names its requester only there (changeSeenFrom)', async () => {
+    const { index, record } = setup();
+    await index.rememberMerged(
+      record('job_p', { channelId: 'G0PRIVATE' }),
+      merged(5_000, ['guides/auth.md']),
+    );
+    const change = await index.lastMerged('p0', 'p0', '/guides/auth');
+    expect(change).toMatchObject({ jobId: 'job_p', requesterId: 'U1', channelId: 'G0PRIVATE' });
+    expect(changeSeenFrom(change!, 'G0PRIVATE')).toEqual(change);
+    expect(changeSeenFrom(change!, 'C0PUBLIC')).toEqual({ prLink: PR, mergedAt: 5_000 });
+    // Entries recorded before the channel was kept name nobody anywhere.
+    expect(changeSeenFrom({ prLink: PR, mergedAt: 1, jobId: 'j', requesterId: 'U1' }, 'C1')).toEqual({
+      prLink: PR,
+      mergedAt: 1,
+    });
   });
 
   it('never throws when the store fails', async () => {

@@ -3,6 +3,7 @@ import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
 import type { NewDelivery } from '../../../delivery/domain.js';
 import { AnalyticsBudgetError } from '../../../insights/analytics-source.js';
+import { changeSeenFrom } from '../../../insights/page-snapshot/page-snapshot.js';
 import {
   type LinkPreview,
   pagePreview,
@@ -115,7 +116,9 @@ async function previewOf(
     if (restricted) return plainPagePreview(url, path, sources.siteName);
     try {
       const data = await sources.pages.forUnfurl(sources.projectFor(channel), path);
-      return pagePreview(url, data, sources.siteName);
+      // Who asked for the page's last change: only in that job's own channel.
+      const change = data.change ? { change: changeSeenFrom(data.change, channel) } : {};
+      return pagePreview(url, { ...data, ...change }, sources.siteName);
     } catch (error) {
       const budget = error instanceof AnalyticsBudgetError;
       deps.logger[budget ? 'info' : 'warn'](

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseTrustedProxies, type TrustedProxy } from './client-address.js';
 import { httpUrl, integer, optionalText } from './config-schemas.js';
 import { parseEncryptionKeys, SecretBoxError } from './secret-box.js';
 
@@ -33,6 +34,11 @@ export interface OAuthConfig {
    * address); the rest are asked to try again in a minute, so throw-away workspaces cannot flood it.
    */
   installsPerMinute: number;
+  /**
+   * TRUST_PROXY: the proxies in front (IP addresses or CIDR ranges) whose X-Forwarded-For is believed for
+   * per-address install limits; empty: the connection's own address is the client's.
+   */
+  trustProxy: TrustedProxy[];
   /**
    * TENANT_IDLE_SECONDS and TENANT_SCOPES_MAX (Redis): a workspace's scope unused this long is evicted from a
    * replica, and a replica holds at most this many; eviction frees memory only (its work wakes it again).
@@ -69,6 +75,13 @@ export const oauthEnvFields = {
   PRIVACY_URL: optionalText.pipe(httpUrl.optional()),
   SUPPORT_URL: optionalText.pipe(httpUrl.optional()),
   INSTALLS_PER_MINUTE: integer(DEFAULT_INSTALLS_PER_MINUTE, 1, 100_000),
+  TRUST_PROXY: optionalText.transform((text, ctx) => {
+    if (text === undefined) return [];
+    const parsed = parseTrustedProxies(text);
+    if (parsed.ok) return parsed.proxies;
+    ctx.addIssue({ code: 'custom', message: parsed.problem });
+    return z.NEVER;
+  }),
   TENANT_IDLE_SECONDS: integer(DEFAULT_SCOPE_IDLE_S, 10, 7 * 24 * 60 * 60),
   TENANT_SCOPES_MAX: integer(DEFAULT_SCOPES_MAX, 10, 1_000_000),
   REDIS_CLUSTER: optionalText
@@ -161,6 +174,7 @@ export function oauthConfigOf(e: {
   PRIVACY_URL?: string | undefined;
   SUPPORT_URL?: string | undefined;
   INSTALLS_PER_MINUTE?: number | undefined;
+  TRUST_PROXY?: TrustedProxy[] | undefined;
   TENANT_IDLE_SECONDS?: number | undefined;
   TENANT_SCOPES_MAX?: number | undefined;
   REDIS_CLUSTER?: boolean | undefined;
@@ -178,6 +192,7 @@ export function oauthConfigOf(e: {
     privacyUrl: e.PRIVACY_URL,
     supportUrl: e.SUPPORT_URL,
     installsPerMinute: e.INSTALLS_PER_MINUTE ?? DEFAULT_INSTALLS_PER_MINUTE,
+    trustProxy: e.TRUST_PROXY ?? [],
     scopeIdleMs: (e.TENANT_IDLE_SECONDS ?? DEFAULT_SCOPE_IDLE_S) * 1000,
     maxResidentScopes: e.TENANT_SCOPES_MAX ?? DEFAULT_SCOPES_MAX,
     redisCluster: e.REDIS_CLUSTER === true,

@@ -2,6 +2,8 @@
 export interface WindowCounter {
   /** Adds one to `key`'s count and resolves the count; the key lapses `ttlMs` after its first count. */
   increment(key: string, ttlMs: number): Promise<number>;
+  /** `key`'s count now, without adding to it (0 when it never counted or has lapsed). */
+  count(key: string): Promise<number>;
 }
 
 /** This process's counts, dropped as their windows pass (at most two windows are ever kept). */
@@ -20,5 +22,10 @@ export class MemoryWindowCounter implements WindowCounter {
     entry.count += 1;
     this.counts.set(key, entry);
     return entry.count;
+  }
+
+  async count(key: string): Promise<number> {
+    const held = this.counts.get(key);
+    return held && held.until > this.now() ? held.count : 0;
   }
 }

@@ -73,7 +73,6 @@ export function wireUnfurls(input: {
       pages,
       projectFor: (channelId) => projects.projectFor(channelId),
       pullRequests: index,
-      allowExternal: config.access.allowExternalUsers,
     },
     onPullRequest: (record, prLink) => index.remember(record, prLink),
     onMerged: (record, pr) => index.rememberMerged(record, pr),

@@ -28,7 +28,10 @@ describe('"Add to Slack" under a flood of installs', () => {
     const refused = await app.install({ teamId: 'T0RATE4', teamName: 'Rate 4' });
     expect(refused.status).toBe(429);
     expect(refused.html).toContain('Too many installations right now');
-    expect(refused.html).toContain('Nothing\nwas installed');
+    expect(refused.html).toContain('Nothing was\ninstalled');
+    // When to come back: the next minute of the app's clock.
+    const next = new Date(Math.floor(now / 60_000) * 60_000 + 60_000).toISOString().slice(11, 19);
+    expect(refused.html).toContain(`Try again after <strong>${next} UTC</strong> (in 55 seconds)`);
     expect(exchanges()).toBe(3); // its code was never exchanged
     expect(app.logs.some((l) => l.includes('T0RATE4') && l.includes('"installed"'))).toBe(false);
     expect(app.logs.filter((l) => l.includes('asked to wait'))).toHaveLength(1);

@@ -45,14 +45,23 @@ export function seedPage(docs: FakeDocs): void {
   };
 }
 
-/** Someone pastes `urls` in a message: Slack announces it to the fake and sends link_shared. */
-export async function paste(t: TestApp, urls: string[], fields: Json = {}) {
+/**
+ * Someone pastes `urls` in a message (in `fields.channel`, else #docs): Slack announces it to the fake and
+ * sends link_shared (for `teamId`'s install, else the test team's).
+ */
+export async function paste(
+  t: Pick<TestApp, 'slack' | 'event'>,
+  urls: string[],
+  fields: Json = {},
+  teamId?: string,
+) {
   const ts = nextMessageTs();
-  const unfurlId = `${CHANNEL}.${ts}.${Math.random().toString(16).slice(2)}`;
-  t.slack.unfurls.share({ channel: CHANNEL, ts, unfurlId, source: 'conversations_history', urls });
+  const channel = typeof fields.channel === 'string' ? fields.channel : CHANNEL;
+  const unfurlId = `${channel}.${ts}.${Math.random().toString(16).slice(2)}`;
+  t.slack.unfurls.share({ channel, ts, unfurlId, source: 'conversations_history', urls });
   const event = {
     type: 'link_shared',
-    channel: CHANNEL,
+    channel,
     is_bot_user_member: true,
     user: 'U0ALICE',
     message_ts: ts,
@@ -62,12 +71,12 @@ export async function paste(t: TestApp, urls: string[], fields: Json = {}) {
     event_ts: ts,
     ...fields,
   };
-  expect((await t.event(eventEnvelope(event))).status).toBe(200);
+  expect((await t.event(eventEnvelope(event, undefined, teamId))).status).toBe(200);
   return ts;
 }
 
-export const previewOf = (t: TestApp, ts: string, url: string) =>
-  waitFor(() => t.slack.unfurls.previewsOf(CHANNEL, ts).get(url), { what: `the preview of ${url}` });
+export const previewOf = (t: Pick<TestApp, 'slack'>, ts: string, url: string, channel = CHANNEL) =>
+  waitFor(() => t.slack.unfurls.previewsOf(channel, ts).get(url), { what: `the preview of ${url}` });
 /** Pastes `url` until its preview says what `done` looks for (a PR's state moves on in the background). */
 export async function previewUntil(t: TestApp, url: string, done: (text: string) => boolean, what: string) {
   const deadline = Date.now() + 15_000;
@@ -78,4 +87,4 @@ export async function previewUntil(t: TestApp, url: string, done: (text: string)
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
-export const viewsReads = (t: TestApp) => t.docs.requestsTo('GET', /\/views$/).length;
+export const viewsReads = (t: Pick<TestApp, 'docs'>) => t.docs.requestsTo('GET', /\/views$/).length;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { clientAddress, ProxyTrust, parseTrustedProxies } from '../../src/common/client-address.js';
 
 /*
  * compose.yml (the bot, Redis with AOF, Caddy with automatic HTTPS) cannot be started here (no Docker engine):
@@ -58,6 +59,18 @@ describe('compose.yml', () => {
     expect(bot.ports).toBeUndefined();
     expect(bot.expose).toEqual([bot.environment.PORT]);
     expect(compose.services.redis.ports).toBeUndefined();
+  });
+
+  it('believes Caddy’s X-Forwarded-For (TRUST_PROXY is Caddy’s fixed address), so installs count the browser', () => {
+    const trust = compose.services['docs-agent'].environment.TRUST_PROXY;
+    expect(compose.services.caddy.networks.default.ipv4_address).toBe(trust);
+    expect(compose.networks.default.ipam.config[0].subnet).toBe('172.30.44.0/24');
+    const parsed = parseTrustedProxies(trust);
+    if (!parsed.ok) throw new Error(parsed.problem);
+    // Caddy connects from its address and names the browser in X-Forwarded-For.
+    expect(clientAddress(`::ffff:${trust}`, '203.0.113.5', new ProxyTrust(parsed.proxies))).toBe(
+      '203.0.113.5',
+    );
   });
 
   it('documents every variable it needs in .env.example', () => {

@@ -126,8 +126,11 @@ export function createOAuthAgent(
       directory: store.directory,
       now: () => clock.now(),
       logger,
-      rateLimit: new InstallRateLimit(store.installCounter, config.oauth.installsPerMinute, () =>
-        clock.now(),
+      rateLimit: new InstallRateLimit(
+        store.installCounter,
+        config.oauth.installsPerMinute,
+        () => clock.now(),
+        config.oauth.trustProxy,
       ),
       onInstalled: (installation) => {
         logger.info({ tenant: installation.tenant, name: installation.name }, 'installed');

@@ -44,8 +44,17 @@ export interface PageSnapshot {
 export interface PageChange {
   prLink: string;
   mergedAt: number;
-  jobId: string;
-  requesterId: string;
+  /** The job and who asked for it: only where the job's channel is (`changeSeenFrom`). */
+  jobId?: string;
+  requesterId?: string;
+  /** The job's channel (absent in entries recorded before it was kept: then seen from nowhere). */
+  channelId?: string;
+}
+
+/** A page's last change as a preview in `channelId` shows it: who asked for it only in the job's own channel. */
+export function changeSeenFrom(change: PageChange, channelId: string): PageChange {
+  if (change.channelId !== undefined && change.channelId === channelId) return change;
+  return { prLink: change.prLink, mergedAt: change.mergedAt };
 }
 
 /** Where page changes are looked up (src/jobs keeps them; the composition root adapts). */

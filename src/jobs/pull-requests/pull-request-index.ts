@@ -22,8 +22,9 @@ const MAX_FILE_CHARS = 300;
 /** Files that are docs pages: their path, without this extension, is (a suffix of) the page's path. */
 const PAGE_FILE = /\.(md|mdx|markdown|rst|adoc)$/i;
 
-/** A PR of one of our jobs, as an unfurl shows it. */
+/** A PR of one of our jobs, as an unfurl shows it in the job's own channel (where its card lives). */
 export interface PullRequestSummary {
+  kind: 'job';
   jobId: string;
   prLink: string;
   requesterId: string;
@@ -38,11 +39,53 @@ export interface PullRequestSummary {
   teamId: string | null;
 }
 
+/**
+ * The same PR pasted anywhere else: its number and state only. The job's instruction, requester, id and
+ * thread stay in its own channel, as `/docs-agent status` keeps them there.
+ */
+export interface PullRequestStateOnly {
+  kind: 'state';
+  prLink: string;
+  /** `owner/repo` as the pasted link spells it. */
+  repo: string;
+  number: number;
+  pr: PullRequestState | null;
+  followed: boolean;
+  teamId: string | null;
+}
+
+/** What a PR link of ours may show where it was pasted. */
+export type PullRequestView = PullRequestSummary | PullRequestStateOnly;
+
+/**
+ * Where a preview is seen decides what it shows: everything in the job's own channel, the PR's state only
+ * anywhere else (another channel, a DM with the bot, a group DM), whoever pasted it, since every member of
+ * the conversation sees the preview.
+ */
+export function seenFrom(
+  summary: PullRequestSummary,
+  ref: PullRequestRef,
+  channelId: string,
+): PullRequestView {
+  if (summary.channelId === channelId) return summary;
+  return {
+    kind: 'state',
+    prLink: summary.prLink,
+    repo: `${ref.owner}/${ref.repo}`,
+    number: ref.number,
+    pr: summary.pr,
+    followed: summary.followed,
+    teamId: summary.teamId,
+  };
+}
+
 interface PageChangeEntry {
   prLink: string;
   mergedAt: number;
   jobId: string;
   requesterId: string;
+  /** The job's channel: who asked is shown only there (absent in entries written before). */
+  channelId?: string;
 }
 
 /**
@@ -83,6 +126,7 @@ export class PullRequestIndex {
       mergedAt: pr.mergedAt,
       jobId: record.jobId,
       requesterId: record.requesterId,
+      channelId: record.channelId,
     };
     const project = record.projectId ?? '';
     const keys = new Set(
@@ -114,8 +158,11 @@ export class PullRequestIndex {
     );
   }
 
-  /** The job behind a PR link of ours, or undefined (not a PR link, not one of our jobs, or forgotten). */
-  async describe(link: string): Promise<PullRequestSummary | undefined> {
+  /**
+   * The job behind a PR link of ours as it may be shown in `where.channelId` (`seenFrom`), or undefined (not
+   * a PR link, not one of our jobs, or forgotten).
+   */
+  async describe(link: string, where: { channelId: string }): Promise<PullRequestView | undefined> {
     const ref = parsePullRequestLink(link, this.o.webUrl);
     if (!ref) return undefined;
     const json = await this.o.store.get(prKey(ref));
@@ -123,7 +170,8 @@ export class PullRequestIndex {
     if (typeof jobId !== 'string') return undefined;
     const record = await this.o.jobs.getJob(jobId);
     if (!record) return undefined;
-    return {
+    const summary: PullRequestSummary = {
+      kind: 'job',
       jobId,
       prLink: record.pullRequest?.url ?? record.prLink ?? link,
       requesterId: record.requesterId,
@@ -134,6 +182,7 @@ export class PullRequestIndex {
       followed: record.pullRequest !== undefined,
       teamId: record.teamId,
     };
+    return seenFrom(summary, ref, where.channelId);
   }
 }
 
@@ -162,6 +211,7 @@ function parseEntry(json: string | undefined): PageChangeEntry | undefined {
     const value = JSON.parse(json) as Partial<PageChangeEntry>;
     if (typeof value.prLink !== 'string' || typeof value.mergedAt !== 'number') return undefined;
     if (typeof value.jobId !== 'string' || typeof value.requesterId !== 'string') return undefined;
+    if (value.channelId !== undefined && typeof value.channelId !== 'string') return undefined;
     return value as PageChangeEntry;
   } catch {
     return undefined;

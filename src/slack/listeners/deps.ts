@@ -204,8 +204,6 @@ export interface SlackDeps {
     pages: Pick<PageSnapshots, 'forUnfurl'>;
     projectFor(channelId: string): string;
     pullRequests?: Pick<PullRequestIndex, 'describe'>;
-    /** ALLOW_EXTERNAL_USERS: guests, other organisations and shared channels see the numbers too. */
-    allowExternal: boolean;
   };
   /** The configured hourly budgets, named in the texts that refuse for them. */
   limits?: HourlyLimits;

@@ -1,6 +1,9 @@
 import type { EntityMetadata } from '@slack/types';
 import type { PageUnfurlData } from '../../insights/page-snapshot/page-snapshot.js';
-import type { PullRequestSummary } from '../../jobs/pull-requests/pull-request-index.js';
+import type {
+  PullRequestStateOnly,
+  PullRequestSummary,
+} from '../../jobs/pull-requests/pull-request-index.js';
 import { oneLine } from './limits.js';
 
 /** A Work Object entity as `chat.unfurl` takes it in `metadata.entities`. */
@@ -64,6 +67,26 @@ export function pullRequestEntity(url: string, summary: PullRequestSummary): Unf
         status: { value: pr ? pr.state : 'opened' },
         assignee: { type: 'slack#/types/user', user: { user_id: summary.requesterId } },
       },
+      custom_fields: [{ key: 'checks', label: 'Checks', type: 'string', value: pr ? pr.checks : 'unknown' }],
+    },
+  };
+}
+
+/** A pull request of one of our jobs outside the job's channel: its number and state, nobody named. */
+export function pullRequestStateEntity(url: string, view: PullRequestStateOnly): UnfurlEntity {
+  const pr = view.pr;
+  return {
+    app_unfurl_url: url,
+    url,
+    external_ref: { id: view.prLink.slice(0, 500), type: 'pull_request' },
+    entity_type: TASK,
+    entity_payload: {
+      attributes: {
+        title: { text: plain(`Pull request ${view.repo}#${view.number}`, 150) },
+        display_type: 'Pull request',
+        product_name: 'docs-agent',
+      },
+      fields: { status: { value: pr ? pr.state : 'opened' } },
       custom_fields: [{ key: 'checks', label: 'Checks', type: 'string', value: pr ? pr.checks : 'unknown' }],
     },
   };

@@ -1,13 +1,21 @@
 import type { Button, KnownBlock } from '@slack/types';
 import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import type { PageUnfurlData } from '../../insights/page-snapshot/page-snapshot.js';
-import type { PullRequestSummary } from '../../jobs/pull-requests/pull-request-index.js';
+import type {
+  PullRequestStateOnly,
+  PullRequestSummary,
+} from '../../jobs/pull-requests/pull-request-index.js';
 import { defuseLinks, escapeMrkdwn, stripInvisible, untrustedMrkdwn } from '../markup.js';
 import { formatDayRange } from './dates.js';
 import { displayCount, mrkdwnLink, slackTime } from './format.js';
 import { HEALTH_FIX_ACTION_PREFIX } from './health-report.js';
 import { oneLine } from './limits.js';
-import { pageEntity, pullRequestEntity, type UnfurlEntity } from './unfurl-entities.js';
+import {
+  pageEntity,
+  pullRequestEntity,
+  pullRequestStateEntity,
+  type UnfurlEntity,
+} from './unfurl-entities.js';
 
 /** The Fix button of a page preview: the `/docs-health` listener's pattern, so the same flow opens. */
 export const PAGE_FIX_ACTION = `${HEALTH_FIX_ACTION_PREFIX}_page_0`;
@@ -70,7 +78,7 @@ export function pagePreview(url: string, data: PageUnfurlData, siteName: string)
   const top = s.nearbySearches[0];
   const gap = top ? ` · “${quoted(top.query, 60)}” found nothing ${n(top.hits)}×` : '';
   const change = data.change
-    ? ` · last fixed ${slackTime(data.change.mergedAt, '{date_short}')} (${mrkdwnLink(data.change.prLink, 'pull request')}, <@${data.change.requesterId}>)`
+    ? ` · last fixed ${slackTime(data.change.mergedAt, '{date_short}')} (${mrkdwnLink(data.change.prLink, 'pull request')}${data.change.requesterId ? `, <@${data.change.requesterId}>` : ''})`
     : '';
   const line =
     `${n(views)} views, ${formatDayRange(s.range.from, s.range.toExclusive)}${trend(views, total(previous))}` +
@@ -119,12 +127,34 @@ const REVIEW_LABEL = {
   none: 'no review yet',
 } as const;
 
-/** A pull request one of our jobs opened: its job, state, checks and who asked for it. */
+const stateOf = (pr: PullRequestSummary['pr']) =>
+  pr ? `${STATE_LABEL[pr.state]}${pr.draft && pr.state === 'open' ? ' (draft)' : ''}` : 'Opened';
+
+/**
+ * A pull request of one of our jobs pasted outside the job's channel: its number and state only (no job,
+ * instruction, requester or thread).
+ */
+export function pullRequestStatePreview(url: string, view: PullRequestStateOnly): LinkPreview {
+  const pr = view.pr;
+  const unread = view.followed ? 'not read yet' : 'not followed';
+  const title = `${quoted(view.repo, 120)}#${view.number}`;
+  const blocks: KnownBlock[] = [
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: `*Pull request* ${title}\n${stateOf(pr)}` },
+    },
+    context(
+      `${pr ? `Checks ${CHECKS_LABEL[pr.checks]} · as last read on GitHub` : `GitHub ${unread}`} · docs-agent`,
+    ),
+  ];
+  const text = `Pull request ${oneLine(view.repo, 120)}#${view.number}: ${pr ? pr.state : 'opened'}`;
+  return { url, blocks, text: defuseLinks(text), entity: pullRequestStateEntity(url, view) };
+}
+
+/** A pull request one of our jobs opened, in the job's own channel: its job, state, checks and who asked for it. */
 export function pullRequestPreview(url: string, summary: PullRequestSummary): LinkPreview {
   const pr = summary.pr;
-  const state = pr
-    ? `${STATE_LABEL[pr.state]}${pr.draft && pr.state === 'open' ? ' (draft)' : ''}`
-    : 'Opened';
+  const state = stateOf(pr);
   const unread = summary.followed ? 'not read yet' : 'not followed';
   const checks = pr ? CHECKS_LABEL[pr.checks] : unread;
   const fields = [

@@ -135,7 +135,7 @@ export type InstallFailure =
   /** Slack could not be reached, or answered with a server error. */
   | { kind: 'slack-unreachable' }
   /** More installs than the deployment takes a minute (INSTALLS_PER_MINUTE): asked to come back. */
-  | { kind: 'busy'; retryAfterS: number }
+  | { kind: 'busy'; retryAfterS: number; retryAt: number }
   | { kind: 'unknown' };
 
 /** The HTTP status of each failure: the browser's request at fault (4xx), Slack's answer (502), ours (500). */
@@ -193,6 +193,11 @@ ID, client secret, redirect URL or distribution settings need checking.</p>`,
   }
 }
 
+/** When to come back, in UTC (the page cannot know the reader's zone): `14:05:00 UTC`. */
+const retryTime = (at: number) => `${new Date(at).toISOString().slice(11, 19)} UTC`;
+const retryIn = (seconds: number) =>
+  seconds < 90 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${Math.ceil(seconds / 60)} minutes`;
+
 function failureWords(failure: InstallFailure): { title: string; explain: string } {
   switch (failure.kind) {
     case 'denied':
@@ -227,8 +232,9 @@ minute and try again. ${ASK_OPERATOR}</p>`,
     case 'busy':
       return {
         title: 'Too many installations right now',
-        explain: `<p>docs-agent is taking many installations at the moment and asked this one to wait. Nothing
-was installed. Try again in ${failure.retryAfterS < 60 ? 'a minute' : 'a few minutes'}.</p>`,
+        explain: `<p>I am taking many installations at the moment, so I asked this one to wait. Nothing was
+installed. Try again after <strong>${retryTime(failure.retryAt)}</strong> (in ${retryIn(failure.retryAfterS)}),
+from the install page.</p>`,
       };
     case 'unknown':
       return {

@@ -43,8 +43,11 @@ export interface InstallerInput {
   links?: PageLinks;
   /** A tenant was installed (or re-installed) and saved: build or rebuild its runtime. */
   onInstalled(installation: TenantInstallation): void;
-  /** INSTALLS_PER_MINUTE: asked before the code is exchanged; a refused install is sent a "busy" page. */
-  rateLimit?: InstallRateLimit;
+  /**
+   * INSTALLS_PER_MINUTE: asked before the code is exchanged (a refused install is sent a "busy" page), told
+   * of each successful exchange and each failed callback; it also makes each link's state single-use.
+   */
+  rateLimit?: Pick<InstallRateLimit, 'admit' | 'succeeded' | 'failed' | 'firstUse'>;
 }
 
 export type InstallerReceiverOptions = Required<
@@ -91,12 +94,24 @@ function installerIsAdmin(slackApiUrl: string): InstallerRoleLookup {
   };
 }
 
-/** The state store on the injected clock (so an expired link is testable), signed with SLACK_STATE_SECRET. */
-function clockedStateStore(stateSecret: string, now: () => number): StateStore {
+/**
+ * The state store on the injected clock (so an expired link is testable), signed with SLACK_STATE_SECRET;
+ * a state whose signature holds is used once (a second callback with it is refused as expired).
+ */
+function clockedStateStore(
+  stateSecret: string,
+  now: () => number,
+  uses: Pick<InstallRateLimit, 'firstUse'> | undefined,
+): StateStore {
   const signed = new slackOAuth.ClearStateStore(stateSecret, STATE_SECONDS);
   return {
     generateStateParam: (options) => signed.generateStateParam(options, new Date(now())),
-    verifyStateParam: (_now, state) => signed.verifyStateParam(new Date(now()), state),
+    verifyStateParam: async (_now, state) => {
+      const options = await signed.verifyStateParam(new Date(now()), state);
+      if (uses && !(await uses.firstUse(state, STATE_SECONDS * 1000)))
+        throw new slackOAuth.InvalidStateError('The state was already used');
+      return options;
+    },
   };
 }
 
@@ -154,6 +169,8 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
     req: IncomingMessage,
     res: ServerResponse,
   ) => {
+    // Counted for its address only: a failed callback never spends the install budget.
+    void input.rateLimit?.failed(req);
     const reason = classifyInstallFailure(error, req.url);
     const level = reason.kind === 'denied' ? 'info' : reason.kind === 'unknown' ? 'error' : 'warn';
     log[level](
@@ -179,7 +196,7 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
       redirectUriPath: REDIRECT_PATH,
       directInstall: false,
       stateVerification: true,
-      stateStore: clockedStateStore(input.stateSecret, now),
+      stateStore: clockedStateStore(input.stateSecret, now, input.rateLimit),
       stateCookieExpirationSeconds: STATE_SECONDS,
       authorizationUrl: authorizationUrlFor(slackApiUrl),
       renderHtmlForInstallPath: (url) => installPage(url, input.links),
@@ -202,9 +219,18 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
             'an installation was asked to wait (INSTALLS_PER_MINUTE)',
           );
           res.setHeader('retry-after', String(admission.retryAfterS));
-          const busy = { kind: 'busy' as const, retryAfterS: admission.retryAfterS };
+          const busy = {
+            kind: 'busy' as const,
+            retryAfterS: admission.retryAfterS,
+            retryAt: admission.retryAt,
+          };
           sendPage(res, failureStatus(busy), failurePage(busy, INSTALL_PATH, input.links));
           return false;
+        },
+        // oauth.v2.access said ok (and auth.test): only this counts against INSTALLS_PER_MINUTE.
+        afterInstallation: async (_installation, _o, req) => {
+          await input.rateLimit?.succeeded(req);
+          return true;
         },
       },
       // No retries: a code works once, so a retried exchange after a lost answer could only fail; the person

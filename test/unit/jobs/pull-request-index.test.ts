@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/common/logger.js';
+import { changeSeenFrom } from '../../../src/insights/page-snapshot/page-snapshot.js';
 import type { JobRecord } from '../../../src/jobs/domain/job.js';
 import type { PullRequestState } from '../../../src/jobs/pull-requests/pull-request.js';
 import { PullRequestIndex } from '../../../src/jobs/pull-requests/pull-request-index.js';
@@ -36,9 +37,28 @@ describe('PullRequestIndex', () => {
   it('finds the job of a PR link however the owner and repo are cased, and nothing for other links', async () => {
     const { index, record } = setup();
     await index.remember(record('job_1'), PR);
-    expect((await index.describe('https://github.com/acme/docs/pull/12/files'))?.jobId).toBe('job_1');
-    expect(await index.describe('https://github.com/acme/docs/pull/13')).toBeUndefined();
-    expect(await index.describe('https://gitlab.com/acme/docs/pull/12')).toBeUndefined();
+    const here = { channelId: 'C1' };
+    expect(await index.describe('https://github.com/acme/docs/pull/12/files', here)).toMatchObject({
+      kind: 'job',
+      jobId: 'job_1',
+    });
+    expect(await index.describe('https://github.com/acme/docs/pull/13', here)).toBeUndefined();
+    expect(await index.describe('https://gitlab.com/acme/docs/pull/12', here)).toBeUndefined();
+  });
+
+  it('shows the job (instruction, requester, id) only in its own channel: elsewhere the PR’s number and state', async () => {
+    const { index, record } = setup();
+    await index.remember(record('job_1', { channelId: 'G0PRIVATE', prompt: 'Secret roadmap' }), PR);
+    const own = await index.describe(PR, { channelId: 'G0PRIVATE' });
+    expect(own).toMatchObject({ kind: 'job', prompt: 'Secret roadmap', requesterId: 'U1' });
+    for (const channelId of ['C0PUBLIC', 'D0SOMEONE', 'C1']) {
+      const elsewhere = await index.describe(PR, { channelId });
+      expect(elsewhere).toEqual({
+        kind: 'state',
+        ...{ prLink: PR, repo: 'Acme/Docs', number: 12, pr: null, followed: false, teamId: 'T1' },
+      });
+      expect(JSON.stringify(elsewhere)).not.toMatch(/Secret|U1|job_1|G0PRIVATE|1\.1/);
+    }
   });
 
   it('names the newest merged PR of ours for each docs page it changed, per project', async () => {
@@ -57,6 +77,23 @@ describe('PullRequestIndex', () => {
     const elsewhere = record('job_p', { projectId: 'p_other' });
     await index.rememberMerged(elsewhere, merged(3_000, ['guides/auth.md']));
     expect((await index.lastMerged('p_other', 'p0', '/guides/auth'))?.jobId).toBe('job_p');
+  });
+
+  it('keeps the job’s channel with a page’s last change, and names its requester only there (changeSeenFrom)', async () => {
+    const { index, record } = setup();
+    await index.rememberMerged(
+      record('job_p', { channelId: 'G0PRIVATE' }),
+      merged(5_000, ['guides/auth.md']),
+    );
+    const change = await index.lastMerged('p0', 'p0', '/guides/auth');
+    expect(change).toMatchObject({ jobId: 'job_p', requesterId: 'U1', channelId: 'G0PRIVATE' });
+    expect(changeSeenFrom(change!, 'G0PRIVATE')).toEqual(change);
+    expect(changeSeenFrom(change!, 'C0PUBLIC')).toEqual({ prLink: PR, mergedAt: 5_000 });
+    // Entries recorded before the channel was kept name nobody anywhere.
+    expect(changeSeenFrom({ prLink: PR, mergedAt: 1, jobId: 'j', requesterId: 'U1' }, 'C1')).toEqual({
+      prLink: PR,
+      mergedAt: 1,
+    });
   });
 
   it('never throws when the store fails', async () => {

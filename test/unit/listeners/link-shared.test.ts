@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { AccessPolicy } from '../../../src/common/access-policy.js';
 import { AnalyticsBudgetError } from '../../../src/insights/analytics-source.js';
 import { evidenceOf, type PageSnapshot } from '../../../src/insights/page-snapshot/page-snapshot.js';
-import type { PullRequestSummary } from '../../../src/jobs/pull-requests/pull-request-index.js';
+import { parsePullRequestLink } from '../../../src/jobs/pull-requests/pull-request.js';
+import { type PullRequestSummary, seenFrom } from '../../../src/jobs/pull-requests/pull-request-index.js';
 import { type LinkSharedArgs, linkShared } from '../../../src/slack/listeners/events/link-shared.js';
 import type { UnfurlPayload } from '../../../src/slack/messages/unfurls.js';
 import { recordingOutbox } from '../../support/recording-outbox.js';
@@ -26,19 +28,29 @@ const snapshot: PageSnapshot = {
   fetchedAt: 0,
 };
 const summary: PullRequestSummary = {
+  kind: 'job',
   ...{ jobId: 'job_1', prLink: PR, requesterId: USER, channelId: CHANNEL, jobStatus: 'completed' },
   ...{ prompt: 'Fix auth', pr: null, followed: false, teamId: 'T0TEAM' },
 };
 
 function setup(
-  options: { pageError?: Error; allowed?: { userIds?: string[] }; guest?: boolean; userOrg?: string } = {},
+  options: {
+    pageError?: Error;
+    allowed?: { userIds?: string[] };
+    guest?: boolean;
+    userOrg?: string;
+    /** The tenant's external-users setting, read on every check (absent: off). */
+    externalUsers?: () => boolean;
+  } = {},
 ) {
   const work = deferredWork();
   const { outbox, sent, settle } = recordingOutbox();
   const { logger } = recordingLogger();
   let reads = 0;
   const handler = linkShared({
-    access: access(options.allowed),
+    access: options.externalUsers
+      ? new AccessPolicy({ channelIds: [], userIds: [], allowExternalUsers: options.externalUsers })
+      : access(options.allowed),
     logger,
     afterAck: work.afterAck,
     outbox,
@@ -58,8 +70,12 @@ function setup(
         },
       },
       projectFor: () => 'proj',
-      pullRequests: { describe: async (url) => (url === PR ? summary : undefined) },
-      allowExternal: false,
+      pullRequests: {
+        describe: async (url, where) => {
+          const ref = parsePullRequestLink(url, 'https://github.com');
+          return url === PR && ref ? seenFrom(summary, ref, where.channelId) : undefined;
+        },
+      },
     },
   });
   const share = async (
@@ -102,6 +118,31 @@ describe('link_shared listener', () => {
     expect(text).toContain('job_1');
     expect(text).toContain('Requested by');
     expect(Object.keys(s.payload()?.unfurls ?? {})).toEqual([PR]);
+  });
+
+  it('shows a PR’s job, instruction and requester in the job’s own channel only: elsewhere its state', async () => {
+    const s = setup();
+    await s.share([PR], { channel: 'C0ELSEWHERE' });
+    const text = JSON.stringify(s.payload());
+    expect(text).toContain('acme/docs#3');
+    expect(text).toContain('Opened');
+    expect(text).not.toMatch(/job_1|Fix auth|Requested by|U0ALICE/);
+    const dm = setup();
+    await dm.share([PR], { channel: 'D0ALICE' });
+    expect(JSON.stringify(dm.payload())).not.toMatch(/job_1|Fix auth|U0ALICE/);
+  });
+
+  it('follows the tenant’s external-users setting as it changes, not the deployment’s', async () => {
+    let allowed = true;
+    const s = setup({ externalUsers: () => allowed });
+    await s.share([PAGE], { user_team: 'T0OTHER' });
+    expect(JSON.stringify(s.sent[0]?.payload)).toMatch(/health_fix/);
+    allowed = false;
+    await s.share([PAGE, PR], { user_team: 'T0OTHER', message_ts: '1.000200', unfurl_id: 'u2' });
+    const text = JSON.stringify(s.sent[1]?.payload);
+    expect(text).toContain('/guides/auth');
+    expect(text).not.toMatch(/Views|health_fix|job_1|Fix auth|Requested by/);
+    expect(s.reads()).toBe(1);
   });
 
   it('reads nothing and owes nothing for a user the access rules exclude, or outside the channel', async () => {

@@ -3,11 +3,13 @@ import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
 import type { NewDelivery } from '../../../delivery/domain.js';
 import { AnalyticsBudgetError } from '../../../insights/analytics-source.js';
+import { changeSeenFrom } from '../../../insights/page-snapshot/page-snapshot.js';
 import {
   type LinkPreview,
   pagePreview,
   plainPagePreview,
   pullRequestPreview,
+  pullRequestStatePreview,
   unfurlPayload,
 } from '../../messages/unfurls.js';
 import type { SlackDeps } from '../deps.js';
@@ -45,7 +47,8 @@ export function registerLinkShared(app: App, deps: LinkSharedDeps): void {
  * A docs-site link or a PR of one of our jobs pasted where the app is: one `chat.unfurl` owed through
  * the outbox (deterministic key per message, so a redelivered event unfurls once). Nothing for people
  * or channels the access rules exclude; guests, other organisations and shared channels get previews
- * without numbers (unless ALLOW_EXTERNAL_USERS).
+ * without numbers (unless external users are allowed: the tenant's setting, else ALLOW_EXTERNAL_USERS).
+ * A PR's job (instruction, requester) shows only in the job's own channel; elsewhere the PR's state.
  */
 export function linkShared(deps: LinkSharedDeps) {
   return async ({ event, body, context }: LinkSharedArgs): Promise<void> => {
@@ -67,8 +70,9 @@ export function linkShared(deps: LinkSharedDeps) {
       typeof context?.orgWideEnterpriseId === 'string' ? context.orgWideEnterpriseId : undefined;
     deps.afterAck(async () => {
       const userOrg = homeOrg ? await deps.users?.enterpriseOf?.(user) : undefined;
+      // The tenant's own setting (OAuth mode: its managers' choice), else ALLOW_EXTERNAL_USERS.
       const restricted =
-        !sources.allowExternal &&
+        !deps.access.externalUsersAllowed &&
         (body.is_ext_shared_channel === true ||
           !deps.access.checkTeam(event.user_team, homeTeam, { install: homeOrg, user: userOrg }).ok ||
           // Fails closed: without a way to check, no numbers.
@@ -112,7 +116,9 @@ async function previewOf(
     if (restricted) return plainPagePreview(url, path, sources.siteName);
     try {
       const data = await sources.pages.forUnfurl(sources.projectFor(channel), path);
-      return pagePreview(url, data, sources.siteName);
+      // Who asked for the page's last change: only in that job's own channel.
+      const change = data.change ? { change: changeSeenFrom(data.change, channel) } : {};
+      return pagePreview(url, { ...data, ...change }, sources.siteName);
     } catch (error) {
       const budget = error instanceof AnalyticsBudgetError;
       deps.logger[budget ? 'info' : 'warn'](
@@ -124,11 +130,12 @@ async function previewOf(
   }
   if (!sources.pullRequests) return undefined;
   try {
-    const summary = await sources.pullRequests.describe(url);
+    // As seen from this channel: the job's instruction and requester only in the job's own channel.
+    const view = await sources.pullRequests.describe(url, { channelId: channel });
     // A job of another workspace is not shown here.
-    if (!summary || (summary.teamId && homeTeam && summary.teamId !== homeTeam)) return undefined;
+    if (!view || (view.teamId && homeTeam && view.teamId !== homeTeam)) return undefined;
     if (restricted) return plainPagePreview(url, 'Pull request of a docs-agent job', 'docs-agent');
-    return pullRequestPreview(url, summary);
+    return view.kind === 'job' ? pullRequestPreview(url, view) : pullRequestStatePreview(url, view);
   } catch (error) {
     deps.logger.warn({ channel, error: describeError(error) }, 'could not look up the pull request');
     return undefined;

@@ -20,6 +20,7 @@ export interface ReviewReactedMessageArgs {
     /** Where the button was clicked (the ephemeral answer sits in the reacted message's channel). */
     container?: { channel_id?: string };
     channel?: { id?: string };
+    team?: { id: string } | null;
   };
   respond: (message: {
     text: string;
@@ -74,7 +75,7 @@ export function reviewReactedMessage(deps: ReviewReactedMessageDeps) {
         ? await deps.threads.message(ref.channelId, ref.ts, { now: true })
         : await readMessage(client, ref.channelId, ref.ts);
       if (!message) return void (await tell(CANNOT_READ));
-      view = await jobFormFor(client, ref.channelId, message, undefined, deps.threads);
+      view = await jobFormFor(client, ref.channelId, message, undefined, deps.threads, body.team?.id);
     } catch (error) {
       if (error instanceof EmptySourceMessageError)
         return void (await tell(`${error.message} Write the instruction with \`/docs-agent\`.`));

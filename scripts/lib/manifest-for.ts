@@ -63,6 +63,9 @@ export function manifestFor(source: string, target: ManifestTarget): string {
   if (target.mode === 'oauth')
     doc.setIn(['oauth_config', 'redirect_urls'], [`https://${host}/slack/oauth_redirect`]);
   else doc.deleteIn(['oauth_config', 'redirect_urls']);
+  // Token rotation where the bot refreshes its tokens itself: OAuth mode only (a single-workspace bot's
+  // SLACK_BOT_TOKEN is fixed and would expire after 12 hours). Slack cannot turn it off again.
+  doc.setIn(['settings', 'token_rotation_enabled'], target.mode === 'oauth');
 
   // The docs site's host (manifest.yml carries a placeholder) and GitHub, for our jobs' pull requests.
   const docsHost = target.docsHost ? hostOf(target.docsHost, '--docs-host') : undefined;

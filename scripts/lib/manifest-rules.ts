@@ -179,6 +179,16 @@ export function manifestProblems(manifest: Manifest, registered = recordRegistra
   for (const m of unmapped) problems.push(`Web API method ${m} has no entry in METHOD_SCOPES`);
   if (registered.actions > 0 && manifest?.settings?.interactivity?.is_enabled !== true)
     problems.push('settings.interactivity.is_enabled must be true (buttons and modals)');
+  // OAuth mode (HTTP with a redirect URL) refreshes rotating tokens; a single-workspace token cannot be.
+  const oauth =
+    manifest?.settings?.socket_mode_enabled !== true &&
+    (manifest?.oauth_config?.redirect_urls?.length ?? 0) > 0;
+  if ((manifest?.settings?.token_rotation_enabled === true) !== oauth)
+    problems.push(
+      oauth
+        ? 'settings.token_rotation_enabled must be true in OAuth mode (the bot refreshes its tokens)'
+        : 'settings.token_rotation_enabled must be false without OAuth: SLACK_BOT_TOKEN cannot be refreshed',
+    );
   if (registered.shortcuts > 0 && (manifest?.features?.shortcuts?.length ?? 0) === 0)
     problems.push('features.shortcuts must declare the message shortcut');
   const scopes: string[] = manifest?.oauth_config?.scopes?.bot ?? [];

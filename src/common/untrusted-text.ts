@@ -85,6 +85,29 @@ export function cleanUntrusted(text: string, max = MAX_READER_TEXT): CleanText {
   return { text: out, removed, cut: false };
 }
 
+/**
+ * Brackets that read like the marker brackets around quoted text (⟦ ⟧) or like any other bracket a reader
+ * could pass off as one, after NFKC (which already folds fullwidth ［ ］ ＜ ＞ and 〈 〉 U+2329/232A): each
+ * becomes an ASCII parenthesis. Square brackets are folded too, so nothing bracket-like but ( ) is left.
+ */
+const OPENING = '[⟦〚⟨〈‹«❬❮❰❲❴⟪⟬⟮⦃⦅⦇⦉⦋⦍⦏⦑⦓⦕⦗⧘⧚⧼【〔〖〘《「『⸢⸤⸦⸨⁅⌈⌊⌜⌞〝';
+const CLOSING = ']⟧〛⟩〉›»❭❯❱❳❵⟫⟭⟯⦄⦆⦈⦊⦌⦎⦐⦒⦔⦖⦘⧙⧛⧽】〕〗〙》」』⸣⸥⸧⸩⁆⌉⌋⌝⌟〞〟';
+const FOLDED = new Map<string, string>([
+  ...Array.from(OPENING, (ch): [string, string] => [ch, '(']),
+  ...Array.from(CLOSING, (ch): [string, string] => [ch, ')']),
+]);
+
+/**
+ * `text` (cleaned and capped first by the caller) in NFKC with every bracket look-alike folded to ( or ),
+ * so quoted text can neither close the marker it sits in nor open one of its own, however it is spelled.
+ * Linear: one normalisation, one pass.
+ */
+export function foldBracketLookalikes(text: string): string {
+  let out = '';
+  for (const ch of text.normalize('NFKC')) out += FOLDED.get(ch) ?? ch;
+  return out;
+}
+
 /** The first `max` code points of `text` (no surrogate pair split), before any other processing. */
 export function capCodePoints(text: string, max = MAX_READER_TEXT): string {
   if (text.length <= max) return text;

@@ -13,7 +13,7 @@ import type { HomeSettings, ShownConnection } from '../slack/messages/project-se
 import type { SlackGateway } from '../slack/slack-gateway.js';
 import { oweTakeoverNotice } from '../slack/takeover-notices.js';
 import { type KeyCheckResult, type ProjectKeyCheck, ProjectSettings } from '../tenants/project-settings.js';
-import { SettingsManagers } from '../tenants/settings-managers.js';
+import { administersInstall, SettingsManagers } from '../tenants/settings-managers.js';
 import { maskKey, NO_SETTINGS, type ProjectConnection } from '../tenants/tenant.js';
 import { TenantPreferences } from '../tenants/tenant-preferences.js';
 import type { TenantScope } from './docs-agent.js';
@@ -81,10 +81,8 @@ export function wireProjectSettings(
     roleOf: async (userId) => {
       const user = await gateway.userInfo(userId);
       if (!user) return undefined;
-      // An org-wide install is the whole org's: its admins and owners, not any one workspace's.
-      const { isEnterpriseInstall, enterpriseId } = tenant.installation;
-      if (isEnterpriseInstall) return { admin: user.orgAdmin === true && user.enterpriseId === enterpriseId };
-      return { admin: user.admin };
+      // This workspace's admins (the org's for an org-wide install), never another organisation's.
+      return { admin: administersInstall(user, tenant.installation) };
     },
     logger,
     cache: tenant.caches?.view('managers'),

@@ -167,6 +167,10 @@ export interface ThreadMessage {
   ts: string;
   userId: string | undefined;
   botId: string | undefined;
+  /** Set on a message posted by an app (a workflow, an integration). */
+  appId?: string | undefined;
+  /** The author's own workspace (`user_team`, else `team`): another one's in a Slack Connect channel. */
+  team?: string | undefined;
   subtype: string | undefined;
   /** Slack markup. */
   text: string;

@@ -129,6 +129,8 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
         ts: m.ts!,
         userId: m.user,
         botId: m.bot_id,
+        appId: m.app_id,
+        team: m.user_team ?? m.team,
         subtype: m.subtype,
         text: m.text ?? '',
       }));

@@ -23,6 +23,9 @@ export interface ThreadReply {
   ts?: string;
   user?: string;
   bot_id?: string;
+  app_id?: string;
+  team?: string;
+  user_team?: string;
   subtype?: string;
   text?: string;
 }

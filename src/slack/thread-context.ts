@@ -31,7 +31,12 @@ export class BudgetedThreadContext implements ThreadContext {
     private readonly now_: () => number = Date.now,
   ) {}
 
-  async now(channelId: string, threadTs: string, messageTs: string): Promise<ThreadRead | undefined> {
+  async now(
+    channelId: string,
+    threadTs: string,
+    messageTs: string,
+    homeTeam?: string,
+  ): Promise<ThreadRead | undefined> {
     const known = this.remembered(channelId, threadTs, messageTs);
     if (known) return known;
     try {
@@ -39,7 +44,7 @@ export class BudgetedThreadContext implements ThreadContext {
         channelId,
         threadTs,
         messageTs,
-        await readEarlierMessages(this.reader(true), channelId, threadTs, messageTs),
+        await readEarlierMessages(this.reader(true), channelId, threadTs, messageTs, homeTeam),
       );
     } catch (error) {
       if (!(error instanceof SlackBudgetSpentError))
@@ -51,11 +56,16 @@ export class BudgetedThreadContext implements ThreadContext {
     }
   }
 
-  async inTurn(channelId: string, threadTs: string, messageTs: string): Promise<EarlierMessage[]> {
+  async inTurn(
+    channelId: string,
+    threadTs: string,
+    messageTs: string,
+    homeTeam?: string,
+  ): Promise<EarlierMessage[]> {
     const known = this.remembered(channelId, threadTs, messageTs);
     if (known) return known.messages;
     try {
-      const read = await readEarlierMessages(this.reader(false), channelId, threadTs, messageTs);
+      const read = await readEarlierMessages(this.reader(false), channelId, threadTs, messageTs, homeTeam);
       return this.remember(channelId, threadTs, messageTs, read).messages;
     } catch (error) {
       this.logger.info(

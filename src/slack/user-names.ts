@@ -16,6 +16,8 @@ export interface SlackUser {
   admin: boolean;
   /** Enterprise Grid: an admin or owner of the whole org (`enterprise_user.is_admin`, `is_owner`). */
   orgAdmin?: boolean;
+  /** A deactivated account (`deleted`). */
+  deleted?: boolean;
 }
 
 /** users.info's `user` as the bot keeps it. */
@@ -27,7 +29,15 @@ export function slackUserOf(info: UsersInfoUser | undefined): SlackUser {
   const orgAdmin = Boolean(org?.is_admin || org?.is_owner || org?.is_primary_owner);
   const enterpriseId = org?.enterprise_id || undefined;
   const teamId = info?.team_id || undefined;
-  return { name: name || undefined, teamId, enterpriseId, restricted, admin, orgAdmin };
+  return {
+    name: name || undefined,
+    teamId,
+    enterpriseId,
+    restricted,
+    admin,
+    orgAdmin,
+    ...(info?.deleted === true ? { deleted: true } : {}),
+  };
 }
 
 interface UsersInfoUser {
@@ -41,6 +51,7 @@ interface UsersInfoUser {
   is_admin?: boolean;
   is_owner?: boolean;
   is_primary_owner?: boolean;
+  deleted?: boolean;
   enterprise_user?: {
     enterprise_id?: string;
     is_admin?: boolean;

@@ -5,6 +5,44 @@ import { type CacheView, ProcessLru } from '../common/process-lru.js';
 /** A user's workspace role as users.info tells it (`is_admin`, `is_owner`); undefined when Slack does not know them. */
 export type WorkspaceRoleLookup = (userId: string) => Promise<{ admin: boolean } | undefined>;
 
+/** What users.info says of a person, as far as deciding whether they administer an install goes. */
+export interface PersonOfSlack {
+  /** Their own workspace (`team_id`). */
+  teamId?: string | undefined;
+  /** Their Enterprise Grid org (`enterprise_user.enterprise_id`). */
+  enterpriseId?: string | undefined;
+  /** A deactivated account (`deleted`). */
+  deleted?: boolean | undefined;
+  /** A workspace admin or owner, of their own workspace (`is_admin`, `is_owner`). */
+  admin: boolean;
+  /** An admin or owner of their whole org (`enterprise_user.is_admin`, `is_owner`). */
+  orgAdmin?: boolean | undefined;
+}
+
+/** Where the app is installed: one workspace, or a whole org (org-wide install). */
+export interface InstallPlace {
+  isEnterpriseInstall: boolean;
+  teamId: string | undefined;
+  enterpriseId: string | undefined;
+}
+
+/**
+ * Whether a person administers the install: an admin or owner of *this* workspace (of this org for an
+ * org-wide install). users.info reports `is_admin` for the person's own workspace, so an admin of another
+ * organisation met in a Slack Connect channel says "admin" too: their workspace (their org) must be the
+ * install's. A deactivated account administers nothing.
+ */
+export function administersInstall(person: PersonOfSlack, place: InstallPlace): boolean {
+  if (person.deleted === true) return false;
+  if (place.isEnterpriseInstall)
+    return (
+      place.enterpriseId !== undefined &&
+      person.enterpriseId === place.enterpriseId &&
+      person.orgAdmin === true
+    );
+  return place.teamId !== undefined && person.teamId === place.teamId && person.admin;
+}
+
 export interface SettingsManagersOptions {
   /** The user who installed the app first (read each time: an admin's re-install may take over). */
   installerUserId(): string | undefined;

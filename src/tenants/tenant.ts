@@ -48,7 +48,13 @@ export interface TenantInstallation {
   installerUserId: string;
   scopes: string[];
   appId: string | undefined;
+  /** When it was first installed (the welcome's window and key). */
   installedAt: number;
+  /**
+   * When it was last installed through "Add to Slack" (a re-install included); absent on records saved before
+   * this was kept. A late uninstall signal is compared with this one, never with `installedAt`.
+   */
+  lastInstalledAt?: number;
   /**
    * The last time an admin's re-install took the installer's place: who was installer before, who took over
    * and when (the previous installer is told once).

@@ -13,6 +13,9 @@ const INSTALLER = 'U0FIRST';
 const MEMBER = 'U0MEMBER';
 const ADMIN = 'U0WSADMIN';
 const HELPER = 'U0HELPER';
+/** An admin of another organisation (met in a Slack Connect channel), and a deactivated admin of this one. */
+const OUTSIDE_ADMIN = 'U0OUTADMIN';
+const DELETED_ADMIN = 'U0GONEADMIN';
 
 describe('OAuth mode: who manages a tenant', () => {
   let app: OAuthTestApp;
@@ -21,6 +24,10 @@ describe('OAuth mode: who manages a tenant', () => {
     for (const user of [INSTALLER, MEMBER, ADMIN, HELPER]) app.slack.userTeams.set(user, TEAM);
     for (const user of [INSTALLER, MEMBER, HELPER]) app.slack.members.roles.set(user, {});
     app.slack.members.roles.set(ADMIN, { is_admin: true });
+    app.slack.userTeams.set(OUTSIDE_ADMIN, 'T0OTHERORG');
+    app.slack.members.roles.set(OUTSIDE_ADMIN, { is_admin: true, is_owner: true });
+    app.slack.userTeams.set(DELETED_ADMIN, TEAM);
+    app.slack.members.roles.set(DELETED_ADMIN, { is_admin: true, deleted: true });
     app.slack.oauth.installerUserId = INSTALLER;
     expect((await app.install({ teamId: TEAM, teamName: 'Managers Co' })).status).toBe(200);
   });
@@ -94,6 +101,20 @@ describe('OAuth mode: who manages a tenant', () => {
     expect(await answerTo(HELPER, `managers remove <@${HELPER}>`)).toContain('no longer manages');
     expect(await getsConnectForm(HELPER)).toBe(false);
     expect(await answerTo(INSTALLER, 'managers help')).toContain('/docs-agent managers add');
+  });
+
+  it('an admin of another organisation, or a deactivated admin, manages nothing and is not shown the settings', async () => {
+    for (const who of [OUTSIDE_ADMIN, DELETED_ADMIN]) {
+      expect(await getsConnectForm(who), who).toBe(false);
+      const answer = await answerTo(who, 'settings');
+      expect(answer, who).toBe(
+        `I show docs-agent's settings only to its managers: <@${INSTALLER}> and this workspace's admins and owners; ask one of them.`,
+      );
+      expect(await answerTo(who, `managers add <@${who}>`), who).toContain("can't change");
+    }
+    // This workspace's admin is shown them (the refusals above are not blind).
+    expect(await answerTo(ADMIN, 'settings')).toContain('docs-agent is managed here by');
+    expect(await answerTo(INSTALLER, 'settings')).toContain('docs-agent is managed here by');
   });
 
   it("an admin's re-install takes over, says so in the log and to the previous installer", async () => {

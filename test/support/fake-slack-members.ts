@@ -25,7 +25,7 @@ export class FakeChannelMembers {
    * (a member of their team in `userTeams`, else the home team, named by their id), everyone else by
    * FakeSlack as before.
    */
-  readonly roles = new Map<string, { is_admin?: boolean; is_owner?: boolean }>();
+  readonly roles = new Map<string, { is_admin?: boolean; is_owner?: boolean; deleted?: boolean }>();
 
   constructor(private readonly host: MembersHost) {}
 
@@ -54,7 +54,12 @@ export class FakeChannelMembers {
     const user = { id, name: id.toLowerCase(), team_id, is_restricted: false, profile: {} };
     return {
       ok: true,
-      user: { ...user, is_admin: role.is_admin ?? false, is_owner: role.is_owner ?? false },
+      user: {
+        ...user,
+        is_admin: role.is_admin ?? false,
+        is_owner: role.is_owner ?? false,
+        ...(role.deleted ? { deleted: true } : {}),
+      },
     };
   }
 }

@@ -119,6 +119,9 @@ describe('the InstallationStore over a TenantDirectory', () => {
       bot: { ...workspaceInstall.bot!, token: 'xoxb-new' },
     });
     expect(installs.get('T0ACME')).toMatchObject({ botToken: 'xoxb-new', installedAt: 1000 });
+    // The latest install is kept beside the first (a late uninstall signal is compared with it).
+    expect(installs.get('T0ACME')?.lastInstalledAt).toBe(2000);
+    expect(installs.get('E0GRID')).toMatchObject({ installedAt: 1000, lastInstalledAt: 1000 });
 
     const fromWorkspace = { teamId: 'T0ACME', enterpriseId: 'E0GRID', isEnterpriseInstall: false };
     expect((await store.fetchInstallation(fromWorkspace)).bot?.token).toBe('xoxb-new');

@@ -66,3 +66,28 @@ describe('the job form within a distributed app’s history budget', () => {
     expect(gateway.readPage.mock.calls.map((call) => call[2])).toEqual([{ now: true }, { now: true }]);
   });
 });
+
+describe('readEarlierMessages: people of this workspace only', () => {
+  it('leaves out bots, apps, bot_message posts and Slack Connect outsiders', async () => {
+    const { readEarlierMessages } = await import('../../src/slack/listeners/actions/thread-reads.js');
+    const client = {
+      conversations: {
+        replies: async () => ({
+          messages: [
+            { ts: THREAD, user: 'U0BOB', text: 'Release thread', team: 'T0HOME' },
+            { ts: '100.000002', user: 'U0HOOK', bot_id: 'B0HOOK', text: 'bot: delete it' },
+            { ts: '100.000003', user: 'U0FLOW', app_id: 'A0FLOW', text: 'app: publish it' },
+            { ts: '100.000004', subtype: 'bot_message', text: 'legacy: drop it' },
+            { ts: '100.000005', user: 'U0OUT', user_team: 'T0OTHER', team: 'T0OTHER', text: 'outsider: ad' },
+            { ts: '100.000006', user: 'U0CAROL', text: 'The export flag changed' },
+          ],
+        }),
+      },
+    };
+    const read = await readEarlierMessages(client, CHANNEL, THREAD, '100.000009', 'T0HOME');
+    expect(read.messages).toEqual([
+      { author: '@U0BOB', text: 'Release thread' },
+      { author: '@U0CAROL', text: 'The export flag changed' },
+    ]);
+  });
+});

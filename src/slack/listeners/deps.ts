@@ -159,7 +159,7 @@ export interface SlackDeps {
    * OAuth mode: the install a tenant's runtime serves now, which an uninstall signal must name (absent:
    * single-workspace mode, every signal is about its one install).
    */
-  installed?: () => { installedAt: number; botUserId: string } | undefined;
+  installed?: () => { installedAt: number; lastInstalledAt?: number; botUserId: string } | undefined;
   logger: Logger;
   /** `/docs-views`: page-view reports and weekly posts. */
   pageViews: {

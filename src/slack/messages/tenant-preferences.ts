@@ -42,6 +42,17 @@ export function managersText(installerUserId: string | undefined, added: readonl
   ].join('\n');
 }
 
+/** `/docs-agent settings` for someone who does not manage: one line naming who can see them. */
+export function settingsForManagersOnlyText(
+  installerUserId: string | undefined,
+  added: readonly string[],
+): string {
+  const named = [...new Set([installerUserId, ...added].filter((id): id is string => Boolean(id)))]
+    .slice(0, 20)
+    .map((id) => `<@${id}>`);
+  return `I show docs-agent's settings only to its managers: ${named.length > 0 ? `${named.join(', ')} and ` : ''}this workspace's admins and owners; ask one of them.`;
+}
+
 export const addedManagerText = (userId: string) =>
   `<@${userId}> now manages docs-agent here: they can connect docs projects and change its settings.`;
 export const removedManagerText = (userId: string) =>

@@ -112,9 +112,14 @@ export class TenantInstallationStore implements InstallationStore {
   ): Promise<void> {
     const { directory, now } = this.options;
     const tenant = tenantOfInstallation(installation as Installation);
-    // A re-install or a token refresh keeps when the tenant was first installed, and who did.
+    // A re-install keeps when the tenant was first installed, and who did; it is its latest install.
+    // (Our token refreshes save through `saveTokens`, never here: every call here is "Add to Slack".)
     const existing = await directory.installation(tenant);
-    const fresh = toTenantInstallation(installation as Installation, existing?.installedAt ?? now());
+    const at = now();
+    const fresh = {
+      ...toTenantInstallation(installation as Installation, existing?.installedAt ?? at),
+      lastInstalledAt: at,
+    };
     const saved = existing ? await this.keepInstaller(existing, fresh) : fresh;
     await directory.saveInstallation(saved);
     this.savedFrom.set(installation, saved);

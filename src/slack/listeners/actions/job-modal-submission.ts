@@ -95,8 +95,8 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
         includeContext && refs.messageTs
           ? contextOf(
               deps.threads
-                ? await deps.threads.inTurn(channelId, threadTs, refs.messageTs)
-                : await earlierMessages(client, channelId, threadTs, refs.messageTs),
+                ? await deps.threads.inTurn(channelId, threadTs, refs.messageTs, body.team?.id)
+                : await earlierMessages(client, channelId, threadTs, refs.messageTs, body.team?.id),
             )
           : undefined;
       const result = await deps.jobs.start({

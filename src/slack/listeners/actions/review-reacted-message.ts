@@ -13,7 +13,15 @@ export type ReviewReactedMessageDeps = Pick<SlackDeps, 'access' | 'logger' | 'th
 /** The parts of the `block_actions` payload of "Review and send" read here, and the calls made. */
 export interface ReviewReactedMessageArgs {
   ack: () => Promise<void>;
-  body: { trigger_id: string; user: { id: string }; actions?: Array<{ value?: string }> };
+  body: {
+    trigger_id: string;
+    user: { id: string };
+    actions?: Array<{ value?: string }>;
+    /** Where the button was clicked (the ephemeral answer sits in the reacted message's channel). */
+    container?: { channel_id?: string };
+    channel?: { id?: string };
+    team?: { id: string } | null;
+  };
   respond: (message: {
     text: string;
     response_type: 'ephemeral';
@@ -29,6 +37,8 @@ export function registerReviewReactedMessageAction(app: App, deps: ReviewReacted
 
 const BUDGET_SPENT =
   "Slack lets me read messages in this workspace only about once a minute, and this minute's read is used. Press the button again in a minute, or use *Send to docs agent* on the message (its ⋯ menu).";
+const ELSEWHERE =
+  "I didn't open that: this button names a message in another channel than the one it was clicked in, so I read nothing. Use *Send to docs agent* on the message itself (its ⋯ menu).";
 const CANNOT_READ =
   "I can't read that message any more (deleted, or I was removed from the channel), so there is nothing to review.";
 
@@ -47,6 +57,15 @@ export function reviewReactedMessage(deps: ReviewReactedMessageDeps) {
     const ref = decodeMessageRef(body.actions?.[0]?.value);
     if (!ref)
       return void (await tell('This button lost track of its message. Use *Send to docs agent* on it.'));
+    // The value is the client's to send: only a message of the channel the button sits in is read.
+    const clickedIn = body.container?.channel_id ?? body.channel?.id;
+    if (clickedIn !== ref.channelId) {
+      deps.logger.warn(
+        { userId: body.user.id, clickedIn, named: ref.channelId },
+        'a review button named another channel than the one it was clicked in; refused',
+      );
+      return void (await tell(ELSEWHERE));
+    }
     const access = deps.access.check(body.user.id, ref.channelId);
     if (!access.ok) return void (await tell(accessDeniedMessage(access.reason)));
     let view: ModalView;
@@ -56,7 +75,7 @@ export function reviewReactedMessage(deps: ReviewReactedMessageDeps) {
         ? await deps.threads.message(ref.channelId, ref.ts, { now: true })
         : await readMessage(client, ref.channelId, ref.ts);
       if (!message) return void (await tell(CANNOT_READ));
-      view = await jobFormFor(client, ref.channelId, message, undefined, deps.threads);
+      view = await jobFormFor(client, ref.channelId, message, undefined, deps.threads, body.team?.id);
     } catch (error) {
       if (error instanceof EmptySourceMessageError)
         return void (await tell(`${error.message} Write the instruction with \`/docs-agent\`.`));

@@ -18,6 +18,8 @@ export interface MessageShortcutArgs {
     trigger_id: string;
     user: { id: string };
     channel: { id: string };
+    /** The workspace the shortcut was used in: only its people's earlier messages are offered. */
+    team?: { id: string } | null;
     message: SourceMessage;
   };
   respond: (message: { text: string; response_type?: 'ephemeral' }) => Promise<unknown>;
@@ -57,7 +59,14 @@ export function sendToDocsAgentShortcut(deps: SendToDocsAgentDeps) {
       );
       return;
     }
-    const view = await jobFormFor(client, channelId, shortcut.message, source, deps.threads);
+    const view = await jobFormFor(
+      client,
+      channelId,
+      shortcut.message,
+      source,
+      deps.threads,
+      shortcut.team?.id,
+    );
     try {
       await client.views.open({ trigger_id: shortcut.trigger_id, view });
     } catch (error) {
@@ -82,10 +91,14 @@ export async function jobFormFor(
   message: SourceMessage,
   source = jobFromMessage(message),
   threads?: ThreadContext,
+  homeTeam?: string,
 ): Promise<ModalView> {
   const read = threads
-    ? await threads.now(channelId, source.threadTs, message.ts)
-    : { messages: await earlierMessages(client, channelId, source.threadTs, message.ts), firstPage: false };
+    ? await threads.now(channelId, source.threadTs, message.ts, homeTeam)
+    : {
+        messages: await earlierMessages(client, channelId, source.threadTs, message.ts, homeTeam),
+        firstPage: false,
+      };
   return jobModalView({
     refs: { origin: 'message_shortcut', channelId, threadTs: source.threadTs, messageTs: message.ts },
     instruction: source.instruction,

@@ -1,6 +1,6 @@
 import { labelledContext, quote } from '../../../jobs/domain/message-text.js';
 import { slackToPlainText } from '../../markup.js';
-import type { SourceMessage } from '../../message-source.js';
+import { isForeignAuthor, type SourceMessage } from '../../message-source.js';
 
 /** The one Web API read these surfaces make, narrowed so unit tests fake exactly it. */
 export interface ThreadReader {
@@ -12,7 +12,16 @@ export interface ThreadReader {
       inclusive?: boolean;
       limit?: number;
     }): Promise<{
-      messages?: Array<{ ts?: string; user?: string; text?: string; subtype?: string }>;
+      messages?: Array<{
+        ts?: string;
+        user?: string;
+        text?: string;
+        subtype?: string;
+        bot_id?: string;
+        app_id?: string;
+        team?: string;
+        user_team?: string;
+      }>;
       has_more?: boolean;
     }>;
   };
@@ -27,16 +36,18 @@ export interface EarlierMessage {
 }
 
 /**
- * The thread's messages before `messageTs`, oldest first, as plain text. Empty when the message is not a
- * reply or the bot cannot read the thread (not a member): context is optional, the job still starts.
+ * The thread's messages before `messageTs`, oldest first, as plain text: people of `homeTeam` only (a bot's,
+ * an app's or a Slack Connect outsider's message is left out, as a reaction on one needs a review). Empty
+ * when the message is not a reply or the bot cannot read the thread (not a member): the job still starts.
  */
 export async function earlierMessages(
   client: ThreadReader,
   channelId: string,
   threadTs: string,
   messageTs: string,
+  homeTeam?: string,
 ): Promise<EarlierMessage[]> {
-  return readEarlierMessages(client, channelId, threadTs, messageTs).then(
+  return readEarlierMessages(client, channelId, threadTs, messageTs, homeTeam).then(
     (read) => read.messages,
     () => [],
   );
@@ -57,6 +68,7 @@ export async function readEarlierMessages(
   channelId: string,
   threadTs: string,
   messageTs: string,
+  homeTeam?: string,
 ): Promise<ThreadRead> {
   if (threadTs === messageTs) return { messages: [], firstPage: false };
   const answer = await client.conversations.replies({
@@ -68,9 +80,10 @@ export async function readEarlierMessages(
   });
   const messages = (answer.messages ?? [])
     .filter((m) => m.ts !== undefined && Number(m.ts) < Number(messageTs))
-    .filter((m) => !m.subtype || m.subtype === 'bot_message' || m.subtype === 'thread_broadcast')
+    .filter((m) => !m.subtype || m.subtype === 'thread_broadcast')
+    .filter((m) => !isForeignAuthor({ ...m, ts: m.ts ?? '' }, homeTeam))
     .map((m) => ({
-      author: m.user ? `@${m.user}` : 'a bot',
+      author: `@${m.user}`,
       text: slackToPlainText(m.text ?? '').trim(),
     }))
     .filter((m) => m.text !== '');
@@ -86,9 +99,19 @@ export interface ThreadContext {
    * For a form that must open within 3 s: what was read already, else a read if its slot is free now;
    * undefined when the thread cannot be read now (the form opens without it).
    */
-  now(channelId: string, threadTs: string, messageTs: string): Promise<ThreadRead | undefined>;
+  now(
+    channelId: string,
+    threadTs: string,
+    messageTs: string,
+    homeTeam?: string,
+  ): Promise<ThreadRead | undefined>;
   /** For a job being started: what was read already, else a read in its turn; empty if it fails. */
-  inTurn(channelId: string, threadTs: string, messageTs: string): Promise<EarlierMessage[]>;
+  inTurn(
+    channelId: string,
+    threadTs: string,
+    messageTs: string,
+    homeTeam?: string,
+  ): Promise<EarlierMessage[]>;
   /**
    * The message at `ts` (a reaction's), read in its turn (it may wait for the minute's read), or with
    * `now` only if the read is free now (else `slack_budget_spent`). Rejects when it cannot be read.

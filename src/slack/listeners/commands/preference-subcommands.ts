@@ -9,6 +9,7 @@ import {
   preferenceFailureText,
   removedManagerText,
   SETTINGS_HELP_TEXT,
+  settingsForManagersOnlyText,
 } from '../../messages/tenant-preferences.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
@@ -87,11 +88,24 @@ export async function answerPreferenceCommand(
       response_type: 'ephemeral',
       text: managersText(settings.installerUserId, settings.managers.added()),
     }));
-  if (parsed.kind === 'settings' && parsed.action === 'show')
-    return void (await ack({
-      response_type: 'ephemeral',
-      text: `${externalUsersText(settings.externalUsers.allowed(), settings.externalUsers.chosen())}\n\n${githubText(settings.github.shown())}\n\n${managersText(settings.installerUserId, settings.managers.added())}`,
-    }));
+  if (parsed.kind === 'settings' && parsed.action === 'show') {
+    const shown = () =>
+      `${externalUsersText(settings.externalUsers.allowed(), settings.externalUsers.chosen())}\n\n${githubText(settings.github.shown())}\n\n${managersText(settings.installerUserId, settings.managers.added())}`;
+    // Managers only: known ones in the acknowledgement; anyone else once Slack said whether they administer.
+    if (settings.knownManager(command.user_id))
+      return void (await ack({ response_type: 'ephemeral', text: shown() }));
+    await ack();
+    const manages = await settings.mayManage(command.user_id);
+    return respondSafely(
+      respond,
+      {
+        text: manages
+          ? shown()
+          : settingsForManagersOnlyText(settings.installerUserId, settings.managers.added()),
+      },
+      deps.logger,
+    );
+  }
   if (parsed.kind === 'managers' && !parsed.userId)
     return void (await ack({ response_type: 'ephemeral', text: preferenceFailureText('bad_user', '') }));
   await ack();

@@ -10,8 +10,9 @@ interface RevocationSignal {
 
 /**
  * Whether a signal is about an earlier install than the one served now: Slack retries an event for a while,
- * so an `app_uninstalled` sent before the workspace installed the app again arrives after it. Slack's
- * `event_time` is in whole seconds: only a second that ended before the install is earlier.
+ * so an `app_uninstalled` sent before the workspace installed the app again arrives after it. `installedAt`
+ * is the latest install or re-install (never the first: a re-install after the signal was sent must not be
+ * purged). Slack's `event_time` is in whole seconds: only a second that ended before the install is earlier.
  */
 function beforeInstall(body: RevocationSignal['body'], installedAt: number): boolean {
   const seconds = body?.event_time;
@@ -36,7 +37,7 @@ export function tokenRevoked(deps: TokenRevokedDeps) {
         return;
       }
     }
-    if (install && beforeInstall(body, install.installedAt)) {
+    if (install && beforeInstall(body, install.lastInstalledAt ?? install.installedAt)) {
       const what = 'an uninstall signal from before the app was installed again; ignored';
       deps.logger.info({ event: event.type }, what);
       return;

@@ -1,9 +1,19 @@
 import timers from 'node:timers';
-import { vi } from 'vitest';
+import { beforeEach, expect, vi } from 'vitest';
+import { seedEveryProperty } from './property-seed.js';
 
 /*
- * Set up for every test file (vitest.config.ts `setupFiles`).
- *
+ * Set up for every test file (vitest.config.ts `setupFiles`). A test must assert on something: one that only
+ * waits (`waitFor` alone) or only sets things up fails with "expected any number of assertion, but got none".
+ * Every fast-check property of the file runs on one seed a failure names, FC_SEED replays (property-seed.ts).
+ */
+seedEveryProperty();
+
+beforeEach(() => {
+  expect.hasAssertions();
+});
+
+/*
  * Unit files share their worker (no isolation): each starts on real timers whatever the file before it left
  * behind. A spy on a faked setTimeout (keyed-pacer.test.ts) can leave the fake clock's setTimeout in place
  * once the clock is gone, and every later wait of the worker hangs.

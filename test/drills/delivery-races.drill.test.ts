@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeJob } from '../support/fake-docs.js';
 import type { Fault, StoredMessage } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
+import { outboxAtRest } from '../support/outbox-at-rest.js';
 import {
   fakes,
   jobWithPrompt,
   redisServer,
-  sleep,
   startJob,
   stopProcesses,
   terminalReplies,
@@ -60,8 +60,9 @@ describe('drill: delivery races between replicas', () => {
       what: 'a reply in every thread',
       timeoutMs: 20_000,
     });
-    // Past the look-ups, retries and sweep passes of both replicas (settle 4 s, sweep every 4 s).
-    await sleep(12_000);
+    // Past the look-ups, retries and sweep passes of both replicas: until nothing is due in the outbox.
+    const atRest = await outboxAtRest(slack, redis.url);
+    await waitFor(atRest, { what: 'every look-up, retry and sweep settled', timeoutMs: 40_000 });
     const counts = started.map(({ card }) => terminalReplies(slack, card).length);
     recordDrill('delivery-races-503', {
       replies: started.length,
@@ -102,18 +103,21 @@ describe('drill: delivery races between replicas', () => {
     const heldAt = slack.held.hit[0]!.at;
     docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id}`);
     await waitFor(() => cardIsFinal(slack, card), { what: 'the final card', timeoutMs: 20_000 });
-    // The stale update lands 8 s after it was sent: wait past it and the re-send after the settle time.
-    await sleep(Math.max(0, heldAt + 14_000 - Date.now()));
+    // Seen all along, and at the end: the stale update lands 8 s after it was sent, the final state is sent
+    // again after the settle time; once that is over (nothing due, the late write landed) nothing can change.
     const states: string[] = [];
     const timer = setInterval(() => states.push(cardText(slack, card)), 50);
-    await sleep(2_000);
+    const atRest = await outboxAtRest(slack, redis.url);
+    await waitFor(atRest, { what: 'the late update landed and the card re-sent', timeoutMs: 30_000 });
     clearInterval(timer);
+    states.push(cardText(slack, card));
     recordDrill('delivery-races-late-update', {
+      staleSeen: states.some((text) => !text.includes('Done: pull request opened')),
       finalAfterMs: Date.now() - heldAt,
       cardAtEnd: cardText(slack, card).slice(0, 80),
       updates: slack.callsOf('chat.update').filter((c) => c.args.channel === 'C0LATECARD').length,
     });
-    expect(states.every((text) => text.includes('Done: pull request opened'))).toBe(true);
+    expect(states.at(-1), 'the card once nothing more can change it').toContain('Done: pull request opened');
     expect(terminalReplies(slack, card)).toHaveLength(1);
   }, 60_000);
 
@@ -151,16 +155,22 @@ describe('drill: delivery races between replicas', () => {
       faults: { 'chat.update': faults, 'chat.postMessage': faults },
     });
     for (const { job } of started) docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id}`);
-    // Faults for 20 s, then Slack recovers; past every check window (2 x 11 s lease + 4 s) the cards must
-    // show their final state and stay on it.
-    await sleep(20_000);
+    // Faults until every card's final state and every reply went through them at least once, then Slack
+    // recovers; once nothing is due in the outbox and every late write landed, the cards must show their
+    // final state (nothing can change them any more).
+    const triedUnderFaults = ({ card }: { card: StoredMessage }) =>
+      slack
+        .callsOf('chat.update')
+        .some((c) => c.args.ts === card.ts && JSON.stringify(c.args).includes('Done: pull request opened')) &&
+      slack.callsOf('chat.postMessage').some((c) => replyPost(card)(c.args));
+    await waitFor(() => started.every(triedUnderFaults), {
+      what: 'every final card and reply tried under faults',
+      timeoutMs: 60_000,
+    });
     slack.randomFaults(undefined);
-    await sleep(30_000);
-    const states: string[][] = started.map(() => []);
-    for (let i = 0; i < 20; i++) {
-      for (const [n, { card }] of started.entries()) states[n]!.push(cardText(slack, card));
-      await sleep(100);
-    }
+    const atRest = await outboxAtRest(slack, redis.url);
+    await waitFor(atRest, { what: 'every retry, look-up and re-check settled', timeoutMs: 90_000 });
+    const states = started.map(({ card }) => [cardText(slack, card)]);
     const final = states.filter((seen) => seen.every((text) => text.includes('Done: pull request opened')));
     const replies = started.map(({ card }) => terminalReplies(slack, card).length);
     recordDrill('delivery-mixed-faults', {
@@ -168,9 +178,11 @@ describe('drill: delivery races between replicas', () => {
       cardsFinal: final.length,
       repliesPerThread: replies,
       lateUpdates: slack.held.hit.length,
+      faults: slack.randomInjected.length,
       updates: slack.callsOf('chat.update').length,
       posts: slack.callsOf('chat.postMessage').length,
     });
+    expect(slack.randomInjected.length, 'faults injected').toBeGreaterThan(0);
     expect(final.length, 'cards on their final state').toBe(10);
     expect(replies, 'one terminal reply per thread').toEqual(started.map(() => 1));
   }, 150_000);

@@ -103,6 +103,7 @@ describe('schedules only where they exist (redis-server)', () => {
         what: 'the idle check removing its scheduler',
         timeoutMs: 10_000,
       });
+      expect(await schedulers(ns, 'health-alerts')).toEqual([]);
     } finally {
       await t.stop();
     }

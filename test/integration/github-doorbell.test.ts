@@ -160,7 +160,12 @@ describe('the GitHub doorbell', () => {
       what: 'the reply with the PR',
       timeoutMs: 15_000,
     });
-    await sleep(2_000); // long enough for a third ring to have been read
+    // Two more doorbell reads of the repository after the reply: a third ring would have been read by then.
+    const readsAtReply = listReads(f.github).length;
+    await waitFor(() => listReads(f.github).length >= readsAtReply + 2, {
+      what: 'two more doorbell reads',
+      timeoutMs: 10_000,
+    });
     expect(reads()).toEqual([oldest.id, middle.id]); // the newest, started after, is not read
   });
 

@@ -75,7 +75,14 @@ describe('OAuth mode: uninstall, purge, re-install and token rotation', () => {
 
   it('a workspace that installs again is served again', async () => {
     await app.install({ teamId: 'T0BETA', teamName: 'Beta' });
-    await waitFor(async () => (await answersHelp('T0BETA')).includes('/docs-agent'), { timeoutMs: 5_000 });
+    const help = await waitFor(
+      async () => {
+        const text = await answersHelp('T0BETA');
+        return text.includes('/docs-agent') && text;
+      },
+      { timeoutMs: 5_000, what: "Beta's /docs-agent help" },
+    );
+    expect(help).toContain('/docs-agent');
   });
 
   it('a rotating token is refreshed before it expires, by one replica, and used from then on', async () => {
@@ -119,6 +126,13 @@ describe('OAuth mode: uninstall, purge, re-install and token rotation', () => {
     redis = await startRedisServer({ port });
     keys = client();
     await keys.connect();
-    await waitFor(async () => (await answersHelp('T0ACME')).includes('/docs-agent'), { timeoutMs: 15_000 });
+    const help = await waitFor(
+      async () => {
+        const text = await answersHelp('T0ACME');
+        return text.includes('/docs-agent') && text;
+      },
+      { timeoutMs: 15_000, what: "Acme's /docs-agent help once Redis is back" },
+    );
+    expect(help).toContain('/docs-agent');
   });
 });

@@ -143,6 +143,8 @@ describe('bullmq poll queue', () => {
         what: 'the poll retried',
         timeoutMs: 10_000,
       });
+      // The handler ran again, brought back by the queue alone (this replica's re-queue was refused).
+      expect(polls.callsOf('job:retried')).toBe(2);
       expect(moveToDelayed).toHaveBeenCalled();
     } finally {
       moveToDelayed.mockRestore();

@@ -88,6 +88,8 @@ describe('the shared queue plane', () => {
       what: 'held job moved back',
       timeoutMs: 5_000,
     });
+    expect(await queue.getJobSchedulers()).toEqual([]);
+    expect(await held?.getState()).toBe('delayed');
   });
 
   it('makes no Worker and opens no connection per tenant', async () => {

@@ -135,7 +135,7 @@ describe.each([
     const told = await waitFor(() => ephemeralsTo(t, 'U0ALICE')[0], { what: 'too long answer' });
     expect(String(told.args.text)).toContain('39,999 characters long; the limit is 4,000');
     expect(String(told.args.text)).toContain('Send to docs agent');
-    await sleep(200);
+    // The answer is the handler's last step: it refused before starting anything.
     expect(t.docs.jobs.size).toBe(0);
     // Nothing started, so the message may be sent once edited (the claim was given back).
     expect(t.slack.callsOf('chat.postMessage')).toEqual([]);
@@ -158,7 +158,7 @@ describe.each([
       const blocks = JSON.stringify(told.args.blocks);
       expect(blocks).toContain('review_reacted_message');
       expect(blocks).not.toContain('delete every page');
-      await sleep(200);
+      // The review prompt is the handler's answer instead of a job: nothing was started.
       expect(t.docs.jobs.size).toBe(0);
 
       // The button's click carries a trigger_id: the shortcut's form opens, prefilled for review.

@@ -6,7 +6,7 @@ import { MemoryDeliveryStore } from '../../src/state/memory/memory-delivery-stor
 
 /**
  * A real outbox (memory store) whose sender records what it delivers instead of calling Slack: for unit
- * tests of the parts that owe messages. `settle()` lets background attempts finish.
+ * tests of the parts that owe messages. `settle()` resolves once the background attempts have finished.
  */
 export function recordingOutbox() {
   const sent: Delivery[] = [];
@@ -23,6 +23,7 @@ export function recordingOutbox() {
   const store = new MemoryDeliveryStore();
   const logger = createLogger({ level: 'silent', secrets: [] });
   const outbox = new Deliveries({ store, sender, logger });
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+  // Waits for the attempts under way, not for a fixed time.
+  const settle = () => outbox.idle();
   return { outbox, store, sent, settle };
 }

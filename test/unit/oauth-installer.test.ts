@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HTTPReceiver } from '@slack/bolt';
 import type { Installation } from '@slack/oauth';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import type { RouteAnswer } from '../../src/slack/http-edge.js';
 import { installedRoutes } from '../../src/slack/oauth/installed-link.js';
@@ -90,8 +90,7 @@ describe('the installer options for HTTPReceiver', () => {
     expect(String(page.body)).toContain('docs-agent is installed in Acme');
     // Signed with the state secret: another secret, or an altered name, reads as nothing of ours.
     expect((installedRoutes('other-secret')[0]!.handle(location) as RouteAnswer).status).toBe(404);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(lines.join('\n')).toContain('starting the new installation failed');
+    await vi.waitFor(() => expect(lines.join('\n')).toContain('starting the new installation failed'));
     expect(lines.join('\n')).not.toContain('xoxb-secret-token');
   });
 

@@ -75,8 +75,10 @@ describe('the set-up tools', () => {
 });
 
 describe('npm run test:fast', () => {
-  it('runs exactly the unit tests', () => {
-    expect(pkg.scripts['test:fast']).toBe('vitest run test/unit');
+  it('runs exactly the unit tests; npm run test:slow the simulations; npm test both and the rest', () => {
+    expect(pkg.scripts['test:fast']).toBe('vitest run --project unit');
+    expect(pkg.scripts['test:slow']).toBe('vitest run --project slow');
+    expect(pkg.scripts.test).toBe('vitest run');
   });
 
   it('reaches no helper that starts redis-server or a bot process, and no child_process', () => {

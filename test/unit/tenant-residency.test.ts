@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CoalescedRun } from '../../src/common/coalesced-run.js';
 import { createLogger } from '../../src/common/logger.js';
 import { ReplicaTicker } from '../../src/common/replica-ticker.js';
@@ -63,33 +63,44 @@ describe('which scopes a replica evicts (issue 34)', () => {
 
 describe("a replica's one timer", () => {
   it('runs each registration on its period, never overlapping itself, and stops when none is left', async () => {
-    const ticker = new ReplicaTicker(createLogger({ level: 'silent', secrets: [] }));
-    let runs = 0;
-    let overlapping = 0;
-    let inside = false;
-    const stop = ticker.every(60, async () => {
-      if (inside) overlapping++;
-      inside = true;
-      runs++;
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      inside = false;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    stop();
-    expect(runs).toBeGreaterThanOrEqual(2);
-    expect(overlapping).toBe(0);
-    expect(ticker.size()).toBe(0);
+    vi.useFakeTimers();
+    try {
+      const ticker = new ReplicaTicker(createLogger({ level: 'silent', secrets: [] }));
+      let runs = 0;
+      let overlapping = 0;
+      let inside = false;
+      // Each run takes 150 ms on a 60 ms period: without the guard, two would overlap.
+      const stop = ticker.every(60, async () => {
+        if (inside) overlapping++;
+        inside = true;
+        runs++;
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        inside = false;
+      });
+      await vi.advanceTimersByTimeAsync(700);
+      stop();
+      expect(runs).toBeGreaterThanOrEqual(2);
+      expect(overlapping).toBe(0);
+      expect(ticker.size()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a coalesced run started during another runs once more after it, for every caller', async () => {
     let runs = 0;
+    let release = () => {};
+    const firstHeld = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const gate = new CoalescedRun(async () => {
       runs++;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (runs === 1) await firstHeld;
     });
     const first = gate.run();
     const second = gate.run();
     const third = gate.run();
+    release();
     await Promise.all([first, second, third]);
     expect(runs).toBe(2);
   });

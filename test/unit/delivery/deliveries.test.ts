@@ -70,13 +70,20 @@ const reply = (key = 'terminal:job_1:1'): NewDelivery => ({
   priority: 'reply',
 });
 
-function outbox(slack: ScriptedSlack, store = new MemoryDeliveryStore(), holder = 'A', leaseMs = 60_000) {
+function outbox(
+  slack: ScriptedSlack,
+  store = new MemoryDeliveryStore(),
+  holder = 'A',
+  leaseMs = 60_000,
+  now: () => number = Date.now,
+) {
   return new Deliveries({
     store,
     sender: slack,
     logger,
     holder,
     leaseMs,
+    now,
     settleMs: 0,
     retryBaseMs: 1,
     retryMaxMs: 1,
@@ -144,14 +151,15 @@ describe('Deliveries', () => {
   it('a live lease held by another replica is "later", never "done"; once it lapses the reply goes out', async () => {
     const slack = new ScriptedSlack();
     const store = new MemoryDeliveryStore();
-    await store.record(reply(), Date.now());
+    let clock = Date.now();
+    await store.record(reply(), clock);
     // Replica A took the lease and died with the post on the wire (it never reached Slack).
-    expect((await store.acquire('terminal:job_1:1', 'A', 50, Date.now())).ok).toBe(true);
-    const b = outbox(slack, store, 'B');
+    expect((await store.acquire('terminal:job_1:1', 'A', 50, clock)).ok).toBe(true);
+    const b = outbox(slack, store, 'B', 60_000, () => clock);
     expect(await b.attempt('terminal:job_1:1')).toEqual({ status: 'pending' });
     expect(slack.copies('terminal:job_1:1')).toBe(0);
     expect(await store.get('terminal:job_1:1')).toMatchObject({ state: 'in_flight' });
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    clock += 80;
     expect(await b.reconcile()).toBe(1);
     await b.idle();
     expect(slack.copies('terminal:job_1:1')).toBe(1);
@@ -161,11 +169,12 @@ describe('Deliveries', () => {
   it('a holder that died after its post landed: the next one finds it and posts nothing', async () => {
     const slack = new ScriptedSlack();
     const store = new MemoryDeliveryStore();
-    await store.record(reply(), Date.now());
-    await store.acquire('terminal:job_1:1', 'A', 30, Date.now());
+    let clock = Date.now();
+    await store.record(reply(), clock);
+    await store.acquire('terminal:job_1:1', 'A', 30, clock);
     slack.landed.push({ key: 'terminal:job_1:1', ts: '7.0' });
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    const b = outbox(slack, store, 'B');
+    clock += 60;
+    const b = outbox(slack, store, 'B', 60_000, () => clock);
     await b.reconcile();
     await b.idle();
     expect(slack.calls).toEqual([]);
@@ -213,7 +222,8 @@ describe('Deliveries', () => {
         throw new DeliveryAttemptError({ kind: 'not_sent', code: 'shutting_down' });
       },
     };
-    const aStuck = new Deliveries({ store, sender, logger, holder: 'A', settleMs: 200 });
+    let clock = Date.now();
+    const aStuck = new Deliveries({ store, sender, logger, holder: 'A', settleMs: 200, now: () => clock });
     void a;
     const attempt = aStuck.deliver(reply());
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -222,9 +232,9 @@ describe('Deliveries', () => {
     await attempt;
     expect(await store.get('terminal:job_1:1')).toMatchObject({ state: 'pending' });
     // Not at once: A's post may still be landing (issue 26, item 2).
-    expect(await store.due(Date.now(), 10)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const b = outbox(slack, store, 'B');
+    expect(await store.due(clock, 10)).toEqual([]);
+    clock += 250;
+    const b = outbox(slack, store, 'B', 60_000, () => clock);
     await b.reconcile();
     await b.idle();
     expect(slack.copies('terminal:job_1:1')).toBe(1);

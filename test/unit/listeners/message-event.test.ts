@@ -85,8 +85,11 @@ describe('messageEvent', () => {
   it('ignores an event without a channel or ts', async () => {
     const t = setup();
     await t.deliver({ type: 'message', text: 'no channel', ts: '1700000000.000200' });
+    await t.deliver({ type: 'message', text: 'no ts', channel: 'C0DOCS' });
+    // A well-formed message after them is the sign both were processed.
+    await t.deliver(slackMessage({ text: 'well formed' }));
     await t.work.run();
-    expect(t.conversations.handle).not.toHaveBeenCalled();
+    expect(t.handled.map((m) => m.text)).toEqual(['well formed']);
   });
 
   it('logs a failure of the conversations instead of rejecting (no Slack retry is coming)', async () => {

@@ -25,7 +25,7 @@ import { healthHeadline, pageViewsHeadline, weeklyPost } from '../../src/slack/m
 import { createMemoryEvidenceStore } from '../../src/state/keyv-evidence-store.js';
 import { anyHostileText, hasInvisible, liveMarkup, specNumber } from '../support/hostile-text.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
-import { recordingLogger } from './listeners/fakes.js';
+import { recordingLogger } from '../unit/listeners/fakes.js';
 
 const SITE = 'https://docs.example';
 const range = { from: '2026-03-03', toExclusive: '2026-03-10' };

@@ -7,9 +7,9 @@ import {
   keepsRising,
   SENSITIVITIES,
   type Sensitivity,
-} from '../../../src/insights/alerts/rules.js';
-import { poissonDraw } from '../../support/alert-feed.js';
-import { seededRandom } from '../../support/seeded-random.js';
+} from '../../src/insights/alerts/rules.js';
+import { poissonDraw } from '../support/alert-feed.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 /** Daily rates of the simulated count signals: rare terms to busy ones. */
 const COUNT_RATES = [0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1, 1.5, 2, 3, 5, 8, 13, 20, 30];

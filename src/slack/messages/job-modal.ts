@@ -1,6 +1,8 @@
 import type { KnownBlock, ModalView } from '@slack/types';
+import { findSecret } from '../../common/secret-shapes.js';
 import { escapeMrkdwn, submittedText } from '../markup.js';
 import { oneLine, truncate } from './limits.js';
+import { secretInFormText } from './secret-notice.js';
 
 /** Identifies the modal's submission (`view_submission`), shared by the message shortcut and Home's button. */
 export const JOB_MODAL_CALLBACK_ID = 'docs_agent_job_modal';
@@ -266,7 +268,9 @@ export function parseJobSubmission(view: SubmittedView): ParsedSubmission {
     if (CHANNEL_ID.test(picked)) refs.channelId = picked;
     else errors[CHANNEL_BLOCK] = "Pick the channel where the job's card should go.";
   }
+  const secret = findSecret(instruction);
   if (instruction === '') errors[INSTRUCTION_BLOCK] = 'Write what the docs agent should do.';
+  else if (secret) errors[INSTRUCTION_BLOCK] = secretInFormText(secret.kind);
   else if (Array.from(instruction).length > MODAL_LIMITS.inputValue)
     errors[INSTRUCTION_BLOCK] =
       `Keep it under ${MODAL_LIMITS.inputValue.toLocaleString('en-US')} characters.`;

@@ -3,6 +3,7 @@ import { registerAgentStopChoice } from './actions/agent-stop-choice.js';
 import { registerAlertMenuAction } from './actions/alert-menu.js';
 import { registerDocsHealthPostAction } from './actions/docs-health-post.js';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
+import { registerGithubConnectSubmission } from './actions/github-connect-submission.js';
 import { registerHealthFixAction } from './actions/health-fix.js';
 import { registerHealthFixSubmission } from './actions/health-fix-submission.js';
 import { registerHomeConnectProjectAction } from './actions/home-connect-project.js';
@@ -64,6 +65,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerJobFeedbackAction(app, deps);
   registerReviewReactedMessageAction(app, deps);
   registerProjectConnectSubmission(app, deps);
+  registerGithubConnectSubmission(app, deps);
   registerHomeConnectProjectAction(app, deps);
   registerHomeDisconnectProjectAction(app, deps);
   // Before Bolt's listeners see them: assistant events, and messages in DM threads (routed back to the

@@ -188,3 +188,24 @@ export function scrubSecrets(text: string): string {
   parts.push(text.slice(copied));
   return parts.join('');
 }
+
+/**
+ * A copy of a stored value (a job record) with every credential shape in its strings, however deep,
+ * replaced by `[redacted]`; the value itself when it holds none (the usual case: nothing is copied).
+ */
+export function scrubDeep<T>(value: T): T {
+  if (typeof value === 'string') return scrubSecrets(value) as T;
+  if (Array.isArray(value)) {
+    const items = value.map((item: unknown) => scrubDeep(item));
+    return items.some((item, i) => item !== value[i]) ? (items as T) : value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const scrubbed = scrubDeep(item);
+    if (scrubbed === item) continue;
+    copy ??= { ...(value as Record<string, unknown>) };
+    copy[key] = scrubbed;
+  }
+  return (copy ?? value) as T;
+}

@@ -4,6 +4,7 @@ import {
   findSecret,
   MAX_SECRET_SCAN_CHARS,
   type SecretKind,
+  scrubDeep,
   scrubSecrets,
   secretMatches,
 } from '../../src/common/secret-shapes.js';
@@ -84,6 +85,15 @@ describe('credential shapes', () => {
       scrubSecrets(text);
     expect(performance.now() - started).toBeLessThan(10_000); // quadratic would take hours; linear is well under a second
     expect(scrubSecrets(`xoxb-${'a'.repeat(200_000)} after`)).toBe('[redacted] after');
+  });
+
+  it('scrubs a stored value however deep, copying only what changed', () => {
+    const clean = { a: 'x', b: [1, { c: 'y' }], d: null };
+    expect(scrubDeep(clean)).toBe(clean);
+    const held = { a: 'x', b: [1, { c: 'key svc_live_0123456789abcd' }], d: null };
+    const out = scrubDeep(held);
+    expect(out).toEqual({ a: 'x', b: [1, { c: 'key [redacted]' }], d: null });
+    expect(held.b[1]).toEqual({ c: 'key svc_live_0123456789abcd' });
   });
 
   it('refuses text too long to scan (fail closed)', () => {

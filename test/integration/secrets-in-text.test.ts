@@ -78,6 +78,16 @@ describe('a credential in text starts nothing (issue 44)', () => {
     await expectNothingKept(t, GITHUB_TOKEN);
   });
 
+  it('every command is checked before its listener: /docs-views with a cloud key reads nothing', async () => {
+    const t = await boot();
+    const ack = await t.command({ command: '/docs-views', text: `last week AKIAIOSFODNN7EXAMPLE` });
+    const body = JSON.parse(ack.body) as { response_type: string; text: string };
+    expect(body.response_type).toBe('ephemeral');
+    expect(body.text).toContain('cloud access key');
+    expect(t.docs.requests).toEqual([]);
+    await expectNothingKept(t, 'AKIAIOSFODNN7EXAMPLE');
+  });
+
   it('a mention holding a Slack bot token is answered only to its author', async () => {
     const t = await boot();
     await t.event(

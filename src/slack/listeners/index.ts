@@ -31,6 +31,7 @@ import { registerTokenRevoked } from './events/token-revoked.js';
 import { refuseExternalUsers } from './external-users.js';
 import { refuseForeignResponseUrls } from './foreign-response-urls.js';
 import { ignoreReplayedRequests } from './replayed-requests.js';
+import { refuseSecretsInCommands } from './secrets-in-commands.js';
 import { requireConnectedProject } from './setup-gate.js';
 
 export type { SlackDeps } from './deps.js';
@@ -39,6 +40,8 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   // Before every listener: a replayed command or click runs once; users of other organisations reach none
   // of them (ALLOW_EXTERNAL_USERS).
   app.use(ignoreReplayedRequests(deps) as never);
+  // A credential in a command's text is refused before anything reads it (issue 44).
+  app.use(refuseSecretsInCommands(deps) as never);
   app.use(refuseForeignResponseUrls(deps) as never);
   app.use(refuseExternalUsers(deps) as never);
   // OAuth mode: until a docs project is connected, commands only say how to connect one.

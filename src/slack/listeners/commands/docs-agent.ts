@@ -1,6 +1,5 @@
 import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
-import { findSecret } from '../../../common/secret-shapes.js';
 import {
   accessDeniedMessage,
   parseDocsAgentCommand,
@@ -37,17 +36,8 @@ export function registerDocsAgentCommand(app: App, deps: DocsAgentCommandDeps): 
 export function docsAgentCommand(deps: DocsAgentCommandDeps) {
   return async (args: CommandArgs & { client?: ModalOpener }): Promise<void> => {
     const { command, ack, respond } = args;
-    // Before anything else reads the text (subcommands, instructions, logs): a credential in it is refused
-    // privately, by its kind only, and the text is dropped.
-    const secret = findSecret(command.text ?? '');
-    if (secret) {
-      deps.logger.info(
-        { channelId: command.channel_id, kind: secret.kind },
-        'command text holds a credential',
-      );
-      await ack({ response_type: 'ephemeral', text: secretRefusalText(secret.kind) });
-      return;
-    }
+    // A credential in the text was refused before any listener (refuseSecretsInCommands); an instruction is
+    // checked again by the start-job use case.
     const access = deps.access.check(command.user_id, command.channel_id);
     if (!access.ok) {
       await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });

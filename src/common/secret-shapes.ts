@@ -35,11 +35,15 @@ const PREFIXED: readonly PrefixShape[] = [
   { kind: 'docs', prefix: 'svc_', minBody: 8 },
 ];
 
-const PREFIXED_BY_FIRST = new Map<number, PrefixShape[]>();
-for (const shape of PREFIXED) {
-  const first = shape.prefix.charCodeAt(0);
-  PREFIXED_BY_FIRST.set(first, [...(PREFIXED_BY_FIRST.get(first) ?? []), shape]);
-}
+/** Prefixed shapes by their first character, so a position is tried only against those that can start there. */
+const PREFIXED_BY_FIRST: Readonly<Record<string, readonly PrefixShape[]>> = Object.freeze(
+  Object.fromEntries(
+    [...new Set(PREFIXED.map((shape) => shape.prefix[0]!))].map((first) => [
+      first,
+      Object.freeze(PREFIXED.filter((shape) => shape.prefix[0] === first)),
+    ]),
+  ),
+);
 
 /** Cloud access key ids: `AKIA`/`ASIA` and exactly 16 upper-case letters or digits, a word of its own. */
 const CLOUD_PREFIXES = ['AKIA', 'ASIA'];
@@ -88,7 +92,7 @@ function prefixAt(text: string, at: number, prefix: string): boolean {
 
 /** The kind and end of a prefixed shape starting at `at`, if one does. */
 function prefixedEnd(text: string, at: number): { kind: SecretKind; end: number } | undefined {
-  for (const shape of PREFIXED_BY_FIRST.get(text.charCodeAt(at)) ?? []) {
+  for (const shape of PREFIXED_BY_FIRST[text.charAt(at)] ?? []) {
     if (!prefixAt(text, at, shape.prefix)) continue;
     let end = at + shape.prefix.length;
     while (end < text.length && isToken(text.charCodeAt(end))) end++;

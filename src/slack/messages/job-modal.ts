@@ -1,5 +1,5 @@
 import type { KnownBlock, ModalView } from '@slack/types';
-import { findSecret } from '../../common/secret-shapes.js';
+import { findSecret, scrubSecrets } from '../../common/secret-shapes.js';
 import { escapeMrkdwn, submittedText } from '../markup.js';
 import { oneLine, truncate } from './limits.js';
 import { secretInFormText } from './secret-notice.js';
@@ -66,7 +66,8 @@ function channelPicker(): KnownBlock {
 
 /** The "Send to docs agent" / "New job" modal. Pure; fits Slack's limits whatever the input. */
 export function jobModalView(input: JobModalInput): ModalView {
-  const chars = Array.from(input.instruction ?? '');
+  // A message holding a credential is offered without it: the form would refuse it anyway (issue 44).
+  const chars = Array.from(scrubSecrets(input.instruction ?? ''));
   const cut = chars.length > MODAL_LIMITS.inputValue;
   const pickChannel = input.refs.origin === 'home' && !input.refs.channelId;
   const blocks: KnownBlock[] = [
@@ -152,7 +153,7 @@ function previewText(
   const shown = sent.slice(-MODAL_LIMITS.previewMessages);
   const lines = shown.map(
     (m) =>
-      `> *${escapeMrkdwn(oneLine(m.author, 40))}*: ${escapeMrkdwn(oneLine(m.text, MODAL_LIMITS.previewLine))}`,
+      `> *${escapeMrkdwn(oneLine(m.author, 40))}*: ${escapeMrkdwn(oneLine(scrubSecrets(m.text), MODAL_LIMITS.previewLine))}`,
   );
   const count = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'message' : 'messages'}`;
   const size = context.chars > 0 ? ` (${context.chars.toLocaleString('en-US')} characters)` : '';

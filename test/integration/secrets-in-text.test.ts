@@ -1,6 +1,7 @@
 import { createClient } from '@redis/client';
 import { describe, expect, it } from 'vitest';
 import { appsOnRedis } from '../support/apps-on-redis.js';
+import { ASSISTANT_DM, assistantMessage, assistantThreadStarted } from '../support/assistant-events.js';
 import { waitFor } from '../support/http.js';
 import { eventEnvelope, messageEvent, nextMessageTs } from '../support/slack-events.js';
 import { messageActionPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
@@ -108,6 +109,19 @@ describe('a credential in text starts nothing (issue 44)', () => {
     expect(t.slack.callsOf('chat.postEphemeral')[0]!.args.channel).toBe('D0ALICE');
     expect(notice).toContain('Slack token');
     await expectNothingKept(t, SLACK_TOKEN);
+  });
+
+  it('an assistant message holding a GitHub token is answered only to its author, in the thread', async () => {
+    const t = await boot();
+    const threadTs = nextMessageTs();
+    await t.event(eventEnvelope(assistantThreadStarted({ threadTs, contextChannel: 'C0DOCS' })));
+    await t.event(eventEnvelope(assistantMessage({ threadTs, text: `connect github with ${GITHUB_TOKEN}` })));
+    const notice = await ephemeralNotice(t);
+    const call = t.slack.callsOf('chat.postEphemeral')[0]!;
+    expect(call.args).toMatchObject({ channel: ASSISTANT_DM, user: 'U0ALICE', thread_ts: threadTs });
+    expect(notice).toContain('GitHub token');
+    expect([...t.slack.assistant.streams.values()]).toEqual([]);
+    await expectNothingKept(t, GITHUB_TOKEN);
   });
 
   it('a follow-up holding a docs admin key is not sent to the running job', async () => {

@@ -4,6 +4,7 @@ import { createClient } from '@redis/client';
 import { parse } from 'yaml';
 import { type Config, ConfigError, loadConfig } from '../../src/common/config.js';
 import { DocsApiError } from '../../src/common/docs-api-error.js';
+import { envScrubber } from '../../src/common/env-secrets.js';
 import { createLogger } from '../../src/common/logger.js';
 import { DocsApiClient } from '../../src/platform/docs-client.js';
 import { manifestProblems, ROOT } from './manifest-rules.js';
@@ -33,6 +34,12 @@ const fail = (name: string, detail: string): Check => ({ name, outcome: 'fail', 
 const skip = (name: string, detail: string): Check => ({ name, outcome: 'skip', detail });
 
 export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
+  // Every line it prints is scrubbed of this environment's secrets, by value and by shape.
+  const scrub = envScrubber(options.env);
+  return (await runChecks(options)).map((check) => ({ ...check, detail: scrub(check.detail) }));
+}
+
+async function runChecks(options: DoctorOptions): Promise<Check[]> {
   const timeoutMs = options.timeoutMs ?? 5_000;
   let config: Config;
   try {

@@ -9,6 +9,7 @@ import {
   oauthProblems,
 } from './config-oauth.js';
 import { apiUrl, httpUrl, idList, integer, optionalText, redisUrl } from './config-schemas.js';
+import { envScrubber } from './env-secrets.js';
 import { AppError } from './errors.js';
 import { channelProjectsSchema } from './projects.js';
 
@@ -223,7 +224,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? `${name} is required`
         : `${name} ${issue.message}`;
     });
-    throw new ConfigError([...fieldProblems, ...crossField]);
+    // Never a secret in the list, whatever a problem's text quotes (an entry, a URL): by value and by shape.
+    const scrub = envScrubber(env);
+    throw new ConfigError([...fieldProblems, ...crossField].map(scrub));
   }
   const e = parsed.data;
   return {

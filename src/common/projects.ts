@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { AppError } from './errors.js';
+import { findSecret, scrubSecrets } from './secret-shapes.js';
 
 /** DOCS_CHANNEL_PROJECTS could not be read; the message names the entry and what a valid one looks like. */
 export class ChannelProjectsError extends AppError<'invalid_channel_projects'> {
   constructor(message: string) {
-    super('invalid_channel_projects', message);
+    // Messages quote the entry: a key typed in the wrong place is never quoted with it.
+    super('invalid_channel_projects', scrubSecrets(message));
   }
 }
 
@@ -50,6 +52,10 @@ export function parseChannelProjectEntries(text: string | undefined): ChannelPro
     if (!CHANNEL_ID.test(channelId))
       throw new ChannelProjectsError(
         `${where}: "${channelId}" is not a Slack channel id (like C0123ABC; not a #name)`,
+      );
+    if (findSecret(projectId) || findSecret(channelId))
+      throw new ChannelProjectsError(
+        `${where}: a key is where the channel or project id goes; write CHANNEL_ID=project_id:svc_…`,
       );
     if (!PROJECT_ID.test(projectId))
       throw new ChannelProjectsError(

@@ -1,21 +1,20 @@
 /**
  * Log scrubbing whose cost does not grow with the number of tenants: token and key shapes are replaced
- * wherever they appear (one regex without nested or adjacent quantifiers, so it cannot backtrack), and known
+ * wherever they appear (one linear scan, secret-shapes.ts), and known
  * secrets (the deployment's, each tenant's current tokens and keys) are found in one pass over the line with
  * a rolling hash of their first characters: one Map look-up per position, whatever the number of secrets.
  */
 
+import { scrubSecrets } from './secret-shapes.js';
+
 const REDACTED = '[redacted]';
 
 /**
- * Slack tokens (bot, user, refresh, app-level, configuration), docs admin keys and GitHub tokens: each a
- * literal prefix and one run of token characters, so a match is decided without backtracking.
+ * Slack tokens, docs admin keys, GitHub tokens, cloud access keys and private key blocks (the one list in
+ * secret-shapes.ts), found in one linear pass without a regex.
  */
-export const SECRET_SHAPES =
-  /(?:xox[abpre]-|xapp-|svc_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_)[A-Za-z0-9_-]{6,}/g;
-
 export function scrubShapes(line: string): string {
-  return line.replace(SECRET_SHAPES, REDACTED);
+  return scrubSecrets(line);
 }
 
 /** Characters hashed per position; shorter secrets are checked one by one (only the deployment's own). */

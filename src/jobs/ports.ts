@@ -1,3 +1,4 @@
+import type { SecretKind } from '../common/secret-shapes.js';
 import type { AgentJob, JobOrigin, JobRecord } from './domain/job.js';
 import type { StartJobRequest } from './use-cases/start-job.js';
 
@@ -185,7 +186,9 @@ export type PrivateNotice =
   /** The state store did not answer: nothing was started or sent; try again in a minute. */
   | { kind: 'state_unavailable' }
   /** A follow-up reached the agent but its new run could not be recorded: its result may not be posted. */
-  | { kind: 'follow_up_unrecorded'; jobId: string };
+  | { kind: 'follow_up_unrecorded'; jobId: string }
+  /** The message held a credential (of this kind): nothing was started or sent, and it was not kept. */
+  | { kind: 'secret'; secret: SecretKind };
 
 /** Slack-side effects of conversations with a job. */
 export interface ConversationNotifier {

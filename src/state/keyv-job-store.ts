@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import { AppError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import { scrubDeep } from '../common/secret-shapes.js';
 import { type JobRecord, JobVersionConflictError, versionOf } from '../jobs/domain/job.js';
 import type { JobStore } from '../jobs/ports.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
@@ -157,7 +158,8 @@ export class KeyvJobStore implements JobStore {
    */
   async saveJob(record: JobRecord): Promise<void> {
     const expected = versionOf(record);
-    const next = { ...record, version: expected + 1 };
+    // Defensively, whatever the use cases checked: no credential shape is ever kept in a record.
+    const next = { ...scrubDeep(record), version: expected + 1 };
     const saved = await guardState(() =>
       this.writes.save(next, expected, RECORD_TTL_MS, WATCHED_SET, {
         index: requesterIndex(record.requesterId),

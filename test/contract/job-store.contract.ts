@@ -54,6 +54,19 @@ export function jobStoreContract(create: JobStoreFactory): void {
         expect((await store.getJob('job_1'))?.status).toBe('active');
       }));
 
+    it('keeps no credential shape: one in a record is saved as [redacted] (issue 44)', () =>
+      withStore(async (store) => {
+        const key = 'svc_live_0123456789abcdefghij';
+        const token = 'ghp_0123456789abcdefABCDEF0123456789abcd';
+        const saved = record({ prompt: `Use ${key} please`, ref: `docs/${token}` });
+        await store.saveJob(saved);
+        const read = await store.getJob('job_1');
+        expect(read?.prompt).toBe('Use [redacted] please');
+        expect(read?.ref).toBe('docs/[redacted]');
+        expect(JSON.stringify(await store.listByRequester('T1', 'U1', 10))).not.toContain(key);
+        expect(saved.version).toBe(1);
+      }));
+
     it('keeps the index of followed pull requests: added once, removed, listed', () =>
       withStore(async (store) => {
         await store.setFollowing('job_1', true);

@@ -75,6 +75,14 @@ describe('npm run doctor', () => {
     expect(lines(checks).join('\n')).toMatch(/DOCS_API_KEY is required/);
   });
 
+  it('never prints a key, even one typed where an id goes (issue 44)', async () => {
+    const key = 'svc_live_0123456789abcdefghijkl';
+    const env = testEnv(slack, docs, { DOCS_CHANNEL_PROJECTS: `C0123ABC=proj_a=${key},C0456DEF=${key}` });
+    const printed = lines(await runDoctor({ env })).join('\n');
+    expect(printed).toContain('DOCS_CHANNEL_PROJECTS entry 1');
+    expect(printed).not.toContain(key.slice(4));
+  });
+
   it('Socket Mode: checks the app-level token too', async () => {
     const env = testEnv(slack, docs, { SLACK_APP_TOKEN: 'xapp-1-A0-1-abcdef' });
     const refused = lines(await runDoctor({ env })).filter((l) => l.includes('Socket Mode:'));

@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeGitHub } from '../support/fake-github.js';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
-import { ALPHA, BETA, registerTenants, type TestTenant } from '../support/tenant-bots.js';
+import { viewSubmissionPayload } from '../support/slack-interactions.js';
+import { ALPHA, asTenant, BETA, registerTenants, type TestTenant } from '../support/tenant-bots.js';
 import { installAndConnect, prLinkReplies, startJob } from '../support/tenant-connect.js';
 
 /**
  * Issue 36, GitHub access per tenant in OAuth mode: a manager connects the tenant's own GitHub token in Slack
- * (`/docs-agent settings github <token>`), and only that tenant's jobs' pull requests are read with it; a
+ * (`/docs-agent settings github` opens a private form; issue 44: never as command text), and only that tenant's jobs' pull requests are read with it; a
  * disconnect stops every read at once. Through the real OAuth-mode app with signed requests.
  */
 const ALPHA_GITHUB = 'github_pat_alpha0123456789abcdefghijklmn';
@@ -45,24 +46,45 @@ describe('OAuth mode: a GitHub token connected in Slack', () => {
       what: 'the terminal reply',
     });
   }
+  /** `/docs-agent settings github` opens the form; the token (and owners) are submitted in it. */
+  async function connectGithub(t: TestTenant, token: string, owners = ''): Promise<string> {
+    const opened = app.slack.calls.length;
+    await settings(t, 'settings github');
+    await app.slack.waitForCall(
+      'views.open',
+      (c) => app.slack.calls.indexOf(c) >= opened && JSON.stringify(c.args).includes('docs_github_connect'),
+    );
+    const submission = viewSubmissionPayload({
+      userId: t.user,
+      view: { callback_id: 'docs_github_connect' },
+      values: {
+        github_token: { github_token_input: { type: 'plain_text_input', value: token } },
+        github_owners: { github_owners_input: { type: 'plain_text_input', value: owners } },
+      },
+    });
+    return (await app.interaction(asTenant(submission, t))).body;
+  }
   const readsOf = (n: number) => github.requestsTo(new RegExp(`/pulls/${n}$`));
 
   it("reads the connecting tenant's PR with its token, never another tenant's, and nothing after disconnect", async () => {
     // A token GitHub refuses is checked (one GET /rate_limit) and not saved.
     const wrong = 'github_pat_wrong0123456789abcdefghijklmn';
-    await settings(ALPHA, `settings github ${wrong}`);
+    // As command text a token is refused at once, privately, and goes nowhere (issue 44).
+    const typed = await settings(ALPHA, `settings github ${wrong}`);
+    expect(JSON.parse(typed.body)).toMatchObject({ response_type: 'ephemeral' });
+    expect(typed.body).toContain('GitHub token');
+    expect(typed.body).not.toContain(wrong);
+    // In the form: checked with GitHub, refused on its field, not saved.
+    expect(await connectGithub(ALPHA, wrong)).toContain('GitHub refused that token');
+    expect(await connectGithub(ALPHA, ALPHA_GITHUB, 'acme')).toBe('');
     await waitFor(
-      () => app.slack.responses.some((r) => JSON.stringify(r.body).includes('GitHub refused that token')),
+      () => app.slack.callsOf('chat.postMessage').some((c) => JSON.stringify(c.args).includes('…klmn')),
       {
-        what: 'the refusal',
+        what: 'the confirmation',
       },
     );
-    await settings(ALPHA, `settings github ${ALPHA_GITHUB} acme`);
-    await waitFor(() => app.slack.responses.some((r) => JSON.stringify(r.body).includes('…klmn')), {
-      what: 'the confirmation',
-    });
     // The token is never echoed back, only its last four characters.
-    expect(JSON.stringify(app.slack.responses.map((r) => r.body))).not.toContain(ALPHA_GITHUB);
+    expect(JSON.stringify(app.slack.calls)).not.toContain(ALPHA_GITHUB);
     expect(github.requestsTo(/\/rate_limit$/).map((r) => r.status)).toEqual([401, 200]);
 
     await jobWithPr(ALPHA, 2, 'https://github.com/acme/docs/pull/77');

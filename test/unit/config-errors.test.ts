@@ -137,3 +137,24 @@ describe('.env.example', () => {
     expect(text).not.toMatch(/the\s+#?\s*README/);
   });
 });
+
+describe('config errors never print a key (issue 44)', () => {
+  const KEY_A = 'svc_live_0123456789abcdefghijkl';
+  it.each([
+    ['an entry with two "="', `C0123ABC=proj_a=${KEY_A}`],
+    ['a key where the project goes', `C0123ABC=${KEY_A}`],
+    ['a key where the channel goes', `${KEY_A}=proj_a`],
+    ['a malformed key after ":"', `C0123ABC=proj_a:${KEY_A}!`],
+  ])('DOCS_CHANNEL_PROJECTS: %s', (_what, entry) => {
+    const error = configError({ ...single, DOCS_CHANNEL_PROJECTS: entry });
+    expect(error.problems.some((p) => p.startsWith('DOCS_CHANNEL_PROJECTS'))).toBe(true);
+    expect(error.message).not.toContain(KEY_A.slice(4));
+  });
+
+  it('a secret of any shape is scrubbed by value from every problem', () => {
+    const odd = 'hunter2-not-shaped-like-a-token';
+    const error = configError({ ...single, SLACK_SIGNING_SECRET: odd, DOCS_CHANNEL_PROJECTS: `C0123ABC=proj=${odd}` });
+    expect(error.problems.length).toBeGreaterThan(0);
+    expect(error.message).not.toContain(odd);
+  });
+});

@@ -165,3 +165,17 @@ describe('parseJobSubmission', () => {
     expect(parseJobSubmission(tampered)).toMatchObject({ ok: false, code: 'invalid_job_modal' });
   });
 });
+
+describe('a message holding a credential (issue 44)', () => {
+  it('is offered in the form without it, and its preview too', () => {
+    const key = 'svc_live_0123456789abcdefgh';
+    const view = jobModalView({
+      instruction: `Document the key page; mine is ${key}`,
+      refs: { origin: 'message_shortcut', channelId: 'C0DOCS', threadTs: '1.000100', messageTs: '1.000200' },
+      earlierMessages: [{ author: 'Bob', text: `try ${key}` }],
+    } as Parameters<typeof jobModalView>[0]);
+    const shown = JSON.stringify(view);
+    expect(shown).not.toContain(key.slice(4));
+    expect(shown).toContain('mine is [redacted]');
+  });
+});

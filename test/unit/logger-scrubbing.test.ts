@@ -43,3 +43,20 @@ describe('log scrubbing', () => {
     expect(lines[0]).not.toContain('pw7');
   });
 });
+
+describe('log scrubbing at the logger edge covers every credential shape (issue 44)', () => {
+  it('drops unknown GitHub, Slack, docs, cloud and private keys from messages and fields', () => {
+    const { logger, lines } = collect([]);
+    const pem = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----';
+    const shapes = [
+      'github_pat_11ABCDEFG0123456789_abcdefghijk',
+      'xoxq-1234-5678-abcdefABCDEF',
+      'svc_live_0123456789abcd',
+      'AKIAIOSFODNN7EXAMPLE',
+    ];
+    logger.warn({ prompt: `use ${shapes.join(' and ')}`, key: pem }, `got ${shapes[3]} and ${pem}`);
+    const line = lines.join('');
+    for (const secret of [...shapes, 'MIIEowIBAAKCAQEA7']) expect(line).not.toContain(secret);
+    expect(line).toContain('[redacted]');
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SecretSet } from '../../src/common/logger.js';
-import { SECRET_SHAPES, scrubShapes } from '../../src/common/secret-scrubber.js';
+import { scrubShapes } from '../../src/common/secret-scrubber.js';
 
 describe('the log scrubber', () => {
   it('replaces token and key shapes wherever they appear, known or not', () => {
@@ -21,7 +21,6 @@ describe('the log scrubber', () => {
   it('is one pass: a long run after a prefix matches once, and no prefix means no match', () => {
     const run = `xoxb-${'a'.repeat(200_000)}`;
     expect(scrubShapes(`${run} after`)).toBe('[redacted] after');
-    expect(SECRET_SHAPES.source).not.toMatch(/\)\*|\)\+|\+\+|\*\*/);
     expect(scrubShapes('x'.repeat(1000))).toBe('x'.repeat(1000));
   });
 

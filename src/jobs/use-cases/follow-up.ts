@@ -1,5 +1,6 @@
 import { DocsApiError } from '../../common/docs-api-error.js';
 import { describeError } from '../../common/errors.js';
+import { findSecret, type SecretKind } from '../../common/secret-shapes.js';
 import { type AgentJob, type JobRecord, JobVersionConflictError } from '../domain/job.js';
 import { endWatch, startGeneration } from '../domain/lifecycle.js';
 import { type JobServiceDeps, oweOrLog, projectOf } from './deps.js';
@@ -16,6 +17,8 @@ export interface FollowUpRequest {
 export type FollowUpResult =
   | { ok: true; record: JobRecord }
   | { ok: false; reason: 'unknown_job' }
+  /** The message holds a credential: nothing was read, stored or sent; the text is dropped. */
+  | { ok: false; reason: 'secret'; kind: SecretKind }
   /** The docs API (or the bot's own count of its budget) refused the message; `error` says why. */
   | { ok: false; reason: 'refused'; error: unknown; reachedApi: boolean }
   /**
@@ -40,6 +43,11 @@ const realWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resol
  */
 export async function followUp(deps: JobServiceDeps, request: FollowUpRequest): Promise<FollowUpResult> {
   const { store, notifier, queue, clock, logger, poll, metrics } = deps;
+  const secret = findSecret(request.prompt);
+  if (secret) {
+    logger.info({ jobId: request.jobId, kind: secret.kind }, 'follow-up holds a credential; nothing sent');
+    return { ok: false, reason: 'secret', kind: secret.kind };
+  }
   const record: JobRecord | undefined = await store.getJob(request.jobId);
   if (!record) return { ok: false, reason: 'unknown_job' };
   const projectId = projectOf(deps, record);

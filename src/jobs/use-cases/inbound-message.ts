@@ -182,6 +182,8 @@ export class HandleInboundMessage {
           await notifier.markForwarded(ref);
         } else if (result.reason === 'refused') {
           await notifier.followUpRefused(ref, result.error);
+        } else if (result.reason === 'secret') {
+          await notifier.tellAuthor(ref, { kind: 'secret', secret: result.kind });
         } else if (result.reason === 'not_recorded') {
           // No 👀: that says "the bot follows this"; say plainly what happened instead.
           await notifier.tellAuthor(ref, { kind: 'follow_up_unrecorded', jobId: record.jobId });
@@ -209,6 +211,8 @@ export class HandleInboundMessage {
           : {}),
         sourceTs: message.ts,
       });
+      if (!result.ok && result.stage === 'secret')
+        await notifier.tellAuthor(ref, { kind: 'secret', secret: result.kind });
       if (!result.ok && result.stage === 'card') {
         // Nothing reached the docs API and nobody saw anything: let a redelivery try again.
         await this.deps.store.release(key).catch(() => undefined);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, describeError } from '../../common/errors.js';
 import type { HourlyQuota } from '../../common/hourly-quota.js';
+import { findSecret, type SecretKind, scrubSecrets } from '../../common/secret-shapes.js';
 import { type AgentJob, type JobOrigin, type JobRecord, newJobRecord } from '../domain/job.js';
 import { type JobServiceDeps, oweOrLog } from './deps.js';
 import { refundIfNeverSent, takeJobBudget } from './job-budget.js';
@@ -41,6 +42,11 @@ export type StartJobResult =
   | { ok: false; stage: 'state'; error: unknown }
   | { ok: false; stage: 'card'; error: unknown }
   | { ok: false; stage: 'create'; error: unknown }
+  /**
+   * The instruction holds a credential (a token or key shape): nothing was stored, posted or sent, and the
+   * text is dropped. The caller tells the person privately, naming only the kind.
+   */
+  | { ok: false; stage: 'secret'; kind: SecretKind; error?: undefined }
   /** This process is stopping: another replica finishes the start (its card, then its job). */
   | { ok: false; stage: 'handed_over'; error?: undefined };
 
@@ -59,8 +65,20 @@ export class UntrackedJobError extends AppError<'state_unavailable'> {
 const cardlessProbe = '0000000000.000000';
 
 /** Posts the job card, creates the agent job within the hourly budget, saves it and schedules its first poll. */
-export async function startJob(deps: JobServiceDeps, request: StartJobRequest): Promise<StartJobResult> {
+export async function startJob(deps: JobServiceDeps, unchecked: StartJobRequest): Promise<StartJobResult> {
   const { notifier, store, queue, logger, clock, metrics } = deps;
+  // Before anything is read, stored, posted or sent: an instruction holding a credential starts nothing
+  // (the text is not logged either). Quoted context is other people's words: its credentials are cut out.
+  const secret = findSecret(unchecked.prompt);
+  if (secret) {
+    logger.info(
+      { channelId: unchecked.channelId, origin: unchecked.origin, kind: secret.kind },
+      'instruction holds a credential; nothing started',
+    );
+    return { ok: false, stage: 'secret', kind: secret.kind };
+  }
+  const request =
+    unchecked.context === undefined ? unchecked : { ...unchecked, context: scrubSecrets(unchecked.context) };
   // The channel decides the project once; the record keeps it for polls, follow-ups and status.
   const projectId = deps.projects.projectFor(request.projectChannelId ?? request.channelId);
   const startId = request.handover?.id ?? randomUUID();

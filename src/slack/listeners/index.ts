@@ -3,6 +3,7 @@ import { registerAgentStopChoice } from './actions/agent-stop-choice.js';
 import { registerAlertMenuAction } from './actions/alert-menu.js';
 import { registerDocsHealthPostAction } from './actions/docs-health-post.js';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
+import { registerGithubConnectSubmission } from './actions/github-connect-submission.js';
 import { registerHealthFixAction } from './actions/health-fix.js';
 import { registerHealthFixSubmission } from './actions/health-fix-submission.js';
 import { registerHomeConnectProjectAction } from './actions/home-connect-project.js';
@@ -30,6 +31,7 @@ import { registerTokenRevoked } from './events/token-revoked.js';
 import { refuseExternalUsers } from './external-users.js';
 import { refuseForeignResponseUrls } from './foreign-response-urls.js';
 import { ignoreReplayedRequests } from './replayed-requests.js';
+import { refuseSecretsInCommands } from './secrets-in-commands.js';
 import { requireConnectedProject } from './setup-gate.js';
 
 export type { SlackDeps } from './deps.js';
@@ -38,6 +40,8 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   // Before every listener: a replayed command or click runs once; users of other organisations reach none
   // of them (ALLOW_EXTERNAL_USERS).
   app.use(ignoreReplayedRequests(deps) as never);
+  // A credential in a command's text is refused before anything reads it (issue 44).
+  app.use(refuseSecretsInCommands(deps) as never);
   app.use(refuseForeignResponseUrls(deps) as never);
   app.use(refuseExternalUsers(deps) as never);
   // OAuth mode: until a docs project is connected, commands only say how to connect one.
@@ -64,6 +68,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerJobFeedbackAction(app, deps);
   registerReviewReactedMessageAction(app, deps);
   registerProjectConnectSubmission(app, deps);
+  registerGithubConnectSubmission(app, deps);
   registerHomeConnectProjectAction(app, deps);
   registerHomeDisconnectProjectAction(app, deps);
   // Before Bolt's listeners see them: assistant events, and messages in DM threads (routed back to the

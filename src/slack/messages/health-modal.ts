@@ -1,4 +1,5 @@
 import type { KnownBlock, ModalView } from '@slack/types';
+import { findSecret } from '../../common/secret-shapes.js';
 import type { Evidence } from '../../insights/health/evidence.js';
 import { decodeEvidenceRef, encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import { isEvidenceId } from '../../insights/health/health-evidence.js';
@@ -6,6 +7,7 @@ import { fixRequestFor } from '../../insights/health/instruction.js';
 import { submittedText } from '../markup.js';
 import { evidenceSummary } from './evidence-summary.js';
 import type { SubmissionErrors, SubmittedView } from './job-modal.js';
+import { secretInFormText } from './secret-notice.js';
 
 export const HEALTH_MODAL_CALLBACK = 'health_fix_submit';
 export const HEALTH_INSTRUCTION_BLOCK = 'health_instruction';
@@ -116,12 +118,15 @@ export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
     view.state?.values?.[HEALTH_INSTRUCTION_BLOCK]?.[HEALTH_INSTRUCTION_ACTION]?.value,
     INPUT_MAX,
   );
+  const secret = findSecret(instruction);
   const error =
     instruction === ''
       ? 'Write what the docs agent should do.'
-      : Array.from(instruction).length > INPUT_MAX
-        ? `Keep it under ${INPUT_MAX.toLocaleString('en-US')} characters.`
-        : undefined;
+      : secret
+        ? secretInFormText(secret.kind)
+        : Array.from(instruction).length > INPUT_MAX
+          ? `Keep it under ${INPUT_MAX.toLocaleString('en-US')} characters.`
+          : undefined;
   if (error)
     return {
       ok: false,

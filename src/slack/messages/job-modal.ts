@@ -1,6 +1,8 @@
 import type { KnownBlock, ModalView } from '@slack/types';
+import { findSecret, scrubSecrets } from '../../common/secret-shapes.js';
 import { escapeMrkdwn, submittedText } from '../markup.js';
 import { oneLine, truncate } from './limits.js';
+import { secretInFormText } from './secret-notice.js';
 
 /** Identifies the modal's submission (`view_submission`), shared by the message shortcut and Home's button. */
 export const JOB_MODAL_CALLBACK_ID = 'docs_agent_job_modal';
@@ -64,7 +66,8 @@ function channelPicker(): KnownBlock {
 
 /** The "Send to docs agent" / "New job" modal. Pure; fits Slack's limits whatever the input. */
 export function jobModalView(input: JobModalInput): ModalView {
-  const chars = Array.from(input.instruction ?? '');
+  // A message holding a credential is offered without it: the form would refuse it anyway (issue 44).
+  const chars = Array.from(scrubSecrets(input.instruction ?? ''));
   const cut = chars.length > MODAL_LIMITS.inputValue;
   const pickChannel = input.refs.origin === 'home' && !input.refs.channelId;
   const blocks: KnownBlock[] = [
@@ -150,7 +153,7 @@ function previewText(
   const shown = sent.slice(-MODAL_LIMITS.previewMessages);
   const lines = shown.map(
     (m) =>
-      `> *${escapeMrkdwn(oneLine(m.author, 40))}*: ${escapeMrkdwn(oneLine(m.text, MODAL_LIMITS.previewLine))}`,
+      `> *${escapeMrkdwn(oneLine(m.author, 40))}*: ${escapeMrkdwn(oneLine(scrubSecrets(m.text), MODAL_LIMITS.previewLine))}`,
   );
   const count = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'message' : 'messages'}`;
   const size = context.chars > 0 ? ` (${context.chars.toLocaleString('en-US')} characters)` : '';
@@ -266,7 +269,9 @@ export function parseJobSubmission(view: SubmittedView): ParsedSubmission {
     if (CHANNEL_ID.test(picked)) refs.channelId = picked;
     else errors[CHANNEL_BLOCK] = "Pick the channel where the job's card should go.";
   }
+  const secret = findSecret(instruction);
   if (instruction === '') errors[INSTRUCTION_BLOCK] = 'Write what the docs agent should do.';
+  else if (secret) errors[INSTRUCTION_BLOCK] = secretInFormText(secret.kind);
   else if (Array.from(instruction).length > MODAL_LIMITS.inputValue)
     errors[INSTRUCTION_BLOCK] =
       `Keep it under ${MODAL_LIMITS.inputValue.toLocaleString('en-US')} characters.`;

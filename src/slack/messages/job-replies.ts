@@ -9,6 +9,7 @@ import { formatDuration } from './format.js';
 import { pullRequestActions, safeId } from './job-card.js';
 import { feedbackBlock } from './job-feedback.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
+import { secretRefusalText } from './secret-notice.js';
 
 /** Longer links get their own block instead of a place in a sentence. */
 const INLINE_LINK_MAX = 2000;
@@ -121,6 +122,7 @@ export function startFailureNotice(result: StartJobResult): string | undefined {
   if (result.ok) return undefined;
   if (result.stage === 'state') return STATE_UNAVAILABLE_TEXT;
   if (result.stage === 'card') return describeSlackDeliveryFailure((result.error as { code?: string }).code);
+  if (result.stage === 'secret') return secretRefusalText(result.kind);
   return undefined;
 }
 
@@ -145,6 +147,9 @@ export function privateNoticeMessage(notice: PrivateNotice, commandName = '/docs
       break;
     case 'follow_up_unrecorded':
       text = followUpUnrecordedText(notice.jobId, commandName);
+      break;
+    case 'secret':
+      text = secretRefusalText(notice.secret);
       break;
     case 'empty':
       text = `Tell me what to change in the docs, for example: _@docs-agent Document the new 429 response on the jobs API_. See \`${commandName} help\` for more.`;

@@ -13,7 +13,7 @@ export const SETTINGS_HELP_TEXT = [
   '*docs-agent settings*',
   '• `/docs-agent settings`: what is set',
   '• `/docs-agent settings external-users on` or `off`: whether people of other organisations in shared channels (Slack Connect) may use docs-agent here',
-  '• `/docs-agent settings github <token> [owner,owner]`: a GitHub token (read-only: pull requests, checks) to follow this workspace’s jobs’ pull requests to their merge, used only for its jobs’ repositories (and only those owners’, if named)',
+  '• `/docs-agent settings github`: opens a private form for a GitHub token (read-only: pull requests, checks) to follow this workspace’s jobs’ pull requests to their merge, used only for its jobs’ repositories (and only those owners’, if named). Never paste a token in a message: I refuse it',
   '• `/docs-agent settings github disconnect`: stops using it',
 ].join('\n');
 
@@ -22,11 +22,14 @@ export function githubText(
   shown: { masked: string; owners: string[]; connectedBy: string } | undefined,
 ): string {
   if (!shown)
-    return 'No GitHub token is connected: pull requests are not followed to their merge. A manager connects one with `/docs-agent settings github <token>`.';
+    return 'No GitHub token is connected: pull requests are not followed to their merge. A manager connects one with `/docs-agent settings github` (a private form).';
   const owners =
     shown.owners.length > 0 ? ` for repositories of ${shown.owners.map((o) => `\`${o}\``).join(', ')}` : '';
   return `A GitHub token (${shown.masked}) connected by <@${shown.connectedBy}> follows this workspace’s jobs’ pull requests${owners}. \`/docs-agent settings github disconnect\` stops using it.`;
 }
+
+export const GITHUB_FORM_NOT_OPENED_TEXT =
+  "I couldn't open the GitHub form (Slack took too long or refused it). Run `/docs-agent settings github` again.";
 
 export const GITHUB_DISCONNECTED_TEXT =
   'The GitHub token is disconnected: pull requests are no longer read with it. Revoke it on GitHub too if nothing else uses it.';
@@ -82,9 +85,9 @@ export function preferenceFailureText(code: string, who: string): string {
     case 'not_added':
       return 'They were not added by a manager, so there is nothing to remove (the installer, admins and owners always manage).';
     case 'bad_github_token':
-      return 'That is not a GitHub token (letters, digits and _ only, like `github_pat_…` or `ghp_…`), or an owner name is not a GitHub user or organisation. Usage: `/docs-agent settings github <token> [owner,owner]`.';
+      return 'That is not a GitHub token (letters, digits and _ only, like `github_pat_…` or `ghp_…`), or an owner name is not a GitHub user or organisation. Correct it in the form and submit again.';
     case 'github_token_refused':
-      return 'GitHub refused that token (401: wrong, expired or revoked), so nothing was saved. Create a new one on GitHub and run the command again.';
+      return 'GitHub refused that token (401: wrong, expired or revoked), so nothing was saved. Create a new one on GitHub and submit the form again.';
     case 'github_unreachable':
       return 'GitHub did not answer the check of that token, so nothing was saved. Try again in a minute.';
     case 'no_github_token':

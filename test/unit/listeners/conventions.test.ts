@@ -33,6 +33,7 @@ describe('src/slack layout', () => {
       'actions/alert-menu.ts',
       'actions/docs-health-post.ts',
       'actions/docs-views-post.ts',
+      'actions/github-connect-submission.ts',
       'actions/health-fix-submission.ts',
       'actions/health-fix.ts',
       'actions/home-connect-project.ts',

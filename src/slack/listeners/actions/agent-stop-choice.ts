@@ -9,6 +9,7 @@ import {
   stopChoiceMessage,
 } from '../../messages/agent-session.js';
 import { describeDocsFailure } from '../../messages/failures.js';
+import { secretRefusalText } from '../../messages/secret-notice.js';
 import type { ButtonArgs } from '../args.js';
 import type { AgentSessions, SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
@@ -83,6 +84,8 @@ async function instruct(deps: StopChoiceDeps, jobId: string, userId: string): Pr
   });
   if (result.ok || result.reason === 'not_recorded') return { kind: 'instructed', userId };
   if (result.reason === 'unknown_job') return { kind: 'stale' };
+  if (result.reason === 'secret')
+    return { kind: 'instruction_refused', reason: secretRefusalText(result.kind) };
   const reason = describeDocsFailure(result.error, Date.now(), 'send it', deps.limits ?? {});
   return { kind: 'instruction_refused', reason };
 }

@@ -10,6 +10,7 @@ import { describeSlackDeliveryFailure } from '../../messages/failures.js';
 import { docsAgentHelpMessage } from '../../messages/help.js';
 import { jobListMessage, jobStatusErrorMessage, jobStatusMessage } from '../../messages/job-list.js';
 import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
+import { secretRefusalText } from '../../messages/secret-notice.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { owedVia, respondSafely } from '../respond-safely.js';
@@ -35,6 +36,8 @@ export function registerDocsAgentCommand(app: App, deps: DocsAgentCommandDeps): 
 export function docsAgentCommand(deps: DocsAgentCommandDeps) {
   return async (args: CommandArgs & { client?: ModalOpener }): Promise<void> => {
     const { command, ack, respond } = args;
+    // A credential in the text was refused before any listener (refuseSecretsInCommands); an instruction is
+    // checked again by the start-job use case.
     const access = deps.access.check(command.user_id, command.channel_id);
     if (!access.ok) {
       await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
@@ -124,6 +127,10 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
     } as const;
     deps.afterAck(async () => {
       const result = await deps.jobs.start(start);
+      if (!result.ok && result.stage === 'secret') {
+        await respondSafely(respond, { text: secretRefusalText(result.kind) }, deps.logger);
+        return;
+      }
       if (!result.ok && result.stage === 'state') {
         await respondSafely(respond, { text: STATE_UNAVAILABLE_TEXT }, deps.logger);
         return;

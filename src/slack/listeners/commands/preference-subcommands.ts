@@ -1,8 +1,11 @@
+import { describeError } from '../../../common/errors.js';
+import { githubModalView } from '../../messages/github-connect-modal.js';
 import { ENVIRONMENT_CONFIGURED_TEXT, whoCanManageText } from '../../messages/project-settings.js';
 import {
   addedManagerText,
   externalUsersText,
   GITHUB_DISCONNECTED_TEXT,
+  GITHUB_FORM_NOT_OPENED_TEXT,
   githubText,
   MANAGERS_HELP_TEXT,
   managersText,
@@ -14,6 +17,7 @@ import {
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
+import type { ModalOpener } from './settings-subcommands.js';
 
 /**
  * `/docs-agent managers [list | add @x | remove @x]` and `/docs-agent settings [external-users on|off]`:
@@ -25,7 +29,8 @@ export type PreferenceCommand =
   | { kind: 'managers'; action: 'help' }
   | { kind: 'settings'; action: 'show' | 'help' }
   | { kind: 'settings'; action: 'external-users'; on: boolean }
-  | { kind: 'settings'; action: 'github'; token: string; owners: string[] }
+  /** Opens the GitHub form: a token is never taken as command text (whatever follows `github` is dropped). */
+  | { kind: 'settings'; action: 'github' }
   | { kind: 'settings'; action: 'github-disconnect' };
 
 /** `<@U123>` or `<@U123|name>` as Slack escapes a mention in a command (should_escape), or a bare id. */
@@ -58,22 +63,17 @@ export function preferenceCommand(text: string | undefined): PreferenceCommand |
     if (second === 'github') {
       if (third?.toLowerCase() === 'disconnect' && rest.length === 0)
         return { kind: 'settings', action: 'github-disconnect' };
-      if (third && rest.length <= 1)
-        return { kind: 'settings', action: 'github', token: third, owners: ownersOf(rest[0]) };
-      return { kind: 'settings', action: 'help' };
+      return { kind: 'settings', action: 'github' };
     }
   }
   // Anything else starting with these words is an instruction ("settings page needs an example").
   return undefined;
 }
 
-const ownersOf = (list: string | undefined): string[] =>
-  list ? list.split(',').flatMap((o) => (o.trim() ? [o.trim()] : [])) : [];
-
 /** Answers a preference subcommand: acknowledged at once, who may change is asked of Slack after. */
 export async function answerPreferenceCommand(
   parsed: PreferenceCommand,
-  args: CommandArgs,
+  args: CommandArgs & { client?: ModalOpener },
   deps: Pick<SlackDeps, 'logger' | 'settings'>,
 ): Promise<void> {
   const { command, ack, respond } = args;
@@ -116,9 +116,16 @@ export async function answerPreferenceCommand(
     return say(result.ok ? externalUsersText(parsed.on, true) : preferenceFailureText(result.code, who));
   }
   if (parsed.kind === 'settings' && parsed.action === 'github') {
-    // The token itself is never echoed back: only its last four characters, in the confirmation.
-    const result = await settings.github.connect(command.user_id, parsed.token, parsed.owners);
-    return say(result.ok ? githubText(settings.github.shown()) : preferenceFailureText(result.code, who));
+    // Only in a form: the token never travels as command text (shown again only by its last four characters).
+    if (!(await settings.mayManage(command.user_id))) return say(preferenceFailureText('not_allowed', who));
+    try {
+      if (!args.client) throw new Error('no Slack client');
+      await args.client.views.open({ trigger_id: command.trigger_id, view: githubModalView() });
+    } catch (error) {
+      deps.logger.warn({ error: describeError(error) }, 'could not open the GitHub form');
+      return say(GITHUB_FORM_NOT_OPENED_TEXT);
+    }
+    return;
   }
   if (parsed.kind === 'settings' && parsed.action === 'github-disconnect') {
     const result = await settings.github.disconnect(command.user_id);

@@ -8,9 +8,8 @@ import {
   labelledMessagePrompt,
   reactionDedupeKey,
 } from '../../message-source.js';
-import { describeSlackDeliveryFailure } from '../../messages/failures.js';
 import { MAX_PROMPT_CHARS } from '../../messages/help.js';
-import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
+import { STATE_UNAVAILABLE_TEXT, startFailureNotice } from '../../messages/job-replies.js';
 import { reviewMessagePrompt } from '../../messages/review-message.js';
 import { alreadyJobThreadText, type MessageReader, readMessage } from '../actions/thread-reads.js';
 import type { SlackDeps } from '../deps.js';
@@ -138,9 +137,8 @@ async function startFromReaction(
     });
     started = result.ok;
     if (started) await deps.jobs.confirmOnce(key).catch(() => undefined);
-    if (!result.ok && result.stage === 'state') await tell(STATE_UNAVAILABLE_TEXT);
-    if (!result.ok && result.stage === 'card')
-      await tell(describeSlackDeliveryFailure((result.error as { code?: string }).code));
+    const notice = startFailureNotice(result);
+    if (notice) await tell(notice);
   } catch (error) {
     if (error instanceof EmptySourceMessageError)
       await tell(`${error.message} React to a message with text.`);

@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { acceptedScopes } from '../../scripts/lib/slack-method-scopes.js';
+import { missingArgument } from './fake-slack-arguments.js';
 
 /**
  * What real Slack refuses before it looks at a call's arguments: a method it does not have
  * (`unknown_method`), a bot token whose app lacks the scope (`missing_scope`, checked against the scopes
  * manifest.yml asks for, so a call the manifest forgot fails here first), and a call without a token
  * (`not_authed`). Tokens themselves are checked by the OAuth side (fake-slack-oauth.ts). Which scopes open
- * which method is the one table the manifest rules use too (scripts/lib/slack-method-scopes.ts).
+ * which method is the one table the manifest rules use too (scripts/lib/slack-method-scopes.ts). Then, as
+ * Slack does before it acts, a missing required argument (fake-slack-arguments.ts).
  */
 
 /** Called with no bot token at all (client credentials, an app-level token). */
@@ -35,6 +37,6 @@ export function strictRefusal(
   const needed = acceptedScopes(method, String(args.channel ?? ''));
   if (needed === undefined) return { ok: false, error: 'unknown_method' };
   if (!authorization && typeof args.token !== 'string') return { ok: false, error: 'not_authed' };
-  if (needed.length === 0 || needed.some((scope) => granted.has(scope))) return undefined;
+  if (needed.length === 0 || needed.some((scope) => granted.has(scope))) return missingArgument(method, args);
   return { ok: false, error: 'missing_scope', needed: needed.join(','), provided: [...granted].join(',') };
 }

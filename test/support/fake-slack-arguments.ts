@@ -72,3 +72,9 @@ export function missingArgument(method: string, args: Json): Json | undefined {
   }
   return undefined;
 }
+
+/** With FAKES_TRACE=1 the fakes print each contract refusal, to find which call of a failing test was refused. */
+export function traceRefusal(method: string, answer: unknown): void {
+  if (process.env.FAKES_TRACE)
+    process.stderr.write(`fake-slack refused ${method}: ${JSON.stringify(answer)}\n`);
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { acceptedScopes } from '../../scripts/lib/slack-method-scopes.js';
-import { missingArgument } from './fake-slack-arguments.js';
+import { missingArgument, traceRefusal } from './fake-slack-arguments.js';
 
 /**
  * What real Slack refuses before it looks at a call's arguments: a method it does not have
@@ -37,6 +37,10 @@ export function strictRefusal(
   const needed = acceptedScopes(method, String(args.channel ?? ''));
   if (needed === undefined) return { ok: false, error: 'unknown_method' };
   if (!authorization && typeof args.token !== 'string') return { ok: false, error: 'not_authed' };
-  if (needed.length === 0 || needed.some((scope) => granted.has(scope))) return missingArgument(method, args);
-  return { ok: false, error: 'missing_scope', needed: needed.join(','), provided: [...granted].join(',') };
+  const refusal =
+    needed.length === 0 || needed.some((scope) => granted.has(scope))
+      ? missingArgument(method, args)
+      : { ok: false, error: 'missing_scope', needed: needed.join(','), provided: [...granted].join(',') };
+  if (refusal) traceRefusal(method, refusal);
+  return refusal;
 }

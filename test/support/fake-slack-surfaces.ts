@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { traceRefusal } from './fake-slack-arguments.js';
 import { type BlockKitVerdict, checkMessage } from './slack-block-kit-limits.js';
 
 type Json = Record<string, unknown>;
@@ -113,6 +114,7 @@ export class FakeSlackSurfaces {
 
   private refuse(method: string, error: string, verdict?: BlockKitVerdict): Json {
     this.refusals.push({ method, verdict: verdict ?? { ok: false, error } });
+    traceRefusal(method, verdict ?? error);
     if (verdict && !verdict.ok && verdict.error === 'invalid_blocks')
       return { ok: false, error: 'invalid_arguments', response_metadata: { messages: verdict.errors } };
     return { ok: false, error };

@@ -177,3 +177,15 @@ export function requestViolation(
   const details = problems.map((message) => ({ message }));
   return { status: 400, body: spec.id === 'analytics' ? { error, details } : { error }, problems };
 }
+
+/** requestViolation for the fake's request, noted in `violations` and on stderr as contract drift is. */
+export function requestRefusal(
+  request: { method: string; path: string; query: URLSearchParams; body: unknown },
+  violations: string[],
+): { status: 400; body: Json } | undefined {
+  const refused = requestViolation(request.method, request.path, request.query, request.body);
+  if (!refused) return undefined;
+  violations.push(`${request.method} ${request.path}: ${refused.problems.join('; ')}`);
+  process.stderr.write(`fake-docs refused a request: ${violations.at(-1)}\n`);
+  return refused;
+}

@@ -4,6 +4,7 @@
  * fake Slack refuses what real Slack refuses. Error strings follow Slack's `invalid_blocks` `errors` array.
  */
 
+import { traceRefusal } from './fake-slack-arguments.js';
 import { checkDataTable, checkDataVisualization, hasNewBlocks } from './slack-block-kit-charts.js';
 import {
   ACTIONS_ELEMENTS,
@@ -254,6 +255,7 @@ export class BlockKitEnforcer {
     const verdict = this.newBlocksRefusal(args) ?? checkMessage(args);
     if (verdict.ok) return undefined;
     this.refusals.push({ method, verdict });
+    traceRefusal(method, verdict);
     return verdict;
   }
 
@@ -270,6 +272,7 @@ export class BlockKitEnforcer {
     const verdict = this.newBlocksRefusal(body) ?? checkMessage(body);
     if (verdict.ok) return undefined;
     this.refusals.push({ method: 'response_url', verdict });
+    traceRefusal('response_url', verdict);
     return { status: 400, error: verdict.error };
   }
 

@@ -46,8 +46,12 @@ export const REQUIRED_ARGUMENTS: Readonly<Record<string, readonly Requirement[]>
 /** Methods whose missing channel and missing content Slack names itself rather than `invalid_arguments`. */
 const MESSAGE_METHODS = new Set(['chat.postMessage', 'chat.postEphemeral', 'chat.update']);
 
+/** Arguments for which '' is a value: an empty status clears the thread's or the session's status. */
+const EMPTY_ALLOWED = new Set(['assistant.threads.setStatus status', 'agents.sessions.setStatus status']);
+
 /** Absent as Slack reads a form or JSON argument: missing, null, '' or an empty list (`blocks=[]`). */
-function absent(value: unknown): boolean {
+function absent(method: string, name: string, value: unknown): boolean {
+  if (value === '' && EMPTY_ALLOWED.has(`${method} ${name}`)) return false;
   return (
     value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)
   );
@@ -59,7 +63,7 @@ export function missingArgument(method: string, args: Json): Json | undefined {
   if (!required) return undefined;
   for (const requirement of required) {
     const names = typeof requirement === 'string' ? [requirement] : requirement;
-    if (names.some((name) => !absent(args[name]))) continue;
+    if (names.some((name) => !absent(method, name, args[name]))) continue;
     if (MESSAGE_METHODS.has(method) && requirement === 'channel')
       return { ok: false, error: 'channel_not_found' };
     if (MESSAGE_METHODS.has(method) && requirement === MESSAGE_CONTENT)

@@ -69,6 +69,9 @@ describe('the fake Slack’s required arguments', () => {
     expect(await call('assistant.threads.setStatus', { channel_id: 'D1', thread_ts: '1.0' })).toMatchObject({
       error: 'invalid_arguments',
     });
+    // An empty status is no missing one: it clears the status.
+    const cleared = { channel_id: 'D1', thread_ts: '1.0', status: '' };
+    expect(await call('assistant.threads.setStatus', cleared)).toMatchObject({ ok: true });
     expect(slack.surfaces.refusals).toEqual([]);
   });
 });

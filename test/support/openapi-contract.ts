@@ -173,9 +173,11 @@ export function requestViolation(
     } else check('body', body, bodySchema);
   }
   if (problems.length === 0) return undefined;
-  const error = `Invalid request: ${problems.join('; ')}`;
+  // As the platform words them: analytics names the query and lists each problem, the admin API says it.
   const details = problems.map((message) => ({ message }));
-  return { status: 400, body: spec.id === 'analytics' ? { error, details } : { error }, problems };
+  const answer =
+    spec.id === 'analytics' ? { error: 'Invalid query parameters', details } : { error: problems.join('; ') };
+  return { status: 400, body: answer, problems };
 }
 
 /** requestViolation for the fake's request, noted in `violations` and on stderr as contract drift is. */

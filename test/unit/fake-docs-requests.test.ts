@@ -24,12 +24,12 @@ describe('the fake docs platform’s requests', () => {
   it('refuses a job creation whose body breaks the spec with its documented 400', async () => {
     expect(await request('POST', jobs, { instruction: 'Fix the CLI page' })).toEqual({
       status: 400,
-      body: { error: "Invalid request: body must have required property 'prompt'" },
+      body: { error: "body must have required property 'prompt'" },
     });
     expect(await request('POST', jobs, { prompt: 42 })).toMatchObject({ status: 400 });
     expect(await request('POST', jobs)).toEqual({
       status: 400,
-      body: { error: 'Invalid request: body is required' },
+      body: { error: 'body is required' },
     });
     expect(docs.jobs.size).toBe(0);
     expect(await request('POST', jobs, { prompt: 'Fix the CLI page' })).toMatchObject({ status: 201 });
@@ -41,7 +41,7 @@ describe('the fake docs platform’s requests', () => {
     expect(refused).toEqual({
       status: 400,
       body: {
-        error: expect.stringContaining('Invalid request'),
+        error: 'Invalid query parameters',
         details: [
           { message: 'limit must be <= 250' },
           { message: 'page is not a query parameter of GET /v1/analytics/{projectId}/views' },

@@ -4,6 +4,7 @@ import { App } from '@slack/bolt';
 import { parseAssistantWords } from '../../src/slack/assistant-words.js';
 import { registerListeners, type SlackDeps } from '../../src/slack/listeners/index.js';
 import { ASSISTANT_PROMPTS } from '../../src/slack/messages/assistant-replies.js';
+import { CLIENT_HELPERS, METHOD_SCOPE_RULES, neededScopes } from './slack-method-scopes.js';
 
 /*
  * What the project owns about its manifest: everything the code registers with Bolt is declared, and the bot
@@ -13,45 +14,13 @@ import { ASSISTANT_PROMPTS } from '../../src/slack/messages/assistant-replies.js
  */
 
 export const ROOT = join(import.meta.dirname, '..', '..');
-const LOOKUP_SCOPES = ['channels:history', 'groups:history', 'im:history', 'mpim:history'];
-
-/** Bot scope each Web API method the code calls needs (Slack's method pages); `[]` for none. */
-export const METHOD_SCOPES: Record<string, string[]> = {
-  'auth.test': [],
-  'chat.postMessage': ['chat:write'],
-  'chat.update': ['chat:write'],
-  'chat.postEphemeral': ['chat:write'],
-  'chat.delete': ['chat:write'],
-  'conversations.join': ['channels:join'],
-  // Home's New job checks the user and the bot are in the picked public or private channel.
-  'conversations.members': ['channels:read', 'groups:read'],
-  // Reading a thread, and the look-up of a post by its key after an unknown outcome, in every kind of
-  // conversation the bot posts in: public and private channels, DMs and group DMs (mpim).
-  'conversations.history': LOOKUP_SCOPES,
-  'conversations.replies': LOOKUP_SCOPES,
-  'users.info': ['users:read'],
-  // The welcome message's DM with the installer.
-  'conversations.open': ['im:write'],
-  'reactions.add': ['reactions:write'],
-  'reactions.remove': ['reactions:write'],
-  'files.uploadV2': ['files:write'],
-  // Modals need no scope of their own: the trigger_id of the user's interaction authorises them.
-  'views.open': [],
-  // Home tabs likewise: publishing a user's Home needs only the Home tab enabled (features.app_home).
-  'views.publish': [],
-  // The AI app container (Slack's method pages: assistant:write).
-  'assistant.threads.setStatus': ['assistant:write'],
-  'assistant.threads.setSuggestedPrompts': ['assistant:write'],
-  'assistant.threads.setTitle': ['assistant:write'],
-  // Streamed messages are messages: chat:write. `client.chatStream()` starts one with chat.startStream.
-  'chat.startStream': ['chat:write'],
-  'chat.appendStream': ['chat:write'],
-  'chat.stopStream': ['chat:write'],
-  // Link previews.
-  'chat.unfurl': ['links:write'],
-  // Thread-based agent sessions (Slack's agent-sessions guide: chat:write manages them).
-  'agents.sessions.setStatus': ['chat:write'],
-};
+/**
+ * Bot scopes each Web API method the code calls needs, as the bot uses it: read from the one table in
+ * slack-method-scopes.ts that the fake Slack also refuses calls by.
+ */
+export const METHOD_SCOPES: Record<string, string[]> = Object.fromEntries(
+  [...Object.keys(METHOD_SCOPE_RULES), ...Object.keys(CLIENT_HELPERS)].map((m) => [m, neededScopes(m) ?? []]),
+);
 /** Bot scope each event subscription needs (`null`: none). */
 export const EVENT_SCOPES: Record<string, string | null> = {
   app_home_opened: null,

@@ -12,7 +12,7 @@ import { FakeDocsHealth } from './fake-docs-health.js';
 import { type FakeJob, newFakeJob, promptOf, publicJob, takeHourlySlot } from './fake-docs-jobs.js';
 import { pageViewsAnswer, rowsOverDays, type ViewRow, type ViewsBody } from './fake-docs-views.js';
 import { listen, readBody, sendJson } from './http.js';
-import { contractViolation } from './openapi-contract.js';
+import { contractViolation, requestRefusal } from './openapi-contract.js';
 import { seededRandom } from './seeded-random.js';
 
 export { RANDOM_FAULT_KINDS, type RandomFaultKind, type RandomFaultOptions } from './fake-docs-faults.js';
@@ -72,6 +72,8 @@ export class FakeDocs {
   } = {};
   /** Answers that broke the published specs (see `answer`); `close` throws when there are any. */
   readonly contractViolations: string[] = [];
+  /** Requests the specs refuse (answered 400 with the spec's error object), in order. */
+  readonly requestViolations: string[] = [];
   /** Job creations and follow-ups per project in the rolling hour. */
   private readonly creations = new Map<string, number[]>();
   private readonly faults: Array<{ match: RequestMatch; fault: Fault }> = [];
@@ -192,6 +194,9 @@ export class FakeDocs {
       return this.answer(r, res, 401, { error: 'Invalid API key' });
     if (r.method === 'POST' && key === FAKE_READONLY_KEY)
       return this.answer(r, res, 403, { error: 'API key lacks write scope' });
+    // The bot's request is held to the specs too: a malformed one gets the documented 400.
+    const refused = requestRefusal(r, this.requestViolations);
+    if (refused) return this.answer(r, res, refused.status, refused.body);
 
     const jobs = /^\/v2\/agent\/([^/]+)\/job(?:\/([^/]+))?(\/message)?$/.exec(r.path);
     if (jobs) {

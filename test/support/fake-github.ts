@@ -1,24 +1,42 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { components } from '@octokit/openapi-types';
 import { listen, sendJson } from './http.js';
+
+/*
+ * Every shape the fake answers with is typed from GitHub's published OpenAPI description
+ * (@octokit/openapi-types, the one @octokit/rest is generated from): a field renamed or retyped there fails
+ * typecheck here. The fake answers a subset of each schema's fields: those the bot reads, and their neighbours.
+ */
+type Schemas = components['schemas'];
+type Login = Pick<Schemas['simple-user'], 'login'>;
+type PullFields = Pick<
+  Schemas['pull-request'],
+  'number' | 'state' | 'merged' | 'merged_at' | 'created_at' | 'updated_at' | 'closed_at' | 'html_url'
+> & { draft: NonNullable<Schemas['pull-request']['draft']>; merged_by: Login | null };
+type ListedPull = Pick<
+  Schemas['pull-request-simple'],
+  'number' | 'state' | 'merged_at' | 'created_at' | 'updated_at' | 'closed_at' | 'html_url' | 'draft'
+> & { head: Pick<Schemas['pull-request-simple']['head'], 'sha' | 'ref'> };
+type Review = Pick<Schemas['pull-request-review'], 'id' | 'state'> & {
+  user: Login;
+  submitted_at: NonNullable<Schemas['pull-request-review']['submitted_at']>;
+};
+type CheckRun = Pick<Schemas['check-run'], 'id' | 'name' | 'status' | 'conclusion'>;
+type CommitStatus = Pick<Schemas['simple-commit-status'], 'state' | 'context'>;
+type CombinedStatus = Pick<Schemas['combined-commit-status'], 'state' | 'total_count' | 'sha'> & {
+  statuses: CommitStatus[];
+};
+type DiffEntry = Pick<Schemas['diff-entry'], 'filename' | 'status'>;
+type CoreLimit = Pick<Schemas['rate-limit'], 'limit' | 'remaining'>;
 
 export const FAKE_GITHUB_TOKEN = 'github_pat_fake0123456789abcdefghijklmnopqrstuvwxyz';
 
-export interface FakePull {
-  number: number;
-  state: 'open' | 'closed';
-  draft: boolean;
-  merged: boolean;
-  merged_at: string | null;
-  merged_by: { login: string } | null;
-  created_at: string;
-  updated_at: string;
-  closed_at: string | null;
-  head: { sha: string; ref: string };
-  html_url: string;
-  reviews: Array<{ id: number; state: string; user: { login: string }; submitted_at: string }>;
-  checkRuns: Array<{ id: number; name: string; status: string; conclusion: string | null }>;
-  statuses: Array<{ state: string; context: string }>;
+export interface FakePull extends PullFields {
+  head: Pick<Schemas['pull-request']['head'], 'sha' | 'ref'>;
+  reviews: Review[];
+  checkRuns: CheckRun[];
+  statuses: CommitStatus[];
   /** Paths the PR changed (`GET …/pulls/{n}/files`); none when absent. */
   files?: string[];
 }
@@ -160,7 +178,9 @@ export class FakeGitHub {
         { 'retry-after': String(secondary.retryAfterS) },
       );
     if (path === '/rate_limit')
-      return answer(200, { resources: { core: { limit: this.limit, remaining: this.remaining } } });
+      return answer(200, {
+        resources: { core: { limit: this.limit, remaining: this.remaining } satisfies CoreLimit },
+      });
     // The hourly window rolls over at x-ratelimit-reset.
     if (Date.now() / 1000 >= this.resetAt) {
       this.remaining = this.limit;
@@ -198,16 +218,24 @@ export class FakeGitHub {
       const pull = pulls.get(Number(m[4]));
       if (!pull) return undefined;
       const { reviews, checkRuns: _c, statuses: _s, files, ...fields } = pull;
-      if (m[5] === '/files') return (files ?? []).map((filename) => ({ filename, status: 'modified' }));
-      return m[5] ? reviews : fields;
+      if (m[5] === '/files')
+        return (files ?? []).map((filename): DiffEntry => ({ filename, status: 'modified' }));
+      return m[5] ? (reviews satisfies Review[]) : (fields satisfies PullFields);
     }
     const pull = [...pulls.values()].find((p) => p.head.sha === m[6]);
     if (!pull) return undefined;
-    if (m[7] === 'check-runs') return { total_count: pull.checkRuns.length, check_runs: pull.checkRuns };
+    if (m[7] === 'check-runs')
+      return { total_count: pull.checkRuns.length, check_runs: pull.checkRuns satisfies CheckRun[] };
     const failing = pull.statuses.some((s) => s.state === 'failure' || s.state === 'error');
     const pending = pull.statuses.some((s) => s.state === 'pending');
     const state = failing ? 'failure' : pending || pull.statuses.length === 0 ? 'pending' : 'success';
-    return { state, total_count: pull.statuses.length, statuses: pull.statuses, sha: pull.head.sha };
+    const combined: CombinedStatus = {
+      state,
+      total_count: pull.statuses.length,
+      statuses: pull.statuses,
+      sha: pull.head.sha,
+    };
+    return combined;
   }
 
   /** `GET /repos/{o}/{r}/pulls`: state, sort (created), direction and per_page as GitHub reads them. */
@@ -217,13 +245,29 @@ export class FakeGitHub {
     const state = query.get('state') ?? 'open';
     const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 30) || 30));
     const ascending = query.get('direction') === 'asc';
-    return [...pulls.values()]
-      .filter((p) => state === 'all' || p.state === state)
-      .sort(
-        (a, b) =>
-          (Date.parse(a.created_at) - Date.parse(b.created_at) || a.number - b.number) * (ascending ? 1 : -1),
-      )
-      .slice(0, perPage)
-      .map(({ reviews: _r, checkRuns: _c, statuses: _s, ...fields }) => fields);
+    return (
+      [...pulls.values()]
+        .filter((p) => state === 'all' || p.state === state)
+        .sort(
+          (a, b) =>
+            (Date.parse(a.created_at) - Date.parse(b.created_at) || a.number - b.number) *
+            (ascending ? 1 : -1),
+        )
+        .slice(0, perPage)
+        // The list holds pull-request-simple: no `merged` nor `merged_by` (only a full read has them).
+        .map(
+          (p): ListedPull => ({
+            number: p.number,
+            state: p.state,
+            draft: p.draft,
+            merged_at: p.merged_at,
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+            closed_at: p.closed_at,
+            html_url: p.html_url,
+            head: p.head,
+          }),
+        )
+    );
   }
 }

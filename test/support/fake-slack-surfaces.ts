@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { traceRefusal } from './fake-slack-arguments.js';
 import { type BlockKitVerdict, checkMessage } from './slack-block-kit-limits.js';
 
 type Json = Record<string, unknown>;
@@ -59,14 +60,7 @@ export function checkView(view: unknown, kind: 'modal' | 'home'): BlockKitVerdic
   max(view.callback_id, VIEW_LIMITS.callbackId, '/callback_id');
   max(view.private_metadata, VIEW_LIMITS.privateMetadata, '/private_metadata');
   max(view.external_id, VIEW_LIMITS.externalId, '/external_id');
-  if (Array.isArray(view.blocks))
-    view.blocks.forEach((block, i) => {
-      if (!isObject(block) || block.type !== 'input') return;
-      const element = block.element;
-      plain(block.label, 2000, `/blocks/${i}/label`, true);
-      if (isObject(element) && element.type === 'plain_text_input')
-        max(element.initial_value, VIEW_LIMITS.inputValue, `/blocks/${i}/element/initial_value`);
-    });
+  // Input blocks (label, element, initial value) are checked with every block (slack-block-kit-elements.ts).
   const blocks = checkMessage({ blocks: view.blocks ?? [] }, 'modal');
   if (!blocks.ok && blocks.error === 'invalid_blocks')
     errors.push(
@@ -120,6 +114,7 @@ export class FakeSlackSurfaces {
 
   private refuse(method: string, error: string, verdict?: BlockKitVerdict): Json {
     this.refusals.push({ method, verdict: verdict ?? { ok: false, error } });
+    traceRefusal(method, verdict ?? error);
     if (verdict && !verdict.ok && verdict.error === 'invalid_blocks')
       return { ok: false, error: 'invalid_arguments', response_metadata: { messages: verdict.errors } };
     return { ok: false, error };

@@ -1,3 +1,4 @@
+import { traceRefusal } from './fake-slack-arguments.js';
 import { checkMessage } from './slack-block-kit-limits.js';
 
 type Json = Record<string, unknown>;
@@ -52,6 +53,7 @@ export class FakeSlackUnfurls {
     if (method !== 'chat.unfurl') return undefined;
     const error = (code: string) => {
       this.refusals.push(code);
+      traceRefusal(method, code);
       return { ok: false, error: code };
     };
     const byId = args.unfurl_id !== undefined || args.source !== undefined;

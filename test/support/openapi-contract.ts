@@ -95,3 +95,99 @@ export function contractViolation(
   const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message}`);
   return `${method} ${path} ${status} breaks the ${spec.id} spec: ${problems.join('; ')}`;
 }
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Json;
+}
+
+/** A query value as the spec types it: integers and numbers are read as JSON numbers, the rest as strings. */
+function queryValue(raw: string, schema: Json | undefined): unknown {
+  const type = schema?.type;
+  if ((type === 'integer' || type === 'number') && raw.trim() !== '' && Number.isFinite(Number(raw)))
+    return Number(raw);
+  return raw;
+}
+
+function resolveParameter(spec: Spec, parameter: Json): Parameter {
+  const ref = parameter.$ref;
+  if (typeof ref !== 'string') return parameter as unknown as Parameter;
+  const name = ref.split('/').pop() ?? '';
+  const components = spec.doc.components as { parameters?: Record<string, Json> } | undefined;
+  return (components?.parameters?.[name] ?? {}) as unknown as Parameter;
+}
+
+/**
+ * Why the platform would refuse this request of the bot's, as the specs describe it: a path or query
+ * parameter outside its schema, a query parameter the operation does not take, a missing or malformed JSON
+ * body. Answered with the operation's documented 400 and the spec's error object; undefined when the
+ * request is well formed (or the operation documents no 400, so the platform names no refusal).
+ */
+export function requestViolation(
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: unknown,
+): { status: 400; body: Json; problems: string[] } | undefined {
+  const found = findOperation(method, path);
+  if (!found) return undefined;
+  const { spec, operation } = found;
+  if (!(operation.responses as Json)['400']) return undefined;
+  const template = Object.entries(spec.doc.paths as Record<string, Record<string, Json>>).find(
+    ([, item]) => item[method.toLowerCase()] === operation,
+  )?.[0];
+  const names = [...(template ?? '').matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+  const values =
+    new RegExp(`^${(template ?? '').replace(/\{[^}]+\}/g, '([^/]+)')}$`).exec(path)?.slice(1) ?? [];
+  const parameters = ((operation.parameters ?? []) as Json[]).map((p) => resolveParameter(spec, p));
+  const problems: string[] = [];
+  const check = (where: string, value: unknown, schema: Json | undefined) => {
+    if (!schema) return;
+    const validate = validator(spec, schema);
+    if (!validate(value))
+      for (const e of validate.errors ?? []) problems.push(`${where}${e.instancePath} ${e.message}`);
+  };
+  for (const parameter of parameters) {
+    if (parameter.in === 'path') {
+      const raw = values[names.indexOf(parameter.name)];
+      check(parameter.name, raw === undefined ? undefined : decodeURIComponent(raw), parameter.schema);
+    } else if (parameter.in === 'query') {
+      const raw = query.get(parameter.name);
+      if (raw === null) {
+        if (parameter.required) problems.push(`${parameter.name} is required`);
+      } else check(parameter.name, queryValue(raw, parameter.schema), parameter.schema);
+    }
+  }
+  const known = new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name));
+  for (const name of new Set(query.keys()))
+    if (!known.has(name)) problems.push(`${name} is not a query parameter of ${method} ${template}`);
+  const requestBody = operation.requestBody as
+    | { required?: boolean; content?: Record<string, { schema: Json }> }
+    | undefined;
+  const bodySchema = requestBody?.content?.['application/json']?.schema;
+  if (bodySchema) {
+    if (body === undefined) {
+      if (requestBody?.required) problems.push('body is required');
+    } else check('body', body, bodySchema);
+  }
+  if (problems.length === 0) return undefined;
+  // As the platform words them: analytics names the query and lists each problem, the admin API says it.
+  const details = problems.map((message) => ({ message }));
+  const answer =
+    spec.id === 'analytics' ? { error: 'Invalid query parameters', details } : { error: problems.join('; ') };
+  return { status: 400, body: answer, problems };
+}
+
+/** requestViolation for the fake's request, noted in `violations` and on stderr as contract drift is. */
+export function requestRefusal(
+  request: { method: string; path: string; query: URLSearchParams; body: unknown },
+  violations: string[],
+): { status: 400; body: Json } | undefined {
+  const refused = requestViolation(request.method, request.path, request.query, request.body);
+  if (!refused) return undefined;
+  violations.push(`${request.method} ${request.path}: ${refused.problems.join('; ')}`);
+  process.stderr.write(`fake-docs refused a request: ${violations.at(-1)}\n`);
+  return refused;
+}

@@ -4,7 +4,21 @@
  * fake Slack refuses what real Slack refuses. Error strings follow Slack's `invalid_blocks` `errors` array.
  */
 
+import { traceRefusal } from './fake-slack-arguments.js';
 import { checkDataTable, checkDataVisualization, hasNewBlocks } from './slack-block-kit-charts.js';
+import {
+  ACTIONS_ELEMENTS,
+  CONTEXT_ELEMENTS,
+  checkElement,
+  checkImageBlock,
+  checkInputBlock,
+  isObject,
+  len,
+  SECTION_ACCESSORIES,
+  textObject,
+  tooLong,
+} from './slack-block-kit-elements.js';
+import { checkRichText } from './slack-block-kit-rich-text.js';
 
 export const SLACK_LIMITS = {
   messageBlocks: 50,
@@ -34,13 +48,6 @@ export type BlockKitVerdict =
   | { ok: false; error: 'msg_blocks_too_long' | 'msg_too_long' | 'invalid_blocks_format' };
 
 type Json = Record<string, unknown>;
-
-/** Characters as Slack counts them (code points). */
-const len = (value: unknown) => (typeof value === 'string' ? Array.from(value).length : 0);
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Every string under a `text` key (text objects, rich text elements), summed for the total-text limit. */
 export function totalBlockText(blocks: unknown): number {
@@ -79,22 +86,6 @@ export function checkMessage(
   return { ok: true };
 }
 
-function tooLong(value: unknown, max: number, pointer: string, errors: string[]): void {
-  if (len(value) > max) errors.push(`must be less than ${max + 1} characters [json-pointer:${pointer}]`);
-}
-
-function textObject(value: unknown, pointer: string, max: number, errors: string[], plainOnly = false): void {
-  if (!isObject(value) || (value.type !== 'plain_text' && value.type !== 'mrkdwn')) {
-    errors.push(`must provide an object [json-pointer:${pointer}]`);
-    return;
-  }
-  if (plainOnly && value.type !== 'plain_text')
-    errors.push(`must be a valid enum value [json-pointer:${pointer}/type]`);
-  if (typeof value.text !== 'string' || value.text.length === 0)
-    errors.push(`must be more than 0 characters [json-pointer:${pointer}/text]`);
-  tooLong(value.text, max, `${pointer}/text`, errors);
-}
-
 function checkBlock(block: unknown, pointer: string, errors: string[]): void {
   if (!isObject(block) || typeof block.type !== 'string') {
     errors.push(`must provide an object [json-pointer:${pointer}]`);
@@ -116,7 +107,8 @@ function checkBlock(block: unknown, pointer: string, errors: string[]): void {
             textObject(f, `${pointer}/fields/${i}`, SLACK_LIMITS.fieldText, errors);
           });
       }
-      if (block.accessory !== undefined) checkElement(block.accessory, `${pointer}/accessory`, errors);
+      if (block.accessory !== undefined)
+        checkElement(block.accessory, `${pointer}/accessory`, errors, SECTION_ACCESSORIES);
       return;
     }
     case 'header':
@@ -135,8 +127,9 @@ function checkBlock(block: unknown, pointer: string, errors: string[]): void {
         return;
       }
       elements.forEach((e, i) => {
-        if (isObject(e) && e.type === 'image') return;
-        textObject(e, `${pointer}/elements/${i}`, SLACK_LIMITS.sectionText, errors);
+        if (isObject(e) && e.type === 'image')
+          checkElement(e, `${pointer}/elements/${i}`, errors, CONTEXT_ELEMENTS);
+        else textObject(e, `${pointer}/elements/${i}`, SLACK_LIMITS.sectionText, errors);
       });
       return;
     }
@@ -156,7 +149,7 @@ function checkBlock(block: unknown, pointer: string, errors: string[]): void {
         // Feedback buttons exist only inside a context_actions block.
         if (isObject(e) && e.type === 'feedback_buttons')
           errors.push(`must be a valid enum value [json-pointer:${pointer}/elements/${i}/type]`);
-        else checkElement(e, `${pointer}/elements/${i}`, errors);
+        else checkElement(e, `${pointer}/elements/${i}`, errors, ACTIONS_ELEMENTS);
       });
       return;
     }
@@ -169,14 +162,19 @@ function checkBlock(block: unknown, pointer: string, errors: string[]): void {
     case 'data_table':
       checkDataTable(block, pointer, errors);
       return;
-    case 'divider':
     case 'rich_text':
+      checkRichText(block, pointer, errors);
+      return;
     case 'image':
-    case 'file':
+      checkImageBlock(block, pointer, errors);
+      return;
     case 'input':
-    case 'video':
+      checkInputBlock(block, pointer, errors);
+      return;
+    case 'divider':
       return;
     default:
+      // Block types the bot does not send are not modelled here: teach the fake before the bot sends one.
       errors.push(`must be a valid enum value [json-pointer:${pointer}/type]`);
   }
 }
@@ -224,21 +222,13 @@ function checkContextActions(block: Json, pointer: string, errors: string[]): vo
   });
 }
 
-function checkElement(element: unknown, pointer: string, errors: string[]): void {
-  if (!isObject(element) || typeof element.type !== 'string') {
-    errors.push(`must provide an object [json-pointer:${pointer}]`);
-    return;
-  }
-  if (element.action_id !== undefined)
-    tooLong(element.action_id, SLACK_LIMITS.actionId, `${pointer}/action_id`, errors);
-  if (element.type !== 'button') return;
-  textObject(element.text, `${pointer}/text`, SLACK_LIMITS.buttonText, errors, true);
-  if (element.url !== undefined) tooLong(element.url, SLACK_LIMITS.buttonUrl, `${pointer}/url`, errors);
-  if (element.value !== undefined)
-    tooLong(element.value, SLACK_LIMITS.buttonValue, `${pointer}/value`, errors);
-}
-
-const BLOCK_KIT_METHODS = new Set(['chat.postMessage', 'chat.update', 'chat.postEphemeral']);
+/** Methods whose arguments carry a message's blocks (a stream's blocks come with its end). */
+const BLOCK_KIT_METHODS = new Set([
+  'chat.postMessage',
+  'chat.update',
+  'chat.postEphemeral',
+  'chat.stopStream',
+]);
 
 /** What the fake Slack applies to every call: Block Kit limits, and response_url's 5 uses in 30 minutes. */
 export class BlockKitEnforcer {
@@ -265,6 +255,7 @@ export class BlockKitEnforcer {
     const verdict = this.newBlocksRefusal(args) ?? checkMessage(args);
     if (verdict.ok) return undefined;
     this.refusals.push({ method, verdict });
+    traceRefusal(method, verdict);
     return verdict;
   }
 
@@ -281,6 +272,7 @@ export class BlockKitEnforcer {
     const verdict = this.newBlocksRefusal(body) ?? checkMessage(body);
     if (verdict.ok) return undefined;
     this.refusals.push({ method: 'response_url', verdict });
+    traceRefusal('response_url', verdict);
     return { status: 400, error: verdict.error };
   }
 

@@ -44,8 +44,9 @@ export function assistantQuestion(plain: string): AssistantQuestion | undefined 
   if (first === undefined) return undefined;
   const asks = text.endsWith('?') || QUESTION_WORDS.has(first);
   if (!asks) return undefined;
-  if (words.some((w) => VIEWS_WORDS.has(w))) return 'views';
+  // Health first: "where do readers get stuck?" is about getting stuck, not about readers.
   if (words.some((w) => HEALTH_WORDS.has(w))) return 'health';
+  if (words.some((w) => VIEWS_WORDS.has(w))) return 'views';
   const aboutMe = words.some((w) => HELP_WORDS.has(w)) && words.some((w) => HELP_VERBS.has(w));
   return aboutMe ? 'help' : 'other';
 }

@@ -113,6 +113,31 @@ describe.each(['memory', 'Redis'] as const)('asking before starting in the assis
     expect(t.docs.jobs.size).toBe(1);
   });
 
+  it('[Edit] opens the job form prefilled with the instruction, and starts nothing itself', async () => {
+    const t = await boot();
+    const threadTs = await openThread(t);
+    await send(t, assistantMessage({ threadTs, text: 'Document the &lt;retry&gt; header for <@U0BOB>' }));
+    const { card, value } = await confirmationCard(t.slack, threadTs);
+    const triggerId = t.slack.surfaces.mintTriggerId('U0ALICE');
+    await t.interaction(
+      blockActionsPayload({
+        triggerId,
+        action: { action_id: 'assistant_confirm_edit', value },
+        container: {
+          type: 'message',
+          channelId: ASSISTANT_DM,
+          messageTs: card.ts,
+          responseUrl: t.slack.responseUrl(),
+        },
+      }),
+    );
+    const modal = await waitFor(() => [...t.slack.surfaces.modals.values()][0], { what: 'the job form' });
+    expect(JSON.stringify(modal.view)).toContain('Document the <retry> header');
+    // The form starts the job in this thread (its refs; never the text).
+    expect(JSON.parse(String(modal.view.private_metadata))).toMatchObject({ c: ASSISTANT_DM, t: threadTs });
+    expect(t.docs.jobs.size).toBe(0);
+  });
+
   it('[Cancel] replaces the card with "Cancelled" and starts nothing; a later [Start job] starts nothing', async () => {
     const t = await boot();
     const threadTs = await openThread(t);

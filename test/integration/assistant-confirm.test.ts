@@ -9,7 +9,7 @@ import {
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { eventEnvelope, nextMessageTs } from '../support/slack-events.js';
-import { blockActionsPayload } from '../support/slack-interactions.js';
+import { blockActionsPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /*
@@ -34,9 +34,11 @@ afterAll(async () => {
 });
 
 describe.each(['memory', 'Redis'] as const)('asking before starting in the assistant (%s state)', (mode) => {
-  async function boot(): Promise<TestApp> {
+  async function boot(env: Record<string, string> = {}): Promise<TestApp> {
     if (mode === 'Redis') db += 1;
-    app = await startTestApp({ env: mode === 'Redis' ? { REDIS_URL: `${redis?.url}/${db}` } : {} });
+    app = await startTestApp({
+      env: { ...(mode === 'Redis' ? { REDIS_URL: `${redis?.url}/${db}` } : {}), ...env },
+    });
     return app;
   }
 
@@ -114,10 +116,12 @@ describe.each(['memory', 'Redis'] as const)('asking before starting in the assis
   });
 
   it('[Edit] opens the job form prefilled with the instruction, and starts nothing itself', async () => {
-    const t = await boot();
+    const t = await boot({ DOCS_CHANNEL_PROJECTS: 'C0DOCS=proj_b' });
+    t.docs.projects.add('proj_b');
     const threadTs = await openThread(t);
     await send(t, assistantMessage({ threadTs, text: 'Document the &lt;retry&gt; header for <@U0BOB>' }));
     const { card, value } = await confirmationCard(t.slack, threadTs);
+    expect(JSON.stringify(card.blocks)).toContain('docs project `proj_b`');
     const triggerId = t.slack.surfaces.mintTriggerId('U0ALICE');
     await t.interaction(
       blockActionsPayload({
@@ -134,8 +138,28 @@ describe.each(['memory', 'Redis'] as const)('asking before starting in the assis
     const modal = await waitFor(() => [...t.slack.surfaces.modals.values()][0], { what: 'the job form' });
     expect(JSON.stringify(modal.view)).toContain('Document the <retry> header');
     // The form starts the job in this thread (its refs; never the text).
-    expect(JSON.parse(String(modal.view.private_metadata))).toMatchObject({ c: ASSISTANT_DM, t: threadTs });
+    // …and on the docs project of the channel open beside the container, as the card said.
+    expect(JSON.parse(String(modal.view.private_metadata))).toMatchObject({
+      c: ASSISTANT_DM,
+      t: threadTs,
+      p: 'C0DOCS',
+    });
     expect(t.docs.jobs.size).toBe(0);
+    await t.interaction(
+      viewSubmissionPayload({
+        view: modal.view,
+        values: {
+          instruction: {
+            instruction_input: { type: 'plain_text_input', value: 'Document the Retry-After header' },
+          },
+        },
+      }),
+    );
+    const job = await waitFor(() => (t.docs.jobs.size > 0 ? t.docs.onlyJob : undefined), {
+      what: 'the edited job',
+    });
+    expect(job.prompts[0]).toContain('Document the Retry-After header');
+    expect(job.project).toBe('proj_b');
   });
 
   it('[Cancel] replaces the card with "Cancelled" and starts nothing; a later [Start job] starts nothing', async () => {

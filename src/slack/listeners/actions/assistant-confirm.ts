@@ -138,12 +138,14 @@ async function openForm(
   pending: PendingInstruction,
   tell: (text: string) => Promise<void>,
 ): Promise<void> {
+  const thread = await deps.assistant.threads.get(pending.channelId, pending.threadTs);
   const view = jobModalView({
     refs: {
       origin: 'message_shortcut',
       channelId: pending.channelId,
       threadTs: pending.threadTs,
       messageTs: pending.messageTs,
+      ...(thread?.contextChannelId ? { projectChannelId: thread.contextChannelId } : {}),
     },
     instruction: slackToPlainText(pending.text),
   });

@@ -80,7 +80,7 @@ export function confirmationDecided(
     not_started: "I couldn't start this job: my reply in this thread says why and what to do.",
     cancelled: `Cancelled by ${who}. Nothing was started.`,
     expired:
-      "I no longer have this instruction (it was kept for a day). Send it again and I'll ask once more.",
+      'I no longer have this instruction: it was already started or cancelled, or a day has passed. Send it again if you still want a job for it.',
     has_job: 'This thread already has a job, so I did not start another. Reply here to send it a follow-up.',
   }[decision];
   return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };

@@ -4,6 +4,8 @@ import {
   ASSISTANT_THREAD_TTL_MS,
   type AssistantThread,
   type AssistantThreadStore,
+  PENDING_TEXT_MAX,
+  type PendingInstruction,
 } from '../jobs/assistant-thread.js';
 import { guardState } from './keyv-job-store.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
@@ -33,6 +35,36 @@ export class KeyvAssistantThreadStore implements AssistantThreadStore {
       await this.keyv.set(threadKey(thread.channelId, thread.threadTs), record, ASSISTANT_THREAD_TTL_MS);
     });
   }
+
+  savePending(pending: PendingInstruction, ttlMs: number): Promise<void> {
+    return guardState(async () => {
+      const record: PendingInstruction = {
+        id: pending.id,
+        teamId: pending.teamId,
+        channelId: pending.channelId,
+        threadTs: pending.threadTs,
+        messageTs: pending.messageTs,
+        userId: pending.userId,
+        text: pending.text.slice(0, PENDING_TEXT_MAX),
+        ...(pending.botUserId ? { botUserId: pending.botUserId } : {}),
+      };
+      await this.keyv.set(pendingKey(pending.id), record, ttlMs);
+    });
+  }
+
+  pending(id: string): Promise<PendingInstruction | undefined> {
+    return guardState(async () => (await this.keyv.get<PendingInstruction>(pendingKey(id))) ?? undefined);
+  }
+
+  dropPending(id: string): Promise<void> {
+    return guardState(async () => {
+      await this.keyv.delete(pendingKey(id));
+    });
+  }
+}
+
+function pendingKey(id: string): string {
+  return `assistant-pending:${id}`;
 }
 
 function threadKey(channelId: string, threadTs: string): string {

@@ -7,6 +7,7 @@ import {
   assistantMessage,
   assistantThreadStarted,
   messagesCarrying,
+  startFromCard,
 } from '../support/assistant-events.js';
 import { FakeDocs } from '../support/fake-docs.js';
 import { FakeSlack } from '../support/fake-slack.js';
@@ -36,6 +37,7 @@ async function runningJob(t: TestApp, text = 'Document the webhook retries') {
   await send(t, assistantThreadStarted({ threadTs }));
   await waitFor(() => t.slack.assistant.prompts.find((p) => p.threadTs === threadTs), { what: 'prompts' });
   await send(t, assistantMessage({ threadTs, text }));
+  const card = await startFromCard(t, t.slack, threadTs);
   const job = await waitFor(() => [...t.docs.jobs.values()].find((j) => j.prompts[0]?.includes(text)), {
     what: 'job',
   });
@@ -44,7 +46,7 @@ async function runningJob(t: TestApp, text = 'Document the webhook retries') {
     { what: 'stream' },
   );
   await waitFor(() => stream.steps.get('created')?.status === 'complete', { what: 'job tracked' });
-  return { threadTs, job, stream };
+  return { threadTs, job, stream, card };
 }
 
 /** Everything the bot did to a job's stream and thread (to see that nothing more happens after Stop). */
@@ -144,7 +146,7 @@ describe('Stop on an agent session', () => {
 
   it('ends a stream Slack did not stop with the honest line at once, and only the requester may choose', async () => {
     const t = await apps.start();
-    const { threadTs, stream } = await runningJob(t);
+    const { threadTs, stream, card } = await runningJob(t);
     await send(t, agentSessionStopped({ threadTs, streams: [] }));
     await waitFor(() => stream.state === 'stopped', { what: 'stream stopped', timeoutMs: 2_000 });
     const line = messagesCarrying(t.slack, threadTs, 'may still finish');
@@ -158,7 +160,8 @@ describe('Stop on an agent session', () => {
     await waitFor(() => t.slack.responses.some((r) => JSON.stringify(r.body).includes('Only <@U0ALICE>')), {
       what: 'refusal',
     });
-    expect(t.slack.callsOf('chat.update')).toHaveLength(0);
+    // Nothing replaced but the confirmation card the job was started from (issue 44).
+    expect(t.slack.callsOf('chat.update').filter((c) => c.args.ts !== card.ts)).toHaveLength(0);
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { assistantMessage, assistantThreadStarted } from '../support/assistant-events.js';
+import { assistantMessage, assistantThreadStarted, startFromCard } from '../support/assistant-events.js';
 import { waitFor } from '../support/http.js';
 import { eventEnvelope, nextMessageTs } from '../support/slack-events.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -61,6 +61,7 @@ describe('the channel open beside the assistant', () => {
     await waitFor(() => answersIn(t, refused)[0], { what: 'refusal' });
     const allowed = await threadBeside(t, 'C0OPEN');
     await t.event(eventEnvelope(assistantMessage({ threadTs: allowed, text: 'Rewrite the FAQ' })));
+    await startFromCard(t, t.slack, allowed);
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
     expect(job.project).toBe('proj_open');
   });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { appsOnRedis } from '../support/apps-on-redis.js';
-import { ASSISTANT_DM, assistantMessage, assistantThreadStarted } from '../support/assistant-events.js';
+import {
+  ASSISTANT_DM,
+  assistantMessage,
+  assistantThreadStarted,
+  startFromCard,
+} from '../support/assistant-events.js';
 import { waitFor } from '../support/http.js';
 import { eventEnvelope, nextMessageTs } from '../support/slack-events.js';
 import type { TestApp } from '../support/test-app.js';
@@ -27,6 +32,8 @@ describe.each(['memory', 'Redis'] as const)('an assistant thread first message (
     await send(second, assistantMessage({ threadTs, text: 'Document the 429 response' }));
     await new Promise((resolve) => setTimeout(resolve, 150));
     await send(first, assistantThreadStarted({ threadTs, contextChannel: 'C0DOCS' }));
+    // Asked first (issue 44): the job starts on the card's [Start job].
+    await startFromCard(second, first.slack, threadTs);
 
     const stream = await waitFor(
       () => [...first.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs),
@@ -41,7 +48,8 @@ describe.each(['memory', 'Redis'] as const)('an assistant thread first message (
     );
     expect(first.slack.assistant.statuses.map((s) => s.status)).toContain('is starting the agent…');
     // No job card: the job is the thread's, not a plain DM job.
-    expect(first.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === threadTs)).toEqual([]);
+    const posts = first.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === threadTs);
+    expect(posts.filter((c) => !JSON.stringify(c.args).includes('assistant_confirm_'))).toEqual([]);
     expect(first.docs.jobs.size).toBe(1);
   });
 });

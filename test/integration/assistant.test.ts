@@ -6,6 +6,7 @@ import {
   assistantMessage,
   assistantThreadStarted,
   messagesCarrying,
+  startFromCard,
 } from '../support/assistant-events.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
@@ -65,8 +66,11 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
       what: 'stream',
     });
 
+  // The bot's posts in a thread, but the confirmation cards asking before a job starts.
   const botPosts = (t: TestApp, threadTs: string) =>
-    t.slack.callsOf('chat.postMessage').filter((c) => c.args.thread_ts === threadTs);
+    t.slack
+      .callsOf('chat.postMessage')
+      .filter((c) => c.args.thread_ts === threadTs && !JSON.stringify(c.args).includes('assistant_confirm_'));
 
   it('offers four prompts on a new thread, each answered at once without starting a job', async () => {
     const t = await boot();
@@ -104,6 +108,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     const t = await boot();
     const threadTs = await openThread(t);
     await send(t, assistantMessage({ threadTs, text: 'Document the <!channel> 429 response' }));
+    await startFromCard(t, t.slack, threadTs);
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
     const stream = await streamOf(t, threadTs);
     expect(stream.recipientUserId).toBe('U0ALICE');
@@ -140,6 +145,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     const t = await boot();
     const threadTs = await openThread(t);
     await send(t, assistantMessage({ threadTs, text: 'Document the retries' }));
+    await startFromCard(t, t.slack, threadTs);
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
     const stream = await streamOf(t, threadTs);
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
@@ -162,6 +168,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     const t = await boot();
     const threadTs = await openThread(t);
     await send(t, assistantMessage({ threadTs, text: 'Fix the broken links on the quickstart' }));
+    await startFromCard(t, t.slack, threadTs);
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
       what: 'job tracked',
@@ -189,6 +196,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
       { what: 'report in proj_a' },
     );
     await send(t, assistantMessage({ threadTs, text: 'Add a Python example to the auth guide' }));
+    await startFromCard(t, t.slack, threadTs);
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
     expect(job.project).toBe('proj_a');
   });
@@ -198,6 +206,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     t.slack.assistant.refuseStreaming = 'feature_not_enabled';
     const threadTs = await openThread(t);
     await send(t, assistantMessage({ threadTs, text: 'Document the rate limits' }));
+    await startFromCard(t, t.slack, threadTs);
     const job = await waitFor(() => (t.docs.jobs.size === 1 ? t.docs.onlyJob : undefined), { what: 'job' });
     const card = await waitFor(() => botPosts(t, threadTs)[0], { what: 'card' });
     await waitFor(() => t.slack.callsOf('chat.update').some((c) => JSON.stringify(c.args).includes(job.id)), {
@@ -239,7 +248,8 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     const refused = await waitFor(() => botPosts(t, threadTs)[0], { what: 'refusal' });
     expect(JSON.stringify(refused.args)).toContain('allowed users');
     await send(t, assistantMessage({ threadTs, text: 'Rewrite the whole docs site' }));
-    const told = await waitFor(() => t.slack.callsOf('chat.postEphemeral')[0], { what: 'private refusal' });
+    // Refused before any confirmation card: nothing to start.
+    const told = await waitFor(() => botPosts(t, threadTs)[1], { what: 'second refusal' });
     expect(JSON.stringify(told.args)).toContain('allowed users');
     expect(t.docs.jobs.size).toBe(0);
     expect(t.docs.requestsTo('GET', /\/v1\/analytics\//)).toHaveLength(0);
@@ -269,6 +279,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     const threadTs = await openThread(t);
     const event = assistantMessage({ threadTs, text: 'Document the webhooks retries' });
     await send(t, event);
+    await startFromCard(t, t.slack, threadTs);
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
       what: 'waiting status',
     });
@@ -284,6 +295,7 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     const threadTs = await openThread(t);
     t.docs.inject({ method: 'POST', path: '/v2/' }, { kind: 'status', status: 429, retryAfter: '600' });
     await send(t, assistantMessage({ threadTs, text: 'Document the pagination cursors' }));
+    await startFromCard(t, t.slack, threadTs);
     const stream = await waitFor(
       () =>
         [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs && s.state === 'stopped'),

@@ -74,6 +74,44 @@ describe('follow-ups in a job thread', () => {
     expect(t.slack.callsOf('reactions.add')).toHaveLength(1);
   });
 
+  it('chatter in a job thread (thanks, LGTM, emoji, a reply to someone else) reaches no follow-up', async () => {
+    const t = await boot();
+    const { job, card } = await startJob(t);
+    const thread = { thread_ts: card.ts };
+    const chatter = [
+      messageEvent({ ...thread, user: 'U0BOB', text: 'thanks!' }),
+      messageEvent({ ...thread, user: 'U0ALICE', text: 'LGTM 👍' }),
+      messageEvent({ ...thread, user: 'U0BOB', text: ':tada:' }),
+      messageEvent({ ...thread, user: 'U0ALICE', text: '<@U0CAROL> can you review this before it merges?' }),
+    ];
+    for (const event of chatter) await send(t, event);
+    // The positive sign: each chatter message was handled, and handled as chatter.
+    const handledAsChatter = (ts: unknown) =>
+      t.logs.some(
+        (line) =>
+          line.includes('message event handled') &&
+          line.includes(`"ts":"${ts}"`) &&
+          line.includes('"why":"chatter"'),
+      );
+    await waitFor(() => chatter.every((event) => handledAsChatter(event.ts)), { what: 'chatter handled' });
+
+    const instruction = await send(
+      t,
+      messageEvent({ ...thread, user: 'U0BOB', text: 'please also add an example' }),
+    );
+    await waitFor(() => job.prompts.length === 2, { what: 'the real follow-up' });
+    expect(job.prompts[1]).toContain('please also add an example');
+    expect(t.docs.requestsTo('POST', /\/message$/)).toHaveLength(1);
+    // 👀 marks only what was taken as an instruction.
+    const reaction = await t.slack.waitForCall('reactions.add');
+    expect(reaction.args).toMatchObject({ timestamp: instruction.ts, name: 'eyes' });
+    expect(t.slack.callsOf('reactions.add')).toHaveLength(1);
+
+    // Mentioning the bot is always an instruction, even a thanks.
+    await send(t, messageEvent({ ...thread, user: 'U0ALICE', text: `<@${BOT_USER_ID}> thanks, ship it` }));
+    await waitFor(() => job.prompts.length === 3, { what: 'the mention follow-up' });
+  });
+
   it('answers in the thread when the docs API refuses a follow-up (404, 429, 400)', async () => {
     const t = await boot();
     const { job, card } = await startJob(t);

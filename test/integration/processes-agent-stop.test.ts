@@ -6,6 +6,7 @@ import {
   assistantMessage,
   assistantThreadStarted,
   messagesCarrying,
+  startFromCard,
 } from '../support/assistant-events.js';
 import { type BotProcess, startBotProcess } from '../support/bot-process.js';
 import { FakeDocs } from '../support/fake-docs.js';
@@ -68,6 +69,7 @@ describe('Stop across bot processes', () => {
       timeoutMs: 10_000,
     });
     await send(a!, assistantMessage({ threadTs, text: 'Document the export API' }));
+    await startFromCard(a!, slack, threadTs);
     const job = await waitFor(() => (docs.jobs.size === 1 ? docs.onlyJob : undefined), {
       what: 'job',
       timeoutMs: 10_000,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assistantMessage, assistantThreadStarted } from '../support/assistant-events.js';
+import { assistantMessage, assistantThreadStarted, startFromCard } from '../support/assistant-events.js';
 import { hasInvisible, hostileText, INVISIBLE_CHARS } from '../support/hostile-text.js';
 import { waitFor } from '../support/http.js';
 import { eventEnvelope, messageEvent, nextMessageTs } from '../support/slack-events.js';
@@ -129,6 +129,7 @@ describe('Slack-sourced text, as the docs platform receives it in the job prompt
       await t.event(
         eventEnvelope(assistantMessage({ threadTs, text: `${mark} Document ${text} <@${named}>` })),
       );
+      await startFromCard(t, t.slack, threadTs);
     });
   });
 });

@@ -1,5 +1,8 @@
 import type { FakeSlack } from './fake-slack.js';
+import { waitFor } from './http.js';
+import { messageButtons } from './message-buttons.js';
 import { messageEvent, nextMessageTs, TEAM_ID } from './slack-events.js';
+import { blockActionsPayload } from './slack-interactions.js';
 
 /** The DM between U0ALICE and the app that holds her assistant threads. */
 export const ASSISTANT_DM = 'D0ALICEAPP';
@@ -82,4 +85,58 @@ export function agentSessionStopped(fields: {
     streaming_message_ts: fields.streams,
     event_ts: nextMessageTs(),
   };
+}
+
+/** The confirmation card the bot posts for an instruction in an assistant thread with no job yet. */
+export async function confirmationCard(slack: FakeSlack, threadTs: string, channel = ASSISTANT_DM) {
+  return waitFor(
+    () => {
+      const card = slack
+        .threadReplies(channel, threadTs)
+        .find((m) => messageButtons(m.blocks).some((b) => b.action_id === 'assistant_confirm_start'));
+      if (!card) return undefined;
+      const buttons = messageButtons(card.blocks);
+      const value = buttons[0]?.value ?? '';
+      return { card, value, buttons };
+    },
+    { what: 'confirmation card' },
+  );
+}
+
+/** Clicks a confirmation card's button ('start', 'edit' or 'cancel') as its user. */
+export function clickConfirmation(
+  bot: { interaction(payload: unknown): Promise<{ status: number }> },
+  slack: FakeSlack,
+  card: { ts: string },
+  value: string,
+  which: 'start' | 'edit' | 'cancel',
+  userId = 'U0ALICE',
+  channel = ASSISTANT_DM,
+) {
+  return bot.interaction(
+    blockActionsPayload({
+      userId,
+      triggerId: `trigger-${Math.random()}`,
+      action: { action_id: `assistant_confirm_${which}`, value },
+      container: {
+        type: 'message',
+        channelId: channel,
+        messageTs: card.ts,
+        responseUrl: slack.responseUrl(),
+      },
+    }),
+  );
+}
+
+/** Waits for the confirmation card in the thread and presses its [Start job] (what a person does). */
+export async function startFromCard(
+  bot: { interaction(payload: unknown): Promise<{ status: number }> },
+  slack: FakeSlack,
+  threadTs: string,
+  channel = ASSISTANT_DM,
+) {
+  const { card, value } = await confirmationCard(slack, threadTs, channel);
+  const response = await clickConfirmation(bot, slack, card, value, 'start', 'U0ALICE', channel);
+  if (response.status !== 200) throw new Error(`[Start job] answered ${response.status}`);
+  return card;
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../../common/logger.js';
 import { type InboundMessage, isThreadReply, messageKey, refOf } from '../domain/inbound-message.js';
 import type { JobRecord } from '../domain/job.js';
 import { followUpPrompt, isAside, isBlank, mentionsUser, stripMention } from '../domain/message-text.js';
+import { readsAsInstruction } from '../domain/reply-intent.js';
 import type { ConversationNotifier, JobStore, MessageText } from '../ports.js';
 import type { FollowUpRequest, FollowUpResult } from './follow-up.js';
 import type { StartJobRequest, StartJobResult } from './start-job.js';
@@ -45,6 +46,8 @@ export type IgnoredBecause =
   | 'no_user'
   | 'not_addressed'
   | 'aside'
+  /** A reply in a job's thread that acknowledges ("thanks!", 👍) or begins by addressing someone else. */
+  | 'chatter'
   | 'not_requester'
   | 'not_allowed'
   | 'empty';
@@ -127,6 +130,8 @@ export class HandleInboundMessage {
 
     const record = inThread ? await jobs.jobOfThread(message.channelId, message.threadTs!) : undefined;
     if (!record && !addressed) return ignored('not_addressed');
+    // A reply that only acknowledges, or talks to someone else, is people talking: the agent is not run.
+    if (record && !mentioned && !readsAsInstruction(stripped, message.botUserId)) return ignored('chatter');
 
     const ref = refOf(message, userId);
 
@@ -239,6 +244,7 @@ export class HandleInboundMessage {
 export function shouldTellUnavailable(message: InboundMessage): boolean {
   if (message.botId || message.subtype || message.userId === message.botUserId) return false;
   if (isAside(stripMention(message.text, message.botUserId))) return false;
+  if (isThreadReply(message) && !readsAsInstruction(message.text, message.botUserId)) return false;
   if (message.channelType === 'im') return message.kind === 'message';
   if (message.kind === 'app_mention') return true;
   if (mentionsUser(message.text, message.botUserId)) return false;

@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import { registerAgentStopChoice } from './actions/agent-stop-choice.js';
 import { registerAlertMenuAction } from './actions/alert-menu.js';
+import { registerAssistantConfirm } from './actions/assistant-confirm.js';
 import { registerDocsHealthPostAction } from './actions/docs-health-post.js';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
 import { registerGithubConnectSubmission } from './actions/github-connect-submission.js';
@@ -73,7 +74,11 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerHomeDisconnectProjectAction(app, deps);
   // Before Bolt's listeners see them: assistant events, and messages in DM threads (routed back to the
   // conversation service when the thread is not an assistant thread).
-  if (deps.assistant) registerAssistant(app, { ...deps, assistant: deps.assistant });
+  if (deps.assistant) {
+    registerAssistant(app, { ...deps, assistant: deps.assistant });
+    // The confirmation card's [Start job] [Edit] [Cancel] for an instruction in an assistant thread.
+    registerAssistantConfirm(app, { ...deps, assistant: deps.assistant });
+  }
   // Agent sessions: Slack's Stop button (Bolt has no listener of its own: app.event) and its two choices.
   const sessions = deps.assistant?.sessions;
   if (sessions) {

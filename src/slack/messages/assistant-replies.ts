@@ -31,7 +31,7 @@ export function assistantHelpMessage(): SlackMessage {
     '• `health [range] [top N]`: where readers get stuck (as `/docs-health`), e.g. `health 30d top 10`.',
     '• `views [range] [top N] [/path]`: top pages, human vs AI traffic (as `/docs-views`), e.g. `views last-week /api`.',
     '• `list`: the docs agent jobs you started. `status &lt;job id&gt;`: one job, fresh from the docs platform.',
-    `• *Anything else is an instruction* for the docs agent (up to ${MAX_PROMPT_CHARS.toLocaleString('en-US')} characters), e.g. _Document the new 429 response on the jobs API_. I show its progress here and reply with the pull request.`,
+    `• *Anything else is an instruction* for the docs agent (up to ${MAX_PROMPT_CHARS.toLocaleString('en-US')} characters), e.g. _Document the new 429 response on the jobs API_. I show it back with *Start job* first, then its progress here, and reply with the pull request. A question (_What's our most-read page?_) is answered, not turned into a job.`,
     '• Later messages in this thread go to that job as follow-ups.',
   ].join('\n');
   return {

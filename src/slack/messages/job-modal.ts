@@ -28,6 +28,8 @@ export interface JobModalRefs {
   /** The thread the card is posted in (the message's thread, else the message). */
   threadTs?: string;
   messageTs?: string;
+  /** The channel whose docs project the job acts on, when not `channelId` (the assistant's context channel). */
+  projectChannelId?: string;
 }
 
 export interface JobModalInput {
@@ -178,6 +180,7 @@ export function encodeRefs(refs: JobModalRefs): string {
     ...(refs.channelId ? { c: refs.channelId } : {}),
     ...(refs.threadTs ? { t: refs.threadTs } : {}),
     ...(refs.messageTs ? { m: refs.messageTs } : {}),
+    ...(refs.projectChannelId ? { p: refs.projectChannelId } : {}),
   };
   return JSON.stringify(compact);
 }
@@ -201,6 +204,7 @@ export function decodeRefs(metadata: string | undefined): JobModalRefs | undefin
     ['c', 'channelId'],
     ['t', 'threadTs'],
     ['m', 'messageTs'],
+    ['p', 'projectChannelId'],
   ] as const) {
     if (r[key] === undefined) continue;
     const value = field(r[key]);

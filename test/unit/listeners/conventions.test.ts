@@ -31,6 +31,7 @@ describe('src/slack layout', () => {
     expect(LISTENER_FILES.map((path) => relative(LISTENERS, path)).sort()).toEqual([
       'actions/agent-stop-choice.ts',
       'actions/alert-menu.ts',
+      'actions/assistant-confirm.ts',
       'actions/docs-health-post.ts',
       'actions/docs-views-post.ts',
       'actions/github-connect-submission.ts',

@@ -80,6 +80,20 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
       await ack(inForm(accessDeniedMessage(access.reason)));
       return;
     }
+    // The assistant's context channel picks the project: authorised as the assistant does, on submit too.
+    const projectChannelId = refs.projectChannelId;
+    if (projectChannelId) {
+      const project = deps.access.check(userId, projectChannelId);
+      if (!project.ok) {
+        await ack(inForm(accessDeniedMessage(project.reason)));
+        return;
+      }
+      const membership = await checkChannelMembership(client, projectChannelId, userId, context?.botUserId);
+      if (!membership.ok) {
+        await ack(inForm(membershipProblem(membership)));
+        return;
+      }
+    }
     await ack();
     const tell = (text: string) => tellPrivately(client, { userId, channelId }, text, deps.logger);
     deps.afterAck(async () => {
@@ -107,6 +121,7 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
         prompt: instruction,
         ...(context ? { context } : {}),
         origin: 'message_shortcut',
+        ...(projectChannelId ? { projectChannelId } : {}),
         ...(refs.messageTs ? { sourceTs: refs.messageTs } : {}),
       });
       if (!result.ok)

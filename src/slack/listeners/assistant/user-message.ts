@@ -1,6 +1,7 @@
 import { describeError } from '../../../common/errors.js';
 import type { AssistantThread } from '../../../jobs/assistant-thread.js';
-import type { InboundMessage } from '../../../jobs/conversation-service.js';
+import type { ConversationOutcome, InboundMessage } from '../../../jobs/conversation-service.js';
+import type { JobRecord } from '../../../jobs/domain/job.js';
 import { plainLine } from '../../assistant-calls.js';
 import { parseAssistantWords } from '../../assistant-words.js';
 import { slackToPlainText } from '../../markup.js';
@@ -9,12 +10,13 @@ import { ASSISTANT_STATUS } from '../../messages/assistant-steps.js';
 import type { MessageEventArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { handleInbound, toInbound } from '../events/inbound.js';
-import { type AnswerWordsDeps, answerWords } from './answer-words.js';
+import { answerWords } from './answer-words.js';
+import { type AskFirstDeps, askFirst } from './ask-first.js';
 import { threadOfMessage } from './thread-arrival.js';
 
-export type AssistantMessageDeps = AnswerWordsDeps &
+export type AssistantMessageDeps = AskFirstDeps &
   Pick<SlackDeps, 'conversations' | 'afterAck'> & {
-    jobs: Pick<SlackDeps['jobs'], 'status' | 'claimOnce' | 'jobOfThread'>;
+    jobs: Pick<SlackDeps['jobs'], 'status' | 'claimOnce' | 'confirmOnce' | 'releaseOnce' | 'jobOfThread'>;
   };
 
 /** The title of an assistant thread: the instruction's first words. */
@@ -24,7 +26,8 @@ const TITLE_MAX = 80;
  * A message in a DM thread, which Bolt's Assistant routes here. In an assistant thread (one Slack
  * announced with `assistant_thread_started`) the slash commands' words are answered in the thread and
  * anything else goes to the conversation service as an instruction: a new job in this thread, or a
- * follow-up once the thread has one. A thread the bot does not know as an assistant thread is an
+ * follow-up once the thread has one. With no job yet, a question is answered and an instruction is shown
+ * back with [Start job] first (`askFirst`). A thread the bot does not know as an assistant thread is an
  * ordinary DM thread and handled as before; a young one's start is waited for first (`threadOfMessage`).
  */
 export function assistantUserMessage(deps: AssistantMessageDeps) {
@@ -61,7 +64,10 @@ export async function routeAssistantMessage(
       await answerWords(deps, { ...message, userId, threadTs }, projectChannelId, words);
       return;
     }
-    await instruct(deps, { ...message, userId, threadTs }, thread, plain);
+    // Read here, so a store that is away never starts a job unasked: `askFirst` then says it is away.
+    const existing = await deps.jobs.jobOfThread(message.channelId, threadTs).catch(() => undefined);
+    if (!existing) return await askFirst(deps, { ...message, userId, threadTs }, thread, plain);
+    await instruct(deps, { ...message, userId, threadTs }, thread, plain, existing);
   } catch (error) {
     deps.logger.error(
       { channelId: message.channelId, ts: message.ts, error: describeError(error) },
@@ -74,8 +80,8 @@ export async function routeAssistantMessage(
  * The channel open beside the container picks the docs project of reports and jobs: re-checked (allowlists
  * and membership, cached) on every message, and refused in the thread with what to do.
  */
-async function mayUseContext(
-  deps: AssistantMessageDeps,
+export async function mayUseContext(
+  deps: Pick<AssistantMessageDeps, 'assistant' | 'logger'>,
   message: InboundMessage,
   userId: string,
   contextChannelId: string,
@@ -92,19 +98,23 @@ async function mayUseContext(
   return false;
 }
 
-/** An instruction: a new job in this thread (title, "starting" status), or a follow-up to its job. */
-async function instruct(
-  deps: AssistantMessageDeps,
+/**
+ * An instruction: a new job in this thread (title, "starting" status; after its [Start job]), or a
+ * follow-up to its job. Resolves what the conversation service made of it.
+ */
+export async function instruct(
+  deps: Pick<AssistantMessageDeps, 'assistant' | 'jobs' | 'conversations' | 'logger'>,
   message: InboundMessage & { userId: string; threadTs: string },
   thread: AssistantThread,
   plain: string,
-): Promise<void> {
+  known?: JobRecord,
+): Promise<ConversationOutcome> {
   const { channelId, threadTs } = message;
   const status = (text: string) =>
     deps.assistant.calls.setStatus(channelId, threadTs, text).catch((error: unknown) => {
       deps.logger.debug({ error: describeError(error) }, 'could not set assistant status');
     });
-  const existing = await deps.jobs.jobOfThread(channelId, threadTs).catch(() => undefined);
+  const existing = known ?? (await deps.jobs.jobOfThread(channelId, threadTs).catch(() => undefined));
   await status(existing ? ASSISTANT_STATUS.followUp : ASSISTANT_STATUS.starting);
   const outcome = await deps.conversations.handle({
     ...message,
@@ -127,4 +137,5 @@ async function instruct(
       });
   }
   deps.logger.debug({ channelId, ts: message.ts, outcome: outcome.kind }, 'assistant message handled');
+  return outcome;
 }

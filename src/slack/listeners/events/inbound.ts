@@ -57,7 +57,13 @@ export async function handleInbound(
   try {
     const outcome = await deps.conversations.handle(message);
     deps.logger.debug(
-      { channelId: message.channelId, ts: message.ts, event: message.kind, outcome: outcome.kind },
+      {
+        channelId: message.channelId,
+        ts: message.ts,
+        event: message.kind,
+        outcome: outcome.kind,
+        ...(outcome.kind === 'ignored' ? { why: outcome.why } : {}),
+      },
       'message event handled',
     );
   } catch (error) {

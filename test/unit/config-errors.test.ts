@@ -153,7 +153,11 @@ describe('config errors never print a key (issue 44)', () => {
 
   it('a secret of any shape is scrubbed by value from every problem', () => {
     const odd = 'hunter2-not-shaped-like-a-token';
-    const error = configError({ ...single, SLACK_SIGNING_SECRET: odd, DOCS_CHANNEL_PROJECTS: `C0123ABC=proj=${odd}` });
+    const error = configError({
+      ...single,
+      SLACK_SIGNING_SECRET: odd,
+      DOCS_CHANNEL_PROJECTS: `C0123ABC=proj=${odd}`,
+    });
     expect(error.problems.length).toBeGreaterThan(0);
     expect(error.message).not.toContain(odd);
   });

@@ -158,6 +158,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const pulls = wirePullRequests({
     ...{ config, adapters, store, notifier, outbox: deliveries, clock, logger, periodic: options.periodic },
     ...(options.tenant ? { tenant: options.tenant } : {}),
+    ...(options.edge ? { github: options.edge.github } : {}),
     outcomes: {
       merged: async (record, pr) => {
         await unfurls.onMerged(record, pr);

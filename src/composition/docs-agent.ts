@@ -39,8 +39,8 @@ export interface DocsAgentOptions {
   dueIndex?: DueMarker;
   /** OAuth mode on Redis: the replica's shared queue plane (the tenant's queues are views of it). */
   plane?: QueuePlane;
-  /** OAuth mode: the process's clients of the outside (HTTP pools), shared by every scope, closed by the process. */
-  edge?: Pick<ProcessEdge, 'dispatchers'>;
+  /** OAuth mode: the process's clients of the outside (HTTP pools, GitHub), shared by every scope, closed by the process. */
+  edge?: Pick<ProcessEdge, 'dispatchers' | 'github'>;
 }
 
 /** What a tenant's runtime knows of its tenant (OAuth mode); everything else it reaches is already scoped. */

@@ -1,12 +1,15 @@
+import { GitHubClients } from '../github/github-client.js';
 import { OriginDispatchers } from '../platform/dispatchers.js';
 
 /**
  * What talks to the outside, built once per process and shared by every scope (OAuth mode: every tenant's):
- * the HTTP pools to upstream origins. A scope's stop leaves it open; the process closes it last.
+ * the HTTP pools to upstream origins and the GitHub client (one Octokit, a request slots' limit per scope). A scope's stop leaves it open; the process closes it last.
  */
 export interface ProcessEdge {
   /** One undici pool per upstream origin (the docs platform's). */
   dispatchers: OriginDispatchers;
+  /** One Octokit per GitHub API URL; each scope reads through it with its own token, ETags and slots. */
+  github: GitHubClients;
   /** Once, at the process's stop, after every scope stopped. */
   close(): Promise<void>;
 }
@@ -15,6 +18,7 @@ export function createProcessEdge(): ProcessEdge {
   const dispatchers = new OriginDispatchers();
   return {
     dispatchers,
+    github: new GitHubClients(),
     close: async () => {
       await dispatchers.close();
     },

@@ -38,8 +38,8 @@ export interface SettingsWiring {
   outbox?: Outbox;
   clock: Clock;
   logger: Logger;
-  /** The process's HTTP pools (a key check opens none of its own). */
-  edge?: Pick<ProcessEdge, 'dispatchers'> | undefined;
+  /** The process's HTTP pools and GitHub client (a key or token check builds none of its own). */
+  edge?: Pick<ProcessEdge, 'dispatchers' | 'github'> | undefined;
 }
 
 export interface WiredSettings {
@@ -100,7 +100,11 @@ export function wireProjectSettings(
     managers,
     externalUsersDefault: config.access.allowExternalUsers,
     checkGithubToken: (token) =>
-      new GitHubPullRequests({ token, apiUrl: config.github.apiUrl, logger }).validate(),
+      new GitHubPullRequests(
+        { token, apiUrl: config.github.apiUrl, logger },
+        undefined,
+        w.edge?.github,
+      ).validate(),
     changed: () => tenant.changed(),
     logger,
   });
@@ -205,7 +209,7 @@ function keyCheck(
   config: Config,
   logger: Logger,
   clock: Clock,
-  edge: Pick<ProcessEdge, 'dispatchers'> | undefined,
+  edge: Pick<ProcessEdge, 'dispatchers' | 'github'> | undefined,
 ): ProjectKeyCheck {
   return async (projectId, apiKey): Promise<KeyCheckResult> => {
     const client = new DocsApiClient({

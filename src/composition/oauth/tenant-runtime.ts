@@ -155,6 +155,7 @@ export function buildTenantRuntime(
           return stored.botToken;
         },
         () => holder.runtime?.lifecycle.hold !== undefined,
+        deps.edge?.slack,
       );
       holder.slack = slack;
       return slack;

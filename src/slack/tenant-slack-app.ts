@@ -87,7 +87,7 @@ export function createTenantSlackApp(
     },
     client,
     options,
-    pool: clients.boltPool(),
+    pool: clients.boltPool(() => installation()?.isEnterpriseInstall === true),
   });
   return {
     gateway: core.gateway,

@@ -68,9 +68,18 @@ export class WebClients {
     return this.clients.size;
   }
 
-  /** Bolt's per-team pool, answered from this cache (Bolt's own would keep a client per token forever). */
-  boltPool(): { getOrCreate(token: string, options: webApi.WebClientOptions): webApi.WebClient } {
-    return { getOrCreate: (token, options) => this.for(token, options) };
+  /**
+   * Bolt's per-team pool, answered from this cache (Bolt's own would keep a client per token forever). Bolt
+   * names the request's workspace (`teamId`): kept for an org-wide install's token (one client per workspace
+   * of the org), dropped for a workspace's own token, whose scope already has its one client.
+   */
+  boltPool(orgWide: () => boolean): {
+    getOrCreate(token: string, options: webApi.WebClientOptions): webApi.WebClient;
+  } {
+    return {
+      getOrCreate: (token, { teamId, ...options }) =>
+        this.for(token, orgWide() && teamId !== undefined ? { ...options, teamId } : options),
+    };
   }
 }
 

@@ -98,11 +98,6 @@ export class GitHubClients {
   }
 }
 
-/** One client of its own (single-workspace mode, token checks): the process's clients, for one scope. */
-export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
-  return new GitHubClients().client(options);
-}
-
 const scopeOf = (options: { request?: object | undefined }): ScopeContext => {
   const scope = (options.request as Record<string, unknown> | undefined)?.[SCOPE] as ScopeContext | undefined;
   if (!scope) throw new Error('a GitHub request without its scope');

@@ -48,6 +48,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     logger: logger.child({ component: 'docs-api' }),
     metrics,
     keyConnectedInSlack: options.tenant !== undefined && options.tenant.key !== config.oauth?.upgradedTenant,
+    ...(options.edge ? { dispatchers: options.edge.dispatchers } : {}), // OAuth: the process's pool
   });
   // Memory, or Redis with REDIS_URL (shared by replicas, kept across restarts): the one place that chooses.
   const adapters = createAdapters(config, adapterOptions(options, logger, clock));
@@ -157,6 +158,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const pulls = wirePullRequests({
     ...{ config, adapters, store, notifier, outbox: deliveries, clock, logger, periodic: options.periodic },
     ...(options.tenant ? { tenant: options.tenant } : {}),
+    ...(options.edge ? { github: options.edge.github } : {}),
     outcomes: {
       merged: async (record, pr) => {
         await unfurls.onMerged(record, pr);
@@ -174,7 +176,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     { config, adapters, clock, logger, projects, outbox: deliveries },
     { apiFor: docsApiFor, source: analyticsSource, evidence: healthEvidence },
   );
-  const settingsWiring = { access, outbox: deliveries, clock, logger };
+  const settingsWiring = { access, outbox: deliveries, clock, logger, edge: options.edge };
   const settings = wireProjectSettings(config, options.tenant, slack.gateway, settingsWiring);
   const home = createAppHome({
     ...{ config, settings: settings.home },

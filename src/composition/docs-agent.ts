@@ -10,6 +10,7 @@ import type { SlackApp, SlackAppOptions } from '../slack/slack-app.js';
 import type { DueMarker, QueuePlane, SchedulerTimers, SharedRedisConnections } from '../state/adapters.js';
 import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantHold, TenantInstallation, TenantKey, TenantSettings } from '../tenants/tenant.js';
+import type { ProcessEdge } from './process-edge.js';
 
 export interface DocsAgentOptions {
   logger?: Logger;
@@ -38,6 +39,8 @@ export interface DocsAgentOptions {
   dueIndex?: DueMarker;
   /** OAuth mode on Redis: the replica's shared queue plane (the tenant's queues are views of it). */
   plane?: QueuePlane;
+  /** OAuth mode: the process's clients of the outside (HTTP pools, GitHub), shared by every scope, closed by the process. */
+  edge?: Pick<ProcessEdge, 'dispatchers' | 'github'>;
 }
 
 /** What a tenant's runtime knows of its tenant (OAuth mode); everything else it reaches is already scoped. */

@@ -4,6 +4,7 @@ import type { Config } from '../common/config.js';
 import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
 import type { PeriodicRuns } from '../delivery/reconciler.js';
+import type { GitHubClients } from '../github/github-client.js';
 import { GitHubNewestPullRequests } from '../github/github-newest-pulls.js';
 import { GitHubPullRequests } from '../github/github-pull-requests.js';
 import type { JobRecord } from '../jobs/domain/job.js';
@@ -53,6 +54,8 @@ export function wirePullRequests(input: {
   onGitHubResponse?: (kind: 'ok' | 'not_modified' | 'error') => void;
   /** OAuth mode: the replica's one timer (the doorbell ticks on it). */
   periodic?: PeriodicRuns | undefined;
+  /** OAuth mode: the process's GitHub clients (one Octokit for every tenant); absent: its own. */
+  github?: GitHubClients;
 }): PullRequestWiring {
   const { config, adapters } = input;
   const { token, apiUrl, webUrl, owners } = config.github;
@@ -76,6 +79,7 @@ export function wirePullRequests(input: {
       etags: tenant?.caches?.view('etags'),
     },
     () => input.clock.now(),
+    input.github,
   );
   const follower = new PullRequestFollower({
     reader: github,

@@ -18,6 +18,7 @@ import { maskKey, NO_SETTINGS, type ProjectConnection } from '../tenants/tenant.
 import { TenantPreferences } from '../tenants/tenant-preferences.js';
 import type { TenantScope } from './docs-agent.js';
 import { effectiveConnections } from './oauth/tenant-config.js';
+import type { ProcessEdge } from './process-edge.js';
 
 /**
  * How long the key check may take: the form's answer must reach Slack within its 3 s, after the permission
@@ -37,6 +38,8 @@ export interface SettingsWiring {
   outbox?: Outbox;
   clock: Clock;
   logger: Logger;
+  /** The process's HTTP pools and GitHub client (a key or token check builds none of its own). */
+  edge?: Pick<ProcessEdge, 'dispatchers' | 'github'> | undefined;
 }
 
 export interface WiredSettings {
@@ -95,7 +98,11 @@ export function wireProjectSettings(
     managers,
     externalUsersDefault: config.access.allowExternalUsers,
     checkGithubToken: (token) =>
-      new GitHubPullRequests({ token, apiUrl: config.github.apiUrl, logger }).validate(),
+      new GitHubPullRequests(
+        { token, apiUrl: config.github.apiUrl, logger },
+        undefined,
+        w.edge?.github,
+      ).validate(),
     changed: () => tenant.changed(),
     logger,
   });
@@ -106,7 +113,7 @@ export function wireProjectSettings(
     // The workspace upgraded from single-workspace mode keeps its environment's projects until it connects one.
     fallback: w.environmentProjects ?? (() => effectiveConnections(config, tenant.key, NO_SETTINGS)),
     managers,
-    checkKey: keyCheck(config, logger, w.clock),
+    checkKey: keyCheck(config, logger, w.clock, w.edge),
     changed: () => tenant.changed(),
     now: () => w.clock.now(),
     logger,
@@ -194,11 +201,17 @@ export function wireProjectSettings(
 /**
  * The one cheap authenticated read that proves both the key and the project: one page-view row for one
  * day (`GET /v1/analytics/{projectId}/views?limit=1`); a wrong key answers 401/403, a wrong project 404.
- * A client of its own (the key is not saved yet), closed once the call settles.
+ * A client of its own (the key is not saved yet) over the process's pool (OAuth mode), closed once the call settles.
  */
-function keyCheck(config: Config, logger: Logger, clock: Clock): ProjectKeyCheck {
+function keyCheck(
+  config: Config,
+  logger: Logger,
+  clock: Clock,
+  edge: Pick<ProcessEdge, 'dispatchers' | 'github'> | undefined,
+): ProjectKeyCheck {
   return async (projectId, apiKey): Promise<KeyCheckResult> => {
     const client = new DocsApiClient({
+      ...(edge ? { dispatchers: edge.dispatchers } : {}),
       baseUrl: config.docs.apiUrl,
       apiKey,
       projectId,

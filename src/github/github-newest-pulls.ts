@@ -4,7 +4,7 @@ import type {
   RepositoryRef,
 } from '../jobs/doorbell/ports.js';
 import { PullRequestReadError } from '../jobs/pull-requests/pull-request.js';
-import type { GitHubClient, RateLimitView } from './github-client.js';
+import type { GitHubClient } from './github-client.js';
 import { toReadError } from './github-pull-requests.js';
 
 /**
@@ -14,7 +14,7 @@ import { toReadError } from './github-pull-requests.js';
  */
 export class GitHubNewestPullRequests implements NewestPullRequestsFeed {
   constructor(
-    private readonly access: { client: GitHubClient; rateLimit: RateLimitView },
+    private readonly access: GitHubClient,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -31,7 +31,7 @@ export class GitHubNewestPullRequests implements NewestPullRequestsFeed {
         resetAt - now + 1_000,
       );
     try {
-      const response = await this.access.client.rest.pulls.list({
+      const response = await this.access.request('GET /repos/{owner}/{repo}/pulls', {
         owner: repo.owner,
         repo: repo.repo,
         state: 'all',

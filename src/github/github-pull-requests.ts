@@ -5,25 +5,27 @@ import {
   type PullRequestRef,
   type PullRequestState,
 } from '../jobs/pull-requests/pull-request.js';
-import { createGitHubClient, type GitHubClient, type RateLimitView } from './github-client.js';
+import { type GitHubClient, GitHubClients, type GitHubRequest, type RateLimitView } from './github-client.js';
 
 const PAGE = 100;
 
 /** `PullRequestReader` on GitHub's REST API: the pull, its reviews, and its head commit's checks. */
 export class GitHubPullRequests implements PullRequestReader {
-  private readonly octokit: GitHubClient;
+  private readonly request: GitHubRequest;
   private readonly rateLimit: RateLimitView;
 
   constructor(
-    options: Parameters<typeof createGitHubClient>[0],
+    options: Parameters<GitHubClients['client']>[0],
     private readonly now: () => number = Date.now,
+    /** The process's clients (OAuth mode: one Octokit for every tenant); absent: a set of its own. */
+    clients: GitHubClients = new GitHubClients(),
   ) {
-    ({ client: this.octokit, rateLimit: this.rateLimit } = createGitHubClient(options));
+    ({ request: this.request, rateLimit: this.rateLimit } = clients.client(options));
   }
 
   /** The client and its rate-limit view, for other readers of the same token (one limit, one pause). */
-  get access(): { client: GitHubClient; rateLimit: RateLimitView } {
-    return { client: this.octokit, rateLimit: this.rateLimit };
+  get access(): GitHubClient {
+    return { request: this.request, rateLimit: this.rateLimit };
   }
 
   /**
@@ -32,7 +34,7 @@ export class GitHubPullRequests implements PullRequestReader {
    */
   async validate(): Promise<'ok' | 'unauthorized' | 'unreachable'> {
     try {
-      await this.octokit.request('GET /rate_limit');
+      await this.request('GET /rate_limit');
       return 'ok';
     } catch (error) {
       return (error as { status?: number }).status === 401 ? 'unauthorized' : 'unreachable';
@@ -57,7 +59,10 @@ export class GitHubPullRequests implements PullRequestReader {
 
   private async readOnce(ref: PullRequestRef): Promise<PullRequestState> {
     const params = { owner: ref.owner, repo: ref.repo };
-    const { data: pull } = await this.octokit.rest.pulls.get({ ...params, pull_number: ref.number });
+    const { data: pull } = await this.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+      ...params,
+      pull_number: ref.number,
+    });
     const merged = pull.merged === true || Boolean(pull.merged_at);
     const base = {
       draft: pull.draft === true,
@@ -72,9 +77,21 @@ export class GitHubPullRequests implements PullRequestReader {
       return { ...base, state: 'merged', review: 'none', checks: 'none', files: await this.files(ref) };
     if (pull.state === 'closed') return { ...base, state: 'closed', review: 'none', checks: 'none' };
     const [reviews, runs, status] = await Promise.all([
-      this.octokit.rest.pulls.listReviews({ ...params, pull_number: ref.number, per_page: PAGE }),
-      this.octokit.rest.checks.listForRef({ ...params, ref: pull.head.sha, per_page: PAGE }),
-      this.octokit.rest.repos.getCombinedStatusForRef({ ...params, ref: pull.head.sha, per_page: PAGE }),
+      this.request('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', {
+        ...params,
+        pull_number: ref.number,
+        per_page: PAGE,
+      }),
+      this.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
+        ...params,
+        ref: pull.head.sha,
+        per_page: PAGE,
+      }),
+      this.request('GET /repos/{owner}/{repo}/commits/{ref}/status', {
+        ...params,
+        ref: pull.head.sha,
+        per_page: PAGE,
+      }),
     ]);
     return {
       ...base,
@@ -90,7 +107,7 @@ export class GitHubPullRequests implements PullRequestReader {
    */
   private async files(ref: PullRequestRef): Promise<string[] | undefined> {
     try {
-      const { data } = await this.octokit.rest.pulls.listFiles({
+      const { data } = await this.request('GET /repos/{owner}/{repo}/pulls/{pull_number}/files', {
         owner: ref.owner,
         repo: ref.repo,
         pull_number: ref.number,

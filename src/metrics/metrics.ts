@@ -8,8 +8,9 @@ import type { SlackApiMetrics } from '../slack/slack-gateway.js';
 
 /**
  * The one module that knows prom-client. Services and adapters declare the narrow recorder interfaces they
- * accept (ApiMetrics, SlackApiMetrics, JobMetrics); `Metrics` implements them all. Each app instance has its
- * own registry, so several apps in one process (tests) never collide.
+ * accept (ApiMetrics, SlackApiMetrics, JobMetrics); `Metrics` implements them all. Each single-workspace app
+ * has its own registry, so several apps in one process (tests) never collide; a tenant's recorder (OAuth mode)
+ * has none: the process's one exposition (TenantMetrics) reads its metrics directly (issue 43).
  */
 
 export interface MetricsSources {
@@ -24,7 +25,9 @@ export interface MetricsSources {
 const PREFIX = 'docs_agent_';
 
 export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, DeliveryMetrics, FeedbackMetrics {
-  readonly registry = new Registry();
+  /** Its own registry (single-workspace mode); absent for a tenant's recorder, read through `list()`. */
+  readonly registry: Registry | undefined;
+  private readonly metrics: Array<Counter<string> | Gauge<string>>;
   private readonly apiCalls: Counter<'method' | 'code'>;
   private readonly slackErrors: Counter<'method' | 'code'>;
   private readonly jobStarts: Counter<'outcome'>;
@@ -35,9 +38,10 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
   private readonly feedback: Counter<'vote' | 'change'>;
   private sources: MetricsSources = {};
 
-  constructor(options: { defaultMetrics?: boolean } = {}) {
-    const registers = [this.registry];
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  constructor(options: { defaultMetrics?: boolean; registry?: boolean } = {}) {
+    this.registry = (options.registry ?? true) ? new Registry() : undefined;
+    const registers = this.registry ? [this.registry] : [];
+    if (this.registry && (options.defaultMetrics ?? true)) collectDefaultMetrics({ register: this.registry });
     this.apiCalls = new Counter({
       name: `${PREFIX}docs_api_requests_total`,
       help: 'Upstream docs-API requests (each attempt), by HTTP method and outcome code (ok or the error code)',
@@ -87,7 +91,7 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
       registers,
     });
     const sources = () => this.sources;
-    new Gauge({
+    const rated = new Gauge({
       name: `${PREFIX}pull_requests_rated_this_month`,
       help: 'Pull requests rated this calendar month (UTC) by rating: useful when 👍 outnumber 👎 (shared state)',
       labelNames: ['rating'],
@@ -102,7 +106,7 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
         this.set({ rating: 'not_useful' }, month.rated - month.useful);
       },
     });
-    new Gauge({
+    const watched = new Gauge({
       name: `${PREFIX}watched_jobs`,
       help: 'Agent jobs currently watched, by last known status (from the shared state store)',
       labelNames: ['status'],
@@ -118,7 +122,7 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
         for (const [status, count] of counts) this.set({ status }, count);
       },
     });
-    new Gauge({
+    const quotas = new Gauge({
       name: `${PREFIX}quota_remaining`,
       help: 'Units left in a rolling-hour budget (agent_jobs: per project; analytics: per organisation)',
       labelNames: ['budget'],
@@ -132,6 +136,15 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
         }
       },
     });
+    this.metrics = [
+      ...[this.apiCalls, this.slackErrors, this.deliveries, this.jobStarts, this.followUps, this.polls],
+      ...[this.finished, this.feedback, rated, watched, quotas],
+    ];
+  }
+
+  /** Every metric of this recorder: its counters, then its scrape-time gauges. */
+  list(): ReadonlyArray<Counter<string> | Gauge<string>> {
+    return this.metrics;
   }
 
   /** Where scrape-time gauges read from; set once the app's adapters exist. */
@@ -171,8 +184,13 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
     this.feedback.inc({ vote, change });
   }
 
-  /** The exposition text and its content type. */
+  /** The exposition text and its content type (a tenant's recorder: in a registry made for this read). */
   async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    let registry = this.registry;
+    if (!registry) {
+      registry = new Registry();
+      for (const metric of this.metrics) registry.registerMetric(metric);
+    }
+    return { contentType: registry.contentType, body: await registry.metrics() };
   }
 }

@@ -26,8 +26,9 @@ interface Retired {
 }
 
 /**
- * OAuth mode's /metrics: one `Metrics` per tenant runtime (so tenant code stays tenant-blind) and one
- * exposition for the process. Every docs_agent_ counter is the SUM over tenants under its single-workspace
+ * OAuth mode's /metrics: one `Metrics` recorder per tenant (so tenant code stays tenant-blind; it has no
+ * Registry of its own) and one exposition for the process, over the process's one registry. Every
+ * docs_agent_ counter is the SUM over tenants under its single-workspace
  * name and labels, so dashboards built for single-workspace mode keep working (the store-read gauges sum the
  * shown tenants only, so a scrape costs no store read per install); the process metrics appear
  * once; a bounded per-tenant view (docs_agent_tenants and docs_agent_tenant_*{tenant}) names the `topTenants`
@@ -60,7 +61,8 @@ export class TenantMetrics implements MetricsExposition {
   forTenant(tenant: string): Metrics {
     let metrics = this.tenants.get(tenant);
     if (!metrics) {
-      metrics = new Metrics({ defaultMetrics: false });
+      // No registry of its own: read here directly, so a tenant costs no Registry (issue 43).
+      metrics = new Metrics({ defaultMetrics: false, registry: false });
       this.tenants.set(tenant, metrics);
     }
     return metrics;
@@ -78,7 +80,7 @@ export class TenantMetrics implements MetricsExposition {
     const wasShown = this.shown.has(tenant);
     this.shown.delete(tenant);
     this.retired = this.retired.then(async (retired) => {
-      const counters = await countersOf(metrics.registry);
+      const counters = await countersOf(metrics);
       const summed = await AggregatorRegistry.aggregate([retired.counters, counters]).getMetricsAsJSON();
       return {
         counters: summed,
@@ -102,8 +104,8 @@ export class TenantMetrics implements MetricsExposition {
     } while (pending !== this.retired);
     const live = [...this.tenants];
     const [template, ...counters] = await Promise.all([
-      this.template.registry.getMetricsAsJSON(),
-      ...live.map(([, metrics]) => countersOf(metrics.registry)),
+      this.template.registry!.getMetricsAsJSON(),
+      ...live.map(([, metrics]) => countersOf(metrics)),
     ]);
     const counts = new Map(live.map(([tenant], i) => [tenant, countsOf(counters[i] ?? [])]));
     this.shown = chooseShown(
@@ -114,7 +116,7 @@ export class TenantMetrics implements MetricsExposition {
     // The scrape-time gauges read each tenant's stores (jobs watched, budgets, feedback): only the shown
     // tenants' are read, so a scrape makes the same few store reads with 10 installs or 100,000.
     const gauges = await Promise.all(
-      live.filter(([tenant]) => this.shown.has(tenant)).map(([, metrics]) => gaugesOf(metrics.registry)),
+      live.filter(([tenant]) => this.shown.has(tenant)).map(([, metrics]) => gaugesOf(metrics)),
     );
     const view = tenantSeries({
       installed: live.length,
@@ -138,15 +140,13 @@ export class TenantMetrics implements MetricsExposition {
 }
 
 /** A tenant's counters and histograms as they stand: in memory, no store read. */
-async function countersOf(registry: Registry): Promise<MetricJson[]> {
-  const cumulative = registry
-    .getMetricsAsArray()
-    .filter((m) => m instanceof Counter || m instanceof Histogram);
+async function countersOf(metrics: Metrics): Promise<MetricJson[]> {
+  const cumulative = metrics.list().filter((m) => m instanceof Counter || m instanceof Histogram);
   return Promise.all(cumulative.map((m) => (m as Counter).get() as Promise<MetricJson>));
 }
 
 /** A tenant's scrape-time gauges: each reads the tenant's stores as it is collected. */
-async function gaugesOf(registry: Registry): Promise<MetricJson[]> {
-  const gauges = registry.getMetricsAsArray().filter((m) => m instanceof Gauge);
+async function gaugesOf(metrics: Metrics): Promise<MetricJson[]> {
+  const gauges = metrics.list().filter((m) => m instanceof Gauge);
   return Promise.all(gauges.map((m) => (m as Gauge).get() as Promise<MetricJson>));
 }

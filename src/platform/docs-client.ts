@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { DocsApiError } from '../common/docs-api-error.js';
 import type { Logger } from '../common/logger.js';
 import type { AgentJob } from '../jobs/domain/job.js';
+import type { OriginDispatchers } from './dispatchers.js';
 import {
   type AssistantPage,
   assistantPageSchema,
@@ -27,6 +28,8 @@ export interface DocsClientOptions {
   metrics?: ApiMetrics;
   /** OAuth mode: the keys were connected in Slack (a refusal says so, for advice that fits). */
   keyConnectedInSlack?: boolean;
+  /** The process's pools, one per origin (absent: one of this client's own, closed with it). */
+  dispatchers?: OriginDispatchers;
 }
 
 export interface PageViewsQuery {

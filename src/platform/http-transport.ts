@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import { backoffDelay, boundedDelay, parseRetryAfter } from '../common/backoff.js';
 import { codeForStatus, DocsApiError, requestNeverSent } from '../common/docs-api-error.js';
 import type { Logger } from '../common/logger.js';
 import { cleanUntrusted, collapseWhitespace } from '../common/untrusted-text.js';
+import { OriginDispatchers } from './dispatchers.js';
 import { errorBodySchema } from './schemas.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -33,6 +34,8 @@ export interface TransportOptions {
   metrics?: ApiMetrics;
   /** OAuth mode: the keys were connected in Slack (a refusal says so, for advice that fits). */
   keyConnectedInSlack?: boolean;
+  /** The process's pools (one per origin, closed by its owner); absent: a pool of this transport's own. */
+  dispatchers?: OriginDispatchers;
 }
 
 export interface JsonRequest {
@@ -53,11 +56,16 @@ export interface JsonResponse {
   body: unknown;
 }
 
-/** One keep-alive pool to the docs platform; explicit connect, header and body timeouts. */
+/**
+ * Calls to the docs platform over the process's keep-alive pool for its origin (or one of its own); explicit
+ * connect, header and body timeouts.
+ */
 export class HttpTransport {
-  private readonly pool: Pool;
+  private readonly pool: Dispatcher;
+  /** Set when the pool is this transport's own: closed with it. */
+  private readonly ownPools: OriginDispatchers | undefined;
   private readonly basePath: string;
-  private readonly options: Required<Omit<TransportOptions, 'random' | 'metrics'>> & {
+  private readonly options: Required<Omit<TransportOptions, 'random' | 'metrics' | 'dispatchers'>> & {
     random: () => number;
     metrics?: ApiMetrics;
   };
@@ -73,12 +81,11 @@ export class HttpTransport {
       keyConnectedInSlack: false,
       ...options,
     };
-    this.pool = new Pool(url.origin, {
+    this.ownPools = options.dispatchers ? undefined : new OriginDispatchers();
+    const pools = options.dispatchers ?? this.ownPools!;
+    this.pool = pools.for(url.origin, {
+      connectTimeoutMs: options.timeoutMs,
       connections: this.options.connections,
-      keepAliveTimeout: 30_000,
-      connectTimeout: Math.min(options.timeoutMs, 10_000),
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
     });
   }
 
@@ -102,8 +109,9 @@ export class HttpTransport {
     }
   }
 
+  /** Closes the pool if it is this transport's own; the process's pools close with the process. */
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.ownPools?.close();
   }
 
   private retryDelay(
@@ -141,6 +149,8 @@ export class HttpTransport {
           ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
         signal: AbortSignal.timeout(this.options.timeoutMs * 2),
       });
       statusCode = response.statusCode;

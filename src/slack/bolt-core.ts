@@ -1,4 +1,4 @@
-import { App, type Authorize, type Receiver, webApi } from '@slack/bolt';
+import { App, type Authorize, type Receiver, type webApi } from '@slack/bolt';
 import type { Config } from '../common/config.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
@@ -6,7 +6,6 @@ import { boltLevel, boltLogger } from './bolt-logger.js';
 import { registerListeners, type SlackDeps } from './listeners/index.js';
 import { type GatewayOptions, SlackGateway } from './slack-gateway.js';
 import { BudgetedThreadContext } from './thread-context.js';
-import { TOKEN_REJECTED } from './token-rejections.js';
 
 export type SlackAppOptions = Pick<GatewayOptions, 'metrics' | 'sharedSlots' | 'onTokenRejected'>;
 
@@ -26,58 +25,6 @@ export function withTrailingSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`;
 }
 
-/**
- * A client whose token is read on every call (OAuth mode: token rotation replaces it while the runtime
- * keeps running); a token passed with a call still wins. A call Slack refuses for the token it read is made
- * once more when `renew` finds a newer one (rotated on another replica a moment ago): Slack acted on
- * nothing it refused, so the person asking never notices the rotation.
- */
-export class RotatingTokenClient extends webApi.WebClient {
-  constructor(
-    private readonly tokenOf: () => string,
-    options: webApi.WebClientOptions,
-    private readonly renew?: (refused: string) => Promise<string | undefined>,
-  ) {
-    super(undefined, options);
-  }
-
-  /**
-   * The token `renew` found in place of one Slack refused, used instead of it until `tokenOf` stops returning
-   * the refused one (the directory read that makes it current may land a moment later): every call in
-   * between would otherwise be refused and made twice.
-   */
-  private replaced: { refused: string; by: string } | undefined;
-
-  override async apiCall(method: string, options: Record<string, unknown> = {}) {
-    if (options.token) return super.apiCall(method, options);
-    const token = this.currentToken();
-    try {
-      return await super.apiCall(method, { ...options, token });
-    } catch (error) {
-      const code = (error as { data?: { error?: unknown } }).data?.error;
-      if (!this.renew || typeof code !== 'string' || !TOKEN_REJECTED.has(code)) throw error;
-      const renewed = await this.renew(token).catch(() => undefined);
-      if (!renewed || renewed === token) throw error;
-      this.replaced = { refused: token, by: renewed };
-      return super.apiCall(method, { ...options, token: renewed });
-    }
-  }
-
-  /**
-   * The token to use for `installed` (the installation's as this process last read it): the newer one
-   * `renew` found, while `installed` is the one Slack refused. Bolt's own per-request client takes it too.
-   */
-  tokenFor(installed: string): string {
-    if (this.replaced?.refused === installed) return this.replaced.by;
-    this.replaced = undefined;
-    return installed;
-  }
-
-  private currentToken(): string {
-    return this.tokenFor(this.tokenOf());
-  }
-}
-
 /** The Bolt app with the bot's listeners, its gateway, and the tracking of work in flight (both modes). */
 export function boltCore(input: {
   config: Config;
@@ -86,8 +33,10 @@ export function boltCore(input: {
   authorize: Authorize<boolean>;
   client: webApi.WebClient;
   options: SlackAppOptions;
+  /** OAuth mode: where Bolt's per-request clients come from (the process's cache by token), not a pool per app. */
+  pool?: { getOrCreate(token: string, options: webApi.WebClientOptions): webApi.WebClient };
 }) {
-  const { config, logger, receiver, authorize, client, options } = input;
+  const { config, logger, receiver, authorize, client, options, pool } = input;
   const app = new App({
     authorize,
     // Bolt's conversation store runs on every request; the bot keeps its own state and never reads it.
@@ -97,6 +46,9 @@ export function boltCore(input: {
     logLevel: boltLevel(config.logLevel),
     clientOptions: webClientOptions(config, logger),
   });
+  // Bolt keeps a pool of clients per team, each growing by token for as long as the app lives; every team's
+  // pool is the process's one cache instead (App.processEvent reads `clients[team]`).
+  if (pool) Object.defineProperty(app, 'clients', { value: new Proxy({}, { get: () => pool }) });
   app.error(async (error) => {
     logger.error({ error: describeError(error) }, 'unhandled error in a Slack listener');
   });

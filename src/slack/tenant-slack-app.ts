@@ -3,10 +3,11 @@ import type { Config } from '../common/config.js';
 import { AppError, describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { TenantInstallation } from '../tenants/tenant.js';
-import { boltCore, RotatingTokenClient, type SlackAppOptions, webClientOptions } from './bolt-core.js';
+import { boltCore, type SlackAppOptions, webClientOptions } from './bolt-core.js';
 import { holdHomeView } from './messages/hold-home.js';
 import type { SlackApp } from './slack-app.js';
 import { tokenAcceptedBy } from './token-rejections.js';
+import { scopeClient, WebClients } from './web-clients.js';
 
 /** A verified request from Slack, as the shared front door hands it over. */
 export type InboundRequest = ReceiverEvent;
@@ -44,6 +45,8 @@ export function createTenantSlackApp(
   renewToken?: (refused: string) => Promise<string | undefined>,
   /** Suspended or needing a re-install: requests are still read (an uninstall among them), no call leaves. */
   onHold: () => boolean = () => false,
+  /** The process's WebClients by token (OAuth mode: one cache for every tenant); absent: a cache of its own. */
+  clients: WebClients = new WebClients(),
 ): TenantSlackApp {
   const current = (): TenantInstallation => {
     const now = installation();
@@ -51,12 +54,13 @@ export function createTenantSlackApp(
     if (!now) throw new AppError('tenant_uninstalled', 'this workspace uninstalled the app');
     return now;
   };
-  const client = new RotatingTokenClient(
+  const client = scopeClient(
     () => {
       // Unanswered rather than refused: what the bot owes waits in the outbox until the hold is lifted.
       if (onHold()) throw new AppError('tenant_on_hold', 'this workspace’s Slack access is on hold');
       return current().botToken;
     },
+    clients,
     webClientOptions(config, logger),
     renewToken,
   );
@@ -83,6 +87,7 @@ export function createTenantSlackApp(
     },
     client,
     options,
+    pool: clients.boltPool(() => installation()?.isEnterpriseInstall === true),
   });
   return {
     gateway: core.gateway,

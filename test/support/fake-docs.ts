@@ -82,14 +82,32 @@ export class FakeDocs {
   private random: { options: RandomFaultOptions; next: () => number } | undefined;
   private counter = 0;
   private close_: (() => Promise<void>) | undefined;
+  private server_: Awaited<ReturnType<typeof listen>>['server'] | undefined;
   url = '';
+  /** TCP connections opened to the platform so far (each HTTP pool of the bot opens its own). */
+  connections = 0;
+  /** Per connection, the API keys its requests carried (a connection shared by tenants carries several). */
+  readonly keysBySocket = new Map<object, Set<string>>();
 
   static async start(): Promise<FakeDocs> {
     const fake = new FakeDocs();
-    const server = await listen((req, res) => fake.handle(req, res));
+    const server = await listen((req, res) => {
+      const keys = fake.keysBySocket.get(req.socket) ?? new Set<string>();
+      fake.keysBySocket.set(req.socket, keys.add(String(req.headers.authorization)));
+      return fake.handle(req, res);
+    });
     fake.url = server.url;
     fake.close_ = server.close;
+    fake.server_ = server.server;
+    server.server.on('connection', () => {
+      fake.connections += 1;
+    });
     return fake;
+  }
+
+  /** How long an idle kept-alive connection stays open (1 s by default). */
+  keepAliveFor(ms: number): void {
+    if (this.server_) this.server_.keepAliveTimeout = ms;
   }
 
   /** The next request matching `match` (method and path prefix) fails this way, `times` times. */

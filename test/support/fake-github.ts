@@ -141,9 +141,34 @@ export class FakeGitHub {
     return this.requests.filter((r) => pattern.test(r.path));
   }
 
+  /** Requests to a repository (`owner/repo`) wait unanswered until `release`; counted as they arrive. */
+  hold(repo: string): void {
+    this.held.set(repo, []);
+  }
+
+  /** Requests waiting in a hold now. */
+  waitingIn(repo: string): number {
+    return this.held.get(repo)?.length ?? 0;
+  }
+
+  /** Answers every request waiting in the hold, and the next ones at once. */
+  release(repo: string): void {
+    const waiting = this.held.get(repo) ?? [];
+    this.held.delete(repo);
+    for (const answer of waiting) answer();
+  }
+
+  private readonly held = new Map<string, Array<() => void>>();
+
   private handle(req: IncomingMessage, res: ServerResponse): undefined {
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = url.pathname.replace(/^\/api\/v3(?=\/)/, '');
+    const repo = /^\/repos\/([^/]+\/[^/]+)\//.exec(path)?.[1];
+    const hold = repo === undefined ? undefined : this.held.get(repo);
+    if (hold) {
+      hold.push(() => this.handle(req, res));
+      return undefined;
+    }
     const conditional = typeof req.headers['if-none-match'] === 'string';
     const at = Date.now();
     const answer = (status: number, body: unknown, headers: Record<string, string> = {}): undefined => {

@@ -44,7 +44,7 @@ const MAKERS: Array<{ what: string; call: RegExp; allowed: string[] }> = [
   },
   {
     what: 'Bolt apps and WebClients',
-    call: /\bnew (App|WebClient|RotatingTokenClient|webApi\.WebClient)\(|(?<!function )\bboltCore\(/,
+    call: /\bnew (App|WebClient|TokenClient|webApi\.WebClient)\(|(?<!function )\bboltCore\(/,
     // Token refresh (oauth.v2.access) uses a client with no token: each call names its tenant's refresh token;
     // so does the installer's look at a re-installer's role (users.info with the new installation's token).
     allowed: [
@@ -53,6 +53,7 @@ const MAKERS: Array<{ what: string; call: RegExp; allowed: string[] }> = [
       'slack/slack-app.ts',
       'slack/tenant-slack-app.ts',
       'slack/oauth/token-refresh.ts',
+      'slack/web-clients.ts',
     ],
   },
   {

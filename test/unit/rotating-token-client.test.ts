@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RotatingTokenClient } from '../../src/slack/bolt-core.js';
+import { scopeClient, WebClients } from '../../src/slack/web-clients.js';
 
 const OLD = 'xoxb-fake-rotated-away';
 const NEW = 'xoxb-fake-rotated-in';
 
 /** A Slack that takes only the new token, as right after a rotation elsewhere revoked the old one. */
-describe('RotatingTokenClient: a token rotated on another replica', () => {
+describe("A scope's Slack client: a token rotated on another replica", () => {
   let server: Server;
   let url = '';
   const seen: string[] = [];
@@ -32,8 +32,10 @@ describe('RotatingTokenClient: a token rotated on another replica', () => {
   it('uses the renewed token for the calls after a refusal, until the installation it reads has it too', async () => {
     let installed = OLD;
     let renewals = 0;
-    const client = new RotatingTokenClient(
+    const clients = new WebClients();
+    const client = scopeClient(
       () => installed,
+      clients,
       { slackApiUrl: url, retryConfig: { retries: 0 } },
       async (refused) => {
         renewals += 1;
@@ -53,5 +55,7 @@ describe('RotatingTokenClient: a token rotated on another replica', () => {
     await expect(client.users.info({ user: 'U0FOUR' })).rejects.toThrow(/invalid_auth/);
     expect(seen.at(-1)).toBe('xoxb-fake-newer');
     expect(client.tokenFor('xoxb-fake-newer')).toBe('xoxb-fake-newer');
+    // One cached client per token it used, none of the scope's own.
+    expect(clients.size).toBe(3);
   });
 });

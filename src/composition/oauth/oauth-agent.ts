@@ -15,6 +15,7 @@ import { tenantDirectoryFor } from '../../state/adapters.js';
 import { within } from '../app-steps.js';
 import type { DocsAgent, DocsAgentOptions } from '../docs-agent.js';
 import { healthRoutes } from '../health.js';
+import { createProcessEdge } from '../process-edge.js';
 import { DUE_TICK_MS, ReconcilePlane } from './reconcile-plane.js';
 import { TenantRuntimes } from './tenant-runtimes.js';
 import { TenantUpkeep } from './tenant-upkeep.js';
@@ -51,6 +52,8 @@ export function createOAuthAgent(
   const box = secretBoxFromSettings(config.oauth.encryptionKey, config.oauth.oldEncryptionKeys);
   const store = tenantDirectoryFor(config, box, logger);
   const metrics = new TenantMetrics();
+  // The process's clients of the outside (HTTP pools): every scope uses them, none builds its own.
+  const edge = createProcessEdge();
   // Built once per replica: its one timer, and (Redis) the due index every scope's owed work is marked in.
   const ticker = new ReplicaTicker(logger, store.dueIndex !== undefined);
   const plane = store.queuePlane({
@@ -79,6 +82,7 @@ export function createOAuthAgent(
     ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
     suspended: (nextCheckAt) => upkeep.soon(nextCheckAt),
     caches: new ProcessLru(),
+    edge,
   });
   const owed =
     store.dueIndex &&
@@ -185,6 +189,7 @@ export function createOAuthAgent(
         // The plane first: a job taken after the scopes stopped would find nobody to run it.
         if (plane) await within(plane.close(), 5_000, 'closing the queue plane', logger);
         await runtimes.stop();
+        await within(edge.close(), 5_000, 'closing the upstream connections', logger);
         ticker.close();
         await metricsServer?.close();
         await store.close();

@@ -81,6 +81,7 @@ export function buildTenantRuntime(
     | 'periodic'
     | 'plane'
     | 'dueIndex'
+    | 'edge'
   >,
   what: {
     tenant: TenantKey;
@@ -122,6 +123,7 @@ export function buildTenantRuntime(
     ...(deps.sharedRedis ? { sharedRedis: deps.sharedRedis } : {}),
     ...(deps.periodic ? { periodic: deps.periodic } : {}),
     ...(deps.plane ? { plane: deps.plane } : {}),
+    ...(deps.edge ? { edge: deps.edge } : {}),
     ...(deps.dueIndex ? { dueIndex: { mark: (atMs: number) => deps.dueIndex!.mark(tenant, atMs) } } : {}),
     slackApp: (options) => {
       const refusedForGood = tokenRefusalCheck({
@@ -153,6 +155,7 @@ export function buildTenantRuntime(
           return stored.botToken;
         },
         () => holder.runtime?.lifecycle.hold !== undefined,
+        deps.edge?.slack,
       );
       holder.slack = slack;
       return slack;

@@ -11,6 +11,7 @@ import type {
   SharedRedisConnections,
 } from '../../state/adapters.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
+import type { ProcessEdge } from '../process-edge.js';
 
 // What every tenant's runtime and the set of them are built from; its own module so that tenant-runtime.ts
 // and tenant-runtimes.ts do not import each other.
@@ -46,4 +47,6 @@ export interface TenantRuntimesDeps {
   scopeIdleMs?: number;
   /** Redis mode: at most this many scopes resident (TENANT_SCOPES_MAX; MAX_RESIDENT_SCOPES by default). */
   maxResidentScopes?: number;
+  /** The process's clients of the outside, shared by every scope (absent: each scope builds its own). */
+  edge?: ProcessEdge;
 }

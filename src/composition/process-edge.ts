@@ -1,0 +1,31 @@
+import { GitHubClients } from '../github/github-client.js';
+import { OriginDispatchers } from '../platform/dispatchers.js';
+import { WebClients } from '../slack/web-clients.js';
+
+/**
+ * What talks to the outside, built once per process and shared by every scope (OAuth mode: every tenant's):
+ * the HTTP pools to upstream origins, the GitHub client (one Octokit, request slots per scope) and
+ * the Slack WebClients (one per token, bounded). A scope's stop leaves it open; the process closes it last.
+ */
+export interface ProcessEdge {
+  /** One undici pool per upstream origin (the docs platform's). */
+  dispatchers: OriginDispatchers;
+  /** One Octokit per GitHub API URL; each scope reads through it with its own token, ETags and slots. */
+  github: GitHubClients;
+  /** Slack WebClients by bot token (LRU of 500): every scope's calls and Bolt's per-request clients. */
+  slack: WebClients;
+  /** Once, at the process's stop, after every scope stopped. */
+  close(): Promise<void>;
+}
+
+export function createProcessEdge(): ProcessEdge {
+  const dispatchers = new OriginDispatchers();
+  return {
+    dispatchers,
+    github: new GitHubClients(),
+    slack: new WebClients(),
+    close: async () => {
+      await dispatchers.close();
+    },
+  };
+}

@@ -16,6 +16,8 @@ const DEMO_BOT_TOKEN = 'xoxb-fake-demo-playground-token';
 
 export interface Playground {
   url: string;
+  /** The bot's own HTTP port (on 127.0.0.1, like the page). */
+  botPort: number;
   slack: StandInSlack;
   stop(): Promise<void>;
 }
@@ -43,6 +45,8 @@ export async function startPlayground(options: {
     // Links to it unfurl with their numbers (the stand-in Slack's chat.unfurl shows them under the message).
     DOCS_SITE_URL: 'https://docs.acme.dev',
     PORT: '0',
+    // The bot's own port too: nothing of the playground is reachable from another machine.
+    HOST: '127.0.0.1',
     METRICS_PORT: '0',
     POLL_INTERVAL_MS: '1000',
     POLL_MAX_INTERVAL_MS: '2000',
@@ -121,6 +125,7 @@ export async function startPlayground(options: {
   const url = `http://localhost:${port}`;
   return {
     url,
+    botPort,
     slack,
     async stop() {
       server.closeAllConnections();

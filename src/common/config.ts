@@ -46,6 +46,7 @@ const envSchema = z.object({
   ),
   SLACK_API_URL: optionalText.pipe(apiUrl.optional()),
   PORT: integer(3000, 0, 65535),
+  HOST: optionalText,
   METRICS_PORT: integer(9464, 0, 65535),
   METRICS_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
   DOCS_API_URL: optionalText
@@ -146,6 +147,8 @@ export interface Config {
     appTier: SlackAppTier;
   };
   port: number;
+  /** The address `port` listens on (`HOST`); undefined: every interface. */
+  host: string | undefined;
   docs: {
     apiUrl: string;
     apiKey: string;
@@ -242,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       appTier: e.SLACK_APP_TIER ?? (isOAuthMode(env) ? 'distributed' : 'internal'),
     },
     port: e.PORT,
+    host: e.HOST,
     metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT },
     docs: {
       apiUrl: e.DOCS_API_URL,

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type AuthorizeResult, HTTPReceiver, type Receiver, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Config } from '../common/config.js';
 import { AppError, describeError } from '../common/errors.js';
+import { listenOn } from '../common/listen-address.js';
 import type { Logger } from '../common/logger.js';
 import { boltCore, type SlackAppOptions, webClientOptions, withTrailingSlash } from './bolt-core.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
@@ -135,7 +136,7 @@ export function createSlackApp(
       // token would otherwise look connected while every command fails.
       await verifyAuth();
       if (httpReceiver) {
-        const server = (await app.start(config.port)) as Server;
+        const server = (await app.start(listenOn(config))) as Server;
         return (server.address() as AddressInfo).port;
       }
       await app.start();

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Playground, startPlayground } from '../../demo/playground.js';
 import { waitFor } from '../support/http.js';
@@ -92,5 +93,20 @@ describe('the playground answers only its own page', () => {
     expect(withOrigin.status).toBe(403);
     expect((await send('GET', '/', { host: `127.0.0.1:${port}` })).status).toBe(200);
     expect(said('sent through a rebound name')).toBe(false);
+  });
+});
+
+describe('the playground is reachable from this machine only', () => {
+  // A port bound to every interface also holds 127.0.0.2; one bound to 127.0.0.1 leaves it free.
+  const bindsOn127002 = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.2', () => probe.close(() => resolve(true)));
+    });
+
+  it('listens on 127.0.0.1 only, the page and the bot alike', async () => {
+    expect(await bindsOn127002(port)).toBe(true);
+    expect(await bindsOn127002(playground.botPort)).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import type { Config } from '../../common/config.js';
 import type { OAuthConfig } from '../../common/config-oauth.js';
 import { secretsOf } from '../../common/config-secrets.js';
 import { describeError } from '../../common/errors.js';
+import { listenOn } from '../../common/listen-address.js';
 import { createLogger, SecretSet } from '../../common/logger.js';
 import { ProcessLru } from '../../common/process-lru.js';
 import { ReplicaTicker } from '../../common/replica-ticker.js';
@@ -153,7 +154,7 @@ export function createOAuthAgent(
     },
     onFatal: () => undefined,
     async start() {
-      const port = await frontDoor.start(config.port);
+      const port = await frontDoor.start(listenOn(config));
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (!(await store.waitUntilReady(startAbort.signal))) return port;
       await runtimes.start();

@@ -12,7 +12,7 @@ import { type InstallerInput, slackInstaller } from './installer.js';
 
 export interface FrontDoor {
   /** Listens on `port` (0: any); resolves the port. */
-  start(port: number): Promise<number>;
+  start(where: number | { port: number; host?: string }): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -51,8 +51,8 @@ export function createFrontDoor(input: {
     processEvent: (event: ReceiverEvent) => input.dispatch(event, tenantSourceOf(event.body)),
   } as unknown as App);
   return {
-    async start(port) {
-      const server = (await receiver.start(port)) as Server;
+    async start(where) {
+      const server = (await receiver.start(where)) as Server;
       return (server.address() as AddressInfo).port;
     },
     stop: () => receiver.stop(),

@@ -6,7 +6,8 @@ import type { TestApp } from '../support/test-app.js';
 
 /*
  * An alert's Fix button is /docs-health's: the same listener opens the same form for the alert's evidence,
- * and the job it starts names the gap on its card, gets its PR in the thread (and, later, the impact post).
+ * and the job it starts names the gap on its card, in the alert's thread, and gets its PR there (and, later,
+ * the impact post).
  */
 
 const CHANNEL = 'C0ALERTS';
@@ -53,16 +54,17 @@ describe('the Fix button of a docs-health alert', () => {
       }),
     );
     const job = await waitFor(() => [...t.docs.jobs.values()][0], { what: 'the job' });
+    // The card goes in the alert's thread, where the channel sees who took the gap (issue 46).
     const card = await waitFor(
-      () =>
-        t.slack.messages.find((m) => m.bot_id && !m.thread_ts && JSON.stringify(m.blocks).includes(job.id)),
+      () => t.slack.messages.find((m) => m.bot_id && JSON.stringify(m.blocks).includes(job.id)),
       { what: 'the card' },
     );
     expect(card.channel).toBe(CHANNEL);
+    expect(card.thread_ts).toBe(alert.ts);
     expect(JSON.stringify(card.blocks)).toContain('From /docs-health');
     expect(JSON.stringify(card.blocks)).toContain('webhook retries');
     t.docs.complete(job.id, PR);
-    await waitFor(() => t.slack.threadReplies(CHANNEL, card.ts).find((m) => m.text.includes(PR)), {
+    await waitFor(() => t.slack.threadReplies(CHANNEL, alert.ts).find((m) => m.text.includes(PR)), {
       what: 'the PR in the job thread',
     });
     // The job record kept the evidence: its "did it work?" check is queued for the thread.

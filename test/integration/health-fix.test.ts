@@ -57,7 +57,14 @@ function click(t: TestApp, button: Button, options: { triggerId?: string; userId
         triggerId,
         ...(options.userId ? { userId: options.userId } : {}),
         action: { action_id: button.action_id, ...(button.value ? { value: button.value } : {}) },
-        container: { type: 'message', channelId: CHANNEL, messageTs: nextMessageTs(), responseUrl },
+        // The /docs-health report is ephemeral, as Slack says of the message a button is on.
+        container: {
+          type: 'message',
+          channelId: CHANNEL,
+          messageTs: nextMessageTs(),
+          responseUrl,
+          ephemeral: true,
+        },
       }),
     )
     .then((response) => ({ response, responseUrl }));

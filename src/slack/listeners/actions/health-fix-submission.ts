@@ -40,7 +40,8 @@ const inForm = (text: string): SubmissionErrors => ({
 
 /**
  * The fix modal submitted: the job starts as any other (access rules, budget, card, polling, one terminal
- * reply), its card in the channel where the report was shown, naming the evidence, which the record keeps
+ * reply), its card in the thread of the alert or posted report clicked (a new message in the channel for an
+ * ephemeral report), naming the evidence, which the record keeps
  * for the "did it work?" post. Failures after the modal closed reach the user privately.
  */
 export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
@@ -85,7 +86,7 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
       const result = await deps.jobs.start({
         teamId: body.team?.id ?? null,
         channelId,
-        threadTs: null,
+        threadTs: parsed.threadTs ?? null,
         requesterId: userId,
         prompt: fixPrompt(instruction, evidence),
         origin: 'health_fix',

@@ -57,7 +57,14 @@ function click(t: TestApp, button: Button, options: { triggerId?: string; userId
         triggerId,
         ...(options.userId ? { userId: options.userId } : {}),
         action: { action_id: button.action_id, ...(button.value ? { value: button.value } : {}) },
-        container: { type: 'message', channelId: CHANNEL, messageTs: nextMessageTs(), responseUrl },
+        // The /docs-health report is ephemeral, as Slack says of the message a button is on.
+        container: {
+          type: 'message',
+          channelId: CHANNEL,
+          messageTs: nextMessageTs(),
+          responseUrl,
+          ephemeral: true,
+        },
       }),
     )
     .then((response) => ({ response, responseUrl }));
@@ -130,6 +137,33 @@ describe.each([
       { what: 'the impact post in the job thread' },
     );
     expect(JSON.stringify(impact.blocks)).toContain('👎');
+  });
+
+  it('two people submitting Fix for the same gap at once start one job; the other is told privately', async () => {
+    const t = await lab.start({
+      env: useRedis ? { REDIS_URL: lab.redisUrl() } : {},
+      agentOptions: { clock },
+    });
+    seed(t);
+    const fix = (await report(t)).find((b) => b.action_id === 'health_fix_page_1')!;
+    await click(t, fix);
+    const modal = await waitFor(() => [...t.slack.surfaces.modals.values()][0], { what: 'modal opened' });
+    const bob = viewSubmissionPayload({
+      userId: 'U0BOB',
+      view: modal.view,
+      values: { health_instruction: { instruction: { type: 'plain_text_input', value: 'Fix it' } } },
+    });
+    await Promise.all([submit(t, modal.view, 'Fix the token example'), t.interaction(bob)]);
+    const refused = () =>
+      t.slack.callsOf('chat.postEphemeral').filter((c) => String(c.args.text).includes('second fix'));
+    const [told] = await waitFor(() => refused().at(0) && refused(), { what: 'the refusal' });
+    expect(String(told!.args.text)).toContain(CHANNEL);
+    // The winner's job: one, and no second one after the refusal (the sign the other was processed).
+    const job = await waitFor(() => [...t.docs.jobs.values()][0], { what: 'the job' });
+    await waitFor(() => t.slack.messages.find((m) => JSON.stringify(m.blocks).includes(job.id)), {
+      what: 'its card',
+    });
+    expect(t.docs.jobs.size).toBe(1);
   });
 
   it('"Post to channel" posts the same report with its fix buttons and replaces the ephemeral copy', async () => {

@@ -125,7 +125,7 @@ export interface BlockActionFields extends Actor {
   /** Where the button is: a Home/modal view, or a message (then channel and response_url come along). */
   container:
     | { type: 'view'; view: Json; viewId?: string }
-    | { type: 'message'; channelId: string; messageTs: string; responseUrl: string };
+    | { type: 'message'; channelId: string; messageTs: string; responseUrl: string; ephemeral?: boolean };
 }
 
 /** A button clicked (`block_actions`), carrying a fresh trigger_id the bot may open a modal with. */
@@ -177,7 +177,7 @@ export function blockActionsPayload(fields: BlockActionFields): Json {
       type: 'message',
       message_ts: container.messageTs,
       channel_id: container.channelId,
-      is_ephemeral: false,
+      is_ephemeral: container.ephemeral ?? false,
     },
     channel: { id: container.channelId, name: 'docs' },
     message: { type: 'message', ts: container.messageTs, user: BOT_USER_ID, bot_id: 'B0DOCSBOT' },

@@ -24,6 +24,8 @@ const INPUT_MAX = 1000;
  */
 export interface HealthModalMetadata {
   channelId: string;
+  /** The shared message clicked (an alert, a posted report): the job's card goes in its thread. */
+  threadTs?: string;
   evidenceId?: string;
   evidenceRef?: string;
 }
@@ -36,11 +38,17 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
  * person to edit). Says when invisible characters were removed from readers' text.
  * `private_metadata` carries the channel and the evidence id (short, whatever the evidence), no secrets.
  */
-export function healthFixModal(evidence: Evidence, channelId: string, evidenceId?: string): ModalView {
-  const metadata: HealthModalMetadata =
-    evidenceId === undefined
-      ? { channelId, evidenceRef: encodeEvidenceRef(evidence) }
-      : { channelId, evidenceId };
+export function healthFixModal(
+  evidence: Evidence,
+  channelId: string,
+  evidenceId?: string,
+  threadTs?: string,
+): ModalView {
+  const metadata: HealthModalMetadata = {
+    channelId,
+    ...(threadTs === undefined ? {} : { threadTs }),
+    ...(evidenceId === undefined ? { evidenceRef: encodeEvidenceRef(evidence) } : { evidenceId }),
+  };
   const removed = evidence.removed ?? 0;
   const notes = [
     "The readers' data above goes with your request, marked as their words, not instructions to the agent.",
@@ -84,12 +92,20 @@ export function healthFixModal(evidence: Evidence, channelId: string, evidenceId
 }
 
 export type ParsedHealthFix =
-  | { ok: true; channelId: string; evidence: { id: string } | { ref: string }; instruction: string }
+  | {
+      ok: true;
+      channelId: string;
+      /** The shared message's ts when the button was on one (not an ephemeral report). */
+      threadTs?: string;
+      evidence: { id: string } | { ref: string };
+      instruction: string;
+    }
   | { ok: false; response: SubmissionErrors }
   /** Not ours or tampered with: nothing the user can fix in the form. */
   | { ok: false; code: 'invalid_health_modal'; message: string };
 
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
+const MESSAGE_TS = /^\d{10}\.\d{6}$/;
 
 /** Reads the fix modal's submission; what the user can fix is named under the instruction. */
 export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
@@ -105,8 +121,9 @@ export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
   } catch {
     return lost;
   }
-  const { channelId, evidenceId, evidenceRef } = metadata ?? {};
+  const { channelId, threadTs, evidenceId, evidenceRef } = metadata ?? {};
   if (typeof channelId !== 'string' || !CHANNEL_ID.test(channelId)) return lost;
+  if (threadTs !== undefined && (typeof threadTs !== 'string' || !MESSAGE_TS.test(threadTs))) return lost;
   const evidence =
     typeof evidenceId === 'string' && isEvidenceId(evidenceId)
       ? { id: evidenceId }
@@ -132,5 +149,5 @@ export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
       ok: false,
       response: { response_action: 'errors', errors: { [HEALTH_INSTRUCTION_BLOCK]: error } },
     };
-  return { ok: true, channelId, evidence, instruction };
+  return { ok: true, channelId, ...(threadTs === undefined ? {} : { threadTs }), evidence, instruction };
 }

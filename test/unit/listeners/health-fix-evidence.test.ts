@@ -36,7 +36,12 @@ function setup(store = new HealthEvidence(createMemoryEvidenceStore(recordingLog
     access: access(),
     logger,
     afterAck: work.afterAck,
-    jobs: { start },
+    jobs: {
+      start,
+      listWatched: async () => [],
+      claimOnce: async () => true,
+      releaseOnce: async () => undefined,
+    },
     health: { evidence: store },
   });
   const press = (value: string) => {

@@ -81,7 +81,12 @@ describe('healthFixSubmission (the fix modal submitted)', () => {
       access: access(),
       logger,
       afterAck: work.afterAck,
-      jobs: { start },
+      jobs: {
+        start,
+        listWatched: async () => [],
+        claimOnce: async () => true,
+        releaseOnce: async () => undefined,
+      },
     });
     const submit = (instruction: string) =>
       callback({

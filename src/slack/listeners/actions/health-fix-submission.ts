@@ -4,6 +4,7 @@ import type { Evidence } from '../../../insights/health/evidence.js';
 import { decodeEvidenceRef, encodeEvidenceRef } from '../../../insights/health/evidence-ref.js';
 import { fixPrompt } from '../../../insights/health/instruction.js';
 import { accessDeniedMessage } from '../../command-text.js';
+import { fixClaimKey, fixRunningText, fixStartingText, runningFixOf } from '../../health-fix-claims.js';
 import {
   HEALTH_INSTRUCTION_BLOCK,
   HEALTH_MODAL_CALLBACK,
@@ -15,7 +16,7 @@ import type { SlackDeps } from '../deps.js';
 import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 
 export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
-  jobs: Pick<SlackDeps['jobs'], 'start'>;
+  jobs: Pick<SlackDeps['jobs'], 'start' | 'listWatched' | 'claimOnce' | 'releaseOnce'>;
   health?: Pick<NonNullable<SlackDeps['health']>, 'evidence'>;
 };
 
@@ -33,6 +34,9 @@ export function registerHealthFixSubmission(app: App, deps: HealthFixSubmissionD
 const LOST_EVIDENCE =
   'This form lost track of the report it came from (reports keep their evidence 7 days). Run `/docs-health` again.';
 
+const STORAGE_DOWN =
+  "I didn't start the fix: the bot's storage did not answer, so I couldn't check nobody else is fixing this gap. Submit again in a minute.";
+
 const inForm = (text: string): SubmissionErrors => ({
   response_action: 'errors',
   errors: { [HEALTH_INSTRUCTION_BLOCK]: text },
@@ -40,7 +44,8 @@ const inForm = (text: string): SubmissionErrors => ({
 
 /**
  * The fix modal submitted: the job starts as any other (access rules, budget, card, polling, one terminal
- * reply), its card in the channel where the report was shown, naming the evidence, which the record keeps
+ * reply), its card in the thread of the alert or posted report clicked (a new message in the channel for an
+ * ephemeral report), naming the evidence, which the record keeps
  * for the "did it work?" post. Failures after the modal closed reach the user privately.
  */
 export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
@@ -82,22 +87,45 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
     await ack();
     const tell = (text: string) => tellPrivately(client, { userId, channelId }, text, deps.logger);
     deps.afterAck(async () => {
-      const result = await deps.jobs.start({
-        teamId: body.team?.id ?? null,
-        channelId,
-        threadTs: null,
-        requesterId: userId,
-        prompt: fixPrompt(instruction, evidence),
-        origin: 'health_fix',
-        evidenceRef,
-      });
-      if (!result.ok)
-        deps.logger.info(
-          { channelId, stage: result.stage, error: describeError(result.error) },
-          'fix job did not start',
-        );
-      const notice = startFailureNotice(result);
-      if (notice) await tell(`Your fix job for <#${channelId}> did not start. ${notice}`);
+      // One job per gap: the claim (atomic in the store) lets one submission through while it starts; a
+      // watched job fixing the same gap refuses the rest until it ends.
+      const claim = fixClaimKey(channelId, evidence);
+      let claimed: boolean;
+      try {
+        claimed = await deps.jobs.claimOnce(claim);
+      } catch (error) {
+        deps.logger.warn({ channelId, error: describeError(error) }, 'could not claim the fix');
+        return tell(STORAGE_DOWN);
+      }
+      if (!claimed) return tell(fixStartingText(channelId, parsed.threadTs));
+      try {
+        const running = runningFixOf(await deps.jobs.listWatched(channelId), evidence);
+        if (running) return await tell(fixRunningText(running));
+        const result = await deps.jobs.start({
+          teamId: body.team?.id ?? null,
+          channelId,
+          threadTs: parsed.threadTs ?? null,
+          requesterId: userId,
+          prompt: fixPrompt(instruction, evidence),
+          origin: 'health_fix',
+          evidenceRef,
+        });
+        if (!result.ok)
+          deps.logger.info(
+            { channelId, stage: result.stage, error: describeError(result.error) },
+            'fix job did not start',
+          );
+        const notice = startFailureNotice(result);
+        if (notice) await tell(`Your fix job for <#${channelId}> did not start. ${notice}`);
+      } catch (error) {
+        deps.logger.warn({ channelId, error: describeError(error) }, 'could not check the running fixes');
+        await tell(STORAGE_DOWN);
+      } finally {
+        // Started (now watched, so found above) or not: the next submission decides on the store's state.
+        await deps.jobs.releaseOnce(claim).catch((error: unknown) => {
+          deps.logger.warn({ channelId, error: describeError(error) }, 'could not release the fix claim');
+        });
+      }
     });
   };
 }

@@ -17,7 +17,12 @@ export type HealthFixDeps = Pick<SlackDeps, 'access' | 'logger'> & {
 /** The parts of a fix button's `block_actions` payload read here. */
 export interface HealthFixArgs {
   ack: () => Promise<void>;
-  body: { trigger_id: string; user: { id: string }; channel?: { id: string } };
+  body: {
+    trigger_id: string;
+    user: { id: string };
+    channel?: { id: string };
+    container?: { message_ts?: string; is_ephemeral?: boolean };
+  };
   action: { value?: string };
   respond: Parameters<typeof respondSafely>[0];
   client: { views: { open(args: { trigger_id: string; view: ModalView }): Promise<unknown> } };
@@ -61,7 +66,10 @@ export function healthFixAction(deps: HealthFixDeps) {
     }
     if (!found) return void (await tell(gone));
     try {
-      const view = healthFixModal(found.evidence, channelId, found.id);
+      // A shared message (an alert, a posted report) gets the job's card in its thread; an ephemeral report
+      // has no thread anyone else could see, so its card stays a new message in the channel.
+      const shared = body.container?.is_ephemeral === false ? body.container.message_ts : undefined;
+      const view = healthFixModal(found.evidence, channelId, found.id, shared);
       await client.views.open({ trigger_id: body.trigger_id, view });
     } catch (error) {
       deps.logger.warn({ channelId, error: describeError(error) }, 'could not open the fix modal');

@@ -196,6 +196,55 @@ describe.each([
   });
 });
 
+describe('a posted report: one job per thread', () => {
+  it('the first fix of a posted report goes in its thread, a second row of the same report gets its own card', async () => {
+    const t = await lab.start({ agentOptions: { clock } });
+    seed(t);
+    const buttons = await report(t);
+    await click(t, buttons.find((b) => b.action_id === 'docs_health_post')!);
+    const posted = await waitFor(
+      () =>
+        t.slack.messages.find((m) => m.bot_id && m.channel === CHANNEL && m.text.startsWith('Docs health')),
+      { what: 'report in the channel' },
+    );
+    const rows = messageButtons(posted.blocks as never).filter((b) => b.action_id.startsWith('health_fix_'));
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    const fixRow = async (button: Button, instruction: string) => {
+      const before = t.slack.surfaces.modals.size;
+      await t.interaction(
+        blockActionsPayload({
+          triggerId: t.slack.surfaces.mintTriggerId('U0ALICE'),
+          action: { action_id: button.action_id, ...(button.value ? { value: button.value } : {}) },
+          container: {
+            type: 'message',
+            channelId: CHANNEL,
+            messageTs: posted.ts,
+            responseUrl: t.slack.responseUrl(),
+          },
+        }),
+      );
+      const modal = await waitFor(
+        () => t.slack.surfaces.modals.size > before && [...t.slack.surfaces.modals.values()].at(-1),
+        {
+          what: 'the fix form',
+        },
+      );
+      await submit(t, (modal as { view: Json }).view, instruction);
+      const jobs = () =>
+        [...t.docs.jobs.values()].filter((j) => (j.prompts as string[])[0]?.startsWith(instruction));
+      const [job] = await waitFor(() => jobs().at(0) && jobs(), { what: `the job for ${instruction}` });
+      return waitFor(
+        () => t.slack.messages.find((m) => m.bot_id && JSON.stringify(m.blocks).includes(job!.id)),
+        { what: `the card of ${instruction}` },
+      );
+    };
+    const first = await fixRow(rows[0]!, 'Fix the first gap');
+    expect(first.thread_ts).toBe(posted.ts);
+    const second = await fixRow(rows[1]!, 'Fix the second gap');
+    expect(second.thread_ts).toBeUndefined();
+  });
+});
+
 describe('a /docs-health gap to a job: refusals', () => {
   it('an expired trigger tells the user to click again; an empty instruction keeps the modal open', async () => {
     const t = await lab.start({ agentOptions: { clock } });

@@ -39,6 +39,7 @@ function setup(store = new HealthEvidence(createMemoryEvidenceStore(recordingLog
     jobs: {
       start,
       listWatched: async () => [],
+      jobOfThread: async () => undefined,
       claimOnce: async () => true,
       releaseOnce: async () => undefined,
     },

@@ -84,6 +84,7 @@ describe('healthFixSubmission (the fix modal submitted)', () => {
       jobs: {
         start,
         listWatched: async () => [],
+        jobOfThread: async () => undefined,
         claimOnce: async () => true,
         releaseOnce: async () => undefined,
       },

@@ -16,7 +16,7 @@ import type { SlackDeps } from '../deps.js';
 import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 
 export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
-  jobs: Pick<SlackDeps['jobs'], 'start' | 'listWatched' | 'claimOnce' | 'releaseOnce'>;
+  jobs: Pick<SlackDeps['jobs'], 'start' | 'listWatched' | 'claimOnce' | 'releaseOnce' | 'jobOfThread'>;
   health?: Pick<NonNullable<SlackDeps['health']>, 'evidence'>;
 };
 
@@ -101,10 +101,15 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
       try {
         const running = runningFixOf(await deps.jobs.listWatched(channelId), evidence);
         if (running) return await tell(fixRunningText(running));
+        // A thread is one job's conversation: a second row fixed from the same report gets its own card.
+        const threadTs =
+          parsed.threadTs && !(await deps.jobs.jobOfThread(channelId, parsed.threadTs))
+            ? parsed.threadTs
+            : null;
         const result = await deps.jobs.start({
           teamId: body.team?.id ?? null,
           channelId,
-          threadTs: parsed.threadTs ?? null,
+          threadTs,
           requesterId: userId,
           prompt: fixPrompt(instruction, evidence),
           origin: 'health_fix',

@@ -115,6 +115,12 @@ export class QueuePlane {
     for (const kind of PLANE_KINDS) this.startWorker(kind);
   }
 
+  /** Whether any of the tenant's jobs is running here now (its scope is not evicted meanwhile). */
+  busy(tenant: string): boolean {
+    for (const kind of PLANE_KINDS) if (this.running.has(handlerKey(kind, tenant))) return true;
+    return false;
+  }
+
   /** Workers made so far (tests: never one per tenant). */
   workerCount(): number {
     return this.workers.size;

@@ -47,8 +47,9 @@ export class DeferredEvictions {
 
   constructor(private readonly log: Logger) {}
 
-  say(busy: TenantKey[]): void {
-    const now = new Set(busy);
+  /** `scopes` with their busy flags; `due`: those eviction would take if none were busy. */
+  say(scopes: ReadonlyArray<readonly [TenantKey, Residency]>, due: Set<TenantKey>): void {
+    const now = new Set(scopes.filter(([t, { busy }]) => busy && due.has(t)).map(([t]) => t));
     for (const tenant of now)
       if (!this.last.has(tenant)) this.log.debug({ tenant }, 'busy; eviction waits until its work ends');
     this.last = now;

@@ -78,6 +78,9 @@ export class TenantRuntimes {
       // Only the directory saying so makes it gone (its work is dropped then); unreadable means later.
       const stamp = await this.deps.directory.stamp(tenant).catch(() => null);
       if (stamp === undefined) return 'gone';
+      // On hold: its record says so, and nothing is built for it (its jobs are parked until the lift).
+      if (stamp !== null && (await this.deps.directory.lifecycle(tenant).catch(() => undefined))?.hold)
+        return 'held';
       runtime = stamp === null ? undefined : await this.load(tenant);
       if (!runtime?.installed) return 'held';
     }
@@ -229,13 +232,11 @@ export class TenantRuntimes {
     const resident = [...this.runtimes];
     const busy = await Promise.all(resident.map(([tenant]) => this.busy(tenant)));
     const limits = { idleMs, maxResident };
-    const scopes = resident.map(([tenant, { usedAt, inFlight }], i) => {
-      return [tenant, { usedAt, inFlight, busy: busy[i] === true }] as const;
-    });
-    const due = new Set(scopesToEvict(resident, clock.now(), limits));
-    this.deferred.say(
-      scopes.filter(([tenant, { busy }]) => busy && due.has(tenant)).map(([tenant]) => tenant),
+    const scopes = resident.map(
+      ([t, { usedAt, inFlight }], i) => [t, { usedAt, inFlight, busy: busy[i] }] as const,
     );
+    const due = new Set(scopesToEvict(resident, clock.now(), limits));
+    this.deferred.say(scopes, due);
     for (const tenant of scopesToEvict(scopes, clock.now(), limits)) {
       // Work may have started since the look above (a job, a request): checked again right before.
       if (await this.busy(tenant)) continue;

@@ -257,6 +257,7 @@ export class QueuePlane {
     if (!parked || job.id === undefined) return this.moveBack(job, token, HELD_DELAY_MS);
     await job.moveToDelayed(Date.now() + PARKED_DELAY_MS, token);
     await parked.park(tenant, kind, job.id);
+    this.log.debug({ kind, tenant }, 'a job of a tenant on hold; parked until the hold lifts');
     throw new DelayedError();
   }
 

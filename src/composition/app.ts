@@ -243,6 +243,8 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     onFatal: (listener) => fatal.listen(listener),
     // OAuth mode on Redis: the replica's due index named this scope (issue 34); its next due time after.
     reconcileDue: () => reconciler.runIndexed().then(() => adapters.nextDueAt?.()),
+    // drain(0) waits no longer than a timer tick: the count of listeners and after-ack work still running.
+    busy: async () => deliveries.busy() || (await slack.drain(0)) > 0,
     start: () => life.start(parts),
     stop: () => life.stop(parts),
   };

@@ -80,4 +80,9 @@ export interface DocsAgent {
    * when it falls due next (undefined: nothing owed, or no due index).
    */
   reconcileDue?(): Promise<number | undefined>;
+  /**
+   * Whether it has work in hand that a stop would cut: a delivery attempt or lease, a request's listeners or
+   * the work they handed to `afterAck`. An idle scope is only evicted when this resolves false.
+   */
+  busy?(): Promise<boolean>;
 }

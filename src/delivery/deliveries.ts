@@ -83,6 +83,11 @@ export class Deliveries implements Outbox {
     return fresh.length;
   }
 
+  /** Whether an attempt runs or a lease is held here now (the scope is not evicted meanwhile). */
+  busy(): boolean {
+    return this.running.size > 0 || this.leased.size > 0;
+  }
+
   /** Resolves when no attempt of this process is under way (shutdown: bound it with a timeout). */
   async idle(): Promise<void> {
     while (this.running.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));

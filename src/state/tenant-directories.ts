@@ -12,6 +12,7 @@ import { QueuePlane, type QueuePlaneOptions } from './redis/queue-plane.js';
 import { waitForRedis } from './redis/redis-client.js';
 import { RedisDueIndex } from './redis/redis-due-index.js';
 import { createSharedRedisConnections, type SharedRedisConnections } from './redis/redis-job-store.js';
+import { RedisParkedJobs } from './redis/redis-parked-jobs.js';
 import { RedisTenantDirectory } from './redis/redis-tenant-directory.js';
 import { RedisWindowCounter } from './redis/redis-window-counter.js';
 import { pingState } from './redis-adapters.js';
@@ -146,6 +147,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
         logger,
         concurrency: { polls: Math.max(8, config.docs.maxConcurrency * 4) },
         perTenantCap: config.docs.maxConcurrency,
+        parked: new RedisParkedJobs(shared.queueClient),
       }),
     async purge(tenant, generation) {
       // Only this tenant's keys are looked at, and only this generation's.

@@ -64,4 +64,16 @@ describe('OAuth mode: waking a tenant', () => {
     await runtimes.sync();
     expect(await runtimes.wake(TEST_TENANT)).toBe('held');
   });
+
+  it('builds nothing for a tenant on hold that is not resident (issue 43): its record says held', async () => {
+    await directory.saveInstallation({
+      ...testTenant().scope.installation,
+      tenant: 'T0PAUSED',
+      teamId: 'T0PAUSED',
+    });
+    const lifecycle = await directory.lifecycle('T0PAUSED');
+    await directory.hold('T0PAUSED', suspension(Date.now(), 'token_revoked', 60_000), lifecycle!.installId);
+    expect(await runtimes.wake('T0PAUSED')).toBe('held');
+    expect(runtimes.tenants()).not.toContain('T0PAUSED');
+  });
 });

@@ -6,6 +6,8 @@ import type { FakeDocsRequest } from './fake-docs.js';
 export type Fault =
   | { kind: 'status'; status: number; body?: string; retryAfter?: string }
   | { kind: 'delay'; ms: number }
+  /** Holds the request open until `until` settles, then answers it as usual (a test decides when). */
+  | { kind: 'gate'; until: Promise<unknown> }
   | { kind: 'reset' }
   | { kind: 'garbage'; body: string; status?: number };
 
@@ -61,6 +63,9 @@ export function matchesRequest(match: RequestMatch, r: FakeDocsRequest): boolean
 /** Answers with the fault, or resolves false when the request should go on (a delay only slows it). */
 export async function applyFault(fault: Fault, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
   switch (fault.kind) {
+    case 'gate':
+      await fault.until;
+      return false;
     case 'reset':
       req.socket.destroy();
       return true;

@@ -18,6 +18,7 @@ import type { DocsAgent, DocsAgentOptions } from '../docs-agent.js';
 import { healthRoutes } from '../health.js';
 import { createProcessEdge } from '../process-edge.js';
 import { DUE_TICK_MS, ReconcilePlane } from './reconcile-plane.js';
+import { releaseLifted } from './tenant-holds.js';
 import { TenantRuntimes } from './tenant-runtimes.js';
 import { TenantUpkeep } from './tenant-upkeep.js';
 
@@ -78,7 +79,13 @@ export function createOAuthAgent(
     // Memory: every write is this process's own, so there are no changes to follow.
     ...(options.watchDirectory === false || store.backend !== 'redis'
       ? {}
-      : { watch: (listener) => store.watch(listener) }),
+      : {
+          watch: (listener) =>
+            store.watch((change) => {
+              listener(change);
+              if (plane) void releaseLifted({ plane, directory: store.directory }, logger, change);
+            }),
+        }),
     ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
     ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
     suspended: (nextCheckAt) => upkeep.soon(nextCheckAt),

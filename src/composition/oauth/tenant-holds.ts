@@ -3,6 +3,7 @@ import type { Config } from '../../common/config.js';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
+import type { DirectoryChange, QueuePlane } from '../../state/adapters.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 import type { TenantHold, TenantKey, TenantSource } from '../../tenants/tenant.js';
 import type { TenantRuntime } from './tenant-runtime.js';
@@ -144,4 +145,25 @@ export function uninstalledLine(tenant: TenantKey, reason: string, purgeDelayMs:
   const purge = `its other data is purged within ${Math.ceil(purgeDelayMs / 60_000)} min`;
   const stops = 'its calls, polls, schedules, PR follows and owed deliveries stop now';
   return `tenant ${tenant}: ${reason}; ${stops}, its installation and secrets are deleted, ${purge}`;
+}
+
+/**
+ * The directory named these tenants (any replica's write): those with jobs parked whose hold has lifted (or
+ * that are no longer installed: their jobs are then dropped when they run) get them released now, once.
+ */
+export async function releaseLifted(
+  deps: { plane: Pick<QueuePlane, 'hasParked' | 'releaseParked'>; directory: TenantDirectory },
+  log: Logger,
+  change: DirectoryChange,
+): Promise<void> {
+  if (change === 'all') return; // the parked jobs' own delay is the net
+  for (const tenant of change) {
+    try {
+      if (!(await deps.plane.hasParked(tenant))) continue;
+      const lifecycle = await deps.directory.lifecycle(tenant);
+      if (!lifecycle?.hold) await deps.plane.releaseParked(tenant);
+    } catch (error) {
+      log.warn({ tenant, error: describeError(error) }, 'could not release parked jobs yet; retrying later');
+    }
+  }
 }

@@ -13,6 +13,8 @@ export interface Residency {
   usedAt: number;
   /** Requests being served now: never evicted meanwhile. */
   inFlight: number;
+  /** Other work in hand (a plane job, a delivery lease, after-ack work): never evicted meanwhile either. */
+  busy?: boolean;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface Residency {
  * `scopes` is in least-recently-used order (oldest first).
  */
 export function scopesToEvict(
-  scopes: Iterable<[TenantKey, Residency]>,
+  scopes: Iterable<readonly [TenantKey, Residency]>,
   now: number,
   limits: { idleMs: number; maxResident: number },
 ): TenantKey[] {
@@ -29,7 +31,7 @@ export function scopesToEvict(
   const out: TenantKey[] = [];
   let over = all.length - limits.maxResident;
   for (const [tenant, residency] of all) {
-    if (residency.inFlight > 0) continue;
+    if (residency.inFlight > 0 || residency.busy) continue;
     const idle = now - residency.usedAt >= limits.idleMs;
     if (idle || over > 0) {
       out.push(tenant);
@@ -37,6 +39,21 @@ export function scopesToEvict(
     }
   }
   return out;
+}
+
+/** Says once per busy spell that a scope due for eviction waits for its work (debug). */
+export class DeferredEvictions {
+  private last = new Set<TenantKey>();
+
+  constructor(private readonly log: Logger) {}
+
+  /** `scopes` with their busy flags; `due`: those eviction would take if none were busy. */
+  say(scopes: ReadonlyArray<readonly [TenantKey, Residency]>, due: Set<TenantKey>): void {
+    const now = new Set(scopes.filter(([t, { busy }]) => busy && due.has(t)).map(([t]) => t));
+    for (const tenant of now)
+      if (!this.last.has(tenant)) this.log.debug({ tenant }, 'busy; eviction waits until its work ends');
+    this.last = now;
+  }
 }
 
 /** Tenants looked up and found not installed, each forgotten after ABSENT_MS (bounded). */

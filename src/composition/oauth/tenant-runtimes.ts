@@ -6,7 +6,7 @@ import { type TenantKey, type TenantSource, tenantCandidates, tenantSecrets } fr
 import { DirectoryFollower } from './directory-follower.js';
 import { effectiveConnections } from './tenant-config.js';
 import { removeInstall, scopeCallbacks, serve, uninstalledLine } from './tenant-holds.js';
-import { AbsentTenants, MAX_RESIDENT_SCOPES, scopesToEvict } from './tenant-residency.js';
+import { AbsentTenants, DeferredEvictions, MAX_RESIDENT_SCOPES, scopesToEvict } from './tenant-residency.js';
 import { buildTenantRuntime, type TenantRuntime, untilStarted, updateInPlace } from './tenant-runtime.js';
 import type { TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 
@@ -33,6 +33,7 @@ export class TenantRuntimes {
   /** Uninstalled here, with their stamp: a stale read never brings them back, a re-install does. */
   private readonly removed = new Map<TenantKey, string | undefined>();
   private readonly absent: AbsentTenants;
+  private readonly deferred: DeferredEvictions;
   private readonly follower: DirectoryFollower;
   /** Records that could not be read, with the stamp that failed (said once per stamp). */
   private readonly unreadable = new Map<TenantKey, string>();
@@ -44,6 +45,7 @@ export class TenantRuntimes {
     this.log = deps.logger.child({ component: 'tenants' });
     this.purgeDelayMs = deps.purgeDelayMs ?? PURGE_DELAY_MS;
     this.absent = new AbsentTenants(() => deps.clock.now());
+    this.deferred = new DeferredEvictions(this.log);
     this.follower = new DirectoryFollower({
       deps,
       log: this.log,
@@ -76,6 +78,9 @@ export class TenantRuntimes {
       // Only the directory saying so makes it gone (its work is dropped then); unreadable means later.
       const stamp = await this.deps.directory.stamp(tenant).catch(() => null);
       if (stamp === undefined) return 'gone';
+      // On hold: its record says so, and nothing is built for it (its jobs are parked until the lift).
+      if (stamp !== null && (await this.deps.directory.lifecycle(tenant).catch(() => undefined))?.hold)
+        return 'held';
       runtime = stamp === null ? undefined : await this.load(tenant);
       if (!runtime?.installed) return 'held';
     }
@@ -217,13 +222,34 @@ export class TenantRuntimes {
 
   /**
    * Idle scopes (and the least recent beyond the cap) give their memory back: only where their background
-   * work lives outside them (Redis with the shared queue plane), which is when `scopeIdleMs` is set.
+   * work lives outside them (Redis with the shared queue plane), which is when `scopeIdleMs` is set. A scope
+   * with work in hand (a plane job running, a lease held, a request or its after-ack work) is never chosen:
+   * stopping it would cut that work and hand its leases back as uncertain. It goes at a later tick, once idle.
    */
   private async evictIdle(): Promise<void> {
     const { scopeIdleMs: idleMs, maxResidentScopes: maxResident = MAX_RESIDENT_SCOPES, clock } = this.deps;
     if (idleMs === undefined || this.stopped) return;
-    for (const tenant of scopesToEvict(this.runtimes, clock.now(), { idleMs, maxResident }))
+    const resident = [...this.runtimes];
+    const busy = await Promise.all(resident.map(([tenant]) => this.busy(tenant)));
+    const limits = { idleMs, maxResident };
+    const scopes = resident.map(
+      ([t, { usedAt, inFlight }], i) => [t, { usedAt, inFlight, busy: busy[i] }] as const,
+    );
+    const due = new Set(scopesToEvict(resident, clock.now(), limits));
+    this.deferred.say(scopes, due);
+    for (const tenant of scopesToEvict(scopes, clock.now(), limits)) {
+      // Work may have started since the look above (a job, a request): checked again right before.
+      if (await this.busy(tenant)) continue;
       await this.drop(tenant, 'idle; evicted (its work in Redis wakes it again)', true);
+    }
+  }
+
+  /** Whether a resident scope has work in hand that stopping it would cut (see DocsAgent.busy). */
+  private async busy(tenant: TenantKey): Promise<boolean> {
+    const runtime = this.runtimes.get(tenant);
+    if (!runtime) return false;
+    if (runtime.inFlight > 0 || this.deps.plane?.busy(tenant)) return true;
+    return (await runtime.agent.busy?.().catch(() => true)) ?? false;
   }
 
   /** Uninstall or revocation: no call with its token from now on, secrets deleted now, data purged later. */

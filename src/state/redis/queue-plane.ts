@@ -1,6 +1,7 @@
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
+import type { ParkedJobs } from '../parked-jobs.js';
 import { storeErrorListener } from '../store-errors.js';
 import { PLANE_KINDS, type PlaneKind, planeKindOptions } from './plane-kinds.js';
 import { wakeOverduePollsOnReconnect } from './poll-wake-on-reconnect.js';
@@ -39,10 +40,14 @@ export interface QueuePlaneOptions {
   concurrency?: Partial<Record<PlaneKind, number>>;
   /** Jobs of one tenant running at once per kind in this replica: its backlog never starves the others. */
   perTenantCap?: number;
+  /** Where a held tenant's jobs are parked until its hold lifts (else they are moved back every minute). */
+  parked?: ParkedJobs;
 }
 
 /** A job of a tenant on hold waits this long before it is tried again. */
 const HELD_DELAY_MS = 60_000;
+/** A parked job is delayed this long: only a net, should its release be missed (it is promoted at the lift). */
+const PARKED_DELAY_MS = 60 * 60_000;
 /** A job of a served tenant whose scope has not registered its kind is tried again this soon. */
 const UNREGISTERED_DELAY_MS = 2_000;
 /** A job of a tenant at its cap is moved back this long, more the longer that tenant's backlog. */
@@ -115,6 +120,12 @@ export class QueuePlane {
     for (const kind of PLANE_KINDS) this.startWorker(kind);
   }
 
+  /** Whether any of the tenant's jobs is running here now (its scope is not evicted meanwhile). */
+  busy(tenant: string): boolean {
+    for (const kind of PLANE_KINDS) if (this.running.has(handlerKey(kind, tenant))) return true;
+    return false;
+  }
+
   /** Workers made so far (tests: never one per tenant). */
   workerCount(): number {
     return this.workers.size;
@@ -166,7 +177,7 @@ export class QueuePlane {
       const woken = await this.options.wake(tenant);
       handlers = this.handlers.get(key);
       if (woken === 'gone') return this.drop(kind, tenant, job);
-      if (woken === 'held') return this.moveBack(job, token, HELD_DELAY_MS);
+      if (woken === 'held') return this.park(kind, tenant, job, token);
       // Served, but its scope has not registered this kind (yet: still starting, or a GitHub token to come).
       if (!handlers) return this.moveBack(job, token, UNREGISTERED_DELAY_MS);
     }
@@ -215,6 +226,39 @@ export class QueuePlane {
     if (count <= max) return 0;
     const secondsLater = 1 + Math.floor((count - max - 1) / max);
     return Math.min(RATE_DEFER_MAX_MS, (second + secondsLater) * 1000 - now);
+  }
+
+  /** Whether the tenant has jobs parked (one look; the lift of its hold releases them). */
+  hasParked(tenant: string): Promise<boolean> {
+    return this.options.parked?.has(tenant) ?? Promise.resolve(false);
+  }
+
+  /** Its hold lifted: the tenant's parked jobs run now, each once (however many replicas saw the lift). */
+  async releaseParked(tenant: string): Promise<number> {
+    const taken = (await this.options.parked?.take(tenant)) ?? [];
+    let released = 0;
+    for (const { kind, id } of taken) {
+      if (!(PLANE_KINDS as readonly string[]).includes(kind)) continue;
+      const job = await this.queue(kind as PlaneKind).getJob(id);
+      // Promoted only while it still waits (run meanwhile by the net, or removed: nothing to do).
+      if (job && (await job.getState()) === 'delayed')
+        released += await job.promote().then(
+          () => 1,
+          () => 0,
+        );
+    }
+    if (released > 0) this.log.info({ tenant, released }, 'hold lifted; parked jobs released');
+    return released;
+  }
+
+  /** A tenant on hold: its job waits, parked under it, until the hold lifts (a far delay as a net). */
+  private async park(kind: PlaneKind, tenant: string, job: Job, token: string | undefined): Promise<never> {
+    const { parked } = this.options;
+    if (!parked || job.id === undefined) return this.moveBack(job, token, HELD_DELAY_MS);
+    await job.moveToDelayed(Date.now() + PARKED_DELAY_MS, token);
+    await parked.park(tenant, kind, job.id);
+    this.log.debug({ kind, tenant }, 'a job of a tenant on hold; parked until the hold lifts');
+    throw new DelayedError();
   }
 
   private async moveBack(job: Job, token: string | undefined, delayMs: number): Promise<never> {

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/http.js';
+import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
+import { redisForReplicas } from '../support/redis-replicas.js';
+import { ALPHA, registerTenants } from '../support/tenant-bots.js';
+import { installAndConnect, prLinkReplies, startJob } from '../support/tenant-connect.js';
+
+/**
+ * Issue 43: eviction never cuts work in progress. A scope whose poll is running on the plane (its docs answer
+ * held open here) is idle long past its time-out, yet it is not stopped: the poll ends, its PR link is posted
+ * once by the scope that took it (no delivery handed back), and only then is the scope evicted.
+ */
+describe('OAuth mode on Redis: a busy scope is evicted only once its work ends', () => {
+  const redis = redisForReplicas();
+  let app: OAuthTestApp;
+
+  beforeAll(async () => {
+    app = await startOAuthApp({
+      env: {
+        REDIS_URL: redis.url(),
+        LOG_LEVEL: 'debug',
+        POLL_INTERVAL_MS: '300',
+        POLL_MAX_INTERVAL_MS: '600',
+      },
+      scopeIdleMs: 200,
+      syncIntervalMs: 100,
+    });
+    registerTenants(app.slack, app.docs);
+    expect((await installAndConnect(app, app.slack, ALPHA)).status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  const logged = (what: string) =>
+    app.logs.filter((l) => l.includes(ALPHA.teamId) && l.includes(what)).length;
+
+  it('keeps the scope through a poll held open, then evicts it after the PR link is posted once', async () => {
+    const id = await startJob(app, app.docs, ALPHA, 'document the busy scopes');
+    const pr = 'https://github.com/acme/docs/pull/4343';
+    let release: () => void = () => undefined;
+    const until = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const path = new RegExp(`/job/${id}$`);
+    const polls = () => app.docs.requestsTo('GET', path).length;
+    const before = polls();
+    app.docs.inject({ method: 'GET', path }, { kind: 'gate', until });
+    app.docs.complete(id, pr);
+    await waitFor(() => polls() > before, { what: 'a poll held open', timeoutMs: 10_000 });
+
+    const evictions = logged('idle; evicted');
+    const stops = logged('tenant runtime stopping');
+    const waits = logged('eviction waits');
+    // Either sign that an eviction pass judged this idle scope while its poll ran.
+    await waitFor(() => logged('eviction waits') > waits || logged('idle; evicted') > evictions, {
+      what: 'an eviction pass over the busy scope',
+      timeoutMs: 10_000,
+    });
+    expect(logged('idle; evicted')).toBe(evictions);
+    expect(logged('tenant runtime stopping')).toBe(stops);
+
+    release();
+    const replies = () => prLinkReplies(app.slack, pr);
+    await waitFor(() => replies().length > 0, { what: 'the PR link reply', timeoutMs: 15_000 });
+    await waitFor(() => logged('idle; evicted') > evictions, {
+      what: 'the scope evicted',
+      timeoutMs: 10_000,
+    });
+    expect(replies()).toHaveLength(1);
+    expect(
+      app.logs.filter((l) => l.includes('handing deliveries back') || l.includes('handed back')),
+    ).toEqual([]);
+  });
+});

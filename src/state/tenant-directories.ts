@@ -154,9 +154,14 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       const namespace =
         tenantNamespace(tenant, config.oauth?.upgradedTenant, generation, cluster) ?? 'docs-agent';
       const upgraded = namespace === 'docs-agent';
-      return purgeNamespace(client, namespace, (key) =>
+      const deleted = await purgeNamespace(client, namespace, (key) =>
         upgraded ? NOT_THE_UPGRADED_TENANTS.some((other) => key.startsWith(other)) : false,
       );
+      // The parked-jobs set is the tenant's, not a generation's (outside the namespace on one node): its
+      // jobs were released when the tenant left; a job parked since is still delayed in its queue and parks
+      // again when it comes due, so nothing is lost by forgetting the set.
+      const parked = await new RedisParkedJobs(client).take(tenant);
+      return deleted + (parked.length > 0 ? 1 : 0);
     },
     state: () => pingState(client),
     async waitUntilReady(signal) {

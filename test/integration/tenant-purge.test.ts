@@ -47,6 +47,9 @@ describe('purging an uninstalled tenant’s data', () => {
       'someone-else:key',
     ])
       await keys.set(key, 'x');
+    // Parked jobs are the tenant's, whatever the generation (issue 43): a set under its hash tag.
+    await keys.sAdd('docs-agent:t:{T0BETA}:parked-jobs', 'polls\njob-1');
+    await keys.sAdd('docs-agent:t:{T0GAMMA}:parked-jobs', 'polls\njob-2');
   }
 
   async function purge(tenant: string, upgraded?: string, generation = 0): Promise<string[]> {
@@ -69,6 +72,7 @@ describe('purging an uninstalled tenant’s data', () => {
       'docs-agent:t:T0BETA@1:job:1',
       'docs-agent:t:T0BETAX:job:1',
       'docs-agent:t:T0GAMMA:job:1',
+      'docs-agent:t:{T0GAMMA}:parked-jobs',
       'someone-else:key',
     ]);
   });
@@ -79,7 +83,8 @@ describe('purging an uninstalled tenant’s data', () => {
     expect(left).not.toContain('docs-agent:t:T0BETA@1:job:1');
     expect(left).toContain('docs-agent:t:T0BETA:job:1');
     expect(left).toContain('docs-agent:t:T0BETA::job:2');
-    expect(left).toHaveLength(9);
+    expect(left).not.toContain('docs-agent:t:{T0BETA}:parked-jobs');
+    expect(left).toHaveLength(10);
   });
 
   it('the upgraded workspace: its single-workspace keys, never another tenant’s or the directory', async () => {
@@ -92,6 +97,8 @@ describe('purging an uninstalled tenant’s data', () => {
       'docs-agent:t:T0BETA@1:job:1',
       'docs-agent:t:T0BETAX:job:1',
       'docs-agent:t:T0GAMMA:job:1',
+      'docs-agent:t:{T0BETA}:parked-jobs',
+      'docs-agent:t:{T0GAMMA}:parked-jobs',
       'someone-else:key',
     ]);
   });

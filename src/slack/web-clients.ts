@@ -1,4 +1,5 @@
 import { webApi } from '@slack/bolt';
+import { type CacheView, ProcessLru } from '../common/process-lru.js';
 import { TOKEN_REJECTED } from './token-rejections.js';
 
 /** WebClients the process keeps at most (least recently used first out): one per token (and workspace). */
@@ -44,28 +45,28 @@ class TokenClient extends webApi.WebClient {
  * again on its next use.
  */
 export class WebClients {
-  private readonly clients = new Map<string, TokenClient>();
+  private readonly lru: ProcessLru;
+  private readonly clients: CacheView<TokenClient>;
 
-  constructor(private readonly max = WEB_CLIENTS_MAX) {}
+  constructor(max = WEB_CLIENTS_MAX) {
+    this.lru = new ProcessLru(max);
+    this.clients = this.lru.view('web-clients');
+  }
 
   /** `options` build the client the first time (the same for every token in a process); `teamId`: Bolt's. */
   for(token: string, options: webApi.WebClientOptions, renewal?: TokenRenewal): webApi.WebClient {
     const key = `${token}\u0000${options.teamId ?? ''}`;
     let client = this.clients.get(key);
-    if (client) this.clients.delete(key);
-    else client = new TokenClient(token, options);
-    this.clients.set(key, client); // the young end
-    if (renewal) client.renewal = renewal;
-    while (this.clients.size > this.max) {
-      const oldest = this.clients.keys().next().value;
-      if (oldest === undefined) break;
-      this.clients.delete(oldest);
+    if (!client) {
+      client = new TokenClient(token, options);
+      this.clients.set(key, client);
     }
+    if (renewal) client.renewal = renewal;
     return client;
   }
 
   get size(): number {
-    return this.clients.size;
+    return this.lru.size;
   }
 
   /**

@@ -21,6 +21,11 @@ export interface FakePull {
   statuses: Array<{ state: string; context: string }>;
   /** Paths the PR changed (`GET …/pulls/{n}/files`); none when absent. */
   files?: string[];
+  /** Title and size, as `GET …/pulls/{n}` returns them; absent unless a test sets them. */
+  title?: string;
+  additions?: number;
+  deletions?: number;
+  changed_files?: number;
 }
 
 export interface FakeGitHubRequest {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describedPull } from '../../src/github/github-pull-requests.js';
 import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
 import type { PullRequestFollow } from '../../src/jobs/pull-requests/pull-request.js';
+import { finishedSteps, runningStatus, runningSteps } from '../../src/slack/messages/assistant-steps.js';
 import { FAILED_CAUSE, jobCardMessage } from '../../src/slack/messages/job-card.js';
 import { terminalReplyMessage } from '../../src/slack/messages/job-replies.js';
 import { pullRequestNumber } from '../../src/slack/messages/pull-request.js';
@@ -158,5 +159,20 @@ describe('a failed card says why and what to do', () => {
     expect(text).toContain(JSON.stringify(FAILED_CAUSE).slice(1, -1));
     expect(text).toContain('"action_id":"job_retry"');
     expect(checkMessage(card)).toEqual({ ok: true });
+  });
+});
+
+describe('no job id, model or branch in assistant steps', () => {
+  it('running and finished steps and the status line', () => {
+    const running = record({ status: 'active', prLink: null });
+    const text = JSON.stringify([
+      runningSteps(running),
+      finishedSteps(record(), { kind: 'pull_request', prLink: PR }),
+      finishedSteps(record({ status: 'failed', prLink: null }), { kind: 'failed' }),
+      runningStatus(running),
+    ]);
+    for (const hidden of ['job_7f3a9c', 'claude-sonnet', 'rate-limits-429', 'proj_'])
+      expect(text).not.toContain(hidden);
+    expect(text).toContain('The agent is editing the docs');
   });
 });

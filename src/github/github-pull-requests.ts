@@ -1,4 +1,5 @@
 import { describeError } from '../common/errors.js';
+import { cleanUntrusted } from '../common/untrusted-text.js';
 import type { PullRequestReader } from '../jobs/pull-requests/ports.js';
 import {
   PullRequestReadError,
@@ -71,6 +72,8 @@ export class GitHubPullRequests implements PullRequestReader {
       mergedBy: merged ? (pull.merged_by?.login ?? null) : null,
       closedAt: !merged && pull.state === 'closed' && pull.closed_at ? Date.parse(pull.closed_at) : null,
       headSha: pull.head.sha,
+      // Same read, no extra call: what the PR is and how big, for the card and the thread reply.
+      ...describedPull(pull),
     };
     // A merged or closed PR is over: its reviews and checks no longer matter (and cost calls).
     if (merged)
@@ -118,6 +121,32 @@ export class GitHubPullRequests implements PullRequestReader {
       return undefined;
     }
   }
+}
+
+/** Longest title kept: it is shown in one line. */
+export const MAX_PULL_TITLE = 200;
+
+/** Title and size from a pull GitHub returned; outside text: invisible characters out and capped. */
+export function describedPull(pull: {
+  title?: unknown;
+  additions?: unknown;
+  deletions?: unknown;
+  changed_files?: unknown;
+}): Pick<PullRequestState, 'title' | 'additions' | 'deletions' | 'changedFiles'> {
+  const out: Pick<PullRequestState, 'title' | 'additions' | 'deletions' | 'changedFiles'> = {};
+  if (typeof pull.title === 'string') {
+    const title = cleanUntrusted(pull.title.slice(0, MAX_PULL_TITLE * 4), MAX_PULL_TITLE).text.trim();
+    if (title) out.title = title;
+  }
+  const count = (value: unknown) =>
+    typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  const additions = count(pull.additions);
+  const deletions = count(pull.deletions);
+  const changedFiles = count(pull.changed_files);
+  if (additions !== undefined) out.additions = additions;
+  if (deletions !== undefined) out.deletions = deletions;
+  if (changedFiles !== undefined) out.changedFiles = changedFiles;
+  return out;
 }
 
 /** Longest file path kept: the list lands on the job record. */

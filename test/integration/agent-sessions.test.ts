@@ -203,7 +203,7 @@ describe.each(['memory', 'Redis'] as const)('jobs longer than a stream lives (%s
     await waitFor(
       () =>
         t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) ===
-        'is still working: the agent is on branch docs/long-run…',
+        'is still working: the agent is editing the docs…',
       { what: 'status line carries on' },
     );
     t.docs.complete(job.id, PR);

@@ -151,7 +151,7 @@ describe('/docs-agent failures users must understand', () => {
     const reply = await waitFor(() => app!.slack.threadReplies(card.channel, card.ts)[0], {
       what: 'failure reply',
     });
-    expect(JSON.stringify(reply.blocks)).toContain('unrecoverable error');
+    expect(JSON.stringify(reply.blocks)).toContain('stopped with an error');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(app.slack.threadReplies(card.channel, card.ts)).toHaveLength(1);
   });

@@ -39,6 +39,11 @@ export interface FakePull extends PullFields {
   statuses: CommitStatus[];
   /** Paths the PR changed (`GET …/pulls/{n}/files`); none when absent. */
   files?: string[];
+  /** Title and size, as `GET …/pulls/{n}` returns them; absent unless a test sets them. */
+  title?: string;
+  additions?: number;
+  deletions?: number;
+  changed_files?: number;
 }
 
 export interface FakeGitHubRequest {

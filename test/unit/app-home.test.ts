@@ -47,7 +47,9 @@ describe('appHomeView', () => {
     expect(checkView(view, 'home')).toEqual({ ok: true });
     const all = text(view);
     expect(all).not.toContain('bob secret plan');
-    expect(all.indexOf('Done: pull request opened')).toBeLessThan(all.indexOf(':x: *Failed*'));
+    expect(all.indexOf('Done: pull request opened')).toBeLessThan(
+      all.indexOf(':x: *Failed: the agent stopped with an error*'),
+    );
     expect(all).toContain('<https://github.com/acme/docs/pull/7|pull request>');
     // The thread itself (its root message, as `/docs-agent list` links it), not just the channel.
     expect(all).toMatch(/<https:\/\/slack\.com\/archives\/C0DOCS\/p\d+\|thread>/);

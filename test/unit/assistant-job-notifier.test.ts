@@ -177,7 +177,7 @@ describe('AssistantJobNotifier', () => {
     await settle();
     const stop = of('stop')[0]!.args[2] as StreamStep[];
     expect(stop.at(-1)).toMatchObject({ id: 'handover', title: 'Still working…' });
-    expect(of('status').at(-1)!.args[2]).toBe('is still working: the agent is on branch docs/rate-limits…');
+    expect(of('status').at(-1)!.args[2]).toBe('is still working: the agent is editing the docs…');
 
     // Later progress goes to the status line only; the result is a reply (the stream is over).
     const before = kinds().length;

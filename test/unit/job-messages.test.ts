@@ -77,8 +77,9 @@ describe('job status and replies', () => {
     const text = JSON.stringify(reply.blocks);
     expect(text).not.toContain('Nothing was changed');
     expect(text).toContain('no pull request was opened');
-    expect(text).toContain('branch `docs-agent/429`');
-    expect(text).toContain('docs dashboard');
+    expect(text).toContain('pushed part of the work to a branch');
+    expect(text).not.toContain('docs-agent/429');
+    expect(text).toContain('*Retry*');
   });
 
   it('the terminal reply text keeps the mention and the whole PR link, for when Slack refuses the blocks', () => {
@@ -241,7 +242,7 @@ describe('terminal replies', () => {
   it.each([
     [{ kind: 'no_changes', previousPrLink: null }, 'without changing any files'],
     [{ kind: 'no_changes', previousPrLink: 'https://github.com/acme/docs/pull/7' }, 'unchanged'],
-    [{ kind: 'failed' }, 'unrecoverable error'],
+    [{ kind: 'failed' }, 'stopped with an error'],
     [{ kind: 'archived' }, 'archived'],
   ] as const)('explains %o and what to do', (outcome, phrase) => {
     const view = terminalReplyMessage(record(), outcome, NOW);

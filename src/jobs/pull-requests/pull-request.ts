@@ -22,6 +22,12 @@ export interface PullRequestState {
    * lists, each path at most 300 characters. Absent when not read.
    */
   files?: string[];
+  /** The PR's title as GitHub gave it: invisible characters out, at most 200 characters. Absent in old records. */
+  title?: string;
+  /** Its size, from the same read: lines added and deleted, files changed. Absent when GitHub did not say. */
+  additions?: number;
+  deletions?: number;
+  changedFiles?: number;
 }
 
 /** Where a PR lives: parsed strictly from a link on the configured GitHub web host. */

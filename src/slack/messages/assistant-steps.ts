@@ -1,6 +1,6 @@
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { TerminalOutcome } from '../../jobs/ports.js';
-import { plainLine, type StreamStep } from '../assistant-calls.js';
+import type { StreamStep } from '../assistant-calls.js';
 
 /** The status line under an assistant thread while the bot works ("docs-agent is …"). */
 export const ASSISTANT_STATUS = {
@@ -18,14 +18,13 @@ export const ASSISTANT_STATUS = {
  */
 export function runningStatus(record: Pick<JobRecord, 'ref' | 'generation'>): string {
   if (record.generation > 1) return ASSISTANT_STATUS.waiting;
-  return record.ref
-    ? `is still working: the agent is on branch ${plainLine(record.ref, 100)}…`
-    : 'is still working…';
+  // No branch name in people's view (issue 46): `/docs-agent status` has it.
+  return record.ref ? 'is still working: the agent is editing the docs…' : 'is still working…';
 }
 
 /**
  * The steps of a streamed job message: one per thing the platform (or GitHub) told us, in the order it
- * happens, never a placeholder: created, running on branch X, pull request opened, its checks, merged.
+ * happens, never a placeholder: created, the agent editing, pull request opened, its checks, merged.
  * The same id updates a step in place. Pure.
  */
 export function startingSteps(): StreamStep[] {
@@ -35,12 +34,13 @@ export function startingSteps(): StreamStep[] {
 /** What is known of a job so far; `done` marks the run over (no step stays in progress). Pure. */
 export function knownSteps(record: JobRecord, done: boolean): StreamStep[] {
   const steps: StreamStep[] = [
-    { id: 'created', title: 'Agent job created', status: 'complete', details: `Job ${record.jobId}` },
+    // No job id nor branch here (issue 46): they stay in `/docs-agent status`.
+    { id: 'created', title: 'Agent job created', status: 'complete' },
   ];
   if (record.ref)
     steps.push({
       id: 'branch',
-      title: `Running on branch ${record.ref}`,
+      title: 'The agent is editing the docs',
       status: done || record.prLink ? 'complete' : 'in_progress',
     });
   if (record.prLink) steps.push({ id: 'pr', title: 'Pull request opened', status: 'complete' });

@@ -56,13 +56,20 @@ export function statusWords(status: string, prLink: string | null): StatusLine {
         ? { emoji: ':white_check_mark:', label: 'Done: pull request opened' }
         : { emoji: ':white_check_mark:', label: 'Done: no files changed' };
     case 'failed':
-      return { emoji: ':x:', label: 'Failed' };
+      return { emoji: ':x:', label: 'Failed: the agent stopped with an error' };
     case 'archived':
       return { emoji: ':file_cabinet:', label: 'Archived' };
     default:
       return { emoji: ':gear:', label: `Working (${untrustedMrkdwn(oneLine(status, 40))})` };
   }
 }
+
+/**
+ * What a failed card says after its status: the platform gives no cause for a failure (its job has no
+ * error field), so the card says so, and the one next step.
+ */
+export const FAILED_CAUSE =
+  'I could not get a reason from the docs platform: it only says the job failed, and no pull request was opened. *Retry* starts the same instruction as a new job; a more specific instruction may help.';
 
 /** The title's room: one line on a phone. */
 const TITLE_CHARS = 120;
@@ -150,7 +157,10 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
     const pullRequest = pullRequestStateLine(state.record.pullRequest);
     if (pullRequest) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: pullRequest }] });
     if (state.record.prLink) blocks.push(pullRequestActions(state.record.prLink));
-    else if (state.record.status === 'failed') blocks.push(retryActions());
+    else if (state.record.status === 'failed') {
+      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: FAILED_CAUSE } });
+      blocks.push(retryActions());
+    }
   }
   if (takesFollowUps(state)) blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {

@@ -9,6 +9,7 @@ import { formatDuration } from './format.js';
 import { pullRequestActions, safeId } from './job-card.js';
 import { feedbackBlock } from './job-feedback.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
+import { pullRequestName, pullRequestNumber } from './pull-request.js';
 import { secretRefusalText } from './secret-notice.js';
 
 /** Longer links get their own block instead of a place in a sentence. */
@@ -20,17 +21,22 @@ import type { SlackMessage } from './types.js';
 export function terminalReplyMessage(record: JobRecord, outcome: TerminalOutcome, now: number): SlackMessage {
   const who = `<@${safeId(record.requesterId)}>`;
   const took = formatDuration(now - record.activeSince);
-  const jobRef = `\`${untrustedMrkdwn(oneLine(record.jobId, 100))}\``;
   const followUp = record.generation > 1;
+  const prName =
+    outcome.kind === 'pull_request'
+      ? pullRequestName(outcome.prLink, record.pullRequest, INLINE_LINK_MAX)
+      : '';
+  const prNumber = outcome.kind === 'pull_request' ? pullRequestNumber(outcome.prLink) : undefined;
   let text: string;
   let fallback: string;
   const blocks: SlackMessage['blocks'] = [];
   switch (outcome.kind) {
     case 'pull_request':
       text = followUp
-        ? `${who} :white_check_mark: The agent finished the follow-up; the pull request is ready (took ${took}).`
-        : `${who} :white_check_mark: The agent finished and opened a pull request (took ${took}).`;
+        ? `${who} :white_check_mark: The agent finished the follow-up; pull request ${prName} is ready (took ${took}).`
+        : `${who} :white_check_mark: The agent finished and opened pull request ${prName} (took ${took}).`;
       fallback = followUp ? 'The docs agent finished the follow-up' : 'The docs agent opened a pull request';
+      if (prNumber) fallback = `${fallback} #${prNumber}`;
       break;
     case 'no_changes':
       text = outcome.previousPrLink
@@ -39,12 +45,12 @@ export function terminalReplyMessage(record: JobRecord, outcome: TerminalOutcome
       fallback = 'The docs agent finished without changing any files';
       break;
     case 'failed':
-      // The platform says only that the job failed, not what it did before: say what is known.
-      text = `${who} :x: The agent hit an unrecoverable error and stopped (job ${jobRef}), so no pull request was opened.${record.ref ? ` It may have pushed work to branch \`${untrustedMrkdwn(oneLine(record.ref, 200))}\` before stopping.` : ''} Look the job up in the docs dashboard to see what it did, then try again with \`/docs-agent\`, perhaps with a more specific instruction.`;
+      // The platform says only that the job failed, not why nor what it did before: say what is known.
+      text = `${who} :x: The agent stopped with an error, so no pull request was opened. The docs platform does not say why.${record.ref ? ' It may have pushed part of the work to a branch before stopping.' : ''} Try again with *Retry* on the job card or with \`/docs-agent\`, perhaps with a more specific instruction.`;
       fallback = 'The docs agent job failed';
       break;
     case 'archived':
-      text = `${who} :file_cabinet: The job was archived on the docs platform (job ${jobRef}), so it will not open a pull request. Start a new job with \`/docs-agent\` if the change is still needed.`;
+      text = `${who} :file_cabinet: The job was archived on the docs platform, so it will not open a pull request. Start a new job with \`/docs-agent\` if the change is still needed.`;
       fallback = 'The docs agent job was archived';
       break;
   }
@@ -57,12 +63,6 @@ export function terminalReplyMessage(record: JobRecord, outcome: TerminalOutcome
     blocks.push(pullRequestActions(outcome.previousPrLink));
   if (outcome.kind === 'pull_request') {
     blocks.push(pullRequestActions(outcome.prLink));
-    const details = [`Job ${jobRef}`];
-    if (record.ref) details.push(`branch \`${untrustedMrkdwn(oneLine(record.ref, 200))}\``);
-    blocks.push({
-      type: 'context',
-      elements: [{ type: 'mrkdwn', text: truncate(details.join(' · '), LIMITS.sectionText) }],
-    });
     fallback = `${fallback}: ${outcome.prLink}`;
     const feedback = feedbackBlock(record.jobId, record.generation);
     if (feedback) blocks.push(feedback);

@@ -1,8 +1,8 @@
 import type { PullRequestNotice } from '../../jobs/pull-requests/ports.js';
 import type { PullRequestFollow } from '../../jobs/pull-requests/pull-request.js';
-import { escapeMrkdwn } from '../markup.js';
+import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { mrkdwnLink, slackTime } from './format.js';
-import { LIMITS, oneLine, truncate } from './limits.js';
+import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
 
 /** GitHub logins: letters, digits, hyphens (and `[bot]` for apps); anything else is not shown as a name. */
@@ -10,6 +10,48 @@ const LOGIN = /^[A-Za-z0-9-]{1,39}(\[bot\])?$/;
 
 function who(login: string | null): string {
   return login && LOGIN.test(login) ? `*${escapeMrkdwn(login)}*` : 'someone';
+}
+
+/** The PR's number from its link's path (`…/pull/123`), or undefined. Nothing past 2,000 characters is parsed. */
+export function pullRequestNumber(url: string): number | undefined {
+  if (url.length > 2000) return undefined;
+  let parts: string[];
+  try {
+    parts = new URL(url).pathname.split('/');
+  } catch {
+    return undefined;
+  }
+  const at = parts.lastIndexOf('pull');
+  const number = at >= 0 ? parts[at + 1] : undefined;
+  return number && /^[1-9][0-9]{0,9}$/.test(number) ? Number(number) : undefined;
+}
+
+/**
+ * What the PR is, in mrkdwn: "#123 · its title" (linked when the link fits `maxLink`), then "(3 files,
+ * +10 −2)" when GitHub said. Title and size come from the followed state of this same link, when read.
+ */
+export function pullRequestName(url: string, follow: PullRequestFollow | undefined, maxLink: number): string {
+  const pr = follow?.url === url ? follow.last : null;
+  const number = pullRequestNumber(url);
+  const name = [number ? `#${number}` : 'the pull request'];
+  if (pr?.title) name.push(untrustedMrkdwn(oneLine(pr.title, 200)));
+  const label = name.join(' · ');
+  const linked = url.length <= maxLink ? fitLink(url, label, maxLink + 250) : label;
+  const size = pullRequestSize(pr);
+  return size ? `${linked} (${size})` : linked;
+}
+
+/** "3 files, +10 −2" from what GitHub said; undefined when it said nothing. */
+export function pullRequestSize(
+  pr: { additions?: number; deletions?: number; changedFiles?: number } | null | undefined,
+): string | undefined {
+  if (!pr) return undefined;
+  const parts: string[] = [];
+  if (pr.changedFiles !== undefined)
+    parts.push(`${pr.changedFiles.toLocaleString('en-US')} ${pr.changedFiles === 1 ? 'file' : 'files'}`);
+  if (pr.additions !== undefined && pr.deletions !== undefined)
+    parts.push(`+${pr.additions.toLocaleString('en-US')} −${pr.deletions.toLocaleString('en-US')}`);
+  return parts.length > 0 ? parts.join(', ') : undefined;
 }
 
 /**

@@ -103,10 +103,12 @@ describe('docs-link previews', () => {
     expect(prompt).toContain('120 by people and 30 by AI');
     const card = await waitFor(
       () =>
-        t.slack.messages.find((m) => m.bot_id && !m.thread_ts && JSON.stringify(m.blocks).includes(job.id)),
+        t.slack.messages.find((m) => m.bot_id && JSON.stringify(m.blocks).includes(job.id)),
       { what: 'the fix job’s card' },
     );
     expect(card.channel).toBe(CHANNEL);
+    // In the thread of the message whose link was previewed, as a shortcut's or a reaction's card.
+    expect(card.thread_ts).toBe(ts);
     expect(JSON.stringify(card.blocks)).toContain('From a docs-link preview');
     expect(JSON.stringify(card.blocks)).toContain('the page `/guides/rotate-keys` (8 👎)');
   });

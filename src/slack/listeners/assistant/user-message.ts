@@ -1,4 +1,5 @@
 import { describeError } from '../../../common/errors.js';
+import { findSecret } from '../../../common/secret-shapes.js';
 import type { AssistantThread } from '../../../jobs/assistant-thread.js';
 import type { ConversationOutcome, InboundMessage } from '../../../jobs/conversation-service.js';
 import type { JobRecord } from '../../../jobs/domain/job.js';
@@ -66,6 +67,8 @@ export async function routeAssistantMessage(
     }
     // Read here, so a store that is away never starts a job unasked: `askFirst` then says it is away.
     const existing = await deps.jobs.jobOfThread(message.channelId, threadTs).catch(() => undefined);
+    // A credential is refused by the start path (privately, nothing kept), never kept for a confirmation.
+    if (!existing && findSecret(message.text)) return handleInbound(deps, message);
     if (!existing) return await askFirst(deps, { ...message, userId, threadTs }, thread, plain);
     await instruct(deps, { ...message, userId, threadTs }, thread, plain, existing);
   } catch (error) {

@@ -20,6 +20,9 @@ const OURS = 'docs-agent:';
 const TENANTS = 'docs-agent:t:';
 const TAGGED = 'docs-agent:{';
 const INSTALL_COUNTERS = 'docs-agent:installs:';
+const INSTALL_FAILURES = 'docs-agent:install-failures:';
+/** A used install link's state (10 minutes): moved, so a link used before the move stays used. */
+const INSTALL_STATES = 'docs-agent:install-state:';
 const OLD_SHARED_QUEUES = 'docs-agent:bull:';
 const PLANE_MIGRATED = 'docs-agent:{plane}:migrated';
 export const TENANT_ID = /^[TE][A-Z0-9]+$/;
@@ -29,7 +32,9 @@ export function clusterKeyOf(key: string, upgradedTenant?: string): ClusterKey {
   if (!key.startsWith(OURS)) return { skip: 'not-ours' };
   if (key.startsWith(TAGGED)) return { to: key };
   // One-minute windows: nothing is lost by starting them again.
-  if (key.startsWith(INSTALL_COUNTERS)) return { skip: 'install-counter' };
+  if (key.startsWith(INSTALL_COUNTERS) || key.startsWith(INSTALL_FAILURES))
+    return { skip: 'install-counter' };
+  if (key.startsWith(INSTALL_STATES)) return { to: `docs-agent:{installs}:${key.slice(OURS.length)}` };
   if (key.startsWith(OLD_SHARED_QUEUES)) return { skip: 'old-queue' };
   if (key.startsWith(DIRECTORY_PREFIX))
     return { to: directoryPrefix(true) + key.slice(DIRECTORY_PREFIX.length) };

@@ -17,6 +17,11 @@ describe('clusterKeyOf', () => {
       'docs-agent:directory:tenant:T0ALPHA:installation',
       'docs-agent:{directory}:tenant:T0ALPHA:installation',
     ],
+    // A used install link stays used after the move (issue 44: single-use states).
+    [
+      'docs-agent:install-state:eOCpsU6gBxt9AxUgtaHt',
+      'docs-agent:{installs}:install-state:eOCpsU6gBxt9AxUgtaHt',
+    ],
   ])('renames %s to %s', (key, to) => {
     expect(clusterKeyOf(key)).toEqual({ to });
     // The upgraded workspace's option changes nothing for keys that say whose they are.
@@ -35,6 +40,7 @@ describe('clusterKeyOf', () => {
   it.each([
     ['docs-agent:installs:29000000', 'install-counter'],
     ['docs-agent:installs:29000000:10.0.0.1', 'install-counter'],
+    ['docs-agent:install-failures:29000000:10.0.0.1', 'install-counter'],
     ['docs-agent:t:T0ALPHA:bull:polls:meta', 'old-queue'],
     ['docs-agent:t:T0ALPHA@2:bull:pr-follow:delayed', 'old-queue'],
     ['docs-agent:bull:polls:id', 'old-queue'],

@@ -102,8 +102,7 @@ describe('docs-link previews', () => {
     expect(prompt).toContain('Searches near this page that found nothing');
     expect(prompt).toContain('120 by people and 30 by AI');
     const card = await waitFor(
-      () =>
-        t.slack.messages.find((m) => m.bot_id && JSON.stringify(m.blocks).includes(job.id)),
+      () => t.slack.messages.find((m) => m.bot_id && JSON.stringify(m.blocks).includes(job.id)),
       { what: 'the fix job’s card' },
     );
     expect(card.channel).toBe(CHANNEL);

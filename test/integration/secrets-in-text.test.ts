@@ -124,6 +124,17 @@ describe('a credential in text starts nothing (issue 44)', () => {
     await expectNothingKept(t, GITHUB_TOKEN);
   });
 
+  it('an assistant message holding a token in the report words (views …) is refused the same way, never echoed', async () => {
+    const t = await boot();
+    const threadTs = nextMessageTs();
+    await t.event(eventEnvelope(assistantThreadStarted({ threadTs, contextChannel: 'C0DOCS' })));
+    await t.event(eventEnvelope(assistantMessage({ threadTs, text: `views ${GITHUB_TOKEN}` })));
+    const notice = await ephemeralNotice(t);
+    expect(notice).toContain('GitHub token');
+    expect(JSON.stringify(t.slack.messages)).not.toContain(GITHUB_TOKEN.slice(4));
+    await expectNothingKept(t, GITHUB_TOKEN);
+  });
+
   it('a follow-up holding a docs admin key is not sent to the running job', async () => {
     const t = await boot();
     await t.command({ text: 'Document the 429 response' });

@@ -55,6 +55,9 @@ export async function routeAssistantMessage(
     return handleInbound(deps, message);
   }
   if (!thread) return handleInbound(deps, message);
+  // A credential, whatever the words around it, goes to the start and follow-up path, which refuses it
+  // privately and keeps nothing: never to a report that could echo it, nor to a confirmation card.
+  if (findSecret(message.text)) return handleInbound(deps, message);
   const projectChannelId = thread.contextChannelId ?? message.channelId;
   const plain = slackToPlainText(message.text);
   const words = parseAssistantWords(plain);
@@ -67,8 +70,6 @@ export async function routeAssistantMessage(
     }
     // Read here, so a store that is away never starts a job unasked: `askFirst` then says it is away.
     const existing = await deps.jobs.jobOfThread(message.channelId, threadTs).catch(() => undefined);
-    // A credential is refused by the start path (privately, nothing kept), never kept for a confirmation.
-    if (!existing && findSecret(message.text)) return handleInbound(deps, message);
     if (!existing) return await askFirst(deps, { ...message, userId, threadTs }, thread, plain);
     await instruct(deps, { ...message, userId, threadTs }, thread, plain, existing);
   } catch (error) {

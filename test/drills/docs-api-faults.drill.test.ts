@@ -35,11 +35,11 @@ type Outcome = 'pull_request' | 'no_changes' | 'failed' | 'archived';
 function expectedText(outcome: Outcome): string {
   switch (outcome) {
     case 'pull_request':
-      return 'opened a pull request';
+      return 'opened pull request';
     case 'no_changes':
       return 'without changing any files';
     case 'failed':
-      return 'unrecoverable error';
+      return 'stopped with an error';
     case 'archived':
       return 'archived on the docs platform';
   }

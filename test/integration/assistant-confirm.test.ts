@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { appsOnRedis } from '../support/apps-on-redis.js';
 import {
   ASSISTANT_DM,
   assistantMessage,
@@ -7,10 +8,9 @@ import {
   confirmationCard,
 } from '../support/assistant-events.js';
 import { waitFor } from '../support/http.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { eventEnvelope, nextMessageTs } from '../support/slack-events.js';
 import { blockActionsPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 
 /*
  * Issue 44: in an assistant thread with no job, a question is answered and an instruction is shown back on
@@ -18,29 +18,11 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * requests, both state modes (the pending instruction is kept in the state store).
  */
 
-let redis: RedisServer | undefined;
-let app: TestApp | undefined;
-let db = 8;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const lab = appsOnRedis();
 
 describe.each(['memory', 'Redis'] as const)('asking before starting in the assistant (%s state)', (mode) => {
-  async function boot(env: Record<string, string> = {}): Promise<TestApp> {
-    if (mode === 'Redis') db += 1;
-    app = await startTestApp({
-      env: { ...(mode === 'Redis' ? { REDIS_URL: `${redis?.url}/${db}` } : {}), ...env },
-    });
-    return app;
-  }
+  const boot = (env: Record<string, string> = {}): Promise<TestApp> =>
+    lab.start({ env: { ...(mode === 'Redis' ? { REDIS_URL: lab.freshRedisUrl() } : {}), ...env } });
 
   async function send(t: TestApp, event: Record<string, unknown>) {
     const response = await t.event(eventEnvelope(event));

@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from './test-app.js';
  */
 export function appsOnRedis() {
   let redis: RedisServer | undefined;
+  let database = 0;
   const started: TestApp[] = [];
   beforeAll(async () => {
     redis = await startRedisServer();
@@ -23,6 +24,15 @@ export function appsOnRedis() {
     redisUrl(): string {
       if (!redis) throw new Error('redis-server not started yet: use redisUrl() inside a test');
       return redis.url;
+    },
+    /**
+     * A database of its own on the file's redis-server (Redis has 16; database 0 is `redisUrl()`'s), for a
+     * test whose fakes number their ids from 1 again.
+     */
+    freshRedisUrl(): string {
+      database += 1;
+      if (database > 15) throw new Error('more than 15 fresh Redis databases in one file');
+      return `${this.redisUrl()}/${database}`;
     },
     /** The test's app, stopped after the test. */
     async start(options?: Parameters<typeof startTestApp>[0]): Promise<TestApp> {

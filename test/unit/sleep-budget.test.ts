@@ -12,8 +12,12 @@ import { describe, expect, it } from 'vitest';
  */
 
 const ROOT = join(import.meta.dirname, '..', '..');
-/** Measured 2026-12-07 after the delivery drills and processes-delivery stopped sleeping (260 s before). */
-const BUDGET_MS = 176_000;
+/**
+ * Measured 2026-12-07 after the delivery drills stopped sleeping (260 s before). processes-delivery's two
+ * late-landing tests keep their fixed waits: waiting for the outbox at rest instead timed out once in CI
+ * (a due entry outlived 30 s), so the budget holds them until that wait has a signal of its own.
+ */
+const BUDGET_MS = 193_000;
 const GOAL_MS = 30_000;
 const SLEEP = /(?:setTimeout\(\s*\w+\s*,|\bsleep\(|\bdelay\()\s*(\d[\d_]*)\s*\)/g;
 

@@ -51,42 +51,36 @@ export function pageEntity(url: string, data: PageUnfurlData): UnfurlEntity {
 
 /** A pull request of one of our jobs as a Work Object (a task): state, checks, requester. */
 export function pullRequestEntity(url: string, summary: PullRequestSummary): UnfurlEntity {
-  const pr = summary.pr;
-  return {
-    app_unfurl_url: url,
-    url,
-    external_ref: { id: summary.prLink.slice(0, 500), type: 'pull_request' },
-    entity_type: TASK,
-    entity_payload: {
-      attributes: {
-        title: { text: plain(`docs-agent job ${summary.jobId}`, 150) },
-        display_type: 'Pull request',
-        product_name: 'docs-agent',
-      },
-      fields: {
-        status: { value: pr ? pr.state : 'opened' },
-        assignee: { type: 'slack#/types/user', user: { user_id: summary.requesterId } },
-      },
-      custom_fields: [{ key: 'checks', label: 'Checks', type: 'string', value: pr ? pr.checks : 'unknown' }],
-    },
-  };
+  return pullRequestTask(url, summary, `docs-agent job ${summary.jobId}`, {
+    assignee: { type: 'slack#/types/user', user: { user_id: summary.requesterId } },
+  });
 }
 
 /** A pull request of one of our jobs outside the job's channel: its number and state, nobody named. */
 export function pullRequestStateEntity(url: string, view: PullRequestStateOnly): UnfurlEntity {
-  const pr = view.pr;
+  return pullRequestTask(url, view, `Pull request ${view.repo}#${view.number}`, {});
+}
+
+/** The task both previews of a pull request share; `fields` adds what only the job's own channel sees. */
+function pullRequestTask(
+  url: string,
+  of: Pick<PullRequestSummary, 'prLink' | 'pr'>,
+  title: string,
+  fields: Record<string, unknown>,
+): UnfurlEntity {
+  const pr = of.pr;
   return {
     app_unfurl_url: url,
     url,
-    external_ref: { id: view.prLink.slice(0, 500), type: 'pull_request' },
+    external_ref: { id: of.prLink.slice(0, 500), type: 'pull_request' },
     entity_type: TASK,
     entity_payload: {
       attributes: {
-        title: { text: plain(`Pull request ${view.repo}#${view.number}`, 150) },
+        title: { text: plain(title, 150) },
         display_type: 'Pull request',
         product_name: 'docs-agent',
       },
-      fields: { status: { value: pr ? pr.state : 'opened' } },
+      fields: { status: { value: pr ? pr.state : 'opened' }, ...fields },
       custom_fields: [{ key: 'checks', label: 'Checks', type: 'string', value: pr ? pr.checks : 'unknown' }],
     },
   };

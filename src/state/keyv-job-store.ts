@@ -204,6 +204,10 @@ export class KeyvJobStore implements JobStore {
     return guardState(async () => {
       const ids = await this.atomics.members(WATCHED_SET);
       const records = await Promise.all(ids.map((id) => this.keyv.get<JobRecord>(`job:${id}`)));
+      // A member whose record is gone (expired or evicted: a save writes both at once) would keep its tenant
+      // due in the due index for nothing; it leaves the set.
+      const gone = ids.filter((_, i) => !records[i]);
+      await Promise.all(gone.map((id) => this.atomics.removeMember(WATCHED_SET, id)));
       return records
         .filter((r): r is JobRecord => r?.watching === true)
         .filter((r) => channelId === undefined || r.channelId === channelId)

@@ -14,7 +14,8 @@ interface Entry {
 /**
  * The one timer of a replica for periodic work of the scopes it holds (issue 34: nothing per tenant per
  * replica, not even a timer). A scope registers what it does every so often and unregisters when it is
- * evicted or stopped; a run never overlaps its previous one, and one that throws is logged (once a minute).
+ * evicted or stopped; on Redis that is only a doorbell with a watched repository, the rest being found
+ * through the due index (issue 43: a quiet resident tenant registers nothing); a run never overlaps its previous one, and one that throws is logged (once a minute).
  * Single-workspace mode builds one for its one scope.
  */
 export class ReplicaTicker {

@@ -52,7 +52,9 @@ export function wireDeliveries(input: {
 
 /**
  * Every replica, leader-free: owed deliveries nobody holds, watched jobs without a pending poll, followed
- * PRs without a pending read (and wake-ups a stopping replica recorded). Start-up is one `runOnce`.
+ * PRs without a pending read (and wake-ups a stopping replica recorded). Start-up is one `runOnce`. In
+ * single-workspace mode (and OAuth mode in memory) each task runs on its period; in OAuth mode on Redis none
+ * has a period: the due index names the tenants with such work and the replica that claims one runs them all.
  */
 export function wireReconciler(input: {
   deliveries: Pick<Deliveries, 'reconcile'>;
@@ -68,13 +70,20 @@ export function wireReconciler(input: {
         ...{ name: 'deliveries', everyMs: DELIVERY_RECONCILE_MS, indexed: true },
         run: () => input.deliveries.reconcile(),
       },
-      { name: 'watched-jobs', everyMs: WATCH_RECONCILE_MS, run: () => input.jobs.reconcileWatching() },
+      // OAuth mode on Redis: a watched job or a followed PR keeps its tenant in the due index (issue 43).
+      {
+        ...{ name: 'watched-jobs', everyMs: WATCH_RECONCILE_MS, indexed: true },
+        run: () => input.jobs.reconcileWatching(),
+      },
       // Job starts a stopping replica handed over: a person is waiting for the card, so checked often.
       {
         ...{ name: 'handed-over-starts', everyMs: DELIVERY_RECONCILE_MS, indexed: true },
         run: () => input.jobs.takeOverStarts(),
       },
-      { name: 'followed-pull-requests', everyMs: WATCH_RECONCILE_MS, run: () => input.pulls.reconcile() },
+      {
+        ...{ name: 'followed-pull-requests', everyMs: WATCH_RECONCILE_MS, indexed: true },
+        run: () => input.pulls.reconcile(),
+      },
     ],
     input.logger.child({ component: 'reconciler' }),
     input.periodic,

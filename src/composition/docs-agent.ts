@@ -76,8 +76,8 @@ export interface DocsAgent {
    */
   onFatal(listener: (reason: string) => void): void;
   /**
-   * Runs the work the due index found for this scope (owed deliveries, handed-over starts) and resolves
-   * when it falls due next (undefined: nothing owed, or no due index).
+   * Runs the work the due index found for this scope (owed deliveries, handed-over starts, watched jobs,
+   * followed PRs) and resolves when it falls due next (undefined: nothing in flight, or no due index).
    */
   reconcileDue?(): Promise<number | undefined>;
   /**
@@ -85,4 +85,6 @@ export interface DocsAgent {
    * the work they handed to `afterAck`. An idle scope is only evicted when this resolves false.
    */
   busy?(): Promise<boolean>;
+  /** OAuth mode: how many periodic runs the replica's one timer holds (issue 43: none per quiet tenant). */
+  periodicRuns?(): number;
 }

@@ -10,9 +10,19 @@ import { LockedVersionedWrite, threadLinkKey, type VersionedWrite } from './vers
 
 /** Records outlive the watch so follow-ups in old threads still find their job. */
 const RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-const WATCHED_SET = 'watched';
+export const WATCHED_SET = 'watched';
 /** Jobs whose pull request is followed on GitHub. */
-const FOLLOWING_SET = 'following';
+export const FOLLOWING_SET = 'following';
+/**
+ * OAuth mode on Redis: a job watched or a PR followed marks its tenant in the due index this long after the
+ * write, so a replica killed before the poll (or the read) was scheduled leaves it found (issue 43).
+ */
+export const WATCH_RECHECK_MS = 5_000;
+
+/** The tenant's side of the replica-wide due index (OAuth mode on Redis). */
+export interface WatchMarker {
+  mark(atMs: number): Promise<void>;
+}
 /** How many of one person's jobs are indexed (Home shows 50 and says how many more). */
 export const REQUESTER_INDEX_MAX = 100;
 
@@ -141,8 +151,15 @@ export class KeyvJobStore implements JobStore {
     private readonly atomics: AtomicOps,
     /** How saves check the stored version; by default a per-job lock in this process (memory mode). */
     writes?: VersionedWrite,
+    /** OAuth mode on Redis: marks the tenant due when a job is watched or a PR followed. */
+    private readonly dueIndex?: WatchMarker,
   ) {
     this.writes = writes ?? new LockedVersionedWrite(keyv, atomics);
+  }
+
+  /** Marked before the write (a mark too early costs one look that finds nothing). */
+  private markWatched(): Promise<void> {
+    return this.dueIndex ? this.dueIndex.mark(Date.now() + WATCH_RECHECK_MS) : Promise.resolve();
   }
 
   getJob(jobId: string): Promise<JobRecord | undefined> {
@@ -160,12 +177,13 @@ export class KeyvJobStore implements JobStore {
     const expected = versionOf(record);
     // Defensively, whatever the use cases checked: no credential shape is ever kept in a record.
     const next = { ...scrubDeep(record), version: expected + 1 };
-    const saved = await guardState(() =>
-      this.writes.save(next, expected, RECORD_TTL_MS, WATCHED_SET, {
+    const saved = await guardState(async () => {
+      if (record.watching) await this.markWatched();
+      return this.writes.save(next, expected, RECORD_TTL_MS, WATCHED_SET, {
         index: requesterIndex(record.requesterId),
         max: REQUESTER_INDEX_MAX,
-      }),
-    );
+      });
+    });
     if (!saved) throw new JobVersionConflictError(record.jobId, expected);
     record.version = next.version;
   }
@@ -186,6 +204,10 @@ export class KeyvJobStore implements JobStore {
     return guardState(async () => {
       const ids = await this.atomics.members(WATCHED_SET);
       const records = await Promise.all(ids.map((id) => this.keyv.get<JobRecord>(`job:${id}`)));
+      // A member whose record is gone (expired or evicted: a save writes both at once) would keep its tenant
+      // due in the due index for nothing; it leaves the set.
+      const gone = ids.filter((_, i) => !records[i]);
+      await Promise.all(gone.map((id) => this.atomics.removeMember(WATCHED_SET, id)));
       return records
         .filter((r): r is JobRecord => r?.watching === true)
         .filter((r) => channelId === undefined || r.channelId === channelId)
@@ -208,11 +230,11 @@ export class KeyvJobStore implements JobStore {
   }
 
   setFollowing(jobId: string, following: boolean): Promise<void> {
-    return guardState(() =>
-      following
-        ? this.atomics.addMember(FOLLOWING_SET, jobId)
-        : this.atomics.removeMember(FOLLOWING_SET, jobId),
-    );
+    return guardState(async () => {
+      if (!following) return this.atomics.removeMember(FOLLOWING_SET, jobId);
+      await this.markWatched();
+      await this.atomics.addMember(FOLLOWING_SET, jobId);
+    });
   }
 
   listFollowing(): Promise<string[]> {

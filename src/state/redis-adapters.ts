@@ -4,6 +4,7 @@ import { RedisAlertStore } from './alert-stores.js';
 import { createRedisAnalyticsCache } from './keyv-analytics-cache.js';
 import { createRedisAssistantThreadStore } from './keyv-assistant-threads.js';
 import { createRedisEvidenceStore } from './keyv-evidence-store.js';
+import { WATCH_RECHECK_MS } from './keyv-job-store.js';
 import { createRedisScheduleStore } from './keyv-schedule-store.js';
 import { BullmqAlertScheduler } from './redis/bullmq-alert-scheduler.js';
 import { BullmqImpactQueue } from './redis/bullmq-impact-queue.js';
@@ -30,6 +31,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
   const redis = createRedisState(redisUrl, logger, {
     namespace: options.namespace,
     ...(options.sharedRedis ? { shared: options.sharedRedis } : {}),
+    ...(options.dueIndex ? { dueIndex: options.dueIndex } : {}),
   });
   const { client, queueClient, namespace } = redis;
   // The job budget is the platform's per project; the analytics one is per organisation, and keeps the key
@@ -88,8 +90,16 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     startHandovers,
     ...(options.dueIndex
       ? {
+          // Owed deliveries and handed-over starts when they fall due; a tenant with a watched job or a
+          // followed PR is looked at again every few seconds (a poll or a read nobody holds), one without
+          // leaves the index: a quiet tenant costs nothing (issue 43).
           async nextDueAt() {
-            const next = (await Promise.all([deliveryStore.nextDueAt(), startHandovers.nextDueAt()])).filter(
+            const [delivery, start, watched] = await Promise.all([
+              deliveryStore.nextDueAt(),
+              startHandovers.nextDueAt(),
+              redis.hasWatchedWork(),
+            ]);
+            const next = [delivery, start, watched ? Date.now() + WATCH_RECHECK_MS : undefined].filter(
               (at) => at !== undefined,
             );
             return next.length === 0 ? undefined : Math.min(...next);

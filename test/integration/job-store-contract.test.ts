@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
-import { createMemoryJobStore, StateUnavailableError } from '../../src/state/keyv-job-store.js';
+import {
+  createMemoryJobStore,
+  StateUnavailableError,
+  WATCH_RECHECK_MS,
+} from '../../src/state/keyv-job-store.js';
 import { createRedisJobStore } from '../../src/state/redis/redis-job-store.js';
 import { jobStoreContract, record } from '../contract/job-store.contract.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
@@ -52,6 +56,37 @@ describe('redis job store', () => {
   jobStoreContract(async () => {
     const { store, close } = await createRedisJobStore(redis.url, logger, { namespace: `t-${randomUUID()}` });
     return { store, close };
+  });
+
+  it('marks its tenant due 5 s ahead when a job is watched or a PR followed; a member whose record is gone leaves the set (issue 43)', async () => {
+    const namespace = `ns-${randomUUID()}`;
+    const marks: number[] = [];
+    const { store, client, hasWatchedWork, close } = await createRedisJobStore(redis.url, logger, {
+      namespace,
+      dueIndex: { mark: async (at) => void marks.push(at) },
+    });
+    try {
+      expect(await hasWatchedWork()).toBe(false);
+      const before = Date.now();
+      await store.saveJob(record());
+      expect(marks).toHaveLength(1);
+      expect(marks[0]).toBeGreaterThanOrEqual(before + WATCH_RECHECK_MS);
+      expect(await hasWatchedWork()).toBe(true);
+      await store.saveJob(record({ version: 1, watching: false }));
+      expect(marks).toHaveLength(1);
+      expect(await hasWatchedWork()).toBe(false);
+      await store.setFollowing('job_1', true);
+      expect(marks).toHaveLength(2);
+      expect(await hasWatchedWork()).toBe(true);
+      await store.setFollowing('job_1', false);
+      // A watched job whose record expired or was evicted: listed as nothing, and the set forgets it.
+      await store.saveJob(record({ jobId: 'job_2' }));
+      await client.del(`${namespace}::job:job_2`);
+      expect(await store.listWatched()).toEqual([]);
+      expect(await hasWatchedWork()).toBe(false);
+    } finally {
+      await close();
+    }
   });
 
   it('keeps every key under its namespace', async () => {

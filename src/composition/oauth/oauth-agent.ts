@@ -160,6 +160,7 @@ export function createOAuthAgent(
       throw new Error('OAuth mode has a job service per tenant');
     },
     onFatal: () => undefined,
+    periodicRuns: () => ticker.size(),
     async start() {
       const port = await frontDoor.start(listenOn(config));
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);

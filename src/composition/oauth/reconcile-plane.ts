@@ -20,10 +20,13 @@ export interface DueClaimPort {
 }
 
 /**
- * One per replica (issue 34): finds the tenants with owed deliveries or handed-over starts that nobody holds,
- * from the deployment's due index (O(due), never O(tenants)), wakes each one's scope (built on demand) and
- * runs that work there, then writes back when it falls due next. A replica dying mid-way leaves its claims
- * due again after CLAIM_MS.
+ * One per replica (issue 34): finds the tenants with work nobody may hold (owed deliveries, handed-over
+ * starts, and since issue 43 watched jobs and followed PRs: a poll or a read nobody scheduled, a stranded
+ * wake-up) from the deployment's due index (O(due), never O(tenants)), wakes each one's scope (built on
+ * demand) and runs that work there, then writes back when it falls due next (a tenant with a watched job or a
+ * followed PR every few seconds, one with nothing in flight leaves the index). It is the only periodic
+ * reconcile in OAuth mode on Redis: a resident tenant with nothing in flight costs no run. A replica dying
+ * mid-way leaves its claims due again after CLAIM_MS.
  */
 export class ReconcilePlane {
   private running: Promise<void> | undefined;

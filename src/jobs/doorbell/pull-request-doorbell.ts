@@ -15,6 +15,7 @@ import {
   ringFor,
   rings,
 } from './doorbell-rules.js';
+import { type DoorbellPeriodic, DoorbellTicks } from './doorbell-ticks.js';
 import type { DoorbellLeases, DoorbellState, NewestPullRequest, NewestPullRequestsFeed } from './ports.js';
 import { type WatchedRepository as Watched, watchedRepositories } from './repository.js';
 import { MAX_TURNS, openTurn } from './ring-turns.js';
@@ -33,8 +34,8 @@ export interface DoorbellDeps {
   webUrl: string;
   /** This replica's name on the leases. */
   holder: string;
-  /** OAuth mode: the replica's one timer, shared by every scope (no timer per tenant). */
-  periodic?: { every(everyMs: number, run: () => Promise<unknown>): () => void } | undefined;
+  /** OAuth mode: the replica's one timer, shared by every scope (ticks only while a repository is watched). */
+  periodic?: DoorbellPeriodic | undefined;
 }
 
 /**
@@ -55,38 +56,26 @@ export class PullRequestDoorbell {
   private readonly known = new Map<string, DoorbellState>();
   /** When each job was last rung (one replica rings for a repository); forgotten after RING_SPACING_MS. */
   private readonly rungAt = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
-  private untick: (() => void) | undefined;
-  private running: Promise<void> | undefined;
+  private readonly ticks: DoorbellTicks;
   private started = false;
   private stopped = false;
 
-  constructor(private readonly deps: DoorbellDeps) {}
+  constructor(private readonly deps: DoorbellDeps) {
+    // Ticks are cheap (no request unless a repository is due): small ones keep each read close to its turn.
+    // A turn's next ring waits for a tick too: 100 ms keeps a turn of six jobs under a second and a half.
+    const tickMs = Math.min(100, Math.max(50, Math.round(deps.timing.intervalMs / 8)));
+    this.ticks = new DoorbellTicks(tickMs, () => this.tick(), deps.periodic);
+  }
 
-  /** Reads on a timer from now on (each repository when its turn comes). */
+  /**
+   * Reads on a timer from now on (each repository when its turn comes). On the replica's one timer (OAuth
+   * mode) the tick is registered only while the tenant has a watched repository: a poll's `watches` arms
+   * it, a tick that finds none unregisters it, so a tenant with no job on GitHub costs no tick (issue 43).
+   */
   start(): void {
     this.stopped = false;
     this.started = true;
-    // Ticks are cheap (no request unless a repository is due): small ones keep each read close to its turn.
-    // A turn's next ring waits for a tick too: 100 ms keeps a turn of six jobs under a second and a half.
-    const tickMs = Math.min(100, Math.max(50, Math.round(this.deps.timing.intervalMs / 8)));
-    if (this.deps.periodic) {
-      const untick = this.deps.periodic.every(tickMs, () => {
-        this.running = this.tick();
-        return this.running;
-      });
-      this.untick = untick;
-      return;
-    }
-    const loop = () => {
-      if (this.stopped) return;
-      this.running = this.tick().finally(() => {
-        this.running = undefined;
-        if (!this.stopped) this.timer = setTimeout(loop, tickMs).unref();
-      });
-    };
-    // The first read one tick from now: the poll queue's handler is registered by then (start-up order).
-    this.timer = setTimeout(loop, tickMs).unref();
+    this.ticks.start();
   }
 
   /**
@@ -95,15 +84,14 @@ export class PullRequestDoorbell {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    this.untick?.();
+    const ticking = this.ticks.stop(); // no tick starts from here on
     const held = [...this.held];
     this.held.clear();
     this.known.clear();
     await Promise.all(
       held.map(([key, token]) => this.deps.leases.release(key, token).catch(() => undefined)),
     );
-    await this.running;
+    await ticking;
   }
 
   /**
@@ -116,6 +104,8 @@ export class PullRequestDoorbell {
     if (!this.started || this.stopped) return false;
     const key = keyOf(record.repository, this.deps.webUrl);
     if (!key) return false;
+    // Armed afresh: its first tick lists the watched jobs (this one among them) at once.
+    if (this.ticks.arm()) this.refreshedAt = Number.NEGATIVE_INFINITY;
     const state = await this.deps.leases.state(key);
     return state !== undefined && state.notBefore <= this.deps.clock.now();
   }
@@ -136,6 +126,8 @@ export class PullRequestDoorbell {
       return;
     }
     for (const key of this.held.keys()) if (!this.repositories.has(key)) this.forget(key);
+    // No watched job on the GitHub host: nothing to read or ring until a poll arms it again.
+    if (this.repositories.size === 0 && this.known.size === 0) return this.ticks.disarm();
     const interval = readIntervalMs(this.repositories.size, timing);
     const due = [...this.repositories].filter(([key]) => (this.nextReadAt.get(key) ?? 0) <= now);
     await Promise.all(

@@ -3,7 +3,7 @@ import type { RedisClient } from './redis-client.js';
 /**
  * The deployment's one index of tenants with work nobody may hold (issue 34: O(due), not O(tenants)): a
  * sorted set, member = tenant, score = the earliest time it may have such work (an owed delivery, a lapsed
- * lease, a start handed over by a stopping replica). Writers only lower a score (`ZADD LT`), so a score is
+ * lease, a start handed over by a stopping replica, a job watched or a PR followed: issue 43). Writers only lower a score (`ZADD LT`), so a score is
  * never later than the work it stands for; a score too early costs one look that finds nothing.
  *
  * Its own key with its own hash tag, written in its own call: in a Redis Cluster it lives in one slot,

@@ -1,6 +1,6 @@
 import Keyv from 'keyv';
 import type { Logger } from '../../common/logger.js';
-import { KeyvJobStore } from '../keyv-job-store.js';
+import { FOLLOWING_SET, KeyvJobStore, WATCHED_SET, type WatchMarker } from '../keyv-job-store.js';
 import { storeErrorListener } from '../store-errors.js';
 import { RedisVersionedWrite } from '../versioned-save.js';
 import { RedisAtomicOps } from './redis-atomic-ops.js';
@@ -17,6 +17,8 @@ export interface RedisState {
   client: RedisClient;
   /** A second connection that queues commands while reconnecting, as BullMQ expects. */
   queueClient: RedisClient;
+  /** Whether any job is watched or any PR followed (two SCARDs): the due index keeps such a tenant due. */
+  hasWatchedWork(): Promise<boolean>;
   /** Opens both connections; nothing is sent to Redis before. */
   connect(): Promise<void>;
   close(): Promise<void>;
@@ -31,7 +33,13 @@ export interface RedisState {
 export function createRedisState(
   redisUrl: string,
   logger: Logger,
-  options: { namespace?: string; shared?: SharedRedisConnections; cluster?: boolean } = {},
+  options: {
+    namespace?: string;
+    shared?: SharedRedisConnections;
+    cluster?: boolean;
+    /** OAuth mode: the tenant's side of the due index, marked when a job is watched or a PR followed. */
+    dueIndex?: WatchMarker;
+  } = {},
 ): RedisState {
   const namespace = options.namespace ?? DEFAULT_REDIS_NAMESPACE;
   const log = logger.child({ component: 'redis' });
@@ -47,12 +55,18 @@ export function createRedisState(
   keyv.on('error', storeErrorListener(log, 'state store error'));
   const atomics = new RedisAtomicOps(client, `${namespace}:`);
   const writes = new RedisVersionedWrite(client, keyv, adapter, namespace, (set) => atomics.setKey(set));
-  const store = new KeyvJobStore(keyv, atomics, writes);
+  const store = new KeyvJobStore(keyv, atomics, writes, options.dueIndex);
   return {
     namespace,
     store,
     client,
     queueClient,
+    async hasWatchedWork() {
+      const counts = await Promise.all(
+        [WATCHED_SET, FOLLOWING_SET].map((set) => client.sCard(atomics.setKey(set))),
+      );
+      return counts.some((count) => count > 0);
+    },
     async connect() {
       if (shared) return shared.connect();
       await Promise.all([client, queueClient].map((c) => (c.isOpen ? undefined : c.connect())));
@@ -116,7 +130,7 @@ export function createSharedRedisConnections(
 export async function createRedisJobStore(
   redisUrl: string,
   logger: Logger,
-  options: { namespace?: string; cluster?: boolean } = {},
+  options: { namespace?: string; cluster?: boolean; dueIndex?: WatchMarker } = {},
 ): Promise<RedisState> {
   const state = createRedisState(redisUrl, logger, options);
   await state.connect();

@@ -18,7 +18,14 @@ import { UserNames } from '../slack/user-names.js';
 import { createAdapters } from '../state/adapters.js';
 import { AgentLifecycle, type StartParts } from './agent-lifecycle.js';
 import { wireHealthAlerts } from './alerts-wiring.js';
-import { adapterOptions, jobBudgets, oneFatal, replayGuard, responseUrlOrigins } from './app-steps.js';
+import {
+  adapterOptions,
+  jobBudgets,
+  oneFatal,
+  replayGuard,
+  responseUrlOrigins,
+  sharedMessages,
+} from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
 import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
@@ -205,6 +212,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   });
   slack.register({
     outbox: deliveries,
+    shared: sharedMessages(deliveries, adapters.evidenceStore, clock),
     jobs,
     conversations,
     access,

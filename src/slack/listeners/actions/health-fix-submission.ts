@@ -3,8 +3,15 @@ import { describeError } from '../../../common/errors.js';
 import type { Evidence } from '../../../insights/health/evidence.js';
 import { decodeEvidenceRef, encodeEvidenceRef } from '../../../insights/health/evidence-ref.js';
 import { fixPrompt } from '../../../insights/health/instruction.js';
+import type { JobRecord } from '../../../jobs/domain/job.js';
 import { accessDeniedMessage } from '../../command-text.js';
-import { fixClaimKey, fixRunningText, fixStartingText, runningFixOf } from '../../health-fix-claims.js';
+import {
+  cardLink,
+  fixClaimKey,
+  fixRunningText,
+  fixStartingText,
+  runningFixOf,
+} from '../../health-fix-claims.js';
 import {
   HEALTH_INSTRUCTION_BLOCK,
   HEALTH_MODAL_CALLBACK,
@@ -12,10 +19,11 @@ import {
 } from '../../messages/health-modal.js';
 import type { SubmissionErrors, SubmittedView } from '../../messages/job-modal.js';
 import { startFailureNotice } from '../../messages/job-replies.js';
+import { fixStartedOn } from '../../messages/shared-state.js';
 import type { SlackDeps } from '../deps.js';
 import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 
-export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
+export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'shared'> & {
   jobs: Pick<SlackDeps['jobs'], 'start' | 'listWatched' | 'claimOnce' | 'releaseOnce' | 'jobOfThread'>;
   health?: Pick<NonNullable<SlackDeps['health']>, 'evidence'>;
 };
@@ -115,7 +123,8 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
           origin: 'health_fix',
           evidenceRef,
         });
-        if (!result.ok)
+        if (result.ok) await markFixing(deps, parsed, userId, result.record);
+        else
           deps.logger.info(
             { channelId, stage: result.stage, error: describeError(result.error) },
             'fix job did not start',
@@ -133,4 +142,26 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
       }
     });
   };
+}
+
+/**
+ * The shared message the Fix was clicked on shows, for everyone, that its row is being fixed: by whom,
+ * since when, and where the job is (owed through the outbox; a failure only costs the line).
+ */
+async function markFixing(
+  deps: HealthFixSubmissionDeps,
+  parsed: { channelId: string; threadTs?: string; row?: string },
+  userId: string,
+  record: JobRecord,
+): Promise<void> {
+  const { channelId, threadTs, row } = parsed;
+  if (!deps.shared || !threadTs || !row) return;
+  const link = cardLink(record);
+  await deps.shared
+    .change(channelId, threadTs, undefined, (blocks, atMs) =>
+      fixStartedOn(blocks, row, { userId, atMs, link }),
+    )
+    .catch((error: unknown) => {
+      deps.logger.warn({ channelId, error: describeError(error) }, 'could not mark the row being fixed');
+    });
 }

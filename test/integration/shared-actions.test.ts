@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAlertingApp } from '../support/alerting-app.js';
+import { makeFeedback, makeSearches } from '../support/fake-docs-health.js';
 import { waitFor } from '../support/http.js';
+import { messageButtons } from '../support/message-buttons.js';
 import { blockActionsPayload, viewSubmissionPayload } from '../support/slack-interactions.js';
-import type { TestApp } from '../support/test-app.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /*
  * Issue 46 §1: what someone does on a shared alert changes the alert itself, for everyone, with who and
@@ -111,5 +113,96 @@ describe('acting on a shared docs-health alert', () => {
     // Muted for 7 days: the date token names that instant (to the minute of the click).
     const until = Number(/<!date\^(\d+)\^/.exec(JSON.stringify(update.args.blocks))![1]) * 1000;
     expect(Math.abs(until - (Date.now() + 7 * 24 * 60 * 60 * 1000))).toBeLessThan(60_000);
+  }, 40_000);
+});
+
+describe('Fix on the rows of a report posted to the channel', () => {
+  it('two rows fixed by two people: each row shows its own job, the second (from a stale copy) kept the first', async () => {
+    const t = await startTestApp();
+    apps.push(t);
+    t.docs.health.defaults = {
+      searches: makeSearches(6),
+      pages: [{ path: '/guides/auth', thumbsUp: 2, thumbsDown: 9, code: 0, total: 11 }],
+      feedback: makeFeedback('/guides/auth', ['The token example is wrong']),
+      conversations: [],
+    };
+    const CH = 'C0DOCS';
+    expect((await t.command({ command: '/docs-health', text: 'top 3', channel_id: CH })).status).toBe(200);
+    const ephemeral = await waitFor(() => t.slack.responses[0]?.body, { what: 'the report' });
+    const post = messageButtons(ephemeral.blocks).find((b) => b.action_id === 'docs_health_post')!;
+    await t.interaction(
+      blockActionsPayload({
+        triggerId: t.slack.surfaces.mintTriggerId('U0ALICE'),
+        action: { action_id: post.action_id, value: post.value! },
+        container: {
+          type: 'message',
+          channelId: CH,
+          messageTs: '1700000000.000100',
+          responseUrl: t.slack.responseUrl(),
+          ephemeral: true,
+        },
+      }),
+    );
+    const posted = await waitFor(
+      () => t.slack.messages.find((m) => m.bot_id && m.channel === CH && m.text.startsWith('Docs health')),
+      { what: 'the report in the channel' },
+    );
+    const rows = messageButtons(posted.blocks).filter((b) => b.action_id.startsWith('health_fix_'));
+    const original = { text: posted.text, blocks: structuredClone(posted.blocks) };
+    const fixRow = async (actionId: string, userId: string, instruction: string) => {
+      // Bob's client has not redrawn the report yet: his click carries it as first posted.
+      const shown = userId === 'U0BOB' ? original : t.slack.messages.find((m) => m.ts === posted.ts)!;
+      const button = messageButtons(shown.blocks).find((b) => b.action_id === actionId)!;
+      const before = t.slack.surfaces.modals.size;
+      await t.interaction(
+        blockActionsPayload({
+          userId,
+          triggerId: t.slack.surfaces.mintTriggerId(userId),
+          action: { action_id: actionId, value: button.value! },
+          container: {
+            type: 'message',
+            ...{ channelId: CH, messageTs: posted.ts, responseUrl: t.slack.responseUrl() },
+            message: { text: shown.text, blocks: shown.blocks as unknown[] },
+          },
+        }),
+      );
+      const modal = await waitFor(
+        () => t.slack.surfaces.modals.size > before && [...t.slack.surfaces.modals.values()].at(-1),
+        { what: 'the fix form' },
+      );
+      await t.interaction(
+        viewSubmissionPayload({
+          userId,
+          view: (modal as { view: Record<string, unknown> }).view,
+          values: { health_instruction: { instruction: { type: 'plain_text_input', value: instruction } } },
+        }),
+      );
+      return updateSaying(t, posted.ts, `started by <@${userId}>`);
+    };
+    await fixRow(rows[0]!.action_id, 'U0ALICE', 'Fix the first gap');
+    const last = await fixRow(rows[1]!.action_id, 'U0BOB', 'Fix the second gap');
+
+    // Each row's button reads "Fixing…" and the line right under it names who started its job.
+    const blocks = last.args.blocks as Array<{
+      type: string;
+      accessory?: Element;
+      elements?: Array<{ text: string }>;
+    }>;
+    for (const [row, userId] of [
+      [rows[0]!, 'U0ALICE'],
+      [rows[1]!, 'U0BOB'],
+    ] as const) {
+      const i = blocks.findIndex((b) => b.accessory?.action_id === row.action_id);
+      expect(blocks[i]!.accessory!.text?.text).toBe('Fixing…');
+      expect(blocks[i + 1]!.type).toBe('context');
+      expect(blocks[i + 1]!.elements![0]!.text).toContain(`🛠 Fixing · started by <@${userId}> <!date^`);
+    }
+    expect(
+      rows.slice(2).every((r) => JSON.stringify(last.args.blocks).includes(`"action_id":"${r.action_id}"`)),
+    ).toBe(true);
+    expect(messageButtons(last.args.blocks).filter((b) => b.text?.text === 'Fix')).toHaveLength(
+      rows.length - 2,
+    );
+    expect(t.docs.jobs.size).toBe(2);
   }, 40_000);
 });

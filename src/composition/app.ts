@@ -1,6 +1,7 @@
 import { systemClock } from '../common/clock.js';
 import { type Config, userShareOf } from '../common/config.js';
 import { secretsOf } from '../common/config-secrets.js';
+import { describeError } from '../common/errors.js';
 import { createLogger } from '../common/logger.js';
 import { ProjectDirectory } from '../common/projects.js';
 import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
@@ -91,12 +92,17 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const deliveries = wireDeliveries({ config, adapters, gateway: slack.gateway, logger, metrics });
   // The emoji on a job's source message follows the job's latest state.
   const signals = new JobSignalFollower(deliveries, logger);
+  // Alerts and posted reports show their rows' fix jobs; a job no longer followed gives its row back.
+  const shared = sharedMessages(deliveries, adapters.evidenceStore, clock);
   const notifier = new SlackJobNotifier(slack.gateway, deliveries, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,
     jobsPerHour: config.docs.jobsPerHour,
     onJobChanged: (record) => {
       home.jobChanged(record);
       signals.jobChanged(record);
+      shared.jobChanged(record).catch((error: unknown) => {
+        logger.warn({ jobId: record.jobId, error: describeError(error) }, 'could not give a fixed row back');
+      });
     },
     projects,
   });
@@ -212,7 +218,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   });
   slack.register({
     outbox: deliveries,
-    shared: sharedMessages(deliveries, adapters.evidenceStore, clock),
+    shared,
     jobs,
     conversations,
     access,

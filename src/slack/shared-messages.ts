@@ -1,6 +1,9 @@
+import type { Button } from '@slack/types';
 import type { Outbox } from '../delivery/ports.js';
 import type { WeeklySchedule } from '../insights/ports.js';
-import { seenBlocks } from './messages/shared-state.js';
+import type { JobRecord } from '../jobs/domain/job.js';
+import { cardLink } from './health-fix-claims.js';
+import { fixButtonOf, fixEndedOn, fixStartedOn, seenBlocks } from './messages/shared-state.js';
 import type { MessageBlock, SlackMessage } from './messages/types.js';
 
 /** A string store with expiry (the evidence store's, under a prefix of its own). */
@@ -92,6 +95,43 @@ export class SharedMessages {
     return true;
   }
 
+  /**
+   * Marks row `row` of the message as fixed by `record`'s job (who, when, its thread), and remembers which
+   * row that job holds, with the button as it was, so its end puts the button back.
+   */
+  async fixStarted(channel: string, ts: string, row: string, record: JobRecord): Promise<boolean> {
+    const link = cardLink(record);
+    let button: Pick<Button, 'text' | 'style'> | undefined;
+    const changed = await this.change(channel, ts, undefined, (blocks, atMs) => {
+      const shown = fixButtonOf(blocks, row);
+      if (shown && shown.text.text !== 'Fixing…')
+        button = { text: shown.text, ...(shown.style ? { style: shown.style } : {}) };
+      return fixStartedOn(blocks, row, { userId: record.requesterId, atMs, link });
+    });
+    const held: HeldRow = {
+      channel,
+      ts,
+      row,
+      button: button ?? { text: { type: 'plain_text', text: 'Fix' } },
+    };
+    if (changed) await this.o.store.put(fixKey(record.jobId), JSON.stringify(held), KEEP_MS);
+    return changed;
+  }
+
+  /** A job no longer followed: the row it held (if any) is Fix again, its line saying the fix ended. */
+  async jobChanged(record: JobRecord): Promise<void> {
+    if (record.origin !== 'health_fix' || record.watching) return;
+    const json = await this.o.store.get(fixKey(record.jobId));
+    if (json === undefined) return;
+    const held = JSON.parse(json) as HeldRow;
+    const ref = sharedMessageRef(held.channel, held.ts);
+    if (!ref || typeof held.row !== 'string') return;
+    const link = cardLink(record);
+    await this.change(ref.channel, ref.ts, undefined, (blocks, atMs) =>
+      fixEndedOn(blocks, held.row, { userId: record.requesterId, atMs, link, button: held.button }),
+    );
+  }
+
   /** The schedule Stop removed from this post, if it is still kept. */
   async stoppedSchedule(channel: string, ts: string): Promise<WeeklySchedule | undefined> {
     return (await this.kept(channel, ts))?.stopped;
@@ -111,6 +151,15 @@ export class SharedMessages {
 }
 
 const modelKey = (channel: string, ts: string) => `shared-msg:${channel}:${ts}`;
+const fixKey = (jobId: string) => `shared-fix:${jobId}`;
+
+/** The row a fix job holds on a shared message, and its button as it was. */
+interface HeldRow {
+  channel: string;
+  ts: string;
+  row: string;
+  button: Pick<Button, 'text' | 'style'>;
+}
 
 /** A message's text (the notification fallback, capped) and blocks, if they look like Block Kit's. */
 function modelOf(seen: SeenMessage, seq: number): MessageModel | undefined {

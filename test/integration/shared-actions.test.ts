@@ -57,7 +57,7 @@ const updateSaying = (t: TestApp, ts: string, words: string) =>
   );
 
 describe('acting on a shared docs-health alert', () => {
-  it('Fix marks the alert for everyone; a second Fix on the gap being fixed is refused naming its thread', async () => {
+  it('Fix marks the alert for everyone; a second Fix while the job runs is refused naming its thread; its end gives Fix back', async () => {
     const { t, alertIn } = await startAlertingApp([CHANNEL]);
     apps.push(t);
     const alert = await alertIn(CHANNEL);
@@ -97,6 +97,18 @@ describe('acting on a shared docs-health alert', () => {
     expect(String(told.body.text)).toContain(`/p${card.ts.replace('.', '')}?thread_ts=${alert.ts}`);
     expect(t.slack.surfaces.modals.size).toBe(1);
     expect(t.docs.jobs.size).toBe(1);
+
+    // The job ends: the row is Fix again (as it was) and its line says whose fix ended; Bob may fix it now.
+    t.docs.complete(job.id, 'https://github.com/acme/docs/pull/46');
+    const ended = await updateSaying(t, alert.ts, "🛠 <@U0ALICE>'s fix ended <!date^");
+    expect(JSON.stringify(ended.args.blocks)).toContain(
+      `/p${card.ts.replace('.', '')}?thread_ts=${alert.ts}`,
+    );
+    const again = t.slack.messages.find((m) => m.ts === alert.ts)!;
+    const back = actionsOf(again).elements!.find((e) => e.action_id === fix.action_id)!;
+    expect(back).toMatchObject({ text: { text: 'Fix' }, style: 'primary' });
+    await click(t, again, back, 'U0BOB', t.slack.responseUrl());
+    await waitFor(() => t.slack.surfaces.modals.size === 2 || undefined, { what: "Bob's fix form" });
   }, 40_000);
 
   it('Mute says on the alert who muted it and until when, and its mute menu goes', async () => {

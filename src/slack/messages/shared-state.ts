@@ -85,6 +85,50 @@ export function fixStartedOn(
   return undefined;
 }
 
+/** The row's Fix button (its label and style, put back when the job ends), if the row is in the message. */
+export function fixButtonOf(blocks: readonly MessageBlock[], actionId: string): Button | undefined {
+  for (const block of blocks) {
+    if (block.type === 'section' && isButton(block.accessory, actionId)) return block.accessory;
+    if (block.type === 'actions') {
+      const found = block.elements.find((e) => isButton(e, actionId));
+      if (found) return found as Button;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The job of row `actionId` ended (no longer followed): its button is Fix again, as it was, and its line says
+ * whose fix ended and when. Undefined when the row shows another job's line (a later fix) or is Fix already.
+ */
+export function fixEndedOn(
+  blocks: readonly MessageBlock[],
+  actionId: string,
+  end: { userId: string; atMs: number; link: string; button: Pick<Button, 'text' | 'style'> },
+): MessageBlock[] | undefined {
+  // The link is this job's alone: gone once a later fix of the row replaced its line.
+  const current = fixButtonOf(blocks, actionId);
+  if (current?.text.text !== 'Fixing…' || !JSON.stringify(blocks).includes(end.link)) return undefined;
+  const restored: Button = {
+    ...current,
+    text: end.button.text,
+    ...(end.button.style ? { style: end.button.style } : {}),
+  };
+  const text = `🛠 <@${end.userId}>'s fix ended ${when(end.atMs)} · <${end.link}|its thread>`;
+  const swap = (e: unknown) => (isButton(e, actionId) ? restored : e);
+  return fits(
+    blocks.map((b): MessageBlock => {
+      if (b.block_id === `shared_fix_${actionId}`) return line(`shared_fix_${actionId}`, text);
+      if (b.type === 'section' && isButton(b.accessory, actionId))
+        return b.fields
+          ? { ...b, accessory: restored, fields: [{ type: 'mrkdwn', text }] }
+          : { ...b, accessory: restored };
+      if (b.type === 'actions') return { ...b, elements: b.elements.map(swap) as typeof b.elements };
+      return b;
+    }),
+  );
+}
+
 /** A muted alert: its mute menu goes, and a line says who muted it and until when. */
 export function mutedOn(
   blocks: readonly MessageBlock[],

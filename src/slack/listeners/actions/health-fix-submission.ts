@@ -5,13 +5,7 @@ import { decodeEvidenceRef, encodeEvidenceRef } from '../../../insights/health/e
 import { fixPrompt } from '../../../insights/health/instruction.js';
 import type { JobRecord } from '../../../jobs/domain/job.js';
 import { accessDeniedMessage } from '../../command-text.js';
-import {
-  cardLink,
-  fixClaimKey,
-  fixRunningText,
-  fixStartingText,
-  runningFixOf,
-} from '../../health-fix-claims.js';
+import { fixClaimKey, fixRunningText, fixStartingText, runningFixOf } from '../../health-fix-claims.js';
 import {
   HEALTH_INSTRUCTION_BLOCK,
   HEALTH_MODAL_CALLBACK,
@@ -19,7 +13,6 @@ import {
 } from '../../messages/health-modal.js';
 import type { SubmissionErrors, SubmittedView } from '../../messages/job-modal.js';
 import { startFailureNotice } from '../../messages/job-replies.js';
-import { fixStartedOn } from '../../messages/shared-state.js';
 import type { SlackDeps } from '../deps.js';
 import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 
@@ -123,7 +116,7 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
           origin: 'health_fix',
           evidenceRef,
         });
-        if (result.ok) await markFixing(deps, parsed, userId, result.record);
+        if (result.ok) await markFixing(deps, parsed, result.record);
         else
           deps.logger.info(
             { channelId, stage: result.stage, error: describeError(result.error) },
@@ -151,17 +144,11 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
 async function markFixing(
   deps: HealthFixSubmissionDeps,
   parsed: { channelId: string; threadTs?: string; row?: string },
-  userId: string,
   record: JobRecord,
 ): Promise<void> {
   const { channelId, threadTs, row } = parsed;
   if (!deps.shared || !threadTs || !row) return;
-  const link = cardLink(record);
-  await deps.shared
-    .change(channelId, threadTs, undefined, (blocks, atMs) =>
-      fixStartedOn(blocks, row, { userId, atMs, link }),
-    )
-    .catch((error: unknown) => {
-      deps.logger.warn({ channelId, error: describeError(error) }, 'could not mark the row being fixed');
-    });
+  await deps.shared.fixStarted(channelId, threadTs, row, record).catch((error: unknown) => {
+    deps.logger.warn({ channelId, error: describeError(error) }, 'could not mark the row being fixed');
+  });
 }

@@ -28,6 +28,8 @@ export interface SeenMessage {
   blocks?: unknown;
 }
 
+/** The outbox key of a shared message's update: `shared:<channel>:<ts>`. */
+export const SHARED_MESSAGE_KEY = 'shared:';
 /** Kept as long as the outbox remembers its deliveries. */
 const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 const CHANNEL = /^[CGD][A-Z0-9]{2,}$/;
@@ -86,7 +88,7 @@ export class SharedMessages {
     await this.o.store.put(modelKey(channel, ts), JSON.stringify(model), KEEP_MS);
     const payload: SlackMessage = { text: model.text, blocks: model.blocks };
     await this.o.outbox.owe({
-      key: `shared:${channel}:${ts}`,
+      key: `${SHARED_MESSAGE_KEY}${channel}:${ts}`,
       target: { kind: 'update', channel, ts },
       payload,
       priority: 'reply',

@@ -128,6 +128,25 @@ describe('acting on a shared docs-health alert', () => {
   }, 40_000);
 });
 
+describe('a shared message Slack refuses to redraw', () => {
+  it('keeps its blocks: the update is abandoned, never sent as bare text', async () => {
+    const { t, alertIn } = await startAlertingApp([CHANNEL]);
+    apps.push(t);
+    const alert = await alertIn(CHANNEL);
+    const before = JSON.stringify(alert.blocks);
+    t.slack.inject('chat.update', { kind: 'error', error: 'invalid_blocks' }, 3);
+    const menu = actionsOf(alert).elements!.find((e) => e.type === 'overflow')!;
+    await click(t, alert, menu, 'U0BOB', t.slack.responseUrl());
+    await waitFor(() => t.logs.find((l) => l.includes('Slack refused a message the bot owed')), {
+      what: 'the update abandoned',
+    });
+    const updates = t.slack.callsOf('chat.update').filter((c) => c.args.ts === alert.ts);
+    expect(updates.length).toBeGreaterThan(0);
+    expect(updates.every((c) => Array.isArray(c.args.blocks) && c.args.blocks.length > 0)).toBe(true);
+    expect(JSON.stringify(t.slack.messages.find((m) => m.ts === alert.ts)!.blocks)).toBe(before);
+  }, 40_000);
+});
+
 describe('Fix on the rows of a report posted to the channel', () => {
   it('two rows fixed by two people: each row shows its own job, the second (from a stale copy) kept the first', async () => {
     const t = await startTestApp();

@@ -3,7 +3,10 @@ import type { Clock } from '../common/clock.js';
 import { describeError } from '../common/errors.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
+import type { Outbox } from '../delivery/ports.js';
+import type { EvidenceStore } from '../insights/health/ports.js';
 import type { JobStore } from '../jobs/ports.js';
+import { SharedMessages } from '../slack/shared-messages.js';
 import type { AdapterOptions, StateBackend } from '../state/adapters.js';
 import type { DocsAgentOptions } from './docs-agent.js';
 
@@ -111,4 +114,19 @@ export function jobBudgets(
 /** Where Slack's `response_url`s point: its hooks host, and a configured SLACK_API_URL's origin (proxy, fake). */
 export function responseUrlOrigins(apiUrl: string | undefined): string[] {
   return ['https://hooks.slack.com', ...(apiUrl ? [new URL(apiUrl).origin] : [])];
+}
+
+/**
+ * Shared messages changed in place when someone acts on them: their render model in the evidence store
+ * (a prefix of its own, as the PR index's), their updates owed through the outbox.
+ */
+export function sharedMessages(outbox: Outbox, store: EvidenceStore, clock: Clock): SharedMessages {
+  return new SharedMessages({
+    outbox,
+    store: {
+      put: (key, json, ttlMs) => store.put(key, json, ttlMs),
+      get: (key) => store.get(key),
+    },
+    now: () => clock.now(),
+  });
 }

@@ -1,6 +1,7 @@
 import { systemClock } from '../common/clock.js';
 import { type Config, userShareOf } from '../common/config.js';
 import { secretsOf } from '../common/config-secrets.js';
+import { describeError } from '../common/errors.js';
 import { createLogger } from '../common/logger.js';
 import { ProjectDirectory } from '../common/projects.js';
 import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
@@ -18,7 +19,14 @@ import { UserNames } from '../slack/user-names.js';
 import { createAdapters } from '../state/adapters.js';
 import { AgentLifecycle, type StartParts } from './agent-lifecycle.js';
 import { wireHealthAlerts } from './alerts-wiring.js';
-import { adapterOptions, jobBudgets, oneFatal, replayGuard, responseUrlOrigins } from './app-steps.js';
+import {
+  adapterOptions,
+  jobBudgets,
+  oneFatal,
+  replayGuard,
+  responseUrlOrigins,
+  sharedMessages,
+} from './app-steps.js';
 import { wireAssistant } from './assistant-wiring.js';
 import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
@@ -84,12 +92,17 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const deliveries = wireDeliveries({ config, adapters, gateway: slack.gateway, logger, metrics });
   // The emoji on a job's source message follows the job's latest state.
   const signals = new JobSignalFollower(deliveries, logger);
+  // Alerts and posted reports show their rows' fix jobs; a job no longer followed gives its row back.
+  const shared = sharedMessages(deliveries, adapters.evidenceStore, clock);
   const notifier = new SlackJobNotifier(slack.gateway, deliveries, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,
     jobsPerHour: config.docs.jobsPerHour,
     onJobChanged: (record) => {
       home.jobChanged(record);
       signals.jobChanged(record);
+      shared.jobChanged(record).catch((error: unknown) => {
+        logger.warn({ jobId: record.jobId, error: describeError(error) }, 'could not give a fixed row back');
+      });
     },
     projects,
   });
@@ -205,6 +218,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   });
   slack.register({
     outbox: deliveries,
+    shared,
     jobs,
     conversations,
     access,

@@ -3,6 +3,7 @@ import { type AttemptFailure, DeliveryAttemptError, type DeliverySender } from '
 import { type AssistantPayload, assistantMethod, LEASE_LOST, sendAssistant } from './assistant-delivery.js';
 import type { SlackMessage } from './messages/types.js';
 import { respondOnce } from './response-url-call.js';
+import { SHARED_MESSAGE_KEY } from './shared-messages.js';
 import {
   type Classified,
   isBlocksProblem,
@@ -111,6 +112,8 @@ export class SlackDeliverySender implements DeliverySender {
               }
               if (!(await lease())) return LEASE_LOST;
             }
+            // A shared message (an alert, a report) is never replaced by its bare text: refused, it stays.
+            if (key.startsWith(SHARED_MESSAGE_KEY)) throw error;
             return this.call(d, key, undefined, lease);
           });
         },

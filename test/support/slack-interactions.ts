@@ -125,7 +125,15 @@ export interface BlockActionFields extends Actor {
   /** Where the button is: a Home/modal view, or a message (then channel and response_url come along). */
   container:
     | { type: 'view'; view: Json; viewId?: string }
-    | { type: 'message'; channelId: string; messageTs: string; responseUrl: string; ephemeral?: boolean };
+    | {
+        type: 'message';
+        channelId: string;
+        messageTs: string;
+        responseUrl: string;
+        ephemeral?: boolean;
+        /** The message as Slack shows it (its text and blocks come along in `body.message`). */
+        message?: { text?: string; blocks?: unknown[] };
+      };
 }
 
 /** A button clicked (`block_actions`), carrying a fresh trigger_id the bot may open a modal with. */
@@ -180,7 +188,13 @@ export function blockActionsPayload(fields: BlockActionFields): Json {
       is_ephemeral: container.ephemeral ?? false,
     },
     channel: { id: container.channelId, name: 'docs' },
-    message: { type: 'message', ts: container.messageTs, user: BOT_USER_ID, bot_id: 'B0DOCSBOT' },
+    message: {
+      type: 'message',
+      ts: container.messageTs,
+      user: BOT_USER_ID,
+      bot_id: 'B0DOCSBOT',
+      ...(container.message ?? {}),
+    },
     response_url: container.responseUrl,
   };
 }

@@ -90,10 +90,24 @@ export class WeeklyReports {
   }
 
   async unschedule(channelId: string, kind: ScheduleKind = 'page_views'): Promise<boolean> {
+    return (await this.removeSchedule(channelId, kind)).removed;
+  }
+
+  /** Removes the channel's schedule of `kind`: whether it did, and the schedule as it was (for an Undo). */
+  async removeSchedule(channelId: string, kind: ScheduleKind) {
     const key = scheduleKey({ kind, channelId });
+    const schedule = await this.o.store.get(key);
     const removed = await this.o.store.remove(key);
     await this.o.scheduler.remove(key);
-    return removed;
+    return removed && schedule ? { removed, schedule } : { removed };
+  }
+
+  /** Puts back a removed schedule unless one of its kind was set up meanwhile (it stands); true if put back. */
+  async restore(schedule: WeeklySchedule): Promise<boolean> {
+    if ((await this.o.store.get(scheduleKey(schedule))) !== undefined) return false;
+    await this.o.store.put(schedule);
+    await this.o.scheduler.upsert(schedule);
+    return true;
   }
 
   /** Every channel's schedules, or only `channelId`'s (what a non-admin may see); of one kind, or both. */

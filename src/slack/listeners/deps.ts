@@ -23,6 +23,7 @@ import type { ChannelAccess } from '../channel-access.js';
 import type { HourlyLimits } from '../messages/failures.js';
 import type { ShownConnection } from '../messages/project-settings.js';
 import type { SlackMessage } from '../messages/types.js';
+import type { SharedMessages } from '../shared-messages.js';
 import type { ThreadContext } from './actions/thread-reads.js';
 
 /** Slack's AI app container: its threads' context, its status/title/prompt calls, answers in its threads. */
@@ -168,7 +169,7 @@ export interface SlackDeps {
       'now' | 'requestFor' | 'inChannel' | 'report' | 'publish' | 'uploadCsv'
     > &
       Partial<Pick<PageViewsReports, 'fillCharts'>>;
-    weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
+    weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list' | 'removeSchedule' | 'restore'>;
     siteUrl: string | undefined;
   };
   /** Which docs project each channel acts on (`/docs-agent project`; names it when there are several). */
@@ -180,13 +181,15 @@ export interface SlackDeps {
     reports: Pick<HealthReports, 'now' | 'report' | 'publish' | 'inChannel'> &
       Partial<Pick<HealthReports, 'fillCharts'>>;
     /** Weekly docs-health posts (`/docs-health schedule`), in the same store as page-view posts. */
-    weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list'>;
+    weekly: Pick<WeeklyReports, 'schedule' | 'unschedule' | 'list' | 'removeSchedule' | 'restore'>;
     siteUrl: string | undefined;
     /** Fix-button evidence kept server-side under short ids (absent: buttons carry the evidence itself). */
     evidence?: Pick<HealthEvidence, 'load' | 'save'>;
     /** `/docs-health alerts …`: this channel's alert subscription (absent: the subcommand says it is off). */
     alerts?: Pick<HealthAlerts, 'subscribe' | 'unsubscribe' | 'status' | 'intervalMs' | 'muteSignal'>;
   };
+  /** The bot's shared messages changed in place when someone acts on them (absent: they stay as posted). */
+  shared?: Pick<SharedMessages, 'remember' | 'change' | 'fixStarted' | 'stoppedSchedule'>;
   /** Connecting docs projects from Slack (OAuth mode); absent: single-workspace mode, set by the environment. */
   settings?: ProjectSettingsSurface;
   /** The App Home tab (absent: `app_home_opened` publishes nothing). */

@@ -18,6 +18,7 @@ import { registerProjectConnectSubmission } from './actions/project-connect-subm
 import { registerReviewReactedMessageAction } from './actions/review-reacted-message.js';
 import { registerSendToDocsAgentShortcut } from './actions/send-to-docs-agent.js';
 import { registerWeeklyStopAction } from './actions/weekly-stop.js';
+import { registerWeeklyUndoAction } from './actions/weekly-undo.js';
 import { registerAssistant } from './assistant/register.js';
 import { registerAgentSessionStopped } from './assistant/session-stopped.js';
 import { registerDocsAgentCommand } from './commands/docs-agent.js';
@@ -55,6 +56,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerHealthFixAction(app, deps);
   registerAlertMenuAction(app, deps);
   registerWeeklyStopAction(app, deps);
+  registerWeeklyUndoAction(app, deps);
   registerHealthFixSubmission(app, deps);
   registerOpenPullRequestAction(app);
   registerMessageEvents(app, deps);

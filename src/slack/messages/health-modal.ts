@@ -26,6 +26,8 @@ export interface HealthModalMetadata {
   channelId: string;
   /** The shared message clicked (an alert, a posted report): the job's card goes in its thread. */
   threadTs?: string;
+  /** The Fix button clicked on that message (its action id): the row the message shows as being fixed. */
+  row?: string;
   evidenceId?: string;
   evidenceRef?: string;
 }
@@ -43,10 +45,12 @@ export function healthFixModal(
   channelId: string,
   evidenceId?: string,
   threadTs?: string,
+  row?: string,
 ): ModalView {
   const metadata: HealthModalMetadata = {
     channelId,
     ...(threadTs === undefined ? {} : { threadTs }),
+    ...(threadTs === undefined || row === undefined ? {} : { row }),
     ...(evidenceId === undefined ? { evidenceRef: encodeEvidenceRef(evidence) } : { evidenceId }),
   };
   const removed = evidence.removed ?? 0;
@@ -97,6 +101,8 @@ export type ParsedHealthFix =
       channelId: string;
       /** The shared message's ts when the button was on one (not an ephemeral report). */
       threadTs?: string;
+      /** The Fix button clicked on it. */
+      row?: string;
       evidence: { id: string } | { ref: string };
       instruction: string;
     }
@@ -106,6 +112,7 @@ export type ParsedHealthFix =
 
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 const MESSAGE_TS = /^\d{10}\.\d{6}$/;
+const ROW = /^health_fix_(search|page|question)_\d{1,3}$/;
 
 /** Reads the fix modal's submission; what the user can fix is named under the instruction. */
 export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
@@ -121,9 +128,11 @@ export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
   } catch {
     return lost;
   }
-  const { channelId, threadTs, evidenceId, evidenceRef } = metadata ?? {};
+  const { channelId, threadTs, row, evidenceId, evidenceRef } = metadata ?? {};
   if (typeof channelId !== 'string' || !CHANNEL_ID.test(channelId)) return lost;
   if (threadTs !== undefined && (typeof threadTs !== 'string' || !MESSAGE_TS.test(threadTs))) return lost;
+  // A row we cannot name only costs the message its "Fixing" line, never the job.
+  const shown = threadTs !== undefined && typeof row === 'string' && ROW.test(row) ? { row } : {};
   const evidence =
     typeof evidenceId === 'string' && isEvidenceId(evidenceId)
       ? { id: evidenceId }
@@ -149,5 +158,12 @@ export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
       ok: false,
       response: { response_action: 'errors', errors: { [HEALTH_INSTRUCTION_BLOCK]: error } },
     };
-  return { ok: true, channelId, ...(threadTs === undefined ? {} : { threadTs }), evidence, instruction };
+  return {
+    ok: true,
+    channelId,
+    ...(threadTs === undefined ? {} : { threadTs }),
+    ...shown,
+    evidence,
+    instruction,
+  };
 }

@@ -1,4 +1,4 @@
-import type { KnownBlock } from '@slack/types';
+import type { Button, KnownBlock } from '@slack/types';
 import type { HealthReport } from '../../insights/health/report.js';
 import type { PageViewsReport } from '../../insights/page-views/report.js';
 import type { ScheduleKind } from '../../insights/ports.js';
@@ -47,6 +47,26 @@ export function healthHeadline(report: HealthReport): string {
   return `*This week ${first}*${rest.length > 0 ? `; ${rest.join('; ')}` : ''}.`;
 }
 
+/** "Stop these posts" (confirmed first); its value is the post's kind. */
+export function weeklyStopButton(kind: ScheduleKind): Button {
+  return {
+    type: 'button',
+    action_id: WEEKLY_STOP_ACTION,
+    text: { type: 'plain_text', text: 'Stop these posts' },
+    value: kind,
+    confirm: {
+      title: { type: 'plain_text', text: 'Stop these weekly posts?' },
+      text: {
+        type: 'plain_text',
+        text: 'No more of these weekly posts in this channel. You can set them up again.',
+      },
+      confirm: { type: 'plain_text', text: 'Stop' },
+      deny: { type: 'plain_text', text: 'Keep them' },
+      style: 'danger',
+    },
+  };
+}
+
 /**
  * A weekly post: the report with its week in one headline sentence under the title, and a footer saying who
  * set it up, how to manage it and a Stop button (confirmed). Within Slack's 50 blocks: the footer's button
@@ -70,24 +90,7 @@ export function weeklyPost(
   const stop: KnownBlock = {
     type: 'actions',
     block_id: 'weekly_post_stop',
-    elements: [
-      {
-        type: 'button',
-        action_id: WEEKLY_STOP_ACTION,
-        text: { type: 'plain_text', text: 'Stop these posts' },
-        value: post.kind,
-        confirm: {
-          title: { type: 'plain_text', text: 'Stop these weekly posts?' },
-          text: {
-            type: 'plain_text',
-            text: 'No more of these weekly posts in this channel. You can set them up again.',
-          },
-          confirm: { type: 'plain_text', text: 'Stop' },
-          deny: { type: 'plain_text', text: 'Keep them' },
-          style: 'danger',
-        },
-      },
-    ],
+    elements: [weeklyStopButton(post.kind)],
   };
   const headline: KnownBlock = {
     type: 'section',

@@ -48,6 +48,7 @@ describe('src/slack layout', () => {
       'actions/review-reacted-message.ts',
       'actions/send-to-docs-agent.ts',
       'actions/weekly-stop.ts',
+      'actions/weekly-undo.ts',
       'commands/docs-agent.ts',
       'commands/docs-health.ts',
       'commands/docs-views.ts',

@@ -147,7 +147,10 @@ describe('docsHealthPostAction ("Post to channel")', () => {
       logger,
       health: {
         reports,
-        weekly: { schedule: vi.fn(), unschedule: vi.fn(), list: vi.fn() },
+        weekly: {
+          ...{ schedule: vi.fn(), unschedule: vi.fn(), list: vi.fn() },
+          ...{ removeSchedule: vi.fn(), restore: vi.fn() },
+        },
         siteUrl: undefined,
       },
     });

@@ -64,6 +64,8 @@ export function pageViewsFakes(schedules: Array<WeeklySchedule & { nextRun: numb
       replaced: false,
     })),
     unschedule: vi.fn(async () => true),
+    removeSchedule: vi.fn(async () => ({ removed: true })),
+    restore: vi.fn(async () => true),
     list: vi.fn(async (channelId?: string) =>
       channelId === undefined ? schedules : schedules.filter((s) => s.channelId === channelId),
     ),

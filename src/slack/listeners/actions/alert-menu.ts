@@ -1,11 +1,14 @@
 import type { App, BlockOverflowAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
+import { MUTE_MS } from '../../../insights/alerts/health-alerts.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { ALERT_MENU_ACTION, MUTE_SIGNAL_PREFIX } from '../../messages/health-alert.js';
+import { mutedOn } from '../../messages/shared-state.js';
+import { sharedMessageRef } from '../../shared-messages.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 
-export type AlertMenuDeps = Pick<SlackDeps, 'access' | 'logger'> & {
+export type AlertMenuDeps = Pick<SlackDeps, 'access' | 'logger' | 'shared'> & {
   health?: { alerts?: Pick<NonNullable<NonNullable<SlackDeps['health']>['alerts']>, 'muteSignal'> };
 };
 
@@ -24,7 +27,8 @@ export function registerAlertMenuAction(app: App, deps: AlertMenuDeps): void {
 /**
  * The alert's overflow menu: "Mute this signal for 7 days" mutes that signal in this channel (in the alert
  * store, so every replica's next check skips it); the channel's other signals still alert. Who may is who
- * may turn the channel's alerts on or off. The answer is ephemeral, to the person who chose it.
+ * may turn the channel's alerts on or off. The alert then says who muted it and until when, for everyone;
+ * the person who chose it is also answered privately.
  */
 export function alertMenuAction(deps: AlertMenuDeps) {
   return async ({ ack, body, action, respond }: AlertMenuArgs): Promise<void> => {
@@ -51,6 +55,19 @@ export function alertMenuAction(deps: AlertMenuDeps) {
       return;
     }
     deps.logger.info({ channelId, userId: body.user.id }, 'docs-health alert signal muted for 7 days');
+    // The alert itself says so, for everyone: who muted it and until when (its mute menu goes).
+    const ref =
+      body.container?.type === 'message' ? sharedMessageRef(channelId, body.message?.ts) : undefined;
+    if (ref && deps.shared) {
+      const userId = body.user.id;
+      await deps.shared
+        .change(ref.channel, ref.ts, body.message, (blocks, atMs) =>
+          mutedOn(blocks, { userId, untilMs: atMs + MUTE_MS, menuActionId: ALERT_MENU_ACTION }),
+        )
+        .catch((error: unknown) => {
+          deps.logger.warn({ channelId, error: describeError(error) }, 'could not mark the alert muted');
+        });
+    }
     await tell(
       `:no_bell: Muted: this signal won't alert in <#${channelId}> for 7 days. Other signals still do; \`/docs-health alerts off\` stops them all.`,
     );

@@ -3,6 +3,7 @@ import { describeError } from '../../../common/errors.js';
 import type { Evidence } from '../../../insights/health/evidence.js';
 import { decodeEvidenceRef, encodeEvidenceRef } from '../../../insights/health/evidence-ref.js';
 import { fixPrompt } from '../../../insights/health/instruction.js';
+import type { JobRecord } from '../../../jobs/domain/job.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { fixClaimKey, fixRunningText, fixStartingText, runningFixOf } from '../../health-fix-claims.js';
 import {
@@ -15,7 +16,7 @@ import { startFailureNotice } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
 import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 
-export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck'> & {
+export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'shared'> & {
   jobs: Pick<SlackDeps['jobs'], 'start' | 'listWatched' | 'claimOnce' | 'releaseOnce' | 'jobOfThread'>;
   health?: Pick<NonNullable<SlackDeps['health']>, 'evidence'>;
 };
@@ -115,7 +116,8 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
           origin: 'health_fix',
           evidenceRef,
         });
-        if (!result.ok)
+        if (result.ok) await markFixing(deps, parsed, result.record);
+        else
           deps.logger.info(
             { channelId, stage: result.stage, error: describeError(result.error) },
             'fix job did not start',
@@ -133,4 +135,20 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
       }
     });
   };
+}
+
+/**
+ * The shared message the Fix was clicked on shows, for everyone, that its row is being fixed: by whom,
+ * since when, and where the job is (owed through the outbox; a failure only costs the line).
+ */
+async function markFixing(
+  deps: HealthFixSubmissionDeps,
+  parsed: { channelId: string; threadTs?: string; row?: string },
+  record: JobRecord,
+): Promise<void> {
+  const { channelId, threadTs, row } = parsed;
+  if (!deps.shared || !threadTs || !row) return;
+  await deps.shared.fixStarted(channelId, threadTs, row, record).catch((error: unknown) => {
+    deps.logger.warn({ channelId, error: describeError(error) }, 'could not mark the row being fixed');
+  });
 }

@@ -5,13 +5,17 @@ import type { Evidence } from '../../../insights/health/evidence.js';
 import { decodeEvidenceRef } from '../../../insights/health/evidence-ref.js';
 import { isEvidenceId } from '../../../insights/health/health-evidence.js';
 import { accessDeniedMessage } from '../../command-text.js';
+import { fixRunningText, runningFixOf } from '../../health-fix-claims.js';
 import { healthFixModal } from '../../messages/health-modal.js';
 import { HEALTH_FIX_ACTION_PREFIX } from '../../messages/health-report.js';
+import { type SeenMessage, sharedMessageRef } from '../../shared-messages.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 
-export type HealthFixDeps = Pick<SlackDeps, 'access' | 'logger'> & {
+export type HealthFixDeps = Pick<SlackDeps, 'access' | 'logger' | 'shared'> & {
   health?: Pick<NonNullable<SlackDeps['health']>, 'evidence'>;
+  /** The channel's running jobs: a gap being fixed is refused at the click (absent: at the submission). */
+  jobs?: Pick<SlackDeps['jobs'], 'listWatched'>;
 };
 
 /** The parts of a fix button's `block_actions` payload read here. */
@@ -21,9 +25,11 @@ export interface HealthFixArgs {
     trigger_id: string;
     user: { id: string };
     channel?: { id: string };
-    container?: { message_ts?: string; is_ephemeral?: boolean };
+    container?: { type?: string; message_ts?: string; is_ephemeral?: boolean };
+    /** The message clicked, as Slack shows it (its blocks rebuild it once the job started). */
+    message?: SeenMessage;
   };
-  action: { value?: string };
+  action: { action_id?: string; value?: string };
   respond: Parameters<typeof respondSafely>[0];
   client: { views: { open(args: { trigger_id: string; view: ModalView }): Promise<unknown> } };
 }
@@ -65,17 +71,36 @@ export function healthFixAction(deps: HealthFixDeps) {
       return;
     }
     if (!found) return void (await tell(gone));
+    const running = await runningFix(deps, channelId, found.evidence);
+    if (running) return void (await tell(fixRunningText(running)));
+    // A shared message (an alert, a posted report) gets the job's card in its thread; an ephemeral report
+    // has no thread anyone else could see, so its card stays a new message in the channel.
+    const shared = body.container?.is_ephemeral === false ? body.container.message_ts : undefined;
     try {
-      // A shared message (an alert, a posted report) gets the job's card in its thread; an ephemeral report
-      // has no thread anyone else could see, so its card stays a new message in the channel.
-      const shared = body.container?.is_ephemeral === false ? body.container.message_ts : undefined;
-      const view = healthFixModal(found.evidence, channelId, found.id, shared);
+      const view = healthFixModal(found.evidence, channelId, found.id, shared, action.action_id);
       await client.views.open({ trigger_id: body.trigger_id, view });
     } catch (error) {
       deps.logger.warn({ channelId, error: describeError(error) }, 'could not open the fix modal');
       await tell("I couldn't open the form (Slack took too long or refused it). Click the button again.");
+      return;
     }
+    // Our own message (not a link preview's host): kept as shown, so the job's start can mark its row.
+    const ref = body.container?.type === 'message' ? sharedMessageRef(channelId, shared) : undefined;
+    if (ref && body.message && deps.shared)
+      await deps.shared.remember(ref.channel, ref.ts, body.message).catch((error: unknown) => {
+        deps.logger.warn({ channelId, error: describeError(error) }, 'could not keep the clicked message');
+      });
   };
+}
+
+/** The job fixing this gap in this channel, if one runs (a failed read leaves it to the submission). */
+async function runningFix(deps: HealthFixDeps, channelId: string, evidence: Evidence) {
+  try {
+    return deps.jobs && runningFixOf(await deps.jobs.listWatched(channelId), evidence);
+  } catch (error) {
+    deps.logger.warn({ channelId, error: describeError(error) }, 'could not check the running fixes');
+    return undefined;
+  }
 }
 
 /** The evidence of a button value and the id the modal should carry (undefined: the store is not wired). */

@@ -1,0 +1,172 @@
+import type { Button } from '@slack/types';
+import type { Outbox } from '../delivery/ports.js';
+import type { WeeklySchedule } from '../insights/ports.js';
+import type { JobRecord } from '../jobs/domain/job.js';
+import { cardLink } from './health-fix-claims.js';
+import { fixButtonOf, fixEndedOn, fixStartedOn, seenBlocks } from './messages/shared-state.js';
+import type { MessageBlock, SlackMessage } from './messages/types.js';
+
+/** A string store with expiry (the evidence store's, under a prefix of its own). */
+export interface MessageModelStore {
+  put(key: string, json: string, ttlMs: number): Promise<void>;
+  get(key: string): Promise<string | undefined>;
+}
+
+/** What a shared message shows now, kept so that the next change starts from it. */
+interface MessageModel {
+  text: string;
+  blocks: MessageBlock[];
+  /** The update's order: a later change always has a higher one (the outbox keeps the highest). */
+  seq: number;
+  /** A weekly post's schedule as it was when Stop removed it (Undo puts it back). */
+  stopped?: WeeklySchedule;
+}
+
+/** A message as a click's payload carries it (`body.message`). */
+export interface SeenMessage {
+  text?: unknown;
+  blocks?: unknown;
+}
+
+/** The outbox key of a shared message's update: `shared:<channel>:<ts>`. */
+export const SHARED_MESSAGE_KEY = 'shared:';
+/** Kept as long as the outbox remembers its deliveries. */
+const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
+const CHANNEL = /^[CGD][A-Z0-9]{2,}$/;
+const MESSAGE_TS = /^\d{10}\.\d{6}$/;
+
+/** The channel and ts of a message the bot may edit, checked (they make the keys). */
+export function sharedMessageRef(channel: unknown, ts: unknown): { channel: string; ts: string } | undefined {
+  return typeof channel === 'string' && CHANNEL.test(channel) && typeof ts === 'string' && MESSAGE_TS.test(ts)
+    ? { channel, ts }
+    : undefined;
+}
+
+/**
+ * The bot's shared messages (alerts, posted reports, weekly posts) changed in place for everyone when
+ * someone acts on them. Each change is owed work: one update delivery per message (`shared:<channel>:<ts>`)
+ * whose latest state wins, so a retry lands once and never puts an older state back.
+ *
+ * The render model is the message itself: the blocks of the click's payload (Slack's copy of what it shows),
+ * or, once changed, the state last owed, kept here; edits work on blocks by structure (messages/shared-state).
+ * Two changes of the same message at the same instant may each start from the state before the other: the
+ * later one wins and the earlier one's line is lost (its action itself is done and was answered privately).
+ */
+export class SharedMessages {
+  constructor(private readonly o: { outbox: Outbox; store: MessageModelStore; now: () => number }) {}
+
+  /** Keeps the message as clicked when nothing newer is kept (a Fix's form is open; its job may follow). */
+  async remember(channel: string, ts: string, seen: SeenMessage): Promise<void> {
+    const model = modelOf(seen, 0);
+    if (!model || (await this.kept(channel, ts))) return;
+    await this.o.store.put(modelKey(channel, ts), JSON.stringify(model), KEEP_MS);
+  }
+
+  /**
+   * Applies `edit` to the message's latest state (kept, else `seen`) and owes the result. Resolves false
+   * when there is nothing to start from or the edit does not apply (the message is left as it is).
+   */
+  async change(
+    channel: string,
+    ts: string,
+    seen: SeenMessage | undefined,
+    /** `atMs`: now, for the "who and when" line. */
+    edit: (blocks: readonly MessageBlock[], atMs: number) => MessageBlock[] | undefined,
+    extra: { stopped?: WeeklySchedule } = {},
+  ): Promise<boolean> {
+    const kept = await this.kept(channel, ts);
+    const base = kept ?? (seen ? modelOf(seen, 0) : undefined);
+    const now = this.o.now();
+    const blocks = base && edit(base.blocks, now);
+    if (!base || !blocks) return false;
+    const model: MessageModel = {
+      text: base.text,
+      blocks,
+      seq: Math.max(now, base.seq + 1),
+      ...((extra.stopped ?? base.stopped) ? { stopped: extra.stopped ?? base.stopped } : {}),
+    };
+    await this.o.store.put(modelKey(channel, ts), JSON.stringify(model), KEEP_MS);
+    const payload: SlackMessage = { text: model.text, blocks: model.blocks };
+    await this.o.outbox.owe({
+      key: `${SHARED_MESSAGE_KEY}${channel}:${ts}`,
+      target: { kind: 'update', channel, ts },
+      payload,
+      priority: 'reply',
+      seq: model.seq,
+    });
+    return true;
+  }
+
+  /**
+   * Marks row `row` of the message as fixed by `record`'s job (who, when, its thread), and remembers which
+   * row that job holds, with the button as it was, so its end puts the button back.
+   */
+  async fixStarted(channel: string, ts: string, row: string, record: JobRecord): Promise<boolean> {
+    const link = cardLink(record);
+    let button: Pick<Button, 'text' | 'style'> | undefined;
+    const changed = await this.change(channel, ts, undefined, (blocks, atMs) => {
+      const shown = fixButtonOf(blocks, row);
+      if (shown && shown.text.text !== 'Fixing…')
+        button = { text: shown.text, ...(shown.style ? { style: shown.style } : {}) };
+      return fixStartedOn(blocks, row, { userId: record.requesterId, atMs, link });
+    });
+    const held: HeldRow = {
+      channel,
+      ts,
+      row,
+      button: button ?? { text: { type: 'plain_text', text: 'Fix' } },
+    };
+    if (changed) await this.o.store.put(fixKey(record.jobId), JSON.stringify(held), KEEP_MS);
+    return changed;
+  }
+
+  /** A job no longer followed: the row it held (if any) is Fix again, its line saying the fix ended. */
+  async jobChanged(record: JobRecord): Promise<void> {
+    if (record.origin !== 'health_fix' || record.watching) return;
+    const json = await this.o.store.get(fixKey(record.jobId));
+    if (json === undefined) return;
+    const held = JSON.parse(json) as HeldRow;
+    const ref = sharedMessageRef(held.channel, held.ts);
+    if (!ref || typeof held.row !== 'string') return;
+    const link = cardLink(record);
+    await this.change(ref.channel, ref.ts, undefined, (blocks, atMs) =>
+      fixEndedOn(blocks, held.row, { userId: record.requesterId, atMs, link, button: held.button }),
+    );
+  }
+
+  /** The schedule Stop removed from this post, if it is still kept. */
+  async stoppedSchedule(channel: string, ts: string): Promise<WeeklySchedule | undefined> {
+    return (await this.kept(channel, ts))?.stopped;
+  }
+
+  private async kept(channel: string, ts: string): Promise<MessageModel | undefined> {
+    const json = await this.o.store.get(modelKey(channel, ts));
+    if (json === undefined) return undefined;
+    try {
+      const parsed = JSON.parse(json) as Partial<MessageModel>;
+      const model = modelOf(parsed, typeof parsed.seq === 'number' ? parsed.seq : 0);
+      return model && { ...model, ...(parsed.stopped ? { stopped: parsed.stopped } : {}) };
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+const modelKey = (channel: string, ts: string) => `shared-msg:${channel}:${ts}`;
+const fixKey = (jobId: string) => `shared-fix:${jobId}`;
+
+/** The row a fix job holds on a shared message, and its button as it was. */
+interface HeldRow {
+  channel: string;
+  ts: string;
+  row: string;
+  button: Pick<Button, 'text' | 'style'>;
+}
+
+/** A message's text (the notification fallback, capped) and blocks, if they look like Block Kit's. */
+function modelOf(seen: SeenMessage, seq: number): MessageModel | undefined {
+  const blocks = seenBlocks(seen.blocks);
+  if (!blocks) return undefined;
+  const text = typeof seen.text === 'string' ? seen.text.slice(0, 3000) : '';
+  return { text, blocks, seq };
+}

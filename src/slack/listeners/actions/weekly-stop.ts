@@ -6,14 +6,15 @@ import { unscheduleReply } from '../../messages/schedule-replies.js';
 import { WEEKLY_STOP_ACTION } from '../../messages/weekly-post.js';
 import type { ButtonArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';
 
 export type WeeklyStopDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger'>;
 
 const KINDS: ReadonlySet<string> = new Set<ScheduleKind>(['page_views', 'health']);
 
-export function registerWeeklyStopAction(app: App, deps: WeeklyStopDeps): void {
-  app.action<BlockButtonAction>(WEEKLY_STOP_ACTION, weeklyStopAction(deps));
+export function registerWeeklyStopAction(app: App, deps: RequestDeps<WeeklyStopDeps>): void {
+  app.action<BlockButtonAction>(WEEKLY_STOP_ACTION, deps.each(weeklyStopAction));
 }
 
 /**

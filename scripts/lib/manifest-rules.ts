@@ -80,8 +80,8 @@ export function recordRegistrations(): Registrations {
     seen.assistant++;
     patterns.push(...ASSISTANT_EVENTS);
   }) as never;
-  // With the assistant surface wired, as the composition root does.
-  registerListeners(app, { assistant: { sessions: {} } } as SlackDeps);
+  // Every listener is registered whatever the deps (each request reads its own), as the composition root does.
+  registerListeners(app, () => ({ assistant: { sessions: {} } }) as SlackDeps);
   seen.events = KNOWN_EVENT_TYPES.filter((type) =>
     patterns.some((p) => (typeof p === 'string' ? p === type : p.test(type))),
   );

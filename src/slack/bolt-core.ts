@@ -3,7 +3,7 @@ import type { Config } from '../common/config.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
-import { registerListeners, type SlackDeps } from './listeners/index.js';
+import type { SlackDeps } from './listeners/index.js';
 import { type GatewayOptions, SlackGateway } from './slack-gateway.js';
 import { BudgetedThreadContext } from './thread-context.js';
 
@@ -25,18 +25,20 @@ export function withTrailingSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`;
 }
 
-/** The Bolt app with the bot's listeners, its gateway, and the tracking of work in flight (both modes). */
-export function boltCore(input: {
+/**
+ * The Bolt app (both modes: one per process, whatever the number of tenants). Its listeners are registered
+ * once by its owner; `errorLogger` names the logger a listener's unhandled error goes to (the request's).
+ */
+export function boltApp(input: {
   config: Config;
   logger: Logger;
   receiver: Receiver;
   authorize: Authorize<boolean>;
-  client: webApi.WebClient;
-  options: SlackAppOptions;
-  /** OAuth mode: where Bolt's per-request clients come from (the process's cache by token), not a pool per app. */
+  /** OAuth mode: where Bolt's per-request clients come from (the process's cache by token), not a pool per team. */
   pool?: { getOrCreate(token: string, options: webApi.WebClientOptions): webApi.WebClient };
-}) {
-  const { config, logger, receiver, authorize, client, options, pool } = input;
+  errorLogger?: () => Logger;
+}): App {
+  const { config, logger, receiver, authorize, pool } = input;
   const app = new App({
     authorize,
     // Bolt's conversation store runs on every request; the bot keeps its own state and never reads it.
@@ -50,30 +52,65 @@ export function boltCore(input: {
   // pool is the process's one cache instead (App.processEvent reads `clients[team]`).
   if (pool) Object.defineProperty(app, 'clients', { value: new Proxy({}, { get: () => pool }) });
   app.error(async (error) => {
-    logger.error({ error: describeError(error) }, 'unhandled error in a Slack listener');
+    (input.errorLogger?.() ?? logger).error(
+      { error: describeError(error) },
+      'unhandled error in a Slack listener',
+    );
   });
-  // Every request's listeners, and the work they hand to `afterAck`, are tracked so shutdown can wait for
-  // work already taken on.
-  const inFlight = new Set<Promise<unknown>>();
-  const track = (work: Promise<unknown>) => {
-    inFlight.add(work);
-    const done = () => inFlight.delete(work);
+  return app;
+}
+
+/**
+ * A scope's listeners in flight, and the work they hand to `afterAck`: tracked so shutdown can wait for work
+ * already taken on, and so eviction sees the scope busy.
+ */
+export class InFlight {
+  private readonly work = new Set<Promise<unknown>>();
+
+  constructor(private readonly logger: Logger) {}
+
+  track(work: Promise<unknown>): void {
+    this.work.add(work);
+    const done = () => this.work.delete(work);
     work.then(done, done);
-  };
-  app.use(async ({ next }) => {
-    const work = next();
-    track(work);
-    await work;
-  });
-  const afterAck = (work: () => Promise<void>) =>
-    track(
+  }
+
+  readonly afterAck = (work: () => Promise<void>): void =>
+    this.track(
       Promise.resolve()
         .then(work)
         .catch((error: unknown) => {
-          logger.error({ error: describeError(error) }, 'unhandled error in work after an acknowledgement');
+          this.logger.error(
+            { error: describeError(error) },
+            'unhandled error in work after an acknowledgement',
+          );
         }),
     );
-  const gateway = new SlackGateway(client, {
+
+  /** Waits until no listener is running, at most `timeoutMs`; resolves how many were still running. */
+  async drain(timeoutMs: number): Promise<number> {
+    if (this.work.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.work]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    return this.work.size;
+  }
+}
+
+/** A scope's gateway over its client (its pacing alone). */
+export function slackGateway(
+  config: Config,
+  logger: Logger,
+  client: webApi.WebClient,
+  options: SlackAppOptions,
+): SlackGateway {
+  return new SlackGateway(client, {
     logger,
     channelPostIntervalMs: config.slack.channelPostIntervalMs,
     tierRatePercent: config.slack.tierRatePercent,
@@ -82,24 +119,24 @@ export function boltCore(input: {
     lookupWaitMs: config.slack.timeoutMs,
     ...options,
   });
-  return {
-    app,
-    gateway,
-    register: (deps: Omit<SlackDeps, 'afterAck'>) =>
-      registerListeners(app, { threads: new BudgetedThreadContext(gateway, logger), ...deps, afterAck }),
-    /** Waits until no listener is running, at most `timeoutMs`; resolves how many were still running. */
-    async drain(timeoutMs: number): Promise<number> {
-      if (inFlight.size > 0) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          Promise.allSettled([...inFlight]),
-          new Promise((resolve) => {
-            timer = setTimeout(resolve, timeoutMs);
-          }),
-        ]);
-        clearTimeout(timer);
-      }
-      return inFlight.size;
-    },
-  };
+}
+
+/** A scope's listener deps as registered: its thread reads within its history budget, its after-ack work tracked. */
+export function listenerDeps(
+  deps: Omit<SlackDeps, 'afterAck'>,
+  gateway: SlackGateway,
+  logger: Logger,
+  inFlight: InFlight,
+): SlackDeps {
+  return { threads: new BudgetedThreadContext(gateway, logger), ...deps, afterAck: inFlight.afterAck };
+}
+
+/** Every request's listeners are tracked in the `InFlight` of the scope it is for. */
+export function trackRequests(app: App, inFlightOf: () => InFlight): void {
+  app.use(async ({ next }) => {
+    const inFlight = inFlightOf();
+    const work = next();
+    inFlight.track(work);
+    await work;
+  });
 }

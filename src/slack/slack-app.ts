@@ -5,10 +5,19 @@ import type { Config } from '../common/config.js';
 import { AppError, describeError } from '../common/errors.js';
 import { listenOn } from '../common/listen-address.js';
 import type { Logger } from '../common/logger.js';
-import { boltCore, type SlackAppOptions, webClientOptions, withTrailingSlash } from './bolt-core.js';
+import {
+  boltApp,
+  InFlight,
+  listenerDeps,
+  type SlackAppOptions,
+  slackGateway,
+  trackRequests,
+  webClientOptions,
+  withTrailingSlash,
+} from './bolt-core.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
 import { customRoutesOf, MAX_REQUEST_BODY_BYTES, rejectFutureDated } from './http-edge.js';
-import type { SlackDeps } from './listeners/index.js';
+import { registerListeners, type SlackDeps } from './listeners/index.js';
 import type { SlackGateway } from './slack-gateway.js';
 import { TOKEN_REJECTED } from './token-rejections.js';
 
@@ -87,17 +96,17 @@ export function createSlackApp(
   // The bot's own client (gateway, readiness): it carries the token; Bolt builds per-request clients from
   // `authorize` with the same options.
   const client = new webApi.WebClient(config.slack.botToken, webClientOptions(config, logger));
-  const core = boltCore({
+  const app = boltApp({
     config,
     logger,
     receiver,
     // Not `token`: with it Bolt calls auth.test once in its constructor and caches the promise, so if Slack
     // is unreachable at that moment every later request fails authorization until a restart.
     authorize: cachedAuthorize(client, config.slack.botToken),
-    client,
-    options,
   });
-  const { app, gateway } = core;
+  const inFlight = new InFlight(logger);
+  trackRequests(app, () => inFlight);
+  const gateway = slackGateway(config, logger, client, options);
   let authenticated = false;
   let authRetry: NodeJS.Timeout | undefined;
   const slackHost = new URL(config.slack.apiUrl ?? 'https://slack.com/api/').host;
@@ -130,7 +139,10 @@ export function createSlackApp(
   return {
     gateway,
     mode: socketMode ? 'socket' : 'http',
-    register: core.register,
+    register: (deps) => {
+      const all = listenerDeps(deps, gateway, logger, inFlight);
+      registerListeners(app, () => all);
+    },
     async start() {
       // Both modes check the token first: Socket Mode connects with the app token alone, so a wrong bot
       // token would otherwise look connected while every command fails.
@@ -146,7 +158,7 @@ export function createSlackApp(
       if (socketReceiver) return authenticated && socketReceiver.client.websocket?.isActive() === true;
       return authenticated;
     },
-    drain: core.drain,
+    drain: (timeoutMs) => inFlight.drain(timeoutMs),
     async stop() {
       clearTimeout(authRetry);
       // The gateway stays open: acknowledged work and running polls still reply while the app drains

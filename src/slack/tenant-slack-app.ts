@@ -1,13 +1,15 @@
-import type { AuthorizeResult, Receiver, ReceiverEvent } from '@slack/bolt';
+import type { ReceiverEvent } from '@slack/bolt';
 import type { Config } from '../common/config.js';
 import { AppError, describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { TenantInstallation } from '../tenants/tenant.js';
-import { boltCore, type SlackAppOptions, webClientOptions } from './bolt-core.js';
+import { InFlight, listenerDeps, type SlackAppOptions, slackGateway, webClientOptions } from './bolt-core.js';
+import type { EdgeApp, EdgeTenant } from './edge-app.js';
+import type { SlackDeps } from './listeners/index.js';
 import { holdHomeView } from './messages/hold-home.js';
 import type { SlackApp } from './slack-app.js';
 import { tokenAcceptedBy } from './token-rejections.js';
-import { scopeClient, WebClients } from './web-clients.js';
+import { scopeClient, type WebClients } from './web-clients.js';
 
 /** A verified request from Slack, as the shared front door hands it over. */
 export type InboundRequest = ReceiverEvent;
@@ -25,28 +27,22 @@ export interface TenantSlackApp extends SlackApp {
   publishHoldHome(userId: string, notice: string): Promise<void>;
 }
 
-/** Requests reach a tenant's Bolt app through `receive`, never through a port of its own. */
-const dispatchedReceiver: Receiver = {
-  init: () => undefined,
-  start: async () => undefined,
-  stop: async () => undefined,
-};
-
 /**
- * One tenant's Bolt app, listeners and gateway: every call carries the installation's current bot token (read
- * per call, so a rotated token applies at once), and the pacing is this tenant's alone.
+ * One tenant's Slack side: its gateway (its pacing alone), its listeners' deps and their work in flight.
+ * Every call carries the installation's current bot token (read per call, so a rotated token applies at
+ * once). Its requests are processed by the process's one Bolt app (`edge`), which reaches these per request.
  */
 export function createTenantSlackApp(
   config: Config,
   logger: Logger,
   installation: () => TenantInstallation | undefined,
-  options: SlackAppOptions = {},
+  options: SlackAppOptions,
   /** A newer token than `refused` in the directory (rotated elsewhere a moment ago), if there is one. */
-  renewToken?: (refused: string) => Promise<string | undefined>,
+  renewToken: ((refused: string) => Promise<string | undefined>) | undefined,
   /** Suspended or needing a re-install: requests are still read (an uninstall among them), no call leaves. */
-  onHold: () => boolean = () => false,
-  /** The process's WebClients by token (OAuth mode: one cache for every tenant); absent: a cache of its own. */
-  clients: WebClients = new WebClients(),
+  onHold: () => boolean,
+  /** The process's one Bolt app and its WebClients by token (one cache for every tenant). */
+  edge: { app: EdgeApp; clients: WebClients },
 ): TenantSlackApp {
   const current = (): TenantInstallation => {
     const now = installation();
@@ -60,15 +56,15 @@ export function createTenantSlackApp(
       if (onHold()) throw new AppError('tenant_on_hold', 'this workspace’s Slack access is on hold');
       return current().botToken;
     },
-    clients,
+    edge.clients,
     webClientOptions(config, logger),
     renewToken,
   );
-  const core = boltCore({
-    config,
-    logger,
-    receiver: dispatchedReceiver,
-    authorize: async (source): Promise<AuthorizeResult> => {
+  const gateway = slackGateway(config, logger, client, options);
+  const inFlight = new InFlight(logger);
+  let registered: SlackDeps | undefined;
+  const tenant: EdgeTenant = {
+    authorize: (source) => {
       const now = current();
       return {
         // A token rotated on another replica a moment ago replaces the refused one here too (views.open).
@@ -85,15 +81,22 @@ export function createTenantSlackApp(
         orgWideEnterpriseId: now.isEnterpriseInstall ? now.enterpriseId : undefined,
       };
     },
-    client,
-    options,
-    pool: clients.boltPool(() => installation()?.isEnterpriseInstall === true),
-  });
+    orgWide: () => installation()?.isEnterpriseInstall === true,
+    deps: () => {
+      if (!registered)
+        throw new AppError('tenant_not_composed', 'this workspace’s listeners are not set up yet');
+      return registered;
+    },
+    inFlight,
+    logger,
+  };
   return {
-    gateway: core.gateway,
+    gateway,
     mode: 'http',
-    register: core.register,
-    receive: (event) => core.app.processEvent(event),
+    register: (deps) => {
+      registered = listenerDeps(deps, gateway, logger, inFlight);
+    },
+    receive: (event) => edge.app.receive(event, tenant),
     // Outside the gateway: a refusal here is the answer asked for, not one more refusal to report.
     tokenAccepted: (token) => tokenAcceptedBy((args) => client.auth.test(args), token),
     publishHoldHome: async (userId, notice) => {
@@ -108,8 +111,8 @@ export function createTenantSlackApp(
     // The shared receiver listens; the installation names the bot, so there is nothing to check first.
     start: async () => 0,
     connected: () => true,
-    drain: core.drain,
+    drain: (timeoutMs) => inFlight.drain(timeoutMs),
     stop: async () => undefined,
-    close: () => core.gateway.close(),
+    close: () => gateway.close(),
   };
 }

@@ -45,11 +45,13 @@ vi.mock('@slack/bolt', async (real) => {
 
 const WATCHED = ['Pool', 'Agent', 'Registry', 'Octokit', 'Worker', 'App', 'WebClient'] as const;
 /**
- * What is still built per tenant, by name (issue 43 step 5 is not done): each scope's Bolt App (with Bolt's
- * own default WebClient inside it, not counted here). Anything else built per tenant fails this test; so
- * does one more of these.
+ * What is still built per tenant, by name: nothing (issue 43 step 5: one Bolt App per process, whose
+ * listeners reach each request's tenant). Anything built per tenant fails this test.
  */
-const STILL_PER_TENANT: Partial<Record<(typeof WATCHED)[number], number>> = { App: 1 };
+const STILL_PER_TENANT: Partial<Record<(typeof WATCHED)[number], number>> = {};
+
+/** Every `setInterval` the process starts while the test runs, counted (a timer per tenant is a cost per tenant). */
+const intervals = { started: 0 };
 
 /**
  * Issue 43: the edge is built once per process. Fifty tenants install and each runs a command; what the
@@ -78,6 +80,11 @@ describe('OAuth mode on Redis: nothing of the edge built per tenant', () => {
   const snapshot = () => new Map(WATCHED.map((name) => [name, made.get(name) ?? 0]));
 
   beforeAll(async () => {
+    const setInterval = globalThis.setInterval;
+    vi.spyOn(globalThis, 'setInterval').mockImplementation(((...args: Parameters<typeof setInterval>) => {
+      intervals.started++;
+      return setInterval(...args);
+    }) as typeof setInterval);
     redis = await startRedisServer();
     client = createClient({ url: redis.url });
     await client.connect();
@@ -92,6 +99,7 @@ describe('OAuth mode on Redis: nothing of the edge built per tenant', () => {
   });
 
   afterAll(async () => {
+    vi.restoreAllMocks();
     await app?.stop();
     await client?.close();
     await slack?.close();
@@ -99,9 +107,9 @@ describe('OAuth mode on Redis: nothing of the edge built per tenant', () => {
     await redis?.stop();
   });
 
-  it('constructs no pool, registry, Octokit, Worker or Redis connection per tenant, one WebClient per token', async () => {
+  it('constructs no Bolt App, pool, registry, Octokit, Worker, Redis connection or timer per tenant, one WebClient per token', async () => {
     for (const teamId of TENANTS.slice(0, WARM)) await activate(teamId);
-    const before = { made: snapshot(), connections: await connections() };
+    const before = { made: snapshot(), connections: await connections(), intervals: intervals.started };
     for (const teamId of TENANTS.slice(WARM)) await activate(teamId);
     const added = TENANTS.length - WARM;
     const after = snapshot();
@@ -117,7 +125,11 @@ describe('OAuth mode on Redis: nothing of the edge built per tenant', () => {
     // Positive signs the watching works: the process built its edge once.
     expect(after.get('Pool')).toBeGreaterThan(0);
     expect(after.get('Octokit')).toBe(1);
+    expect(after.get('App')).toBe(1);
     expect(after.get('Worker')).toBeGreaterThan(0);
     expect(await connections()).toBeLessThanOrEqual(before.connections);
+    // No timer per tenant either: the replica's ticker runs every scope's periodic work (started before).
+    expect(intervals.started - before.intervals).toBe(0);
+    expect(before.intervals).toBeGreaterThan(0);
   });
 });

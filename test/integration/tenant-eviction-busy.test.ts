@@ -33,6 +33,8 @@ describe('OAuth mode on Redis: a busy scope is evicted only once its work ends',
     await app?.stop();
   });
 
+  const slackPosts = (text: string) =>
+    app.slack.callsOf('chat.postMessage').filter((c) => JSON.stringify(c.args).includes(text)).length;
   const logged = (what: string) =>
     app.logs.filter((l) => l.includes(ALPHA.teamId) && l.includes(what)).length;
 
@@ -72,5 +74,38 @@ describe('OAuth mode on Redis: a busy scope is evicted only once its work ends',
     expect(
       app.logs.filter((l) => l.includes('handing deliveries back') || l.includes('handed back')),
     ).toEqual([]);
+  });
+
+  it("keeps the scope through its listener's work after the ack (one Bolt app for all: tracked as this tenant's)", async () => {
+    let release: () => void = () => undefined;
+    const until = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const creates = () => app.docs.requestsTo('POST', /\/job$/).length;
+    const before = creates();
+    // The job's create is the command's after-ack work: held open, nothing of it is in the outbox yet.
+    app.docs.inject({ method: 'POST', path: /\/job$/ }, { kind: 'gate', until });
+    const jobs = app.docs.jobs.size;
+    const ack = await app.command({
+      text: 'document the in-flight listeners',
+      user_id: ALPHA.user,
+      team_id: ALPHA.teamId,
+      channel_id: ALPHA.channel(1),
+    });
+    expect(ack.status).toBe(200);
+    await waitFor(() => creates() > before, { what: 'the create held open', timeoutMs: 10_000 });
+
+    const evictions = logged('idle; evicted');
+    const waits = logged('eviction waits');
+    await waitFor(() => logged('eviction waits') > waits || logged('idle; evicted') > evictions, {
+      what: 'an eviction pass over the scope while its listener works',
+      timeoutMs: 10_000,
+    });
+    expect(logged('idle; evicted')).toBe(evictions);
+
+    release();
+    // The work the scope kept goes on to its end there: the job is created and its card posted.
+    await waitFor(() => app.docs.jobs.size > jobs, { what: 'the job created', timeoutMs: 10_000 });
+    await waitFor(() => slackPosts('document the in-flight listeners') > 0, { what: 'its card' });
   });
 });

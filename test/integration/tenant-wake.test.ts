@@ -5,6 +5,7 @@ import { createLogger, SecretSet } from '../../src/common/logger.js';
 import { secretBoxFromSettings } from '../../src/common/secret-box.js';
 import { TenantRuntimes } from '../../src/composition/oauth/tenant-runtimes.js';
 import { suspension } from '../../src/composition/oauth/token-refusals.js';
+import { createProcessEdge, type ProcessEdge } from '../../src/composition/process-edge.js';
 import { TenantMetrics } from '../../src/metrics/tenant-metrics.js';
 import { MemoryTenantDirectory } from '../../src/state/memory/memory-tenant-directory.js';
 import { FakeDocs } from '../support/fake-docs.js';
@@ -22,16 +23,20 @@ describe('OAuth mode: waking a tenant', () => {
   let docs: FakeDocs;
   let directory: MemoryTenantDirectory;
   let runtimes: TenantRuntimes;
+  let edge: ProcessEdge;
 
   beforeAll(async () => {
     slack = await FakeSlack.start();
     docs = await FakeDocs.start();
     const config = loadConfig(oauthEnv(slack, docs));
     directory = new MemoryTenantDirectory(secretBoxFromSettings(ENCRYPTION_KEY, undefined));
+    const logger = createLogger({ level: 'silent', secrets: [] });
+    edge = createProcessEdge(config, logger);
     runtimes = new TenantRuntimes({
       config,
       directory,
-      logger: createLogger({ level: 'silent', secrets: [] }),
+      logger,
+      edge,
       secrets: new SecretSet([]),
       metrics: new TenantMetrics(),
       clock: systemClock,
@@ -44,6 +49,7 @@ describe('OAuth mode: waking a tenant', () => {
 
   afterAll(async () => {
     await runtimes?.stop();
+    await edge?.close();
     await slack?.close();
     await docs?.close();
   });

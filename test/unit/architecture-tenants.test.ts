@@ -39,19 +39,19 @@ const MAKERS: Array<{ what: string; call: RegExp; allowed: string[] }> = [
   },
   {
     what: 'Slack apps (a gateway, its pacing, a WebClient with a token)',
-    call: /(?<!function )\b(createSlackApp|createTenantSlackApp)\(/,
+    call: /(?<!function )\b(createSlackApp|createTenantSlackApp|createEdgeApp)\(/,
     allowed: ['composition'],
   },
   {
     what: 'Bolt apps and WebClients',
-    call: /\bnew (App|WebClient|TokenClient|webApi\.WebClient)\(|(?<!function )\bboltCore\(/,
+    call: /\bnew (App|WebClient|TokenClient|webApi\.WebClient)\(|(?<!function )\bboltApp\(/,
     // Token refresh (oauth.v2.access) uses a client with no token: each call names its tenant's refresh token;
     // so does the installer's look at a re-installer's role (users.info with the new installation's token).
     allowed: [
       'slack/oauth/installer.ts',
       'slack/bolt-core.ts',
       'slack/slack-app.ts',
-      'slack/tenant-slack-app.ts',
+      'slack/edge-app.ts',
       'slack/oauth/token-refresh.ts',
       'slack/web-clients.ts',
     ],

@@ -55,7 +55,7 @@ export function createOAuthAgent(
   const store = tenantDirectoryFor(config, box, logger);
   const metrics = new TenantMetrics();
   // The process's clients of the outside (HTTP pools): every scope uses them, none builds its own.
-  const edge = createProcessEdge();
+  const edge = createProcessEdge(config, logger);
   // Built once per replica: its one timer, and (Redis) the due index every scope's owed work is marked in.
   const ticker = new ReplicaTicker(logger, store.dueIndex !== undefined);
   const plane = store.queuePlane({

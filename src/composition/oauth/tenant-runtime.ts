@@ -123,7 +123,7 @@ export function buildTenantRuntime(
     ...(deps.sharedRedis ? { sharedRedis: deps.sharedRedis } : {}),
     ...(deps.periodic ? { periodic: deps.periodic } : {}),
     ...(deps.plane ? { plane: deps.plane } : {}),
-    ...(deps.edge ? { edge: deps.edge } : {}),
+    edge: deps.edge,
     ...(deps.dueIndex ? { dueIndex: { mark: (atMs: number) => deps.dueIndex!.mark(tenant, atMs) } } : {}),
     slackApp: (options) => {
       const refusedForGood = tokenRefusalCheck({
@@ -155,7 +155,7 @@ export function buildTenantRuntime(
           return stored.botToken;
         },
         () => holder.runtime?.lifecycle.hold !== undefined,
-        deps.edge?.slack,
+        { app: deps.edge.slackApp, clients: deps.edge.slack },
       );
       holder.slack = slack;
       return slack;

@@ -47,6 +47,6 @@ export interface TenantRuntimesDeps {
   scopeIdleMs?: number;
   /** Redis mode: at most this many scopes resident (TENANT_SCOPES_MAX; MAX_RESIDENT_SCOPES by default). */
   maxResidentScopes?: number;
-  /** The process's clients of the outside, shared by every scope (absent: each scope builds its own). */
-  edge?: ProcessEdge;
+  /** The process's clients of the outside and its one Bolt app, shared by every scope. */
+  edge: ProcessEdge;
 }

@@ -1,4 +1,4 @@
-import type { App } from '@slack/bolt';
+import type { App, Context } from '@slack/bolt';
 import { registerAgentStopChoice } from './actions/agent-stop-choice.js';
 import { registerAlertMenuAction } from './actions/alert-menu.js';
 import { registerAssistantConfirm } from './actions/assistant-confirm.js';
@@ -33,21 +33,27 @@ import { registerTokenRevoked } from './events/token-revoked.js';
 import { refuseExternalUsers } from './external-users.js';
 import { refuseForeignResponseUrls } from './foreign-response-urls.js';
 import { ignoreReplayedRequests } from './replayed-requests.js';
+import { narrowed, requestDeps } from './request-deps.js';
 import { refuseSecretsInCommands } from './secrets-in-commands.js';
 import { requireConnectedProject } from './setup-gate.js';
 
 export type { SlackDeps } from './deps.js';
 
-export function registerListeners(app: App, deps: SlackDeps): void {
+/**
+ * Every listener, registered once on `app`. Each request's listeners reach the deps `depsOf` gives for it
+ * (OAuth mode: the request's tenant's; single-workspace mode: the one set), never deps read at registration.
+ */
+export function registerListeners(app: App, depsOf: (context: Context) => SlackDeps): void {
+  const deps = requestDeps(depsOf);
   // Before every listener: a replayed command or click runs once; users of other organisations reach none
   // of them (ALLOW_EXTERNAL_USERS).
-  app.use(ignoreReplayedRequests(deps) as never);
+  app.use(deps.each(ignoreReplayedRequests) as never);
   // A credential in a command's text is refused before anything reads it (issue 44).
-  app.use(refuseSecretsInCommands(deps) as never);
-  app.use(refuseForeignResponseUrls(deps) as never);
-  app.use(refuseExternalUsers(deps) as never);
+  app.use(deps.each(refuseSecretsInCommands) as never);
+  app.use(deps.each(refuseForeignResponseUrls) as never);
+  app.use(deps.each(refuseExternalUsers) as never);
   // OAuth mode: until a docs project is connected, commands only say how to connect one.
-  app.use(requireConnectedProject(deps) as never);
+  app.use(deps.each(requireConnectedProject) as never);
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);
@@ -75,16 +81,17 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerHomeConnectProjectAction(app, deps);
   registerHomeDisconnectProjectAction(app, deps);
   // Before Bolt's listeners see them: assistant events, and messages in DM threads (routed back to the
-  // conversation service when the thread is not an assistant thread).
-  if (deps.assistant) {
-    registerAssistant(app, { ...deps, assistant: deps.assistant });
-    // The confirmation card's [Start job] [Edit] [Cancel] for an instruction in an assistant thread.
-    registerAssistantConfirm(app, { ...deps, assistant: deps.assistant });
-  }
+  // conversation service when the thread is not an assistant thread). Registered whatever the deps: a
+  // request whose deps have no assistant surface passes by them.
+  const assistant = narrowed(deps, (all) => all.assistant && { ...all, assistant: all.assistant });
+  registerAssistant(app, assistant);
+  // The confirmation card's [Start job] [Edit] [Cancel] for an instruction in an assistant thread.
+  registerAssistantConfirm(app, assistant);
   // Agent sessions: Slack's Stop button (Bolt has no listener of its own: app.event) and its two choices.
-  const sessions = deps.assistant?.sessions;
-  if (sessions) {
-    registerAgentSessionStopped(app, { ...deps, sessions });
-    registerAgentStopChoice(app, { ...deps, sessions });
-  }
+  const sessions = narrowed(
+    deps,
+    (all) => all.assistant?.sessions && { ...all, sessions: all.assistant.sessions },
+  );
+  registerAgentSessionStopped(app, sessions);
+  registerAgentStopChoice(app, sessions);
 }

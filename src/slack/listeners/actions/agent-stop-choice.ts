@@ -12,6 +12,7 @@ import { describeDocsFailure } from '../../messages/failures.js';
 import { secretRefusalText } from '../../messages/secret-notice.js';
 import type { ButtonArgs } from '../args.js';
 import type { AgentSessions, SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';
 
 export type StopChoiceDeps = Pick<SlackDeps, 'logger' | 'access' | 'limits'> & {
@@ -19,8 +20,8 @@ export type StopChoiceDeps = Pick<SlackDeps, 'logger' | 'access' | 'limits'> & {
   sessions: AgentSessions;
 };
 
-export function registerAgentStopChoice(app: App, deps: StopChoiceDeps): void {
-  app.action(AGENT_STOP_ACTIONS, agentStopChoice(deps) as never);
+export function registerAgentStopChoice(app: App, deps: RequestDeps<StopChoiceDeps>): void {
+  app.action(AGENT_STOP_ACTIONS, deps.each(agentStopChoice) as never);
 }
 
 /**

@@ -6,6 +6,7 @@ import { ALERT_MENU_ACTION, MUTE_SIGNAL_PREFIX } from '../../messages/health-ale
 import { mutedOn } from '../../messages/shared-state.js';
 import { sharedMessageRef } from '../../shared-messages.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';
 
 export type AlertMenuDeps = Pick<SlackDeps, 'access' | 'logger' | 'shared'> & {
@@ -20,8 +21,8 @@ export type AlertMenuArgs = Pick<
 /** A signal hash as `shortHash` writes it: 16 base64url characters. */
 const SIGNAL_HASH = /^[A-Za-z0-9_-]{16}$/;
 
-export function registerAlertMenuAction(app: App, deps: AlertMenuDeps): void {
-  app.action<BlockOverflowAction>(ALERT_MENU_ACTION, alertMenuAction(deps) as never);
+export function registerAlertMenuAction(app: App, deps: RequestDeps<AlertMenuDeps>): void {
+  app.action<BlockOverflowAction>(ALERT_MENU_ACTION, deps.each(alertMenuAction) as never);
 }
 
 /**

@@ -15,6 +15,7 @@ import { jobModalView } from '../../messages/job-modal.js';
 import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
 import type { SlackMessage } from '../../messages/types.js';
 import { type AssistantMessageDeps, instruct, mayUseContext } from '../assistant/user-message.js';
+import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';
 
 export type AssistantConfirmDeps = AssistantMessageDeps;
@@ -34,8 +35,8 @@ export interface AssistantConfirmArgs {
   client: { views: { open(args: { trigger_id: string; view: ModalView }): Promise<unknown> } };
 }
 
-export function registerAssistantConfirm(app: App, deps: AssistantConfirmDeps): void {
-  app.action(CONFIRM_ACTIONS, assistantConfirm(deps) as never);
+export function registerAssistantConfirm(app: App, deps: RequestDeps<AssistantConfirmDeps>): void {
+  app.action(CONFIRM_ACTIONS, deps.each(assistantConfirm) as never);
 }
 
 /**

@@ -6,12 +6,13 @@ import { describePageViewsFailure, describePostFailure } from '../../messages/pa
 import { SlackDeliveryError } from '../../slack-gateway.js';
 import type { ButtonArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';
 
 export type DocsHealthPostDeps = Pick<SlackDeps, 'access' | 'health' | 'logger' | 'limits'>;
 
-export function registerDocsHealthPostAction(app: App, deps: DocsHealthPostDeps): void {
-  app.action<BlockButtonAction>(POST_HEALTH_ACTION, docsHealthPostAction(deps));
+export function registerDocsHealthPostAction(app: App, deps: RequestDeps<DocsHealthPostDeps>): void {
+  app.action<BlockButtonAction>(POST_HEALTH_ACTION, deps.each(docsHealthPostAction));
 }
 
 /**

@@ -6,12 +6,13 @@ import { POST_REPORT_ACTION } from '../../messages/page-views-report.js';
 import { SlackDeliveryError } from '../../slack-gateway.js';
 import type { ButtonArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';
 
 export type DocsViewsPostDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits'>;
 
-export function registerDocsViewsPostAction(app: App, deps: DocsViewsPostDeps): void {
-  app.action<BlockButtonAction>(POST_REPORT_ACTION, docsViewsPostAction(deps));
+export function registerDocsViewsPostAction(app: App, deps: RequestDeps<DocsViewsPostDeps>): void {
+  app.action<BlockButtonAction>(POST_REPORT_ACTION, deps.each(docsViewsPostAction));
 }
 
 /** "Post to channel" on an ephemeral report: re-renders it from the cached range and posts it. */

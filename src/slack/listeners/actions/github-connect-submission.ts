@@ -10,6 +10,7 @@ import {
 import { ENVIRONMENT_CONFIGURED_TEXT, whoCanManageText } from '../../messages/project-settings.js';
 import { githubText, preferenceFailureText } from '../../messages/tenant-preferences.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 
 export type GithubConnectSubmissionDeps = Pick<SlackDeps, 'logger' | 'afterAck' | 'settings'>;
@@ -25,8 +26,11 @@ export interface GithubConnectSubmissionArgs {
   client: PrivateAnswerClient;
 }
 
-export function registerGithubConnectSubmission(app: App, deps: GithubConnectSubmissionDeps): void {
-  app.view(GITHUB_MODAL_CALLBACK_ID, githubConnectSubmission(deps) as never);
+export function registerGithubConnectSubmission(
+  app: App,
+  deps: RequestDeps<GithubConnectSubmissionDeps>,
+): void {
+  app.view(GITHUB_MODAL_CALLBACK_ID, deps.each(githubConnectSubmission) as never);
 }
 
 const inField = (block: string, text: string): FieldErrors => ({

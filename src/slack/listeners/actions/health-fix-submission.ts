@@ -14,6 +14,7 @@ import {
 import type { SubmissionErrors, SubmittedView } from '../../messages/job-modal.js';
 import { startFailureNotice } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 
 export type HealthFixSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'shared'> & {
@@ -28,8 +29,8 @@ export interface HealthFixSubmissionArgs {
   client: PrivateAnswerClient;
 }
 
-export function registerHealthFixSubmission(app: App, deps: HealthFixSubmissionDeps): void {
-  app.view(HEALTH_MODAL_CALLBACK, healthFixSubmission(deps) as never);
+export function registerHealthFixSubmission(app: App, deps: RequestDeps<HealthFixSubmissionDeps>): void {
+  app.view(HEALTH_MODAL_CALLBACK, deps.each(healthFixSubmission) as never);
 }
 
 const LOST_EVIDENCE =

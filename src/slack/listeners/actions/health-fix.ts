@@ -10,6 +10,7 @@ import { healthFixModal } from '../../messages/health-modal.js';
 import { HEALTH_FIX_ACTION_PREFIX } from '../../messages/health-report.js';
 import { type SeenMessage, sharedMessageRef } from '../../shared-messages.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';
 
 export type HealthFixDeps = Pick<SlackDeps, 'access' | 'logger' | 'shared'> & {
@@ -37,8 +38,8 @@ export interface HealthFixArgs {
 /** `health_fix_<kind>_<rank>`: one listener for every row's button. */
 export const HEALTH_FIX_ACTION = new RegExp(`^${HEALTH_FIX_ACTION_PREFIX}_(search|page|question)_\\d+$`);
 
-export function registerHealthFixAction(app: App, deps: HealthFixDeps): void {
-  app.action<BlockButtonAction>(HEALTH_FIX_ACTION, healthFixAction(deps) as never);
+export function registerHealthFixAction(app: App, deps: RequestDeps<HealthFixDeps>): void {
+  app.action<BlockButtonAction>(HEALTH_FIX_ACTION, deps.each(healthFixAction) as never);
 }
 
 /**

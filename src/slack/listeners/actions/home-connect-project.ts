@@ -8,6 +8,7 @@ import {
   notAllowedText,
 } from '../../messages/project-settings.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 
 export type HomeConnectProjectDeps = Pick<SlackDeps, 'logger' | 'settings'>;
 
@@ -21,8 +22,8 @@ export interface HomeConnectProjectArgs {
   };
 }
 
-export function registerHomeConnectProjectAction(app: App, deps: HomeConnectProjectDeps): void {
-  app.action(HOME_CONNECT_ACTION, homeConnectProject(deps) as never);
+export function registerHomeConnectProjectAction(app: App, deps: RequestDeps<HomeConnectProjectDeps>): void {
+  app.action(HOME_CONNECT_ACTION, deps.each(homeConnectProject) as never);
 }
 
 const COULD_NOT_OPEN =

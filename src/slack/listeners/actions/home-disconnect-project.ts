@@ -8,6 +8,7 @@ import {
 } from '../../messages/project-settings.js';
 import { settingsFailureText } from '../commands/settings-subcommands.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 
 export type HomeDisconnectProjectDeps = Pick<SlackDeps, 'logger' | 'settings' | 'home' | 'afterAck'>;
 
@@ -19,8 +20,11 @@ export interface HomeDisconnectProjectArgs {
   client: { chat: { postMessage(args: { channel: string; text: string }): Promise<unknown> } };
 }
 
-export function registerHomeDisconnectProjectAction(app: App, deps: HomeDisconnectProjectDeps): void {
-  app.action(HOME_DISCONNECT_ACTION, homeDisconnectProject(deps) as never);
+export function registerHomeDisconnectProjectAction(
+  app: App,
+  deps: RequestDeps<HomeDisconnectProjectDeps>,
+): void {
+  app.action(HOME_DISCONNECT_ACTION, deps.each(homeDisconnectProject) as never);
 }
 
 const CHANNEL_ID = /^[CG][A-Z0-9]{2,30}$/;

@@ -4,6 +4,7 @@ import { describeError } from '../../../common/errors.js';
 import { HOME_NEW_JOB_ACTION } from '../../messages/app-home.js';
 import { jobModalView } from '../../messages/job-modal.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 
 export type HomeNewJobDeps = Pick<SlackDeps, 'logger'>;
 
@@ -17,8 +18,8 @@ export interface HomeNewJobArgs {
   };
 }
 
-export function registerHomeNewJobAction(app: App, deps: HomeNewJobDeps): void {
-  app.action(HOME_NEW_JOB_ACTION, homeNewJob(deps) as never);
+export function registerHomeNewJobAction(app: App, deps: RequestDeps<HomeNewJobDeps>): void {
+  app.action(HOME_NEW_JOB_ACTION, deps.each(homeNewJob) as never);
 }
 
 const COULD_NOT_OPEN =

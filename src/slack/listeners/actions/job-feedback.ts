@@ -2,6 +2,7 @@ import type { App, BlockFeedbackButtonsAction, SlackActionMiddlewareArgs } from 
 import { describeError, errorCode } from '../../../common/errors.js';
 import { feedbackAnswerText, JOB_FEEDBACK_ACTION, parseFeedbackValue } from '../../messages/job-feedback.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';
 
 export type JobFeedbackDeps = Pick<SlackDeps, 'logger' | 'access'> & { feedback?: SlackDeps['feedback'] };
@@ -12,8 +13,8 @@ export type FeedbackButtonArgs = Pick<
   'ack' | 'body' | 'action' | 'respond'
 >;
 
-export function registerJobFeedbackAction(app: App, deps: JobFeedbackDeps): void {
-  app.action<BlockFeedbackButtonsAction>(JOB_FEEDBACK_ACTION, jobFeedbackAction(deps));
+export function registerJobFeedbackAction(app: App, deps: RequestDeps<JobFeedbackDeps>): void {
+  app.action<BlockFeedbackButtonsAction>(JOB_FEEDBACK_ACTION, deps.each(jobFeedbackAction));
 }
 
 /**

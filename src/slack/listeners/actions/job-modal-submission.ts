@@ -11,6 +11,7 @@ import {
 } from '../../messages/job-modal.js';
 import { STATE_UNAVAILABLE_TEXT, startFailureNotice } from '../../messages/job-replies.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 import { checkChannelMembership, type MembersReader, membershipProblem } from './channel-membership.js';
 import { alreadyJobThreadText, contextOf, earlierMessages, type ThreadReader } from './thread-reads.js';
@@ -27,8 +28,8 @@ export interface ViewSubmissionArgs {
   context?: { botUserId?: string };
 }
 
-export function registerJobModalSubmission(app: App, deps: JobModalSubmissionDeps): void {
-  app.view(JOB_MODAL_CALLBACK_ID, jobModalSubmission(deps) as never);
+export function registerJobModalSubmission(app: App, deps: RequestDeps<JobModalSubmissionDeps>): void {
+  app.view(JOB_MODAL_CALLBACK_ID, deps.each(jobModalSubmission) as never);
 }
 
 function inForm(text: string, block = INSTRUCTION_BLOCK): SubmissionErrors {

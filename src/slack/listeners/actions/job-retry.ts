@@ -4,6 +4,7 @@ import { describeError } from '../../../common/errors.js';
 import { JOB_RETRY_ACTION } from '../../messages/job-card.js';
 import { jobModalView } from '../../messages/job-modal.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 
 export type JobRetryDeps = Pick<SlackDeps, 'logger' | 'jobs'>;
 
@@ -23,8 +24,8 @@ export interface JobRetryArgs {
   client: { views: { open(args: { trigger_id: string; view: ModalView }): Promise<unknown> } };
 }
 
-export function registerJobRetryAction(app: App, deps: JobRetryDeps): void {
-  app.action(JOB_RETRY_ACTION, jobRetry(deps) as never);
+export function registerJobRetryAction(app: App, deps: RequestDeps<JobRetryDeps>): void {
+  app.action(JOB_RETRY_ACTION, deps.each(jobRetry) as never);
 }
 
 /**

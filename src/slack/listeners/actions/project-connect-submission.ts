@@ -20,6 +20,7 @@ import {
   SLACK_TIMEOUT_TEXT,
 } from '../../messages/project-settings.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 
 export type ProjectConnectSubmissionDeps = Pick<SlackDeps, 'logger' | 'afterAck' | 'settings' | 'home'>;
@@ -37,8 +38,11 @@ export interface ProjectConnectSubmissionArgs {
   client: PrivateAnswerClient;
 }
 
-export function registerProjectConnectSubmission(app: App, deps: ProjectConnectSubmissionDeps): void {
-  app.view(CONNECT_MODAL_CALLBACK_ID, projectConnectSubmission(deps) as never);
+export function registerProjectConnectSubmission(
+  app: App,
+  deps: RequestDeps<ProjectConnectSubmissionDeps>,
+): void {
+  app.view(CONNECT_MODAL_CALLBACK_ID, deps.each(projectConnectSubmission) as never);
 }
 
 /** Slack waits 3 s for the form's answer: the permission check gets this much of it, the key check the rest. */

@@ -5,6 +5,7 @@ import { accessDeniedMessage } from '../../command-text.js';
 import { EmptySourceMessageError } from '../../message-source.js';
 import { decodeMessageRef, REVIEW_MESSAGE_ACTION } from '../../messages/review-message.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { jobFormFor } from './send-to-docs-agent.js';
 import { type MessageReader, readMessage, type ThreadReader } from './thread-reads.js';
 
@@ -31,8 +32,11 @@ export interface ReviewReactedMessageArgs {
     ThreadReader & { views: { open(args: { trigger_id: string; view: ModalView }): Promise<unknown> } };
 }
 
-export function registerReviewReactedMessageAction(app: App, deps: ReviewReactedMessageDeps): void {
-  app.action(REVIEW_MESSAGE_ACTION, reviewReactedMessage(deps) as never);
+export function registerReviewReactedMessageAction(
+  app: App,
+  deps: RequestDeps<ReviewReactedMessageDeps>,
+): void {
+  app.action(REVIEW_MESSAGE_ACTION, deps.each(reviewReactedMessage) as never);
 }
 
 const BUDGET_SPENT =

@@ -5,6 +5,7 @@ import { accessDeniedMessage } from '../../command-text.js';
 import { EmptySourceMessageError, jobFromMessage, type SourceMessage } from '../../message-source.js';
 import { jobModalView } from '../../messages/job-modal.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { contextSummary, earlierMessages, type ThreadContext, type ThreadReader } from './thread-reads.js';
 
 export const SEND_TO_DOCS_AGENT_CALLBACK_ID = 'docs_agent_from_message';
@@ -26,10 +27,10 @@ export interface MessageShortcutArgs {
   client: ThreadReader & { views: { open(args: { trigger_id: string; view: ModalView }): Promise<unknown> } };
 }
 
-export function registerSendToDocsAgentShortcut(app: App, deps: SendToDocsAgentDeps): void {
+export function registerSendToDocsAgentShortcut(app: App, deps: RequestDeps<SendToDocsAgentDeps>): void {
   app.shortcut(
     { type: 'message_action', callback_id: SEND_TO_DOCS_AGENT_CALLBACK_ID },
-    sendToDocsAgentShortcut(deps) as never,
+    deps.each(sendToDocsAgentShortcut) as never,
   );
 }
 

@@ -8,6 +8,7 @@ import { WEEKLY_STOP_ACTION } from '../../messages/weekly-post.js';
 import { sharedMessageRef } from '../../shared-messages.js';
 import type { ButtonArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';
 
 export type WeeklyStopDeps = Pick<SlackDeps, 'access' | 'logger' | 'shared'> & {
@@ -16,8 +17,8 @@ export type WeeklyStopDeps = Pick<SlackDeps, 'access' | 'logger' | 'shared'> & {
 
 export const WEEKLY_KINDS: ReadonlySet<string> = new Set<ScheduleKind>(['page_views', 'health']);
 
-export function registerWeeklyStopAction(app: App, deps: WeeklyStopDeps): void {
-  app.action<BlockButtonAction>(WEEKLY_STOP_ACTION, weeklyStopAction(deps));
+export function registerWeeklyStopAction(app: App, deps: RequestDeps<WeeklyStopDeps>): void {
+  app.action<BlockButtonAction>(WEEKLY_STOP_ACTION, deps.each(weeklyStopAction));
 }
 
 /**

@@ -1,5 +1,6 @@
-import { type App, Assistant } from '@slack/bolt';
+import { type App, Assistant, type AssistantConfig, type Context } from '@slack/bolt';
 import type { AssistantSurface } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { assistantContextChanged, assistantThreadStarted, threadOfEvent } from './thread-events.js';
 import { type AssistantMessageDeps, assistantUserMessage } from './user-message.js';
 
@@ -7,25 +8,44 @@ import { type AssistantMessageDeps, assistantUserMessage } from './user-message.
  * Slack's AI app container through Bolt's `Assistant`: it routes `assistant_thread_started`,
  * `assistant_thread_context_changed` and messages in DM threads here (and nowhere else). The thread
  * context lives in the state store (both modes), not in Bolt's default store (message metadata).
+ * Registered once; each request reaches its own deps' surface, and a request whose deps have no assistant
+ * passes on to the other listeners (as if none were registered).
  */
-export function registerAssistant(app: App, deps: AssistantMessageDeps): void {
-  const surface: AssistantSurface = deps.assistant;
+export function registerAssistant(app: App, deps: RequestDeps<AssistantMessageDeps>): void {
+  const surfaceOf = (context: Context): AssistantSurface | undefined => deps.of(context)?.assistant;
   app.assistant(
-    new Assistant({
+    new RequestAssistant(deps, {
       threadContextStore: {
-        async get({ payload }) {
+        async get({ payload, context }) {
           const thread = threadOfEvent(payload);
-          const stored = thread ? await surface.threads.get(thread.channelId, thread.threadTs) : undefined;
+          const surface = surfaceOf(context);
+          const stored =
+            thread && surface ? await surface.threads.get(thread.channelId, thread.threadTs) : undefined;
           return stored?.contextChannelId ? { channel_id: stored.contextChannelId } : {};
         },
-        async save({ payload }) {
+        async save({ payload, context }) {
           const thread = threadOfEvent(payload);
-          if (thread) await surface.threads.save(thread);
+          if (thread) await surfaceOf(context)?.threads.save(thread);
         },
       },
-      threadStarted: assistantThreadStarted(deps),
-      threadContextChanged: assistantContextChanged(deps),
-      userMessage: assistantUserMessage(deps),
+      threadStarted: deps.each(assistantThreadStarted),
+      threadContextChanged: deps.each(assistantContextChanged),
+      userMessage: deps.each(assistantUserMessage) as never,
     }),
   );
+}
+
+/** Bolt's Assistant, taking a request only when that request's deps have the assistant surface. */
+class RequestAssistant extends Assistant {
+  constructor(
+    private readonly deps: RequestDeps<unknown>,
+    config: AssistantConfig,
+  ) {
+    super(config);
+  }
+
+  override getMiddleware(): ReturnType<Assistant['getMiddleware']> {
+    const assistant = super.getMiddleware();
+    return async (args) => (this.deps.of(args.context) ? assistant(args) : args.next());
+  }
 }

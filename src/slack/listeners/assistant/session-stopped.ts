@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
 import { nothingToStopMessage } from '../../messages/agent-session.js';
 import type { AgentSessions, SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 
 export type SessionStoppedDeps = Pick<SlackDeps, 'logger' | 'afterAck' | 'access'> & {
   jobs: Pick<
@@ -48,12 +49,16 @@ export function stopOfEvent(event: unknown): SessionStop | undefined {
  * at once; then, once per event across replicas: the thread's job is no longer followed (by any replica),
  * its stream ends with one honest line and two choices, and the session returns to idle.
  */
-export function registerAgentSessionStopped(app: App, deps: SessionStoppedDeps): void {
-  app.event('agent_session_stopped', async ({ event }) => {
+export function registerAgentSessionStopped(app: App, deps: RequestDeps<SessionStoppedDeps>): void {
+  app.event('agent_session_stopped', deps.each(sessionStopped) as never);
+}
+
+export function sessionStopped(deps: SessionStoppedDeps) {
+  return async ({ event }: { event: unknown }): Promise<void> => {
     const stop = stopOfEvent(event);
     if (!stop) return;
     deps.afterAck(() => handleStop(deps, stop));
-  });
+  };
 }
 
 export async function handleStop(deps: SessionStoppedDeps, stop: SessionStop): Promise<void> {

@@ -13,6 +13,7 @@ import { STATE_UNAVAILABLE_TEXT } from '../../messages/job-replies.js';
 import { secretRefusalText } from '../../messages/secret-notice.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { owedVia, respondSafely } from '../respond-safely.js';
 import { answerPreferenceCommand, preferenceCommand } from './preference-subcommands.js';
 import { answerSettingsCommand, type ModalOpener, settingsSubcommand } from './settings-subcommands.js';
@@ -24,8 +25,8 @@ export type DocsAgentCommandDeps = Pick<
   jobs: Pick<SlackDeps['jobs'], 'start' | 'status' | 'listWatched'>;
 };
 
-export function registerDocsAgentCommand(app: App, deps: DocsAgentCommandDeps): void {
-  app.command('/docs-agent', docsAgentCommand(deps));
+export function registerDocsAgentCommand(app: App, deps: RequestDeps<DocsAgentCommandDeps>): void {
+  app.command('/docs-agent', deps.each(docsAgentCommand));
 }
 
 /**

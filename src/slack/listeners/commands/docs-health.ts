@@ -12,14 +12,15 @@ import {
 } from '../../messages/page-views-replies.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { owedVia, respondSafely } from '../respond-safely.js';
 import { answerAlertsCommand } from './health-alerts.js';
 import { answerScheduleCommand } from './weekly-schedules.js';
 
 export type DocsHealthDeps = Pick<SlackDeps, 'access' | 'logger' | 'limits' | 'health' | 'outbox'>;
 
-export function registerDocsHealthCommand(app: App, deps: DocsHealthDeps): void {
-  app.command('/docs-health', docsHealthCommand(deps));
+export function registerDocsHealthCommand(app: App, deps: RequestDeps<DocsHealthDeps>): void {
+  app.command('/docs-health', deps.each(docsHealthCommand));
 }
 
 export { docsHealthHelp } from '../../messages/health-help.js';

@@ -12,13 +12,14 @@ import {
 import { pageViewsReportMessage } from '../../messages/page-views-report.js';
 import type { CommandArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { owedVia, respondSafely } from '../respond-safely.js';
 import { answerScheduleCommand } from './weekly-schedules.js';
 
 export type DocsViewsCommandDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits' | 'outbox'>;
 
-export function registerDocsViewsCommand(app: App, deps: DocsViewsCommandDeps): void {
-  app.command('/docs-views', docsViewsCommand(deps));
+export function registerDocsViewsCommand(app: App, deps: RequestDeps<DocsViewsCommandDeps>): void {
+  app.command('/docs-views', deps.each(docsViewsCommand));
 }
 
 /**

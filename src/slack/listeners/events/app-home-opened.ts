@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 
 export type AppHomeOpenedDeps = Pick<SlackDeps, 'logger' | 'afterAck' | 'home'>;
 
@@ -10,8 +11,8 @@ export interface AppHomeOpenedArgs {
   body: { team_id?: string };
 }
 
-export function registerAppHomeOpened(app: App, deps: AppHomeOpenedDeps): void {
-  app.event('app_home_opened', appHomeOpened(deps) as never);
+export function registerAppHomeOpened(app: App, deps: RequestDeps<AppHomeOpenedDeps>): void {
+  app.event('app_home_opened', deps.each(appHomeOpened) as never);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   unfurlPayload,
 } from '../../messages/unfurls.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 
 export type LinkSharedDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'outbox' | 'users'> & {
   unfurls?: SlackDeps['unfurls'];
@@ -39,8 +40,8 @@ export const MAX_LINKS_PER_MESSAGE = 5;
 const BUDGET_NOTE = 'Numbers are paused: the hourly analytics budget is used up. Paste the link again later.';
 const UNAVAILABLE_NOTE = 'Numbers are unavailable right now (the docs platform did not answer).';
 
-export function registerLinkShared(app: App, deps: LinkSharedDeps): void {
-  app.event('link_shared', linkShared(deps) as never);
+export function registerLinkShared(app: App, deps: RequestDeps<LinkSharedDeps>): void {
+  app.event('link_shared', deps.each(linkShared) as never);
 }
 
 /**

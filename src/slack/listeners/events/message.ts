@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { MessageEventArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { handleInbound, toInbound } from './inbound.js';
 
 /** Both event types the bot reads; one listener, because Bolt runs every listener's matchers per request. */
@@ -8,8 +9,8 @@ const MESSAGE_EVENT_TYPES = /^(?:message|app_mention)$/;
 
 export type MessageEventDeps = Pick<SlackDeps, 'conversations' | 'logger' | 'afterAck'>;
 
-export function registerMessageEvents(app: App, deps: MessageEventDeps): void {
-  app.event(MESSAGE_EVENT_TYPES, messageEvent(deps));
+export function registerMessageEvents(app: App, deps: RequestDeps<MessageEventDeps>): void {
+  app.event(MESSAGE_EVENT_TYPES, deps.each(messageEvent));
 }
 
 /**

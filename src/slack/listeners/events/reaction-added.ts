@@ -13,6 +13,7 @@ import { STATE_UNAVAILABLE_TEXT, startFailureNotice } from '../../messages/job-r
 import { reviewMessagePrompt } from '../../messages/review-message.js';
 import { alreadyJobThreadText, type MessageReader, readMessage } from '../actions/thread-reads.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 
 export type ReactionAddedDeps = Pick<
   SlackDeps,
@@ -38,8 +39,8 @@ export interface ReactionAddedArgs {
   };
 }
 
-export function registerReactionAdded(app: App, deps: ReactionAddedDeps): void {
-  app.event('reaction_added', reactionAdded(deps) as never);
+export function registerReactionAdded(app: App, deps: RequestDeps<ReactionAddedDeps>): void {
+  app.event('reaction_added', deps.each(reactionAdded) as never);
 }
 
 const CANNOT_READ =

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 
 export type TokenRevokedDeps = Pick<SlackDeps, 'logger' | 'tokenRevoked' | 'installed'>;
 
@@ -49,7 +50,7 @@ export function tokenRevoked(deps: TokenRevokedDeps) {
   };
 }
 
-export function registerTokenRevoked(app: App, deps: TokenRevokedDeps): void {
-  app.event('app_uninstalled', tokenRevoked(deps) as never);
-  app.event('tokens_revoked', tokenRevoked(deps) as never);
+export function registerTokenRevoked(app: App, deps: RequestDeps<TokenRevokedDeps>): void {
+  app.event('app_uninstalled', deps.each(tokenRevoked) as never);
+  app.event('tokens_revoked', deps.each(tokenRevoked) as never);
 }

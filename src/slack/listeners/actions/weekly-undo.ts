@@ -6,6 +6,7 @@ import { restartedOn, WEEKLY_UNDO_ACTION } from '../../messages/shared-state.js'
 import { sharedMessageRef } from '../../shared-messages.js';
 import type { ButtonArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';
 import { WEEKLY_KINDS } from './weekly-stop.js';
 
@@ -15,8 +16,8 @@ export type WeeklyUndoDeps = Pick<SlackDeps, 'access' | 'logger' | 'shared'> & {
 
 const COMMANDS: Record<ScheduleKind, string> = { page_views: '/docs-views', health: '/docs-health' };
 
-export function registerWeeklyUndoAction(app: App, deps: WeeklyUndoDeps): void {
-  app.action<BlockButtonAction>(WEEKLY_UNDO_ACTION, weeklyUndoAction(deps));
+export function registerWeeklyUndoAction(app: App, deps: RequestDeps<WeeklyUndoDeps>): void {
+  app.action<BlockButtonAction>(WEEKLY_UNDO_ACTION, deps.each(weeklyUndoAction));
 }
 
 /**

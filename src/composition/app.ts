@@ -92,6 +92,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       signals.jobChanged(record);
     },
     projects,
+    jobUrlPattern: config.docs.jobUrlPattern,
   });
   const assistant = wireAssistant({
     gateway: slack.gateway,

@@ -49,7 +49,7 @@ function cardMenu(): ActionsBlockElement {
  * A tracked card's actions: its pull request (or, failed, Retry), the job's page when DOCS_JOB_URL_PATTERN
  * is set, and the ⋯ menu. A pull request link too long for a button comes first as its own rich-text link.
  */
-export function trackedCardActions(input: {
+export function trackedCardBlocks(input: {
   prLink: string | null;
   failed: boolean;
   jobUrl: string | undefined;

@@ -5,7 +5,7 @@ import { isTerminal, type JobRecord } from '../../jobs/domain/job.js';
 import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { evidenceLine } from './evidence-summary.js';
 import { formatDuration, repositoryLabel, slackTime } from './format.js';
-import { trackedCardActions } from './job-card-actions.js';
+import { trackedCardBlocks } from './job-card-actions.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
 import { HOME_CONNECT_ACTION } from './project-settings.js';
 import { pullRequestStateLine } from './pull-request.js';
@@ -163,7 +163,7 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
     if (pullRequest) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: pullRequest }] });
     const failed = !state.record.prLink && state.record.status === 'failed';
     if (failed) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: FAILED_CAUSE } });
-    blocks.push(...trackedCardActions({ prLink: state.record.prLink, failed, jobUrl: input.jobUrl }));
+    blocks.push(...trackedCardBlocks({ prLink: state.record.prLink, failed, jobUrl: input.jobUrl }));
   }
   if (takesFollowUps(state)) blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {

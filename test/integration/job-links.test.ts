@@ -52,8 +52,10 @@ describe('job links and the job id (issue 46)', () => {
     });
     expect(told.body).toMatchObject({ response_type: 'ephemeral', replace_original: false });
     expect(String(told.body.text)).toContain(`\`${job.id}\``);
-    // Only privately: no message in the channel or the thread shows the id (the button's link holds it).
-    const shown = (m: unknown) => JSON.stringify(m, (key, value) => (key === 'url' ? undefined : value));
+    // Only privately: no message in the channel or the thread shows the id (the button's link and the
+    // actions' block id, which nobody reads, hold it).
+    const hidden = new Set(['url', 'block_id']);
+    const shown = (m: unknown) => JSON.stringify(m, (key, value) => (hidden.has(key) ? undefined : value));
     expect(t.slack.messages.filter((m) => shown(m).includes(job.id))).toEqual([]);
   });
 

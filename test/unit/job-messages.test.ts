@@ -102,8 +102,12 @@ describe('job card', () => {
     const json = JSON.stringify(view.blocks);
     expect(json).toContain('<@U0ALICE>');
     expect(json).toContain('acme/docs');
-    // No job id nor branch on the card (issue 46): the ⋯ menu gives the id.
-    expect(json).not.toContain('job_0001');
+    // No job id nor branch on the card (issue 46): the ⋯ menu gives the id (the actions' block id, never
+    // shown, names the job for that menu).
+    expect(JSON.stringify(view.blocks, (k, v) => (k === 'block_id' ? undefined : v))).not.toContain(
+      'job_0001',
+    );
+    expect(json).toContain('"block_id":"job:job_0001"');
     expect(json).not.toContain('docs-agent/429');
     expect(json).toContain('Copy job ID');
     expect(view.text).toContain('Working');

@@ -50,6 +50,7 @@ function cardMenu(): ActionsBlockElement {
  * is set, and the ⋯ menu. A pull request link too long for a button comes first as its own rich-text link.
  */
 export function trackedCardBlocks(input: {
+  jobId: string;
   prLink: string | null;
   failed: boolean;
   jobUrl: string | undefined;
@@ -62,8 +63,20 @@ export function trackedCardBlocks(input: {
     else blocks.push(pr);
   } else if (input.failed) elements.push(RETRY_BUTTON);
   elements.push(...openJobPageButton(input.jobUrl), cardMenu());
-  blocks.push({ type: 'actions', elements });
+  const blockId = cardBlockId(input.jobId);
+  blocks.push({ type: 'actions', ...(blockId && { block_id: blockId }), elements });
   return blocks;
+}
+
+/** Job ids as the platform gives them: a plain token. */
+export const PLAIN_JOB_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/**
+ * The block id of a card's actions: which job the card was drawn for (never shown; a click carries it, so the
+ * ⋯ menu can check that the job its thread holds now is the card's). Undefined for an id that is not plain.
+ */
+export function cardBlockId(jobId: string): string | undefined {
+  return PLAIN_JOB_ID.test(jobId) ? `job:${jobId}` : undefined;
 }
 
 /**

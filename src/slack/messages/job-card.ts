@@ -163,7 +163,14 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
     if (pullRequest) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: pullRequest }] });
     const failed = !state.record.prLink && state.record.status === 'failed';
     if (failed) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: FAILED_CAUSE } });
-    blocks.push(...trackedCardBlocks({ prLink: state.record.prLink, failed, jobUrl: input.jobUrl }));
+    blocks.push(
+      ...trackedCardBlocks({
+        jobId: state.record.jobId,
+        prLink: state.record.prLink,
+        failed,
+        jobUrl: input.jobUrl,
+      }),
+    );
   }
   if (takesFollowUps(state)) blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {

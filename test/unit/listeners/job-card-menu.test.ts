@@ -26,13 +26,13 @@ function job(jobId: string) {
   );
 }
 
-async function choose(record: ReturnType<typeof job> | undefined, value = 'copy_job_id') {
+async function choose(record: ReturnType<typeof job> | undefined, value = 'copy_job_id', blockId?: string) {
   const respond = vi.fn(async (_message: { text: string }) => ({}));
   const ack = vi.fn(async () => {});
   const jobOfThread = vi.fn(async () => record);
   await jobCardMenu({ logger: recordingLogger().logger, jobs: { jobOfThread } as never })({
     ack,
-    action: { selected_option: { value } },
+    action: { selected_option: { value }, ...(blockId && { block_id: blockId }) },
     body: { container: { channel_id: CHANNEL, message_ts: '1700000000.000050' } },
     respond,
   } as never);
@@ -57,6 +57,13 @@ describe("the card's ⋯ → Copy job ID", () => {
       expect(t.told).not.toContain(id);
       expect(t.told).toContain('not in a form I can show safely');
     }
+  });
+
+  it("a card drawn for another job than its thread's now does not get that job's id", async () => {
+    const t = await choose(job('job_later'), 'copy_job_id', 'job:job_earlier');
+    expect(t.told).not.toContain('job_later');
+    expect(t.told).toContain('no longer the one I follow');
+    expect((await choose(job('job_same'), 'copy_job_id', 'job:job_same')).told).toContain('`job_same`');
   });
 
   it('another option, or no job behind the card: acked, and no id', async () => {

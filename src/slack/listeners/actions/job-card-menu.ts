@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
 import { findSecret } from '../../../common/secret-shapes.js';
 import { COPY_JOB_ID_OPTION, JOB_CARD_MENU_ACTION } from '../../messages/job-card.js';
+import { cardBlockId, PLAIN_JOB_ID } from '../../messages/job-card-actions.js';
 import type { SlackDeps } from '../deps.js';
 
 export type JobCardMenuDeps = Pick<SlackDeps, 'logger' | 'jobs'>;
@@ -9,7 +10,7 @@ export type JobCardMenuDeps = Pick<SlackDeps, 'logger' | 'jobs'>;
 /** The parts of the `block_actions` payload of the card's ⋯ menu read here. */
 export interface JobCardMenuArgs {
   ack: () => Promise<void>;
-  action: { selected_option?: { value?: string } };
+  action: { block_id?: string; selected_option?: { value?: string } };
   body: { container?: { channel_id?: string; message_ts?: string; thread_ts?: string } };
   respond: (message: {
     response_type: 'ephemeral';
@@ -17,9 +18,6 @@ export interface JobCardMenuArgs {
     text: string;
   }) => Promise<unknown>;
 }
-
-/** Job ids as the platform gives them: a plain token; anything else is never echoed. */
-const PLAIN_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 export function registerJobCardMenuAction(app: App, deps: JobCardMenuDeps): void {
   app.action(JOB_CARD_MENU_ACTION, jobCardMenu(deps) as never);
@@ -55,7 +53,12 @@ export function jobCardMenu(deps: JobCardMenuDeps) {
         'I no longer know this job (jobs are kept for 30 days), so I have no ID to show.',
       ));
     const id = record.jobId;
-    if (!PLAIN_ID.test(id) || findSecret(id)) {
+    // A card drawn for another job than its thread holds now (a later job in the thread): not this id.
+    if (action.block_id?.startsWith('job:') && action.block_id !== cardBlockId(id))
+      return void (await tell(
+        "This card's job is no longer the one I follow in its thread, so I can't tell its ID. `/docs-agent list` in this channel shows the jobs I follow.",
+      ));
+    if (!PLAIN_JOB_ID.test(id) || findSecret(id)) {
       deps.logger.warn({ channelId }, 'a job id not shown: not a plain id');
       return void (await tell(
         "This job's ID is not in a form I can show safely, so I left it out. Ask whoever runs docs-agent to look it up in the bot's logs.",

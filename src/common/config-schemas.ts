@@ -8,6 +8,12 @@ export const optionalText = z
   .transform((value) => (value === '' ? undefined : value))
   .optional();
 
+/** `true` or `false`; empty or unset: `fallback`. */
+export const flag = (fallback: boolean) =>
+  optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'must be true or false' }).optional())
+    .transform((value) => (value === undefined ? fallback : value === 'true'));
+
 export const idList = (what: string) =>
   z
     .string()

@@ -8,9 +8,10 @@ import {
   oauthEnvFields,
   oauthProblems,
 } from './config-oauth.js';
-import { apiUrl, httpUrl, idList, integer, optionalText, redisUrl } from './config-schemas.js';
+import { apiUrl, flag, httpUrl, idList, integer, optionalText, redisUrl } from './config-schemas.js';
 import { envScrubber } from './env-secrets.js';
 import { AppError } from './errors.js';
+import { jobUrlPatternSchema } from './job-links.js';
 import { channelProjectsSchema } from './projects.js';
 
 /** Slack's rate-limit classes of apps (their history reads differ; see SLACK_APP_TIER). */
@@ -70,6 +71,7 @@ const envSchema = z.object({
   AGENT_JOBS_PER_HOUR: integer(100, 1, 1_000_000),
   USER_BUDGET_SHARE: integer(50, 1, 100),
   DOCS_SITE_URL: optionalText.pipe(httpUrl.optional()),
+  DOCS_JOB_URL_PATTERN: jobUrlPatternSchema,
   REDIS_URL: optionalText.pipe(redisUrl.optional()),
   POLL_INTERVAL_MS: integer(5_000, 10),
   POLL_MAX_INTERVAL_MS: integer(60_000, 10),
@@ -84,18 +86,12 @@ const envSchema = z.object({
   ALLOWED_CHANNEL_IDS: idList('channel'),
   ALLOWED_USER_IDS: idList('user'),
   ADMIN_USER_IDS: idList('user'),
-  ALLOW_EXTERNAL_USERS: optionalText
-    .pipe(z.enum(['true', 'false'], { error: 'must be true or false' }).optional())
-    .transform((v) => v === 'true'),
-  FOLLOW_UPS_FROM: optionalText
-    .pipe(z.enum(['anyone', 'requester']).optional())
-    .transform((v) => v ?? 'anyone'),
+  ALLOW_EXTERNAL_USERS: flag(false),
+  FOLLOW_UPS_FROM: optionalText.pipe(z.enum(['anyone', 'requester']).default('anyone')),
   ANALYTICS_MAX_PAGES: integer(40, 1, 1000),
   ANALYTICS_CACHE_TTL_MS: integer(15 * 60 * 1000, 0),
   ANALYTICS_HOURLY_BUDGET: integer(100, 1, 100_000),
-  REPORT_CHARTS: optionalText
-    .pipe(z.enum(['true', 'false'], { error: 'must be true or false' }).optional())
-    .transform((v) => v !== 'false'),
+  REPORT_CHARTS: flag(true),
   HEALTH_IMPACT_DAYS: integer(14, 1, 180),
   HEALTH_ALERT_INTERVAL_MS: integer(60 * 60 * 1000, 1_000, 24 * 60 * 60 * 1000),
   WEEKLY_REPORT_CHANNEL: optionalText,
@@ -166,6 +162,8 @@ export interface Config {
     /** USER_BUDGET_SHARE: percent of a project's hourly job budget one person may spend. */
     userSharePercent: number;
     siteUrl: string | undefined;
+    /** DOCS_JOB_URL_PATTERN: a job's page on the docs platform (`job-links.ts`); every tenant's. */
+    jobUrlPattern: string | undefined;
   };
   redisUrl: string | undefined;
   /** Where GET /metrics is served: its own port, loopback by default, never the port Slack reaches. */
@@ -259,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jobsPerHour: e.AGENT_JOBS_PER_HOUR,
       userSharePercent: e.USER_BUDGET_SHARE,
       siteUrl: e.DOCS_SITE_URL,
+      jobUrlPattern: e.DOCS_JOB_URL_PATTERN,
     },
     redisUrl: e.REDIS_URL,
     poll: {

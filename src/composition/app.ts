@@ -105,6 +105,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
       });
     },
     projects,
+    jobUrlPattern: config.docs.jobUrlPattern,
   });
   const assistant = wireAssistant({
     gateway: slack.gateway,

@@ -6,7 +6,6 @@ import type { ProjectDirectory } from '../common/projects.js';
 import type { HealthAlerts } from '../insights/alerts/health-alerts.js';
 import { kindOf } from '../insights/ports.js';
 import type { WeeklyReports } from '../insights/weekly/weekly-reports.js';
-import type { JobRecord } from '../jobs/domain/job.js';
 import type { JobFeedback } from '../jobs/job-feedback.js';
 import type { JobStore } from '../jobs/ports.js';
 import { AppHomePublisher, type AppHomeSources } from '../slack/app-home-publisher.js';
@@ -92,9 +91,6 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
     publish: (userId, view, hash) => w.gateway.publishHome(userId, view, hash),
     ...(w.feedback ? { feedback: () => w.feedback!.thisMonth() } : {}),
     ...(w.settings ? { settings: w.settings } : {}),
-    ...(w.projects.isMulti
-      ? { projectOf: (job: JobRecord) => job.projectId ?? w.projects.defaultProjectId }
-      : {}),
     logger: w.logger.child({ component: 'app-home' }),
     hashes: w.hashes,
   });

@@ -6,7 +6,6 @@ import type { JobRecord } from '../jobs/domain/job.js';
 import type { MonthFeedback } from '../jobs/job-feedback.js';
 import type { JobStore } from '../jobs/ports.js';
 import {
-  type AppHomeInput,
   appHomeUnavailableView,
   appHomeView,
   type HomeAlertChannel,
@@ -46,7 +45,6 @@ export interface AppHomeSources {
   publish(userId: string, view: HomeView, hash?: string): Promise<string | undefined>;
   /** This month's rated pull requests (everyone's votes). */
   feedback?(): Promise<MonthFeedback>;
-  projectOf?: AppHomeInput['projectOf'];
   /** OAuth mode: the Settings section (docs projects) for admins, or the connect prompt. */
   settings?(userId: string): Promise<HomeSettings | undefined>;
   logger: Logger;
@@ -153,7 +151,6 @@ export class AppHomePublisher {
       ...(feedback ? { feedback } : {}),
       ...(alerts ? { alerts } : {}),
       ...(settings ? { settings } : {}),
-      ...(this.sources.projectOf ? { projectOf: this.sources.projectOf } : {}),
     });
   }
 

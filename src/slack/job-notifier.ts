@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../common/clock.js';
 import { DocsApiError } from '../common/docs-api-error.js';
 import { describeError } from '../common/errors.js';
+import { jobPageUrl } from '../common/job-links.js';
 import type { Logger } from '../common/logger.js';
 import type { DeliveryPriority, NewDelivery } from '../delivery/domain.js';
 import type { Outbox } from '../delivery/ports.js';
@@ -45,8 +46,10 @@ export interface NotifierOptions {
   jobsPerHour?: number;
   /** Told of every card refresh, terminal reply and notice (App Home republishes the requester's view). */
   onJobChanged?: (record: JobRecord) => void;
-  /** With several docs projects configured, cards name theirs (records without one use the default). */
-  projects?: { isMulti: boolean; defaultProjectId: string };
+  /** The docs projects: a job's page names its project (a record without one: its channel's or the default). */
+  projects?: { isMulti: boolean; defaultProjectId: string; projectFor?(channelId: string): string };
+  /** DOCS_JOB_URL_PATTERN: cards and notices link the job's page; absent, they do not. */
+  jobUrlPattern?: string | undefined;
   /** How long a job's start waits for its card (default STARTING_CARD_WAIT_MS). */
   startingCardWaitMs?: number;
 }
@@ -96,7 +99,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       {
         key: `followup-refused:${ref.channelId}:${ref.ts}`,
         target: { kind: 'post', channel: ref.channelId, threadTs: ref.threadTs },
-        payload: followUpRefusedMessage(error, this.clock.now(), this.limits()),
+        payload: followUpRefusedMessage(error, this.clock.now(), this.limits(), this.linkIn(ref.channelId)),
         priority: 'reply',
       },
       'could not say why a follow-up was refused',
@@ -111,8 +114,9 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   }
 
   async tellAuthor(ref: MessageRef, notice: PrivateNotice): Promise<void> {
+    const message = privateNoticeMessage(notice, undefined, this.linkIn(ref.channelId));
     await this.gateway
-      .postEphemeral(ref.channelId, ref.userId, privateNoticeMessage(notice), ref.threadTs)
+      .postEphemeral(ref.channelId, ref.userId, message, ref.threadTs)
       .catch((error: unknown) => {
         this.logger.warn(
           { channelId: ref.channelId, notice: notice.kind, error: describeError(error) },
@@ -185,21 +189,15 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   /** A card before any job record: starting, or not started. */
   private startCard(input: StartingCard, state: CardState, followUpsFrom?: FollowUpsFrom): SlackMessage {
     const { requesterId, prompt, evidenceRef } = input;
-    const project = this.projectName(input.projectId);
-    return jobCardMessage({
-      requesterId,
-      prompt,
-      ...(evidenceRef && { evidenceRef }),
-      state,
-      followUpsFrom,
-      project,
-    });
+    return jobCardMessage({ requesterId, prompt, ...(evidenceRef && { evidenceRef }), state, followUpsFrom });
   }
 
-  /** The project a card names: only when several are configured. */
-  private projectName(projectId: string | undefined): string | undefined {
-    const projects = this.options.projects;
-    return projects?.isMulti ? (projectId ?? projects.defaultProjectId) : undefined;
+  /** Links to a job's page (DOCS_JOB_URL_PATTERN) on its project, else on its channel's or the default. */
+  private linkIn(channelId: string | undefined, projectId?: string): (jobId: string) => string | undefined {
+    const { projects, jobUrlPattern } = this.options;
+    const project =
+      projectId ?? (channelId && projects?.projectFor?.(channelId)) ?? projects?.defaultProjectId;
+    return (jobId) => jobPageUrl(jobUrlPattern, { projectId: project ?? '', jobId });
   }
 
   /**
@@ -214,7 +212,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
       ...(record.evidenceRef === undefined ? {} : { evidenceRef: record.evidenceRef }),
       state: { phase: 'tracked', record, now },
       followUpsFrom: this.options.followUpsFrom,
-      project: this.projectName(record.projectId),
+      jobUrl: this.linkIn(undefined, record.projectId)(record.jobId),
     });
     const priority = record.watching ? 'intermediate' : 'final';
     await this.oweCard(record.channelId, record.cardTs, message, priority, shownOrder(record));
@@ -234,7 +232,8 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
   }
 
   async markCardFailed(input: StartingCard & { cardTs: string; error: unknown }): Promise<void> {
-    const reason = describeDocsFailure(input.error, this.clock.now(), undefined, this.limits());
+    const link = this.linkIn(undefined, input.projectId);
+    const reason = describeDocsFailure(input.error, this.clock.now(), undefined, this.limits(), link);
     const message = this.startCard(input, {
       phase: 'not_started',
       reason,
@@ -288,7 +287,7 @@ export class SlackJobNotifier implements JobNotifier, ConversationNotifier {
     await this.outbox.owe({
       key: `notice:${notice.kind}:${record.jobId}:${record.generation}`,
       target: { kind: 'post', channel: record.channelId, threadTs: record.threadTs },
-      payload: noticeMessage(record, notice),
+      payload: noticeMessage(notice, this.linkIn(undefined, record.projectId)(record.jobId)),
       priority: 'reply',
     });
     this.changed(record);

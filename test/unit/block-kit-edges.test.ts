@@ -133,8 +133,8 @@ describe('every message builder at its edges is accepted by Slack', () => {
       { kind: 'archived' },
     ] as const)
       accepted(terminalReplyMessage(record(1, { generation: 2 }), outcome, NOW));
-    accepted(noticeMessage(record(1), { kind: 'watch_expired', maxAgeMs: 86_400_000 }));
-    accepted(noticeMessage(record(1), { kind: 'job_gone' }));
+    accepted(noticeMessage({ kind: 'watch_expired', maxAgeMs: 86_400_000 }));
+    accepted(noticeMessage({ kind: 'job_gone' }));
     accepted(followUpRefusedMessage(new DocsApiError('invalid_request', 'x', { apiMessage: HOSTILE }), NOW));
     for (const notice of [
       { kind: 'access_denied', reason: 'user' },

@@ -108,7 +108,7 @@ describe('.env.example', () => {
     ...['WEEKLY_REPORT_TZ', 'GITHUB_TOKEN', 'SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'],
     ...['DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS_OLD', 'SLACK_UPGRADED_TEAM_ID', 'GITHUB_TOKEN_OWNERS'],
     // SLACK_APP_TIER's default depends on the mode; the links and HOST are optional and empty unless set.
-    ...['SLACK_APP_TIER', 'PRIVACY_URL', 'SUPPORT_URL', 'HOST'],
+    ...['SLACK_APP_TIER', 'PRIVACY_URL', 'SUPPORT_URL', 'HOST', 'DOCS_JOB_URL_PATTERN'],
   ]);
 
   // Read by compose.yml and `npm run doctor` only.

@@ -101,9 +101,15 @@ describe('job card', () => {
     });
     const json = JSON.stringify(view.blocks);
     expect(json).toContain('<@U0ALICE>');
-    expect(json).toContain('job_0001');
     expect(json).toContain('acme/docs');
-    expect(json).toContain('https://github.com/acme/docs/tree/docs-agent/429');
+    // No job id nor branch on the card (issue 46): the ⋯ menu gives the id (the actions' block id, never
+    // shown, names the job for that menu).
+    expect(JSON.stringify(view.blocks, (k, v) => (k === 'block_id' ? undefined : v))).not.toContain(
+      'job_0001',
+    );
+    expect(json).toContain('"block_id":"job:job_0001"');
+    expect(json).not.toContain('docs-agent/429');
+    expect(json).toContain('Copy job ID');
     expect(view.text).toContain('Working');
     expectWithinLimits(view);
   });
@@ -130,18 +136,16 @@ describe('job card', () => {
     expect(view.text).toBe('Docs agent job: Starting the agent.');
   });
 
-  it('shortens a long branch label, never its link markup', () => {
-    const ref = `docs-agent/${'b'.repeat(1000)}`;
+  it('shortens a long repository label, never its link markup', () => {
+    const repository = `https://github.com/acme/${'d'.repeat(1000)}`;
     const view = jobCardMessage({
       requesterId: 'U0ALICE',
       prompt: 'Document it',
-      state: { phase: 'tracked', record: record({ ref }), now: NOW },
+      state: { phase: 'tracked', record: record({ repository }), now: NOW },
     });
     expectWithinLimits(view);
     const context = json(view).find((b) => b.type === 'context').elements[0].text as string;
-    expect(context).toMatch(
-      / · <https:\/\/github\.com\/acme\/docs\/tree\/docs-agent\/b+\|⎇ docs-agent\/b+…> · /,
-    );
+    expect(context).toMatch(/ · <https:\/\/github\.com\/acme\/d+\|acme\/d+…> · /);
   });
 
   it('shows a pull request link too long for a button as a text link, not as nothing', () => {
@@ -252,10 +256,10 @@ describe('terminal replies', () => {
   });
 
   it('notices say why watching stopped', () => {
-    expect(
-      JSON.stringify(noticeMessage(record(), { kind: 'watch_expired', maxAgeMs: 6 * 3600_000 }).blocks),
-    ).toContain('6 h');
-    expect(JSON.stringify(noticeMessage(record(), { kind: 'job_gone' }).blocks)).toContain('no longer knows');
+    expect(JSON.stringify(noticeMessage({ kind: 'watch_expired', maxAgeMs: 6 * 3600_000 }).blocks)).toContain(
+      '6 h',
+    );
+    expect(JSON.stringify(noticeMessage({ kind: 'job_gone' }).blocks)).toContain('no longer knows');
   });
 });
 

@@ -10,6 +10,7 @@ import { registerHealthFixSubmission } from './actions/health-fix-submission.js'
 import { registerHomeConnectProjectAction } from './actions/home-connect-project.js';
 import { registerHomeDisconnectProjectAction } from './actions/home-disconnect-project.js';
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
+import { registerJobCardMenuAction } from './actions/job-card-menu.js';
 import { registerJobFeedbackAction } from './actions/job-feedback.js';
 import { registerJobModalSubmission } from './actions/job-modal-submission.js';
 import { registerJobRetryAction } from './actions/job-retry.js';
@@ -74,6 +75,7 @@ export function registerListeners(app: App, depsOf: (context: Context) => SlackD
   registerTokenRevoked(app, deps);
   registerHomeNewJobAction(app, deps);
   registerJobRetryAction(app, deps);
+  registerJobCardMenuAction(app, deps);
   registerJobFeedbackAction(app, deps);
   registerReviewReactedMessageAction(app, deps);
   registerProjectConnectSubmission(app, deps);

@@ -1,7 +1,6 @@
 import type { JobRecord } from '../../jobs/domain/job.js';
-import { untrustedMrkdwn } from '../markup.js';
 import { safeId } from './job-card.js';
-import { LIMITS, oneLine, truncate } from './limits.js';
+import { LIMITS, truncate } from './limits.js';
 import type { SlackMessage } from './types.js';
 
 /** The two buttons offered after Stop (one handler: `AGENT_STOP_ACTIONS`). */
@@ -28,16 +27,12 @@ export function parseStopChoiceValue(value: unknown): { jobId: string; generatio
   return { generation: Number(match[1]), jobId: match[2]! };
 }
 
-function jobRef(jobId: string): string {
-  return `\`${untrustedMrkdwn(oneLine(jobId, 100))}\``;
-}
-
 /**
  * The one honest line after Stop, with its two choices. The platform has no cancel: the job runs on
  * upstream, so the line says what stopped (the bot following it here) and what may still happen.
  */
 export function sessionStoppedMessage(record: JobRecord): SlackMessage {
-  const text = `:octagonal_sign: Stopped: I'm no longer following job ${jobRef(record.jobId)} here. The docs platform can't cancel a running agent job, so the agent may still finish and open a pull request. Send it a stop instruction (it is asked not to open one), or keep following to get its result here.`;
+  const text = `:octagonal_sign: Stopped: I'm no longer following this job here. The docs platform can't cancel a running agent job, so the agent may still finish and open a pull request. Send it a stop instruction (it is asked not to open one), or keep following to get its result here.`;
   const blocks: SlackMessage['blocks'] = [
     { type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } },
   ];
@@ -68,7 +63,7 @@ export function sessionStoppedMessage(record: JobRecord): SlackMessage {
 /** Said when Stop is pressed and there was nothing left to stop. */
 export function nothingToStopMessage(record: JobRecord | undefined): SlackMessage {
   const text = record
-    ? `:information_source: Job ${jobRef(record.jobId)} had already ended here, so there was nothing to stop.`
+    ? ':information_source: This job had already ended here, so there was nothing to stop.'
     : ':information_source: No docs agent job is running in this thread, so there was nothing to stop.';
   return { text: 'Nothing to stop', blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 }
@@ -81,11 +76,9 @@ export type StopChoiceOutcome =
   | { kind: 'stale' };
 
 /** What replaces the buttons once a choice was made (or why none could be). */
-export function stopChoiceMessage(
-  record: Pick<JobRecord, 'jobId'>,
-  outcome: StopChoiceOutcome,
-): SlackMessage {
-  const job = jobRef(record.jobId);
+export function stopChoiceMessage(outcome: StopChoiceOutcome): SlackMessage {
+  // No job id in these lines (issue 46): the thread says which job.
+  const job = 'this job';
   let text: string;
   switch (outcome.kind) {
     case 'instructed':
@@ -101,7 +94,7 @@ export function stopChoiceMessage(
       text = ':information_source: A choice was already made for this stop.';
       break;
     case 'stale':
-      text = `:information_source: Job ${job} has moved on since this Stop (a later run, or it is followed again), so this choice no longer applies.`;
+      text = `:information_source: This job has moved on since this Stop (a later run, or it is followed again), so this choice no longer applies.`;
       break;
   }
   return {

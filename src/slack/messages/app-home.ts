@@ -42,6 +42,7 @@ export interface HomeBudget {
   resetsAt?: number;
 }
 
+/** No job id, model, branch or project id in Home (issue 46): the channel says where a job or schedule is. */
 export interface AppHomeInput {
   userId: string;
   teamId?: string | null;
@@ -50,8 +51,6 @@ export interface AppHomeInput {
   schedules: HomeSchedule[];
   /** The hourly budgets, for managers only (an operator's figures); absent: no budget section. */
   budgets?: HomeBudget[] | undefined;
-  /** Names the project on each job when more than one is configured. */
-  projectOf?: (job: JobRecord) => string | undefined;
   /** This month's ratings of pull requests (the feedback buttons), everyone's; absent when unknown. */
   feedback?: MonthFeedback;
   /** Channels the user subscribed to docs-health alerts; absent: no alert section. */
@@ -135,7 +134,6 @@ function jobBlocks(input: AppHomeInput): KnownBlock[] {
     ];
   for (const job of own.slice(0, HOME_LIMITS.jobs)) {
     const status = statusLine(job);
-    const project = input.projectOf?.(job);
     const links = [
       mrkdwnLink(threadLink(job.channelId, job.threadTs), 'thread'),
       ...(job.prLink ? [mrkdwnLink(job.prLink, 'pull request')] : []),
@@ -145,7 +143,7 @@ function jobBlocks(input: AppHomeInput): KnownBlock[] {
       `${status.emoji} *${status.label}*`,
       ...(pullRequest ? [pullRequest] : []),
       `> ${untrustedMrkdwn(oneLine(job.prompt, 200))}`,
-      `${slackTime(job.createdAt, '{date_short_pretty} at {time}')} in <#${job.channelId}>${project ? ` · project \`${escapeMrkdwn(oneLine(project, 60))}\`` : ''} · ${links}`,
+      `${slackTime(job.createdAt, '{date_short_pretty} at {time}')} in <#${job.channelId}> · ${links}`,
     ];
     blocks.push(section(lines.join('\n')));
   }
@@ -167,13 +165,10 @@ function scheduleBlocks(schedules: HomeSchedule[]): KnownBlock[] {
     const next = schedule.nextRunAt
       ? ` · next ${slackTime(schedule.nextRunAt, '{date_short_pretty} at {time}')}`
       : '';
-    const project = schedule.projectId
-      ? ` · project \`${escapeMrkdwn(oneLine(schedule.projectId, 60))}\``
-      : '';
     const kind = schedule.kind ? `${escapeMrkdwn(oneLine(schedule.kind, 40))} · ` : '';
     blocks.push(
       section(
-        `${kind}<#${schedule.channelId}> · ${scheduleInWords(schedule.cron)} (${escapeMrkdwn(oneLine(schedule.timeZone, 60))})${next}${project}`,
+        `${kind}<#${schedule.channelId}> · ${scheduleInWords(schedule.cron)} (${escapeMrkdwn(oneLine(schedule.timeZone, 60))})${next}`,
       ),
     );
   }

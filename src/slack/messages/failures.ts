@@ -2,7 +2,7 @@ import { DocsApiError, outcomeUnknown } from '../../common/docs-api-error.js';
 import { AppError } from '../../common/errors.js';
 import { UserShareUsedUp } from '../../jobs/use-cases/job-budget.js';
 import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
-import { slackTime } from './format.js';
+import { mrkdwnLink, slackTime } from './format.js';
 import { oneLine } from './limits.js';
 
 /**
@@ -24,11 +24,18 @@ export function reconnectKeyText(status: number | undefined, action: string): st
   return `The docs platform refused the admin key connected for this project${status ? ` (${status})` : ''}, so I could not ${action}. Ask a docs-agent manager here (an admin, an owner or whoever installed it) to reconnect the project with a valid admin key: \`/docs-agent connect\`, or *Connect a project* in docs-agent's Home.`;
 }
 
+/** A job's page on the docs platform (DOCS_JOB_URL_PATTERN), for the texts that send people there. */
+export type JobLink = (jobId: string) => string | undefined;
+
+/** Where to look for agent jobs when no link can be given. */
+export const DASHBOARD_WORDS = "the agent jobs list of your docs platform's dashboard";
+
 export function describeDocsFailure(
   error: unknown,
   now: number,
   action = 'start the job',
   limits: HourlyLimits = {},
+  jobLink?: JobLink,
 ): string {
   if (error instanceof DocsApiError) {
     if (error.keyConnectedInSlack) return reconnectKeyText(error.status, action);
@@ -46,10 +53,10 @@ export function describeDocsFailure(
       case 'unavailable':
         // A create that got no answer may still have started the job: a blind retry would run it twice.
         if (action === 'start the job' && outcomeUnknown(error))
-          return "The docs platform did not answer in time, so I can't tell whether the job started: it may have started anyway. Check the docs dashboard (or wait a few minutes for a pull request) before trying again, so it doesn't run twice.";
+          return `The docs platform did not answer in time, so I can't tell whether the job started: it may have started anyway. Before trying again, wait a few minutes for a pull request and look in ${DASHBOARD_WORDS}, so it doesn't run twice.`;
         return `The docs platform is down or did not answer in time, so I could not ${action}. Try again in a few minutes.`;
       case 'bad_response':
-        return `The docs platform gave an answer I could not read, so I could not confirm the request. Check the docs dashboard before trying again.`;
+        return `The docs platform gave an answer I could not read, so I could not confirm the request. Look in ${DASHBOARD_WORDS} before trying again.`;
       case 'not_connected':
         return NOT_CONNECTED_TEXT;
     }
@@ -60,9 +67,14 @@ export function describeDocsFailure(
   }
   if (error instanceof AppError && error.code === 'state_unavailable') {
     const jobId = (error as { jobId?: unknown }).jobId;
-    return typeof jobId === 'string'
-      ? `Job \`${escapeMrkdwn(oneLine(jobId, 100))}\` started, but I could not save it and cannot follow it here. Check it in the docs dashboard.`
-      : `I can't reach my state store right now, so I could not ${action}. Try again in a minute.`;
+    if (typeof jobId !== 'string')
+      return `I can't reach my state store right now, so I could not ${action}. Try again in a minute.`;
+    // No job id in the text (issue 46): a link to its page when there is one, else where to look.
+    const url = jobLink?.(jobId);
+    const where = url
+      ? mrkdwnLink(url, 'Open it in the docs dashboard')
+      : `Look for it in ${DASHBOARD_WORDS}`;
+    return `The job started, but I could not save it, so I can't follow it or post its pull request here. ${where}; don't start it again.`;
   }
   return `Something went wrong and I could not ${action}. Try again; if it keeps happening, ask an admin to check the bot's logs.`;
 }

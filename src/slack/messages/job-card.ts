@@ -4,14 +4,21 @@ import { READER_INPUT_NOTICE } from '../../insights/health/instruction.js';
 import { isTerminal, type JobRecord } from '../../jobs/domain/job.js';
 import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { evidenceLine } from './evidence-summary.js';
-import { formatDuration, repositoryBranchUrl, repositoryLabel, slackTime } from './format.js';
-import { pullRequestActions, retryActions } from './job-card-actions.js';
+import { formatDuration, repositoryLabel, slackTime } from './format.js';
+import { trackedCardBlocks } from './job-card-actions.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
 import { HOME_CONNECT_ACTION } from './project-settings.js';
 import { pullRequestStateLine } from './pull-request.js';
 import type { SlackMessage } from './types.js';
 
-export { JOB_RETRY_ACTION, OPEN_PULL_REQUEST_ACTION, pullRequestActions } from './job-card-actions.js';
+export {
+  COPY_JOB_ID_OPTION,
+  JOB_CARD_MENU_ACTION,
+  JOB_RETRY_ACTION,
+  OPEN_JOB_PAGE_ACTION,
+  OPEN_PULL_REQUEST_ACTION,
+  pullRequestActions,
+} from './job-card-actions.js';
 
 export type CardState =
   | { phase: 'starting' }
@@ -27,8 +34,8 @@ export interface JobCardInput {
   evidenceRef?: string;
   /** Who may steer the job from its thread (FOLLOW_UPS_FROM); default `anyone`. */
   followUpsFrom?: 'anyone' | 'requester';
-  /** The docs project, named only when several are configured (DOCS_CHANNEL_PROJECTS). */
-  project?: string;
+  /** The job's page on the docs platform (DOCS_JOB_URL_PATTERN filled); absent: no such button. */
+  jobUrl?: string | undefined;
 }
 
 interface StatusLine {
@@ -94,8 +101,9 @@ export function jobTitle(prompt: string): { text: string; whole: boolean } {
 }
 
 /**
- * The job card: the instruction as its title, its status, one context line (who, repository, branch, age;
- * then job id and model) and its actions. The whole instruction is quoted (as rich text, never parsed) only
+ * The job card: the instruction as its title, its status, one context line (who, repository, age) and its
+ * actions. No job id, model, branch or project id (issue 46): `/docs-agent status` and the card's
+ * *Copy job ID* give them. The whole instruction is quoted (as rich text, never parsed) only
  * when the title could not show all of it. Pure.
  */
 export function jobCardMessage(input: JobCardInput): SlackMessage {
@@ -106,10 +114,7 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: truncate(
-          `:memo: *${untrustedMrkdwn(title.text)}*${projectPart(input.project)}`,
-          LIMITS.sectionText,
-        ),
+        text: truncate(`:memo: *${untrustedMrkdwn(title.text)}*`, LIMITS.sectionText),
       },
     },
   ];
@@ -156,11 +161,16 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
   if (state.phase === 'tracked') {
     const pullRequest = pullRequestStateLine(state.record.pullRequest);
     if (pullRequest) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: pullRequest }] });
-    if (state.record.prLink) blocks.push(pullRequestActions(state.record.prLink));
-    else if (state.record.status === 'failed') {
-      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: FAILED_CAUSE } });
-      blocks.push(retryActions());
-    }
+    const failed = !state.record.prLink && state.record.status === 'failed';
+    if (failed) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: FAILED_CAUSE } });
+    blocks.push(
+      ...trackedCardBlocks({
+        jobId: state.record.jobId,
+        prLink: state.record.prLink,
+        failed,
+        jobUrl: input.jobUrl,
+      }),
+    );
   }
   if (takesFollowUps(state)) blocks.push(threadHint(input.requesterId, input.followUpsFrom));
   return {
@@ -181,23 +191,18 @@ function takesFollowUps(state: CardState): boolean {
   return state.record.status !== 'archived' && state.record.watchEnded !== 'gone';
 }
 
-/** Who, repository, branch and age; then job id and model, as the quieter second element. */
+/** Who, repository and age. */
 function contextLine(requesterId: string, state: CardState): ContextBlock {
   const parts = [`<@${safeId(requesterId)}>`];
   if (state.phase !== 'tracked')
     return { type: 'context', elements: [{ type: 'mrkdwn', text: parts[0] as string }] };
   const { record, now } = state;
-  // Two links of at most 1,400 each, the mention and the age stay under the element's 3,000, so the final
+  // A link of at most 1,400, the mention and the age stay under the element's 3,000, so the final
   // truncate never cuts a link: only a label is ever shortened.
   const room = 1400;
   if (record.repository) {
     const label = untrustedMrkdwn(oneLine(repositoryLabel(record.repository), 200));
     parts.push(isLinkable(record.repository) ? fitLink(record.repository, label, room) : label);
-  }
-  if (record.ref) {
-    const branchUrl = record.repository ? repositoryBranchUrl(record.repository, record.ref) : undefined;
-    const label = untrustedMrkdwn(oneLine(record.ref, 200));
-    parts.push(branchUrl ? fitLink(branchUrl, `⎇ ${label}`, room) : `⎇ \`${label}\``);
   }
   // By status, not by `watching`: the final card is rendered just before the job stops being watched.
   // A running job shows its start in Slack's relative format ("5 minutes ago"), which each client keeps
@@ -207,14 +212,9 @@ function contextLine(requesterId: string, state: CardState): ContextBlock {
       ? `took ${formatDuration(now - record.activeSince)}`
       : `started ${slackTime(record.activeSince, '{ago}')}`,
   );
-  const details = [`Job \`${untrustedMrkdwn(oneLine(record.jobId, 100))}\``];
-  if (record.model) details.push(`model ${untrustedMrkdwn(oneLine(record.model, 100))}`);
   return {
     type: 'context',
-    elements: [
-      { type: 'mrkdwn', text: truncate(parts.join(' · '), LIMITS.sectionText) },
-      { type: 'mrkdwn', text: truncate(details.join(' · '), LIMITS.sectionText) },
-    ],
+    elements: [{ type: 'mrkdwn', text: truncate(parts.join(' · '), LIMITS.sectionText) }],
   };
 }
 

@@ -3,9 +3,14 @@ import type { PrivateNotice } from '../../jobs/conversation-service.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { StartJobResult } from '../../jobs/job-service.js';
 import type { TerminalOutcome, ThreadNotice } from '../../jobs/ports.js';
-import { untrustedMrkdwn } from '../markup.js';
-import { describeDocsFailure, describeSlackDeliveryFailure, type HourlyLimits } from './failures.js';
-import { formatDuration } from './format.js';
+import {
+  DASHBOARD_WORDS,
+  describeDocsFailure,
+  describeSlackDeliveryFailure,
+  type HourlyLimits,
+  type JobLink,
+} from './failures.js';
+import { formatDuration, mrkdwnLink } from './format.js';
 import { pullRequestActions, safeId } from './job-card.js';
 import { feedbackBlock } from './job-feedback.js';
 import { fitLink, LIMITS, oneLine, truncate } from './limits.js';
@@ -71,12 +76,19 @@ export function terminalReplyMessage(record: JobRecord, outcome: TerminalOutcome
   return { text: truncate(`${who} ${fallback}`, LIMITS.messageText), blocks };
 }
 
-export function noticeMessage(record: JobRecord, notice: ThreadNotice): SlackMessage {
-  const jobRef = `\`${untrustedMrkdwn(oneLine(record.jobId, 100))}\``;
+/** Where to see a job: its page when DOCS_JOB_URL_PATTERN made one, else where its id is and where to look. */
+function whereToLook(jobUrl: string | undefined): string {
+  return jobUrl
+    ? `${mrkdwnLink(jobUrl, 'Open it in the docs dashboard')}.`
+    : `Look for it in ${DASHBOARD_WORDS} (the card's *⋯ → Copy job ID* gives its ID).`;
+}
+
+/** A thread notice; no job id in it (issue 46): `jobUrl` links the job's page when the pattern is set. */
+export function noticeMessage(notice: ThreadNotice, jobUrl?: string): SlackMessage {
   const text =
     notice.kind === 'watch_expired'
-      ? `:zzz: I stopped watching job ${jobRef} after ${formatDuration(notice.maxAgeMs)} without a result, so I won't post its pull request here. Check it in the docs dashboard.`
-      : `:grey_question: The docs platform no longer knows job ${jobRef}, so I stopped following it.`;
+      ? `:zzz: I stopped watching this job after ${formatDuration(notice.maxAgeMs)} without a result, so I won't post its pull request here. ${whereToLook(jobUrl)}`
+      : ':grey_question: The docs platform no longer knows this job, so I stopped following it.';
   return {
     text:
       notice.kind === 'watch_expired'
@@ -87,7 +99,12 @@ export function noticeMessage(record: JobRecord, notice: ThreadNotice): SlackMes
 }
 
 /** Why a reply in a job's thread did not reach the agent, and what to do. Posted in the thread. */
-export function followUpRefusedMessage(error: unknown, now: number, limits: HourlyLimits = {}): SlackMessage {
+export function followUpRefusedMessage(
+  error: unknown,
+  now: number,
+  limits: HourlyLimits = {},
+  jobLink?: JobLink,
+): SlackMessage {
   let text: string;
   if (error instanceof DocsApiError && error.code === 'not_found') {
     text =
@@ -96,7 +113,7 @@ export function followUpRefusedMessage(error: unknown, now: number, limits: Hour
     text =
       ":warning: The docs platform is down or did not answer in time, so I can't tell whether the agent got your reply. Wait a few minutes and check this thread before sending it again.";
   } else {
-    text = `:warning: ${describeDocsFailure(error, now, 'pass your reply to the agent', limits)}`;
+    text = `:warning: ${describeDocsFailure(error, now, 'pass your reply to the agent', limits, jobLink)}`;
   }
   return {
     text: 'Your reply did not reach the docs agent',
@@ -109,9 +126,11 @@ export const STATE_UNAVAILABLE_TEXT =
   ":warning: I can't reach my state store right now, so nothing was started or sent. Try again in a minute.";
 
 /** A follow-up the agent accepted whose new run the bot could not record (its state store kept failing). */
-function followUpUnrecordedText(jobId: string, commandName: string): string {
-  const id = untrustedMrkdwn(oneLine(jobId, 100));
-  return `:warning: The docs agent got your reply, but I couldn't record its new run (my state store failed), so I may not post its result in this thread. Don't send the reply again. In a few minutes, check the job with \`${commandName} status ${id}\` or on the docs platform.`;
+function followUpUnrecordedText(commandName: string, jobUrl: string | undefined): string {
+  const where = jobUrl
+    ? mrkdwnLink(jobUrl, 'in the docs dashboard')
+    : `with \`${commandName} status\` and the job ID from the card's *⋯ → Copy job ID*, or in ${DASHBOARD_WORDS}`;
+  return `:warning: The docs agent got your reply, but I couldn't record its new run (my state store failed), so I may not post its result in this thread. Don't send the reply again. In a few minutes, check the job ${where}.`;
 }
 
 /**
@@ -127,7 +146,11 @@ export function startFailureNotice(result: StartJobResult): string | undefined {
 }
 
 /** Answers only the author of a message sees (ephemeral). */
-export function privateNoticeMessage(notice: PrivateNotice, commandName = '/docs-agent'): SlackMessage {
+export function privateNoticeMessage(
+  notice: PrivateNotice,
+  commandName = '/docs-agent',
+  jobLink?: JobLink,
+): SlackMessage {
   let text: string;
   switch (notice.kind) {
     case 'access_denied':
@@ -146,7 +169,7 @@ export function privateNoticeMessage(notice: PrivateNotice, commandName = '/docs
       text = STATE_UNAVAILABLE_TEXT;
       break;
     case 'follow_up_unrecorded':
-      text = followUpUnrecordedText(notice.jobId, commandName);
+      text = followUpUnrecordedText(commandName, jobLink?.(notice.jobId));
       break;
     case 'secret':
       text = secretRefusalText(notice.secret);

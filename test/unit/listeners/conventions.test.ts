@@ -40,6 +40,7 @@ describe('src/slack layout', () => {
       'actions/home-connect-project.ts',
       'actions/home-disconnect-project.ts',
       'actions/home-new-job.ts',
+      'actions/job-card-menu.ts',
       'actions/job-feedback.ts',
       'actions/job-modal-submission.ts',
       'actions/job-retry.ts',

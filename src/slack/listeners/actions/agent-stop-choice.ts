@@ -52,7 +52,7 @@ export function agentStopChoice(deps: StopChoiceDeps) {
     }
     const once = `agent-stop-choice:${choice.jobId}:${choice.generation}`;
     if (!(await deps.jobs.claimOnce(once).catch(() => false))) {
-      await tell(stopChoiceMessage(record, { kind: 'already_chosen' }).text);
+      await tell(stopChoiceMessage({ kind: 'already_chosen' }).text);
       return;
     }
     let outcome: StopChoiceOutcome;
@@ -70,11 +70,11 @@ export function agentStopChoice(deps: StopChoiceDeps) {
     // A refused instruction may be tried again; everything else was this run's one choice.
     if (outcome.kind === 'instruction_refused') {
       await deps.jobs.releaseOnce(once).catch(() => undefined);
-      await tell(stopChoiceMessage(record, outcome).text);
+      await tell(stopChoiceMessage(outcome).text);
       return;
     }
     await deps.jobs.confirmOnce(once);
-    await deps.sessions.replace(channelId, messageTs, stopChoiceMessage(record, outcome));
+    await deps.sessions.replace(channelId, messageTs, stopChoiceMessage(outcome));
   };
 }
 

@@ -1,9 +1,11 @@
 import type { App } from '@slack/bolt';
-import { OPEN_PULL_REQUEST_ACTION } from '../../messages/job-card.js';
+import { OPEN_JOB_PAGE_ACTION, OPEN_PULL_REQUEST_ACTION } from '../../messages/job-card.js';
 import type { AckOnlyArgs } from '../args.js';
 
 export function registerOpenPullRequestAction(app: App): void {
   app.action(OPEN_PULL_REQUEST_ACTION, openPullRequestAction);
+  // A card's "Open in dashboard" is a link button too.
+  app.action(OPEN_JOB_PAGE_ACTION, openPullRequestAction);
 }
 
 /**

@@ -4,6 +4,7 @@ import { findSecret } from '../../../common/secret-shapes.js';
 import { COPY_JOB_ID_OPTION, JOB_CARD_MENU_ACTION } from '../../messages/job-card.js';
 import { cardBlockId, PLAIN_JOB_ID } from '../../messages/job-card-actions.js';
 import type { SlackDeps } from '../deps.js';
+import type { RequestDeps } from '../request-deps.js';
 
 export type JobCardMenuDeps = Pick<SlackDeps, 'logger' | 'jobs'>;
 
@@ -19,8 +20,8 @@ export interface JobCardMenuArgs {
   }) => Promise<unknown>;
 }
 
-export function registerJobCardMenuAction(app: App, deps: JobCardMenuDeps): void {
-  app.action(JOB_CARD_MENU_ACTION, jobCardMenu(deps) as never);
+export function registerJobCardMenuAction(app: App, deps: RequestDeps<JobCardMenuDeps>): void {
+  app.action(JOB_CARD_MENU_ACTION, deps.each(jobCardMenu) as never);
 }
 
 /**

@@ -149,6 +149,15 @@ describe('the fake Slack checks data_table blocks against the published limits',
     expect(checkMessage(table([header, [cell('x'.repeat(10_001)), row[1]]])).ok).toBe(false);
     expect(checkMessage(table([[{ type: 'rich_text', elements: [] }, cell('Views')], row])).ok).toBe(false);
     expect(checkMessage(table([header, row], { page_size: 101 })).ok).toBe(false);
+    // The 2025 table block's column settings are not a data_table field; a link cell needs its url.
+    expect(checkMessage(table([header, row], { column_settings: [{ align: 'right' }] })).ok).toBe(false);
+    expect(checkMessage(table([header, row], { row_header_column_index: -1 })).ok).toBe(false);
+    const link = (url: unknown) => ({
+      type: 'rich_text',
+      elements: [{ type: 'rich_text_section', elements: [{ type: 'link', url, text: '/docs/a' }] }],
+    });
+    expect(checkMessage(table([header, [link('https://docs.acme.dev/a'), row[1]]]))).toEqual({ ok: true });
+    expect(checkMessage(table([header, [link(''), row[1]]])).ok).toBe(false);
     expect(checkMessage({ text: 'x', blocks: [{ type: 'data_table', rows: [header, row] }] }).ok).toBe(false);
   });
 });

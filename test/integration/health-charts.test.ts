@@ -141,8 +141,8 @@ describe('charts in /docs-health', () => {
     expect(series[0]!.data.map((p) => p.value)).toEqual([...week].reverse().map((d) => d.gap));
     // The report's own sections say the same numbers: the chart adds, it never replaces.
     const text = JSON.stringify(body.blocks);
-    expect(text).toContain(`*${sum(week, 'gap')}* hits`);
-    expect(text).toContain(`👎 *${sum(week, 'down')}*`);
+    expect(text).toContain(`*${sum(week, 'gap')} searches* with no useful result`);
+    expect(text).toContain(`*${sum(week, 'down')} readers flagged this page* 👎`);
     expect(text).toContain(
       `Over the range: ${sum(week, 'gap')} searches, no result · ${sum(week, 'down')} 👎 on pages · ${sum(week, 'asked')} unanswered`,
     );

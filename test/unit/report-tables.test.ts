@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { HealthWindow } from '../../src/insights/health/ports.js';
+import { buildHealthReport } from '../../src/insights/health/report.js';
 import { buildReport, type ReportRequest } from '../../src/insights/page-views/report.js';
 import type { RangePageViews } from '../../src/insights/ports.js';
 import { chartBuckets } from '../../src/insights/ranges/buckets.js';
+import { healthReportMessage } from '../../src/slack/messages/health-report.js';
 import { pageViewsReportMessage } from '../../src/slack/messages/page-views-report.js';
 import type { SlackMessage } from '../../src/slack/messages/types.js';
 import { weeklyPost } from '../../src/slack/messages/weekly-post.js';
@@ -148,5 +151,47 @@ describe('page-view reports as Slack-native data', () => {
     expect(headlines).toHaveLength(1);
     expect(headlines[0].text.text).toBe('*This week: 150 views*');
     expect(post.blocks[1]).toBe(headlines[0]);
+  });
+});
+
+describe('docs-health reports in readers words', () => {
+  const window = (): HealthWindow => ({
+    dateFrom: '2025-03-03',
+    dateTo: '2025-03-10',
+    totalSearches: 400,
+    searches: [{ searchQuery: 'rotate keys', hits: 40, ctr: 0, topClickedPage: null }],
+    pages: [{ path: '/auth', thumbsUp: 0, thumbsDown: 3 }],
+    feedback: [],
+    conversations: [
+      {
+        id: 'c1',
+        query: 'How do I rotate keys?',
+        timestamp: '2025-03-04T00:00:00Z',
+        resolutionStatus: 'unanswered',
+      },
+      {
+        id: 'c2',
+        query: 'How do I rotate keys?',
+        timestamp: '2025-03-05T00:00:00Z',
+        resolutionStatus: 'unanswered',
+      },
+    ],
+    partial: [],
+    requests: 4,
+  });
+
+  it('says the biggest gap first, then each row as readers would', () => {
+    const report = buildHealthReport(window(), { top: 5 });
+    const message = healthReportMessage(report, { siteUrl: undefined, fixButtons: true, postValue: '7d' });
+    expect(checkMessage(message)).toEqual({ ok: true });
+    const headline = message.blocks[1] as Json;
+    expect(headline.block_id).toBe('report_headline');
+    expect(headline.text.text).toMatch(
+      /^\*[^*]+: searches for “rotate keys” found nothing useful 40 times\*; 3 readers flagged `\/auth`; 1 question went unanswered\.$/,
+    );
+    const json = JSON.stringify(message.blocks);
+    expect(json).toContain('“rotate keys”  *40 searches* with no useful result · 10% of all searches');
+    expect(json).toContain('`/auth`  *3 readers flagged this page* 👎');
+    expect(json).toContain('“How do I rotate keys?”  asked *2 times*, no answer found');
   });
 });

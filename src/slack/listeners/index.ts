@@ -3,6 +3,7 @@ import { registerAgentStopChoice } from './actions/agent-stop-choice.js';
 import { registerAlertMenuAction } from './actions/alert-menu.js';
 import { registerAssistantConfirm } from './actions/assistant-confirm.js';
 import { registerDocsHealthPostAction } from './actions/docs-health-post.js';
+import { registerDocsViewsExtrasActions } from './actions/docs-views-extras.js';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
 import { registerGithubConnectSubmission } from './actions/github-connect-submission.js';
 import { registerHealthFixAction } from './actions/health-fix.js';
@@ -50,6 +51,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);
+  registerDocsViewsExtrasActions(app, deps);
   registerDocsHealthCommand(app, deps);
   registerDocsHealthPostAction(app, deps);
   registerHealthFixAction(app, deps);

@@ -1,11 +1,6 @@
 import type { KnownBlock, MrkdwnElement } from '@slack/types';
 import { encodeReportRequest } from '../../insights/page-views/page-views-reports.js';
-import {
-  aiShare,
-  type PageViewsReport,
-  percentChange,
-  type RankedPage,
-} from '../../insights/page-views/report.js';
+import { aiShare, type PageViewsReport, percentChange } from '../../insights/page-views/report.js';
 import type { PageViewsTotals } from '../../insights/ports.js';
 import { daysBetween, formatRange } from '../../insights/ranges/dates.js';
 import { defuseLinks, escapeMrkdwn } from '../markup.js';
@@ -19,6 +14,9 @@ import { chartMissingNote, viewsTrendChart } from './trend-chart.js';
 import type { MessageBlock, SlackMessage } from './types.js';
 
 export const POST_REPORT_ACTION = 'docs_views_post';
+/** The private report's **CSV** (every page, to the clicker's DM) and **Schedule…** buttons. */
+export const CSV_REPORT_ACTION = 'docs_views_csv';
+export const SCHEDULE_REPORT_ACTION = 'docs_views_schedule';
 
 export { pageUrl, plural, splitBar } from './top-pages-list.js';
 export interface PageViewsReportMessageOptions {
@@ -75,7 +73,7 @@ function totalsFields(
   ];
 }
 
-/** The page-view report: header, totals with change, top pages, footer, and (ephemeral) a post button. */
+/** The page-view report: header, headline, totals, top pages, footer, and (ephemeral) Post, CSV and Schedule buttons. */
 export function pageViewsReportMessage(
   report: PageViewsReport,
   options: PageViewsReportMessageOptions,
@@ -147,6 +145,19 @@ export function pageViewsReportMessage(
           action_id: POST_REPORT_ACTION,
           text: { type: 'plain_text', text: 'Post to channel' },
           value: encodeReportRequest(request),
+        },
+        {
+          type: 'button',
+          action_id: CSV_REPORT_ACTION,
+          text: { type: 'plain_text', text: 'CSV' },
+          value: encodeReportRequest(request),
+          accessibility_label: 'Send me a CSV of every page, privately',
+        },
+        {
+          type: 'button',
+          action_id: SCHEDULE_REPORT_ACTION,
+          text: { type: 'plain_text', text: 'Schedule…' },
+          value: 'page_views',
         },
       ],
     });

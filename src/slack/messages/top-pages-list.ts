@@ -45,9 +45,6 @@ function pageLine(page: RankedPage, siteUrl: string | undefined): string {
   return `*${page.rank}.* ${path}  *${n(page.total)}*  \`${splitBar(page.human, page.ai)}\` ${n(page.human)} human · ${n(page.ai)} AI`;
 }
 
-/** Room kept for the note that says rows were left out. */
-const SHORTENED_NOTE_ROOM = 200;
-
 /**
  * The title and as many rows as fit in `budget` characters and `sections` section blocks; the title is
  * written for the number of rows shown.

@@ -1,0 +1,82 @@
+import type { App, BlockButtonAction } from '@slack/bolt';
+import { describeError, errorCode } from '../../../common/errors.js';
+import { decodeReportRequest } from '../../../insights/page-views/page-views-reports.js';
+import { describePageViewsFailure, describeUploadFailure } from '../../messages/page-views-replies.js';
+import { CSV_REPORT_ACTION, SCHEDULE_REPORT_ACTION } from '../../messages/page-views-report.js';
+import { SlackDeliveryError } from '../../slack-gateway.js';
+import type { ButtonArgs } from '../args.js';
+import type { SlackDeps } from '../deps.js';
+import { respondSafely } from '../respond-safely.js';
+
+export type DocsViewsExtrasDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits'>;
+
+/** The DM between the bot and a person (conversations.open, im:write): Bolt's client for the click. */
+type OpenDirectMessage = (user: string) => Promise<string | undefined>;
+
+export function registerDocsViewsExtrasActions(app: App, deps: DocsViewsExtrasDeps): void {
+  app.action<BlockButtonAction>(CSV_REPORT_ACTION, async (args) => {
+    const open: OpenDirectMessage = async (user) => {
+      try {
+        return (await args.client.conversations.open({ users: user })).channel?.id;
+      } catch (error) {
+        // Slack's own code (`missing_scope`, …) for the reply; never the token or the request.
+        const code = (error as { data?: { error?: unknown } }).data?.error;
+        throw new SlackDeliveryError(typeof code === 'string' ? code : 'dm_failed', 'could not open the DM');
+      }
+    };
+    await docsViewsCsvAction(deps, open)(args);
+  });
+  app.action<BlockButtonAction>(SCHEDULE_REPORT_ACTION, docsViewsScheduleAction(deps));
+}
+
+/**
+ * **CSV** on a private report: every page of the report's range uploaded (files.uploadV2; the manifest
+ * grants files:write) to the clicker's direct message with the bot, so the rows stay private.
+ */
+export function docsViewsCsvAction(deps: DocsViewsExtrasDeps, openDirectMessage: OpenDirectMessage) {
+  return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
+    await ack();
+    const { analytics } = deps.pageViews;
+    const reply = (text: string) => respondSafely(respond, { text }, deps.logger, { replaceOriginal: false });
+    const channelId = body.channel?.id;
+    const request = decodeReportRequest(action.value);
+    if (!channelId || !request) {
+      await reply('I can no longer read this button. Run `/docs-views csv` for the CSV.');
+      return;
+    }
+    const access = deps.access.check(body.user.id, channelId);
+    if (!access.ok) {
+      await reply("I can't send reports from this conversation to you.");
+      return;
+    }
+    try {
+      const dm = await openDirectMessage(body.user.id);
+      if (!dm) throw new SlackDeliveryError('channel_not_found', 'no direct message channel');
+      // The channel's project: button values never choose one.
+      await analytics.uploadCsv(dm, analytics.inChannel(request, channelId), body.user.id);
+      await reply('I sent you the CSV of every page in a direct message.');
+    } catch (error) {
+      deps.logger.info({ error: describeError(error) }, 'could not send the page-view CSV');
+      await reply(
+        error instanceof SlackDeliveryError || errorCode(error) === undefined
+          ? describeUploadFailure(errorCode(error))
+          : describePageViewsFailure(error, analytics.now(), deps.limits),
+      );
+    }
+  };
+}
+
+/** **Schedule…**: there is no weekly-post form yet, so it says how to set one up, privately. */
+export function docsViewsScheduleAction(deps: Pick<SlackDeps, 'logger'>) {
+  return async ({ ack, respond }: ButtonArgs): Promise<void> => {
+    await ack();
+    await respondSafely(
+      respond,
+      {
+        text: 'I can post this report every week in a channel: run `/docs-views schedule monday 09:00 Europe/Berlin` there (your day, time and time zone). `/docs-views schedules` lists the weekly posts; `/docs-views unschedule` stops them.',
+      },
+      deps.logger,
+      { replaceOriginal: false },
+    );
+  };
+}

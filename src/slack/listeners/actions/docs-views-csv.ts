@@ -2,18 +2,18 @@ import type { App, BlockButtonAction } from '@slack/bolt';
 import { describeError, errorCode } from '../../../common/errors.js';
 import { decodeReportRequest } from '../../../insights/page-views/page-views-reports.js';
 import { describePageViewsFailure, describeUploadFailure } from '../../messages/page-views-replies.js';
-import { CSV_REPORT_ACTION, SCHEDULE_REPORT_ACTION } from '../../messages/page-views-report.js';
+import { CSV_REPORT_ACTION } from '../../messages/page-views-report.js';
 import { SlackDeliveryError } from '../../slack-gateway.js';
 import type { ButtonArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import { respondSafely } from '../respond-safely.js';
 
-export type DocsViewsExtrasDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits'>;
+export type DocsViewsCsvDeps = Pick<SlackDeps, 'access' | 'pageViews' | 'logger' | 'limits'>;
 
 /** The DM between the bot and a person (conversations.open, im:write): Bolt's client for the click. */
 type OpenDirectMessage = (user: string) => Promise<string | undefined>;
 
-export function registerDocsViewsExtrasActions(app: App, deps: DocsViewsExtrasDeps): void {
+export function registerDocsViewsCsvAction(app: App, deps: DocsViewsCsvDeps): void {
   app.action<BlockButtonAction>(CSV_REPORT_ACTION, async (args) => {
     const open: OpenDirectMessage = async (user) => {
       try {
@@ -26,14 +26,13 @@ export function registerDocsViewsExtrasActions(app: App, deps: DocsViewsExtrasDe
     };
     await docsViewsCsvAction(deps, open)(args);
   });
-  app.action<BlockButtonAction>(SCHEDULE_REPORT_ACTION, docsViewsScheduleAction(deps));
 }
 
 /**
  * **CSV** on a private report: every page of the report's range uploaded (files.uploadV2; the manifest
  * grants files:write) to the clicker's direct message with the bot, so the rows stay private.
  */
-export function docsViewsCsvAction(deps: DocsViewsExtrasDeps, openDirectMessage: OpenDirectMessage) {
+export function docsViewsCsvAction(deps: DocsViewsCsvDeps, openDirectMessage: OpenDirectMessage) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
     const { analytics } = deps.pageViews;
@@ -63,20 +62,5 @@ export function docsViewsCsvAction(deps: DocsViewsExtrasDeps, openDirectMessage:
           : describePageViewsFailure(error, analytics.now(), deps.limits),
       );
     }
-  };
-}
-
-/** **Schedule…**: there is no weekly-post form yet, so it says how to set one up, privately. */
-export function docsViewsScheduleAction(deps: Pick<SlackDeps, 'logger'>) {
-  return async ({ ack, respond }: ButtonArgs): Promise<void> => {
-    await ack();
-    await respondSafely(
-      respond,
-      {
-        text: 'I can post this report every week in a channel: run `/docs-views schedule monday 09:00 Europe/Berlin` there (your day, time and time zone). `/docs-views schedules` lists the weekly posts; `/docs-views unschedule` stops them.',
-      },
-      deps.logger,
-      { replaceOriginal: false },
-    );
   };
 }

@@ -112,7 +112,10 @@ describe('page-view reports as Slack-native data', () => {
     expect(checkMessage({ text: message.text, blocks: refused })).toEqual({ ok: true });
     const table = withTable.find((b) => b.type === 'data_table');
     expect(JSON.stringify(table)).not.toMatch(/\u202E|\u200B/);
-    expect(table.caption).toMatch(/^Top \d+ pages of 50$/);
+    // All 50: the first rows linked while the rest still fit as plain paths, as the list does.
+    expect(table.caption).toBe('Top 50 pages');
+    expect(table.rows[1][0].type).toBe('rich_text');
+    expect(table.rows[50][0].type).toBe('raw_text');
   });
 
   it('draws two lines, people and AI, and says the period before in words', () => {

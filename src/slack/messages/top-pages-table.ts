@@ -68,14 +68,20 @@ export function topPagesTable(
   caption: (shown: number) => string,
 ): { block: DataTableBlock; shown: number } | undefined {
   const budget = Math.min(TABLE_CHARS, room - 200);
-  let used = HEADER.reduce((sum, cell) => sum + cellChars(cell), 0);
+  const cost = (cells: Cell[]) => cells.reduce((sum, cell) => sum + cellChars(cell), 0);
+  const shown = pages.slice(0, TABLE_LIMITS.rows);
+  const linked = shown.map((page) => row(page, urlOf));
+  const plain = shown.map((page) => row(page, () => undefined));
+  // Links cost characters: the first rows keep theirs while the rest still fit as plain rows (as the list).
+  let plainRest = plain.reduce((sum, cells) => sum + cost(cells), 0);
+  let used = cost(HEADER);
   const rows: Cell[][] = [];
-  for (const page of pages.slice(0, TABLE_LIMITS.rows)) {
-    const cells = row(page, urlOf);
-    const cost = cells.reduce((sum, cell) => sum + cellChars(cell), 0);
-    if (used + cost > budget) break;
-    used += cost;
-    rows.push(cells);
+  for (const [i, cells] of linked.entries()) {
+    plainRest -= cost(plain[i]!);
+    const pick = used + cost(cells) + plainRest <= budget ? cells : plain[i]!;
+    if (used + cost(pick) > budget) break;
+    used += cost(pick);
+    rows.push(pick);
   }
   if (rows.length === 0) return undefined;
   return {

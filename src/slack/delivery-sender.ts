@@ -97,7 +97,7 @@ export class SlackDeliverySender implements DeliverySender {
             // again right before it: a holder that lost it meanwhile must not post next to the new one.
             if (!isBlocksProblem(code)) throw error;
             if (!(await lease())) return LEASE_LOST;
-            const fewer = await gate.retryWithout(blocks, code);
+            const fewer = await gate.retryWithout(blocks, code, messageOf(d).blocks);
             if (fewer) {
               const sent = await this.call(d, key, fewer, lease).then(
                 (ts): { ts: Sent } => ({ ts }),

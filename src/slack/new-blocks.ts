@@ -14,9 +14,25 @@ export function hasNewBlocks(blocks: readonly { type: string }[] | undefined): b
   return blocks?.some((block) => NEW_BLOCK_TYPES.has(block.type)) ?? false;
 }
 
+/**
+ * The block_id prefix of a stand-in: a block that says what a new block says (a data table's rows as a
+ * list), sent only where the new blocks are not, so a message is never both or neither.
+ */
+export const STAND_IN_PREFIX = 'stand_in_';
+
+const isStandIn = (block: { type: string }) => {
+  const id = (block as { block_id?: unknown }).block_id;
+  return typeof id === 'string' && id.startsWith(STAND_IN_PREFIX);
+};
+
 /** The message's blocks without charts and data tables: the same report, as it was before them. */
 export function withoutNewBlocks<B extends { type: string }>(blocks: readonly B[]): B[] {
   return blocks.filter((block) => !NEW_BLOCK_TYPES.has(block.type));
+}
+
+/** The blocks to send where the new blocks are taken: their stand-ins left out. */
+export function withNewBlocks<B extends { type: string }>(blocks: readonly B[]): B[] {
+  return hasNewBlocks(blocks) ? blocks.filter((block) => !isStandIn(block)) : [...blocks];
 }
 
 /** Where the refusal is remembered: the analytics cache's store fits (shared by replicas in Redis mode). */
@@ -57,23 +73,24 @@ export class NewBlocksGate {
     return false;
   }
 
-  /** The blocks to send: without the new ones where the workspace refused them. */
+  /** The blocks to send: without the new ones where the workspace refused them, else without their stand-ins. */
   async blocksFor<B extends { type: string }>(blocks: B[] | undefined): Promise<B[] | undefined> {
-    if (!blocks || !hasNewBlocks(blocks) || !(await this.refused())) return blocks;
-    return withoutNewBlocks(blocks);
+    if (!blocks || !hasNewBlocks(blocks)) return blocks;
+    return (await this.refused()) ? withoutNewBlocks(blocks) : withNewBlocks(blocks);
   }
 
   /**
    * After Slack answered `code` to `blocks`: when it refused blocks that hold new ones, the blocks to try
-   * once more (without them); else undefined (the caller's own fallback applies). Only `confirm` after
-   * that retry was taken remembers the refusal: a message refused for another reason proves nothing.
+   * once more (the message's `original` blocks without them, their stand-ins back in); else undefined (the
+   * caller's own fallback applies). Only `confirm` after that retry was taken remembers the refusal: a
+   * message refused for another reason proves nothing.
    */
   async retryWithout<B extends { type: string }>(
     blocks: B[] | undefined,
     code: string,
+    original: B[] | undefined = blocks,
   ): Promise<B[] | undefined> {
-    if (code !== 'invalid_blocks' || !blocks || !hasNewBlocks(blocks)) return undefined;
-    return withoutNewBlocks(blocks);
+    return retryBlocks(blocks, code, original);
   }
 
   /** Slack took the message without the new blocks it refused with them: remembered for a day. */
@@ -87,11 +104,24 @@ export class NewBlocksGate {
   }
 }
 
-/** For callers that send blocks without a gate (tests, tools): never strips, never remembers. */
+function retryBlocks<B extends { type: string }>(
+  blocks: B[] | undefined,
+  code: string,
+  original: B[] | undefined,
+): B[] | undefined {
+  if (code !== 'invalid_blocks' || !blocks || !hasNewBlocks(blocks)) return undefined;
+  return withoutNewBlocks(original ?? blocks);
+}
+
+/** For callers that send blocks without a gate (tests, tools): strips only stand-ins, never remembers. */
 export const NO_GATE = {
-  blocksFor: async <B extends { type: string }>(blocks: B[] | undefined) => blocks,
-  retryWithout: async <B extends { type: string }>(blocks: B[] | undefined, code: string) =>
-    code === 'invalid_blocks' && blocks && hasNewBlocks(blocks) ? withoutNewBlocks(blocks) : undefined,
+  blocksFor: async <B extends { type: string }>(blocks: B[] | undefined) =>
+    blocks ? withNewBlocks(blocks) : blocks,
+  retryWithout: async <B extends { type: string }>(
+    blocks: B[] | undefined,
+    code: string,
+    original: B[] | undefined = blocks,
+  ) => retryBlocks(blocks, code, original),
   confirm: async () => {},
 };
 

@@ -26,6 +26,8 @@ export class SlackReportPublisher implements ReportPublisher {
     const message = pageViewsReportMessage(report, {
       siteUrl: this.siteUrl,
       interactive: false,
+      // Posts go through the new-blocks gate: the table where Slack takes it, else its stand-in list.
+      table: true,
       ...(context.requestedBy ? { requestedBy: context.requestedBy } : {}),
     });
     const { weekly } = context;

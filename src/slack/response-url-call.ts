@@ -25,7 +25,8 @@ export async function respondOnce(
   const first = await postJson(url, body, timeoutMs);
   let status = first.status;
   // Slack answers a refused payload with 400 and the error as the body (`invalid_blocks`).
-  const fewer = status === 400 ? await gate.retryWithout(body.blocks, first.error) : undefined;
+  const fewer =
+    status === 400 ? await gate.retryWithout(body.blocks, first.error, payload.blocks) : undefined;
   if (fewer) {
     ({ status } = await postJson(url, { ...body, blocks: fewer }, timeoutMs));
     if (status >= 200 && status < 300) await gate.confirm();

@@ -60,7 +60,7 @@ export class SlackGateway extends SlackReads {
         throw toDeliveryError(error, kind);
       // Slack rejected the layout (nothing was stored): without charts where the workspace lacks them, else
       // the plain text, which still tells the user.
-      let fewer = await this.blocksGate.retryWithout(refused, kind.code);
+      let fewer = await this.blocksGate.retryWithout(refused, kind.code, message.blocks);
       if (!fewer)
         this.options.logger.warn({ channel, code: kind.code }, 'Slack rejected blocks; posting text only');
       for (;;) {
@@ -92,7 +92,7 @@ export class SlackGateway extends SlackReads {
       } catch (error) {
         const kind = classify(error);
         if (kind.type === 'platform' && blocks && isBlocksProblem(kind.code)) {
-          const fewer = await this.blocksGate.retryWithout(blocks, kind.code);
+          const fewer = await this.blocksGate.retryWithout(blocks, kind.code, message.blocks);
           if (fewer)
             try {
               await this.client.chat.update({ channel, ts, text: message.text, blocks: fewer });
@@ -178,7 +178,7 @@ export class SlackGateway extends SlackReads {
       if (!(kind.type === 'platform' && blocks && isBlocksProblem(kind.code)))
         throw toDeliveryError(error, kind);
       // No charts in this workspace: the same answer without them; any other refused layout: plain text.
-      let fewer = await this.blocksGate.retryWithout(blocks, kind.code);
+      let fewer = await this.blocksGate.retryWithout(blocks, kind.code, message.blocks);
       for (;;) {
         try {
           await send(fewer);

@@ -63,8 +63,8 @@ describe('a report and its chart inside the analytics budget', () => {
     await app.command({ command: '/docs-health', text: '7d' });
     const first = await answer(answers, 0);
     expect(first.requestsBefore).toBeLessThanOrEqual(12);
-    // Drawn at once from what the report read: 👎 and unanswered per day, and the week before beside them.
-    expect(seriesNames(first)).toEqual(['👎 on pages', 'Unanswered', '👎 (before)', 'Unanswered (before)']);
+    // Drawn at once from what the report read: 👎 and unanswered per day (the week before in words).
+    expect(seriesNames(first)).toEqual(['👎 on pages', 'Unanswered']);
     expect(JSON.stringify(first.blocks)).toContain(
       'Searches that found nothing join this chart in later reports',
     );
@@ -86,14 +86,7 @@ describe('a report and its chart inside the analytics budget', () => {
     await app.command({ command: '/docs-health', text: '7d' });
     const second = await answer(answers, 1);
     expect(second.requestsBefore).toBe(filled);
-    expect(seriesNames(second)).toEqual([
-      'Searches, no result',
-      '👎 on pages',
-      'Unanswered',
-      'Searches (before)',
-      '👎 (before)',
-      'Unanswered (before)',
-    ]);
+    expect(seriesNames(second)).toEqual(['Searches, no result', '👎 on pages', 'Unanswered']);
     expect(app.slack.blockKit.refusals).toEqual([]);
   });
 
@@ -139,7 +132,7 @@ describe('a report and its chart inside the analytics budget', () => {
     expect(paging.length).toBeLessThanOrEqual(10);
     // 14 chart days (the week and the week before), and no separate read of the week before's totals.
     expect(oneRow.length).toBeLessThanOrEqual(14);
-    expect(seriesNames(first)).toEqual(['Human', 'AI', 'Human, period before', 'AI, period before']);
+    expect(seriesNames(first)).toEqual(['People', 'AI']);
 
     // 30 days beside the 30 before: 2-day points, about 31 one-row reads, over a fifth of the budget. Not drawn now, said so.
     await app.command({ command: '/docs-views', text: '30d' });

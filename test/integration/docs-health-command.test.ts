@@ -60,7 +60,7 @@ for (const mode of ['memory', 'redis'] as const) {
       expect(blocks).toContain('https://docs.acme.dev/guides/auth');
       expect(blocks).toContain('The token example is wrong');
       expect(blocks).not.toContain('/guides/fine');
-      expect(blocks).toContain('rotate keys?”  asked *2*×');
+      expect(blocks).toContain('rotate keys?”  asked *2 times*, no answer found');
       expect(blocks).not.toContain('Where is the CLI');
       // top 3: the fourth search gap is not shown.
       expect(blocks).toContain('*3.*');

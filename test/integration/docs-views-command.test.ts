@@ -48,9 +48,14 @@ describe('/docs-views end to end', () => {
     for (const path of top5) expect(blocks).toContain(`https://docs.acme.dev${path}`);
     expect(blocks).not.toContain(sortedPaths(rows)[5]);
     const first = rows.find((r) => r.path === top5[0])!;
-    expect(blocks).toContain(
-      `*1.* <https://docs.acme.dev${first.path}|${first.path}>  *${first.total.toLocaleString('en-US')}*`,
-    );
+    // The ranking as a data table where Slack takes it: page link, views, people, AI share.
+    const table = body.blocks?.find((b) => b.type === 'data_table') as { rows: unknown[][] } | undefined;
+    expect(table?.rows[1]?.[1]).toEqual({
+      type: 'raw_number',
+      value: first.total,
+      text: first.total.toLocaleString('en-US'),
+    });
+    expect(JSON.stringify(table?.rows[1]?.[0])).toContain(`"url":"https://docs.acme.dev${first.path}"`);
     const total = rows.reduce((sum, r) => sum + r.total, 0);
     expect(blocks).toContain(`*Total views*\\n${total.toLocaleString('en-US')}`);
     expect(blocks).toContain('10,000 pages counted');

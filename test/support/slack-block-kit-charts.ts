@@ -19,6 +19,8 @@ export const CHART_BLOCK_LIMITS = {
   pageSize: 100,
 } as const;
 
+import { checkRichText } from './slack-block-kit-rich-text.js';
+
 type Json = Record<string, unknown>;
 const len = (value: unknown) => (typeof value === 'string' ? Array.from(value).length : 0);
 const isObject = (value: unknown): value is Json =>
@@ -99,8 +101,24 @@ export function checkDataVisualization(block: Json, pointer: string, errors: str
   });
 }
 
-/** `data_table`: a header row of raw_text/raw_number cells, 1 to 100 more rows, 1 to 20 columns. */
+/** The fields a `data_table` has: the 2025 `table` block's `column_settings` is not one of them. */
+const DATA_TABLE_FIELDS = new Set([
+  'type',
+  'block_id',
+  'caption',
+  'rows',
+  'page_size',
+  'row_header_column_index',
+]);
+
+/**
+ * `data_table`: a header row of raw_text/raw_number cells, 1 to 100 more rows, 1 to 20 columns; rich_text
+ * cells checked as rich text; no field the block does not have.
+ */
 export function checkDataTable(block: Json, pointer: string, errors: string[]): void {
+  for (const key of Object.keys(block))
+    if (!DATA_TABLE_FIELDS.has(key))
+      errors.push(`must not have additional property '${key}' [json-pointer:${pointer}]`);
   if (typeof block.caption !== 'string' || block.caption.length === 0)
     errors.push(`must be more than 0 characters [json-pointer:${pointer}/caption]`);
   if (block.page_size !== undefined) {
@@ -115,9 +133,10 @@ export function checkDataTable(block: Json, pointer: string, errors: string[]): 
     errors.push(
       `must be between 1 and ${CHART_BLOCK_LIMITS.tableColumns} items [json-pointer:${pointer}/rows/0]`,
     );
+  const rowHeader = block.row_header_column_index;
   if (
-    block.row_header_column_index !== undefined &&
-    (typeof block.row_header_column_index !== 'number' || block.row_header_column_index >= width)
+    rowHeader !== undefined &&
+    (typeof rowHeader !== 'number' || !Number.isInteger(rowHeader) || rowHeader < 0 || rowHeader >= width)
   )
     errors.push(`must be a column index [json-pointer:${pointer}/row_header_column_index]`);
   let chars = 0;
@@ -140,8 +159,10 @@ export function checkDataTable(block: Json, pointer: string, errors: string[]): 
           errors.push(`must be a number [json-pointer:${at}/value]`);
         text(cell.text, Number.POSITIVE_INFINITY, `${at}/text`, errors, false);
         chars += len(cell.text) || String(cell.value).length;
-      } else if (cell.type === 'rich_text' && r > 0) chars += JSON.stringify(cell.elements ?? []).length;
-      else errors.push(`must be a valid enum value [json-pointer:${at}/type]`);
+      } else if (cell.type === 'rich_text' && r > 0) {
+        checkRichText(cell, at, errors);
+        chars += JSON.stringify(cell.elements ?? []).length;
+      } else errors.push(`must be a valid enum value [json-pointer:${at}/type]`);
     });
   });
   if (chars > CHART_BLOCK_LIMITS.tableChars)

@@ -129,7 +129,7 @@ describe('health report message', () => {
     const text = JSON.stringify(healthReportMessage(report, { siteUrl: site, fixButtons: true }).blocks);
     expect(text).toContain('<https://docs.example.com/auth|/auth>');
     expect(text).toContain('>Port is wrong');
-    expect(text).toContain('👎 *4*');
+    expect(text).toContain('*4 readers flagged this page* 👎 · 1 found it useful 👍');
   });
 });
 

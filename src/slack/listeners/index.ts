@@ -3,7 +3,9 @@ import { registerAgentStopChoice } from './actions/agent-stop-choice.js';
 import { registerAlertMenuAction } from './actions/alert-menu.js';
 import { registerAssistantConfirm } from './actions/assistant-confirm.js';
 import { registerDocsHealthPostAction } from './actions/docs-health-post.js';
+import { registerDocsViewsCsvAction } from './actions/docs-views-csv.js';
 import { registerDocsViewsPostAction } from './actions/docs-views-post.js';
+import { registerDocsViewsScheduleAction } from './actions/docs-views-schedule.js';
 import { registerGithubConnectSubmission } from './actions/github-connect-submission.js';
 import { registerHealthFixAction } from './actions/health-fix.js';
 import { registerHealthFixSubmission } from './actions/health-fix-submission.js';
@@ -58,6 +60,8 @@ export function registerListeners(app: App, depsOf: (context: Context) => SlackD
   registerDocsAgentCommand(app, deps);
   registerDocsViewsCommand(app, deps);
   registerDocsViewsPostAction(app, deps);
+  registerDocsViewsCsvAction(app, deps);
+  registerDocsViewsScheduleAction(app, deps);
   registerDocsHealthCommand(app, deps);
   registerDocsHealthPostAction(app, deps);
   registerHealthFixAction(app, deps);

@@ -5,7 +5,7 @@ import type { Logger } from '../../common/logger.js';
 import type { Outbox } from '../../delivery/ports.js';
 import { LIMITS, truncate } from '../messages/limits.js';
 import type { MessageBlock, SlackMessage } from '../messages/types.js';
-import { hasNewBlocks, withoutNewBlocks } from '../new-blocks.js';
+import { hasNewBlocks, withNewBlocks, withoutNewBlocks } from '../new-blocks.js';
 
 /**
  * Answers via response_url; if Slack refuses the blocks, answers again in plain text (the sections' own
@@ -46,7 +46,12 @@ export async function respondSafely(
     }
   }
   try {
-    await respond({ ...base, ...answer });
+    // Stand-ins (a table's rows as a list) go only where the new blocks do not.
+    await respond(
+      'blocks' in answer
+        ? { ...base, ...answer, blocks: withNewBlocks(answer.blocks) }
+        : { ...base, ...answer },
+    );
     return;
   } catch (error) {
     logger.warn({ error: describeError(error) }, 'could not answer via response_url');

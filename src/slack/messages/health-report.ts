@@ -2,9 +2,11 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { Evidence, EvidenceKind } from '../../insights/health/evidence.js';
 import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import type { HealthReport, HealthSection } from '../../insights/health/report.js';
+import { daysBetween } from '../../insights/ranges/dates.js';
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { formatDayRange } from './dates.js';
 import { displayCount, displayRatio, docsPageUrl, mrkdwnLink } from './format.js';
+import { HEADLINE_BLOCK_ID, healthHeadline, reportPeriod } from './headlines.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import { chartMissingNote, healthTrendChart, searchesLaterNote } from './trend-chart.js';
 import type { MessageBlock, SlackMessage } from './types.js';
@@ -37,11 +39,16 @@ export function healthPageUrl(siteUrl: string | undefined, path: string): string
   return /^https?:\/\//i.test(path) ? undefined : docsPageUrl(siteUrl, path, MAX_LINK_URL_CHARS);
 }
 
+/** "1 reader", "40 readers": a count and its noun, in readers' words. */
+const counted = (value: number, one: string, many: string) =>
+  `${n(value)} ${displayCount(value) === 1 ? one : many}`;
+
+/** A row in readers' words: "40 searches with no useful result", "3 readers flagged this page". */
 function rowLine(evidence: Evidence, rank: number, room: number, siteUrl: string | undefined): string {
   switch (evidence.kind) {
     case 'search': {
-      const share = evidence.share === undefined ? '' : ` · ${pct(evidence.share)} of searches`;
-      return `*${rank}.* “${quoted(evidence.query, room)}”  *${n(evidence.hits)}* hits${share}`;
+      const share = evidence.share === undefined ? '' : ` · ${pct(evidence.share)} of all searches`;
+      return `*${rank}.* “${quoted(evidence.query, room)}”  *${counted(evidence.hits, 'search', 'searches')}* with no useful result${share}`;
     }
     case 'page': {
       const label = oneLine(evidence.path, room);
@@ -54,10 +61,12 @@ function rowLine(evidence: Evidence, rank: number, room: number, siteUrl: string
         .slice(0, room >= 100 ? 2 : 1)
         .map((c) => `\n>${quoted(c, room)}`)
         .join('');
-      return `*${rank}.* ${path}  👎 *${n(evidence.thumbsDown)}*  👍 ${n(evidence.thumbsUp)}${comments}`;
+      const helped =
+        displayCount(evidence.thumbsUp) > 0 ? ` · ${n(evidence.thumbsUp)} found it useful 👍` : '';
+      return `*${rank}.* ${path}  *${counted(evidence.thumbsDown, 'reader', 'readers')} flagged this page* 👎${helped}${comments}`;
     }
     case 'question':
-      return `*${rank}.* “${quoted(evidence.question, room)}”  asked *${n(evidence.asked)}*×`;
+      return `*${rank}.* “${quoted(evidence.question, room)}”  asked *${counted(evidence.asked, 'time', 'times')}*, no answer found`;
   }
 }
 
@@ -146,6 +155,7 @@ function sectionBlocks(
  */
 export function healthReportMessage(report: HealthReport, options: HealthReportMessageOptions): SlackMessage {
   const range = formatDayRange(report.range.from, report.range.toExclusive);
+  const period = reportPeriod(undefined, range, daysBetween(report.range.from, report.range.toExclusive));
   const partial =
     report.partial.length > 0
       ? ` · Some rows may be missing (the platform had more: ${report.partial.join(', ')}).`
@@ -153,10 +163,10 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
   const by = options.requestedBy ? ` · Requested by <@${options.requestedBy}>` : '';
   // The chart adds to the sections and never replaces them: its totals and peak are said in words too.
   const trend = report.trend ? healthTrendChart(report.trend) : undefined;
-  // A section per row while the message stays within Slack's 50 blocks (header, context, up to 3 chart
-  // blocks, 3 titles, 2 dividers and the Post button take at most 11).
+  // A section per row while the message stays within Slack's 50 blocks (header, headline, context, up to 3
+  // chart blocks, 3 titles, 2 dividers and the Post button take at most 12).
   const rows = report.searches.rows.length + report.pages.rows.length + report.questions.rows.length;
-  const perRow = rows + 11 <= LIMITS.blocks;
+  const perRow = rows + 12 <= LIMITS.blocks;
   for (let room = 300; ; room = Math.floor(room * 0.8)) {
     const blocks: MessageBlock[] = [
       {
@@ -166,6 +176,11 @@ export function healthReportMessage(report: HealthReport, options: HealthReportM
           type: 'plain_text',
           text: truncate(`Docs health${report.project ? ` · ${report.project}` : ''}`, LIMITS.headerText),
         },
+      },
+      {
+        type: 'section',
+        block_id: HEADLINE_BLOCK_ID,
+        text: { type: 'mrkdwn', text: truncate(healthHeadline(report, period), LIMITS.sectionText) },
       },
       {
         type: 'context',

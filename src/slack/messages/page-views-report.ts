@@ -1,51 +1,35 @@
 import type { KnownBlock, MrkdwnElement } from '@slack/types';
 import { encodeReportRequest } from '../../insights/page-views/page-views-reports.js';
-import {
-  aiShare,
-  type PageViewsReport,
-  percentChange,
-  type RankedPage,
-} from '../../insights/page-views/report.js';
+import { aiShare, type PageViewsReport, percentChange } from '../../insights/page-views/report.js';
 import type { PageViewsTotals } from '../../insights/ports.js';
 import { daysBetween, formatRange } from '../../insights/ranges/dates.js';
-import { defuseLinks, escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
-import { displayCount, docsPageUrl, mrkdwnLink, slackTime } from './format.js';
+import { defuseLinks, escapeMrkdwn } from '../markup.js';
+import { STAND_IN_PREFIX } from '../new-blocks.js';
+import { slackTime } from './format.js';
+import { HEADLINE_BLOCK_ID, pageViewsHeadline, reportPeriod } from './headlines.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
+import { n, pageUrl, plural, topPagesList } from './top-pages-list.js';
+import { topPagesTable } from './top-pages-table.js';
 import { chartMissingNote, viewsTrendChart } from './trend-chart.js';
 import type { MessageBlock, SlackMessage } from './types.js';
 
 export const POST_REPORT_ACTION = 'docs_views_post';
-const BAR_CELLS = 10;
-const MAX_PATH_CHARS = 150;
-/** Longer page URLs are shown as text: 50 lines must fit in a few sections. */
-const MAX_LINK_URL_CHARS = 500;
+/** The private report's **CSV** (every page, to the clicker's DM) and **Schedule…** buttons. */
+export const CSV_REPORT_ACTION = 'docs_views_csv';
+export const SCHEDULE_REPORT_ACTION = 'docs_views_schedule';
 
+export { pageUrl, plural, splitBar } from './top-pages-list.js';
 export interface PageViewsReportMessageOptions {
   /** DOCS_SITE_URL: paths become links when set. */
   siteUrl: string | undefined;
   /** Ephemeral reports carry the "Post to channel" button. */
   interactive: boolean;
   requestedBy?: string;
-}
-
-/**
- * `1,502,500`: en-US grouping; plain integers without Intl (a report formats dozens of numbers). The spec
- * types counts as any number, so fractions are rounded for display.
- */
-const n = (value: number) => {
-  const rounded = displayCount(value);
-  return Number.isSafeInteger(rounded)
-    ? String(rounded).replace(/\B(?=(\d{3})+$)/g, ',')
-    : rounded.toLocaleString('en-US');
-};
-
-/** `█████░░░░░`: the human (█) and AI (░) split of a page's views. */
-export function splitBar(human: number, ai: number, cells = BAR_CELLS): string {
-  // Spec-valid negatives (`-107`) once made `repeat` throw: the bar is drawn from counts clamped at 0.
-  const h = displayCount(human);
-  const all = h + displayCount(ai);
-  const humanCells = all === 0 ? 0 : Math.min(cells, Math.max(0, Math.round((h / all) * cells)));
-  return `${'█'.repeat(humanCells)}${'░'.repeat(cells - humanCells)}`;
+  /**
+   * Top pages as a `data_table`, the list as its stand-in (sent only where Slack refuses the table): for
+   * senders behind the new-blocks gate.
+   */
+  table?: boolean;
 }
 
 export function formatChange(current: number, previous: number | undefined): string {
@@ -55,58 +39,10 @@ export function formatChange(current: number, previous: number | undefined): str
   return `${change > 0 ? '▲' : '▼'} ${Math.abs(change).toFixed(1)}%`;
 }
 
-export function pageUrl(siteUrl: string | undefined, path: string): string | undefined {
-  return docsPageUrl(siteUrl, path, MAX_LINK_URL_CHARS);
-}
-
-function pageLine(page: RankedPage, siteUrl: string | undefined): string {
-  const label = truncate(oneLine(page.path, MAX_PATH_CHARS), MAX_PATH_CHARS);
-  const url = pageUrl(siteUrl, page.path);
-  // Paths are outside text: defused as link labels and as code (Slack links bare URLs and domains).
-  const path = url ? mrkdwnLink(url, defuseLinks(label)) : `\`${untrustedMrkdwn(label)}\``;
-  return `*${page.rank}.* ${path}  *${n(page.total)}*  \`${splitBar(page.human, page.ai)}\` ${n(page.human)} human · ${n(page.ai)} AI`;
-}
-
-/** `1 page`, `1,204 pages`. */
-export function plural(count: number, noun: string): string {
-  return `${n(count)} ${noun}${count === 1 ? '' : 's'}`;
-}
-
 const capitalise = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 
 /** Room kept for the note that says rows were left out. */
 const SHORTENED_NOTE_ROOM = 200;
-
-/**
- * The title and as many rows as fit in `budget` characters and `sections` section blocks; the title is
- * written for the number of rows shown.
- */
-function fitRows(lines: string[], budget: number, sections: number, title: (k: number) => string): string[] {
-  let count = lines.length;
-  for (;;) {
-    const candidate = [title(count), ...lines.slice(0, count)];
-    const packed = packLines(candidate);
-    if (count === 0 || (packed.join('').length <= budget && packed.length <= sections)) return candidate;
-    count -= 1;
-  }
-}
-
-/** Lines packed into as few sections as fit Slack's 3,000-character section limit. */
-function packLines(lines: string[]): string[] {
-  const sections: string[] = [];
-  let current = '';
-  for (const line of lines) {
-    const safe = truncate(line, LIMITS.sectionText);
-    if (current && current.length + 1 + safe.length > LIMITS.sectionText) {
-      sections.push(current);
-      current = safe;
-    } else {
-      current = current ? `${current}\n${safe}` : safe;
-    }
-  }
-  if (current) sections.push(current);
-  return sections;
-}
 
 function totalsFields(
   totals: PageViewsTotals,
@@ -137,7 +73,7 @@ function totalsFields(
   ];
 }
 
-/** The page-view report: header, totals with change, top pages, footer, and (ephemeral) a post button. */
+/** The page-view report: header, headline, totals, top pages, footer, and (ephemeral) Post, CSV and Schedule buttons. */
 export function pageViewsReportMessage(
   report: PageViewsReport,
   options: PageViewsReportMessageOptions,
@@ -159,6 +95,11 @@ export function pageViewsReportMessage(
         ),
         emoji: true,
       },
+    },
+    {
+      type: 'section',
+      block_id: HEADLINE_BLOCK_ID,
+      text: { type: 'mrkdwn', text: pageViewsHeadline(report, reportPeriod(request.label, dates, days)) },
     },
     { type: 'section', fields: totalsFields(report.totals, report.previousTotals, periodDays) },
   ];
@@ -205,6 +146,19 @@ export function pageViewsReportMessage(
           text: { type: 'plain_text', text: 'Post to channel' },
           value: encodeReportRequest(request),
         },
+        {
+          type: 'button',
+          action_id: CSV_REPORT_ACTION,
+          text: { type: 'plain_text', text: 'CSV' },
+          value: encodeReportRequest(request),
+          accessibility_label: 'Send me a CSV of every page, privately',
+        },
+        {
+          type: 'button',
+          action_id: SCHEDULE_REPORT_ACTION,
+          text: { type: 'plain_text', text: 'Schedule…' },
+          value: 'page_views',
+        },
       ],
     });
   }
@@ -221,37 +175,34 @@ export function pageViewsReportMessage(
   } else {
     // Slack refuses a message whose blocks hold more than about 12,000 characters in all
     // (`msg_blocks_too_long`), so the ranking gets what the rest leaves, and says when rows are left out.
+    // With a table, one block less: the message holds both, though Slack gets one or the other.
     const budget = TOTAL_BLOCK_TEXT - blockTextLength(blocks) - blockTextLength(tail) - SHORTENED_NOTE_ROOM;
-    const room = LIMITS.blocks - blocks.length - tail.length - 1;
+    const room = LIMITS.blocks - blocks.length - tail.length - 1 - (options.table ? 1 : 0);
     const under = prefix ? ` under \`${prefix}\`` : '';
-    const linked = report.top.map((p) => pageLine(p, options.siteUrl));
-    const plain = options.siteUrl ? report.top.map((p) => pageLine(p, undefined)) : linked;
-    // Links cost characters: the first rows keep theirs while the rest still fit as plain rows.
-    let plainRest = plain.reduce((sum, line) => sum + line.length + 1, 0);
-    let used = 0;
-    let linkedRows = 0;
-    const lines = report.top.map((_, i) => {
-      plainRest -= plain[i]!.length + 1;
-      const line = used + linked[i]!.length + 1 + plainRest <= budget ? linked[i]! : plain[i]!;
-      if (line === linked[i]) linkedRows = i + 1;
-      used += line.length + 1;
-      return line;
+    const list = topPagesList(report.top, options.siteUrl, budget, room, under);
+    const table = options.table
+      ? topPagesTable(
+          report.top,
+          (path) => pageUrl(options.siteUrl, path),
+          TOTAL_BLOCK_TEXT - blockTextLength(blocks) - blockTextLength(tail),
+          (k) =>
+            `Top ${plural(k, 'page')}${prefix ? ` under ${oneLine(request.prefix ?? '', 100)}` : ''}${k < report.top.length ? ` of ${n(report.top.length)}` : ''}`,
+        )
+      : undefined;
+    if (table) blocks.push(table.block);
+    // Beside a table the list is its stand-in: sent only where Slack refuses the table.
+    const id = (i: number) => (table ? { block_id: `${STAND_IN_PREFIX}top_pages_${i}` } : {});
+    list.texts.forEach((text, i) => {
+      blocks.push({ type: 'section', ...id(i), text: { type: 'mrkdwn', text } });
     });
-    const shown = fitRows(lines, budget, room, (k) => `*Top ${plural(k, 'page')}${under}* (█ human · ░ AI)`);
-    for (const text of packLines(shown)) blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
-    const rows = shown.length - 1;
-    const notes: string[] = [];
-    if (rows < report.top.length)
-      notes.push(`Showing the top ${rows} of ${plural(report.top.length, 'page')}`);
-    if (options.siteUrl && linkedRows < Math.min(rows, report.top.length))
-      notes.push(`${linkedRows === 0 ? 'pages' : `pages ${linkedRows + 1}–${rows}`} are shown without links`);
-    if (notes.length > 0) {
+    if (list.notes.length > 0) {
       tail.unshift({
         type: 'context',
+        ...id(list.texts.length),
         elements: [
           {
             type: 'mrkdwn',
-            text: `:information_source: ${capitalise(notes.join('; '))}: Slack limits how long a message can be. Add \`csv\` to the command for every page.`,
+            text: `:information_source: ${capitalise(list.notes.join('; '))}: Slack limits how long a message can be. Add \`csv\` to the command for every page.`,
           },
         ],
       });

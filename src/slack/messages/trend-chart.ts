@@ -34,9 +34,19 @@ export function pointUnit(buckets: readonly DayBucket[]): string {
   return longest === 1 ? 'day' : longest === 7 ? 'week' : `${longest} days`;
 }
 
+/** "up 12%", "down 3%", "as many", or "" when the period before had none. */
+function versus(now: number, before: number): string {
+  if (before <= 0) return '';
+  const pct = Math.round(((now - before) / before) * 100);
+  return pct === 0 ? ' (as many now)' : ` (now ${pct > 0 ? 'up' : 'down'} ${Math.abs(pct)}%)`;
+}
+
+const sumOf = (values: readonly number[]) => values.reduce((a, v) => a + displayCount(v), 0);
+
 /**
- * The chart of `lines` over `buckets` (previous-period lines beside them, same positions), and the peak
- * of the summed current lines: the bucket with the most, its label as on the chart's axis.
+ * The chart of `lines` over `buckets`, and the peak of the summed current lines: the bucket with the
+ * most, its label as on the chart's axis. The period before is said in words under it (each line's total
+ * then, and the change), never drawn as more lines: a chart of two lines reads at a glance.
  */
 export function trendChart(input: {
   /** The chart's title for what one point holds ("day", "week", "2 days"); at most 50 characters. */
@@ -44,13 +54,14 @@ export function trendChart(input: {
   yLabel: string;
   buckets: readonly DayBucket[];
   lines: readonly TrendLine[];
+  /** The period before, said in words: each line's total then, matched to a current line by name. */
   previous?: readonly TrendLine[];
   blockId: string;
   /** Says each line's total over the range beside the peak (when the chart's counts are not the report's). */
   withTotals?: boolean;
 }): TrendChart {
   const unit = pointUnit(input.buckets);
-  const series: DailySeries[] = [...input.lines, ...(input.previous ?? [])].map((line) => ({
+  const series: DailySeries[] = input.lines.map((line) => ({
     name: line.name,
     values: line.values.map(displayCount),
   }));
@@ -78,32 +89,41 @@ export function trendChart(input: {
   const totals = input.withTotals
     ? `Over the range: ${input.lines.map((l) => `${count(l.values.reduce((a, v) => a + displayCount(v), 0))} ${prose(l.name)}`).join(' · ')}. `
     : '';
+  const before = input.previous
+    ? ` The period before: ${input.previous
+        .map((l) => {
+          const then = sumOf(l.values);
+          const now = sumOf(input.lines.find((line) => line.name === l.name)?.values ?? []);
+          return `${count(then)} ${prose(l.name)}${versus(now, then)}`;
+        })
+        .join(' · ')}.`
+    : '';
   return {
     chart,
     peak,
     note: {
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: `:chart_with_upwards_trend: ${totals}${peak}` }],
+      elements: [{ type: 'mrkdwn', text: `:chart_with_upwards_trend: ${totals}${peak}.${before}` }],
     },
   };
 }
 
-/** Views per day of a page-view report: human and AI, and the previous period's beside them. */
+/** Views per day of a page-view report: people and AI; the previous period's in words. */
 export function viewsTrendChart(trend: ViewsTrend): TrendChart {
   const { current, previous } = trend;
   return trendChart({
-    title: (unit) => `Views per ${unit}: human and AI${previous ? ', vs period before' : ''}`,
+    title: (unit) => `Views per ${unit}: people and AI`,
     yLabel: 'views',
     buckets: current.buckets,
     lines: [
-      { name: 'Human', values: current.human },
+      { name: 'People', values: current.human },
       { name: 'AI', values: current.ai },
     ],
     ...(previous
       ? {
           previous: [
-            { name: 'Human, period before', values: previous.human },
-            { name: 'AI, period before', values: previous.ai },
+            { name: 'People', values: previous.human },
+            { name: 'AI', values: previous.ai },
           ],
         }
       : {}),
@@ -118,7 +138,7 @@ export function healthTrendChart(trend: HealthTrend): TrendChart {
   const searches = (series: HealthTrend['current'], name: string) =>
     series.noResults ? [{ name, values: series.noResults }] : [];
   return trendChart({
-    title: (unit) => `Reader signals per ${unit}${previous ? ', vs period before' : ''}`,
+    title: (unit) => `Reader signals per ${unit}`,
     yLabel: 'signals',
     buckets: current.buckets,
     lines: [
@@ -129,9 +149,10 @@ export function healthTrendChart(trend: HealthTrend): TrendChart {
     ...(previous
       ? {
           previous: [
-            ...searches(previous, 'Searches (before)'),
-            { name: '👎 (before)', values: previous.thumbsDown },
-            { name: 'Unanswered (before)', values: previous.unanswered },
+            // Line for line with the current ones: searches only where both periods have them.
+            ...(current.noResults ? searches(previous, 'Searches, no result') : []),
+            { name: '👎 on pages', values: previous.thumbsDown },
+            { name: 'Unanswered', values: previous.unanswered },
           ],
         }
       : {}),

@@ -1,51 +1,15 @@
 import type { Button, KnownBlock } from '@slack/types';
-import type { HealthReport } from '../../insights/health/report.js';
-import type { PageViewsReport } from '../../insights/page-views/report.js';
 import type { ScheduleKind } from '../../insights/ports.js';
-import { untrustedMrkdwn } from '../markup.js';
-import { displayCount } from './format.js';
-import { LIMITS, oneLine, truncate } from './limits.js';
+import { HEADLINE_BLOCK_ID } from './headlines.js';
+import { LIMITS, truncate } from './limits.js';
 import type { MessageBlock, SlackMessage } from './types.js';
 
 /** The Stop button under a weekly post; its value is the post's kind (the channel is the message's). */
 export const WEEKLY_STOP_ACTION = 'weekly_stop';
 
-const n = (value: number) => displayCount(value).toLocaleString('en-US');
+export { healthHeadline, pageViewsHeadline } from './headlines.js';
+
 const COMMANDS: Record<ScheduleKind, string> = { page_views: '/docs-views', health: '/docs-health' };
-
-/** "up 8% on the week before" / "down 3%…" / "" when there is nothing to compare with. */
-function change(now: number, before: number | undefined): string {
-  if (before === undefined || before <= 0) return '';
-  const pct = Math.round(((now - before) / before) * 100);
-  if (pct === 0) return ', as many as the week before';
-  return `, ${pct > 0 ? 'up' : 'down'} ${Math.abs(pct)}% on the week before`;
-}
-
-/** The week's page views in one sentence: the total, its change, the AI share and the most read page. */
-export function pageViewsHeadline(report: PageViewsReport): string {
-  const total = displayCount(report.totals.total);
-  const ai = total > 0 ? Math.round((displayCount(report.totals.ai) / total) * 100) : 0;
-  const top = report.top[0];
-  const most = top ? `; most read: \`${untrustedMrkdwn(oneLine(top.path, 80))}\`` : '';
-  return `*This week: ${n(total)} views*${change(total, report.previousTotals?.total)}, ${ai}% of them by AI${most}.`;
-}
-
-/** The week's docs health in one sentence: its biggest gap first, then the other two signals. */
-export function healthHeadline(report: HealthReport): string {
-  const search = report.searches.rows[0];
-  const page = report.pages.rows[0];
-  const question = report.questions.rows[0];
-  if (!search && !page && !question) return '*This week readers found what they looked for*: no gaps to fix.';
-  const parts = [
-    search
-      ? `searches for “${untrustedMrkdwn(oneLine(search.query, 60))}” found nothing ${n(search.hits)} times`
-      : undefined,
-    page ? `\`${untrustedMrkdwn(oneLine(page.path, 60))}\` got ${n(page.thumbsDown)} 👎` : undefined,
-    question ? `${n(report.questions.total)} questions went unanswered` : undefined,
-  ].filter((p): p is string => p !== undefined);
-  const [first, ...rest] = parts;
-  return `*This week ${first}*${rest.length > 0 ? `; ${rest.join('; ')}` : ''}.`;
-}
 
 /** "Stop these posts" (confirmed first); its value is the post's kind. */
 export function weeklyStopButton(kind: ScheduleKind): Button {
@@ -68,7 +32,7 @@ export function weeklyStopButton(kind: ScheduleKind): Button {
 }
 
 /**
- * A weekly post: the report with its week in one headline sentence under the title, and a footer saying who
+ * A weekly post: the report with its week in one headline sentence under the title (in place of the report's own), and a footer saying who
  * set it up, how to manage it and a Stop button (confirmed). Within Slack's 50 blocks: the footer's button
  * goes only where there is room, the words always.
  */
@@ -94,16 +58,21 @@ export function weeklyPost(
   };
   const headline: KnownBlock = {
     type: 'section',
+    block_id: HEADLINE_BLOCK_ID,
     // Short, as the reports leave about 500 characters of Slack's 12,000 for it and the footer.
     text: { type: 'mrkdwn', text: truncate(post.headline, 240) },
   };
   const [title, ...rest] = message.blocks;
+  // The report's own headline (its range's words) gives way to the week's.
+  const own = message.blocks.findIndex((b) => b.block_id === HEADLINE_BLOCK_ID);
   const blocks: MessageBlock[] =
-    message.blocks.length >= LIMITS.blocks
-      ? [...message.blocks]
-      : title?.type === 'header'
-        ? [title, headline, ...rest]
-        : [headline, ...message.blocks];
+    own >= 0
+      ? message.blocks.map((b, i) => (i === own ? headline : b))
+      : message.blocks.length >= LIMITS.blocks
+        ? [...message.blocks]
+        : title?.type === 'header'
+          ? [title, headline, ...rest]
+          : [headline, ...message.blocks];
   for (const block of [footer, stop]) if (blocks.length < LIMITS.blocks) blocks.push(block);
   return { ...message, blocks };
 }

@@ -75,7 +75,7 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
         // A refused report is answered in plain text, not as a failure of the report itself.
         await respondSafely(
           respond,
-          pageViewsReportMessage(report, { siteUrl, interactive: true }),
+          pageViewsReportMessage(report, { siteUrl, interactive: true, table: true }),
           deps.logger,
           { owed: owedVia(deps.outbox, command.response_url) },
         );

@@ -43,7 +43,7 @@ export function docsViewsCsvAction(deps: DocsViewsCsvDeps, openDirectMessage: Op
     const channelId = body.channel?.id;
     const request = decodeReportRequest(action.value);
     if (!channelId || !request) {
-      await reply('I can no longer read this button. Run `/docs-views` again and press CSV on the new report.');
+      await reply('I can no longer read this button. Run `/docs-views csv` for the CSV.');
       return;
     }
     const access = deps.access.check(body.user.id, channelId);

@@ -75,6 +75,7 @@ describe('the playground answers only its own page', () => {
       ['POST', '/act'],
       ['GET', '/'],
       ['GET', '/fragment'],
+      ['GET', '/message.json?ts=1'],
     ] as const) {
       const answer = await send(
         method,

@@ -33,12 +33,19 @@ export async function startPlayground(options: {
 }): Promise<Playground> {
   let world: World = await startWorld(options);
   let scenarios = new Scenarios(world);
-  const logFailure = (error: unknown) =>
-    process.stderr.write(
-      `The playground could not seed its channel: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-  let seeded = options.seed === false ? Promise.resolve() : scenarios.seed();
-  seeded.catch(logFailure);
+  let stopping = false;
+  // A seed fails quietly once its world was thrown away (a Reset, or the playground stopping).
+  const seed = (w: World, s: Scenarios) => {
+    const run = s.seed();
+    run.catch((error: unknown) => {
+      if (stopping || world !== w) return;
+      process.stderr.write(
+        `I could not seed #docs (${error instanceof Error ? error.message : String(error)}): press Reset on the page to try again.\n`,
+      );
+    });
+    return run;
+  };
+  let seeded = options.seed === false ? Promise.resolve() : seed(world, scenarios);
   // Reset: the bot and its stand-ins are thrown away and built again (fresh memory state), then seeded.
   let resetting: Promise<void> | undefined;
   const reset = async () => {
@@ -46,8 +53,7 @@ export async function startPlayground(options: {
     world = await startWorld(options);
     scenarios = new Scenarios(world);
     await old.stop();
-    seeded = scenarios.seed();
-    seeded.catch(logFailure);
+    seeded = seed(world, scenarios);
   };
   const perform = (action: PageAction): Promise<void> => {
     if (action.kind === 'scenario' && action.name === 'reset') {
@@ -102,7 +108,7 @@ export async function startPlayground(options: {
           action = JSON.parse(raw) as PageAction;
         } catch {
           res.writeHead(400, { 'content-type': 'text/plain' });
-          return res.end('The page sent something that is not JSON: reload the page and try again.');
+          return res.end('I could not read what the page sent (not JSON): reload the page and try again.');
         }
         perform(action).then(
           () => {
@@ -112,7 +118,7 @@ export async function startPlayground(options: {
           (error: unknown) => {
             res.writeHead(502, { 'content-type': 'text/plain' });
             res.end(
-              `The bot did not answer (${error instanceof Error ? error.message : 'unknown error'}). Check the terminal running npm run demo.`,
+              `I could not finish that: ${error instanceof Error ? error.message : 'unknown error'}. Check the terminal running npm run demo, or press Reset.`,
             );
           },
         );
@@ -120,7 +126,7 @@ export async function startPlayground(options: {
       return;
     }
     res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('Not found');
+    res.end('I have no such page: open the playground at / as npm run demo printed it.');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -145,8 +151,8 @@ export async function startPlayground(options: {
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      stopping = true;
       await resetting?.catch(() => undefined);
-      await seeded.catch(() => undefined);
       await world.stop();
     },
   };

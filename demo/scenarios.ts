@@ -25,7 +25,8 @@ async function until<T>(what: string, find: () => T | undefined, timeoutMs = 30_
   for (;;) {
     const found = find();
     if (found) return found;
-    if (Date.now() > deadline) throw new Error(`the playground waited ${timeoutMs / 1000} s for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`I waited ${timeoutMs / 1000} s for ${what} and it did not come`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -88,7 +89,7 @@ export class Scenarios {
       case 'open-assistant':
         return openAssistant(this.world.requests, this.world.slack);
       default:
-        throw new Error(`there is no scenario called ${name.slice(0, 40)}`);
+        throw new Error(`I know no scenario called “${name.slice(0, 40)}”; reload the page`);
     }
   }
 

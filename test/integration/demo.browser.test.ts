@@ -75,9 +75,14 @@ describe.skipIf(!HAS_CHROMIUM)('the playground in headless Chromium', { timeout:
     expect(thread).toContain('finished the follow-up');
     // Primary buttons are green, links are links.
     const button = done.locator('.btn.primary', { hasText: 'View pull request' }).first();
-    expect(await button.evaluate<string, unknown>('(el) => getComputedStyle(el).backgroundColor')).toBe(
-      'rgb(0, 122, 90)',
-    );
+    expect(
+      await button.evaluate(
+        (el) =>
+          (
+            globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+          ).getComputedStyle(el).backgroundColor,
+      ),
+    ).toBe('rgb(0, 122, 90)');
     expect(await done.locator('a[href="https://github.com/acme/docs/pull/141"]').count()).toBeGreaterThan(0);
     await expect.poll(() => top('Document the webhook retry schedule').innerText()).toContain('Working');
     const alert = top('sso saml setup');

@@ -24,7 +24,9 @@ function streamHtml(m: DemoMessage): string {
         `<li class="step step-${escapeHtml(s.status)}"><span class="step-icon">${STEP_ICONS[s.status] ?? '•'}</span> ${escapeHtml(s.title)}${s.details ? `<div class="step-details">${mrkdwn(s.details)}</div>` : ''}${s.output ? `<div class="step-details">${mrkdwn(s.output)}</div>` : ''}</li>`,
     )
     .join('');
-  const text = stream.text ? `<div class="b-section">${mrkdwn(stream.text)}</div>` : '';
+  const text = stream.text
+    ? `<div class="b-section"><div class="section-text">${mrkdwn(stream.text)}</div></div>`
+    : '';
   const live = stream.state === 'streaming' ? '<span class="streaming">…</span>' : '';
   return `${steps ? `<ol class="steps">${steps}</ol>` : ''}${text}${live}`;
 }
@@ -47,7 +49,7 @@ export function messageHtml(slack: StandInSlack, m: DemoMessage, inThread: boole
     ? `${streamHtml(m)}${m.blocks?.length ? renderBlocks(m.blocks) : ''}`
     : m.blocks?.length
       ? renderBlocks(m.blocks)
-      : `<div class="b-section">${mrkdwn(bot ? m.text : linked(m.text))}</div>`;
+      : `<div class="b-section"><div class="section-text">${mrkdwn(bot ? m.text : linked(m.text))}</div></div>`;
   const reactions = m.reactions
     .map((r) => `<span class="reaction" data-reaction="${escapeHtml(r)}">${emoji(r)} 1</span>`)
     .join('');

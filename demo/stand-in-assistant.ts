@@ -42,6 +42,12 @@ export class StandInAssistant {
     return thread;
   }
 
+  /** The bot posted in a thread: its status line clears, as Slack clears it. */
+  posted(channel: string, threadTs: string): void {
+    const thread = this.threads.get(`${channel}:${threadTs}`);
+    if (thread) thread.status = '';
+  }
+
   answer(method: string, args: Json): Json | undefined {
     switch (method) {
       case 'assistant.threads.setStatus':

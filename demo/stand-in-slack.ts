@@ -174,6 +174,7 @@ export class StandInSlack {
           ...(method === 'chat.postEphemeral' ? { ephemeral: true } : {}),
         };
         this.messages.push(message);
+        if (message.thread_ts) this.assistant.posted(message.channel, message.thread_ts);
         return { ok: true, channel: message.channel, ts: message.ts, message_ts: message.ts, message };
       }
       case 'chat.update': {

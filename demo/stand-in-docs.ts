@@ -38,7 +38,8 @@ export class StandInDocs {
   private server: Server | undefined;
   url = '';
 
-  constructor(private readonly workMs = 4000) {}
+  /** How long a job works before its PR (the seed shortens it while it sets up the channel). */
+  constructor(public workMs = 4000) {}
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => void this.handle(req, res));

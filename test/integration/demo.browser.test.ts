@@ -75,14 +75,17 @@ describe.skipIf(!HAS_CHROMIUM)('the playground in headless Chromium', { timeout:
     expect(thread).toContain('finished the follow-up');
     // Primary buttons are green, links are links.
     const button = done.locator('.btn.primary', { hasText: 'View pull request' }).first();
-    expect(
-      await button.evaluate(
-        (el) =>
-          (
-            globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
-          ).getComputedStyle(el).backgroundColor,
-      ),
-    ).toBe('rgb(0, 122, 90)');
+    // Polled: a refresh of the fragment may detach the button between finding and reading it.
+    await expect
+      .poll(() =>
+        button.evaluate(
+          (el) =>
+            (
+              globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+            ).getComputedStyle(el).backgroundColor,
+        ),
+      )
+      .toBe('rgb(0, 122, 90)');
     expect(await done.locator('a[href="https://github.com/acme/docs/pull/141"]').count()).toBeGreaterThan(0);
     await expect.poll(() => top('Document the webhook retry schedule').innerText()).toContain('Working');
     const alert = top('sso saml setup');
@@ -227,10 +230,10 @@ describe.skipIf(!HAS_CHROMIUM)('the playground in headless Chromium', { timeout:
     const alert = top('sso saml setup');
     await alert.hover();
     await alert.locator('> .hover-menu [data-copy-json]').click();
-    await expect.poll(() => alert.locator('[data-copy-json]').innerText()).toBe('Copied');
-    const copied = JSON.parse(await page.evaluate<string>('navigator.clipboard.readText()')) as {
-      blocks: unknown[];
-    };
+    // The clipboard, not the button's "Copied" (a refresh of the fragment may redraw the button).
+    const clipboard = () => page.evaluate<string>('navigator.clipboard.readText()');
+    await expect.poll(clipboard).toContain('"blocks"');
+    const copied = JSON.parse(await clipboard()) as { blocks: unknown[] };
     expect(JSON.stringify(copied.blocks)).toContain('sso saml setup');
   });
 

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { addReaction, assistantMessage, messageShortcut } from './bot-events.js';
 import {
   BOT_USER,
   DEMO_CHANNEL,
@@ -12,7 +13,7 @@ type Json = Record<string, unknown>;
 
 /** What the person did on the page, as the page script posts it. */
 export interface PageAction {
-  kind: 'type' | 'click' | 'submit' | 'home' | 'close';
+  kind: 'type' | 'click' | 'submit' | 'home' | 'close' | 'scenario' | 'shortcut' | 'react' | 'assistant';
   text?: string;
   threadTs?: string;
   /** Where a clicked element is: a message's ts, `modal` or `home`. */
@@ -21,12 +22,14 @@ export interface PageAction {
   blockId?: string;
   value?: string;
   elementType?: string;
+  /** A scenario bar's button (`scenario`). */
+  name?: string;
   /** Modal inputs: block id → { action id, kind, value }. */
   inputs?: Record<string, { action: string; kind: string; value: string }>;
 }
 
-const user = { id: DEMO_USER, username: 'alex', name: 'alex', team_id: DEMO_TEAM };
-const triggerId = () => `${Date.now()}.4242.${randomBytes(8).toString('hex')}`;
+export const user = { id: DEMO_USER, username: 'alex', name: 'alex', team_id: DEMO_TEAM };
+export const triggerId = () => `${Date.now()}.4242.${randomBytes(8).toString('hex')}`;
 
 /**
  * Turns the person's actions into the signed requests Slack would send the bot (slash commands, events,
@@ -49,6 +52,14 @@ export class BotRequests {
         'application/json',
       ));
     if (action.kind === 'click') return this.click(action);
+    if (action.kind === 'shortcut') return messageShortcut(this, this.slack, String(action.surface ?? ''));
+    if (action.kind === 'react') return addReaction(this, this.slack, String(action.surface ?? ''), 'memo');
+    if (action.kind === 'assistant')
+      return assistantMessage(this, this.slack, String(action.text ?? '').slice(0, 4000));
+    if (action.kind === 'close' && action.surface === 'assistant') {
+      this.slack.assistantThread = undefined;
+      return this.slack.changed();
+    }
     if (action.kind === 'close') {
       this.slack.modal = undefined;
       this.slack.modalErrors = {};
@@ -145,17 +156,18 @@ export class BotRequests {
       container: {
         type: message.ephemeral ? 'message' : 'message',
         message_ts: message.ts,
-        channel_id: DEMO_CHANNEL,
+        channel_id: message.channel,
         is_ephemeral: Boolean(message.ephemeral),
         ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
       },
-      channel: { id: DEMO_CHANNEL, name: 'docs' },
+      channel: { id: message.channel, name: message.channel === DEMO_CHANNEL ? 'docs' : 'directmessage' },
       ...(message.ephemeral
         ? {}
         : {
             message: {
               type: 'message',
-              user: BOT_USER,
+              user: message.user,
+              ...(message.user === BOT_USER ? { bot_id: 'B0DOCSBOT' } : {}),
               ts: message.ts,
               text: message.text,
               blocks: message.blocks,
@@ -207,14 +219,14 @@ export class BotRequests {
     this.slack.changed();
   }
 
-  private interact(payload: Json): Promise<string> {
+  interact(payload: Json): Promise<string> {
     return this.post(
       new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
       'application/x-www-form-urlencoded',
     );
   }
 
-  private envelope(event: Json): Json {
+  envelope(event: Json): Json {
     return {
       type: 'event_callback',
       token: 'unused',
@@ -234,7 +246,7 @@ export class BotRequests {
   }
 
   /** POSTs a body signed as Slack signs it: v0=HMAC-SHA256(secret, "v0:{timestamp}:{body}"). */
-  private async post(body: string, contentType: string): Promise<string> {
+  async post(body: string, contentType: string): Promise<string> {
     const timestamp = Math.floor(Date.now() / 1000);
     const signature = createHmac('sha256', this.signingSecret)
       .update(`v0:${timestamp}:${body}`)

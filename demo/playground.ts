@@ -1,24 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../src/common/config.js';
-import { secretsOf } from '../src/common/config-secrets.js';
-import { createLogger } from '../src/common/logger.js';
-import { createDocsAgent, type DocsAgent } from '../src/composition/app.js';
-import { BotRequests, type PageAction } from './bot-requests.js';
-import { fragment, pageHtml } from './page.js';
-import { DEMO_DOCS_KEY, DEMO_PROJECT_ID, StandInDocs } from './stand-in-docs.js';
-import { StandInSlack } from './stand-in-slack.js';
-
-/** Not secrets: the stand-ins accept nothing else, and nothing leaves this machine. */
-const DEMO_SIGNING_SECRET = 'demo-signing-secret-not-a-secret-0000';
-// A stand-in's token (fake, shaped as Slack's so the bot's config accepts it): the stand-in Slack takes any.
-const DEMO_BOT_TOKEN = 'xoxb-fake-demo-playground-token';
+import type { PageAction } from './bot-requests.js';
+import { fragment, messageJson, pageHtml } from './page.js';
+import { Scenarios } from './scenarios.js';
+import type { StandInSlack } from './stand-in-slack.js';
+import { startWorld, type World } from './world.js';
 
 export interface Playground {
   url: string;
   /** The bot's own HTTP port (on 127.0.0.1, like the page). */
   botPort: number;
-  slack: StandInSlack;
+  /** The current world's stand-in Slack (a Reset builds a new one). */
+  readonly slack: StandInSlack;
+  /** Resolves once the channel is seeded (the finished and running jobs, an alert, a weekly post). */
+  readonly seeded: Promise<void>;
+  /** Runs one of the scenario bar's buttons, as the page does. */
+  scenario(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -31,33 +28,43 @@ export async function startPlayground(options: {
   port: number;
   jobWorkMs?: number;
   logLevel?: string;
+  /** false: open on an empty channel (tests of one thing). */
+  seed?: boolean;
 }): Promise<Playground> {
-  const slack = new StandInSlack();
-  const docs = new StandInDocs(options.jobWorkMs);
-  await Promise.all([slack.start(), docs.start()]);
-  const config = loadConfig({
-    SLACK_BOT_TOKEN: DEMO_BOT_TOKEN,
-    SLACK_SIGNING_SECRET: DEMO_SIGNING_SECRET,
-    SLACK_API_URL: `${slack.url}/api/`,
-    DOCS_API_URL: docs.url,
-    DOCS_API_KEY: DEMO_DOCS_KEY,
-    DOCS_PROJECT_ID: DEMO_PROJECT_ID,
-    // Links to it unfurl with their numbers (the stand-in Slack's chat.unfurl shows them under the message).
-    DOCS_SITE_URL: 'https://docs.acme.dev',
-    PORT: '0',
-    // The bot's own port too: nothing of the playground is reachable from another machine.
-    HOST: '127.0.0.1',
-    METRICS_PORT: '0',
-    POLL_INTERVAL_MS: '1000',
-    POLL_MAX_INTERVAL_MS: '2000',
-    SLACK_CHANNEL_POST_INTERVAL_MS: '0',
-    REPORT_CHARTS: 'true',
-    LOG_LEVEL: options.logLevel ?? 'warn',
-  });
-  const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
-  const agent: DocsAgent = createDocsAgent(config, { logger });
-  const botPort = await agent.start();
-  const requests = new BotRequests(slack, `http://127.0.0.1:${botPort}/slack/events`, DEMO_SIGNING_SECRET);
+  let world: World = await startWorld(options);
+  let scenarios = new Scenarios(world);
+  let stopping = false;
+  // A seed fails quietly once its world was thrown away (a Reset, or the playground stopping).
+  const seed = (w: World, s: Scenarios) => {
+    const run = s.seed();
+    run.catch((error: unknown) => {
+      if (stopping || world !== w) return;
+      process.stderr.write(
+        `I could not seed #docs (${error instanceof Error ? error.message : String(error)}): press Reset on the page to try again.\n`,
+      );
+    });
+    return run;
+  };
+  let seeded = options.seed === false ? Promise.resolve() : seed(world, scenarios);
+  // Reset: the bot and its stand-ins are thrown away and built again (fresh memory state), then seeded.
+  let resetting: Promise<void> | undefined;
+  const reset = async () => {
+    const old = world;
+    world = await startWorld(options);
+    scenarios = new Scenarios(world);
+    await old.stop();
+    seeded = seed(world, scenarios);
+  };
+  const perform = (action: PageAction): Promise<void> => {
+    if (action.kind === 'scenario' && action.name === 'reset') {
+      resetting ??= reset().finally(() => {
+        resetting = undefined;
+      });
+      return resetting;
+    }
+    if (action.kind === 'scenario') return scenarios.run(String(action.name ?? ''));
+    return world.requests.perform(action);
+  };
 
   // Set once listening: the page's own loopback addresses (a port of 0 picks one).
   let own: { hosts: Set<string>; origins: Set<string> } = { hosts: new Set(), origins: new Set() };
@@ -77,11 +84,17 @@ export async function startPlayground(options: {
     };
     if (req.method === 'GET' && req.url === '/') {
       res.writeHead(200, headers);
-      return res.end(pageHtml(slack));
+      return res.end(pageHtml(world.slack));
     }
     if (req.method === 'GET' && req.url === '/fragment') {
       res.writeHead(200, headers);
-      return res.end(fragment(slack));
+      return res.end(fragment(world.slack));
+    }
+    if (req.method === 'GET' && req.url?.startsWith('/message.json?ts=')) {
+      const ts = new URL(req.url, 'http://playground').searchParams.get('ts') ?? '';
+      const json = messageJson(world.slack, ts.slice(0, 40));
+      res.writeHead(json ? 200 : 404, { ...headers, 'content-type': 'application/json; charset=utf-8' });
+      return res.end(json ?? '{}');
     }
     if (req.method === 'POST' && req.url === '/act') {
       let raw = '';
@@ -95,9 +108,9 @@ export async function startPlayground(options: {
           action = JSON.parse(raw) as PageAction;
         } catch {
           res.writeHead(400, { 'content-type': 'text/plain' });
-          return res.end('The page sent something that is not JSON: reload the page and try again.');
+          return res.end('I could not read what the page sent (not JSON): reload the page and try again.');
         }
-        requests.perform(action).then(
+        perform(action).then(
           () => {
             res.writeHead(204);
             res.end();
@@ -105,7 +118,7 @@ export async function startPlayground(options: {
           (error: unknown) => {
             res.writeHead(502, { 'content-type': 'text/plain' });
             res.end(
-              `The bot did not answer (${error instanceof Error ? error.message : 'unknown error'}). Check the terminal running npm run demo.`,
+              `I could not finish that: ${error instanceof Error ? error.message : 'unknown error'}. Check the terminal running npm run demo, or press Reset.`,
             );
           },
         );
@@ -113,7 +126,7 @@ export async function startPlayground(options: {
       return;
     }
     res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('Not found');
+    res.end('I have no such page: open the playground at / as npm run demo printed it.');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -125,13 +138,22 @@ export async function startPlayground(options: {
   const url = `http://localhost:${port}`;
   return {
     url,
-    botPort,
-    slack,
+    get botPort() {
+      return world.botPort;
+    },
+    get slack() {
+      return world.slack;
+    },
+    get seeded() {
+      return seeded;
+    },
+    scenario: (name) => perform({ kind: 'scenario', name }),
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      await agent.stop();
-      await Promise.all([slack.close(), docs.close()]);
+      stopping = true;
+      await resetting?.catch(() => undefined);
+      await world.stop();
     },
   };
 }

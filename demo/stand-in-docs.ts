@@ -7,7 +7,7 @@ export const DEMO_DOCS_KEY = 'svc_demo_key_not_a_secret_0123456789abcd';
 
 interface DemoJob {
   id: string;
-  status: 'active' | 'completed';
+  status: 'active' | 'completed' | 'failed';
   source: { repository: string; ref: string | null };
   model: string;
   prLink: string | null;
@@ -15,6 +15,8 @@ interface DemoJob {
   archivedAt: null;
   /** When the stand-in platform finishes the current round of work (a PR is opened or updated). */
   doneAt: number;
+  /** How this round ends: with a PR, or failed (the scenario bar's "Job fails"). */
+  outcome: 'pull_request' | 'failed';
 }
 
 /**
@@ -24,10 +26,20 @@ interface DemoJob {
 export class StandInDocs {
   private readonly jobs = new Map<string, DemoJob>();
   private counter = 0;
+  /** The next job created fails (once). */
+  failNext = false;
+  /** The next job created keeps working this long instead (the seeded "running" job). */
+  slowNextMs: number | undefined;
+  /**
+   * Search terms that surged today (term → searches so far today): added to today's searches only, so the
+   * bot's alert check sees them rise far above their baseline (the scenario bar's "Alert fires").
+   */
+  readonly surges = new Map<string, number>();
   private server: Server | undefined;
   url = '';
 
-  constructor(private readonly workMs = 4000) {}
+  /** How long a job works before its PR (the seed shortens it while it sets up the channel). */
+  constructor(public workMs = 4000) {}
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -60,6 +72,7 @@ export class StandInDocs {
       if (!job) return send(404, { error: 'Job not found' });
       if (req.method === 'POST' && jobs[3]) {
         job.status = 'active';
+        job.outcome = 'pull_request';
         job.doneAt = Date.now() + this.workMs;
         return send(200, this.publicJob(job));
       }
@@ -86,6 +99,17 @@ export class StandInDocs {
         });
       }
       const health = demoHealth();
+      // Today's window (the alert check's read) ends at an instant, a past day's at midnight.
+      const today = (url.searchParams.get('dateTo') ?? '').length > 10;
+      if (today)
+        for (const [term, hits] of this.surges)
+          health.searches.unshift({
+            searchQuery: term,
+            hits,
+            ctr: 0,
+            topClickedPage: null,
+            lastSearchedAt: new Date().toISOString(),
+          });
       if (endpoint === 'searches')
         return send(200, {
           searches: health.searches.slice(0, limit),
@@ -116,20 +140,25 @@ export class StandInDocs {
       prLink: null,
       createdAt: new Date().toISOString(),
       archivedAt: null,
-      doneAt: Date.now() + this.workMs,
+      doneAt: Date.now() + (this.slowNextMs ?? this.workMs),
+      outcome: this.failNext ? 'failed' : 'pull_request',
     };
+    this.failNext = false;
+    this.slowNextMs = undefined;
     this.jobs.set(id, job);
     return job;
   }
 
   /** The job as the API answers it; past its work time it is completed with a PR (the same PR on follow-ups). */
-  private publicJob(job: DemoJob): Omit<DemoJob, 'doneAt'> {
+  private publicJob(job: DemoJob): Omit<DemoJob, 'doneAt' | 'outcome'> {
+    if (job.status === 'active' && Date.now() >= job.doneAt && job.outcome === 'failed')
+      job.status = 'failed';
     if (job.status === 'active' && Date.now() >= job.doneAt) {
       job.status = 'completed';
       job.source.ref ??= `docs-agent/${job.id}`;
       job.prLink ??= `https://github.com/acme/docs/pull/${140 + this.counter}`;
     }
-    const { doneAt: _doneAt, ...rest } = job;
+    const { doneAt: _doneAt, outcome: _outcome, ...rest } = job;
     return structuredClone(rest);
   }
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type DemoStream, StandInAssistant } from './stand-in-assistant.js';
 
 type Json = Record<string, unknown>;
 
@@ -7,6 +8,8 @@ export const DEMO_TEAM = 'T0DEMO';
 export const DEMO_CHANNEL = 'C0DEMODOCS';
 export const DEMO_USER = 'U0DEMOALEX';
 export const BOT_USER = 'U0DOCSBOT';
+/** The person's DM with the app: its Messages tab and the assistant's threads. */
+export const DEMO_DM = 'D0DEMOALEX';
 
 export interface DemoMessage {
   ts: string;
@@ -20,6 +23,8 @@ export interface DemoMessage {
   reactions: string[];
   /** Link previews the bot attached with chat.unfurl, by URL. */
   unfurls?: Record<string, unknown>;
+  /** A streamed message (chat.startStream): its steps and text so far. */
+  stream?: DemoStream;
 }
 
 export interface RecordedCall {
@@ -40,6 +45,9 @@ export class StandInSlack {
   /** A modal's field errors from the last refused submission, by block id. */
   modalErrors: Record<string, string> = {};
   home: Json | undefined;
+  /** The assistant thread open beside the channel (the split view), if any. */
+  assistantThread: string | undefined;
+  readonly assistant = new StandInAssistant(this.messages, () => this.nextTs(), BOT_USER);
   private tsCounter = 0;
   private responseCounter = 0;
   private readonly responseSources = new Map<string, string>();
@@ -82,10 +90,10 @@ export class StandInSlack {
   }
 
   /** A message the person wrote (the page posts it here before sending the event to the bot). */
-  addUserMessage(text: string, threadTs?: string): DemoMessage {
+  addUserMessage(text: string, threadTs?: string, channel = DEMO_CHANNEL): DemoMessage {
     const message: DemoMessage = {
       ts: this.nextTs(),
-      channel: DEMO_CHANNEL,
+      channel,
       user: DEMO_USER,
       text,
       reactions: [],
@@ -149,6 +157,8 @@ export class StandInSlack {
 
   private answer(method: string, args: Json): Json {
     const ts = String(args.ts ?? '');
+    const assistant = this.assistant.answer(method, args);
+    if (assistant) return assistant;
     switch (method) {
       case 'auth.test':
         return { ok: true, team_id: DEMO_TEAM, team: 'Acme', user_id: BOT_USER, bot_id: 'B0DOCSBOT' };
@@ -164,6 +174,7 @@ export class StandInSlack {
           ...(method === 'chat.postEphemeral' ? { ephemeral: true } : {}),
         };
         this.messages.push(message);
+        if (message.thread_ts) this.assistant.posted(message.channel, message.thread_ts);
         return { ok: true, channel: message.channel, ts: message.ts, message_ts: message.ts, message };
       }
       case 'chat.update': {
@@ -207,7 +218,8 @@ export class StandInSlack {
       case 'conversations.history':
       case 'conversations.replies': {
         const thread = String(args.ts ?? '');
-        const visible = this.messages.filter((m) => !m.ephemeral);
+        const channel = String(args.channel ?? DEMO_CHANNEL);
+        const visible = this.messages.filter((m) => !m.ephemeral && m.channel === channel);
         const list =
           method === 'conversations.history'
             ? visible.filter((m) => !m.thread_ts || m.thread_ts === m.ts).reverse()
@@ -215,7 +227,7 @@ export class StandInSlack {
         const limited = ts && method === 'conversations.history' ? list.filter((m) => m.ts === ts) : list;
         return {
           ok: true,
-          messages: limited.map(({ reactions: _r, ephemeral: _e, ...m }) => m),
+          messages: limited.map(({ reactions: _r, ephemeral: _e, stream: _s, ...m }) => m),
           has_more: false,
         };
       }

@@ -14,7 +14,7 @@ let playground: Playground;
 let port: number;
 
 beforeAll(async () => {
-  playground = await startPlayground({ port: 0, jobWorkMs: 200 });
+  playground = await startPlayground({ port: 0, jobWorkMs: 200, seed: false });
   port = Number(new URL(playground.url).port);
 }, 30_000);
 
@@ -75,6 +75,7 @@ describe('the playground answers only its own page', () => {
       ['POST', '/act'],
       ['GET', '/'],
       ['GET', '/fragment'],
+      ['GET', '/message.json?ts=1'],
     ] as const) {
       const answer = await send(
         method,

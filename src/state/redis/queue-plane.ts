@@ -4,7 +4,7 @@ import type { Logger } from '../../common/logger.js';
 import type { ParkedJobs } from '../parked-jobs.js';
 import { PLANE_KINDS, type PlaneKind, planeKindOptions } from './plane-kinds.js';
 import { PlaneQueues } from './plane-queues.js';
-import { rateDeferral } from './plane-rate.js';
+import { rateDeferral, takeRunSlot } from './plane-rate.js';
 import type { Rehomed } from './plane-rehome.js';
 import { DEFAULT_QUEUE_SHARDS, shardOf, shardPrefix } from './plane-shards.js';
 import type { RedisClient } from './redis-client.js';
@@ -47,7 +47,7 @@ export interface QueuePlaneOptions {
   deferred?(kind: PlaneKind, reason: DeferralReason): void;
   /** Jobs running at once per kind in this replica (all its shards together; see shardConcurrency). */
   concurrency?: Partial<Record<PlaneKind, number>>;
-  /** Jobs of one tenant running at once per kind in this replica: its backlog never starves the others. */
+  /** Jobs of one tenant running at once per kind, every replica together: its backlog never starves others. */
   perTenantCap?: number;
   /** Where a held tenant's jobs are parked until its hold lifts (else they are moved back every minute). */
   parked?: ParkedJobs;
@@ -74,8 +74,8 @@ export function planeJobId(kind: string, tenant: string, id: string): string {
  * replica (issue 43: QUEUE_SHARDS of them, a tenant's jobs in the shard its key hashes to), whatever the
  * number of tenants, with the tenant in each job's data. A tenant's scope registers its
  * handlers when it starts and unregisters them when it stops or is evicted (its jobs stay in Redis); a job
- * whose tenant has no handler here wakes its scope first. Fairness: a tenant at its cap in this replica has
- * its job moved back a little (more the longer its backlog), so one tenant's burst never holds the Worker.
+ * whose tenant has no handler here wakes its scope first. Fairness: a tenant at its cap (its jobs of the
+ * kind running in the whole deployment, slots in Redis: `takeRunSlot`) has its job moved back a little (more the longer its backlog), so one tenant's burst never holds the Worker.
  */
 export class QueuePlane {
   /** Its queues and Workers by kind and shard (each kind's backlog for /metrics; tests). */
@@ -178,16 +178,27 @@ export class QueuePlane {
       // Served, but its scope has not registered this kind (yet: still starting, or a GitHub token to come).
       if (!handlers) return this.moveBack(kind, 'unregistered', job, token, UNREGISTERED_DELAY_MS);
     }
-    const running = this.running.get(key) ?? 0;
-    if (running >= this.cap) return this.moveBack(kind, 'cap', job, token, this.deferral(key));
+    if ((this.running.get(key) ?? 0) >= this.cap)
+      return this.moveBack(kind, 'cap', job, token, this.deferral(key));
+    // The cap holds across replicas (a slot in Redis); Redis failing here leaves this replica's cap alone.
     const shard = shardPrefix(this.prefix, kind, shardOf(tenant, this.queues.shards));
-    const overRate = await rateDeferral(this.options.client, shard, tenant, handlers.maxPerSecond);
-    if (overRate > 0) return this.moveBack(kind, 'rate', job, token, overRate);
-    this.running.set(key, running + 1);
+    const { client } = this.options;
+    const slot = await takeRunSlot(client, shard, tenant, this.cap, `${job.id}:${token}`).catch(() => noSlot);
+    if (!slot) return this.moveBack(kind, 'cap', job, token, this.deferral(key));
+    const overRate = await rateDeferral(client, shard, tenant, handlers.maxPerSecond).catch((e) => {
+      void slot().catch(() => 0);
+      throw e;
+    });
+    if (overRate > 0) {
+      await slot().catch(() => 0);
+      return this.moveBack(kind, 'rate', job, token, overRate);
+    }
+    this.running.set(key, (this.running.get(key) ?? 0) + 1);
     this.options.touched?.(tenant);
     try {
       return await handlers.process(job, token);
     } finally {
+      void slot().catch(() => 0);
       const left = (this.running.get(key) ?? 1) - 1;
       if (left > 0) this.running.set(key, left);
       else {
@@ -273,6 +284,9 @@ function tenantOf(job: Job): string | undefined {
   const tenant = (job.data as { tenant?: unknown } | undefined)?.tenant;
   return typeof tenant === 'string' ? tenant : undefined;
 }
+
+/** No slot taken (Redis failed): nothing to give back. */
+const noSlot = async () => 0;
 
 function handlerKey(kind: PlaneKind, tenant: string): string {
   return `${kind}\u0000${tenant}`;

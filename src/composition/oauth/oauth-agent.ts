@@ -175,6 +175,8 @@ export function createOAuthAgent(
       await runtimes.start();
       if (owed) stopOwed = ticker.every(DUE_TICK_MS, () => owed.tick());
       plane?.start(); // a Worker per kind and shard: a job of a tenant not resident here builds its scope
+      // Ready once its Workers listen (their blocking connections made), at most 10 s: they are many now.
+      if (plane) await Promise.race([plane.queues.ready().catch(() => undefined), sleepUnref(10_000)]);
       // Jobs an older replica still queues in the layout before (rolling upgrade) move to their shards.
       if (plane) stopRehome = ticker.every(60_000, () => plane.rehome());
       // Existing deployments: tenants with queues of the old per-tenant layout are woken once to move them.
@@ -217,3 +219,5 @@ export function createOAuthAgent(
     },
   };
 }
+
+const sleepUnref = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -49,6 +49,7 @@ async function run(redisUrl: string, perTenantCap: number, name: string) {
         ...{ client, logger, wake: async () => 'served', prefix: `bench-fairness-${name}`, perTenantCap },
         // As src/state/tenant-directories.ts makes it for DOCS_API_MAX_CONCURRENCY's default (4).
         concurrency: { polls: 16 },
+        shards: 1,
       }),
   );
   const handler = (tenant: string) => async (job: { data: { dueAt: number } }) => {
@@ -60,7 +61,7 @@ async function run(redisUrl: string, perTenantCap: number, name: string) {
   };
   const tenants = ['T0BUSY', ...Array.from({ length: OTHERS }, (_, i) => `T0OTHER${i}`)];
   for (const plane of planes) for (const tenant of tenants) plane.register('polls', tenant, handler(tenant));
-  const queue = planes[0]!.queue('polls');
+  const queue = planes[0]!.queue('polls', 'T0BUSY'); // one shard (below): every tenant's queue
   const now = Date.now();
   await queue.addBulk(
     Array.from({ length: BUSY }, (_, i) => ({

@@ -46,6 +46,12 @@ export interface OAuthConfig {
   scopeIdleMs: number;
   maxResidentScopes: number;
   /**
+   * QUEUE_SHARDS (Redis): queues each kind of background job (polls, PR follows, impact checks, weekly
+   * posts, alert checks) is split into, a workspace's jobs all in the one its ID hashes to, so on a Redis
+   * Cluster their traffic spreads over the primaries. A change re-homes the queued jobs once at start.
+   */
+  queueShards: number;
+  /**
    * REDIS_CLUSTER: REDIS_URL names one node of a Redis Cluster. Every key then carries a hash tag (a tenant's
    * keys share one slot), queues run on ioredis (BullMQ's node-redis client has no cluster support).
    */
@@ -59,6 +65,9 @@ export const DEFAULT_INSTALLS_PER_MINUTE = 60;
 export const DEFAULT_SCOPE_IDLE_S = 10 * 60;
 /** Two thousand resident workspaces: well under a replica's memory goal (about 0.3 MB each). */
 export const DEFAULT_SCOPES_MAX = 2_000;
+
+/** Eight queues a kind: on three primaries none holds most of them (src/state/redis/plane-shards.ts). */
+export const DEFAULT_QUEUE_SHARDS = 8;
 
 /** Three hours: a Slack auth incident or a misbehaving proxy outlasts a few seconds, rarely hours. */
 export const DEFAULT_REVOCATION_WINDOW_S = 3 * 60 * 60;
@@ -84,6 +93,7 @@ export const oauthEnvFields = {
   }),
   TENANT_IDLE_SECONDS: integer(DEFAULT_SCOPE_IDLE_S, 10, 7 * 24 * 60 * 60),
   TENANT_SCOPES_MAX: integer(DEFAULT_SCOPES_MAX, 10, 1_000_000),
+  QUEUE_SHARDS: integer(DEFAULT_QUEUE_SHARDS, 1, 256),
   REDIS_CLUSTER: optionalText
     .pipe(z.enum(['true', 'false'], { error: 'must be true or false' }).optional())
     .transform((v) => v === 'true'),
@@ -177,6 +187,7 @@ export function oauthConfigOf(e: {
   TRUST_PROXY?: TrustedProxy[] | undefined;
   TENANT_IDLE_SECONDS?: number | undefined;
   TENANT_SCOPES_MAX?: number | undefined;
+  QUEUE_SHARDS?: number | undefined;
   REDIS_CLUSTER?: boolean | undefined;
 }): OAuthConfig | undefined {
   if (!e.SLACK_CLIENT_ID || !e.SLACK_CLIENT_SECRET || !e.SLACK_STATE_SECRET || !e.DATA_ENCRYPTION_KEY)
@@ -195,6 +206,7 @@ export function oauthConfigOf(e: {
     trustProxy: e.TRUST_PROXY ?? [],
     scopeIdleMs: (e.TENANT_IDLE_SECONDS ?? DEFAULT_SCOPE_IDLE_S) * 1000,
     maxResidentScopes: e.TENANT_SCOPES_MAX ?? DEFAULT_SCOPES_MAX,
+    queueShards: e.QUEUE_SHARDS ?? DEFAULT_QUEUE_SHARDS,
     redisCluster: e.REDIS_CLUSTER === true,
   };
 }

@@ -9,6 +9,7 @@ import {
 } from 'prom-client';
 import { Metrics } from './metrics.js';
 import type { MetricsExposition } from './metrics-server.js';
+import { type QueueMetrics, type QueueStatsSource, registerQueueMetrics } from './queue-metrics.js';
 import {
   addCounts,
   chooseShown,
@@ -87,6 +88,11 @@ export class TenantMetrics implements MetricsExposition {
         other: wasShown ? retired.other : addCounts(retired.other, countsOf(counters)),
       };
     });
+  }
+
+  /** The queue plane's series (Redis): backlog by kind, deferrals, due index; once per process. */
+  watchQueues(source: QueueStatsSource): QueueMetrics {
+    return registerQueueMetrics(this.process, source);
   }
 
   /** Installed tenants (those with a recorder). */

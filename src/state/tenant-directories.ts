@@ -43,7 +43,7 @@ export interface TenantDirectoryHandle {
    */
   markOldLayoutTenants(): Promise<number>;
   /** Redis: the replica's one queue plane (a Worker per kind, every tenant's jobs); none in memory. */
-  queuePlane(options: Pick<QueuePlaneOptions, 'wake' | 'touched'>): QueuePlane | undefined;
+  queuePlane(options: Pick<QueuePlaneOptions, 'wake' | 'touched' | 'deferred'>): QueuePlane | undefined;
   close(): Promise<void>;
 }
 
@@ -146,6 +146,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
         client: shared.queueClient,
         logger,
         concurrency: { polls: Math.max(8, config.docs.maxConcurrency * 4) },
+        ...(config.oauth ? { shards: config.oauth.queueShards } : {}),
         perTenantCap: config.docs.maxConcurrency,
         parked: new RedisParkedJobs(shared.queueClient),
       }),

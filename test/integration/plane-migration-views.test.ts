@@ -106,7 +106,7 @@ describe('moving a tenant’s old queues onto the plane', () => {
     await a!.view.reconcile(['job-x'], () => 0);
     await waitFor(() => ran.length >= 1, { what: 'the first poll' });
     // Replica B's look found no poll (it looked before A added it), so it goes on to add one.
-    const shared = b!.plane.queue('polls');
+    const shared = b!.plane.queue('polls', 'T0LOOK');
     const getJob = shared.getJob.bind(shared);
     shared.getJob = async () => {
       shared.getJob = getJob; // only that first look was stale

@@ -126,13 +126,22 @@ describe('moving the old per-tenant layout onto the shared queues', () => {
         'T2:weekly:C1:1000',
       ]);
       // The 14-day checks wait on the plane, one per tenant; no old scheduler came across.
-      const delayed = await a.queue<{ tenant: string; check: ImpactCheck }>('impact').getDelayed();
+      const shards = Array.from({ length: a.queues.shards }, (_, shard) => shard);
+      const delayed = (
+        await Promise.all(
+          shards.map((shard) =>
+            a.queues.at<{ tenant: string; check: ImpactCheck }>('impact', shard).getDelayed(),
+          ),
+        )
+      ).flat();
       expect(delayed.map((j) => `${j.data.tenant}:${j.data.check.jobId}`).sort()).toEqual([
         'T1:job:2',
         'T2:job:2',
       ]);
-      expect(await a.queue('weekly').getJobSchedulersCount()).toBe(0);
-      expect(await a.queue('alerts').getJobSchedulersCount()).toBe(0);
+      for (const shard of shards) {
+        expect(await a.queues.at('weekly', shard).getJobSchedulersCount()).toBe(0);
+        expect(await a.queues.at('alerts', shard).getJobSchedulersCount()).toBe(0);
+      }
     } finally {
       for (const plane of planes) await plane.close();
     }

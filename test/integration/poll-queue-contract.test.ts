@@ -180,6 +180,9 @@ describe('bullmq poll queue as a view of the shared plane', () => {
       namespace: `docs-agent:t:${tenant}`,
       plane: { plane, tenant },
     });
+    // As at a replica's start: every shard's Worker is made before any tenant's poll is queued.
+    plane.start();
+    await plane.queues.ready();
     return {
       queue,
       async close() {

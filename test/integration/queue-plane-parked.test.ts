@@ -52,11 +52,11 @@ describe('the shared queue plane parks a held tenant’s jobs', () => {
     a.start();
     const id = planeJobId('poll', 'T0HELD', 'waits');
     await a
-      .queue('polls')
+      .queue('polls', 'T0HELD')
       .add('poll', { tenant: 'T0HELD', jobId: 'waits', dueAt: Date.now() }, { jobId: id });
 
     await waitFor(() => parked.has('T0HELD'), { what: 'the job parked', timeoutMs: 10_000 });
-    const job = await a.queue('polls').getJob(id);
+    const job = await a.queue('polls', 'T0HELD').getJob(id);
     expect(await job?.getState()).toBe('delayed');
     // Parked far ahead (not the minute it used to be moved back by).
     expect((job?.timestamp ?? 0) + (job?.delay ?? 0) - Date.now()).toBeGreaterThan(30 * 60_000);
@@ -66,7 +66,9 @@ describe('the shared queue plane parks a held tenant’s jobs', () => {
     const released = await Promise.all([a.releaseParked('T0HELD'), b.releaseParked('T0HELD')]);
     expect(released.sort()).toEqual([0, 1]);
     await waitFor(() => ran.length > 0, { what: 'the released job run', timeoutMs: 10_000 });
-    await waitFor(async () => (await a.queue('polls').getJob(id)) === undefined, { what: 'it completed' });
+    await waitFor(async () => (await a.queue('polls', 'T0HELD').getJob(id)) === undefined, {
+      what: 'it completed',
+    });
     expect(ran).toEqual(['waits']);
     expect(await parked.has('T0HELD')).toBe(false);
   });

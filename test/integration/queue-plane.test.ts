@@ -40,7 +40,7 @@ describe('the shared queue plane', () => {
     return plane;
   };
   const add = (p: QueuePlane, tenant: string, id: string, delay = 0) =>
-    p.queue('polls').add(
+    p.queue('polls', tenant).add(
       'poll',
       { tenant, jobId: id, dueAt: Date.now() + delay },
       {
@@ -69,7 +69,7 @@ describe('the shared queue plane', () => {
   it('drops the job of a tenant the directory says is gone, and its schedule with it; holds one on hold', async () => {
     const p = makePlane(async (tenant) => (tenant === 'T0GONE' ? 'gone' : 'held'));
     p.start();
-    const queue = p.queue('alerts');
+    const queue = p.queue('alerts', 'T0GONE');
     await queue.upsertJobScheduler(
       planeJobId('alerts', 'T0GONE', 'check'),
       { every: 200 },
@@ -83,7 +83,7 @@ describe('the shared queue plane', () => {
       what: 'the gone tenant’s schedule removed',
       timeoutMs: 10_000,
     });
-    const held = await p.queue('polls').getJob(planeJobId('poll', 'T0HELD', 'waits'));
+    const held = await p.queue('polls', 'T0HELD').getJob(planeJobId('poll', 'T0HELD', 'waits'));
     await waitFor(async () => (await held?.getState()) === 'delayed', {
       what: 'held job moved back',
       timeoutMs: 5_000,
@@ -125,7 +125,7 @@ describe('the shared queue plane', () => {
     };
     p.register('polls', 'T0BUSY', handler('T0BUSY'));
     p.register('polls', 'T0CALM', handler('T0CALM'));
-    await p.queue('polls').addBulk(
+    await p.queue('polls', 'T0BUSY').addBulk(
       Array.from({ length: 1_000 }, (_, i) => ({
         name: 'poll',
         data: { tenant: 'T0BUSY', jobId: `b${i}`, dueAt: Date.now() },

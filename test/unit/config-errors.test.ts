@@ -75,6 +75,20 @@ describe('malformed settings are answered in the list', () => {
     ]);
   });
 
+  it('QUEUE_SHARDS: 8 by default, a whole number from 1 to 256', () => {
+    expect(loadConfig(oauth).oauth?.queueShards).toBe(8);
+    expect(loadConfig({ ...oauth, QUEUE_SHARDS: '16' }).oauth?.queueShards).toBe(16);
+    expect(configError({ ...oauth, QUEUE_SHARDS: '0' }).problems).toEqual([
+      'QUEUE_SHARDS must be at least 1',
+    ]);
+    expect(configError({ ...oauth, QUEUE_SHARDS: '257' }).problems).toEqual([
+      'QUEUE_SHARDS must be at most 256',
+    ]);
+    expect(configError({ ...oauth, QUEUE_SHARDS: 'many' }).problems).toEqual([
+      'QUEUE_SHARDS must be a whole number',
+    ]);
+  });
+
   it('METRICS_PORT on the port Slack reaches is refused (the bind would fail later)', () => {
     expect(configError({ ...single, METRICS_PORT: '3000' }).problems).toEqual([
       'METRICS_PORT must differ from PORT (3000): /metrics is served on its own port, never the one Slack reaches',

@@ -61,7 +61,14 @@ export function createOAuthAgent(
   const plane = store.queuePlane({
     wake: (tenant) => runtimes.wake(tenant),
     touched: (tenant) => runtimes.touch(tenant),
+    deferred: (kind, reason) => queueMetrics?.deferred(kind, reason),
   });
+  const queueMetrics = plane
+    ? metrics.watchQueues({
+        stats: () => plane.queues.stats(),
+        dueIndexSize: () => store.dueIndex?.size() ?? Promise.resolve(0),
+      })
+    : undefined;
   const runtimes = new TenantRuntimes({
     periodic: ticker,
     ...(plane ? { plane } : {}),
@@ -102,6 +109,7 @@ export function createOAuthAgent(
       logger: logger.child({ component: 'due-index' }),
     });
   let stopOwed: (() => void) | undefined;
+  let stopRehome: (() => void) | undefined;
   const upkeep = new TenantUpkeep({
     oauth: config.oauth,
     directory: store.directory,
@@ -167,7 +175,11 @@ export function createOAuthAgent(
       if (!(await store.waitUntilReady(startAbort.signal))) return port;
       await runtimes.start();
       if (owed) stopOwed = ticker.every(DUE_TICK_MS, () => owed.tick());
-      plane?.start(); // one Worker per kind: a job of a tenant not resident here builds its scope
+      plane?.start(); // a Worker per kind and shard: a job of a tenant not resident here builds its scope
+      // Ready once its Workers listen (their blocking connections made), at most 10 s: they are many now.
+      if (plane) await Promise.race([plane.queues.ready().catch(() => undefined), sleepUnref(10_000)]);
+      // Jobs an older replica still queues in the layout before (rolling upgrade) move to their shards.
+      if (plane) stopRehome = ticker.every(60_000, () => plane.rehome());
       // Existing deployments: tenants with queues of the old per-tenant layout are woken once to move them.
       store.markOldLayoutTenants().then(
         (marked) =>
@@ -194,6 +206,7 @@ export function createOAuthAgent(
         await within(frontDoor.stop(), 2_000, 'closing the HTTP front door', logger);
         await upkeep.stop();
         stopOwed?.();
+        stopRehome?.();
         await owed?.stop();
         // The plane first: a job taken after the scopes stopped would find nobody to run it.
         if (plane) await within(plane.close(), 5_000, 'closing the queue plane', logger);
@@ -207,3 +220,5 @@ export function createOAuthAgent(
     },
   };
 }
+
+const sleepUnref = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

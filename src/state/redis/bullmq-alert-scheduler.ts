@@ -52,7 +52,7 @@ export class BullmqAlertScheduler implements AlertScheduler {
 
   /** Created on first use, so nothing touches Redis before the app has connected. */
   private get queue(): Queue<AlertJobData> {
-    if (this.o.plane) return this.o.plane.plane.queue<AlertJobData>('alerts');
+    if (this.o.plane) return this.o.plane.plane.queue<AlertJobData>('alerts', this.o.plane.tenant);
     if (!this.queueInstance) {
       const queue = new Queue<AlertJobData>(QUEUE_NAME, {
         connection: bullConnectionOf(this.o.client),

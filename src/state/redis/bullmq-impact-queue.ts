@@ -87,7 +87,8 @@ export class BullmqImpactQueue implements ImpactQueue {
 
   /** Created on first use, so nothing touches Redis before the app has connected. */
   private get queue(): Queue<ImpactJobData> {
-    if (this.options.plane) return this.options.plane.plane.queue<ImpactJobData>('impact');
+    if (this.options.plane)
+      return this.options.plane.plane.queue<ImpactJobData>('impact', this.options.plane.tenant);
     if (!this.queueInstance) {
       const queue = new Queue<ImpactJobData>(IMPACT_QUEUE_NAME, {
         connection: bullConnectionOf(this.options.client),

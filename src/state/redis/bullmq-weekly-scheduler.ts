@@ -77,7 +77,8 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
 
   /** Created on first use, so nothing touches Redis before the app has connected. */
   private get queue(): Queue<WeeklyJobData> {
-    if (this.options.plane) return this.options.plane.plane.queue<WeeklyJobData>('weekly');
+    if (this.options.plane)
+      return this.options.plane.plane.queue<WeeklyJobData>('weekly', this.options.plane.tenant);
     if (!this.queueInstance) {
       const queue = new Queue<WeeklyJobData>(QUEUE_NAME, {
         connection: bullConnectionOf(this.options.client),

@@ -112,7 +112,7 @@ export function planePollQueue(
 ): PollQueueHost {
   let unregister: (() => void) | undefined;
   return {
-    queue: () => plane.queue<PollData>(kind),
+    queue: () => plane.queue<PollData>(kind, tenant),
     idOf: (jobId) => planeJobId('poll', tenant, jobId),
     dataOf: (jobId, dueAt) => ({ tenant, jobId, dueAt }),
     start(handlers) {

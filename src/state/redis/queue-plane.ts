@@ -1,13 +1,18 @@
-import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { DelayedError, type Job, type Queue } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { ParkedJobs } from '../parked-jobs.js';
-import { storeErrorListener } from '../store-errors.js';
 import { PLANE_KINDS, type PlaneKind, planeKindOptions } from './plane-kinds.js';
-import { wakeOverduePollsOnReconnect } from './poll-wake-on-reconnect.js';
-import { bullConnectionOf, type RedisClient } from './redis-client.js';
+import { PlaneQueues } from './plane-queues.js';
+import { rateDeferral, takeRunSlot } from './plane-rate.js';
+import type { Rehomed } from './plane-rehome.js';
+import { DEFAULT_QUEUE_SHARDS, shardOf, shardPrefix } from './plane-shards.js';
+import type { RedisClient } from './redis-client.js';
 
 export type { PlaneKind } from './plane-kinds.js';
+
+/** Why a job was moved back rather than run (counted per kind for /metrics). */
+export type DeferralReason = 'cap' | 'rate' | 'unregistered' | 'held';
 
 /** What waking a tenant found: its scope serves (its views registered), it is on hold, or it is not installed. */
 export type WakeResult = 'served' | 'held' | 'gone';
@@ -34,11 +39,15 @@ export interface QueuePlaneOptions {
   wake(tenant: string): Promise<WakeResult>;
   /** A tenant's job ran here (its scope stays resident a while longer). */
   touched?(tenant: string): void;
-  /** Key prefix; each kind's BullMQ prefix is `<prefix>:{plane-<kind>}` (one Redis Cluster slot per queue). */
+  /** Key prefix; each shard's BullMQ prefix is `<prefix>:{plane-<kind>-<n>}` (a Redis Cluster slot each). */
   prefix?: string;
-  /** Jobs running at once per kind in this replica. */
+  /** QUEUE_SHARDS: queues per kind, a tenant's jobs all in the one its key hashes to (8). */
+  shards?: number;
+  /** A job was moved back instead of run (for /metrics: a count per kind and reason, never per tenant). */
+  deferred?(kind: PlaneKind, reason: DeferralReason): void;
+  /** Jobs running at once per kind in this replica (all its shards together; see shardConcurrency). */
   concurrency?: Partial<Record<PlaneKind, number>>;
-  /** Jobs of one tenant running at once per kind in this replica: its backlog never starves the others. */
+  /** Jobs of one tenant running at once per kind, every replica together: its backlog never starves others. */
   perTenantCap?: number;
   /** Where a held tenant's jobs are parked until its hold lifts (else they are moved back every minute). */
   parked?: ParkedJobs;
@@ -53,8 +62,6 @@ const UNREGISTERED_DELAY_MS = 2_000;
 /** A job of a tenant at its cap is moved back this long, more the longer that tenant's backlog. */
 const DEFER_STEP_MS = 100;
 const DEFER_MAX_MS = 5_000;
-/** A tenant over its per-second ceiling is moved back at most this far (then counted again). */
-const RATE_DEFER_MAX_MS = 30_000;
 export const DEFAULT_PER_TENANT_CAP = 4;
 
 /** The job id of a tenant's job (BullMQ forbids `:` and purely numeric ids; tenant ids carry neither). */
@@ -63,45 +70,40 @@ export function planeJobId(kind: string, tenant: string, id: string): string {
 }
 
 /**
- * The background plane every tenant shares (issue 34): one BullMQ Queue and one Worker per kind per replica,
- * whatever the number of tenants, with the tenant in each job's data. A tenant's scope registers its
+ * The background plane every tenant shares (issue 34): per kind, a BullMQ Queue and a Worker per shard per
+ * replica (issue 43: QUEUE_SHARDS of them, a tenant's jobs in the shard its key hashes to), whatever the
+ * number of tenants, with the tenant in each job's data. A tenant's scope registers its
  * handlers when it starts and unregisters them when it stops or is evicted (its jobs stay in Redis); a job
- * whose tenant has no handler here wakes its scope first. Fairness: a tenant at its cap in this replica has
- * its job moved back a little (more the longer its backlog), so one tenant's burst never holds the Worker.
+ * whose tenant has no handler here wakes its scope first. Fairness: a tenant at its cap (its jobs of the
+ * kind running in the whole deployment, slots in Redis: `takeRunSlot`) has its job moved back a little (more the longer its backlog), so one tenant's burst never holds the Worker.
  */
 export class QueuePlane {
-  private readonly queues = new Map<PlaneKind, Queue>();
-  private readonly workers = new Map<PlaneKind, Worker>();
+  /** Its queues and Workers by kind and shard (each kind's backlog for /metrics; tests). */
+  readonly queues: PlaneQueues;
   private readonly handlers = new Map<string, PlaneHandlers>();
   private readonly running = new Map<string, number>();
   private readonly deferred = new Map<string, { count: number; since: number }>();
-  private readonly kinds;
   private readonly prefix: string;
   private readonly cap: number;
   private readonly log: Logger;
-  private closed = false;
-  private readonly detach: Array<() => void> = [];
 
   constructor(private readonly options: QueuePlaneOptions) {
-    this.kinds = planeKindOptions(options.concurrency);
     this.prefix = options.prefix ?? 'docs-agent';
     this.cap = options.perTenantCap ?? DEFAULT_PER_TENANT_CAP;
     this.log = options.logger.child({ component: 'queue-plane' });
+    this.queues = new PlaneQueues({
+      client: options.client,
+      logger: this.log,
+      prefix: this.prefix,
+      shards: Math.max(1, options.shards ?? DEFAULT_QUEUE_SHARDS),
+      perTenantCap: this.cap,
+      kinds: planeKindOptions(options.concurrency),
+    });
   }
 
-  /** The shared queue of a kind (made on first use, so nothing reaches Redis before it is connected). */
-  queue<T = unknown>(kind: PlaneKind): Queue<T> {
-    let queue = this.queues.get(kind);
-    if (!queue) {
-      queue = new Queue(kind, {
-        ...this.kinds[kind].queue,
-        connection: bullConnectionOf(this.options.client),
-        prefix: this.prefixOf(kind),
-      });
-      queue.on('error', storeErrorListener(this.log, `${kind} queue error`));
-      this.queues.set(kind, queue);
-    }
-    return queue as unknown as Queue<T>;
+  /** The shared queue a tenant's jobs of a kind live in: its shard's (made on first use). */
+  queue<T = unknown>(kind: PlaneKind, tenant: string): Queue<T> {
+    return this.queues.of<T>(kind, tenant);
   }
 
   /** A tenant's handlers for a kind, until the returned function is called. Never makes a Worker per tenant. */
@@ -115,9 +117,18 @@ export class QueuePlane {
     };
   }
 
-  /** One Worker per kind, from now on (each also starts with the first registration of its kind). */
+  /**
+   * Every shard's Worker of every kind, from now on (a kind's also start with its first registration), and
+   * one pass moving jobs left in an earlier layout to their shards (`rehome`; the composition repeats it).
+   */
   start(): void {
     for (const kind of PLANE_KINDS) this.startWorker(kind);
+    void this.rehome();
+  }
+
+  /** Jobs of the layout before (one queue per kind, another shard count) moved to their shards, once. */
+  rehome(): Promise<Rehomed> {
+    return this.queues.rehome();
   }
 
   /** Whether any of the tenant's jobs is running here now (its scope is not evicted meanwhile). */
@@ -126,38 +137,21 @@ export class QueuePlane {
     return false;
   }
 
-  /** Workers made so far (tests: never one per tenant). */
+  /** Workers made so far (tests: never one per tenant; a kind's shards' all at once). */
   workerCount(): number {
-    return this.workers.size;
+    return this.queues.workerCount();
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const stop of this.detach.splice(0)) stop();
-    await Promise.all([...this.workers.values()].map((worker) => worker.close()));
-    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
-  }
-
-  private prefixOf(kind: PlaneKind): string {
-    return `${this.prefix}:{plane-${kind}}`;
+  close(): Promise<void> {
+    return this.queues.close();
   }
 
   private startWorker(kind: PlaneKind): void {
-    if (this.workers.has(kind) || this.closed) return;
-    const worker = new Worker(kind, (job, token) => this.dispatch(kind, job, token), {
-      ...this.kinds[kind].worker,
-      connection: bullConnectionOf(this.options.client),
-      prefix: this.prefixOf(kind),
+    this.queues.startWorkers(kind, {
+      process: (job, token) => this.dispatch(kind, job, token),
+      completed: (job) => this.handlerOf(kind, job)?.completed?.(job),
+      failed: (job, error) => this.handlerOf(kind, job)?.failed?.(job, error),
     });
-    worker.on('error', storeErrorListener(this.log, `${kind} worker error`));
-    worker.on('completed', (job) => this.handlerOf(kind, job)?.completed?.(job));
-    worker.on('failed', (job, error) => {
-      if (job) this.handlerOf(kind, job)?.failed?.(job, error);
-    });
-    this.workers.set(kind, worker);
-    // Polls that fell due while Redis was away run as soon as it is back (once per kind, not per tenant).
-    if (kind === 'polls' || kind === 'pr-follow')
-      this.detach.push(wakeOverduePollsOnReconnect(this.options.client, () => this.queue(kind), this.log));
   }
 
   private handlerOf(kind: PlaneKind, job: Job): PlaneHandlers | undefined {
@@ -177,19 +171,34 @@ export class QueuePlane {
       const woken = await this.options.wake(tenant);
       handlers = this.handlers.get(key);
       if (woken === 'gone') return this.drop(kind, tenant, job);
-      if (woken === 'held') return this.park(kind, tenant, job, token);
+      if (woken === 'held') {
+        this.options.deferred?.(kind, 'held');
+        return this.park(kind, tenant, job, token);
+      }
       // Served, but its scope has not registered this kind (yet: still starting, or a GitHub token to come).
-      if (!handlers) return this.moveBack(job, token, UNREGISTERED_DELAY_MS);
+      if (!handlers) return this.moveBack(kind, 'unregistered', job, token, UNREGISTERED_DELAY_MS);
     }
-    const running = this.running.get(key) ?? 0;
-    if (running >= this.cap) return this.moveBack(job, token, this.deferral(key));
-    const overRate = await this.rateDeferral(kind, tenant, handlers.maxPerSecond);
-    if (overRate > 0) return this.moveBack(job, token, overRate);
-    this.running.set(key, running + 1);
+    if ((this.running.get(key) ?? 0) >= this.cap)
+      return this.moveBack(kind, 'cap', job, token, this.deferral(key));
+    // The cap holds across replicas (a slot in Redis); Redis failing here leaves this replica's cap alone.
+    const shard = shardPrefix(this.prefix, kind, shardOf(tenant, this.queues.shards));
+    const { client } = this.options;
+    const slot = await takeRunSlot(client, shard, tenant, this.cap, `${job.id}:${token}`).catch(() => noSlot);
+    if (!slot) return this.moveBack(kind, 'cap', job, token, this.deferral(key));
+    const overRate = await rateDeferral(client, shard, tenant, handlers.maxPerSecond).catch((e) => {
+      void slot().catch(() => 0);
+      throw e;
+    });
+    if (overRate > 0) {
+      await slot().catch(() => 0);
+      return this.moveBack(kind, 'rate', job, token, overRate);
+    }
+    this.running.set(key, (this.running.get(key) ?? 0) + 1);
     this.options.touched?.(tenant);
     try {
       return await handlers.process(job, token);
     } finally {
+      void slot().catch(() => 0);
       const left = (this.running.get(key) ?? 1) - 1;
       if (left > 0) this.running.set(key, left);
       else {
@@ -209,25 +218,6 @@ export class QueuePlane {
     return Math.min(DEFER_MAX_MS, DEFER_STEP_MS * (1 + Math.floor(recent.count / this.cap)));
   }
 
-  /**
-   * The tenant's starts in the current second, counted in Redis so the ceiling holds across replicas (as
-   * BullMQ's queue-wide limiter did when each tenant had its own queue). Over it: how long until the
-   * second this start fits in (the n-th over the ceiling waits n / max seconds more), else 0.
-   */
-  private async rateDeferral(kind: PlaneKind, tenant: string, max: number | undefined): Promise<number> {
-    if (!max || max <= 0) return 0;
-    const now = Date.now();
-    const second = Math.floor(now / 1000);
-    const key = `${this.prefixOf(kind)}:rate:${encodeURIComponent(tenant)}:${second}`;
-    const [count] = (await this.options.client.multi().incr(key).pExpire(key, 2_000).exec()) as [
-      number,
-      unknown,
-    ];
-    if (count <= max) return 0;
-    const secondsLater = 1 + Math.floor((count - max - 1) / max);
-    return Math.min(RATE_DEFER_MAX_MS, (second + secondsLater) * 1000 - now);
-  }
-
   /** Whether the tenant has jobs parked (one look; the lift of its hold releases them). */
   hasParked(tenant: string): Promise<boolean> {
     return this.options.parked?.has(tenant) ?? Promise.resolve(false);
@@ -239,7 +229,7 @@ export class QueuePlane {
     let released = 0;
     for (const { kind, id } of taken) {
       if (!(PLANE_KINDS as readonly string[]).includes(kind)) continue;
-      const job = await this.queue(kind as PlaneKind).getJob(id);
+      const job = await this.queue(kind as PlaneKind, tenant).getJob(id);
       // Promoted only while it still waits (run meanwhile by the net, or removed: nothing to do).
       if (job && (await job.getState()) === 'delayed')
         released += await job.promote().then(
@@ -254,14 +244,24 @@ export class QueuePlane {
   /** A tenant on hold: its job waits, parked under it, until the hold lifts (a far delay as a net). */
   private async park(kind: PlaneKind, tenant: string, job: Job, token: string | undefined): Promise<never> {
     const { parked } = this.options;
-    if (!parked || job.id === undefined) return this.moveBack(job, token, HELD_DELAY_MS);
+    if (!parked || job.id === undefined) {
+      await job.moveToDelayed(Date.now() + HELD_DELAY_MS, token);
+      throw new DelayedError();
+    }
     await job.moveToDelayed(Date.now() + PARKED_DELAY_MS, token);
     await parked.park(tenant, kind, job.id);
     this.log.debug({ kind, tenant }, 'a job of a tenant on hold; parked until the hold lifts');
     throw new DelayedError();
   }
 
-  private async moveBack(job: Job, token: string | undefined, delayMs: number): Promise<never> {
+  private async moveBack(
+    kind: PlaneKind,
+    reason: DeferralReason,
+    job: Job,
+    token: string | undefined,
+    delayMs: number,
+  ): Promise<never> {
+    this.options.deferred?.(kind, reason);
     await job.moveToDelayed(Date.now() + delayMs, token);
     throw new DelayedError();
   }
@@ -270,7 +270,7 @@ export class QueuePlane {
   private async drop(kind: PlaneKind, tenant: string, job: Job): Promise<undefined> {
     this.log.info({ kind, tenant }, 'a queued job of a tenant that is not installed; dropped');
     if (job.repeatJobKey)
-      await this.queue(kind)
+      await this.queue(kind, tenant)
         .removeJobScheduler(job.repeatJobKey)
         .catch((error: unknown) =>
           this.log.warn({ kind, error: describeError(error) }, 'could not remove a schedule'),
@@ -284,6 +284,9 @@ function tenantOf(job: Job): string | undefined {
   const tenant = (job.data as { tenant?: unknown } | undefined)?.tenant;
   return typeof tenant === 'string' ? tenant : undefined;
 }
+
+/** No slot taken (Redis failed): nothing to give back. */
+const noSlot = async () => 0;
 
 function handlerKey(kind: PlaneKind, tenant: string): string {
   return `${kind}\u0000${tenant}`;

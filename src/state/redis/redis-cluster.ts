@@ -72,6 +72,10 @@ export function queueClusterOf(client: object) {
         ...(tls ? { tls: {} } : {}),
       },
       clusterRetryStrategy: (times) => Math.min(100 * 2 ** times, 2_000),
+      // Each Worker's blocking connection is a copy of this Cluster that reads the slot map when it connects:
+      // a replica starts one per kind and shard (issue 43), so many read it at once at boot; ioredis's 1 s
+      // default then fails on a busy node ("Failed to refresh slots cache").
+      slotsRefreshTimeout: 10_000,
     });
     // Errors are said by the store connection's own listener; an unheard one would crash the process.
     ioredis.on('error', () => undefined);

@@ -48,7 +48,8 @@ export interface OAuthConfig {
   /**
    * QUEUE_SHARDS (Redis): queues each kind of background job (polls, PR follows, impact checks, weekly
    * posts, alert checks) is split into, a workspace's jobs all in the one its ID hashes to, so on a Redis
-   * Cluster their traffic spreads over the primaries. A change re-homes the queued jobs once at start.
+   * Cluster their traffic spreads over the primaries (8 there by default; 1 on a single node, where shards
+   * spread nothing and cost a blocking connection each). A change re-homes the queued jobs once at start.
    */
   queueShards: number;
   /**
@@ -68,6 +69,11 @@ export const DEFAULT_SCOPES_MAX = 2_000;
 
 /** Eight queues a kind: on three primaries none holds most of them (src/state/redis/plane-shards.ts). */
 export const DEFAULT_QUEUE_SHARDS = 8;
+/**
+ * One queue a kind on a single Redis node: shards only spread a cluster's slots, and each costs every replica
+ * a blocking connection per kind (8 would make 40, over the 16-connection goal of BENCHMARKS §12).
+ */
+export const SINGLE_NODE_QUEUE_SHARDS = 1;
 
 /** Three hours: a Slack auth incident or a misbehaving proxy outlasts a few seconds, rarely hours. */
 export const DEFAULT_REVOCATION_WINDOW_S = 3 * 60 * 60;
@@ -93,7 +99,14 @@ export const oauthEnvFields = {
   }),
   TENANT_IDLE_SECONDS: integer(DEFAULT_SCOPE_IDLE_S, 10, 7 * 24 * 60 * 60),
   TENANT_SCOPES_MAX: integer(DEFAULT_SCOPES_MAX, 10, 1_000_000),
-  QUEUE_SHARDS: integer(DEFAULT_QUEUE_SHARDS, 1, 256),
+  QUEUE_SHARDS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^-?\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.number().min(1, 'must be at least 1').max(256, 'must be at most 256'))
+      .optional(),
+  ),
   REDIS_CLUSTER: optionalText
     .pipe(z.enum(['true', 'false'], { error: 'must be true or false' }).optional())
     .transform((v) => v === 'true'),
@@ -206,7 +219,8 @@ export function oauthConfigOf(e: {
     trustProxy: e.TRUST_PROXY ?? [],
     scopeIdleMs: (e.TENANT_IDLE_SECONDS ?? DEFAULT_SCOPE_IDLE_S) * 1000,
     maxResidentScopes: e.TENANT_SCOPES_MAX ?? DEFAULT_SCOPES_MAX,
-    queueShards: e.QUEUE_SHARDS ?? DEFAULT_QUEUE_SHARDS,
+    queueShards:
+      e.QUEUE_SHARDS ?? (e.REDIS_CLUSTER === true ? DEFAULT_QUEUE_SHARDS : SINGLE_NODE_QUEUE_SHARDS),
     redisCluster: e.REDIS_CLUSTER === true,
   };
 }

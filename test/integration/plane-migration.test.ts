@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
-import { DEFAULT_QUEUE_SHARDS, shardOf, shardPrefix } from '../../src/state/redis/plane-shards.js';
+import { SINGLE_NODE_QUEUE_SHARDS, shardOf, shardPrefix } from '../../src/state/redis/plane-shards.js';
 import { bullConnectionOf, closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
 import { FakeDocs } from '../support/fake-docs.js';
 import { FakeSlack } from '../support/fake-slack.js';
@@ -52,7 +52,7 @@ describe('OAuth mode on Redis: moving per-tenant queues onto the shared plane', 
     const client = await connectRedis(redis.url, logger, { failFast: false });
     const plane = new Queue('polls', {
       connection: bullConnectionOf(client),
-      prefix: shardPrefix('docs-agent', 'polls', shardOf(ALPHA.teamId, DEFAULT_QUEUE_SHARDS)),
+      prefix: shardPrefix('docs-agent', 'polls', shardOf(ALPHA.teamId, SINGLE_NODE_QUEUE_SHARDS)),
     });
     const [pending] = await plane.getJobs(['delayed', 'waiting']);
     if (!pending) throw new Error('the job has no pending poll on the plane');

@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import {
-  DEFAULT_QUEUE_SHARDS,
+  SINGLE_NODE_QUEUE_SHARDS,
   shardOf,
   shardPrefix,
   unshardedPrefix,
@@ -57,7 +57,7 @@ describe('OAuth mode on Redis: upgrading to a sharded queue plane', () => {
     const connection = bullConnectionOf(client);
     const shard = new Queue('polls', {
       connection,
-      prefix: shardPrefix('docs-agent', 'polls', shardOf(ALPHA.teamId, DEFAULT_QUEUE_SHARDS)),
+      prefix: shardPrefix('docs-agent', 'polls', shardOf(ALPHA.teamId, SINGLE_NODE_QUEUE_SHARDS)),
     });
     const old = new Queue('polls', { connection, prefix: unshardedPrefix('docs-agent', 'polls') });
     const [pending] = await shard.getJobs(['delayed', 'waiting']);

@@ -75,8 +75,11 @@ describe('malformed settings are answered in the list', () => {
     ]);
   });
 
-  it('QUEUE_SHARDS: 8 by default, a whole number from 1 to 256', () => {
-    expect(loadConfig(oauth).oauth?.queueShards).toBe(8);
+  it('QUEUE_SHARDS: 1 by default on one node, 8 on a cluster, a whole number from 1 to 256', () => {
+    expect(loadConfig(oauth).oauth?.queueShards).toBe(1);
+    expect(
+      loadConfig({ ...oauth, REDIS_URL: 'redis://127.0.0.1:7000', REDIS_CLUSTER: 'true' }).oauth?.queueShards,
+    ).toBe(8);
     expect(loadConfig({ ...oauth, QUEUE_SHARDS: '16' }).oauth?.queueShards).toBe(16);
     expect(configError({ ...oauth, QUEUE_SHARDS: '0' }).problems).toEqual([
       'QUEUE_SHARDS must be at least 1',

@@ -6,7 +6,7 @@
  * (a changed count re-homes the jobs once, `plane-rehome.ts`).
  */
 
-export { DEFAULT_QUEUE_SHARDS } from '../../common/config-oauth.js';
+export { DEFAULT_QUEUE_SHARDS, SINGLE_NODE_QUEUE_SHARDS } from '../../common/config-oauth.js';
 
 /** FNV-1a (32 bits) of the text's UTF-16 units: stable across processes and versions, no dependency. */
 export function fnv1a(text: string): number {

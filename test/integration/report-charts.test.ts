@@ -226,7 +226,7 @@ describe('charts in page-view reports', () => {
     expect(chartOf(posts[1]!.args.blocks as Block[])).toBeUndefined();
     // The same report as before charts: its sections and numbers, not just the plain text.
     expect(kept).toContain('*Total views*');
-    expect(kept).toContain('Peak day: Mar 17');
+    expect(kept).toContain('Peak day: 17 Mar');
     expect(app.slack.messages.filter((m) => m.channel === 'C0DOCS')).toHaveLength(1);
     expect(app.slack.blockKit.refusals).toHaveLength(1);
   });

@@ -36,7 +36,7 @@ export function alertsStatusReply(subscription: AlertSubscription | undefined, i
   if (!subscription) {
     return 'Docs-health alerts are off in this channel. `/docs-health alerts on [sensitivity low|normal|high]` turns them on.';
   }
-  return `:bell: Docs-health alerts are on in this channel, sensitivity *${subscription.sensitivity}* (${WHAT[subscription.sensitivity]}), checked ${checks(intervalMs)}; turned on by <@${subscription.createdBy}> ${slackTime(subscription.createdAt, '{date_short_pretty} at {time}')}. \`/docs-health alerts off\` stops them.`;
+  return `:bell: Docs-health alerts are on in this channel, sensitivity *${subscription.sensitivity}* (${WHAT[subscription.sensitivity]}), checked ${checks(intervalMs)}; turned on by <@${subscription.createdBy}> ${slackTime(subscription.createdAt)}. \`/docs-health alerts off\` stops them.`;
 }
 
 export function invalidAlertsCommand(command: string, token: string, problem: string): string {

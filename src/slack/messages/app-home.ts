@@ -145,7 +145,7 @@ function jobBlocks(input: AppHomeInput): KnownBlock[] {
       `${status.emoji} *${status.label}*`,
       ...(pullRequest ? [pullRequest] : []),
       `> ${untrustedMrkdwn(oneLine(job.prompt, 200))}`,
-      `${slackTime(job.createdAt, '{date_short_pretty} at {time}')} in <#${job.channelId}>${project ? ` · project \`${escapeMrkdwn(oneLine(project, 60))}\`` : ''} · ${links}`,
+      `${slackTime(job.createdAt)} in <#${job.channelId}>${project ? ` · project \`${escapeMrkdwn(oneLine(project, 60))}\`` : ''} · ${links}`,
     ];
     blocks.push(section(lines.join('\n')));
   }
@@ -164,9 +164,7 @@ function scheduleBlocks(schedules: HomeSchedule[]): KnownBlock[] {
     return [...blocks, note('None. `/docs-views schedule` in a channel posts a weekly report there.')];
   const sorted = [...schedules].sort((a, b) => a.channelId.localeCompare(b.channelId));
   for (const schedule of sorted.slice(0, HOME_LIMITS.schedules)) {
-    const next = schedule.nextRunAt
-      ? ` · next ${slackTime(schedule.nextRunAt, '{date_short_pretty} at {time}')}`
-      : '';
+    const next = schedule.nextRunAt ? ` · next ${slackTime(schedule.nextRunAt)}` : '';
     const project = schedule.projectId
       ? ` · project \`${escapeMrkdwn(oneLine(schedule.projectId, 60))}\``
       : '';

@@ -3,6 +3,7 @@ import type { HealthAlert, TrendPoint } from '../../insights/alerts/alert.js';
 import { shortHash } from '../../insights/alerts/health-alerts.js';
 import type { SignalKind } from '../../insights/alerts/signals.js';
 import { addDays } from '../../insights/ranges/dates.js';
+import { NOTICE_EMOJI } from '../copy/status-emoji.js';
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { bucketedChartBlock, ChartInputError } from './charts.js';
 import { displayCount, mrkdwnLink } from './format.js';
@@ -153,7 +154,7 @@ export function healthAlertMessage(
       text: {
         type: 'mrkdwn',
         text: truncate(
-          [`:rotating_light: ${headline}`, ...evidenceLines(alert)].join('\n'),
+          [`${NOTICE_EMOJI.alert} ${headline}`, ...evidenceLines(alert)].join('\n'),
           LIMITS.sectionText,
         ),
       },

@@ -48,7 +48,7 @@ export function jobListMessage(records: readonly JobRecord[], now: number): Slac
     const status = statusLine(record);
     const time = isTerminal(record.status)
       ? `took ${formatDuration(now - record.activeSince)}`
-      : `started ${slackTime(record.activeSince, '{ago}')}`;
+      : `started ${slackTime(record.activeSince)}`;
     const text = [
       `${status.emoji} \`${escapeMrkdwn(oneLine(record.jobId, 100))}\` · *${status.label}* · ${time} · ${mrkdwnLink(threadLink(record.channelId, record.threadTs), 'thread')}`,
       `> ${escapedPreview(record.prompt, 200)}`,
@@ -111,7 +111,7 @@ export function jobStatusMessage(
   else if (job.status === 'completed' && !job.prLink)
     lines.push('No pull request: the agent changed no files.');
   const created = job.createdAt ? Date.parse(job.createdAt) : Number.NaN;
-  if (Number.isFinite(created)) lines.push(`Started: ${slackTime(created, '{date_short_pretty} at {time}')}`);
+  if (Number.isFinite(created)) lines.push(`Started: ${slackTime(created)}`);
   if (record) {
     lines.push(
       `Thread: ${mrkdwnLink(threadLink(record.channelId, record.threadTs), 'open')} · ${record.watching ? 'followed by the bot' : 'no longer followed'}`,

@@ -82,7 +82,7 @@ const USER_ID = /^[UW][A-Z0-9]{2,30}$/;
 function origin(c: ShownConnection): string {
   if (c.fromEnvironment || !USER_ID.test(c.connectedBy))
     return "set by this deployment's environment (`DOCS_PROJECT_ID`, `DOCS_CHANNEL_PROJECTS`) until one is connected here";
-  return `connected by <@${c.connectedBy}> on ${slackTime(c.connectedAt, '{date_short_pretty} at {time}')}`;
+  return `connected by <@${c.connectedBy}> on ${slackTime(c.connectedAt)}`;
 }
 
 export function connectionLine(c: ShownConnection): string {

@@ -101,5 +101,5 @@ export function preferenceFailureText(code: string, who: string): string {
 
 /** The direct message the previous installer gets once an admin's re-install took over. */
 export function takenOverText(takenOver: { by: string; at: number }): string {
-  return `<@${takenOver.by}>, a workspace admin, installed docs-agent again on ${slackTime(takenOver.at, '{date_short_pretty} at {time}')} and is now the person who installed it. You no longer manage docs-agent as its installer: a workspace admin or a manager can add you back with \`/docs-agent managers add @you\`.`;
+  return `<@${takenOver.by}>, a workspace admin, installed docs-agent again on ${slackTime(takenOver.at)} and is now the person who installed it. You no longer manage docs-agent as its installer: a workspace admin or a manager can add you back with \`/docs-agent managers add @you\`.`;
 }

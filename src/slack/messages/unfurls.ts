@@ -5,6 +5,8 @@ import type {
   PullRequestStateOnly,
   PullRequestSummary,
 } from '../../jobs/pull-requests/pull-request-index.js';
+import { formatChange } from '../copy/changes.js';
+import { formatShare } from '../copy/counts.js';
 import { defuseLinks, escapeMrkdwn, stripInvisible, untrustedMrkdwn } from '../markup.js';
 import { formatDayRange } from './dates.js';
 import { displayCount, mrkdwnLink, slackTime } from './format.js';
@@ -54,14 +56,12 @@ const quoted = (text: string, max: number) => untrustedMrkdwn(oneLine(stripInvis
 const pathLabel = (path: string) => `\`${quoted(path, 150)}\``;
 const context = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
 
-/** "↑ 20%" / "↓ 5%" / "new" / "=": this week against last week. */
+/** " (▲ 20%)" / " (▼ 5%)" / " (new)" / " (no change)": this week against last week (the copy system's words). */
 export function trend(current: number, previous: number): string {
   const now = displayCount(current);
   const before = displayCount(previous);
   if (before === 0) return now === 0 ? '' : ' (new)';
-  const change = Math.round(((now - before) / before) * 100);
-  if (change === 0) return ' (=)';
-  return change > 0 ? ` (↑ ${change}%)` : ` (↓ ${Math.abs(change)}%)`;
+  return ` (${formatChange(now, before)})`;
 }
 
 /**
@@ -74,11 +74,11 @@ export function pagePreview(url: string, data: PageUnfurlData, siteName: string)
   const { current, previous } = s.views;
   const total = (v: typeof current) => displayCount(v.human) + displayCount(v.ai);
   const views = total(current);
-  const aiShare = views > 0 ? ` · ${Math.round((displayCount(current.ai) / views) * 100)}% AI` : '';
+  const aiShare = views > 0 ? ` · ${formatShare(displayCount(current.ai) / views)} AI` : '';
   const top = s.nearbySearches[0];
   const gap = top ? ` · “${quoted(top.query, 60)}” found nothing ${n(top.hits)}×` : '';
   const change = data.change
-    ? ` · last fixed ${slackTime(data.change.mergedAt, '{date_short}')} (${mrkdwnLink(data.change.prLink, 'pull request')}${data.change.requesterId ? `, <@${data.change.requesterId}>` : ''})`
+    ? ` · last fixed ${slackTime(data.change.mergedAt)} (${mrkdwnLink(data.change.prLink, 'pull request')}${data.change.requesterId ? `, <@${data.change.requesterId}>` : ''})`
     : '';
   const line =
     `${n(views)} views, ${formatDayRange(s.range.from, s.range.toExclusive)}${trend(views, total(previous))}` +

@@ -2,6 +2,8 @@ import type { KnownBlock } from '@slack/types';
 import type { HealthReport } from '../../insights/health/report.js';
 import type { PageViewsReport } from '../../insights/page-views/report.js';
 import type { ScheduleKind } from '../../insights/ports.js';
+import { formatPercentChange, percentChange } from '../copy/changes.js';
+import { formatShare } from '../copy/counts.js';
 import { untrustedMrkdwn } from '../markup.js';
 import { displayCount } from './format.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
@@ -13,21 +15,19 @@ export const WEEKLY_STOP_ACTION = 'weekly_stop';
 const n = (value: number) => displayCount(value).toLocaleString('en-US');
 const COMMANDS: Record<ScheduleKind, string> = { page_views: '/docs-views', health: '/docs-health' };
 
-/** "up 8% on the week before" / "down 3%…" / "" when there is nothing to compare with. */
+/** ", ▲ 8% on the week before" / ", no change on the week before" / "" when there is nothing to compare with. */
 function change(now: number, before: number | undefined): string {
-  if (before === undefined || before <= 0) return '';
-  const pct = Math.round(((now - before) / before) * 100);
-  if (pct === 0) return ', as many as the week before';
-  return `, ${pct > 0 ? 'up' : 'down'} ${Math.abs(pct)}% on the week before`;
+  const pct = percentChange(now, before);
+  return pct === undefined ? '' : `, ${formatPercentChange(pct)} on the week before`;
 }
 
 /** The week's page views in one sentence: the total, its change, the AI share and the most read page. */
 export function pageViewsHeadline(report: PageViewsReport): string {
   const total = displayCount(report.totals.total);
-  const ai = total > 0 ? Math.round((displayCount(report.totals.ai) / total) * 100) : 0;
+  const ai = formatShare(total > 0 ? displayCount(report.totals.ai) / total : 0);
   const top = report.top[0];
   const most = top ? `; most read: \`${untrustedMrkdwn(oneLine(top.path, 80))}\`` : '';
-  return `*This week: ${n(total)} views*${change(total, report.previousTotals?.total)}, ${ai}% of them by AI${most}.`;
+  return `*This week: ${n(total)} views*${change(total, report.previousTotals?.total)}, ${ai} of them by AI${most}.`;
 }
 
 /** The week's docs health in one sentence: its biggest gap first, then the other two signals. */

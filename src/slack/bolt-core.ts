@@ -86,7 +86,11 @@ export function boltCore(input: {
     app,
     gateway,
     register: (deps: Omit<SlackDeps, 'afterAck'>) =>
-      registerListeners(app, { threads: new BudgetedThreadContext(gateway, logger), ...deps, afterAck }),
+      registerListeners(app, {
+        threads: new BudgetedThreadContext(gateway, logger, Date.now, config.slack.appTier),
+        ...deps,
+        afterAck,
+      }),
     /** Waits until no listener is running, at most `timeoutMs`; resolves how many were still running. */
     async drain(timeoutMs: number): Promise<number> {
       if (inFlight.size > 0) {

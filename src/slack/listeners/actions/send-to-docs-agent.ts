@@ -104,7 +104,7 @@ export async function jobFormFor(
     instruction: source.instruction,
     earlierMessages: read?.messages ?? [],
     context: contextSummary(read?.messages ?? [], read?.firstPage),
-    ...(read === undefined ? { threadUnread: true } : {}),
+    ...(read === undefined ? { threadUnread: threads?.appTier ?? 'internal' } : {}),
   });
 }
 

@@ -53,8 +53,8 @@ export function statusUsageMessage(command = '/docs-agent'): string {
 export function accessDeniedMessage(reason: 'user' | 'channel' | 'external'): string {
   if (reason === 'external') return EXTERNAL_USER_TEXT;
   return reason === 'user'
-    ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask whoever runs docs-agent to add you to its allowed users."
-    : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask whoever runs docs-agent to allow this channel.';
+    ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask a workspace admin to add you to docs-agent's allowed users."
+    : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask a workspace admin to allow this channel for docs-agent.';
 }
 
 /** To a Slack Connect user of another organisation (ALLOW_EXTERNAL_USERS is off). */
@@ -63,4 +63,4 @@ export const EXTERNAL_USER_TEXT_MANAGED =
   "docs-agent only works for members of the workspace that installed it, and you're in another organisation (Slack Connect), so I started, changed and showed nothing. Ask someone in that workspace to do it, or ask its docs-agent managers to allow people of other organisations (`/docs-agent settings external-users on`).";
 
 export const EXTERNAL_USER_TEXT =
-  "docs-agent only works for members of the workspace that installed it, and you're in another organisation (Slack Connect), so I started, changed and showed nothing. Ask someone in that workspace to do it, or ask whoever runs docs-agent there to allow people of other organisations.";
+  "docs-agent only works for members of the workspace that installed it, and you're in another organisation (Slack Connect), so I started, changed and showed nothing. Ask someone in that workspace to do it, or ask a workspace admin there to allow people of other organisations.";

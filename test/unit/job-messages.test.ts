@@ -69,7 +69,7 @@ describe('job status and replies', () => {
     expect(text).not.toContain('*active*');
     expect(text).toContain(`<!date^${Date.parse(job.createdAt) / 1000}^{date_short} at {time}|`);
     expect(text).not.toContain('2026-11-21T09:58:55Z');
-    expect(view.text).toBe('Docs agent job job_0001: Working: the agent is editing the docs');
+    expect(view.text).toBe('Docs agent job status: Working: the agent is editing the docs');
   });
 
   it('the failed reply says what is known and where to look, not that nothing changed', () => {

@@ -114,7 +114,7 @@ describe('report view', () => {
     // 50 such rows would break Slack's ~12,000-character total (msg_blocks_too_long): fewer, and said so.
     expect(json).toMatch(/Showing the top \d+ of 50 pages/);
     expect(json).toContain('Post to channel');
-    expect(json).toContain('raise the cap');
+    expect(json).toContain("raise docs-agent's page cap");
     expect(report.top).toHaveLength(50);
   });
 

@@ -115,7 +115,7 @@ export function appHomeUnavailableView(): HomeView {
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: 'Docs agent' } },
       section(
-        ":warning: I can't reach my state store right now, so I can't show your jobs. Open this tab again in a minute; `/docs-agent list` in a channel still shows the jobs running there.",
+        ":warning: I can't reach my storage right now, so I can't show your jobs. Open this tab again in a minute; `/docs-agent list` in a channel still shows the jobs running there.",
       ),
     ],
   };

@@ -71,5 +71,5 @@ export function healthImpactMessage(
 function countedFromNote(countedFrom: 'pr' | 'merge' | undefined): string {
   return countedFrom === 'merge'
     ? 'Counted from the day the pull request was merged, against the days before it was opened.'
-    : "Counted from the pull request's day (it may have been merged later: set GITHUB_TOKEN to count from the merge).";
+    : "Counted from the pull request's day (it may have been merged later: a manager can connect GitHub with `/docs-agent settings github` to count from the merge).";
 }

@@ -123,7 +123,7 @@ export function jobStatusMessage(
   });
   // A link too long for a sentence still reaches the reader, in its own block.
   if (job.prLink && job.prLink.length > 1000) blocks.push(pullRequestActions(job.prLink));
-  return { text: `Docs agent job ${untrustedMrkdwn(oneLine(job.id, 100))}: ${status.label}`, blocks };
+  return { text: `Docs agent job status: ${status.label}`, blocks };
 }
 
 /** Why `/docs-agent status <id>` could not show the job. */
@@ -136,9 +136,9 @@ export function jobStatusErrorMessage(
   const code = (error as { code?: unknown } | null)?.code;
   const text =
     code === 'job_not_visible'
-      ? `Job \`${escapeMrkdwn(oneLine(jobId, 100))}\` is not visible here. \`status\` shows a job only in its own channel, to the person who started it, or to an admin (\`ADMIN_USER_IDS\`). Ask in the job's channel, or use \`/docs-agent list\` for this channel's jobs.`
+      ? `Job \`${escapeMrkdwn(oneLine(jobId, 100))}\` is not visible here. \`status\` shows a job only in its own channel, to the person who started it, or to a docs-agent admin. Ask in the job's channel, or use \`/docs-agent list\` for this channel's jobs.`
       : code === 'state_unavailable'
-        ? "I can't reach my state store right now, so I can't tell whether you may see that job. Try again in a minute."
+        ? "I can't reach my storage right now, so I can't tell whether you may see that job. Try again in a minute."
         : code === 'not_found'
           ? `No job \`${escapeMrkdwn(oneLine(jobId, 100))}\` exists in this docs project. Check the id on the job card (or with \`/docs-agent list\`).`
           : describeDocsFailure(error, now, 'look the job up', limits);

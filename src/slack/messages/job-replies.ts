@@ -106,12 +106,12 @@ export function followUpRefusedMessage(error: unknown, now: number, limits: Hour
 
 /** Said wherever a Redis (state store) failure stops a request: nothing happened; retry shortly. */
 export const STATE_UNAVAILABLE_TEXT =
-  ":warning: I can't reach my state store right now, so nothing was started or sent. Try again in a minute.";
+  ":warning: I can't reach my storage right now, so nothing was started or sent. Try again in a minute.";
 
 /** A follow-up the agent accepted whose new run the bot could not record (its state store kept failing). */
 function followUpUnrecordedText(jobId: string, commandName: string): string {
   const id = untrustedMrkdwn(oneLine(jobId, 100));
-  return `:warning: The docs agent got your reply, but I couldn't record its new run (my state store failed), so I may not post its result in this thread. Don't send the reply again. In a few minutes, check the job with \`${commandName} status ${id}\` or on the docs platform.`;
+  return `:warning: The docs agent got your reply, but I couldn't record its new run (my storage failed), so I may not post its result in this thread. Don't send the reply again. In a few minutes, check the job with \`${commandName} status ${id}\` or on the docs platform.`;
 }
 
 /**
@@ -133,8 +133,8 @@ export function privateNoticeMessage(notice: PrivateNotice, commandName = '/docs
     case 'access_denied':
       text =
         notice.reason === 'user'
-          ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask whoever runs docs-agent to add you to its allowed users."
-          : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask whoever runs docs-agent to allow this channel.';
+          ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask a workspace admin to add you to docs-agent's allowed users."
+          : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask a workspace admin to allow this channel for docs-agent.';
       break;
     case 'requester_only':
       text = `Only <@${safeId(notice.requesterId)}>, who started this job, can send it follow-ups. Start a reply with \`(aside)\` or \`//\` to talk in the thread, or start your own job.`;

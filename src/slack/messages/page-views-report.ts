@@ -186,7 +186,7 @@ export function pageViewsReportMessage(
       elements: [
         {
           type: 'mrkdwn',
-          text: `:warning: Partial: the page cap stopped at ${plural(report.pagesCounted, 'page')}, so pages beyond it are missing from the ranking (totals are complete). Whoever runs docs-agent can raise the cap; a path prefix narrows the report.`,
+          text: `:warning: Partial: the page cap stopped at ${plural(report.pagesCounted, 'page')}, so pages beyond it are missing from the ranking (totals are complete). A path prefix narrows the report, or a workspace admin can raise docs-agent's page cap.`,
         },
       ],
     });

@@ -42,7 +42,7 @@ export function schedulesList(
   }
   const lines = schedules.slice(0, 40).map((s) => {
     const here = s.channelId === currentChannel ? ' (this channel)' : '';
-    const origin = s.source === 'env' ? 'from WEEKLY_REPORT_* settings' : `by <@${s.createdBy}>`;
+    const origin = s.source === 'env' ? 'set up when docs-agent was deployed' : `by <@${s.createdBy}>`;
     const next = s.nextRun ? `, next ${slackTime(s.nextRun)}` : '';
     return `• <#${s.channelId}>${here}: every ${describeCron(s)} (${escapeMrkdwn(s.timeZone)}), ${origin}${next}`;
   });

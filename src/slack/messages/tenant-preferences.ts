@@ -95,7 +95,7 @@ export function preferenceFailureText(code: string, who: string): string {
     case 'changed_meanwhile':
       return 'Someone changed the settings at the same moment. Run the command again.';
     default:
-      return "I can't reach my state store right now, so nothing changed. Try again in a minute.";
+      return "I can't reach my storage right now, so nothing changed. Try again in a minute.";
   }
 }
 

@@ -182,6 +182,6 @@ export function pullRequestPreview(url: string, summary: PullRequestSummary): Li
       } · docs-agent`,
     ),
   ];
-  const text = `Pull request of docs-agent job ${summary.jobId}: ${pr ? pr.state : 'opened'}, checks ${checks}`;
+  const text = `Pull request of a docs-agent job: ${pr ? pr.state : 'opened'}, checks ${checks}`;
   return { url, blocks, text: defuseLinks(text), entity: pullRequestEntity(url, summary) };
 }

@@ -128,7 +128,14 @@ export const MORE_RENDERS: Renders = {
       (['search', 'page', 'question', 'traffic'] as const).map((k) =>
         m.alertHeadline(alert(k), 'https://docs.acme.dev'),
       ),
-    alertTrendBlocks: (m) => [m.alertTrendBlocks(alert('search').trend, 'searches')],
+    alertTrendBlocks: (m) => [
+      m.alertTrendBlocks(alert('search').trend, 'searches'),
+      // A gap in the days: no chart, the sparkline in words.
+      m.alertTrendBlocks([
+        { day: '2026-11-01', value: 2 },
+        { day: '2026-11-20', value: 9 },
+      ]),
+    ],
     healthAlertMessage: (m) =>
       (['search', 'page', 'question', 'traffic'] as const).map((k) =>
         m.healthAlertMessage(alert(k), { siteUrl: undefined }),

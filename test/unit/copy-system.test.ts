@@ -91,7 +91,37 @@ function copyProblems(text: string): string[] {
   return problems;
 }
 
+/** Notices: what happened and what to do, in two sentences at most (issue 46 §3). */
+const NOTICES: Record<string, string[]> = {
+  'failures.ts': ['describeDocsFailure', 'describeSlackDeliveryFailure', 'reconnectKeyText'],
+  'job-replies.ts': ['privateNoticeMessage', 'startFailureNotice', 'followUpRefusedMessage'],
+  'page-views-replies.ts': ['describePageViewsFailure', 'describeUploadFailure', 'describePostFailure'],
+  'job-feedback.ts': ['feedbackAnswerText'],
+  'job-list.ts': ['jobStatusErrorMessage'],
+  'project-settings.ts': ['keyRefusedText', 'platformUnavailableText'],
+};
+
+function sentences(text: string): number {
+  const words = text
+    .replace(/`[^`]*`/g, 'code')
+    .replace(/<[^>]*>/g, 'link')
+    .replace(/\b(?:e\.g|i\.e)\./g, 'eg');
+  return (words.match(/[.!?](?=\s|$)/g) ?? []).length || 1;
+}
+
 describe('one copy system for every message (issue 46 §3)', () => {
+  it('says each notice in two sentences at most', async () => {
+    const long: string[] = [];
+    for (const [file, names] of Object.entries(NOTICES)) {
+      const module: Module = await import(`${DIR}${file}`);
+      for (const name of names)
+        for (const output of RENDERS[file]![name]!(module))
+          for (const text of typeof output === 'string' ? [output] : texts(output))
+            if (sentences(text) > 2) long.push(`${file} › ${name}: ${text}`);
+    }
+    expect(long).toEqual([]);
+  });
+
   it('knows every export of src/slack/messages: each builder is rendered, each helper named with its reason', async () => {
     const unknown: string[] = [];
     for (const file of FILES) {

@@ -136,7 +136,7 @@ export function jobStatusErrorMessage(
   const code = (error as { code?: unknown } | null)?.code;
   const text =
     code === 'job_not_visible'
-      ? `Job \`${escapeMrkdwn(oneLine(jobId, 100))}\` is not visible here. \`status\` shows a job only in its own channel, to the person who started it, or to a docs-agent admin. Ask in the job's channel, or use \`/docs-agent list\` for this channel's jobs.`
+      ? `Job \`${escapeMrkdwn(oneLine(jobId, 100))}\` is not visible here: I show a job only in its own channel, to the person who started it, or to a docs-agent admin. Ask in the job's channel, or use \`/docs-agent list\` for this channel's jobs.`
       : code === 'state_unavailable'
         ? "I can't reach my storage right now, so I can't tell whether you may see that job. Try again in a minute."
         : code === 'not_found'

@@ -111,7 +111,7 @@ export const STATE_UNAVAILABLE_TEXT =
 /** A follow-up the agent accepted whose new run the bot could not record (its state store kept failing). */
 function followUpUnrecordedText(jobId: string, commandName: string): string {
   const id = untrustedMrkdwn(oneLine(jobId, 100));
-  return `:warning: The docs agent got your reply, but I couldn't record its new run (my storage failed), so I may not post its result in this thread. Don't send the reply again. In a few minutes, check the job with \`${commandName} status ${id}\` or on the docs platform.`;
+  return `:warning: The docs agent got your reply, but I couldn't record its new run (my storage failed), so I may not post its result in this thread. Don't send the reply again: in a few minutes, check the job with \`${commandName} status ${id}\` or on the docs platform.`;
 }
 
 /**
@@ -140,7 +140,7 @@ export function privateNoticeMessage(notice: PrivateNotice, commandName = '/docs
       text = `Only <@${safeId(notice.requesterId)}>, who started this job, can send it follow-ups. Start a reply with \`(aside)\` or \`//\` to talk in the thread, or start your own job.`;
       break;
     case 'too_long':
-      text = `Your message is ${notice.length.toLocaleString('en-US')} characters long; the limit is ${notice.max.toLocaleString('en-US')}. Nothing was sent to the agent. Shorten it (link to a doc or issue instead of pasting it) and try again.`;
+      text = `Your message is ${notice.length.toLocaleString('en-US')} characters long; the limit is ${notice.max.toLocaleString('en-US')}, so I sent nothing to the agent. Shorten it (link to a doc or issue instead of pasting it) and try again.`;
       break;
     case 'state_unavailable':
       text = STATE_UNAVAILABLE_TEXT;

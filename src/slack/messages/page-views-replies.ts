@@ -27,7 +27,7 @@ export function describePageViewsFailure(error: unknown, now: number, limits: Ho
   if (error instanceof AppError && error.code === 'analytics_budget_exhausted') {
     const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
     const budget = limits.analyticsPerHour ? `${perHour(limits.analyticsPerHour, 'request')}, ` : '';
-    return `The organisation's analytics budget (${budget}shared with every analytics tool) would run out, so I didn't fetch anything. ${retryHint(retryAfterMs, now)} Reports already fetched in the last few minutes are still available.`;
+    return `The organisation's analytics budget (${budget}shared with every analytics tool) would run out, so I didn't fetch anything (reports fetched in the last few minutes are still available). ${retryHint(retryAfterMs, now)}`;
   }
   if (error instanceof DocsApiError) {
     switch (error.code) {

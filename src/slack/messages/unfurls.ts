@@ -11,6 +11,7 @@ import { defuseLinks, escapeMrkdwn, stripInvisible, untrustedMrkdwn } from '../m
 import { formatDayRange } from './dates.js';
 import { displayCount, mrkdwnLink, slackTime } from './format.js';
 import { HEALTH_FIX_ACTION_PREFIX } from './health-report.js';
+import { statusWords } from './job-card.js';
 import { oneLine } from './limits.js';
 import {
   pageEntity,
@@ -47,6 +48,11 @@ export function unfurlPayload(previews: LinkPreview[]): UnfurlPayload {
   };
 }
 
+/** The job's state as the card shows it (the one emoji table). */
+const jobState = (status: string, prLink: string) => {
+  const { emoji, label } = statusWords(status, prLink);
+  return `${emoji} ${label}`;
+};
 const n = (value: number) => displayCount(value).toLocaleString('en-US');
 /**
  * Reader text inside mrkdwn: one line, capped, no mentions or links (as in `/docs-health`, whose rows were
@@ -173,7 +179,7 @@ export function pullRequestPreview(url: string, summary: PullRequestSummary): Li
     },
     { type: 'section', fields: fields.map((text) => ({ type: 'mrkdwn', text })) },
     context(
-      `Job ${escapeMrkdwn(summary.jobStatus)} · ${
+      `${jobState(summary.jobStatus, summary.prLink)} · ${
         pr
           ? 'as last read on GitHub'
           : summary.followed

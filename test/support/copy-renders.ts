@@ -384,7 +384,7 @@ export const RENDERS: Renders = {
     privateNoticeMessage: (m) =>
       [
         { kind: 'access_denied', reason: 'user' },
-        { kind: 'access_denied', reason: 'channel' },
+        { kind: 'access_denied', reason: 'channel', ask: ['U0ADMIN1', 'U0ADMIN2'] },
         { kind: 'requester_only', requesterId: USER },
         { kind: 'too_long', length: 12_000, max: 8_000 },
         { kind: 'empty' },

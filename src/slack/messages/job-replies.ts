@@ -3,6 +3,7 @@ import type { PrivateNotice } from '../../jobs/conversation-service.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { StartJobResult } from '../../jobs/job-service.js';
 import type { TerminalOutcome, ThreadNotice } from '../../jobs/ports.js';
+import { accessDeniedMessage } from '../command-text.js';
 import { untrustedMrkdwn } from '../markup.js';
 import { describeDocsFailure, describeSlackDeliveryFailure, type HourlyLimits } from './failures.js';
 import { formatDuration } from './format.js';
@@ -131,10 +132,7 @@ export function privateNoticeMessage(notice: PrivateNotice, commandName = '/docs
   let text: string;
   switch (notice.kind) {
     case 'access_denied':
-      text =
-        notice.reason === 'user'
-          ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask a workspace admin to add you to docs-agent's allowed users."
-          : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask a workspace admin to allow this channel for docs-agent.';
+      text = accessDeniedMessage(notice.reason, notice.ask);
       break;
     case 'requester_only':
       text = `Only <@${safeId(notice.requesterId)}>, who started this job, can send it follow-ups. Start a reply with \`(aside)\` or \`//\` to talk in the thread, or start your own job.`;

@@ -66,7 +66,7 @@ export function reviewReactedMessage(deps: ReviewReactedMessageDeps) {
       return void (await tell(ELSEWHERE));
     }
     const access = deps.access.check(body.user.id, ref.channelId);
-    if (!access.ok) return void (await tell(accessDeniedMessage(access.reason)));
+    if (!access.ok) return void (await tell(accessDeniedMessage(access.reason, access.ask)));
     let view: ModalView;
     try {
       // The form must open within 3 s: the message is read only if a read is free within a second.

@@ -44,7 +44,7 @@ export function sendToDocsAgentShortcut(deps: SendToDocsAgentDeps) {
     const channelId = shortcut.channel.id;
     const access = deps.access.check(shortcut.user.id, channelId);
     if (!access.ok) {
-      await tell(respond, accessDeniedMessage(access.reason), deps);
+      await tell(respond, accessDeniedMessage(access.reason, access.ask), deps);
       return;
     }
     let source: ReturnType<typeof jobFromMessage>;

@@ -40,7 +40,7 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
     // checked again by the start-job use case.
     const access = deps.access.check(command.user_id, command.channel_id);
     if (!access.ok) {
-      await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
+      await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason, access.ask) });
       return;
     }
     // `connect`, `disconnect`, `project`: the docs projects this workspace uses (OAuth mode: from Slack).

@@ -2,7 +2,7 @@
 import { demoHealth } from '../../demo/demo-data.js';
 import { compareImpact } from '../../src/insights/health/impact.js';
 import { evidenceOf } from '../../src/insights/page-snapshot/page-snapshot.js';
-import { healthReport, JOB_ID, NOW, type Renders, USER } from './copy-renders.js';
+import { healthReport, JOB_ID, NOW, type Renders, USER } from './copy-fixtures.js';
 
 const PR = 'https://github.com/acme/docs/pull/123';
 const days = [

@@ -3,9 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { INSTANT_TOKEN } from '../../src/slack/copy/dates.js';
 import { OTHER_SPELLINGS } from '../../src/slack/copy/product-name.js';
+import { JOB_ID, type Module, PROJECT_ID, type Renders } from '../support/copy-fixtures.js';
 import { HELPERS } from '../support/copy-helpers.js';
-import { RENDERS as BASIC, JOB_ID, type Module, PROJECT_ID, type Renders } from '../support/copy-renders.js';
+import { RENDERS as BASIC } from '../support/copy-renders.js';
 import { MORE_RENDERS } from '../support/copy-renders-more.js';
+import { REPLY_RENDERS } from '../support/copy-renders-replies.js';
 
 /*
  * Issue 46 §3, one copy system: every message kind (every exported builder of src/slack/messages, rendered
@@ -14,7 +16,8 @@ import { MORE_RENDERS } from '../support/copy-renders-more.js';
  * one product name. A builder that is neither rendered nor named a helper fails the enumeration.
  */
 const RENDERS: Renders = { ...BASIC };
-for (const [file, renders] of Object.entries(MORE_RENDERS)) RENDERS[file] = { ...RENDERS[file], ...renders };
+for (const more of [REPLY_RENDERS, MORE_RENDERS])
+  for (const [file, renders] of Object.entries(more)) RENDERS[file] = { ...RENDERS[file], ...renders };
 
 const DIR = fileURLToPath(new URL('../../src/slack/messages/', import.meta.url));
 const FILES = readdirSync(DIR).filter((f) => f.endsWith('.ts') && f !== 'types.ts');

@@ -1,4 +1,7 @@
-export type AccessDecision = { ok: true } | { ok: false; reason: 'user' | 'channel' };
+/** A refusal names who to ask (`ask`: the admins, ADMIN_USER_IDS, a few at most) when there are any. */
+export type AccessDecision =
+  | { ok: true }
+  | { ok: false; reason: 'user' | 'channel'; ask?: readonly string[] };
 export type TeamDecision = { ok: true } | { ok: false; reason: 'external' };
 
 /**
@@ -31,8 +34,10 @@ export class AccessPolicy {
   }
 
   check(userId: string, channelId: string): AccessDecision {
-    if (this.users.size > 0 && !this.users.has(userId)) return { ok: false, reason: 'user' };
-    if (this.channels.size > 0 && !this.channels.has(channelId)) return { ok: false, reason: 'channel' };
+    const ask = this.admins.size > 0 ? { ask: [...this.admins].slice(0, 3) } : {};
+    if (this.users.size > 0 && !this.users.has(userId)) return { ok: false, reason: 'user', ...ask };
+    if (this.channels.size > 0 && !this.channels.has(channelId))
+      return { ok: false, reason: 'channel', ...ask };
     return { ok: true };
   }
 

@@ -97,6 +97,19 @@ export class KeyedPacer {
     return true;
   }
 
+  /**
+   * How long until `tryTake(key)` would succeed (0: now), if nothing else takes the start meanwhile;
+   * infinite while work is queued or starting on the key (it goes first).
+   */
+  freeIn(key: string): number {
+    if (this.closed) return Number.POSITIVE_INFINITY;
+    const now = this.now();
+    const state = this.keys.get(key);
+    if (!state) return 0;
+    if (state.timer || state.starting) return Number.POSITIVE_INFINITY;
+    return Math.max(0, Math.max(state.due, now) - (this.burst - 1) * this.intervalMs - now);
+  }
+
   /** Gives back a start `tryTake` took but did not use (the replicas' shared slot was not free after all). */
   giveBack(key: string): void {
     const state = this.keys.get(key);

@@ -179,7 +179,7 @@ export interface ThreadMessage {
 
 /** Something to tell only the person who wrote a message. */
 export type PrivateNotice =
-  | { kind: 'access_denied'; reason: 'user' | 'channel' }
+  | { kind: 'access_denied'; reason: 'user' | 'channel'; ask?: readonly string[] }
   | { kind: 'requester_only'; requesterId: string }
   | { kind: 'too_long'; length: number; max: number }
   | { kind: 'empty' }

@@ -1,5 +1,5 @@
 import { App, type Authorize, type Receiver, type webApi } from '@slack/bolt';
-import type { Config } from '../common/config.js';
+import type { Config, SlackAppTier } from '../common/config.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
@@ -127,8 +127,10 @@ export function listenerDeps(
   gateway: SlackGateway,
   logger: Logger,
   inFlight: InFlight,
+  appTier: SlackAppTier,
 ): SlackDeps {
-  return { threads: new BudgetedThreadContext(gateway, logger), ...deps, afterAck: inFlight.afterAck };
+  const threads = new BudgetedThreadContext(gateway, logger, Date.now, appTier);
+  return { threads, ...deps, afterAck: inFlight.afterAck };
 }
 
 /** Every request's listeners are tracked in the `InFlight` of the scope it is for. */

@@ -44,7 +44,7 @@ export class ChannelAccess {
     botUserId: string | undefined,
   ): Promise<ChannelAccessDecision> {
     const allowed = this.o.access.check(userId, channelId);
-    if (!allowed.ok) return { ok: false, text: accessDeniedMessage(allowed.reason) };
+    if (!allowed.ok) return { ok: false, text: accessDeniedMessage(allowed.reason, allowed.ask) };
     const key = `${channelId}:${userId}`;
     const cached = this.cache.get(key);
     let check = cached && cached.expires > this.now() ? cached.check : undefined;

@@ -50,11 +50,21 @@ export function statusUsageMessage(command = '/docs-agent'): string {
   return `Usage: \`${command} status &lt;job id&gt;\`. The job id is on the job card; \`${command} list\` shows the jobs of this channel.`;
 }
 
-export function accessDeniedMessage(reason: 'user' | 'channel' | 'external'): string {
+/** Who to ask: the admins by name when known (`ask`), else a workspace admin. */
+export function whoToAsk(ask: readonly string[] | undefined): string {
+  const named = (ask ?? []).filter((id) => /^[UW][A-Z0-9]{2,30}$/.test(id)).map((id) => `<@${id}>`);
+  if (named.length === 0) return 'a workspace admin';
+  return named.length === 1 ? named[0]! : `${named.slice(0, -1).join(', ')} or ${named.at(-1)}`;
+}
+
+export function accessDeniedMessage(
+  reason: 'user' | 'channel' | 'external',
+  ask?: readonly string[],
+): string {
   if (reason === 'external') return EXTERNAL_USER_TEXT;
   return reason === 'user'
-    ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask whoever runs docs-agent to add you to its allowed users."
-    : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask whoever runs docs-agent to allow this channel.';
+    ? `You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask ${whoToAsk(ask)} to add you to docs-agent's allowed users.`
+    : `docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask ${whoToAsk(ask)} to allow this channel for docs-agent.`;
 }
 
 /** To a Slack Connect user of another organisation (ALLOW_EXTERNAL_USERS is off). */
@@ -63,4 +73,4 @@ export const EXTERNAL_USER_TEXT_MANAGED =
   "docs-agent only works for members of the workspace that installed it, and you're in another organisation (Slack Connect), so I started, changed and showed nothing. Ask someone in that workspace to do it, or ask its docs-agent managers to allow people of other organisations (`/docs-agent settings external-users on`).";
 
 export const EXTERNAL_USER_TEXT =
-  "docs-agent only works for members of the workspace that installed it, and you're in another organisation (Slack Connect), so I started, changed and showed nothing. Ask someone in that workspace to do it, or ask whoever runs docs-agent there to allow people of other organisations.";
+  "docs-agent only works for members of the workspace that installed it, and you're in another organisation (Slack Connect), so I started, changed and showed nothing. Ask someone in that workspace to do it, or ask a workspace admin there to allow people of other organisations.";

@@ -10,7 +10,7 @@ const KEEP_MS = 2 * 24 * 60 * 60 * 1000;
 
 /** What managers are told once Slack calls work again after a hold (they could not be told during it). */
 export function holdLiftedText(hold: TenantHold, now: number): string {
-  const from = slackTime(hold.since, '{date_short_pretty} at {time}');
+  const from = slackTime(hold.since);
   const why =
     hold.state === 'needs_reinstall'
       ? 'it could not renew its Slack token, until docs-agent was installed again'

@@ -3,13 +3,10 @@ import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
 import { type JobRecord, shownOrder } from '../jobs/domain/job.js';
 import { JOB_SIGNALS, type JobSignal, wantedSignal } from '../jobs/domain/job-signal.js';
+import { SIGNAL_EMOJI } from './copy/status-emoji.js';
 
 /** The emoji of each signal on a job's source message. */
-export const SIGNAL_REACTIONS: Readonly<Record<JobSignal, string>> = {
-  running: 'eyes',
-  pull_request: 'white_check_mark',
-  problem: 'warning',
-};
+export const SIGNAL_REACTIONS: Readonly<Record<JobSignal, string>> = SIGNAL_EMOJI;
 
 /**
  * Keeps one emoji on the message that started a job, following the job: 👀 while it runs, ✅ with its PR,

@@ -140,7 +140,7 @@ export function createSlackApp(
     gateway,
     mode: socketMode ? 'socket' : 'http',
     register: (deps) => {
-      const all = listenerDeps(deps, gateway, logger, inFlight);
+      const all = listenerDeps(deps, gateway, logger, inFlight, config.slack.appTier);
       registerListeners(app, () => all);
     },
     async start() {

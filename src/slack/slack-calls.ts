@@ -132,7 +132,7 @@ export class SlackCalls {
     });
   }
 
-  /** One call only if its method's slot is free now (else `slack_budget_spent`); never retried. */
+  /** One call only if its method's slot is free within a second (else `slack_budget_spent`); never retried. */
   protected pacedNow<T>(method: string, channel: string | undefined, call: () => Promise<T>): Promise<T> {
     return this.pacing.runNow(method, channel, call).catch((error: unknown) => {
       const kind = classify(error);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SlackAppTier } from '../common/config.js';
 import { AppError } from '../common/errors.js';
 import { KeyedPacer } from '../common/keyed-pacer.js';
@@ -48,6 +49,9 @@ export const HISTORY_PAGE_LIMIT: Readonly<Record<SlackAppTier, number>> = {
   marketplace: 200,
   distributed: 15,
 };
+
+/** How long a form's history read waits for its slot (a trigger expires in 3 s): about one internal-app pace. */
+export const FORM_READ_WAIT_MS = 1_000;
 
 export interface PacingOptions {
   /** Which limits apply to history reads (default `internal`). */
@@ -105,26 +109,41 @@ export class SlackPacing {
   }
 
   /**
-   * Runs `work` only if its method's slot is free now, in this process and (Redis mode) across replicas;
-   * otherwise rejects with `slack_budget_spent` and takes nothing. For reads only worth making at once.
+   * Runs `work` only if its method's slot is free within `waitMs` (FORM_READ_WAIT_MS unless told), in this
+   * process and (Redis mode) across replicas; otherwise rejects with `slack_budget_spent` and takes nothing.
+   * For reads only worth making soon (a form whose trigger expires in 3 s waits a second at most), never queued.
    */
-  async runNow<T>(called: string, channel: string | undefined, work: () => Promise<T>): Promise<T> {
+  async runNow<T>(
+    called: string,
+    channel: string | undefined,
+    work: () => Promise<T>,
+    waitMs = FORM_READ_WAIT_MS,
+  ): Promise<T> {
     const method = paceName(called);
     const { pacer, key } = this.pacerOf(method, channel);
     if (this.closed) throw shuttingDown();
     if (!pacer) return work();
-    if (!pacer.tryTake(key)) throw budgetSpent(method);
+    const deadline = Date.now() + waitMs;
+    if (!pacer.tryTake(key)) {
+      const freeIn = pacer.freeIn(key);
+      if (freeIn > waitMs) throw budgetSpent(method);
+      await sleep(freeIn);
+      if (this.closed) throw shuttingDown();
+      if (!pacer.tryTake(key)) throw budgetSpent(method);
+    }
     const shared = this.options.shared;
     if (shared) {
       const { interval, burst } = this.paceOf(method);
-      const wait = await shared.reserve(`${method}:${key}`, interval, burst, 0).catch((error: unknown) => {
+      const left = Math.max(0, deadline - Date.now());
+      const wait = await shared.reserve(`${method}:${key}`, interval, burst, left).catch((error: unknown) => {
         this.options.onSharedFailure?.(error);
         return 0;
       });
-      if (wait !== 0) {
+      if (wait < 0) {
         pacer.giveBack(key);
         throw budgetSpent(method);
       }
+      if (wait > 0) await sleep(wait);
     }
     return work();
   }

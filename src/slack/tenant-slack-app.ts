@@ -94,7 +94,7 @@ export function createTenantSlackApp(
     gateway,
     mode: 'http',
     register: (deps) => {
-      registered = listenerDeps(deps, gateway, logger, inFlight);
+      registered = listenerDeps(deps, gateway, logger, inFlight, config.slack.appTier);
     },
     receive: (event) => edge.app.receive(event, tenant),
     // Outside the gateway: a refusal here is the answer asked for, not one more refusal to report.

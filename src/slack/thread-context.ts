@@ -1,3 +1,4 @@
+import type { SlackAppTier } from '../common/config.js';
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import {
@@ -29,6 +30,7 @@ export class BudgetedThreadContext implements ThreadContext {
     private readonly gateway: Pick<SlackGateway, 'readPage'>,
     private readonly logger: Logger,
     private readonly now_: () => number = Date.now,
+    readonly appTier: SlackAppTier = 'internal',
   ) {}
 
   async now(

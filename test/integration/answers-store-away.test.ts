@@ -37,10 +37,10 @@ describe('answers while the state store is away (redis-server stopped mid-test)'
       const answer = await waitFor(() => t.slack.responses[before], { what: `an answer to ${fields.text}` });
       return JSON.stringify(answer.body);
     };
-    expect(await answered({ text: 'list' })).toMatch(/can.t reach my state store/);
+    expect(await answered({ text: 'list' })).toMatch(/can.t reach my storage/);
     const status = await answered({ text: `status ${job.id}` });
     expect(status).toContain(STORE_AWAY_NOTE);
     // The report's hourly analytics budget is kept in Redis too: it says so, not "something went wrong".
-    expect(await answered({ command: '/docs-views', text: '7d' })).toMatch(/can.t reach my state store/);
+    expect(await answered({ command: '/docs-views', text: '7d' })).toMatch(/can.t reach my storage/);
   });
 });

@@ -202,7 +202,8 @@ describe.each(['memory', 'Redis'] as const)('several docs projects (%s mode)', (
 
     const told = await t.command({ text: 'project', channel_id: CHANNEL_A });
     expect(told.body).toContain(`\`${projects.a}\``);
-    expect(told.body).toContain('DOCS_CHANNEL_PROJECTS');
+    expect(told.body).toContain('set for this channel');
+    expect(told.body).not.toContain('DOCS_CHANNEL_PROJECTS');
     const other = await t.command({ text: 'project', channel_id: OTHER_CHANNEL });
     expect(other.body).toContain(`\`${FAKE_PROJECT_ID}\``);
     expect(other.body).toContain('default');

@@ -26,7 +26,7 @@ describe('/docs-agent failures users must understand', () => {
     app = await startTestApp({ env: { DOCS_API_KEY: 'svc_wrong_key_abcdefghijklmnopqrstuv' } });
     await app.command({ text: 'Add a FAQ' });
     const card = await failedCard(app);
-    expect(card).toContain('401');
+    expect(card).not.toContain('401');
     expect(card).toContain('valid docs admin key');
     expect(app.docs.requestsTo('POST', /\/job$/)).toHaveLength(1);
     expect(app.docs.jobs.size).toBe(0);
@@ -112,6 +112,17 @@ describe('/docs-agent failures users must understand', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(app.docs.requests).toHaveLength(0);
     expect(app.slack.callsOf('chat.postMessage')).toHaveLength(0);
+  });
+
+  it('a refusal names the admins to ask (ADMIN_USER_IDS), never the setting; without admins, a workspace admin', async () => {
+    app = await startTestApp({ env: { ALLOWED_USER_IDS: 'U0ALICE', ADMIN_USER_IDS: 'U0ADMIN1,U0ADMIN2' } });
+    const named = String(JSON.parse((await app.command({ text: 'x', user_id: 'U0MALLORY' })).body).text);
+    expect(named).toContain('Ask <@U0ADMIN1> or <@U0ADMIN2> to add you');
+    expect(named).not.toMatch(/ADMIN_USER_IDS|ALLOWED_USER_IDS|whoever runs/);
+    await app.stop();
+    app = await startTestApp({ env: { ALLOWED_USER_IDS: 'U0ALICE' } });
+    const unnamed = String(JSON.parse((await app.command({ text: 'x', user_id: 'U0MALLORY' })).body).text);
+    expect(unnamed).toContain('Ask a workspace admin to add you');
   });
 
   it('refuses a prompt over 4,000 characters instead of truncating it', async () => {

@@ -46,7 +46,7 @@ describe('/docs-views weekly posts', () => {
     const post = await slack.waitForCall('chat.postMessage');
     expect(post.args.channel).toBe('C0DOCS');
     const blocks = JSON.stringify(post.args.blocks);
-    expect(blocks).toContain('2025-03-17 – 2025-03-23 (Europe/Berlin)');
+    expect(blocks).toContain('17–23 Mar 2025 (Europe/Berlin)');
     expect(blocks).toContain(`${rows.reduce((s, r) => s + r.total, 0).toLocaleString('en-US')}`);
     const rangeCalls = docs
       .requestsTo('GET', /\/views$/)

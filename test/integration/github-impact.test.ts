@@ -105,8 +105,8 @@ describe('"did it work?" from the merge day (memory)', () => {
     });
     const blocks = JSON.stringify(post!.blocks);
     expect(blocks).toContain('*👎:* 9 → 1 (▼ 89%) ✅');
-    expect(blocks).toContain('13–26 Mar 2026');
-    expect(blocks).toContain('24 Feb – 9 Mar 2026');
+    expect(blocks).toContain('13–26 Mar');
+    expect(blocks).toContain('24 Feb – 9 Mar');
     expect(blocks).toContain('Counted from the day the pull request was merged');
   });
 

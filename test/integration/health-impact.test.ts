@@ -255,7 +255,7 @@ describe('health impact post (Redis, two app instances)', () => {
       expect(post!.thread_ts).toBe(record.threadTs);
       const blocks = JSON.stringify(post!.blocks);
       expect(blocks).toContain('*Searches:* 40 → 12 (▼ 70%)');
-      expect(blocks).toContain('*Click-through:* 0.0% → 50.0% (new) ✅');
+      expect(blocks).toContain('*Click-through:* 0% → 50% (new) ✅');
       await waitFor(async () => (await queue.getJobState(impactJobId(record.jobId))) === 'completed', {
         what: 'the check completed',
       });

@@ -48,7 +48,7 @@ describe('docs-link previews', () => {
     // Two lines: the page with Fix beside it, then its week in one context line.
     expect((preview.blocks as Array<{ type: string }>).map((b) => b.type)).toEqual(['section', 'context']);
     expect(text).toContain('150 views'); // this week, people + AI
-    expect(text).toContain('(↑ 36%)'); // 150 against 110
+    expect(text).toContain('(▲ 36%)'); // 150 against 110
     expect(text).toContain('20% AI');
     expect(text).toContain('👎 8');
     expect(text).toContain('rotate');

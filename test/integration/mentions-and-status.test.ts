@@ -130,6 +130,14 @@ describe('mentions and DMs start jobs', () => {
     expect(String(ephemeral.args.text)).toContain('allowed users');
     expect(t.docs.jobs.size).toBe(0);
   });
+
+  it('a mention by someone not allowed is told which admin to ask, by name', async () => {
+    const t = await boot({ ALLOWED_USER_IDS: 'U0ALICE', ADMIN_USER_IDS: 'U0ADMIN1' });
+    await send(t, messageEvent({ type: 'app_mention', user: 'U0BOB', text: `<@${BOT_USER_ID}> do it` }));
+    const ephemeral = await t.slack.waitForCall('chat.postEphemeral');
+    expect(String(ephemeral.args.text)).toContain('Ask <@U0ADMIN1> to add you');
+    expect(t.docs.jobs.size).toBe(0);
+  });
 });
 
 describe('/docs-agent list and status', () => {

@@ -241,14 +241,10 @@ describe('project settings in single-workspace mode', () => {
     app = t;
     for (const text of ['connect', 'disconnect']) {
       const answer = JSON.parse((await t.command({ text })).body) as Json;
-      expect(String(answer.text)).toContain(
-        'configured by its environment (`DOCS_PROJECT_ID`, `DOCS_CHANNEL_PROJECTS`)',
-      );
+      expect(String(answer.text)).toContain('were set when it was deployed');
     }
     const project = JSON.parse((await t.command({ text: 'project' })).body) as Json;
-    expect(String(project.text)).toContain(
-      `\`${FAKE_PROJECT_ID}\`, the only one configured (\`DOCS_PROJECT_ID\`)`,
-    );
+    expect(String(project.text)).toContain(`\`${FAKE_PROJECT_ID}\`, the only one docs-agent uses`);
     expect(t.slack.callsOf('views.open')).toHaveLength(0);
     expect(t.docs.requests).toHaveLength(0);
   }, 20_000);

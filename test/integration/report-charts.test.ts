@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/insights/ranges/dates.js';
+import { formatDayRange } from '../../src/slack/copy/dates.js';
 import { type Block, type ChartSpec, chartOf, utcToday } from '../support/chart-answers.js';
 import type { ViewRow } from '../support/fake-docs.js';
 import { waitFor } from '../support/http.js';
@@ -93,7 +94,7 @@ describe('charts in page-view reports', () => {
     const peak = [...Array(7).keys()]
       .map((i) => ({ i, views: human!.data[i]!.value + ai!.data[i]!.value }))
       .sort((a, b) => b.views - a.views || a.i - b.i)[0]!;
-    expect(body.text).toContain(`${addDays(utcToday(), -7)} – ${addDays(utcToday(), -1)}`);
+    expect(body.text).toContain(formatDayRange(addDays(utcToday(), -7), utcToday()));
     expect(body.text).toContain(`${fmt(total(human) + total(ai))} total`);
     expect(body.text).toContain(
       `Peak day: ${chart.axis_config.categories[peak.i]}, ${fmt(peak.views)} views`,
@@ -222,7 +223,7 @@ describe('charts in page-view reports', () => {
     expect(chartOf(posts[1]!.args.blocks as Block[])).toBeUndefined();
     // The same report as before charts: its sections and numbers, not just the plain text.
     expect(kept).toContain('*Total views*');
-    expect(kept).toContain('Peak day: Mar 17');
+    expect(kept).toContain('Peak day: 17 Mar');
     expect(app.slack.messages.filter((m) => m.channel === 'C0DOCS')).toHaveLength(1);
     expect(app.slack.blockKit.refusals).toHaveLength(1);
   });

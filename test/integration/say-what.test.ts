@@ -112,7 +112,7 @@ describe('say what happened', () => {
     const blocks = await waitFor(
       () => {
         const text = JSON.stringify(app.slack.message(card.channel, card.ts)?.blocks);
-        return text.includes(':x:') ? text : undefined;
+        return text.includes('Failed: the agent') ? text : undefined;
       },
       { what: 'failed card' },
     );

@@ -7,7 +7,7 @@ import { BOT_USER_ID, eventEnvelope, messageEvent } from '../support/slack-event
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const STATE_TEXT =
-  "I can't reach my state store right now, so nothing was started or sent. Try again in a minute.";
+  "I can't reach my storage right now, so nothing was started or sent. Try again in a minute.";
 
 /** The in-memory store, made to fail like an unreachable Redis (every call throws `state_unavailable`). */
 class SwitchableStore implements JobStore {
@@ -85,7 +85,7 @@ describe('a state store that cannot be reached', () => {
     expect(ack.body).toBe('');
     const answer = await waitFor(() => t.slack.responses[0], { what: 'response_url answer' });
     expect(answer.body).toMatchObject({ response_type: 'ephemeral' });
-    expect(String(answer.body.text)).toContain("I can't reach my state store right now");
+    expect(String(answer.body.text)).toContain("I can't reach my storage right now");
   });
 
   it('a DM: the author is told privately, once, and nothing reaches the agent', async () => {

@@ -99,7 +99,7 @@ describe('AppHomePublisher', () => {
     );
     await home.opened('T1', 'U1');
     expect(published).toHaveLength(1);
-    expect(JSON.stringify(published[0]?.view)).toContain("can't reach my state store");
+    expect(JSON.stringify(published[0]?.view)).toContain("can't reach my storage");
     expect(JSON.stringify(published[0]?.view)).toContain('Open this tab again in a minute');
   });
 

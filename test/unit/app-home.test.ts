@@ -48,12 +48,12 @@ describe('appHomeView', () => {
     const all = text(view);
     expect(all).not.toContain('bob secret plan');
     expect(all.indexOf('Done: pull request opened')).toBeLessThan(
-      all.indexOf(':x: *Failed: the agent stopped with an error*'),
+      all.indexOf(':warning: *Failed: the agent stopped with an error*'),
     );
     expect(all).toContain('<https://github.com/acme/docs/pull/7|pull request>');
     // The thread itself (its root message, as `/docs-agent list` links it), not just the channel.
     expect(all).toMatch(/<https:\/\/slack\.com\/archives\/C0DOCS\/p\d+\|thread>/);
-    expect(all).toMatch(/<!date\^\d+\^\{date_short_pretty\} at \{time\}\|2026-11-21 09:59 UTC>/);
+    expect(all).toMatch(/<!date\^\d+\^\{date_short\} at \{time\}\|21 Nov 2026 09:59 UTC>/);
     expect(all).not.toContain('<!channel>');
     expect(all).toContain(`"action_id":"${HOME_NEW_JOB_ACTION}"`);
   });

@@ -73,13 +73,13 @@ describe('dailyChartBlock', () => {
       series: [{ name: 'Human', values: [1, 2, 3, 4, 5, 6, 7] }],
     });
     expect(chartOf(week).axis_config.categories).toEqual([
-      'Nov 2',
-      'Nov 3',
-      'Nov 4',
-      'Nov 5',
-      'Nov 6',
-      'Nov 7',
-      'Nov 8',
+      '2 Nov',
+      '3 Nov',
+      '4 Nov',
+      '5 Nov',
+      '6 Nov',
+      '7 Nov',
+      '8 Nov',
     ]);
     // 2026-09-01 is a Tuesday: the first week is cut to Tuesday–Sunday, the others run Monday to Sunday.
     const quarter = dailyChartBlock({
@@ -89,9 +89,9 @@ describe('dailyChartBlock', () => {
     });
     const categories = chartOf(quarter).axis_config.categories;
     expect(categories).toHaveLength(13);
-    expect(categories[0]).toBe('Sep 1–6');
-    expect(categories[4]).toBe('Sep 28–Oct 4');
-    expect(categories[12]).toBe('Nov 23–29');
+    expect(categories[0]).toBe('1–6 Sep');
+    expect(categories[4]).toBe('28 Sep–4 Oct');
+    expect(categories[12]).toBe('23–29 Nov');
     expect(chartOf(quarter).series[0]!.data.map((p) => p.value)).toEqual([6, ...Array(12).fill(7)]);
   });
 
@@ -119,7 +119,7 @@ describe('dailyChartBlock', () => {
     const names = chartOf(block).series.map((s) => s.name);
     expect(new Set(names).size).toBe(2);
     for (const name of names) expect(Array.from(name).length).toBeLessThanOrEqual(20);
-    expect(chartOf(block).axis_config.categories).toEqual(['Jan 30', 'Jan 31', 'Feb 1']);
+    expect(chartOf(block).axis_config.categories).toEqual(['30 Jan', '31 Jan', '1 Feb']);
   });
 
   it('refuses input no chart can show, with a code', () => {

@@ -67,9 +67,9 @@ describe('job status and replies', () => {
     const text = JSON.stringify(view.blocks);
     expect(text).toContain('*Working: the agent is editing the docs*');
     expect(text).not.toContain('*active*');
-    expect(text).toContain(`<!date^${Date.parse(job.createdAt) / 1000}^{date_short_pretty} at {time}|`);
+    expect(text).toContain(`<!date^${Date.parse(job.createdAt) / 1000}^{date_short} at {time}|`);
     expect(text).not.toContain('2026-11-21T09:58:55Z');
-    expect(view.text).toBe('Docs agent job job_0001: Working: the agent is editing the docs');
+    expect(view.text).toBe('Docs agent job status: Working: the agent is editing the docs');
   });
 
   it('the failed reply says what is known and where to look, not that nothing changed', () => {
@@ -114,14 +114,14 @@ describe('job card', () => {
     expectWithinLimits(view);
   });
 
-  it('shows when a running job started in Slack relative time, which stays true without updates', () => {
+  it('shows when a running job started as a Slack date token, which stays true without updates', () => {
     const view = jobCardMessage({
       requesterId: 'U0ALICE',
       prompt: 'Document it',
       state: { phase: 'tracked', record: record(), now: NOW },
     });
     const started = Math.floor((NOW - 65_000) / 1000);
-    expect(JSON.stringify(view.blocks)).toContain(`started <!date^${started}^{ago}|`);
+    expect(JSON.stringify(view.blocks)).toContain(`started <!date^${started}^{date_short} at {time}|`);
     // Rendered a minute later, the card is the same: nothing needs to be re-sent for time to move.
     const later = jobCardMessage({
       requesterId: 'U0ALICE',
@@ -287,6 +287,6 @@ describe('formatting helpers', () => {
   it('labels repositories and renders local times with a UTC fallback', () => {
     expect(repositoryLabel('https://github.com/acme/docs.git')).toBe('acme/docs');
     expect(repositoryLabel('not a url')).toBe('not a url');
-    expect(slackTime(NOW)).toBe(`<!date^${NOW / 1000}^{time}|2026-11-21 10:00 UTC>`);
+    expect(slackTime(NOW)).toBe(`<!date^${NOW / 1000}^{date_short} at {time}|21 Nov 2026 10:00 UTC>`);
   });
 });

@@ -64,14 +64,14 @@ describe('report view', () => {
     const message = pageViewsReportMessage(report, { siteUrl: 'https://docs.acme.dev/', interactive: true });
     checkLimits(message);
     const json = JSON.stringify(message.blocks);
-    expect(blocksOf(message)[0].text.text).toBe('Page views · Last 7 days: 2025-03-03 – 2025-03-09 (UTC)');
+    expect(blocksOf(message)[0].text.text).toBe('Page views · Last 7 days: 3–9 Mar 2025 (UTC)');
     expect(json).toContain(
       '*1.* <https://docs.acme.dev/docs/page-0|/docs/page-0>  *300*  `███████░░░` 210 human · 90 AI',
     );
     expect(json).toContain('*3.* <https://docs.acme.dev/docs/page-2|/docs/page-2>');
     expect(json).not.toContain('page-3|');
     expect(json).toContain('vs previous 7 days');
-    expect(json).toContain('*AI share*\\n30.0% (-20.0 pts)');
+    expect(json).toContain('*AI share*\\n30% (▼ 20 pts)');
     expect(json).toContain('30 pages counted');
     expect(json).toContain('Post to channel');
     expect(message.text).toContain('Top page: /docs/page-0 (300)');
@@ -114,7 +114,7 @@ describe('report view', () => {
     // 50 such rows would break Slack's ~12,000-character total (msg_blocks_too_long): fewer, and said so.
     expect(json).toMatch(/Showing the top \d+ of 50 pages/);
     expect(json).toContain('Post to channel');
-    expect(json).toContain('raise the cap');
+    expect(json).toContain("raise docs-agent's page cap");
     expect(report.top).toHaveLength(50);
   });
 
@@ -162,8 +162,8 @@ describe('report view', () => {
   it('draws the human/AI bar and the change', () => {
     expect(splitBar(70, 30)).toBe('███████░░░');
     expect(splitBar(0, 0)).toBe('░░░░░░░░░░');
-    expect(formatChange(120, 100)).toBe('▲ 20.0%');
-    expect(formatChange(50, 100)).toBe('▼ 50.0%');
+    expect(formatChange(120, 100)).toBe('▲ 20%');
+    expect(formatChange(50, 100)).toBe('▼ 50%');
     expect(formatChange(10, 0)).toBe('new');
   });
 

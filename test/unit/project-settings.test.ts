@@ -201,7 +201,7 @@ describe('ProjectSettings', () => {
     expect(s.projectOf('C0ANY')).toEqual({ connection: fromEnv, scope: 'workspace' });
     expect(s.fromEnvironment()).toBe(true);
     const line = connectionLine({ ...fromEnv, maskedKey: 'svc_…6789', fromEnvironment: true });
-    expect(line).toContain("set by this deployment's environment");
+    expect(line).toContain('set when docs-agent was deployed');
     expect(line).not.toContain('<@');
   });
 });

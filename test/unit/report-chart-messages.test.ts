@@ -125,9 +125,9 @@ describe('report messages with charts', () => {
     };
     const message = pageViewsReportMessage(report, { siteUrl: undefined, interactive: false });
     expect(hasNewBlocks(message.blocks)).toBe(true);
-    expect(message.text).toContain('Peak day: Nov 4, 1,234 views (1,000 people · 234 AI)');
-    expect(JSON.stringify(message.blocks)).toContain('Peak day: Nov 4, 1,234 views');
-    expect(message.text).toContain('2026-11-02 – 2026-11-08');
+    expect(message.text).toContain('Peak day: 4 Nov, 1,234 views (1,000 people · 234 AI)');
+    expect(JSON.stringify(message.blocks)).toContain('Peak day: 4 Nov, 1,234 views');
+    expect(message.text).toContain('2–8 Nov');
     expect(message.text).toContain('1,200 total, 900 human, 300 AI');
   });
 });

@@ -55,7 +55,7 @@ describe('page-view reports as Slack-native data', () => {
     expect(second.block_id).toBe('report_headline');
     // 2,100 views now against 1,100 before: up 91%; 630 of 2,100 by AI: 30%.
     expect(second.text.text).toBe(
-      '*Last 7 days: 2,100 views*, up 91% on the 7 days before, 30% of them by AI; most read: `/docs/page-0` (200 views).',
+      '*Last 7 days: 2,100 views*, ▲ 91% on the 7 days before, 30% of them by AI; most read: `/docs/page-0` (200 views).',
     );
   });
 

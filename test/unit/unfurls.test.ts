@@ -70,11 +70,11 @@ describe('docs links', () => {
   });
 
   it('says how this week compares with the week before', () => {
-    expect(trend(120, 100)).toBe(' (↑ 20%)');
-    expect(trend(50, 100)).toBe(' (↓ 50%)');
+    expect(trend(120, 100)).toBe(' (▲ 20%)');
+    expect(trend(50, 100)).toBe(' (▼ 50%)');
     expect(trend(5, 0)).toBe(' (new)');
     expect(trend(0, 0)).toBe('');
-    expect(trend(100, 100)).toBe(' (=)');
+    expect(trend(100, 100)).toBe(' (no change)');
   });
 });
 

@@ -155,7 +155,11 @@ export class HandleInboundMessage {
     let reachedApi = false;
     try {
       if (!allowed.ok) {
-        await notifier.tellAuthor(ref, { kind: 'access_denied', reason: allowed.reason });
+        await notifier.tellAuthor(ref, {
+          kind: 'access_denied',
+          reason: allowed.reason,
+          ...(allowed.ask ? { ask: allowed.ask } : {}),
+        });
         return { kind: 'denied' };
       }
       if (record && requesterOnly) {

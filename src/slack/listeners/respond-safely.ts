@@ -76,7 +76,7 @@ export async function respondSafely(
 
 /** Said with an answer sent directly because the outbox's store is away. */
 export const STORE_AWAY_NOTE =
-  ':warning: My state store is unreachable right now, so this answer was sent directly, once. If something looks missing or stale, try again in a minute.';
+  ':warning: My storage is unreachable right now, so this answer was sent directly, once. If something looks missing or stale, try again in a minute.';
 
 /** `message` with STORE_AWAY_NOTE: in its text, and as a last context block (replacing the 50th if full). */
 export function withStoreAwayNote(message: SlackMessage | { text: string }): SlackMessage | { text: string } {

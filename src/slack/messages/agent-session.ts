@@ -78,14 +78,13 @@ export type StopChoiceOutcome =
 /** What replaces the buttons once a choice was made (or why none could be). */
 export function stopChoiceMessage(outcome: StopChoiceOutcome): SlackMessage {
   // No job id in these lines (issue 46): the thread says which job.
-  const job = 'this job';
   let text: string;
   switch (outcome.kind) {
     case 'instructed':
-      text = `:octagonal_sign: <@${safeId(outcome.userId)}> sent the agent a stop instruction for job ${job}. I'll post here what it does with it.`;
+      text = `:octagonal_sign: <@${safeId(outcome.userId)}> sent the agent a stop instruction for this job. I'll post here what it does with it.`;
       break;
     case 'following':
-      text = `:eyes: <@${safeId(outcome.userId)}> chose to keep following job ${job}: its result will be posted here.`;
+      text = `:eyes: <@${safeId(outcome.userId)}> chose to keep following this job: its result will be posted here.`;
       break;
     case 'instruction_refused':
       text = `:warning: The stop instruction did not reach the agent: ${outcome.reason}`;

@@ -4,9 +4,9 @@ import { slackTime } from './format.js';
 import { invalidPageViewsCommandMessage } from './page-views-replies.js';
 
 const WHAT: Record<Sensitivity, string> = {
-  low: 'only the biggest jumps (p < 0.0001, at least 10 events, 4× the usual day; traffic down 90%)',
-  normal: 'clear jumps (p < 0.001, at least 5 events, 3× the usual day; traffic down 80%)',
-  high: 'smaller jumps too (p < 0.01, at least 3 events, 2× the usual day; traffic down 70%)',
+  low: 'only the biggest jumps (at least 10 events and 4× the usual day; traffic down 90%)',
+  normal: 'clear jumps (at least 5 events and 3× the usual day; traffic down 80%)',
+  high: 'smaller jumps too (at least 3 events and 2× the usual day; traffic down 70%)',
 };
 
 const checks = (intervalMs: number) =>
@@ -36,7 +36,7 @@ export function alertsStatusReply(subscription: AlertSubscription | undefined, i
   if (!subscription) {
     return 'Docs-health alerts are off in this channel. `/docs-health alerts on [sensitivity low|normal|high]` turns them on.';
   }
-  return `:bell: Docs-health alerts are on in this channel, sensitivity *${subscription.sensitivity}* (${WHAT[subscription.sensitivity]}), checked ${checks(intervalMs)}; turned on by <@${subscription.createdBy}> ${slackTime(subscription.createdAt, '{date_short_pretty} at {time}')}. \`/docs-health alerts off\` stops them.`;
+  return `:bell: Docs-health alerts are on in this channel, sensitivity *${subscription.sensitivity}* (${WHAT[subscription.sensitivity]}), checked ${checks(intervalMs)}; turned on by <@${subscription.createdBy}> ${slackTime(subscription.createdAt)}. \`/docs-health alerts off\` stops them.`;
 }
 
 export function invalidAlertsCommand(command: string, token: string, problem: string): string {

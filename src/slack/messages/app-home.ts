@@ -114,7 +114,7 @@ export function appHomeUnavailableView(): HomeView {
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: 'Docs agent' } },
       section(
-        ":warning: I can't reach my state store right now, so I can't show your jobs. Open this tab again in a minute; `/docs-agent list` in a channel still shows the jobs running there.",
+        ":warning: I can't reach my storage right now, so I can't show your jobs. Open this tab again in a minute; `/docs-agent list` in a channel still shows the jobs running there.",
       ),
     ],
   };
@@ -143,7 +143,7 @@ function jobBlocks(input: AppHomeInput): KnownBlock[] {
       `${status.emoji} *${status.label}*`,
       ...(pullRequest ? [pullRequest] : []),
       `> ${untrustedMrkdwn(oneLine(job.prompt, 200))}`,
-      `${slackTime(job.createdAt, '{date_short_pretty} at {time}')} in <#${job.channelId}> · ${links}`,
+      `${slackTime(job.createdAt)} in <#${job.channelId}> · ${links}`,
     ];
     blocks.push(section(lines.join('\n')));
   }
@@ -162,9 +162,7 @@ function scheduleBlocks(schedules: HomeSchedule[]): KnownBlock[] {
     return [...blocks, note('None. `/docs-views schedule` in a channel posts a weekly report there.')];
   const sorted = [...schedules].sort((a, b) => a.channelId.localeCompare(b.channelId));
   for (const schedule of sorted.slice(0, HOME_LIMITS.schedules)) {
-    const next = schedule.nextRunAt
-      ? ` · next ${slackTime(schedule.nextRunAt, '{date_short_pretty} at {time}')}`
-      : '';
+    const next = schedule.nextRunAt ? ` · next ${slackTime(schedule.nextRunAt)}` : '';
     const kind = schedule.kind ? `${escapeMrkdwn(oneLine(schedule.kind, 40))} · ` : '';
     blocks.push(
       section(

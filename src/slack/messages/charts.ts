@@ -192,17 +192,17 @@ function monthDay(ymd: string): { month: string; day: number; year: string } {
 }
 
 /**
- * "Nov 3" for a day, "Nov 3–9" or "Nov 28–Dec 4" for a bucket; a range of a year or more adds "’25" so
- * labels stay unique. At most 16 characters, under Slack's 20.
+ * "3 Nov" for a day, "3–9 Nov" or "28 Nov–4 Dec" for a bucket (the copy system's day-first dates); a range
+ * of a year or more adds "’25" so labels stay unique. At most 16 characters, under Slack's 20.
  */
 function bucketLabels(buckets: readonly DayBucket[]): string[] {
   const withYear = daysBetween(buckets[0]!.from, buckets[buckets.length - 1]!.toExclusive) > 365;
   return buckets.map(({ from, toExclusive }) => {
     const a = monthDay(from);
     const b = monthDay(addDays(toExclusive, -1));
-    let label = `${a.month} ${a.day}`;
+    let label = `${a.day} ${a.month}`;
     if (daysBetween(from, toExclusive) > 1)
-      label += a.month === b.month ? `–${b.day}` : `–${b.month} ${b.day}`;
+      label = a.month === b.month ? `${a.day}–${b.day} ${b.month}` : `${label}–${b.day} ${b.month}`;
     return withYear ? `${label} ’${a.year}` : label;
   });
 }

@@ -1,5 +1,6 @@
 import type { Evidence } from '../../insights/health/evidence.js';
 import { decodeEvidenceRef } from '../../insights/health/evidence-ref.js';
+import { formatDayRange } from '../copy/dates.js';
 import { untrustedMrkdwn } from '../markup.js';
 import { displayCount } from './format.js';
 import { oneLine } from './limits.js';
@@ -29,5 +30,5 @@ export function evidenceLine(evidenceRef: string | undefined): string | undefine
   const evidence = evidenceRef === undefined ? undefined : decodeEvidenceRef(evidenceRef);
   if (!evidence) return undefined;
   const from = evidence.kind === 'page' && evidence.pageViews ? 'a docs-link preview' : '/docs-health';
-  return `:mag: From ${from} (${evidence.range.from} – ${evidence.range.toExclusive}): ${evidenceSummary(evidence)}`;
+  return `:mag: From ${from} (${formatDayRange(evidence.range.from, evidence.range.toExclusive)}): ${evidenceSummary(evidence)}`;
 }

@@ -1,7 +1,7 @@
 import { DocsApiError, outcomeUnknown } from '../../common/docs-api-error.js';
 import { AppError } from '../../common/errors.js';
 import { UserShareUsedUp } from '../../jobs/use-cases/job-budget.js';
-import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
+import { untrustedMrkdwn } from '../markup.js';
 import { mrkdwnLink, slackTime } from './format.js';
 import { oneLine } from './limits.js';
 
@@ -20,8 +20,9 @@ export const NOT_CONNECTED_TEXT =
   'No docs project is connected in this workspace yet, so nothing happened. A workspace admin (or whoever installed docs-agent) must run `/docs-agent connect` first.';
 
 /** OAuth mode: the key a manager connected in Slack was refused; a manager reconnects it. */
-export function reconnectKeyText(status: number | undefined, action: string): string {
-  return `The docs platform refused the admin key connected for this project${status ? ` (${status})` : ''}, so I could not ${action}. Ask a docs-agent manager here (an admin, an owner or whoever installed it) to reconnect the project with a valid admin key: \`/docs-agent connect\`, or *Connect a project* in docs-agent's Home.`;
+/** No HTTP status in people's view (issue 46 §3): `_status` stays for the callers' logs. */
+export function reconnectKeyText(_status: number | undefined, action: string): string {
+  return `The docs platform refused the admin key connected for this project, so I could not ${action}. Ask a docs-agent manager here (an admin, an owner or whoever installed it) to reconnect the project with a valid admin key: \`/docs-agent connect\`, or *Connect a project* in docs-agent's Home.`;
 }
 
 /** A job's page on the docs platform (DOCS_JOB_URL_PATTERN), for the texts that send people there. */
@@ -41,15 +42,15 @@ export function describeDocsFailure(
     if (error.keyConnectedInSlack) return reconnectKeyText(error.status, action);
     switch (error.code) {
       case 'unauthorized':
-        return `The docs platform rejected the bot's API key (401), so I could not ${action}. Whoever runs docs-agent must give it a valid docs admin key with write access.`;
+        return `The docs platform rejected my API key, so I could not ${action}. Ask a workspace admin to give docs-agent a valid docs admin key with write access.`;
       case 'forbidden':
-        return `The docs platform refused the bot's API key (403), so I could not ${action}. An admin must check that the key has write scope and that its IP allowlist includes this bot.`;
+        return `The docs platform refused my API key, so I could not ${action}. Ask a workspace admin to check that the key has write scope and that its IP allowlist includes docs-agent.`;
       case 'rate_limited':
         return `The project's hourly limit for agent jobs${limits.jobsPerHour ? ` (${perHour(limits.jobsPerHour, 'job')})` : ''} is reached, so I could not ${action}. ${retryHint(error.retryAfterMs, now)}`;
       case 'invalid_request':
         return `The docs platform refused the instruction${error.apiMessage ? `: “${untrustedMrkdwn(oneLine(error.apiMessage, 300))}”` : ''}. Rephrase it and try again.`;
       case 'not_found':
-        return `The docs platform does not know this project or job (404), so I could not ${action}. Whoever runs docs-agent must check which docs project it is set up for.`;
+        return `The docs platform does not know this project or job, so I could not ${action}. Ask a workspace admin to check which docs project docs-agent is set up for.`;
       case 'unavailable':
         // A create that got no answer may still have started the job: a blind retry would run it twice.
         if (action === 'start the job' && outcomeUnknown(error))
@@ -68,7 +69,7 @@ export function describeDocsFailure(
   if (error instanceof AppError && error.code === 'state_unavailable') {
     const jobId = (error as { jobId?: unknown }).jobId;
     if (typeof jobId !== 'string')
-      return `I can't reach my state store right now, so I could not ${action}. Try again in a minute.`;
+      return `I can't reach my storage right now, so I could not ${action}. Try again in a minute.`;
     // No job id in the text (issue 46): a link to its page when there is one, else where to look.
     const url = jobLink?.(jobId);
     const where = url
@@ -107,7 +108,7 @@ export function describeSlackDeliveryFailure(code: string | undefined): string {
     case 'invalid_blocks_format':
     case 'too_many_blocks':
       // The same message would be refused again: never suggest a retry that fails forever.
-      return `Slack refused my message as too long or malformed (\`${code}\`), so the job was not started; trying again will not help. Shorten the instruction, and if it keeps happening ask an admin to check the bot's logs.`;
+      return "Slack refused my message as too long or malformed, so the job was not started; trying again will not help. Shorten the instruction, and if it keeps happening ask a workspace admin to check docs-agent's logs.";
     case 'shutting_down':
       return 'I was restarting before I could post the job here, so it was not started. Try again in a minute.';
     case 'card_not_confirmed':
@@ -115,6 +116,6 @@ export function describeSlackDeliveryFailure(code: string | undefined): string {
     case 'slack_queue_full':
       return "Too many of my messages are already waiting for Slack's rate limit here, so the job was not started. Try again in a few minutes.";
     default:
-      return `Slack refused my message${code ? ` (\`${escapeMrkdwn(code)}\`)` : ''}, so the job was not started. Try again in a moment.`;
+      return 'Slack refused my message, so the job was not started. Try again in a moment.';
   }
 }

@@ -1,8 +1,9 @@
 import { isSafeHttpUrl } from '../../common/untrusted-text.js';
 import { escapeMrkdwn } from '../markup.js';
 
-// One formatter for dates and durations (dates.ts); re-exported for the builders that import them from here.
-export { formatDuration, slackTime } from './dates.js';
+// The copy system (src/slack/copy): re-exported for the builders that import them from here.
+export { displayCount, displayRatio, formatCount } from '../copy/counts.js';
+export { formatDuration, slackTime } from '../copy/dates.js';
 
 /** A link whose label is escaped; only http(s) URLs become links, anything else is shown as text. */
 export function mrkdwnLink(url: string, label: string): string {
@@ -22,19 +23,6 @@ export function repositoryBranchUrl(repository: string, ref: string): string | u
   if (!/^https:\/\/github\.com\/[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}\/?$/i.test(repository))
     return undefined;
   return `${repository.replace(/\/+$/, '').replace(/\.git$/, '')}/tree/${ref.split('/').map(encodeURIComponent).join('/')}`;
-}
-
-/**
- * A count as shown: the analytics spec types counts as any `number`, so a negative, fractional or non-finite
- * one (spec-valid) is shown as a whole number ≥ 0 rather than breaking a bar or a sentence.
- */
-export function displayCount(value: number): number {
-  return Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
-}
-
-/** A ratio as shown: 0..1 whatever the platform sent. */
-export function displayRatio(value: number): number {
-  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { HealthReport } from '../../insights/health/report.js';
 import type { PageViewsReport } from '../../insights/page-views/report.js';
+import { formatPercentChange, percentChange } from '../copy/changes.js';
+import { formatCount, formatShare } from '../copy/counts.js';
 import { untrustedMrkdwn } from '../markup.js';
 import { displayCount } from './format.js';
 import { oneLine } from './limits.js';
@@ -23,26 +25,24 @@ export function reportPeriod(label: string | undefined, dates: string, days: num
   return { now, before: `the ${days === 1 ? 'day' : `${days} days`} before` };
 }
 
-const n = (value: number) => displayCount(value).toLocaleString('en-US');
+const n = formatCount;
 
-/** "up 8% on the week before" / "down 3%…" / "" when there is nothing to compare with. */
+/** ", ▲ 8% on the week before" / ", no change on …" / "" when there is nothing to compare with. */
 function change(now: number, before: number | undefined, period: string): string {
-  if (before === undefined || before <= 0) return '';
-  const pct = Math.round(((now - before) / before) * 100);
-  if (pct === 0) return `, as many as ${period}`;
-  return `, ${pct > 0 ? 'up' : 'down'} ${Math.abs(pct)}% on ${period}`;
+  const pct = percentChange(now, before);
+  return pct === undefined ? '' : `, ${formatPercentChange(pct)} on ${period}`;
 }
 
 /** The period's page views in one sentence: the total, its change, the AI share and the most read page. */
 export function pageViewsHeadline(report: PageViewsReport, period: HeadlinePeriod = WEEK): string {
   const total = displayCount(report.totals.total);
-  const ai = total > 0 ? Math.round((displayCount(report.totals.ai) / total) * 100) : 0;
+  const ai = formatShare(total > 0 ? displayCount(report.totals.ai) / total : 0);
   const top = report.top[0];
   const most = top
     ? `; most read: \`${untrustedMrkdwn(oneLine(top.path, 80))}\` (${n(top.total)} views)`
     : '';
   const views = total === 1 ? 'view' : 'views';
-  return `*${period.now}: ${n(total)} ${views}*${change(total, report.previousTotals?.total, period.before)}, ${ai}% of them by AI${most}.`;
+  return `*${period.now}: ${n(total)} ${views}*${change(total, report.previousTotals?.total, period.before)}, ${ai} of them by AI${most}.`;
 }
 
 /** The period's docs health in one sentence: its biggest gap first, in readers' words, then the others. */

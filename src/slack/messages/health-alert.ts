@@ -3,6 +3,8 @@ import type { HealthAlert, TrendPoint } from '../../insights/alerts/alert.js';
 import { shortHash } from '../../insights/alerts/health-alerts.js';
 import type { SignalKind } from '../../insights/alerts/signals.js';
 import { addDays } from '../../insights/ranges/dates.js';
+import { formatDay } from '../copy/dates.js';
+import { NOTICE_EMOJI } from '../copy/status-emoji.js';
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { bucketedChartBlock, ChartInputError } from './charts.js';
 import { displayCount, mrkdwnLink } from './format.js';
@@ -131,7 +133,7 @@ function trendLine(trend: readonly TrendPoint[]): KnownBlock[] {
   const spark = `${past.map(bar).join('')}│${bar(values.at(-1)!)}`;
   const first = trend[0]!.day;
   const last = trend.at(-1)!;
-  const text = `\`${spark}\`  ${first} → ${last.day}${last.today ? ' (today so far)' : ''} · max ${n(max)} · today ${n(values.at(-1)!)}`;
+  const text = `\`${spark}\`  ${formatDay(first)} → ${formatDay(last.day)}${last.today ? ' (today so far)' : ''} · max ${n(max)} · today ${n(values.at(-1)!)}`;
   return [{ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) }] }];
 }
 
@@ -153,7 +155,7 @@ export function healthAlertMessage(
       text: {
         type: 'mrkdwn',
         text: truncate(
-          [`:rotating_light: ${headline}`, ...evidenceLines(alert)].join('\n'),
+          [`${NOTICE_EMOJI.alert} ${headline}`, ...evidenceLines(alert)].join('\n'),
           LIMITS.sectionText,
         ),
       },

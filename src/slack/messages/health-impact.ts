@@ -1,9 +1,10 @@
 import type { KnownBlock } from '@slack/types';
 import { isSafeHttpUrl } from '../../common/untrusted-text.js';
 import type { ImpactMetric, ImpactMetricName, ImpactModel } from '../../insights/health/impact.js';
+import { formatFractionChange } from '../copy/changes.js';
+import { formatCount, formatShare } from '../copy/counts.js';
 import { untrustedMrkdwn } from '../markup.js';
 import { formatDayRange } from './dates.js';
-import { displayCount, displayRatio } from './format.js';
 import { oneLine } from './limits.js';
 import type { SlackMessage } from './types.js';
 
@@ -16,16 +17,11 @@ const LABELS: Record<ImpactMetricName, string> = {
   asked: 'Times asked',
 };
 
-const value = (m: ImpactMetric, v: number) =>
-  m.name === 'ctr' ? `${(displayRatio(v) * 100).toFixed(1)}%` : displayCount(v).toLocaleString('en-US');
+const value = (m: ImpactMetric, v: number) => (m.name === 'ctr' ? formatShare(v) : formatCount(v));
 
 function line(m: ImpactMetric): string {
   const change =
-    m.change === undefined
-      ? m.delta === 0
-        ? 'no change'
-        : 'new'
-      : `${m.delta > 0 ? '▲' : m.delta < 0 ? '▼' : '±'} ${Number.isFinite(m.change) ? Math.abs(m.change * 100).toFixed(0) : '?'}%`;
+    m.change === undefined ? (m.delta === 0 ? 'no change' : 'new') : formatFractionChange(m.change);
   const verdict = m.improved === true ? ' ✅' : m.improved === false ? ' ⚠️' : '';
   return `*${LABELS[m.name]}:* ${value(m, m.before)} → ${value(m, m.after)} (${change})${verdict}`;
 }
@@ -75,5 +71,5 @@ export function healthImpactMessage(
 function countedFromNote(countedFrom: 'pr' | 'merge' | undefined): string {
   return countedFrom === 'merge'
     ? 'Counted from the day the pull request was merged, against the days before it was opened.'
-    : "Counted from the pull request's day (it may have been merged later: set GITHUB_TOKEN to count from the merge).";
+    : "Counted from the pull request's day (it may have been merged later: a manager can connect GitHub with `/docs-agent settings github` to count from the merge).";
 }

@@ -3,9 +3,10 @@ import type { Evidence, EvidenceKind } from '../../insights/health/evidence.js';
 import { encodeEvidenceRef } from '../../insights/health/evidence-ref.js';
 import type { HealthReport, HealthSection } from '../../insights/health/report.js';
 import { daysBetween } from '../../insights/ranges/dates.js';
+import { formatShare } from '../copy/counts.js';
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { formatDayRange } from './dates.js';
-import { displayCount, displayRatio, docsPageUrl, mrkdwnLink } from './format.js';
+import { displayCount, docsPageUrl, mrkdwnLink } from './format.js';
 import { HEADLINE_BLOCK_ID, healthHeadline, reportPeriod } from './headlines.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import { chartMissingNote, healthTrendChart, searchesLaterNote } from './trend-chart.js';
@@ -28,10 +29,7 @@ export interface HealthReportMessageOptions {
 }
 
 const n = (value: number) => displayCount(value).toLocaleString('en-US');
-const pct = (value: number) => {
-  const ratio = displayRatio(value);
-  return `${(ratio * 100).toFixed(ratio * 100 < 10 ? 1 : 0)}%`;
-};
+const pct = formatShare;
 /** Reader text inside mrkdwn: no mentions, no links (bare URLs defused), no code spans breaking out. */
 const quoted = (text: string, max: number) => untrustedMrkdwn(oneLine(text, max));
 

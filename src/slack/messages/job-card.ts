@@ -2,6 +2,7 @@ import type { ContextBlock, RichTextBlock } from '@slack/types';
 import { isSafeHttpUrl } from '../../common/untrusted-text.js';
 import { READER_INPUT_NOTICE } from '../../insights/health/instruction.js';
 import { isTerminal, type JobRecord } from '../../jobs/domain/job.js';
+import { platformState, stateEmoji } from '../copy/status-emoji.js';
 import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
 import { evidenceLine } from './evidence-summary.js';
 import { formatDuration, repositoryLabel, slackTime } from './format.js';
@@ -45,30 +46,28 @@ interface StatusLine {
 
 export function statusLine(record: JobRecord): StatusLine {
   if (record.watchEnded === 'gone')
-    return { emoji: ':grey_question:', label: 'Job no longer exists on the docs platform' };
+    return { emoji: stateEmoji('gone'), label: 'Job no longer exists on the docs platform' };
   if (record.status === 'active' && record.watchEnded === 'expired')
-    return { emoji: ':zzz:', label: 'Still running when the bot stopped watching' };
+    return { emoji: stateEmoji('expired'), label: 'Still running when the bot stopped watching' };
   if (record.status === 'active' && record.watchEnded === 'stopped')
-    return { emoji: ':octagonal_sign:', label: 'Stopped following at the requester’s request' };
+    return { emoji: stateEmoji('stopped'), label: 'Stopped following at the requester’s request' };
   return statusWords(record.status, record.prLink);
 }
 
-/** A platform status in the words the card uses (also for `/docs-agent status`). */
+const STATE_LABELS = {
+  working: 'Working: the agent is editing the docs',
+  pull_request: 'Done: pull request opened',
+  no_changes: 'Done: no files changed',
+  failed: 'Failed: the agent stopped with an error',
+  archived: 'Archived',
+} as const;
+
+/** A platform status in the words the card uses (also for `/docs-agent status`); emoji from the one table. */
 export function statusWords(status: string, prLink: string | null): StatusLine {
-  switch (status) {
-    case 'active':
-      return { emoji: ':gear:', label: 'Working: the agent is editing the docs' };
-    case 'completed':
-      return prLink
-        ? { emoji: ':white_check_mark:', label: 'Done: pull request opened' }
-        : { emoji: ':white_check_mark:', label: 'Done: no files changed' };
-    case 'failed':
-      return { emoji: ':x:', label: 'Failed: the agent stopped with an error' };
-    case 'archived':
-      return { emoji: ':file_cabinet:', label: 'Archived' };
-    default:
-      return { emoji: ':gear:', label: `Working (${untrustedMrkdwn(oneLine(status, 40))})` };
-  }
+  const state = platformState(status, prLink) as keyof typeof STATE_LABELS;
+  const known = ['active', 'completed', 'failed', 'archived'].includes(status);
+  const label = known ? STATE_LABELS[state] : `Working (${untrustedMrkdwn(oneLine(status, 40))})`;
+  return { emoji: stateEmoji(state), label };
 }
 
 /**
@@ -128,9 +127,9 @@ export function jobCardMessage(input: JobCardInput): SlackMessage {
 
   let status: StatusLine;
   if (state.phase === 'starting') {
-    status = { emoji: ':hourglass_flowing_sand:', label: 'Starting the agent…' };
+    status = { emoji: stateEmoji('starting'), label: 'Starting the agent…' };
   } else if (state.phase === 'not_started') {
-    status = { emoji: ':warning:', label: 'Not started' };
+    status = { emoji: stateEmoji('not_started'), label: 'Not started' };
   } else {
     status = statusLine(state.record);
   }
@@ -205,12 +204,11 @@ function contextLine(requesterId: string, state: CardState): ContextBlock {
     parts.push(isLinkable(record.repository) ? fitLink(record.repository, label, room) : label);
   }
   // By status, not by `watching`: the final card is rendered just before the job stops being watched.
-  // A running job shows its start in Slack's relative format ("5 minutes ago"), which each client keeps
-  // true by itself: no card update is needed for the time to move.
+  // A running job shows when it started, in the one date style (each reader's own time zone).
   parts.push(
     isTerminal(record.status)
       ? `took ${formatDuration(now - record.activeSince)}`
-      : `started ${slackTime(record.activeSince, '{ago}')}`,
+      : `started ${slackTime(record.activeSince)}`,
   );
   return {
     type: 'context',

@@ -54,11 +54,11 @@ export function parseFeedbackValue(raw: unknown): { vote: FeedbackVote; jobId: s
 const FEEDBACK_REFUSALS = {
   unknown_job: "I no longer know this job (jobs are kept for 30 days), so your rating wasn't recorded.",
   state_unavailable:
-    ":warning: I can't reach my state store right now, so your rating wasn't recorded. Click again in a minute.",
+    ":warning: I can't reach my storage right now, so your rating wasn't recorded. Click again in a minute.",
   not_allowed:
-    "You're not on this bot's list of allowed users, so your rating wasn't recorded. Ask whoever runs docs-agent to add you to its allowed users.",
+    "You're not on this bot's list of allowed users, so your rating wasn't recorded. Ask a workspace admin to add you to docs-agent's allowed users.",
   channel_not_allowed:
-    "docs-agent is not enabled in this conversation, so your rating wasn't recorded. Ask whoever runs docs-agent to allow this channel.",
+    "docs-agent is not enabled in this conversation, so your rating wasn't recorded. Ask a workspace admin to allow this channel for docs-agent.",
 } as const;
 
 /** What the person who clicked is told (only them). */

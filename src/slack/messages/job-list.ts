@@ -48,7 +48,7 @@ export function jobListMessage(records: readonly JobRecord[], now: number): Slac
     const status = statusLine(record);
     const time = isTerminal(record.status)
       ? `took ${formatDuration(now - record.activeSince)}`
-      : `started ${slackTime(record.activeSince, '{ago}')}`;
+      : `started ${slackTime(record.activeSince)}`;
     const text = [
       `${status.emoji} \`${escapeMrkdwn(oneLine(record.jobId, 100))}\` · *${status.label}* · ${time} · ${mrkdwnLink(threadLink(record.channelId, record.threadTs), 'thread')}`,
       `> ${escapedPreview(record.prompt, 200)}`,
@@ -111,7 +111,7 @@ export function jobStatusMessage(
   else if (job.status === 'completed' && !job.prLink)
     lines.push('No pull request: the agent changed no files.');
   const created = job.createdAt ? Date.parse(job.createdAt) : Number.NaN;
-  if (Number.isFinite(created)) lines.push(`Started: ${slackTime(created, '{date_short_pretty} at {time}')}`);
+  if (Number.isFinite(created)) lines.push(`Started: ${slackTime(created)}`);
   if (record) {
     lines.push(
       `Thread: ${mrkdwnLink(threadLink(record.channelId, record.threadTs), 'open')} · ${record.watching ? 'followed by the bot' : 'no longer followed'}`,
@@ -123,7 +123,7 @@ export function jobStatusMessage(
   });
   // A link too long for a sentence still reaches the reader, in its own block.
   if (job.prLink && job.prLink.length > 1000) blocks.push(pullRequestActions(job.prLink));
-  return { text: `Docs agent job ${untrustedMrkdwn(oneLine(job.id, 100))}: ${status.label}`, blocks };
+  return { text: `Docs agent job status: ${status.label}`, blocks };
 }
 
 /** Why `/docs-agent status <id>` could not show the job. */
@@ -136,9 +136,9 @@ export function jobStatusErrorMessage(
   const code = (error as { code?: unknown } | null)?.code;
   const text =
     code === 'job_not_visible'
-      ? `Job \`${escapeMrkdwn(oneLine(jobId, 100))}\` is not visible here. \`status\` shows a job only in its own channel, to the person who started it, or to an admin (\`ADMIN_USER_IDS\`). Ask in the job's channel, or use \`/docs-agent list\` for this channel's jobs.`
+      ? `Job \`${escapeMrkdwn(oneLine(jobId, 100))}\` is not visible here: I show a job only in its own channel, to the person who started it, or to a docs-agent admin. Ask in the job's channel, or use \`/docs-agent list\` for this channel's jobs.`
       : code === 'state_unavailable'
-        ? "I can't reach my state store right now, so I can't tell whether you may see that job. Try again in a minute."
+        ? "I can't reach my storage right now, so I can't tell whether you may see that job. Try again in a minute."
         : code === 'not_found'
           ? `No job \`${escapeMrkdwn(oneLine(jobId, 100))}\` exists in this docs project. Check the id on the job card (or with \`/docs-agent list\`).`
           : describeDocsFailure(error, now, 'look the job up', limits);

@@ -1,5 +1,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
+import type { SlackAppTier } from '../../common/config.js';
 import { findSecret, scrubSecrets } from '../../common/secret-shapes.js';
+import { threadUnreadText } from '../copy/tier-words.js';
 import { escapeMrkdwn, submittedText } from '../markup.js';
 import { oneLine, truncate } from './limits.js';
 import { secretInFormText } from './secret-notice.js';
@@ -40,8 +42,8 @@ export interface JobModalInput {
   earlierMessages?: Array<{ author: string; text: string }>;
   /** What the context option sends of them (its messages are the newest ones), stated in the preview. */
   context?: { sent: number; chars: number; leftOut: number; firstPage?: boolean };
-  /** The thread's earlier messages could not be read now (the workspace's history budget): said in the form. */
-  threadUnread?: boolean;
+  /** The thread's earlier messages could not be read now: said in the form, in the app tier's words. */
+  threadUnread?: SlackAppTier;
 }
 
 /**
@@ -105,7 +107,7 @@ export function jobModalView(input: JobModalInput): ModalView {
       elements: [
         {
           type: 'mrkdwn',
-          text: ":hourglass: I couldn't read this thread's earlier messages just now (Slack lets this app read a thread only about once a minute), so they aren't offered as context. Add what the agent needs to know to the instruction.",
+          text: threadUnreadText(input.threadUnread),
         },
       ],
     });

@@ -3,6 +3,7 @@ import type { PrivateNotice } from '../../jobs/conversation-service.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { StartJobResult } from '../../jobs/job-service.js';
 import type { TerminalOutcome, ThreadNotice } from '../../jobs/ports.js';
+import { accessDeniedMessage } from '../command-text.js';
 import {
   DASHBOARD_WORDS,
   describeDocsFailure,
@@ -123,14 +124,14 @@ export function followUpRefusedMessage(
 
 /** Said wherever a Redis (state store) failure stops a request: nothing happened; retry shortly. */
 export const STATE_UNAVAILABLE_TEXT =
-  ":warning: I can't reach my state store right now, so nothing was started or sent. Try again in a minute.";
+  ":warning: I can't reach my storage right now, so nothing was started or sent. Try again in a minute.";
 
 /** A follow-up the agent accepted whose new run the bot could not record (its state store kept failing). */
 function followUpUnrecordedText(commandName: string, jobUrl: string | undefined): string {
   const where = jobUrl
     ? mrkdwnLink(jobUrl, 'in the docs dashboard')
     : `with \`${commandName} status\` and the job ID from the card's *⋯ → Copy job ID*, or in ${DASHBOARD_WORDS}`;
-  return `:warning: The docs agent got your reply, but I couldn't record its new run (my state store failed), so I may not post its result in this thread. Don't send the reply again. In a few minutes, check the job ${where}.`;
+  return `:warning: The docs agent got your reply, but I couldn't record its new run (my storage failed), so I may not post its result in this thread. Don't send the reply again: in a few minutes, check the job ${where}.`;
 }
 
 /**
@@ -154,16 +155,13 @@ export function privateNoticeMessage(
   let text: string;
   switch (notice.kind) {
     case 'access_denied':
-      text =
-        notice.reason === 'user'
-          ? "You're not on this bot's list of allowed users, so I can't start or steer docs agent jobs for you. Ask whoever runs docs-agent to add you to its allowed users."
-          : 'docs-agent is not enabled in this conversation. Use it in an allowed channel, or ask whoever runs docs-agent to allow this channel.';
+      text = accessDeniedMessage(notice.reason, notice.ask);
       break;
     case 'requester_only':
       text = `Only <@${safeId(notice.requesterId)}>, who started this job, can send it follow-ups. Start a reply with \`(aside)\` or \`//\` to talk in the thread, or start your own job.`;
       break;
     case 'too_long':
-      text = `Your message is ${notice.length.toLocaleString('en-US')} characters long; the limit is ${notice.max.toLocaleString('en-US')}. Nothing was sent to the agent. Shorten it (link to a doc or issue instead of pasting it) and try again.`;
+      text = `Your message is ${notice.length.toLocaleString('en-US')} characters long; the limit is ${notice.max.toLocaleString('en-US')}, so I sent nothing to the agent. Shorten it (link to a doc or issue instead of pasting it) and try again.`;
       break;
     case 'state_unavailable':
       text = STATE_UNAVAILABLE_TEXT;

@@ -27,7 +27,7 @@ export function describePageViewsFailure(error: unknown, now: number, limits: Ho
   if (error instanceof AppError && error.code === 'analytics_budget_exhausted') {
     const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
     const budget = limits.analyticsPerHour ? `${perHour(limits.analyticsPerHour, 'request')}, ` : '';
-    return `The organisation's analytics budget (${budget}shared with every analytics tool) would run out, so I didn't fetch anything. ${retryHint(retryAfterMs, now)} Reports already fetched in the last few minutes are still available.`;
+    return `The organisation's analytics budget (${budget}shared with every analytics tool) would run out, so I didn't fetch anything (reports fetched in the last few minutes are still available). ${retryHint(retryAfterMs, now)}`;
   }
   if (error instanceof DocsApiError) {
     switch (error.code) {
@@ -40,9 +40,9 @@ export function describePageViewsFailure(error: unknown, now: number, limits: Ho
       case 'unauthorized':
       case 'forbidden':
         if (error.keyConnectedInSlack) return reconnectKeyText(error.status, 'make the report');
-        return "The docs platform rejected the bot's API key, so I have no report. Whoever runs docs-agent must give it a valid docs admin key.";
+        return 'The docs platform rejected my API key, so I have no report. Ask a workspace admin to give docs-agent a valid docs admin key.';
       case 'not_found':
-        return "The docs platform doesn't know this project. Whoever runs docs-agent must check which docs project it is set up for.";
+        return "The docs platform doesn't know this project, so I have no report. Ask a workspace admin to check which docs project docs-agent is set up for.";
       case 'bad_response':
         return 'The docs platform sent analytics I could not read. Try again later; if it persists, ask an admin to check the logs.';
       case 'not_connected':
@@ -50,7 +50,7 @@ export function describePageViewsFailure(error: unknown, now: number, limits: Ho
     }
   }
   if (error instanceof AppError && error.code === 'state_unavailable') {
-    return "I can't reach my state store right now. Try again in a minute.";
+    return "I can't reach my storage right now. Try again in a minute.";
   }
   return "Something went wrong and I couldn't build the report. Try again; if it keeps happening, ask an admin to check the bot's logs.";
 }
@@ -59,7 +59,7 @@ export function describeUploadFailure(code: string | undefined): string {
   if (code === 'not_in_channel' || code === 'channel_not_found') {
     return "I couldn't upload the CSV: I'm not a member of this conversation. Invite me with `/invite @docs-agent` and try again.";
   }
-  return `I couldn't upload the CSV${code ? ` (\`${escapeMrkdwn(code)}\`)` : ''}. Try again in a moment.`;
+  return "I couldn't upload the CSV: Slack refused it. Try again in a moment.";
 }
 
 /** Slack refusals that depend on the message itself: the same message is refused every time. */
@@ -74,7 +74,7 @@ const REFUSED_AS_MESSAGE = new Set([
 /** Why "Post to channel" did not post: about the report, never "the job" (the job texts' wording). */
 export function describePostFailure(code: string | undefined): string {
   if (code && REFUSED_AS_MESSAGE.has(code))
-    return `Slack refused the report as too long or malformed (\`${escapeMrkdwn(code)}\`), so it was not posted; posting it again will not help. Ask for fewer pages (\`top 10\`) or add \`csv\` to get every page as a file.`;
+    return `Slack refused the report as too long or malformed, so it was not posted; posting it again will not help. Ask for fewer pages (\`top 10\`) or add \`csv\` to get every page as a file.`;
   switch (code) {
     case 'not_in_channel':
     case 'channel_not_found':

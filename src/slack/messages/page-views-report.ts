@@ -1,11 +1,14 @@
 import type { KnownBlock, MrkdwnElement } from '@slack/types';
 import { encodeReportRequest } from '../../insights/page-views/page-views-reports.js';
-import { aiShare, type PageViewsReport, percentChange } from '../../insights/page-views/report.js';
+import { aiShare, type PageViewsReport } from '../../insights/page-views/report.js';
 import type { PageViewsTotals } from '../../insights/ports.js';
-import { daysBetween, formatRange } from '../../insights/ranges/dates.js';
+import { daysBetween } from '../../insights/ranges/dates.js';
+import { formatChange as copyChange, formatPercentChange } from '../copy/changes.js';
+import { formatShare } from '../copy/counts.js';
+import { formatDayRange } from '../copy/dates.js';
 import { defuseLinks, escapeMrkdwn } from '../markup.js';
 import { STAND_IN_PREFIX } from '../new-blocks.js';
-import { slackTime } from './format.js';
+import { displayCount, slackTime } from './format.js';
 import { HEADLINE_BLOCK_ID, pageViewsHeadline, reportPeriod } from './headlines.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import { n, pageUrl, plural, topPagesList } from './top-pages-list.js';
@@ -32,11 +35,9 @@ export interface PageViewsReportMessageOptions {
   table?: boolean;
 }
 
+/** The copy system's change ("▲ 12%", "▼ 3.4%", "no change", "new"). */
 export function formatChange(current: number, previous: number | undefined): string {
-  const change = percentChange(current, previous);
-  if (change === undefined) return previous === 0 && current > 0 ? 'new' : 'no comparison';
-  if (Math.abs(change) < 0.05) return '±0%';
-  return `${change > 0 ? '▲' : '▼'} ${Math.abs(change).toFixed(1)}%`;
+  return copyChange(displayCount(current), previous === undefined ? undefined : displayCount(previous));
 }
 
 const capitalise = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
@@ -55,7 +56,7 @@ function totalsFields(
   const shareChange =
     previousShare === undefined
       ? ''
-      : ` (${share - previousShare >= 0 ? '+' : ''}${(share - previousShare).toFixed(1)} pts)`;
+      : ` (${formatPercentChange(share - previousShare).replace('%', ' pts')})`;
   return [
     {
       type: 'mrkdwn',
@@ -69,7 +70,7 @@ function totalsFields(
       type: 'mrkdwn',
       text: `*AI*\n${n(totals.ai)}  ${previous ? formatChange(totals.ai, previous.ai) : ''}`.trim(),
     },
-    { type: 'mrkdwn', text: `*AI share*\n${share.toFixed(1)}%${shareChange}` },
+    { type: 'mrkdwn', text: `*AI share*\n${formatShare(share / 100)}${shareChange}` },
   ];
 }
 
@@ -79,7 +80,7 @@ export function pageViewsReportMessage(
   options: PageViewsReportMessageOptions,
 ): SlackMessage {
   const { request } = report;
-  const dates = formatRange(request.range);
+  const dates = formatDayRange(request.range.from, request.range.toExclusive);
   const days = daysBetween(request.range.from, request.range.toExclusive);
   const periodDays = `${days} day${days === 1 ? '' : 's'}`;
   const prefix = request.prefix ? escapeMrkdwn(oneLine(request.prefix, 200)).replace(/`/g, 'ˋ') : undefined;
@@ -109,7 +110,7 @@ export function pageViewsReportMessage(
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `*Pages under \`${prefix}\`:* ${plural(t.pages, 'page')} · ${n(t.total)} views (${n(t.human)} human · ${n(t.ai)} AI · ${aiShare(t).toFixed(1)}% AI)`,
+        text: `*Pages under \`${prefix}\`:* ${plural(t.pages, 'page')} · ${n(t.total)} views (${n(t.human)} human · ${n(t.ai)} AI · ${formatShare(aiShare(t) / 100)} AI)`,
       },
     });
   }
@@ -121,7 +122,7 @@ export function pageViewsReportMessage(
   const tail: KnownBlock[] = [];
   const footer = [
     `${plural(report.pagesCounted, 'page')} counted`,
-    `generated ${slackTime(report.generatedAt, '{date_short_pretty} at {time}')}`,
+    `generated ${slackTime(report.generatedAt)}`,
     ...(options.requestedBy ? [`requested by <@${options.requestedBy}>`] : []),
   ].join(' · ');
   tail.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
@@ -131,7 +132,7 @@ export function pageViewsReportMessage(
       elements: [
         {
           type: 'mrkdwn',
-          text: `:warning: Partial: the page cap stopped at ${plural(report.pagesCounted, 'page')}, so pages beyond it are missing from the ranking (totals are complete). Whoever runs docs-agent can raise the cap; a path prefix narrows the report.`,
+          text: `:warning: Partial: the page cap stopped at ${plural(report.pagesCounted, 'page')}, so pages beyond it are missing from the ranking (totals are complete). A path prefix narrows the report, or a workspace admin can raise docs-agent's page cap.`,
         },
       ],
     });

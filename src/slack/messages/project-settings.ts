@@ -59,8 +59,7 @@ export function whoCanManageText(installerUserId: string | undefined, plain = fa
   const installer = installerUserId
     ? `the person who installed docs-agent${plain ? '' : ` (<@${installerUserId}>)`}, `
     : '';
-  const admins = plain ? 'ADMIN_USER_IDS' : '`ADMIN_USER_IDS`';
-  return `Only ${installer}workspace admins and owners, people a manager added (\`/docs-agent managers\`) and people listed in ${admins} can connect or disconnect docs projects.`;
+  return `Only ${installer}workspace admins and owners, people a manager added (\`/docs-agent managers\`) and docs-agent's own admins can connect or disconnect docs projects.`;
 }
 
 /** The setup gate: one line, for every command until a project is connected. */
@@ -74,15 +73,15 @@ export function notAllowedText(installerUserId: string | undefined, plain = fals
 
 /** Single-workspace mode: projects and keys come from the environment. */
 export const ENVIRONMENT_CONFIGURED_TEXT =
-  'This deployment of docs-agent is configured by its environment (`DOCS_PROJECT_ID`, `DOCS_CHANNEL_PROJECTS`) by whoever operates it, so projects cannot be connected or disconnected from Slack. `/docs-agent project` shows what this channel uses.';
+  "docs-agent's docs projects were set when it was deployed, so they cannot be connected or disconnected from Slack. `/docs-agent project` shows what this channel uses.";
 
 const USER_ID = /^[UW][A-Z0-9]{2,30}$/;
 
 /** Who connected it and when, or that the environment set it. */
 function origin(c: ShownConnection): string {
   if (c.fromEnvironment || !USER_ID.test(c.connectedBy))
-    return "set by this deployment's environment (`DOCS_PROJECT_ID`, `DOCS_CHANNEL_PROJECTS`) until one is connected here";
-  return `connected by <@${c.connectedBy}> on ${slackTime(c.connectedAt, '{date_short_pretty} at {time}')}`;
+    return 'set when docs-agent was deployed, until one is connected here';
+  return `connected by <@${c.connectedBy}> on ${slackTime(c.connectedAt)}`;
 }
 
 export function connectionLine(c: ShownConnection): string {
@@ -133,7 +132,7 @@ export function keyRefusedText(status: number | undefined, detail: string | unde
       : status === 401 || status === 403
         ? ' Check that the key is an admin key of this project.'
         : '';
-  return truncate(`The docs platform refused this key${status ? ` (${status})` : ''}${said}.${hint}`, 1900);
+  return truncate(`The docs platform refused this key${said}.${hint}`, 1900);
 }
 
 export function platformUnavailableText(detail: string | undefined): string {

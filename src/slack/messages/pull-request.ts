@@ -64,7 +64,7 @@ export function pullRequestStateLine(follow: PullRequestFollow | undefined): str
   if (follow.unreadable) return ':grey_question: Pull request: GitHub does not let the bot read it';
   if (!pr) return ':hourglass_flowing_sand: Pull request: checking GitHub…';
   if (pr.state === 'merged')
-    return `:large_purple_circle: Pull request *merged*${pr.mergedBy ? ` by ${who(pr.mergedBy)}` : ''}${pr.mergedAt ? ` ${slackTime(pr.mergedAt, '{date_short_pretty} at {time}')}` : ''}`;
+    return `:large_purple_circle: Pull request *merged*${pr.mergedBy ? ` by ${who(pr.mergedBy)}` : ''}${pr.mergedAt ? ` ${slackTime(pr.mergedAt)}` : ''}`;
   if (pr.state === 'closed') return ':red_circle: Pull request *closed* without merging';
   const parts = [pr.draft ? '*draft*' : '*open*'];
   if (pr.review === 'approved') parts.push('approved');
@@ -84,7 +84,7 @@ export function pullRequestNoticeMessage(url: string, notice: PullRequestNotice)
   let text: string;
   switch (notice.kind) {
     case 'merged':
-      text = `:large_purple_circle: ${pr} was merged by ${who(notice.pr.mergedBy)}${notice.pr.mergedAt ? ` ${slackTime(notice.pr.mergedAt, '{date_short_pretty} at {time}')}` : ''}: the change is live once the docs deploy.`;
+      text = `:large_purple_circle: ${pr} was merged by ${who(notice.pr.mergedBy)}${notice.pr.mergedAt ? ` ${slackTime(notice.pr.mergedAt)}` : ''}: the change is live once the docs deploy.`;
       break;
     case 'closed':
       text = `:red_circle: ${pr} was closed without merging.${notice.impactCancelled ? ' Nothing changed, so there will be no "did it work?" comparison for this fix.' : ''} Reply here to ask the agent for another attempt.`;

@@ -27,7 +27,7 @@ export function scheduleConfirmation(
   replaced: boolean,
 ): string {
   const { contents, command } = KINDS[kindOf(schedule)];
-  const next = nextRun ? ` Next post: ${slackTime(nextRun, '{date_short_pretty} at {time}')}.` : '';
+  const next = nextRun ? ` Next post: ${slackTime(nextRun)}.` : '';
   return `${replaced ? 'Updated' : 'Scheduled'}: every ${describeCron(schedule)} (${escapeMrkdwn(schedule.timeZone)}) I'll post ${contents} in <#${schedule.channelId}>.${next} Stop it with \`${command} unschedule\`. Make sure I'm a member of this channel (\`/invite @docs-agent\`).`;
 }
 
@@ -42,8 +42,8 @@ export function schedulesList(
   }
   const lines = schedules.slice(0, 40).map((s) => {
     const here = s.channelId === currentChannel ? ' (this channel)' : '';
-    const origin = s.source === 'env' ? 'from WEEKLY_REPORT_* settings' : `by <@${s.createdBy}>`;
-    const next = s.nextRun ? `, next ${slackTime(s.nextRun, '{date_short_pretty} at {time}')}` : '';
+    const origin = s.source === 'env' ? 'set up when docs-agent was deployed' : `by <@${s.createdBy}>`;
+    const next = s.nextRun ? `, next ${slackTime(s.nextRun)}` : '';
     return `• <#${s.channelId}>${here}: every ${describeCron(s)} (${escapeMrkdwn(s.timeZone)}), ${origin}${next}`;
   });
   return `*${post[0]!.toUpperCase()}${post.slice(1)}s*\n${lines.join('\n')}`;

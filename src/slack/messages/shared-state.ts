@@ -17,7 +17,7 @@ export const WEEKLY_UNDO_ACTION = 'weekly_undo_stop';
 /** The block of a weekly post's Stop button, and of what replaces it. */
 export const WEEKLY_STOP_BLOCK = 'weekly_post_stop';
 
-const when = (atMs: number) => slackTime(atMs, '{date_short_pretty} at {time}');
+const when = (atMs: number) => slackTime(atMs);
 const line = (blockId: string, text: string): ContextBlock => ({
   type: 'context',
   block_id: blockId,

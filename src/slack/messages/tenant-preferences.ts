@@ -95,11 +95,11 @@ export function preferenceFailureText(code: string, who: string): string {
     case 'changed_meanwhile':
       return 'Someone changed the settings at the same moment. Run the command again.';
     default:
-      return "I can't reach my state store right now, so nothing changed. Try again in a minute.";
+      return "I can't reach my storage right now, so nothing changed. Try again in a minute.";
   }
 }
 
 /** The direct message the previous installer gets once an admin's re-install took over. */
 export function takenOverText(takenOver: { by: string; at: number }): string {
-  return `<@${takenOver.by}>, a workspace admin, installed docs-agent again on ${slackTime(takenOver.at, '{date_short_pretty} at {time}')} and is now the person who installed it. You no longer manage docs-agent as its installer: a workspace admin or a manager can add you back with \`/docs-agent managers add @you\`.`;
+  return `<@${takenOver.by}>, a workspace admin, installed docs-agent again on ${slackTime(takenOver.at)} and is now the person who installed it. You no longer manage docs-agent as its installer: a workspace admin or a manager can add you back with \`/docs-agent managers add @you\`.`;
 }

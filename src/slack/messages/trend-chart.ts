@@ -10,7 +10,7 @@ import { displayCount } from './format.js';
 /** A trend as a chart with the sentence that carries its numbers (the chart adds, it never replaces). */
 export interface TrendChart {
   chart: DataVisualizationBlock;
-  /** "Peak day: Nov 5, 1,234 (1,000 human · 234 AI)": also in the message's notification text. */
+  /** "Peak day: 5 Nov, 1,234 (1,000 human · 234 AI)": also in the message's notification text. */
   peak: string;
   /** The peak sentence as a context block under the chart. */
   note: ContextBlock;

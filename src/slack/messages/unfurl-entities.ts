@@ -4,6 +4,7 @@ import type {
   PullRequestStateOnly,
   PullRequestSummary,
 } from '../../jobs/pull-requests/pull-request-index.js';
+import { jobTitle } from './job-card.js';
 import { oneLine } from './limits.js';
 
 /** A Work Object entity as `chat.unfurl` takes it in `metadata.entities`. */
@@ -51,7 +52,7 @@ export function pageEntity(url: string, data: PageUnfurlData): UnfurlEntity {
 
 /** A pull request of one of our jobs as a Work Object (a task): state, checks, requester. */
 export function pullRequestEntity(url: string, summary: PullRequestSummary): UnfurlEntity {
-  return pullRequestTask(url, summary, `docs-agent job ${summary.jobId}`, {
+  return pullRequestTask(url, summary, `docs-agent: ${jobTitle(summary.prompt).text}`, {
     assignee: { type: 'slack#/types/user', user: { user_id: summary.requesterId } },
   });
 }

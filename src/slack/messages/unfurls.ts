@@ -5,10 +5,13 @@ import type {
   PullRequestStateOnly,
   PullRequestSummary,
 } from '../../jobs/pull-requests/pull-request-index.js';
+import { formatChange } from '../copy/changes.js';
+import { formatShare } from '../copy/counts.js';
 import { defuseLinks, escapeMrkdwn, stripInvisible, untrustedMrkdwn } from '../markup.js';
 import { formatDayRange } from './dates.js';
 import { displayCount, mrkdwnLink, slackTime } from './format.js';
 import { HEALTH_FIX_ACTION_PREFIX } from './health-report.js';
+import { statusWords } from './job-card.js';
 import { oneLine } from './limits.js';
 import {
   pageEntity,
@@ -45,6 +48,11 @@ export function unfurlPayload(previews: LinkPreview[]): UnfurlPayload {
   };
 }
 
+/** The job's state as the card shows it (the one emoji table). */
+const jobState = (status: string, prLink: string) => {
+  const { emoji, label } = statusWords(status, prLink);
+  return `${emoji} ${label}`;
+};
 const n = (value: number) => displayCount(value).toLocaleString('en-US');
 /**
  * Reader text inside mrkdwn: one line, capped, no mentions or links (as in `/docs-health`, whose rows were
@@ -54,14 +62,12 @@ const quoted = (text: string, max: number) => untrustedMrkdwn(oneLine(stripInvis
 const pathLabel = (path: string) => `\`${quoted(path, 150)}\``;
 const context = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
 
-/** "↑ 20%" / "↓ 5%" / "new" / "=": this week against last week. */
+/** " (▲ 20%)" / " (▼ 5%)" / " (new)" / " (no change)": this week against last week (the copy system's words). */
 export function trend(current: number, previous: number): string {
   const now = displayCount(current);
   const before = displayCount(previous);
   if (before === 0) return now === 0 ? '' : ' (new)';
-  const change = Math.round(((now - before) / before) * 100);
-  if (change === 0) return ' (=)';
-  return change > 0 ? ` (↑ ${change}%)` : ` (↓ ${Math.abs(change)}%)`;
+  return ` (${formatChange(now, before)})`;
 }
 
 /**
@@ -74,11 +80,11 @@ export function pagePreview(url: string, data: PageUnfurlData, siteName: string)
   const { current, previous } = s.views;
   const total = (v: typeof current) => displayCount(v.human) + displayCount(v.ai);
   const views = total(current);
-  const aiShare = views > 0 ? ` · ${Math.round((displayCount(current.ai) / views) * 100)}% AI` : '';
+  const aiShare = views > 0 ? ` · ${formatShare(displayCount(current.ai) / views)} AI` : '';
   const top = s.nearbySearches[0];
   const gap = top ? ` · “${quoted(top.query, 60)}” found nothing ${n(top.hits)}×` : '';
   const change = data.change
-    ? ` · last fixed ${slackTime(data.change.mergedAt, '{date_short}')} (${mrkdwnLink(data.change.prLink, 'pull request')}${data.change.requesterId ? `, <@${data.change.requesterId}>` : ''})`
+    ? ` · last fixed ${slackTime(data.change.mergedAt)} (${mrkdwnLink(data.change.prLink, 'pull request')}${data.change.requesterId ? `, <@${data.change.requesterId}>` : ''})`
     : '';
   const line =
     `${n(views)} views, ${formatDayRange(s.range.from, s.range.toExclusive)}${trend(views, total(previous))}` +
@@ -173,7 +179,7 @@ export function pullRequestPreview(url: string, summary: PullRequestSummary): Li
     },
     { type: 'section', fields: fields.map((text) => ({ type: 'mrkdwn', text })) },
     context(
-      `Job ${escapeMrkdwn(summary.jobStatus)} · ${
+      `${jobState(summary.jobStatus, summary.prLink)} · ${
         pr
           ? 'as last read on GitHub'
           : summary.followed
@@ -182,6 +188,6 @@ export function pullRequestPreview(url: string, summary: PullRequestSummary): Li
       } · docs-agent`,
     ),
   ];
-  const text = `Pull request of docs-agent job ${summary.jobId}: ${pr ? pr.state : 'opened'}, checks ${checks}`;
+  const text = `Pull request of a docs-agent job: ${pr ? pr.state : 'opened'}, checks ${checks}`;
   return { url, blocks, text: defuseLinks(text), entity: pullRequestEntity(url, summary) };
 }

@@ -41,7 +41,7 @@ export function weeklyPost(
   post: { kind: ScheduleKind; headline: string; setUpBy: string | undefined },
 ): SlackMessage {
   const command = COMMANDS[post.kind];
-  const who = post.setUpBy ? `<@${post.setUpBy}>` : 'whoever runs docs-agent';
+  const who = post.setUpBy ? `<@${post.setUpBy}>` : 'a workspace admin';
   const footer: KnownBlock = {
     type: 'context',
     elements: [

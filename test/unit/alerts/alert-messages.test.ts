@@ -87,7 +87,7 @@ describe('alert message', () => {
     };
     const points = chart.chart.series[0]!.data;
     expect(points).toHaveLength(15);
-    expect(points.at(-1)).toEqual({ label: 'Nov 26', value: 14 });
+    expect(points.at(-1)).toEqual({ label: '26 Nov', value: 14 });
     expect(points.slice(0, -1).reduce((a, p) => a + p.value * 2, 0)).toBe(
       quiet.reduce((a: number, b) => a + b, 0),
     );

@@ -106,7 +106,7 @@ describe('docsAgentCommand', () => {
     t.jobs.listWatched.mockRejectedValueOnce(new AppError('state_unavailable', 'redis down'));
     await t.run('list');
     expect(t.ack).toHaveBeenCalledWith();
-    expect(only(t.respond).text).toMatch(/can't reach my state store/);
+    expect(only(t.respond).text).toMatch(/can't reach my storage/);
     expect(t.lines.join('')).toContain('could not list jobs');
   });
 
@@ -181,7 +181,7 @@ describe('docsAgentCommand', () => {
     state.jobs.start.mockResolvedValueOnce({ ok: false, stage: 'state', error: new Error('down') });
     await state.run('Fix the quickstart');
     await state.work.run();
-    expect(only(state.respond).text).toMatch(/can't reach my state store/);
+    expect(only(state.respond).text).toMatch(/can't reach my storage/);
 
     const card = setup();
     card.jobs.start.mockResolvedValueOnce({

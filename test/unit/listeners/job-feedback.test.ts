@@ -44,7 +44,7 @@ describe('jobFeedbackAction (👍 / 👎 on a PR reply)', () => {
       throw new StateUnavailableError(new Error('ECONNREFUSED'));
     });
     await t.click('not_useful:job_1');
-    expect(String(only(t.respond).text)).toContain("can't reach my state store");
+    expect(String(only(t.respond).text)).toContain("can't reach my storage");
   });
 
   it('a value the bot did not write records nothing', async () => {

@@ -183,7 +183,11 @@ describe('jobModalSubmission', () => {
     await t.work.run();
     expect(c.conversations.replies).not.toHaveBeenCalled();
     expect(c.chat.postEphemeral).toHaveBeenCalledWith(
-      expect.objectContaining({ channel: CHANNEL, user: USER, text: expect.stringContaining('state store') }),
+      expect.objectContaining({
+        channel: CHANNEL,
+        user: USER,
+        text: expect.stringContaining("can't reach my storage"),
+      }),
     );
   });
 

@@ -110,7 +110,7 @@ describe('reactionAdded', () => {
     const texts = [unreadable, down, denied].map((t) => t.client.chat.postEphemeral.mock.calls[0]?.[0]);
     expect(texts.map((args) => args?.user)).toEqual([USER, USER, USER]);
     expect(texts[0]?.text).toContain("can't read that message");
-    expect(texts[1]?.text).toContain('state store');
+    expect(texts[1]?.text).toContain("can't reach my storage");
     expect(texts[2]?.text).toContain('not enabled in this conversation');
     expect([unreadable.claims.size, down.claims.size, denied.claims.size]).toEqual([0, 0, 0]);
     expect(denied.jobs.claimOnce).not.toHaveBeenCalled();

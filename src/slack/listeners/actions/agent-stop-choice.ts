@@ -64,7 +64,7 @@ export function agentStopChoice(deps: StopChoiceDeps) {
     } catch (error) {
       deps.logger.error({ jobId: choice.jobId, error: describeError(error) }, 'stop choice failed');
       await deps.jobs.releaseOnce(once).catch(() => undefined);
-      await tell(":warning: That didn't work (my state store did not answer). Try again in a minute.");
+      await tell(":warning: That didn't work (my storage did not answer). Try again in a minute.");
       return;
     }
     // A refused instruction may be tried again; everything else was this run's one choice.

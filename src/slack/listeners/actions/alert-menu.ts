@@ -45,7 +45,7 @@ export function alertMenuAction(deps: AlertMenuDeps) {
     }
     const access = deps.access.check(body.user.id, channelId);
     if (!access.ok) {
-      await tell(accessDeniedMessage(access.reason));
+      await tell(accessDeniedMessage(access.reason, access.ask));
       return;
     }
     try {

@@ -83,7 +83,7 @@ export function healthFixSubmission(deps: HealthFixSubmissionDeps) {
     const evidenceRef = encodeEvidenceRef(evidence);
     const access = deps.access.check(userId, channelId);
     if (!access.ok) {
-      await ack(inForm(accessDeniedMessage(access.reason)));
+      await ack(inForm(accessDeniedMessage(access.reason, access.ask)));
       return;
     }
     await ack();

@@ -58,7 +58,7 @@ export function healthFixAction(deps: HealthFixDeps) {
     // Access first: someone refused here makes the bot neither read nor store anything.
     const access = deps.access.check(body.user.id, channelId);
     if (!access.ok) {
-      await tell(accessDeniedMessage(access.reason));
+      await tell(accessDeniedMessage(access.reason, access.ask));
       return;
     }
     let found: { evidence: Evidence; id: string | undefined } | undefined;

@@ -55,7 +55,7 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
     if (refs.origin === 'home' && channelId) {
       const access = deps.access.check(userId, channelId);
       if (!access.ok) {
-        await ack(inForm(accessDeniedMessage(access.reason), CHANNEL_BLOCK));
+        await ack(inForm(accessDeniedMessage(access.reason, access.ask), CHANNEL_BLOCK));
         return;
       }
       // Home lists every channel: only one the user is in, and the bot already is, may get the job.
@@ -78,7 +78,7 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
     }
     const access = deps.access.check(userId, channelId);
     if (!access.ok) {
-      await ack(inForm(accessDeniedMessage(access.reason)));
+      await ack(inForm(accessDeniedMessage(access.reason, access.ask)));
       return;
     }
     // The assistant's context channel picks the project: authorised as the assistant does, on submit too.
@@ -86,7 +86,7 @@ export function jobModalSubmission(deps: JobModalSubmissionDeps) {
     if (projectChannelId) {
       const project = deps.access.check(userId, projectChannelId);
       if (!project.ok) {
-        await ack(inForm(accessDeniedMessage(project.reason)));
+        await ack(inForm(accessDeniedMessage(project.reason, project.ask)));
         return;
       }
       const membership = await checkChannelMembership(client, projectChannelId, userId, context?.botUserId);

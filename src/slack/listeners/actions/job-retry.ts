@@ -49,7 +49,7 @@ export function jobRetry(deps: JobRetryDeps) {
     } catch (error) {
       deps.logger.warn({ channelId, error: describeError(error) }, 'state store unavailable for Retry');
       return void (await tell(
-        "I can't reach my state store right now, so I can't retry. Try again in a minute.",
+        "I can't reach my storage right now, so I can't retry. Try again in a minute.",
       ));
     }
     if (!record)

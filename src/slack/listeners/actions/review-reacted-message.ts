@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import { describeError } from '../../../common/errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
+import { readBudgetSpentText } from '../../copy/tier-words.js';
 import { EmptySourceMessageError } from '../../message-source.js';
 import { decodeMessageRef, REVIEW_MESSAGE_ACTION } from '../../messages/review-message.js';
 import type { SlackDeps } from '../deps.js';
@@ -39,8 +40,6 @@ export function registerReviewReactedMessageAction(
   app.action(REVIEW_MESSAGE_ACTION, deps.each(reviewReactedMessage) as never);
 }
 
-const BUDGET_SPENT =
-  "Slack lets me read messages in this workspace only about once a minute, and this minute's read is used. Press the button again in a minute, or use *Send to docs agent* on the message (its ⋯ menu).";
 const ELSEWHERE =
   "I didn't open that: this button names a message in another channel than the one it was clicked in, so I read nothing. Use *Send to docs agent* on the message itself (its ⋯ menu).";
 const CANNOT_READ =
@@ -71,10 +70,10 @@ export function reviewReactedMessage(deps: ReviewReactedMessageDeps) {
       return void (await tell(ELSEWHERE));
     }
     const access = deps.access.check(body.user.id, ref.channelId);
-    if (!access.ok) return void (await tell(accessDeniedMessage(access.reason)));
+    if (!access.ok) return void (await tell(accessDeniedMessage(access.reason, access.ask)));
     let view: ModalView;
     try {
-      // The form must open within 3 s: the message is read only if the minute's read is free now.
+      // The form must open within 3 s: the message is read only if a read is free within a second.
       const message = deps.threads
         ? await deps.threads.message(ref.channelId, ref.ts, { now: true })
         : await readMessage(client, ref.channelId, ref.ts);
@@ -83,7 +82,8 @@ export function reviewReactedMessage(deps: ReviewReactedMessageDeps) {
     } catch (error) {
       if (error instanceof EmptySourceMessageError)
         return void (await tell(`${error.message} Write the instruction with \`/docs-agent\`.`));
-      if ((error as { code?: unknown }).code === 'slack_budget_spent') return void (await tell(BUDGET_SPENT));
+      if ((error as { code?: unknown }).code === 'slack_budget_spent')
+        return void (await tell(readBudgetSpentText(deps.threads?.appTier)));
       deps.logger.warn(
         { channelId: ref.channelId, error: describeError(error) },
         'could not read the message',

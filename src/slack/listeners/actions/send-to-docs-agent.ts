@@ -45,7 +45,7 @@ export function sendToDocsAgentShortcut(deps: SendToDocsAgentDeps) {
     const channelId = shortcut.channel.id;
     const access = deps.access.check(shortcut.user.id, channelId);
     if (!access.ok) {
-      await tell(respond, accessDeniedMessage(access.reason), deps);
+      await tell(respond, accessDeniedMessage(access.reason, access.ask), deps);
       return;
     }
     let source: ReturnType<typeof jobFromMessage>;
@@ -105,7 +105,7 @@ export async function jobFormFor(
     instruction: source.instruction,
     earlierMessages: read?.messages ?? [],
     context: contextSummary(read?.messages ?? [], read?.firstPage),
-    ...(read === undefined ? { threadUnread: true } : {}),
+    ...(read === undefined ? { threadUnread: threads?.appTier ?? 'internal' } : {}),
   });
 }
 

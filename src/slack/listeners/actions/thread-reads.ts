@@ -1,3 +1,4 @@
+import type { SlackAppTier } from '../../../common/config.js';
 import { labelledContext, quote } from '../../../jobs/domain/message-text.js';
 import { slackToPlainText } from '../../markup.js';
 import { isForeignAuthor, type SourceMessage } from '../../message-source.js';
@@ -95,6 +96,8 @@ export async function readEarlierMessages(
  * distributed app gets once a minute: what one read found serves the form and then the job it starts.
  */
 export interface ThreadContext {
+  /** SLACK_APP_TIER: how often reads come, for the words of a refusal (undefined: internal). */
+  readonly appTier?: SlackAppTier;
   /**
    * For a form that must open within 3 s: what was read already, else a read if its slot is free now;
    * undefined when the thread cannot be read now (the form opens without it).

@@ -39,7 +39,7 @@ export function weeklyStopAction(deps: WeeklyStopDeps) {
     const kind = action.value as ScheduleKind;
     const access = deps.access.check(body.user.id, channelId);
     if (!access.ok) {
-      await tell(accessDeniedMessage(access.reason));
+      await tell(accessDeniedMessage(access.reason, access.ask));
       return;
     }
     let stopped: Awaited<ReturnType<WeeklyStopDeps['pageViews']['weekly']['removeSchedule']>>;

@@ -48,7 +48,7 @@ export async function answerWords(
   const access = deps.access.check(message.userId, channelId);
   const answer = access.ok
     ? await wordsAnswer(deps, message, projectChannelId, words)
-    : assistantTextMessage(accessDeniedMessage(access.reason));
+    : assistantTextMessage(accessDeniedMessage(access.reason, access.ask));
   const answers = Array.isArray(answer) ? answer : [answer];
   for (const [i, part] of answers.entries())
     await deps.assistant.answer(

@@ -75,7 +75,7 @@ async function askFirstAnswer(
   question: boolean,
 ): Promise<SlackMessage> {
   const access = deps.access.check(message.userId, message.channelId);
-  if (!access.ok) return assistantTextMessage(accessDeniedMessage(access.reason));
+  if (!access.ok) return assistantTextMessage(accessDeniedMessage(access.reason, access.ask));
   if (replyIntent(message.text, message.botUserId) === 'acknowledgement') return acknowledgedMessage();
   const id = randomUUID();
   await deps.assistant.threads.savePending(

@@ -104,7 +104,7 @@ export async function handleStop(deps: SessionStoppedDeps, stop: SessionStop): P
 }
 
 const STOP_FAILED_TEXT =
-  ":warning: I couldn't stop following this job (my state store did not answer), so its progress and result may still be posted here. Press Stop again in a minute.";
+  ":warning: I couldn't stop following this job (my storage did not answer), so its progress and result may still be posted here. Press Stop again in a minute.";
 
 async function nothingToStop(
   deps: SessionStoppedDeps,

@@ -41,7 +41,7 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
     // checked again by the start-job use case.
     const access = deps.access.check(command.user_id, command.channel_id);
     if (!access.ok) {
-      await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
+      await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason, access.ask) });
       return;
     }
     // `connect`, `disconnect`, `project`: the docs projects this workspace uses (OAuth mode: from Slack).
@@ -87,7 +87,7 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
         await respondSafely(
           respond,
           {
-            text: "I can't reach my state store right now, so I can't list the jobs. Try again in a minute.",
+            text: "I can't reach my storage right now, so I can't list the jobs. Try again in a minute.",
           },
           deps.logger,
         );
@@ -156,12 +156,12 @@ export function docsAgentCommand(deps: DocsAgentCommandDeps) {
  * channel's own or the default (both set by the environment).
  */
 export function projectMessage(projects: DocsAgentCommandDeps['projects'], channelId: string): string {
-  if (!projects) return 'This channel uses the docs project set by `DOCS_PROJECT_ID`.';
+  if (!projects) return 'This channel uses the docs project docs-agent was deployed with.';
   const projectId = projects.projectFor(channelId);
   const where = projects.isMapped(channelId)
-    ? 'mapped to this channel in `DOCS_CHANNEL_PROJECTS`'
+    ? 'set for this channel'
     : projects.isMulti
-      ? 'the default (`DOCS_PROJECT_ID`): this channel is not listed in `DOCS_CHANNEL_PROJECTS`'
-      : 'the only one configured (`DOCS_PROJECT_ID`)';
-  return `Jobs, follow-ups, status and reports in this channel act on docs project \`${projectId}\`, ${where}. To change it, ask an admin to edit \`DOCS_CHANNEL_PROJECTS\`.`;
+      ? 'the default: no project is set for this channel'
+      : 'the only one docs-agent uses';
+  return `Jobs, follow-ups, status and reports in this channel act on docs project \`${projectId}\`, ${where}. To change it, ask a workspace admin to change docs-agent's channel projects.`;
 }

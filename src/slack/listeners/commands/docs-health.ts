@@ -33,7 +33,7 @@ export function docsHealthCommand(deps: DocsHealthDeps) {
   return async ({ command, ack, respond }: CommandArgs): Promise<void> => {
     const access = deps.access.check(command.user_id, command.channel_id);
     if (!access.ok) {
-      await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
+      await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason, access.ask) });
       return;
     }
     const alertsCommand = parseAlertsCommand(command.text);

@@ -31,7 +31,7 @@ export function docsViewsCommand(deps: DocsViewsCommandDeps) {
     const { analytics, weekly, siteUrl } = deps.pageViews;
     const access = deps.access.check(command.user_id, command.channel_id);
     if (!access.ok) {
-      await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason) });
+      await ack({ response_type: 'ephemeral', text: accessDeniedMessage(access.reason, access.ask) });
       return;
     }
     const parsed = parsePageViewsCommand(command.text);

@@ -30,7 +30,7 @@ export interface ModalOpener {
 }
 
 const FROM_ENVIRONMENT_TEXT =
-  "This workspace still uses the docs project set by this deployment's environment (`DOCS_PROJECT_ID`, `DOCS_CHANNEL_PROJECTS`), so there is nothing to disconnect here. `/docs-agent connect` connects one in Slack instead.";
+  'This workspace still uses the docs project docs-agent was deployed with, so there is nothing to disconnect here. `/docs-agent connect` connects one in Slack instead.';
 
 const COULD_NOT_OPEN =
   "I couldn't open the connect form (Slack took too long or refused it). Run `/docs-agent connect` again.";

@@ -91,7 +91,7 @@ async function startFromReaction(
     }
   };
   const access = deps.access.check(item.user, item.channel);
-  if (!access.ok) return tell(accessDeniedMessage(access.reason));
+  if (!access.ok) return tell(accessDeniedMessage(access.reason, access.ask));
   const key = reactionDedupeKey(item.team, item.channel, item.ts);
   let claimed: boolean;
   try {

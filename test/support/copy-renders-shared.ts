@@ -1,0 +1,87 @@
+/**
+ * The copy test's renders for the builders added with issue 46's shared actions, job links and report tables
+ * (headlines, the shared-message lines, the card's actions, the top-pages list and table).
+ */
+import { healthReport, JOB_ID, NOW, PR, pageViewsReport, type Renders, USER } from './copy-fixtures.js';
+
+const alert = () => [
+  { type: 'section', text: { type: 'mrkdwn', text: 'A search gap' } },
+  {
+    type: 'actions',
+    block_id: 'alert_actions',
+    elements: [
+      { type: 'button', action_id: 'health_fix_0', text: { type: 'plain_text', text: 'Fix' } },
+      {
+        type: 'overflow',
+        action_id: 'alert_menu',
+        options: [{ text: { type: 'plain_text', text: 'Mute this signal for 7 days' }, value: 'mute:x' }],
+      },
+    ],
+  },
+];
+const weekly = () => [
+  { type: 'section', text: { type: 'mrkdwn', text: 'This week' } },
+  {
+    type: 'actions',
+    block_id: 'weekly_post_stop',
+    elements: [
+      { type: 'button', action_id: 'weekly_stop', text: { type: 'plain_text', text: 'Stop these posts' } },
+    ],
+  },
+];
+const fix = { userId: USER, atMs: NOW, link: `https://acme.slack.com/archives/C0DOCS/p1700000000000100` };
+
+export const SHARED_RENDERS: Renders = {
+  'headlines.ts': {
+    reportPeriod: (m) => [m.reportPeriod('Last 7 days', '14–20 Nov', 7).now],
+    pageViewsHeadline: (m) => [
+      m.pageViewsHeadline(pageViewsReport()),
+      m.pageViewsHeadline(pageViewsReport(), m.reportPeriod('Last 7 days', '14–20 Nov', 7)),
+    ],
+    healthHeadline: (m) => [m.healthHeadline(healthReport())],
+  },
+  'shared-state.ts': {
+    fixStartedOn: (m) => [m.fixStartedOn(alert(), 'health_fix_0', fix)],
+    fixButtonOf: (m) => [m.fixButtonOf(alert(), 'health_fix_0')],
+    fixEndedOn: (m) => {
+      const started = m.fixStartedOn(alert(), 'health_fix_0', fix);
+      const button = m.fixButtonOf(alert(), 'health_fix_0');
+      return [m.fixEndedOn(started, 'health_fix_0', { userId: USER, atMs: NOW, link: fix.link, button })];
+    },
+    mutedOn: (m) => [
+      m.mutedOn(alert(), { userId: USER, untilMs: NOW + 7 * 86_400_000, menuActionId: 'alert_menu' }),
+    ],
+    stoppedOn: (m) => [m.stoppedOn(weekly(), { userId: USER, atMs: NOW, kind: 'page_views' })],
+    restartedOn: (m) => {
+      const stopped = m.stoppedOn(weekly(), { userId: USER, atMs: NOW, kind: 'page_views' });
+      return [m.restartedOn(stopped, { userId: USER, atMs: NOW, kind: 'page_views' })];
+    },
+    seenBlocks: (m) => [m.seenBlocks(alert())],
+  },
+  'job-card-actions.ts': {
+    openJobPageButton: (m) => [m.openJobPageButton('https://dashboard.example.com/jobs/1')],
+    trackedCardBlocks: (m) => [
+      m.trackedCardBlocks({ jobId: JOB_ID, prLink: PR, failed: false, jobUrl: undefined }),
+      m.trackedCardBlocks({
+        jobId: JOB_ID,
+        prLink: null,
+        failed: true,
+        jobUrl: 'https://dashboard.example.com/j',
+      }),
+    ],
+  },
+  'top-pages-list.ts': {
+    topPagesList: (m) => [m.topPagesList(pageViewsReport().top, 'https://docs.acme.dev', 3_000, 5, '')],
+    plural: (m) => [m.plural(1, 'page'), m.plural(1204, 'page')],
+  },
+  'top-pages-table.ts': {
+    topPagesTable: (m) => [
+      m.topPagesTable(
+        pageViewsReport().top,
+        () => undefined,
+        10_000,
+        (k: number) => `Top ${k} pages`,
+      ),
+    ],
+  },
+};

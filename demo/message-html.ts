@@ -42,7 +42,7 @@ const linked = (text: string) => text.replace(/(^|\s)(https?:\/\/[^\s<>|]{1,500}
 
 export function messageHtml(slack: StandInSlack, m: DemoMessage, inThread: boolean): string {
   const bot = m.user === BOT_USER;
-  const author = bot ? 'Docs Agent' : 'Alex Rivera';
+  const author = bot ? 'docs-agent' : 'Alex Rivera';
   const badge = bot ? '<span class="app">APP</span>' : '';
   const only = m.ephemeral ? '<div class="only-you">Only visible to you</div>' : '';
   const body = m.stream

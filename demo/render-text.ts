@@ -5,7 +5,7 @@
  */
 
 /** The playground's people, as Slack shows a mention of them. */
-export const NAMES: Record<string, string> = { U0DEMOALEX: 'alex', U0DOCSBOT: 'Docs Agent' };
+export const NAMES: Record<string, string> = { U0DEMOALEX: 'alex', U0DOCSBOT: 'docs-agent' };
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

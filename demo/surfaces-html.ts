@@ -15,7 +15,7 @@ export function homeHtml(slack: StandInSlack): string {
   const dm = slack.messages.filter((m) => m.channel === DEMO_DM && !m.thread_ts);
   const messages =
     dm.map((m) => messageHtml(slack, m, false)).join('') ||
-    '<p class="empty">Your direct messages with Docs Agent. A message here starts a job.</p>';
+    '<p class="empty">Your direct messages with docs-agent. A message here starts a job.</p>';
   const about = `<div class="about"><div class="about-head"><span class="avatar bot">📘</span><b>docs-agent</b></div><p>${mrkdwn(ABOUT)}</p><p class="hint">Commands: <code>/docs-agent</code>, <code>/docs-views</code>, <code>/docs-health</code> · Shortcut: Send to docs agent</p></div>`;
   const tab = (id: string, label: string) =>
     `<button type="button" class="home-tab" data-home-tab="${id}">${label}</button>`;
@@ -38,7 +38,7 @@ export function assistantHtml(slack: StandInSlack): string {
         `<button type="button" class="prompt" data-prompt="${escapeHtml(p.message)}">${escapeHtml(p.title)}</button>`,
     )
     .join('');
-  return `<section id="assistant" class="pane"><div class="assistant-head"><b>Docs Agent</b><span class="assistant-title">${escapeHtml(thread.title || 'New chat')}</span><button type="button" class="btn" data-close-assistant>Close</button></div><div class="assistant-thread">${messages || '<p class="empty">Starting…</p>'}${status}</div>${prompts ? `<div class="prompts">${prompts}</div>` : ''}<form id="assistant-composer"><input name="text" placeholder="Ask Docs Agent…" autocomplete="off"><button>Send</button></form></section>`;
+  return `<section id="assistant" class="pane"><div class="assistant-head"><b>docs-agent</b><span class="assistant-title">${escapeHtml(thread.title || 'New chat')}</span><button type="button" class="btn" data-close-assistant>Close</button></div><div class="assistant-thread">${messages || '<p class="empty">Starting…</p>'}${status}</div>${prompts ? `<div class="prompts">${prompts}</div>` : ''}<form id="assistant-composer"><input name="text" placeholder="Ask docs-agent…" autocomplete="off"><button>Send</button></form></section>`;
 }
 
 /** A modal the bot opened (views.open / update / push), with the errors of a refused submission. */

@@ -20,10 +20,11 @@ export type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
  * and evicted when idle; single-workspace mode: the whole bot), as a list of named steps.
  *
  * Shared per process, handed in through `options` (OAuth mode; single-workspace mode makes its own or has
- * none): the edge (`edge`: HTTP pools, GitHub clients; `slackApp`: the Slack side over the one Bolt app), the
- * queue plane (`plane`), the replica's ticker (`periodic`), the due index, the Redis connections, the process
- * LRU (`tenant.caches`) and the metrics (`metrics`, the tenant's recorder). Built per scope: its state (stores
- * in its key space), then its services: delivery, insights, Home and settings, jobs, the listeners' deps.
+ * none): the edge (`edge`: HTTP pools, GitHub clients; `slackApp`: the Slack side over the one Bolt app),
+ * the queue plane (`plane`), the replica's ticker (`periodic`), the due index, the Redis connections, the
+ * process LRU (`tenant.caches`) and the metrics (`metrics`, the tenant's recorder). Built per scope: its
+ * state (stores in its key space), then its services: delivery, insights, Home and settings, jobs, the
+ * listeners' deps.
  */
 export function createDocsAgent(config: Config, options: DocsAgentOptions = {}): DocsAgent {
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
@@ -40,13 +41,12 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   // Its Slack side (OAuth mode: no Bolt app of its own), then the one delivery path everything owed takes.
   const slack = wireSlackSide(base, { adapters, life, fatal });
   const deliveries = wireDeliveries({ config, adapters, gateway: slack.gateway, logger, metrics });
-  // Its use cases: insights, Home and settings, then jobs (whose changes Home shows, whose PRs insights follow).
+  // Its use cases: insights, Home and settings, then jobs (changes shown on Home, PRs handed to insights).
   const insights = wireInsights(base, scope, { gateway: slack.gateway, outbox: deliveries });
   const feedback = wireJobFeedback(base, adapters);
   const { weekly, alerts, impact } = insights;
-  const { settings, home } = wireHome(base, scope, {
-    ...{ gateway: slack.gateway, outbox: deliveries, weekly, alerts, feedback },
-  });
+  const homeParts = { gateway: slack.gateway, outbox: deliveries, weekly, alerts, feedback };
+  const { settings, home } = wireHome(base, scope, homeParts);
   const wired = wireJobs(base, scope, {
     ...{ gateway: slack.gateway, deliveries, insights, home },
     stopping: () => life.stopping,

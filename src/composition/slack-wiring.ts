@@ -19,9 +19,9 @@ import type { WiredSettings } from './settings-wiring.js';
 export type Fatal = ReturnType<typeof oneFatal>;
 
 /**
- * A scope's Slack side: its gateway and pacing (shared slots with Redis). OAuth mode: the tenant's Slack side,
- * fed by the shared receiver, its requests processed by the process's one Bolt app; single-workspace mode: this
- * process's own Bolt app and receiver, with /healthz and /readyz.
+ * A scope's Slack side: its gateway and pacing (shared slots with Redis). OAuth mode: the tenant's Slack
+ * side, fed by the shared receiver, its requests processed by the process's one Bolt app; single-workspace
+ * mode: this process's own Bolt app and receiver, with /healthz and /readyz.
  */
 export function wireSlackSide(
   { config, options, logger, clock, metrics }: ScopeBase,

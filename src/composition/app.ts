@@ -1,255 +1,66 @@
 import { systemClock } from '../common/clock.js';
-import { type Config, userShareOf } from '../common/config.js';
+import type { Config } from '../common/config.js';
 import { secretsOf } from '../common/config-secrets.js';
-import { describeError } from '../common/errors.js';
 import { createLogger } from '../common/logger.js';
-import { ProjectDirectory } from '../common/projects.js';
-import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
-import { ConversationService } from '../jobs/conversation-service.js';
-import { JobFeedback } from '../jobs/job-feedback.js';
-import { JobService } from '../jobs/job-service.js';
 import { Metrics } from '../metrics/metrics.js';
-import { DocsApiClient } from '../platform/docs-client.js';
-import { SlackJobNotifier } from '../slack/job-notifier.js';
-import { JobSignalFollower } from '../slack/job-signals.js';
-import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
-import { NewBlocksGate } from '../slack/new-blocks.js';
-import { createSlackApp, type SlackApp } from '../slack/slack-app.js';
-import { UserNames } from '../slack/user-names.js';
-import { createAdapters } from '../state/adapters.js';
 import { AgentLifecycle, type StartParts } from './agent-lifecycle.js';
-import { wireHealthAlerts } from './alerts-wiring.js';
-import {
-  adapterOptions,
-  jobBudgets,
-  oneFatal,
-  replayGuard,
-  responseUrlOrigins,
-  sharedMessages,
-} from './app-steps.js';
-import { wireAssistant } from './assistant-wiring.js';
-import { wireDeliveries, wireReconciler } from './delivery-wiring.js';
+import { oneFatal } from './app-steps.js';
+import { wireDeliveries } from './delivery-wiring.js';
 import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
-import { healthRoutes } from './health.js';
-import { wireHealthImpact } from './health-impact-wiring.js';
-import { accessPolicyFor, createAppHome, wireProjectSettings } from './home-wiring.js';
-import { wirePullRequests } from './pull-request-wiring.js';
-import { wireReports } from './reports-wiring.js';
-import { handOverWhenStopping } from './shutdown.js';
-import { wireUnfurls } from './unfurl-wiring.js';
+import { wireHome } from './home-wiring.js';
+import { wireInsights } from './insights-wiring.js';
+import { wireJobFeedback, wireJobs } from './jobs-wiring.js';
+import { type ScopeBase, wireScopeState } from './scope-wiring.js';
+import { wireListeners, wireSlackSide } from './slack-wiring.js';
 
 export type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
-/** Composition root: builds adapters, services and the Slack app from a validated config. */
+
+/**
+ * Composition root: one scope of the bot from a validated config (OAuth mode: one tenant's, built on demand
+ * and evicted when idle; single-workspace mode: the whole bot), as a list of named steps.
+ *
+ * Shared per process, handed in through `options` (OAuth mode; single-workspace mode makes its own or has
+ * none): the edge (`edge`: HTTP pools, GitHub clients; `slackApp`: the Slack side over the one Bolt app),
+ * the queue plane (`plane`), the replica's ticker (`periodic`), the due index, the Redis connections, the
+ * process LRU (`tenant.caches`) and the metrics (`metrics`, the tenant's recorder). Built per scope: its
+ * state (stores in its key space), then its services: delivery, insights, Home and settings, jobs, the
+ * listeners' deps.
+ */
 export function createDocsAgent(config: Config, options: DocsAgentOptions = {}): DocsAgent {
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
   const clock = options.clock ?? systemClock;
-  const life = new AgentLifecycle();
   // A tenant's runtime (OAuth mode) counts into its own metrics; the process serves them all together.
   const metrics = options.metrics ?? new Metrics();
-  const cache = <V>(kind: string) => options.tenant?.caches?.view<V>(kind); // OAuth: one per process
-
-  const docsApi = new DocsApiClient({
-    baseUrl: config.docs.apiUrl,
-    apiKey: config.docs.apiKey,
-    projectId: config.docs.projectId,
-    timeoutMs: config.docs.timeoutMs,
-    logger: logger.child({ component: 'docs-api' }),
-    metrics,
-    keyConnectedInSlack: options.tenant !== undefined && options.tenant.key !== config.oauth?.upgradedTenant,
-    ...(options.edge ? { dispatchers: options.edge.dispatchers } : {}), // OAuth: the process's pool
-  });
-  // Memory, or Redis with REDIS_URL (shared by replicas, kept across restarts): the one place that chooses.
-  const adapters = createAdapters(config, adapterOptions(options, logger, clock));
-  const { jobStore: store, pollQueue: queue, agentJobQuota: quota, analyticsBudget } = adapters;
-  // Channels map to docs projects (DOCS_CHANNEL_PROJECTS), each with its own admin key or DOCS_API_KEY.
-  const projects =
-    options.projects?.directory ?? new ProjectDirectory(config.docs.projectId, config.docs.channelProjects);
-  const projectKeys = options.projects?.keys ?? config.docs.projectKeys;
-  const access = accessPolicyFor(config, options.tenant);
-  const docsApiFor = (projectId: string) => docsApi.forProject(projectId, projectKeys.get(projectId));
-
+  const life = new AgentLifecycle();
   const fatal = oneFatal(); // a revoked or rejected token, or the app uninstalled: main.ts exits
-  const slackOptions = {
-    metrics,
-    ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}),
-    onTokenRejected: (code: string) => fatal.raise(`Slack answered ${code}`),
-  };
-  // OAuth mode: the tenant's own Bolt app, fed by the shared receiver; else this process's receiver.
-  const slack: SlackApp =
-    options.slackApp?.(slackOptions) ??
-    createSlackApp(
-      config,
-      logger,
-      healthRoutes({
-        stopping: () => life.stopping,
-        state: () => adapters.state(),
-        slackConnected: () => slack.connected(),
-      }),
-      slackOptions,
-    );
-  // Charts (Slack's 2026 blocks): where the workspace refuses them, every replica leaves them out for a day.
-  slack.gateway.blocksGate = new NewBlocksGate(adapters.analyticsCache, logger, () => clock.now());
+  const base: ScopeBase = { config, options, logger, clock, metrics };
+
+  // Per scope: its stores in its key space (memory or Redis: the one adapter factory), its docs clients.
+  const scope = wireScopeState(base);
+  const { adapters, docsApi } = scope;
+  // Its Slack side (OAuth mode: no Bolt app of its own), then the one delivery path everything owed takes.
+  const slack = wireSlackSide(base, { adapters, life, fatal });
   const deliveries = wireDeliveries({ config, adapters, gateway: slack.gateway, logger, metrics });
-  // The emoji on a job's source message follows the job's latest state.
-  const signals = new JobSignalFollower(deliveries, logger);
-  // Alerts and posted reports show their rows' fix jobs; a job no longer followed gives its row back.
-  const shared = sharedMessages(deliveries, adapters.evidenceStore, clock);
-  const notifier = new SlackJobNotifier(slack.gateway, deliveries, clock, logger, {
-    followUpsFrom: config.access.followUpsFrom,
-    jobsPerHour: config.docs.jobsPerHour,
-    onJobChanged: (record) => {
-      home.jobChanged(record);
-      signals.jobChanged(record);
-      shared.jobChanged(record).catch((error: unknown) => {
-        logger.warn({ jobId: record.jobId, error: describeError(error) }, 'could not give a fixed row back');
-      });
-    },
-    projects,
-    jobUrlPattern: config.docs.jobUrlPattern,
+  // Its use cases: insights, Home and settings, then jobs (changes shown on Home, PRs handed to insights).
+  const insights = wireInsights(base, scope, { gateway: slack.gateway, outbox: deliveries });
+  const feedback = wireJobFeedback(base, adapters);
+  const { weekly, alerts, impact } = insights;
+  const homeParts = { gateway: slack.gateway, outbox: deliveries, weekly, alerts, feedback };
+  const { settings, home } = wireHome(base, scope, homeParts);
+  const wired = wireJobs(base, scope, {
+    ...{ gateway: slack.gateway, deliveries, insights, home },
+    stopping: () => life.stopping,
   });
-  const assistant = wireAssistant({
-    gateway: slack.gateway,
-    outbox: deliveries,
-    store,
-    threads: adapters.assistantThreads,
-    cards: notifier,
-    clock,
-    logger,
-    access,
-    onJobChanged: (record) => home.jobChanged(record),
-    streamHandoverMs: config.slack.streamHandoverMs,
-    channelAccessCache: cache('channel-access'),
-  });
-  const jobs = new JobService({
-    apiFor: docsApiFor,
-    projects,
-    store,
-    notifier: assistant.notifier,
-    queue,
-    ...jobBudgets(adapters, userShareOf(config)),
-    clock,
-    logger,
-    poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
-    metrics,
-    doorbell: { watches: (record) => pulls.watches(record) }, // wired below; asked by polls after start
-    ...handOverWhenStopping(adapters, () => life.stopping),
-    // Wired below, once the analytics source exists; called only after start. A PR followed on GitHub
-    // schedules "did it work?" at its merge instead of now.
-    onPullRequest: async (record, prLink) => {
-      await unfurls.onPullRequest(record, prLink);
-      await impact.onPullRequest(record, prLink, await pulls.onPullRequest(record, prLink));
-    },
-  });
-  const reconciler = wireReconciler({
-    ...{ deliveries, jobs, logger, periodic: options.periodic },
-    // Wired below; the reconciler first runs at start.
-    pulls: { reconcile: () => pulls.reconcile() },
-  });
-  const feedback = new JobFeedback({ store: adapters.feedbackStore, jobs: store, clock, metrics });
-  metrics.setSources({
-    feedbackThisMonth: () => feedback.thisMonth(),
-    watchedJobs: () => store.listWatched(),
-    quotas: { agent_jobs: () => quota.remaining(), analytics: () => analyticsBudget.remaining() },
-  });
-  const reports = wireReports({
-    ...{ config, adapters, gateway: slack.gateway, outbox: deliveries, apiFor: docsApiFor },
-    ...{ projects, clock, logger },
-  });
-  const {
-    source: analyticsSource,
-    pageViews: analytics,
-    evidence: healthEvidence,
-    health: healthReports,
-  } = reports;
-  const impact = wireHealthImpact({
-    ...{ config, adapters, apiFor: docsApiFor, source: analyticsSource, pageViews: analytics },
-    ...{ outbox: deliveries, clock, logger },
-  });
-  const unfurls = wireUnfurls({
-    ...{ config, adapters, store, apiFor: docsApiFor, source: analyticsSource, pageViews: analytics },
-    ...{ evidence: healthEvidence, projects, clock, logger },
-  });
-  const pulls = wirePullRequests({
-    ...{ config, adapters, store, notifier, outbox: deliveries, clock, logger, periodic: options.periodic },
-    ...(options.tenant ? { tenant: options.tenant } : {}),
-    ...(options.edge ? { github: options.edge.github } : {}),
-    outcomes: {
-      merged: async (record, pr) => {
-        await unfurls.onMerged(record, pr);
-        await impact.onMerged(record, pr);
-      },
-      unreadable: (record) => impact.onUnreadable(record),
-    },
-  });
-  const weekly = new WeeklyReports({
-    ...{ analytics, health: healthReports, clock, envDefault: config.analytics.weeklyReport },
-    ...{ store: adapters.scheduleStore, scheduler: adapters.weeklyScheduler },
-    logger: logger.child({ component: 'weekly-reports' }),
-  });
-  const alerts = wireHealthAlerts(
-    { config, adapters, clock, logger, projects, outbox: deliveries },
-    { apiFor: docsApiFor, source: analyticsSource, evidence: healthEvidence },
-  );
-  const settingsWiring = { access, outbox: deliveries, clock, logger, edge: options.edge };
-  const settings = wireProjectSettings(config, options.tenant, slack.gateway, settingsWiring);
-  const home = createAppHome({
-    ...{ config, settings: settings.home },
-    gateway: slack.gateway,
-    store,
-    weekly,
-    alerts,
-    projects,
-    feedback,
-    ...adapters,
-    clock,
-    logger,
-    hashes: cache('home-hashes'),
-    isAdmin: (userId) => access.isAdmin(userId),
-  });
-  const userNames = new UserNames((id) => slack.gateway.userInfo(id), { logger, cache: cache('names') });
-  const conversations = new ConversationService({
-    jobs,
-    store,
-    notifier,
-    text: userNames,
-    access,
-    followUpsFrom: config.access.followUpsFrom,
-    maxPromptChars: MAX_PROMPT_CHARS,
-    logger,
-  });
-  slack.register({
-    outbox: deliveries,
-    shared,
-    jobs,
-    conversations,
-    access,
-    projects,
-    logger,
-    pageViews: { analytics, weekly, siteUrl: config.docs.siteUrl },
-    health: {
-      reports: healthReports,
-      weekly,
-      evidence: healthEvidence,
-      alerts,
-      siteUrl: config.docs.siteUrl,
-    },
-    limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
-    jobReaction: config.access.jobReaction,
-    users: userNames,
-    tokenRevoked: (reason) => fatal.raise(reason),
-    ...(options.tenant ? { installed: () => options.tenant?.installation } : {}),
-    requests: replayGuard(store),
-    responseUrlOrigins: responseUrlOrigins(config.slack.apiUrl),
-    home,
-    feedback,
-    assistant: assistant.surface(jobs),
-    ...{ unfurls: unfurls.deps, settings: settings.deps },
-  });
+  const { jobs, reconciler, pulls, assistant } = wired;
+  // Its listeners' deps, which the Slack side hands each request it serves.
+  wireListeners(base, scope, { slack, deliveries, insights, jobs: wired, home, settings, feedback, fatal });
+
+  // Its lifecycle: start and stop once each (OAuth mode: the tenant's start and its eviction's stop).
   const parts: StartParts = {
     ...{ config, metrics, adapters, slack, jobs, reconciler, pulls, impact, weekly, alerts, deliveries },
-    ...{ pollQueue: queue, assistant, home, docsApi, clock, logger },
+    ...{ pollQueue: adapters.pollQueue, assistant, home, docsApi, clock, logger },
     ...(options.tenant ? { tenant: options.tenant } : {}),
-    beforeStop: () => reports.chartFill.stop(),
+    beforeStop: () => insights.reports.chartFill.stop(),
   };
   return {
     logger,

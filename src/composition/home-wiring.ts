@@ -3,6 +3,7 @@ import type { Config } from '../common/config.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
 import type { ProjectDirectory } from '../common/projects.js';
+import type { Outbox } from '../delivery/ports.js';
 import type { HealthAlerts } from '../insights/alerts/health-alerts.js';
 import { kindOf } from '../insights/ports.js';
 import type { WeeklyReports } from '../insights/weekly/weekly-reports.js';
@@ -12,6 +13,8 @@ import { AppHomePublisher, type AppHomeSources } from '../slack/app-home-publish
 import type { HomeBudget, HomeSchedule } from '../slack/messages/app-home.js';
 import type { HomeSettings } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
+import type { ScopeBase, ScopeState } from './scope-wiring.js';
+import { type WiredSettings, wireProjectSettings } from './settings-wiring.js';
 
 /** Home's Settings section and the listeners' project settings are wired together (settings-wiring.ts). */
 export { accessPolicyFor, wireProjectSettings } from './settings-wiring.js';
@@ -94,4 +97,38 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
     logger: w.logger.child({ component: 'app-home' }),
     hashes: w.hashes,
   });
+}
+
+/**
+ * App Home and the tenant's project settings (OAuth mode), wired together: Home's Settings section and the
+ * listeners' settings surface read the same managers and connections.
+ */
+export function wireHome(
+  { config, options, clock, logger }: ScopeBase,
+  { adapters, projects, access, cache }: ScopeState,
+  p: {
+    gateway: Pick<SlackGateway, 'publishHome' | 'userInfo'>;
+    outbox: Outbox;
+    weekly: AppHomeWiring['weekly'];
+    alerts: NonNullable<AppHomeWiring['alerts']>;
+    feedback: NonNullable<AppHomeWiring['feedback']>;
+  },
+): { settings: WiredSettings; home: AppHomePublisher } {
+  const settingsWiring = { access, outbox: p.outbox, clock, logger, edge: options.edge };
+  const settings = wireProjectSettings(config, options.tenant, p.gateway, settingsWiring);
+  const home = createAppHome({
+    ...{ config, settings: settings.home },
+    gateway: p.gateway,
+    store: adapters.jobStore,
+    weekly: p.weekly,
+    alerts: p.alerts,
+    projects,
+    feedback: p.feedback,
+    ...adapters,
+    clock,
+    logger,
+    hashes: cache('home-hashes'),
+    isAdmin: (userId) => access.isAdmin(userId),
+  });
+  return { settings, home };
 }

@@ -1,0 +1,136 @@
+import { userShareOf } from '../common/config.js';
+import { describeError } from '../common/errors.js';
+import type { Deliveries } from '../delivery/deliveries.js';
+import type { Reconciler } from '../delivery/reconciler.js';
+import { JobFeedback } from '../jobs/job-feedback.js';
+import { JobService } from '../jobs/job-service.js';
+import type { AppHomePublisher } from '../slack/app-home-publisher.js';
+import { SlackJobNotifier } from '../slack/job-notifier.js';
+import { JobSignalFollower } from '../slack/job-signals.js';
+import type { SharedMessages } from '../slack/shared-messages.js';
+import type { SlackGateway } from '../slack/slack-gateway.js';
+import type { AdapterSet } from '../state/adapters.js';
+import { jobBudgets, sharedMessages } from './app-steps.js';
+import { wireAssistant } from './assistant-wiring.js';
+import { wireReconciler } from './delivery-wiring.js';
+import type { InsightsWiring } from './insights-wiring.js';
+import { type PullRequestWiring, wirePullRequests } from './pull-request-wiring.js';
+import type { ScopeBase, ScopeState } from './scope-wiring.js';
+import { handOverWhenStopping } from './shutdown.js';
+
+/**
+ * People's feedback on jobs, and the gauges /metrics reads from the scope's store and budgets (feedback this
+ * month, watched jobs, what is left of each hourly quota).
+ */
+export function wireJobFeedback(
+  { clock, metrics }: Pick<ScopeBase, 'clock' | 'metrics'>,
+  adapters: AdapterSet,
+): JobFeedback {
+  const store = adapters.jobStore;
+  const feedback = new JobFeedback({ store: adapters.feedbackStore, jobs: store, clock, metrics });
+  metrics.setSources({
+    feedbackThisMonth: () => feedback.thisMonth(),
+    watchedJobs: () => store.listWatched(),
+    quotas: {
+      agent_jobs: () => adapters.agentJobQuota.remaining(),
+      analytics: () => adapters.analyticsBudget.remaining(),
+    },
+  });
+  return feedback;
+}
+
+export interface JobsWiring {
+  /** The job card and replies (through the outbox), and the home, signals and shared messages it tells. */
+  notifier: SlackJobNotifier;
+  /** Slack's AI app container: its job notifier in front of the card's, its listeners' surface. */
+  assistant: ReturnType<typeof wireAssistant>;
+  jobs: JobService;
+  pulls: PullRequestWiring;
+  reconciler: Reconciler;
+  shared: SharedMessages;
+}
+
+export interface JobsParts {
+  gateway: SlackGateway;
+  deliveries: Deliveries;
+  insights: Pick<InsightsWiring, 'impact' | 'unfurls'>;
+  home: Pick<AppHomePublisher, 'jobChanged'>;
+  /** Read by job starts: once stopping, a start not yet sent is handed over. */
+  stopping(): boolean;
+}
+
+/**
+ * A scope's agent jobs: the notifier (card, source message's emoji, shared messages, Home), the assistant's,
+ * PRs followed on GitHub, the job service (start, follow-up, poll) and the reconciler every replica runs.
+ */
+export function wireJobs(b: ScopeBase, s: ScopeState, p: JobsParts): JobsWiring {
+  const { config, options, logger, clock, metrics } = b;
+  const { adapters, projects, access } = s;
+  const { deliveries, gateway, home } = p;
+  const { impact, unfurls } = p.insights;
+  const store = adapters.jobStore;
+  // The emoji on a job's source message follows the job's latest state.
+  const signals = new JobSignalFollower(deliveries, logger);
+  // Alerts and posted reports show their rows' fix jobs; a job no longer followed gives its row back.
+  const shared = sharedMessages(deliveries, adapters.evidenceStore, clock);
+  const notifier = new SlackJobNotifier(gateway, deliveries, clock, logger, {
+    followUpsFrom: config.access.followUpsFrom,
+    jobsPerHour: config.docs.jobsPerHour,
+    onJobChanged: (record) => {
+      home.jobChanged(record);
+      signals.jobChanged(record);
+      shared.jobChanged(record).catch((error: unknown) => {
+        logger.warn({ jobId: record.jobId, error: describeError(error) }, 'could not give a fixed row back');
+      });
+    },
+    projects,
+    jobUrlPattern: config.docs.jobUrlPattern,
+  });
+  const assistant = wireAssistant({
+    gateway,
+    outbox: deliveries,
+    store,
+    threads: adapters.assistantThreads,
+    cards: notifier,
+    clock,
+    logger,
+    access,
+    onJobChanged: (record) => home.jobChanged(record),
+    streamHandoverMs: config.slack.streamHandoverMs,
+    channelAccessCache: s.cache('channel-access'),
+  });
+  const pulls = wirePullRequests({
+    ...{ config, adapters, store, notifier, outbox: deliveries, clock, logger, periodic: options.periodic },
+    ...(options.tenant ? { tenant: options.tenant } : {}),
+    ...(options.edge ? { github: options.edge.github } : {}),
+    outcomes: {
+      merged: async (record, pr) => {
+        await unfurls.onMerged(record, pr);
+        await impact.onMerged(record, pr);
+      },
+      unreadable: (record) => impact.onUnreadable(record),
+    },
+  });
+  const jobs = new JobService({
+    apiFor: s.apiFor,
+    projects,
+    store,
+    notifier: assistant.notifier,
+    queue: adapters.pollQueue,
+    ...jobBudgets(adapters, userShareOf(config)),
+    clock,
+    logger,
+    poll: { minMs: config.poll.intervalMs, maxMs: config.poll.maxIntervalMs, maxAgeMs: config.poll.maxAgeMs },
+    metrics,
+    doorbell: { watches: (record) => pulls.watches(record) }, // asked by polls after start
+    ...handOverWhenStopping(adapters, p.stopping),
+    // A PR followed on GitHub schedules "did it work?" at its merge instead of now.
+    onPullRequest: async (record, prLink) => {
+      await unfurls.onPullRequest(record, prLink);
+      await impact.onPullRequest(record, prLink, await pulls.onPullRequest(record, prLink));
+    },
+  });
+  // The reconciler first runs at start.
+  const reconciler = wireReconciler({ deliveries, jobs, pulls, logger, periodic: options.periodic });
+  return { notifier, assistant, jobs, pulls, reconciler, shared };
+}

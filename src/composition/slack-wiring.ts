@@ -1,0 +1,115 @@
+import type { Deliveries } from '../delivery/deliveries.js';
+import { ConversationService } from '../jobs/conversation-service.js';
+import type { JobFeedback } from '../jobs/job-feedback.js';
+import type { AppHomePublisher } from '../slack/app-home-publisher.js';
+import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
+import { NewBlocksGate } from '../slack/new-blocks.js';
+import { createSlackApp, type SlackApp } from '../slack/slack-app.js';
+import { UserNames } from '../slack/user-names.js';
+import type { AdapterSet } from '../state/adapters.js';
+import type { AgentLifecycle } from './agent-lifecycle.js';
+import { type oneFatal, replayGuard, responseUrlOrigins } from './app-steps.js';
+import { healthRoutes } from './health.js';
+import type { InsightsWiring } from './insights-wiring.js';
+import type { JobsWiring } from './jobs-wiring.js';
+import type { ScopeBase, ScopeState } from './scope-wiring.js';
+import type { WiredSettings } from './settings-wiring.js';
+
+/** One fatal reason per process (a revoked or rejected token, the app uninstalled): main.ts exits. */
+export type Fatal = ReturnType<typeof oneFatal>;
+
+/**
+ * A scope's Slack side: its gateway and pacing (shared slots with Redis). OAuth mode: the tenant's Slack
+ * side, fed by the shared receiver, its requests processed by the process's one Bolt app; single-workspace
+ * mode: this process's own Bolt app and receiver, with /healthz and /readyz.
+ */
+export function wireSlackSide(
+  { config, options, logger, clock, metrics }: ScopeBase,
+  p: { adapters: AdapterSet; life: Pick<AgentLifecycle, 'stopping'>; fatal: Fatal },
+): SlackApp {
+  const { adapters, life, fatal } = p;
+  const slackOptions = {
+    metrics,
+    ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}),
+    onTokenRejected: (code: string) => fatal.raise(`Slack answered ${code}`),
+  };
+  // OAuth mode: the tenant's own Slack side, fed by the shared receiver; else this process's receiver.
+  const slack: SlackApp =
+    options.slackApp?.(slackOptions) ??
+    createSlackApp(
+      config,
+      logger,
+      healthRoutes({
+        stopping: () => life.stopping,
+        state: () => adapters.state(),
+        slackConnected: () => slack.connected(),
+      }),
+      slackOptions,
+    );
+  // Charts (Slack's 2026 blocks): where the workspace refuses them, every replica leaves them out for a day.
+  slack.gateway.blocksGate = new NewBlocksGate(adapters.analyticsCache, logger, () => clock.now());
+  return slack;
+}
+
+/** What the listeners are handed: every service of the scope, as each request's deps. */
+export interface ListenerParts {
+  slack: SlackApp;
+  deliveries: Deliveries;
+  insights: InsightsWiring;
+  jobs: JobsWiring;
+  home: AppHomePublisher;
+  settings: WiredSettings;
+  feedback: JobFeedback;
+  fatal: Fatal;
+}
+
+/** The scope's listeners' deps (people's names, conversations in threads), registered with its Slack side. */
+export function wireListeners({ config, options, logger }: ScopeBase, s: ScopeState, p: ListenerParts): void {
+  const { slack, deliveries, insights, settings } = p;
+  const { access, projects } = s;
+  const store = s.adapters.jobStore;
+  const { jobs, notifier, assistant, shared } = p.jobs;
+  const userNames = new UserNames((id) => slack.gateway.userInfo(id), { logger, cache: s.cache('names') });
+  const conversations = new ConversationService({
+    jobs,
+    store,
+    notifier,
+    text: userNames,
+    access,
+    followUpsFrom: config.access.followUpsFrom,
+    maxPromptChars: MAX_PROMPT_CHARS,
+    logger,
+  });
+  slack.register({
+    outbox: deliveries,
+    shared,
+    jobs,
+    conversations,
+    access,
+    projects,
+    logger,
+    pageViews: {
+      analytics: insights.reports.pageViews,
+      weekly: insights.weekly,
+      siteUrl: config.docs.siteUrl,
+    },
+    health: {
+      reports: insights.reports.health,
+      weekly: insights.weekly,
+      evidence: insights.reports.evidence,
+      alerts: insights.alerts,
+      siteUrl: config.docs.siteUrl,
+    },
+    limits: { jobsPerHour: config.docs.jobsPerHour, analyticsPerHour: config.analytics.hourlyBudget },
+    jobReaction: config.access.jobReaction,
+    users: userNames,
+    tokenRevoked: (reason) => p.fatal.raise(reason),
+    ...(options.tenant ? { installed: () => options.tenant?.installation } : {}),
+    requests: replayGuard(store),
+    responseUrlOrigins: responseUrlOrigins(config.slack.apiUrl),
+    home: p.home,
+    feedback: p.feedback,
+    assistant: assistant.surface(jobs),
+    ...{ unfurls: insights.unfurls.deps, settings: settings.deps },
+  });
+}

@@ -6,8 +6,8 @@ import { redisForReplicas } from '../support/redis-replicas.js';
 import { answersPing } from '../support/redis-server.js';
 import { eventEnvelope, messageEvent, nextMessageTs, retryHeaders } from '../support/slack-events.js';
 import { botUserOf } from '../support/tenant-actions.js';
-import { ALPHA, asTenant, registerTenants, type TestTenant } from '../support/tenant-bots.js';
-import { installAndConnect } from '../support/tenant-connect.js';
+import { ALPHA, asTenant, BETA, registerTenants, type TestTenant } from '../support/tenant-bots.js';
+import { installAndConnect, prLinkReplies, startJob } from '../support/tenant-connect.js';
 
 /*
  * Issue 43, "Bad input and faults": the faults of a many-tenant deployment, each through signed requests to
@@ -105,4 +105,77 @@ describe('the directory not answering while a request of a tenant not resident a
     // The command started nothing (its person was told so); the mention started one job.
     expect(app.docs.jobs.size).toBe(jobsBefore + 1);
   }, 60_000);
+});
+
+describe('a tenant uninstalled while a job of it is in flight', () => {
+  const redis = redisForReplicas();
+  let app: OAuthTestApp;
+
+  beforeAll(async () => {
+    app = await startOAuthApp({
+      env: { REDIS_URL: redis.url(), POLL_INTERVAL_MS: '300', POLL_MAX_INTERVAL_MS: '600' },
+    });
+    registerTenants(app.slack, app.docs);
+    expect((await installAndConnect(app, app.slack, ALPHA)).status).toBe(200);
+    expect((await installAndConnect(app, app.slack, BETA)).status).toBe(200);
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('its job is dropped once and nothing is posted with its token; the other tenant’s job ends as usual', async () => {
+    const alphaToken = app.slack.oauth.liveToken(ALPHA.key);
+    const alphaJob = await startJob(app, app.docs, ALPHA, 'ALPHA: document the uninstall');
+    const betaJob = await startJob(app, app.docs, BETA, 'BETA: document the uninstall');
+    const alphaPolls = () => app.docs.requestsTo('GET', new RegExp(`/job/${alphaJob}$`)).length;
+    // ALPHA's job is followed: its card is posted and its poll has run once at least.
+    await waitFor(
+      () =>
+        app.slack
+          .callsOf('chat.postMessage')
+          .some((c) => c.authorization === `Bearer ${alphaToken}` && c.args.channel === ALPHA.channel(1)),
+      { what: 'ALPHA’s card', timeoutMs: 10_000 },
+    );
+    await waitFor(() => alphaPolls() > 0, { what: 'ALPHA’s job polled', timeoutMs: 10_000 });
+
+    await app.event(asTenant(eventEnvelope({ type: 'app_uninstalled' }, undefined, ALPHA.teamId), ALPHA));
+    await waitFor(() => linesOf(app, ALPHA, 'its calls, polls, schedules').length > 0, {
+      what: 'ALPHA uninstalled',
+      timeoutMs: 10_000,
+    });
+    const uninstalledAt = app.slack.calls.length;
+
+    // Both jobs end at the platform; BETA's reply comes, ALPHA's queued poll is dropped, once.
+    const alphaPr = 'https://github.com/acme/docs/pull/4301';
+    const betaPr = 'https://github.com/acme/docs/pull/4302';
+    app.docs.complete(alphaJob, alphaPr);
+    app.docs.complete(betaJob, betaPr);
+    await waitFor(() => prLinkReplies(app.slack, betaPr).length > 0, {
+      what: 'BETA’s PR reply',
+      timeoutMs: 15_000,
+    });
+    const dropped = () => linesOf(app, ALPHA, 'a queued job of a tenant that is not installed; dropped');
+    await waitFor(() => dropped().length > 0, { what: 'ALPHA’s poll dropped', timeoutMs: 15_000 });
+    const pollsAtDrop = alphaPolls();
+
+    // The plane runs on: a new BETA job is polled to its end after the drop (a positive sign), and by then
+    // nothing more of ALPHA's job ran.
+    const later = await startJob(app, app.docs, BETA, 'BETA: document the next thing');
+    const laterPr = 'https://github.com/acme/docs/pull/4303';
+    app.docs.complete(later, laterPr);
+    await waitFor(() => prLinkReplies(app.slack, laterPr).length > 0, {
+      what: 'BETA’s second PR reply',
+      timeoutMs: 15_000,
+    });
+    expect(dropped()).toHaveLength(1);
+    expect(alphaPolls()).toBe(pollsAtDrop);
+    const alphaPosts = app.slack.calls
+      .slice(uninstalledAt)
+      .filter((c) => c.authorization === `Bearer ${alphaToken}`)
+      .map((c) => c.method);
+    expect(alphaPosts).toEqual([]);
+    expect(prLinkReplies(app.slack, alphaPr)).toEqual([]);
+    expect(prLinkReplies(app.slack, betaPr)).toHaveLength(1);
+  }, 90_000);
 });

@@ -105,6 +105,68 @@ describe('the directory not answering while a request of a tenant not resident a
     // The command started nothing (its person was told so); the mention started one job.
     expect(app.docs.jobs.size).toBe(jobsBefore + 1);
   }, 60_000);
+
+  it('Redis refusing connections: the same answers, at once, and the mention runs at the first retry after', async () => {
+    const evicted = linesOf(app, ALPHA, 'idle; evicted').length;
+    await waitFor(() => linesOf(app, ALPHA, 'idle; evicted').length > evicted, {
+      what: 'ALPHA not resident again',
+      timeoutMs: 10_000,
+    });
+    const admin = await redis.replica();
+    const jobsBefore = app.docs.jobs.size;
+    const mentioned = 'ALPHA: document the refused connections';
+    const mention = asTenant(
+      eventEnvelope(
+        messageEvent({
+          type: 'app_mention',
+          user: ALPHA.user,
+          channel: ALPHA.channel(2),
+          ts: nextMessageTs(),
+          text: `<@${botUserOf(app.slack, ALPHA)}> ${mentioned}`,
+        }),
+        undefined,
+        ALPHA.teamId,
+      ),
+      ALPHA,
+    );
+    // Every connection of the app cut, and new ones refused (only the test's own is let in).
+    await admin.sendCommand(['CONFIG', 'SET', 'maxclients', '1']);
+    await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+    await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub', 'SKIPME', 'yes']);
+    const sent = Date.now();
+    const [command, first] = await Promise.all([
+      app.command({
+        text: 'document the refusal',
+        user_id: ALPHA.user,
+        team_id: ALPHA.teamId,
+        channel_id: ALPHA.channel(1),
+      }),
+      app.event(mention),
+    ]);
+    expect(command.status).toBe(200);
+    expect((JSON.parse(command.body) as { text?: string }).text).toContain(
+      "I can't reach my storage right now",
+    );
+    expect(first.status).toBe(503);
+    // Refused reads fail at once (fail-fast clients): no wait for the 2 s deadline.
+    expect(Date.now() - sent).toBeLessThan(1_500);
+
+    // Redis takes connections again; Slack's retries come until one is acknowledged.
+    await admin.sendCommand(['CONFIG', 'SET', 'maxclients', '10000']);
+    let retry = 0;
+    await waitFor(
+      async () => (await app.event(mention, retryHeaders(++retry, 'http_error'))).status === 200,
+      {
+        what: 'a retry acknowledged',
+        timeoutMs: 15_000,
+      },
+    );
+    await waitFor(() => [...app.docs.jobs.values()].find((j) => j.prompts[0]?.includes(mentioned)), {
+      what: 'the mention’s job',
+      timeoutMs: 10_000,
+    });
+    expect(app.docs.jobs.size).toBe(jobsBefore + 1);
+  }, 60_000);
 });
 
 describe('a tenant uninstalled while a job of it is in flight', () => {

@@ -31,6 +31,13 @@ function redisCommand(port: number, command: string): Promise<string> {
 const linesOf = (app: OAuthTestApp, t: TestTenant, text: string) =>
   app.logs.filter((l) => l.includes(`"${t.key}"`) && l.includes(text));
 
+/** The tenant's scope is not resident: its last build or eviction logged was an eviction. */
+const evicted = (app: OAuthTestApp, t: TestTenant) =>
+  app.logs
+    .filter((l) => l.includes(`"${t.key}"`) && /tenant runtime started|idle; evicted/.test(l))
+    .at(-1)
+    ?.includes('idle; evicted') === true;
+
 describe('the directory not answering while a request of a tenant not resident arrives', () => {
   const redis = redisForReplicas();
   let app: OAuthTestApp;
@@ -50,10 +57,7 @@ describe('the directory not answering while a request of a tenant not resident a
   });
 
   it('a command is told what happened and to try again; a mention is refused (503) and runs at Slack’s retry', async () => {
-    await waitFor(() => linesOf(app, ALPHA, 'idle; evicted').length > 0, {
-      what: 'ALPHA not resident',
-      timeoutMs: 10_000,
-    });
+    await waitFor(() => evicted(app, ALPHA), { what: 'ALPHA not resident', timeoutMs: 10_000 });
     const port = Number(new URL(redis.url()).port);
     const jobsBefore = app.docs.jobs.size;
     const mentioned = 'ALPHA: document the pause flags';
@@ -101,17 +105,16 @@ describe('the directory not answering while a request of a tenant not resident a
       () => [...app.docs.jobs.values()].find((j) => j.prompts[0]?.includes(mentioned)),
       { what: 'the mention’s job', timeoutMs: 10_000 },
     );
-    expect(job).toBeDefined();
     // The command started nothing (its person was told so); the mention started one job.
     expect(app.docs.jobs.size).toBe(jobsBefore + 1);
+    // It ends, so that nothing of ALPHA's runs any more (no poll builds its scope again).
+    const pr = 'https://github.com/acme/docs/pull/4300';
+    app.docs.complete(job.id, pr);
+    await waitFor(() => prLinkReplies(app.slack, pr).length > 0, { what: 'its PR reply', timeoutMs: 15_000 });
   }, 60_000);
 
   it('Redis refusing connections: the same answers, at once, and the mention runs at the first retry after', async () => {
-    const evicted = linesOf(app, ALPHA, 'idle; evicted').length;
-    await waitFor(() => linesOf(app, ALPHA, 'idle; evicted').length > evicted, {
-      what: 'ALPHA not resident again',
-      timeoutMs: 10_000,
-    });
+    await waitFor(() => evicted(app, ALPHA), { what: 'ALPHA not resident again', timeoutMs: 10_000 });
     const admin = await redis.replica();
     const jobsBefore = app.docs.jobs.size;
     const mentioned = 'ALPHA: document the refused connections';

@@ -1,3 +1,4 @@
+import { AppError } from '../common/errors.js';
 import type {
   TenantHold,
   TenantInstallation,
@@ -66,4 +67,17 @@ export interface TenantDirectory {
   /** One holder at a time across replicas (token refresh, purge) for `ttlMs`; false when someone holds it. */
   lease(name: string, ttlMs: number): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/**
+ * The directory could not say which install a request is for (Redis refused or did not answer in time):
+ * not taken for "not installed". The front door answers it 503, so Slack delivers the event again.
+ */
+export class DirectoryUnreadableError extends AppError<'directory_unreadable'> {
+  constructor() {
+    super(
+      'directory_unreadable',
+      'the tenant directory did not answer; the request is refused so that Slack retries it',
+    );
+  }
 }

@@ -41,6 +41,28 @@ export function scopesToEvict(
   return out;
 }
 
+/**
+ * Evicts the scopes due (idle, or the least recent beyond the cap) that have no work in hand, each looked at
+ * again right before (work may have started since: a job, a request). `resident`: least recent first.
+ */
+export async function evictIdleScopes(
+  resident: Array<readonly [TenantKey, Residency]>,
+  now: number,
+  limits: { idleMs: number; maxResident: number },
+  deferred: DeferredEvictions,
+  scope: { busy(tenant: TenantKey): Promise<boolean>; evict(tenant: TenantKey): Promise<void> },
+): Promise<void> {
+  const busy = await Promise.all(resident.map(([tenant]) => scope.busy(tenant)));
+  const scopes = resident.map(
+    ([t, { usedAt, inFlight }], i) => [t, { usedAt, inFlight, busy: busy[i] }] as const,
+  );
+  deferred.say(scopes, new Set(scopesToEvict(resident, now, limits)));
+  for (const tenant of scopesToEvict(scopes, now, limits)) {
+    if (await scope.busy(tenant)) continue;
+    await scope.evict(tenant);
+  }
+}
+
 /** Says once per busy spell that a scope due for eviction waits for its work (debug). */
 export class DeferredEvictions {
   private last = new Set<TenantKey>();

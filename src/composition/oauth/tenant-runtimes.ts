@@ -3,10 +3,16 @@ import type { Logger } from '../../common/logger.js';
 import type { InboundRequest } from '../../slack/tenant-slack-app.js';
 import type { WakeResult } from '../../state/adapters.js';
 import { type TenantKey, type TenantSource, tenantCandidates, tenantSecrets } from '../../tenants/tenant.js';
+import { answerUnreadable, UNREADABLE, type Unreadable, withinDeadline } from './directory-faults.js';
 import { DirectoryFollower } from './directory-follower.js';
 import { effectiveConnections } from './tenant-config.js';
 import { removeInstall, scopeCallbacks, serve, uninstalledLine } from './tenant-holds.js';
-import { AbsentTenants, DeferredEvictions, MAX_RESIDENT_SCOPES, scopesToEvict } from './tenant-residency.js';
+import {
+  AbsentTenants,
+  DeferredEvictions,
+  evictIdleScopes,
+  MAX_RESIDENT_SCOPES,
+} from './tenant-residency.js';
 import { buildTenantRuntime, type TenantRuntime, untilStarted, updateInPlace } from './tenant-runtime.js';
 import type { TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 
@@ -19,17 +25,14 @@ export type { WakeResult } from '../../state/adapters.js';
 export { FULL_SYNC_MS, SYNC_INTERVAL_MS } from './directory-follower.js';
 
 /**
- * The tenant scopes this replica holds (issue 34: built on demand, nothing per tenant at boot). A scope is
- * built when a request, a queued job or the due index names its tenant: one read of its stamp, then its
- * installation, settings and lifecycle. It is kept current in place (settings saved, token rotated,
- * re-installed), stopped when it is uninstalled (here or on another replica) and, with Redis, evicted when
- * idle or when too many are resident: eviction frees memory only, since its work lives in Redis and wakes it.
- * Each scope reaches only its own stores, budgets, pacing and clients.
+ * The tenant scopes this replica holds (issue 34), each built when a request, a queued job or the due index
+ * names its tenant (one read of its stamp, then its records), kept current in place, stopped when uninstalled
+ * and (Redis) evicted when idle or too many: that frees memory only, its work in Redis wakes it again.
  */
 export class TenantRuntimes {
   /** Resident scopes, least recently used first (a use moves it to the end). */
   private readonly runtimes = new Map<TenantKey, TenantRuntime>();
-  private readonly loading = new Map<TenantKey, Promise<TenantRuntime | undefined>>();
+  private readonly loading = new Map<TenantKey, Promise<TenantRuntime | Unreadable | undefined>>();
   /** Uninstalled here, with their stamp: a stale read never brings them back, a re-install does. */
   private readonly removed = new Map<TenantKey, string | undefined>();
   private readonly absent: AbsentTenants;
@@ -81,8 +84,9 @@ export class TenantRuntimes {
       // On hold: its record says so, and nothing is built for it (its jobs are parked until the lift).
       if (stamp !== null && (await this.deps.directory.lifecycle(tenant).catch(() => undefined))?.hold)
         return 'held';
-      runtime = stamp === null ? undefined : await this.load(tenant);
-      if (!runtime?.installed) return 'held';
+      const loaded = stamp === null ? undefined : await this.load(tenant);
+      if (loaded === UNREADABLE || !loaded?.installed) return 'held';
+      runtime = loaded;
     }
     if (runtime.lifecycle.hold) return 'held';
     this.touch(tenant);
@@ -104,18 +108,20 @@ export class TenantRuntimes {
     return this.runtimes.get(tenant);
   }
 
-  /** One verified request: to its tenant's scope; a team with no install gets an empty acknowledgement. */
+  /** One verified request to its tenant's scope; none: an empty ack; unreadable: told so, or refused (503). */
   async dispatch(event: InboundRequest, source: TenantSource | undefined): Promise<void> {
     const runtime = source ? await this.resolve(source) : undefined;
+    if (runtime === UNREADABLE) return answerUnreadable(event, source!, this.log);
     if (runtime) this.touch(runtime.scope.key);
     await serve(runtime, event, source, this.log);
   }
 
   /**
    * The scope serving a request: an org-wide install first, then the workspace (as Bolt looks them up),
-   * decided on the stored record: a resident scope's stamp is read first; one not resident is built.
+   * decided on the stored record: a resident scope's stamp is read first; one not resident is built (one
+   * unreadable in time: `UNREADABLE`, never a later candidate's scope).
    */
-  async resolve(source: TenantSource): Promise<TenantRuntime | undefined> {
+  async resolve(source: TenantSource): Promise<TenantRuntime | Unreadable | undefined> {
     for (const tenant of tenantCandidates(source)) {
       const held = this.runtimes.get(tenant);
       if (held?.installed) {
@@ -126,14 +132,15 @@ export class TenantRuntimes {
         if (now?.installed) return now;
         continue;
       }
-      const built = await this.load(tenant);
+      const built = await withinDeadline(this.load(tenant));
+      if (built === UNREADABLE) return built;
       if (built?.installed) return built;
     }
     return undefined;
   }
 
   /** Builds a tenant's scope from the directory (once, however many ask at the same time). */
-  private load(tenant: TenantKey): Promise<TenantRuntime | undefined> {
+  private load(tenant: TenantKey): Promise<TenantRuntime | Unreadable | undefined> {
     if (this.stopped || this.absent.has(tenant)) return Promise.resolve(undefined);
     let loading = this.loading.get(tenant);
     if (!loading) {
@@ -141,12 +148,12 @@ export class TenantRuntimes {
         // Unreadable (Redis away): not built now, and not taken for "not installed" either.
         const stamp = await this.deps.directory.stamp(tenant).catch(() => null);
         if (stamp === undefined) this.absent.add(tenant);
-        if (!stamp) return undefined;
-        if (this.removed.get(tenant) === stamp) return undefined;
+        if (stamp === null) return UNREADABLE;
+        if (!stamp || this.removed.get(tenant) === stamp) return undefined;
         this.removed.delete(tenant);
         const held = this.runtimes.get(tenant);
-        await this.applyLogged(tenant, stamp, held?.installed ? held : undefined);
-        return this.runtimes.get(tenant);
+        const read = await this.applyLogged(tenant, stamp, held?.installed ? held : undefined);
+        return read ? this.runtimes.get(tenant) : UNREADABLE;
       })().finally(() => this.loading.delete(tenant));
       this.loading.set(tenant, loading);
     }
@@ -169,12 +176,14 @@ export class TenantRuntimes {
   private async applyLogged(tenant: TenantKey, stamp: string, held: TenantRuntime | undefined) {
     try {
       await this.apply(tenant, stamp, held);
+      return true;
     } catch (error) {
       // One tenant's unreadable record (a key not configured, Redis failing mid-way) never blocks the
-      // others; it is tried again at its next use, and said once per stamp.
+      // others; it is tried again at its next use (false), and said once per stamp.
       if (this.unreadable.get(tenant) !== stamp)
         this.log.error({ tenant, error: describeError(error) }, 'could not load a tenant; retrying');
       this.unreadable.set(tenant, stamp);
+      return false;
     }
   }
 
@@ -229,19 +238,10 @@ export class TenantRuntimes {
   private async evictIdle(): Promise<void> {
     const { scopeIdleMs: idleMs, maxResidentScopes: maxResident = MAX_RESIDENT_SCOPES, clock } = this.deps;
     if (idleMs === undefined || this.stopped) return;
-    const resident = [...this.runtimes];
-    const busy = await Promise.all(resident.map(([tenant]) => this.busy(tenant)));
-    const limits = { idleMs, maxResident };
-    const scopes = resident.map(
-      ([t, { usedAt, inFlight }], i) => [t, { usedAt, inFlight, busy: busy[i] }] as const,
-    );
-    const due = new Set(scopesToEvict(resident, clock.now(), limits));
-    this.deferred.say(scopes, due);
-    for (const tenant of scopesToEvict(scopes, clock.now(), limits)) {
-      // Work may have started since the look above (a job, a request): checked again right before.
-      if (await this.busy(tenant)) continue;
-      await this.drop(tenant, 'idle; evicted (its work in Redis wakes it again)', true);
-    }
+    await evictIdleScopes([...this.runtimes], clock.now(), { idleMs, maxResident }, this.deferred, {
+      busy: (tenant) => this.busy(tenant),
+      evict: (tenant) => this.drop(tenant, 'idle; evicted (its work in Redis wakes it again)', true),
+    });
   }
 
   /** Whether a resident scope has work in hand that stopping it would cut (see DocsAgent.busy). */

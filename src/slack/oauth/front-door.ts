@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type App, HTTPReceiver, type ReceiverEvent } from '@slack/bolt';
+import { type App, HTTPModuleFunctions, HTTPReceiver, type ReceiverEvent } from '@slack/bolt';
 import type { Config } from '../../common/config.js';
+import { errorCode } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { TenantSource } from '../../tenants/tenant.js';
 import { tenantSourceOf } from '../../tenants/tenant-source.js';
@@ -43,6 +44,14 @@ export function createFrontDoor(input: {
     // The request's signature reaches the tenant's middleware (context.slackSignature) that drops replays.
     customPropertiesExtractor: (req) => ({ slackSignature: req.headers['x-slack-signature'] }),
     bodyLimit: MAX_REQUEST_BODY_BYTES,
+    // The directory did not say whose request it is: 503, so Slack delivers the event again later.
+    processEventErrorHandler: async (args) => {
+      if (errorCode(args.error) !== 'directory_unreadable' || args.response.headersSent)
+        return HTTPModuleFunctions.defaultProcessEventErrorHandler(args);
+      args.response.writeHead(503);
+      args.response.end();
+      return true;
+    },
     ...slackInstaller(input.installer),
   });
   rejectFutureDated(receiver, logger);

@@ -2,7 +2,17 @@
  * The copy test's renders for the builders added with issue 46's shared actions, job links and report tables
  * (headlines, the shared-message lines, the card's actions, the top-pages list and table).
  */
-import { healthReport, JOB_ID, NOW, PR, pageViewsReport, type Renders, USER } from './copy-fixtures.js';
+import {
+  done,
+  healthReport,
+  JOB_ID,
+  NOW,
+  PR,
+  pageViewsReport,
+  type Renders,
+  record,
+  USER,
+} from './copy-fixtures.js';
 
 const alert = () => [
   { type: 'section', text: { type: 'mrkdwn', text: 'A search gap' } },
@@ -82,6 +92,36 @@ export const SHARED_RENDERS: Renders = {
         10_000,
         (k: number) => `Top ${k} pages`,
       ),
+    ],
+  },
+  'home-jobs.ts': {
+    homeJobBlocks: (m) => [
+      m.homeJobBlocks({ userId: USER, jobs: [] }),
+      m.homeJobBlocks({
+        userId: USER,
+        jobs: [record(), done()],
+        jobPage: (job: { jobId: string }) => `https://dashboard.example.com/jobs/${job.jobId}`,
+      }),
+    ],
+    homeJobMenu: (m) => [
+      [
+        {
+          type: 'section',
+          text: { type: 'plain_text', text: 'Job' },
+          accessory: m.homeJobMenu(record(), undefined),
+        },
+      ],
+    ],
+    homeUsageBlocks: (m) => [
+      m.homeUsageBlocks({ used: 3, limit: 20 }),
+      m.homeUsageBlocks({ used: 1, limit: 1 }),
+    ],
+    homeStopText: (m) => [
+      m.homeStopText({ kind: 'stopped', channelId: 'C0DOCS' }),
+      m.homeStopText({ kind: 'not_watched' }),
+      m.homeStopText({ kind: 'unknown' }),
+      m.homeStopText({ kind: 'refused', requesterId: 'U0BOB' }),
+      m.homeStopText({ kind: 'failed' }),
     ],
   },
 };

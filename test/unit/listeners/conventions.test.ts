@@ -41,6 +41,7 @@ describe('src/slack layout', () => {
       'actions/health-fix.ts',
       'actions/home-connect-project.ts',
       'actions/home-disconnect-project.ts',
+      'actions/home-job-menu.ts',
       'actions/home-new-job.ts',
       'actions/job-card-menu.ts',
       'actions/job-feedback.ts',

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/http.js';
+import { testTenant } from '../support/map-tenant-directory.js';
 import { appHomeOpenedEnvelope, blockActionsPayload } from '../support/slack-interactions.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -108,5 +109,41 @@ describe('Home as a dashboard', () => {
     expect(refusal).toContain('<@U0ALICE>');
     expect(await t.agent.jobs.job(jobId)).toMatchObject({ watching: true, watchEnded: null });
     expect(dms(t, 'U0ALICE')).toEqual([]);
+  }, 30_000);
+
+  it('Settings opens the settings in a modal for a manager, and is refused to a member by name', async () => {
+    const tenant = testTenant();
+    const t = await startTestApp({ agentOptions: { tenant: tenant.scope } });
+    app = t;
+    t.slack.members.roles.set('U0ADMIN', { is_admin: true });
+    t.slack.members.roles.set('U0BOB', {});
+    const press = (userId: string) =>
+      t.interaction(
+        blockActionsPayload({
+          userId,
+          triggerId: t.slack.surfaces.mintTriggerId(userId),
+          action: { action_id: 'home_settings', text: 'Settings' },
+          container: { type: 'view', view: homeOf(t, userId) },
+        }),
+      );
+    expect(JSON.stringify(await openHome(t, 'U0ADMIN'))).toContain('"action_id":"home_settings"');
+    expect(JSON.stringify(await openHome(t, 'U0BOB'))).not.toContain('home_settings');
+    // A member's click (a stale or forged Home): told who the managers are, no modal.
+    expect((await press('U0BOB')).status).toBe(200);
+    const refusal = await waitFor(
+      () => dms(t, 'U0BOB').find((text) => text.includes("only docs-agent's managers")),
+      { what: 'member refused' },
+    );
+    expect(refusal).toContain('workspace admins and owners');
+    expect(t.slack.callsOf('views.open')).toHaveLength(0);
+    expect((await press('U0ADMIN')).status).toBe(200);
+    const modal = await waitFor(
+      () => [...t.slack.surfaces.modals.values()].find((m) => m.userId === 'U0ADMIN'),
+      { what: 'settings modal opened' },
+    );
+    const shown = JSON.stringify(modal.view);
+    expect(shown).toContain('Settings: docs projects');
+    expect(shown).toContain('home_connect_project');
+    expect(t.slack.surfaces.refusals).toEqual([]);
   }, 30_000);
 });

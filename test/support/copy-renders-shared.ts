@@ -3,6 +3,7 @@
  * (headlines, the shared-message lines, the card's actions, the top-pages list and table).
  */
 import {
+  connection,
   done,
   healthReport,
   JOB_ID,
@@ -122,6 +123,20 @@ export const SHARED_RENDERS: Renders = {
       m.homeStopText({ kind: 'unknown' }),
       m.homeStopText({ kind: 'refused', requesterId: 'U0BOB' }),
       m.homeStopText({ kind: 'failed' }),
+    ],
+  },
+  'project-settings.ts': {
+    settingsModalView: (m) => [
+      m.settingsModalView({
+        manage: true,
+        connections: [connection(), connection(true)],
+        installerUserId: USER,
+        managers: { added: ['U0BOB'], externalUsers: false, externalUsersChosen: true },
+      }),
+    ],
+    settingsRefusedText: (m) => [
+      m.settingsRefusedText(USER, ['U0BOB']),
+      m.settingsRefusedText(undefined, []),
     ],
   },
 };

@@ -13,6 +13,7 @@ import { registerHomeConnectProjectAction } from './actions/home-connect-project
 import { registerHomeDisconnectProjectAction } from './actions/home-disconnect-project.js';
 import { registerHomeJobMenuAction } from './actions/home-job-menu.js';
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
+import { registerHomeSettingsAction } from './actions/home-settings.js';
 import { registerJobCardMenuAction } from './actions/job-card-menu.js';
 import { registerJobFeedbackAction } from './actions/job-feedback.js';
 import { registerJobModalSubmission } from './actions/job-modal-submission.js';
@@ -80,6 +81,7 @@ export function registerListeners(app: App, depsOf: (context: Context) => SlackD
   registerTokenRevoked(app, deps);
   registerHomeNewJobAction(app, deps);
   registerHomeJobMenuAction(app, deps);
+  registerHomeSettingsAction(app, deps);
   registerJobRetryAction(app, deps);
   registerJobCardMenuAction(app, deps);
   registerJobFeedbackAction(app, deps);

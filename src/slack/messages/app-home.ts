@@ -7,7 +7,7 @@ import { firstRunBlocks } from './first-run.js';
 import { slackTime } from './format.js';
 import { type HomeJobsInput, type HomeUsage, homeJobBlocks, homeUsageBlocks } from './home-jobs.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
-import { type HomeSettings, homeSettingsBlocks } from './project-settings.js';
+import { HOME_SETTINGS_ACTION, type HomeSettings, homeSettingsBlocks } from './project-settings.js';
 
 /** The Home button that opens the job modal (the same modal as the message shortcut). */
 export const HOME_NEW_JOB_ACTION = 'home_new_job';
@@ -75,6 +75,16 @@ export function appHomeView(input: AppHomeInput): HomeView {
           style: 'primary',
           text: { type: 'plain_text', text: 'New job' },
         },
+        // Managers only (a member's click would only be refused); asked again on the click.
+        ...(input.settings?.manage
+          ? [
+              {
+                type: 'button' as const,
+                action_id: HOME_SETTINGS_ACTION,
+                text: { type: 'plain_text' as const, text: 'Settings' },
+              },
+            ]
+          : []),
       ],
     },
     ...firstRunBlocks(input),

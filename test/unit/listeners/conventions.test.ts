@@ -43,6 +43,7 @@ describe('src/slack layout', () => {
       'actions/home-disconnect-project.ts',
       'actions/home-job-menu.ts',
       'actions/home-new-job.ts',
+      'actions/home-settings.ts',
       'actions/job-card-menu.ts',
       'actions/job-feedback.ts',
       'actions/job-modal-submission.ts',

@@ -1,6 +1,7 @@
 import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
+import { jobPageUrl } from '../common/job-links.js';
 import type { Logger } from '../common/logger.js';
 import type { ProjectDirectory } from '../common/projects.js';
 import type { Outbox } from '../delivery/ports.js';
@@ -94,6 +95,19 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
     publish: (userId, view, hash) => w.gateway.publishHome(userId, view, hash),
     ...(w.feedback ? { feedback: () => w.feedback!.thisMonth() } : {}),
     ...(w.settings ? { settings: w.settings } : {}),
+    usage: async () => {
+      // Every project's jobs together: "3 of 20 agent jobs this hour" (a project's quota counts its own).
+      const ids = w.projects.all();
+      const left = await Promise.all(ids.map((id) => w.agentJobQuotaFor(id).remaining()));
+      const limit = w.config.docs.jobsPerHour * ids.length;
+      const used = left.reduce((sum, n) => sum + Math.max(0, w.config.docs.jobsPerHour - n), 0);
+      return limit > 0 ? { used, limit } : undefined;
+    },
+    jobPage: (job) =>
+      jobPageUrl(w.config.docs.jobUrlPattern, {
+        projectId: job.projectId ?? w.projects.defaultProjectId,
+        jobId: job.jobId,
+      }),
     logger: w.logger.child({ component: 'app-home' }),
     hashes: w.hashes,
   });

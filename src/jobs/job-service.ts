@@ -121,6 +121,21 @@ export class JobService {
     return this.lock.run(jobId, () => stopFollowing(this.deps, jobId));
   }
 
+  /** A job's record as stored, if known (Home's ⋯ menu checks who may stop it). */
+  job(jobId: string): Promise<JobRecord | undefined> {
+    return this.deps.store.getJob(jobId);
+  }
+
+  /**
+   * Stop following from outside the job's thread (Home's ⋯ menu): the same use case, then the card owes its
+   * new state ("Stopped following"), which also refreshes the requester's Home.
+   */
+  async stopFollowingAndShow(jobId: string): Promise<StopFollowingResult> {
+    const result = await this.stopFollowing(jobId);
+    if (result.ok) await this.deps.notifier.updateCard(result.record, this.deps.clock.now());
+    return result;
+  }
+
   /** "Keep following" after a Stop: the stopped generation is watched again, its result posted. */
   resumeFollowing(jobId: string, generation: number): Promise<ResumeFollowingResult> {
     return this.lock.run(jobId, () => resumeFollowing(this.deps, jobId, generation));

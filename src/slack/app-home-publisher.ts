@@ -12,6 +12,7 @@ import {
   type HomeBudget,
   type HomeSchedule,
 } from './messages/app-home.js';
+import type { HomeUsage } from './messages/home-jobs.js';
 import type { HomeSettings } from './messages/project-settings.js';
 
 /** Home is kept current only for people who opened it within this time (a mark in the store, any replica). */
@@ -47,6 +48,10 @@ export interface AppHomeSources {
   feedback?(): Promise<MonthFeedback>;
   /** OAuth mode: the Settings section (docs projects) for admins, or the connect prompt. */
   settings?(userId: string): Promise<HomeSettings | undefined>;
+  /** Agent jobs started this hour of the hourly limit (everyone sees it); absent: no usage line. */
+  usage?(): Promise<HomeUsage | undefined>;
+  /** A job's page on the docs dashboard (DOCS_JOB_URL_PATTERN), for its ⋯ menu. */
+  jobPage?: ((job: JobRecord) => string | undefined) | undefined;
   logger: Logger;
   debounceMs?: number;
   /** The process's cache for this tenant (OAuth mode: one bound for every tenant's caches). */
@@ -134,13 +139,14 @@ export class AppHomePublisher {
   }
 
   private async build(teamId: string | null, userId: string): Promise<HomeView> {
-    const [jobs, schedules, budgets, feedback, alerts, settings] = await Promise.all([
+    const [jobs, schedules, budgets, feedback, alerts, settings, usage] = await Promise.all([
       this.sources.store.listByRequester(teamId, userId, JOBS_READ),
       this.sources.schedules(userId),
       this.sources.budgets(userId),
       this.sources.feedback?.(),
       this.sources.alerts?.(userId),
       this.sources.settings?.(userId),
+      this.sources.usage?.(),
     ]);
     return appHomeView({
       userId,
@@ -151,6 +157,8 @@ export class AppHomePublisher {
       ...(feedback ? { feedback } : {}),
       ...(alerts ? { alerts } : {}),
       ...(settings ? { settings } : {}),
+      usage,
+      jobPage: this.sources.jobPage,
     });
   }
 

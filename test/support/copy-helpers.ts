@@ -17,6 +17,7 @@ export const HELPERS: Record<string, Record<string, string>> = {
   'weekly-post.ts': { weeklyStopButton: 'a button, checked through weeklyPost' },
   'agent-session.ts': { stopChoiceValue: ENCODER, parseStopChoiceValue: PARSER },
   'app-home.ts': { channelLink: 'a link to a channel (a URL)' },
+  'home-jobs.ts': { homeStopValue: ENCODER, parseHomeStopValue: PARSER },
   'assistant-confirm.ts': { parsePendingId: PARSER },
   'charts.ts': {
     ChartInputError: 'an error class (logged, never shown)',

@@ -2,7 +2,18 @@
  * The copy test's renders for the builders added with issue 46's shared actions, job links and report tables
  * (headlines, the shared-message lines, the card's actions, the top-pages list and table).
  */
-import { healthReport, JOB_ID, NOW, PR, pageViewsReport, type Renders, USER } from './copy-fixtures.js';
+import {
+  connection,
+  done,
+  healthReport,
+  JOB_ID,
+  NOW,
+  PR,
+  pageViewsReport,
+  type Renders,
+  record,
+  USER,
+} from './copy-fixtures.js';
 
 const alert = () => [
   { type: 'section', text: { type: 'mrkdwn', text: 'A search gap' } },
@@ -82,6 +93,50 @@ export const SHARED_RENDERS: Renders = {
         10_000,
         (k: number) => `Top ${k} pages`,
       ),
+    ],
+  },
+  'home-jobs.ts': {
+    homeJobBlocks: (m) => [
+      m.homeJobBlocks({ userId: USER, jobs: [] }),
+      m.homeJobBlocks({
+        userId: USER,
+        jobs: [record(), done()],
+        jobPage: (job: { jobId: string }) => `https://dashboard.example.com/jobs/${job.jobId}`,
+      }),
+    ],
+    homeJobMenu: (m) => [
+      [
+        {
+          type: 'section',
+          text: { type: 'plain_text', text: 'Job' },
+          accessory: m.homeJobMenu(record(), undefined),
+        },
+      ],
+    ],
+    homeUsageBlocks: (m) => [
+      m.homeUsageBlocks({ used: 3, limit: 20 }),
+      m.homeUsageBlocks({ used: 1, limit: 1 }),
+    ],
+    homeStopText: (m) => [
+      m.homeStopText({ kind: 'stopped', channelId: 'C0DOCS' }),
+      m.homeStopText({ kind: 'not_watched' }),
+      m.homeStopText({ kind: 'unknown' }),
+      m.homeStopText({ kind: 'refused', requesterId: 'U0BOB' }),
+      m.homeStopText({ kind: 'failed' }),
+    ],
+  },
+  'project-settings.ts': {
+    settingsModalView: (m) => [
+      m.settingsModalView({
+        manage: true,
+        connections: [connection(), connection(true)],
+        installerUserId: USER,
+        managers: { added: ['U0BOB'], externalUsers: false, externalUsersChosen: true },
+      }),
+    ],
+    settingsRefusedText: (m) => [
+      m.settingsRefusedText(USER, ['U0BOB']),
+      m.settingsRefusedText(undefined, []),
     ],
   },
 };

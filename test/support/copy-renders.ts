@@ -67,6 +67,8 @@ export const RENDERS: Renders = {
         ],
         budgets: [{ label: 'Agent jobs', left: 0, limit: 20, resetsAt: NOW + 600_000 }],
         alerts: [{ channelId: 'C0DOCS', sensitivity: 'normal' }],
+        usage: { used: 3, limit: 20 },
+        jobPage: (job: { jobId: string }) => `https://dashboard.example.com/jobs/${job.jobId}`,
         settings: {
           manage: true,
           connections: [connection()],

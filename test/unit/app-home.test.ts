@@ -83,7 +83,7 @@ describe('appHomeView', () => {
     const view = appHomeView({ userId: 'U0ALICE', jobs, schedules, budgets });
     expect(view.blocks.length).toBeLessThanOrEqual(100);
     expect(checkView(view, 'home')).toEqual({ ok: true });
-    expect(text(view)).toContain('…and 450 more older jobs');
+    expect(text(view)).toContain('…and 490 more running');
     expect(text(view)).toContain('…and 55 more schedules');
     expect(text(view)).not.toContain('proj_');
     expect(text(view)).toContain('> 0 &lt;!channel&gt;');

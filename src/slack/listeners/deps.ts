@@ -121,6 +121,8 @@ export interface SlackDeps {
     | 'releaseOnce'
     | 'jobOfThread'
     | 'stopFollowing'
+    | 'job'
+    | 'stopFollowingAndShow'
     | 'resumeFollowing'
     | 'followUp'
   >;

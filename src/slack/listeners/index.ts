@@ -11,7 +11,9 @@ import { registerHealthFixAction } from './actions/health-fix.js';
 import { registerHealthFixSubmission } from './actions/health-fix-submission.js';
 import { registerHomeConnectProjectAction } from './actions/home-connect-project.js';
 import { registerHomeDisconnectProjectAction } from './actions/home-disconnect-project.js';
+import { registerHomeJobMenuAction } from './actions/home-job-menu.js';
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
+import { registerHomeSettingsAction } from './actions/home-settings.js';
 import { registerJobCardMenuAction } from './actions/job-card-menu.js';
 import { registerJobFeedbackAction } from './actions/job-feedback.js';
 import { registerJobModalSubmission } from './actions/job-modal-submission.js';
@@ -78,6 +80,8 @@ export function registerListeners(app: App, depsOf: (context: Context) => SlackD
   registerAppHomeOpened(app, deps);
   registerTokenRevoked(app, deps);
   registerHomeNewJobAction(app, deps);
+  registerHomeJobMenuAction(app, deps);
+  registerHomeSettingsAction(app, deps);
   registerJobRetryAction(app, deps);
   registerJobCardMenuAction(app, deps);
   registerJobFeedbackAction(app, deps);

@@ -2,20 +2,18 @@ import type { HomeView, KnownBlock } from '@slack/types';
 import { describeWeeklyCron } from '../../insights/ranges/cron-times.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { MonthFeedback } from '../../jobs/job-feedback.js';
-import { escapeMrkdwn, untrustedMrkdwn } from '../markup.js';
+import { escapeMrkdwn } from '../markup.js';
 import { firstRunBlocks } from './first-run.js';
-import { mrkdwnLink, slackTime } from './format.js';
-import { statusLine } from './job-card.js';
-import { threadLink } from './job-list.js';
+import { slackTime } from './format.js';
+import { type HomeJobsInput, type HomeUsage, homeJobBlocks, homeUsageBlocks } from './home-jobs.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
-import { type HomeSettings, homeSettingsBlocks } from './project-settings.js';
-import { pullRequestStateLine } from './pull-request.js';
+import { HOME_SETTINGS_ACTION, type HomeSettings, homeSettingsBlocks } from './project-settings.js';
 
 /** The Home button that opens the job modal (the same modal as the message shortcut). */
 export const HOME_NEW_JOB_ACTION = 'home_new_job';
 
 /** Slack allows 100 blocks in a Home view; these caps keep every section visible within them. */
-export const HOME_LIMITS = { blocks: 100, jobs: 50, schedules: 25, budgets: 10 } as const;
+export const HOME_LIMITS = { blocks: 100, schedules: 25, budgets: 10 } as const;
 
 export interface HomeSchedule {
   channelId: string;
@@ -57,6 +55,10 @@ export interface AppHomeInput {
   alerts?: HomeAlertChannel[];
   /** OAuth mode: docs projects (admins), or the prompt to connect one; absent: no Settings section. */
   settings?: HomeSettings;
+  /** A job's page on the docs dashboard (DOCS_JOB_URL_PATTERN); absent: its menus offer no such link. */
+  jobPage?: HomeJobsInput['jobPage'];
+  /** Agent jobs started this hour of the hourly limit; absent: no usage line. */
+  usage?: HomeUsage | undefined;
 }
 
 /** The user's own Home tab. Pure; at most 100 blocks whatever the input. */
@@ -73,11 +75,22 @@ export function appHomeView(input: AppHomeInput): HomeView {
           style: 'primary',
           text: { type: 'plain_text', text: 'New job' },
         },
+        // Managers only (a member's click would only be refused); asked again on the click.
+        ...(input.settings?.manage
+          ? [
+              {
+                type: 'button' as const,
+                action_id: HOME_SETTINGS_ACTION,
+                text: { type: 'plain_text' as const, text: 'Settings' },
+              },
+            ]
+          : []),
       ],
     },
     ...firstRunBlocks(input),
     { type: 'divider' },
-    ...jobBlocks(input),
+    ...homeJobBlocks({ userId: input.userId, jobs: input.jobs, jobPage: input.jobPage }),
+    ...homeUsageBlocks(input.usage),
     { type: 'divider' },
     ...scheduleBlocks(input.schedules),
     ...alertBlocks(input.alerts),
@@ -118,36 +131,6 @@ export function appHomeUnavailableView(): HomeView {
       ),
     ],
   };
-}
-
-function jobBlocks(input: AppHomeInput): KnownBlock[] {
-  const own = input.jobs
-    .filter((job) => job.requesterId === input.userId)
-    .sort((a, b) => b.createdAt - a.createdAt || b.jobId.localeCompare(a.jobId));
-  const blocks: KnownBlock[] = [section('*Your jobs*')];
-  if (own.length === 0)
-    return [
-      ...blocks,
-      note(
-        'You have not started a job yet. Use *New job*, `/docs-agent`, or "Send to docs agent" on a message.',
-      ),
-    ];
-  for (const job of own.slice(0, HOME_LIMITS.jobs)) {
-    const status = statusLine(job);
-    const links = [
-      mrkdwnLink(threadLink(job.channelId, job.threadTs), 'thread'),
-      ...(job.prLink ? [mrkdwnLink(job.prLink, 'pull request')] : []),
-    ].join(' · ');
-    const pullRequest = pullRequestStateLine(job.pullRequest);
-    const lines = [
-      `${status.emoji} *${status.label}*`,
-      ...(pullRequest ? [pullRequest] : []),
-      `> ${untrustedMrkdwn(oneLine(job.prompt, 200))}`,
-      `${slackTime(job.createdAt)} in <#${job.channelId}> · ${links}`,
-    ];
-    blocks.push(section(lines.join('\n')));
-  }
-  return [...blocks, ...more(own.length - HOME_LIMITS.jobs, 'older jobs')];
 }
 
 /** "every Monday at 09:00"; a pattern set by the operator that says more is "on a custom schedule". */

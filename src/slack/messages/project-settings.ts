@@ -1,4 +1,4 @@
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, ModalView } from '@slack/types';
 import { defuseLinks, escapeMrkdwn } from '../markup.js';
 import { slackTime } from './format.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
@@ -6,6 +6,8 @@ import { LIMITS, oneLine, truncate } from './limits.js';
 /** Home's Settings buttons: Connect opens the connect form; Disconnect (per connection) asks first. */
 export const HOME_CONNECT_ACTION = 'home_connect_project';
 export const HOME_DISCONNECT_ACTION = 'home_disconnect_project';
+/** Home's top Settings button: the Settings section in a modal (managers only, asked again on the click). */
+export const HOME_SETTINGS_ACTION = 'home_settings';
 /** The Disconnect button's value for the workspace's connection (a channel's is its id). */
 export const WORKSPACE_VALUE = 'workspace';
 /** Connections Home lists at most (one per channel can be many). */
@@ -212,4 +214,24 @@ export function homeSettingsBlocks(settings: HomeSettings): KnownBlock[] {
   });
   blocks.push(...managersBlocks(settings), { type: 'divider' });
   return blocks;
+}
+
+/** The Settings section in a modal, opened from Home's Settings button (at most HOME_SETTINGS_MAX + 6 blocks). */
+export function settingsModalView(settings: HomeSettings): ModalView {
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: 'Settings' },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: homeSettingsBlocks(settings).filter((b) => b.type !== 'divider'),
+  };
+}
+
+/** Home's Settings button pressed by someone who may not manage: who can, by name. */
+export function settingsRefusedText(installerUserId: string | undefined, added: readonly string[]): string {
+  const people = [
+    ...(installerUserId ? [`<@${installerUserId}> (installed it)`] : []),
+    'workspace admins and owners',
+    ...added.slice(0, 10).map((id) => `<@${id}>`),
+  ];
+  return `I can't show you the settings: only docs-agent's managers can change them. They are ${people.join(', ')}; ask one of them.`;
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../common/clock.js';
 import { describeError } from '../common/errors.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
+import type { VersionedRecords } from '../common/versioned-records.js';
 import type { Outbox } from '../delivery/ports.js';
 import type { EvidenceStore } from '../insights/health/ports.js';
 import type { JobStore } from '../jobs/ports.js';
@@ -120,13 +121,19 @@ export function responseUrlOrigins(apiUrl: string | undefined): string[] {
  * Shared messages changed in place when someone acts on them: their render model in the evidence store
  * (a prefix of its own, as the PR index's), their updates owed through the outbox.
  */
-export function sharedMessages(outbox: Outbox, store: EvidenceStore, clock: Clock): SharedMessages {
+export function sharedMessages(
+  outbox: Outbox,
+  store: EvidenceStore,
+  models: VersionedRecords,
+  clock: Clock,
+): SharedMessages {
   return new SharedMessages({
     outbox,
     store: {
       put: (key, json, ttlMs) => store.put(key, json, ttlMs),
       get: (key) => store.get(key),
     },
+    models,
     now: () => clock.now(),
   });
 }

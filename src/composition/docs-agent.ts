@@ -2,6 +2,7 @@ import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
 import type { CacheScope } from '../common/process-lru.js';
 import type { ProjectDirectory } from '../common/projects.js';
+import type { VersionedRecords } from '../common/versioned-records.js';
 import type { PeriodicRuns } from '../delivery/reconciler.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobStore } from '../jobs/ports.js';
@@ -19,6 +20,8 @@ export interface DocsAgentOptions {
   schedulerTimers?: SchedulerTimers;
   /** A prepared in-memory job store (benchmarks seed thousands of watched jobs); ignored with REDIS_URL. */
   jobStore?: JobStore;
+  /** Tests: wraps the shared messages' versioned state (to hold a write and force two changes to race). */
+  sharedMessageRecords?: (records: VersionedRecords) => VersionedRecords;
   /** Time for memory mode's impact checks (tests pass a manual one); defaults to real timers on `clock`. */
   impactTimers?: SchedulerTimers;
   /** OAuth mode: the tenant this runtime serves (absent in single-workspace mode). */

@@ -72,7 +72,9 @@ export function wireJobs(b: ScopeBase, s: ScopeState, p: JobsParts): JobsWiring 
   // The emoji on a job's source message follows the job's latest state.
   const signals = new JobSignalFollower(deliveries, logger);
   // Alerts and posted reports show their rows' fix jobs; a job no longer followed gives its row back.
-  const shared = sharedMessages(deliveries, adapters.evidenceStore, clock);
+  const models =
+    options.sharedMessageRecords?.(adapters.sharedMessageRecords) ?? adapters.sharedMessageRecords;
+  const shared = sharedMessages(deliveries, adapters.evidenceStore, models, clock);
   const notifier = new SlackJobNotifier(gateway, deliveries, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,
     jobsPerHour: config.docs.jobsPerHour,

@@ -1,4 +1,6 @@
 import type { Button } from '@slack/types';
+import { AppError } from '../common/errors.js';
+import type { VersionedRecords } from '../common/versioned-records.js';
 import type { Outbox } from '../delivery/ports.js';
 import type { WeeklySchedule } from '../insights/ports.js';
 import type { JobRecord } from '../jobs/domain/job.js';
@@ -6,7 +8,7 @@ import { cardLink } from './health-fix-claims.js';
 import { fixButtonOf, fixEndedOn, fixStartedOn, seenBlocks } from './messages/shared-state.js';
 import type { MessageBlock, SlackMessage } from './messages/types.js';
 
-/** A string store with expiry (the evidence store's, under a prefix of its own). */
+/** A string store with expiry (the evidence store's, under a prefix of its own): the rows fix jobs hold. */
 export interface MessageModelStore {
   put(key: string, json: string, ttlMs: number): Promise<void>;
   get(key: string): Promise<string | undefined>;
@@ -34,6 +36,8 @@ export const SHARED_MESSAGE_KEY = 'shared:';
 const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 const CHANNEL = /^[CGD][A-Z0-9]{2,}$/;
 const MESSAGE_TS = /^\d{10}\.\d{6}$/;
+/** Changes of one message that went first before this one gives up (each retry starts from the fresh state). */
+export const SHARED_CHANGE_ATTEMPTS = 5;
 
 /** The channel and ts of a message the bot may edit, checked (they make the keys). */
 export function sharedMessageRef(channel: unknown, ts: unknown): { channel: string; ts: string } | undefined {
@@ -49,17 +53,26 @@ export function sharedMessageRef(channel: unknown, ts: unknown): { channel: stri
  *
  * The render model is the message itself: the blocks of the click's payload (Slack's copy of what it shows),
  * or, once changed, the state last owed, kept here; edits work on blocks by structure (messages/shared-state).
- * Two changes of the same message at the same instant may each start from the state before the other: the
- * later one wins and the earlier one's line is lost (its action itself is done and was answered privately).
+ * That state is versioned: two changes of one message at the same instant (two people, two replicas) each
+ * write only over the version they started from; the one that finds it changed starts again from the fresh
+ * state (a few times at most), so both lines show. The update's `seq` rises with each, so Slack ends on it.
  */
 export class SharedMessages {
-  constructor(private readonly o: { outbox: Outbox; store: MessageModelStore; now: () => number }) {}
+  constructor(
+    private readonly o: {
+      outbox: Outbox;
+      store: MessageModelStore;
+      models: VersionedRecords;
+      now: () => number;
+    },
+  ) {}
 
   /** Keeps the message as clicked when nothing newer is kept (a Fix's form is open; its job may follow). */
   async remember(channel: string, ts: string, seen: SeenMessage): Promise<void> {
     const model = modelOf(seen, 0);
     if (!model || (await this.kept(channel, ts))) return;
-    await this.o.store.put(modelKey(channel, ts), JSON.stringify(model), KEEP_MS);
+    // Only over nothing: a change written meanwhile is newer than the click's copy.
+    await this.o.models.write(modelKey(channel, ts), JSON.stringify(model), 0, KEEP_MS);
   }
 
   /**
@@ -74,18 +87,8 @@ export class SharedMessages {
     edit: (blocks: readonly MessageBlock[], atMs: number) => MessageBlock[] | undefined,
     extra: { stopped?: WeeklySchedule } = {},
   ): Promise<boolean> {
-    const kept = await this.kept(channel, ts);
-    const base = kept ?? (seen ? modelOf(seen, 0) : undefined);
-    const now = this.o.now();
-    const blocks = base && edit(base.blocks, now);
-    if (!base || !blocks) return false;
-    const model: MessageModel = {
-      text: base.text,
-      blocks,
-      seq: Math.max(now, base.seq + 1),
-      ...((extra.stopped ?? base.stopped) ? { stopped: extra.stopped ?? base.stopped } : {}),
-    };
-    await this.o.store.put(modelKey(channel, ts), JSON.stringify(model), KEEP_MS);
+    const model = await this.written(channel, ts, seen, edit, extra);
+    if (!model) return false;
     const payload: SlackMessage = { text: model.text, blocks: model.blocks };
     await this.o.outbox.owe({
       key: `${SHARED_MESSAGE_KEY}${channel}:${ts}`,
@@ -106,6 +109,7 @@ export class SharedMessages {
     let button: Pick<Button, 'text' | 'style'> | undefined;
     const changed = await this.change(channel, ts, undefined, (blocks, atMs) => {
       const shown = fixButtonOf(blocks, row);
+      button = undefined; // each attempt edits the state it read
       if (shown && shown.text.text !== 'Fixing…')
         button = { text: shown.text, ...(shown.style ? { style: shown.style } : {}) };
       return fixStartedOn(blocks, row, { userId: record.requesterId, atMs, link });
@@ -139,16 +143,53 @@ export class SharedMessages {
     return (await this.kept(channel, ts))?.stopped;
   }
 
-  private async kept(channel: string, ts: string): Promise<MessageModel | undefined> {
-    const json = await this.o.store.get(modelKey(channel, ts));
-    if (json === undefined) return undefined;
-    try {
-      const parsed = JSON.parse(json) as Partial<MessageModel>;
-      const model = modelOf(parsed, typeof parsed.seq === 'number' ? parsed.seq : 0);
-      return model && { ...model, ...(parsed.stopped ? { stopped: parsed.stopped } : {}) };
-    } catch {
-      return undefined;
+  /**
+   * The edited state, written over the version it started from; on a conflict, edited again from the fresh
+   * state. Undefined when there is nothing to start from or the edit does not apply.
+   */
+  private async written(
+    channel: string,
+    ts: string,
+    seen: SeenMessage | undefined,
+    edit: (blocks: readonly MessageBlock[], atMs: number) => MessageBlock[] | undefined,
+    extra: { stopped?: WeeklySchedule },
+  ): Promise<MessageModel | undefined> {
+    const key = modelKey(channel, ts);
+    for (let attempt = 0; attempt < SHARED_CHANGE_ATTEMPTS; attempt += 1) {
+      const record = await this.o.models.read(key);
+      const kept = record && parseModel(record.json);
+      const base = kept ?? (seen ? modelOf(seen, 0) : undefined);
+      const now = this.o.now();
+      const blocks = base && edit(base.blocks, now);
+      if (!base || !blocks) return undefined;
+      const model: MessageModel = {
+        text: base.text,
+        blocks,
+        seq: Math.max(now, base.seq + 1),
+        ...((extra.stopped ?? base.stopped) ? { stopped: extra.stopped ?? base.stopped } : {}),
+      };
+      if (await this.o.models.write(key, JSON.stringify(model), record?.version ?? 0, KEEP_MS)) return model;
     }
+    throw new AppError(
+      'shared_message_busy',
+      `the message changed ${SHARED_CHANGE_ATTEMPTS} times while this change was being written`,
+    );
+  }
+
+  private async kept(channel: string, ts: string): Promise<MessageModel | undefined> {
+    const record = await this.o.models.read(modelKey(channel, ts));
+    return record && parseModel(record.json);
+  }
+}
+
+/** A kept state, if it reads as one. */
+function parseModel(json: string): MessageModel | undefined {
+  try {
+    const parsed = JSON.parse(json) as Partial<MessageModel>;
+    const model = modelOf(parsed, typeof parsed.seq === 'number' ? parsed.seq : 0);
+    return model && { ...model, ...(parsed.stopped ? { stopped: parsed.stopped } : {}) };
+  } catch {
+    return undefined;
   }
 }
 

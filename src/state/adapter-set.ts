@@ -2,6 +2,7 @@ import type { Clock } from '../common/clock.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
 import type { SharedSlots } from '../common/shared-slots.js';
+import type { VersionedRecords } from '../common/versioned-records.js';
 import type { DeliveryStore } from '../delivery/ports.js';
 import type { EvidenceStore, ImpactQueue } from '../insights/health/ports.js';
 import type {
@@ -56,6 +57,8 @@ export interface AdapterSet {
   impactQueue: ImpactQueue;
   /** Fix-button evidence under short ids (7 days): in memory, or in Redis shared by replicas. */
   evidenceStore: EvidenceStore;
+  /** Shared messages' last state, changed by compare-and-set (replicas act on one message at once). */
+  sharedMessageRecords: VersionedRecords;
   /** Docs-health alert subscriptions, stored days of signals and once-only alert claims. */
   alertStore: AlertStore;
   /** Fires the alert check every HEALTH_ALERT_INTERVAL_MS: croner in-process, or one BullMQ scheduler. */

@@ -19,6 +19,7 @@ import {
   type SchedulerTimers,
   systemTimers,
 } from './memory/weekly-cron-scheduler.js';
+import { createMemoryVersionedRecords } from './versioned-records.js';
 
 /** State in this process only: lost on restart, not shared by replicas. Nothing to connect or close. */
 export function memoryAdapters(config: Config, options: AdapterOptions): AdapterSet {
@@ -52,6 +53,7 @@ export function memoryAdapters(config: Config, options: AdapterOptions): Adapter
     weeklyScheduler: new InProcessWeeklyScheduler(logger, options.schedulerTimers ?? timersOn(clock)),
     impactQueue: new MemoryImpactQueue(logger, options.impactTimers ?? timersOn(clock)),
     evidenceStore: createMemoryEvidenceStore(logger, now),
+    sharedMessageRecords: createMemoryVersionedRecords(logger, now),
     alertStore: new MemoryAlertStore(now),
     alertScheduler: new InProcessAlertScheduler(config.analytics.healthAlertIntervalMs, logger),
     state: async () => 'in-memory',

@@ -18,6 +18,7 @@ import { RedisHourlyQuota } from './redis/redis-hourly-quota.js';
 import { createRedisState } from './redis/redis-job-store.js';
 import { RedisSharedSlots } from './redis/redis-shared-slots.js';
 import { RedisStartHandovers } from './redis/redis-start-handovers.js';
+import { RedisVersionedRecords } from './versioned-records.js';
 
 /**
  * REDIS_URL: job state, polls, both budgets, the page-views cache and weekly schedules live in Redis, shared
@@ -78,6 +79,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace, ...onPlane }),
     impactQueue: new BullmqImpactQueue({ client: queueClient, logger, namespace, now, ...onPlane }),
     evidenceStore: createRedisEvidenceStore(client, namespace, logger),
+    sharedMessageRecords: new RedisVersionedRecords(client, namespace),
     alertStore: new RedisAlertStore(client, `${namespace}:`),
     alertScheduler: new BullmqAlertScheduler({
       client: queueClient,

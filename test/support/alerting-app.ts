@@ -5,11 +5,12 @@ import { startTestApp } from './test-app.js';
 
 /**
  * The real app checking alerts every second, its docs-health history installed, "webhook retries" found
- * nothing 14 times today, and alerts on in `channels`: each channel gets that alert within seconds.
+ * nothing 14 times today, and alerts on in `channels`: each channel gets that alert within seconds. `env`
+ * adds settings (e.g. ALLOWED_USER_IDS).
  */
-export async function startAlertingApp(channels: string[]) {
+export async function startAlertingApp(channels: string[], env: Record<string, string> = {}) {
   const t = await startTestApp({
-    env: { HEALTH_ALERT_INTERVAL_MS: '1000', ANALYTICS_HOURLY_BUDGET: '100000' },
+    env: { HEALTH_ALERT_INTERVAL_MS: '1000', ANALYTICS_HOURLY_BUDGET: '100000', ...env },
   });
   const feed = new AlertFeed(t.docs, undefined, 5);
   feed.installHistory(Date.now());

@@ -30,6 +30,16 @@ const alert = () => [
     ],
   },
 ];
+const alertWithLook = () => [
+  { type: 'section', text: { type: 'mrkdwn', text: 'A search gap' } },
+  {
+    type: 'actions',
+    block_id: 'alert_actions',
+    elements: [
+      { type: 'button', action_id: 'health_alert_look', text: { type: 'plain_text', text: "I'll look" } },
+    ],
+  },
+];
 const weekly = () => [
   { type: 'section', text: { type: 'mrkdwn', text: 'This week' } },
   {
@@ -62,6 +72,10 @@ export const SHARED_RENDERS: Renders = {
     mutedOn: (m) => [
       m.mutedOn(alert(), { userId: USER, untilMs: NOW + 7 * 86_400_000, menuActionId: 'alert_menu' }),
     ],
+    lookingOn: (m) => {
+      const once = m.lookingOn(alertWithLook(), { userId: USER, atMs: NOW });
+      return [once, m.lookingOn(once, { userId: 'U0CAROL', atMs: NOW })];
+    },
     stoppedOn: (m) => [m.stoppedOn(weekly(), { userId: USER, atMs: NOW, kind: 'page_views' })],
     restartedOn: (m) => {
       const stopped = m.stoppedOn(weekly(), { userId: USER, atMs: NOW, kind: 'page_views' });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   fixEndedOn,
   fixStartedOn,
+  lookingOn,
   mutedOn,
   restartedOn,
   stoppedOn,
@@ -102,6 +103,32 @@ describe('shared message edits', () => {
     expect(
       mutedOn([row(1)], { userId: 'U0BOB', untilMs: AT, menuActionId: 'health_alert_menu' }),
     ).toBeUndefined();
+  });
+
+  it("I'll look: a line under the buttons names who is looking and since when; the same person again changes nothing", () => {
+    const withLook: MessageBlock[] = [
+      alert[0]!,
+      {
+        type: 'actions',
+        elements: [
+          { type: 'button', action_id: 'health_alert_look', text: { type: 'plain_text', text: "I'll look" } },
+        ],
+      },
+      { type: 'section', text: { type: 'mrkdwn', text: 'below' } },
+    ];
+    const bob = lookingOn(withLook, { userId: 'U0BOB', atMs: AT })!;
+    expect(bob).toHaveLength(4);
+    expect(bob[2]).toMatchObject({ type: 'context', block_id: 'shared_looking' });
+    expect(JSON.stringify(bob[2])).toContain('👀 <@U0BOB> is looking · <!date^');
+    expect(lookingOn(bob, { userId: 'U0BOB', atMs: AT + 60_000 })).toBeUndefined();
+    const carol = lookingOn(bob, { userId: 'U0CAROL', atMs: AT })!;
+    expect(carol).toHaveLength(4);
+    expect((carol[2] as { elements: unknown[] }).elements).toHaveLength(2);
+    expect(JSON.stringify(carol[2])).toContain('<@U0CAROL> is looking');
+    expect(lookingOn(alert, { userId: 'U0BOB', atMs: AT })).toBeUndefined(); // no I'll look button
+    let full = bob;
+    for (let i = 0; i < 9; i += 1) full = lookingOn(full, { userId: `U0P${i}`, atMs: AT })!;
+    expect(lookingOn(full, { userId: 'U0LATE', atMs: AT })).toBeUndefined(); // ten names at most
   });
 
   it('Stop and Undo replace the Stop block in place, one block for one', () => {

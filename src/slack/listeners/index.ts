@@ -1,5 +1,6 @@
 import type { App, Context } from '@slack/bolt';
 import { registerAgentStopChoice } from './actions/agent-stop-choice.js';
+import { registerAlertLookAction } from './actions/alert-look.js';
 import { registerAlertMenuAction } from './actions/alert-menu.js';
 import { registerAssistantConfirm } from './actions/assistant-confirm.js';
 import { registerDocsHealthPostAction } from './actions/docs-health-post.js';
@@ -68,6 +69,7 @@ export function registerListeners(app: App, depsOf: (context: Context) => SlackD
   registerDocsHealthPostAction(app, deps);
   registerHealthFixAction(app, deps);
   registerAlertMenuAction(app, deps);
+  registerAlertLookAction(app, deps);
   registerWeeklyStopAction(app, deps);
   registerWeeklyUndoAction(app, deps);
   registerHealthFixSubmission(app, deps);

@@ -10,6 +10,7 @@ import { bucketedChartBlock, ChartInputError } from './charts.js';
 import { displayCount, mrkdwnLink } from './format.js';
 import { HEALTH_FIX_ACTION_PREFIX, healthPageUrl } from './health-report.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
+import { ALERT_LOOK_ACTION } from './shared-state.js';
 import type { MessageBlock, SlackMessage } from './types.js';
 
 /** Reader text shown at most this long in an alert (the Fix form carries the whole row). */
@@ -142,7 +143,7 @@ export const ALERT_MENU_ACTION = 'health_alert_menu';
 /** The mute option's value: `mute:<signal hash>` (a hash, never reader text; within the 150-char limit). */
 export const MUTE_SIGNAL_PREFIX = 'mute:';
 
-/** The alert: the finding as its headline, readers' words, one trend, then Fix and the mute menu. */
+/** The alert: the finding as its headline, readers' words, one trend, then Fix, I'll look and the mute menu. */
 export function healthAlertMessage(
   alert: HealthAlert,
   options: { siteUrl: string | undefined },
@@ -183,6 +184,13 @@ export function healthAlertMessage(
           style: 'primary',
           text: { type: 'plain_text', text: 'Fix' },
           value: alert.evidenceRef.slice(0, LIMITS.buttonValue),
+        },
+        {
+          type: 'button',
+          action_id: ALERT_LOOK_ACTION,
+          text: { type: 'plain_text', text: "I'll look" },
+          value: 'look',
+          accessibility_label: "Tell the channel you're looking into this alert",
         },
         {
           type: 'overflow',

@@ -148,6 +148,37 @@ export function mutedOn(
   return fits(elements.length > 0 ? withLine(next, i, line('shared_muted', text)) : next);
 }
 
+/** "I'll look" under a docs-health alert: whoever clicks it is named on the alert as looking. */
+export const ALERT_LOOK_ACTION = 'health_alert_look';
+const LOOKING_BLOCK = 'shared_looking';
+/** Slack's most elements in a context block: one person looking each. */
+const MAX_LOOKING = 10;
+
+/**
+ * Someone is looking at the alert: "👀 <@U…> is looking · <date>" in one line under its buttons, one
+ * element per person. Undefined (nothing changes) when that person is named already, when the line is full,
+ * or when the alert has no "I'll look" button.
+ */
+export function lookingOn(
+  blocks: readonly MessageBlock[],
+  look: { userId: string; atMs: number },
+): MessageBlock[] | undefined {
+  const element = { type: 'mrkdwn' as const, text: `👀 <@${look.userId}> is looking · ${when(look.atMs)}` };
+  const i = blocks.findIndex((b) => b.block_id === LOOKING_BLOCK);
+  const shown = blocks[i];
+  if (shown?.type === 'context') {
+    // Our own line: its elements are the mentions we wrote.
+    const named = shown.elements.some((e) => 'text' in e && e.text.includes(`<@${look.userId}>`));
+    if (named || shown.elements.length >= MAX_LOOKING) return undefined;
+    return fits(blocks.map((b, j) => (j === i ? { ...shown, elements: [...shown.elements, element] } : b)));
+  }
+  const at = blocks.findIndex(
+    (b) => b.type === 'actions' && b.elements.some((e) => isButton(e, ALERT_LOOK_ACTION)),
+  );
+  if (at < 0) return undefined;
+  return fits(withLine([...blocks], at, { type: 'context', block_id: LOOKING_BLOCK, elements: [element] }));
+}
+
 /** The weekly post's Stop button (or what replaced it) gives way to `section`; undefined when absent. */
 function replaceStop(blocks: readonly MessageBlock[], section: SectionBlock): MessageBlock[] | undefined {
   const i = blocks.findIndex((b) => b.block_id === WEEKLY_STOP_BLOCK);

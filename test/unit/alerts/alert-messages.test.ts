@@ -70,9 +70,10 @@ describe('alert message', () => {
     };
     expect(actions.elements[0]!.action_id).toMatch(HEALTH_FIX_ACTION);
     expect(actions.elements[0]!.value).toBe('ev_AAAAAAAAAAAAAAAA');
-    // Beside it, the menu that mutes this signal in this channel: a hash, never reader text.
-    expect(actions.elements[1]).toMatchObject({ type: 'overflow', action_id: 'health_alert_menu' });
-    const menu = actions.elements[1] as unknown as {
+    // Then "I'll look", and the menu that mutes this signal in this channel: a hash, never reader text.
+    expect(actions.elements[1]).toMatchObject({ type: 'button', action_id: 'health_alert_look' });
+    expect(actions.elements[2]).toMatchObject({ type: 'overflow', action_id: 'health_alert_menu' });
+    const menu = actions.elements[2] as unknown as {
       options: Array<{ text: { text: string }; value: string }>;
     };
     expect(menu.options.map((o) => o.text.text)).toEqual(['Mute this signal for 7 days']);

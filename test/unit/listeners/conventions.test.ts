@@ -30,6 +30,7 @@ describe('src/slack layout', () => {
   it('has a listener file per surface, each exporting its callback beside its register function', async () => {
     expect(LISTENER_FILES.map((path) => relative(LISTENERS, path)).sort()).toEqual([
       'actions/agent-stop-choice.ts',
+      'actions/alert-look.ts',
       'actions/alert-menu.ts',
       'actions/assistant-confirm.ts',
       'actions/docs-health-post.ts',

@@ -60,7 +60,14 @@ describe('/docs-views end to end', () => {
     expect(blocks).toContain(`*Total views*\\n${total.toLocaleString('en-US')}`);
     expect(blocks).toContain('10,000 pages counted');
     expect(blocks).toContain('Post to channel');
-    expect(body.text).toContain(`${from}`);
+    // The range's first day as people read it ("30 Nov"), not its ISO date.
+    const firstDay = new Date(`${from}T00:00:00Z`).toLocaleString('en-GB', {
+      day: 'numeric',
+      month: 'short',
+      timeZone: 'UTC',
+    });
+    expect(body.text).toContain(firstDay);
+    expect(body.text).not.toContain(from);
 
     // 10,000 paths at limit=250: 40 calls for the range, plus one limit=1 call for the previous period's totals.
     const calls = viewsRequests(app);

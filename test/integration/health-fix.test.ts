@@ -89,7 +89,7 @@ describe.each([
   it('fix button → modal → job whose card names the evidence → PR in its thread', async () => {
     const timers = new ManualTimers(clock.now());
     const t = await lab.start({
-      env: useRedis ? { REDIS_URL: lab.redisUrl() } : {},
+      env: useRedis ? { REDIS_URL: lab.freshRedisUrl() } : {},
       agentOptions: { clock, ...(useRedis ? {} : { impactTimers: timers }) },
     });
     seed(t);
@@ -141,7 +141,7 @@ describe.each([
 
   it('two people submitting Fix for the same gap at once start one job; the other is told privately', async () => {
     const t = await lab.start({
-      env: useRedis ? { REDIS_URL: lab.redisUrl() } : {},
+      env: useRedis ? { REDIS_URL: lab.freshRedisUrl() } : {},
       agentOptions: { clock },
     });
     seed(t);
@@ -168,7 +168,7 @@ describe.each([
 
   it('"Post to channel" posts the same report with its fix buttons and replaces the ephemeral copy', async () => {
     const t = await lab.start({
-      env: useRedis ? { REDIS_URL: lab.redisUrl() } : {},
+      env: useRedis ? { REDIS_URL: lab.freshRedisUrl() } : {},
       agentOptions: { clock },
     });
     seed(t);

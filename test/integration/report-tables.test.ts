@@ -43,7 +43,7 @@ describe('/docs-views top pages as a data table', () => {
     const { blocks } = await answer(app);
     expect(app.slack.blockKit.refusals).toEqual([]);
     expect(blocks[1]).toMatchObject({ block_id: 'report_headline' });
-    expect(JSON.stringify(blocks[1])).toContain('*Last 7 days: 7,800 views*, up 1200% on the 7 days before');
+    expect(JSON.stringify(blocks[1])).toContain('*Last 7 days: 7,800 views*, ▲ 1200% on the 7 days before');
     const table = blocks.find((b) => b.type === 'data_table') as unknown as {
       caption: string;
       rows: unknown[][];

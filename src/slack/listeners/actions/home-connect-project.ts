@@ -17,7 +17,10 @@ export interface HomeConnectProjectArgs {
   ack: () => Promise<void>;
   body: { trigger_id: string; user: { id: string } };
   client: {
-    views: { open(args: { trigger_id: string; view: ModalView }): Promise<unknown> };
+    views: {
+      open(args: { trigger_id: string; view: ModalView }): Promise<unknown>;
+      push(args: { trigger_id: string; view: ModalView }): Promise<unknown>;
+    };
     chat: { postMessage(args: { channel: string; text: string }): Promise<unknown> };
   };
 }
@@ -45,7 +48,12 @@ export function homeConnectProject(deps: HomeConnectProjectDeps) {
     if (!(await settings.mayManage(body.user.id)))
       return void (await tell(notAllowedText(settings.installerUserId)));
     try {
-      await client.views.open({ trigger_id: body.trigger_id, view: connectModalView({ fromHome: true }) });
+      const view = connectModalView({ fromHome: true });
+      // Pressed inside Home's Settings form, the connect form goes on top of it (Slack: views.push from a
+      // modal); from Home itself it opens one.
+      const inModal = (body as { view?: { type?: string } }).view?.type === 'modal';
+      if (inModal) await client.views.push({ trigger_id: body.trigger_id, view });
+      else await client.views.open({ trigger_id: body.trigger_id, view });
     } catch (error) {
       deps.logger.warn({ error: describeError(error) }, 'could not open the connect form from Home');
       await tell(COULD_NOT_OPEN);

@@ -89,7 +89,7 @@ describe.skipIf(!HAS_CHROMIUM)('the playground in headless Chromium', { timeout:
     expect(await done.locator('a[href="https://github.com/acme/docs/pull/141"]').count()).toBeGreaterThan(0);
     await expect.poll(() => top('Document the webhook retry schedule').innerText()).toContain('Working');
     const alert = top('sso saml setup');
-    expect(await alert.innerText()).toContain('🚨');
+    expect(await alert.innerText()).toContain('🔔');
     const weekly = top('Weekly post set up by');
     expect(await weekly.count()).toBe(1);
     expect(await weekly.locator('figure.chart[data-kind="line"] polyline.series').count()).toBeGreaterThan(0);
@@ -122,7 +122,7 @@ describe.skipIf(!HAS_CHROMIUM)('the playground in headless Chromium', { timeout:
     await scenario('alert-fires');
     const alert = top('webhook signature invalid');
     await expect.poll(() => alert.count(), { timeout: 45_000 }).toBe(1);
-    expect(await alert.innerText()).toContain('🚨');
+    expect(await alert.innerText()).toContain('🔔');
     await picture('health-alert', alert);
   });
 

@@ -2,6 +2,7 @@ import type { HomeView, KnownBlock } from '@slack/types';
 import { describeWeeklyCron } from '../../insights/ranges/cron-times.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { MonthFeedback } from '../../jobs/job-feedback.js';
+import { PRODUCT_NAME } from '../copy/product-name.js';
 import { escapeMrkdwn } from '../markup.js';
 import { firstRunBlocks } from './first-run.js';
 import { slackTime } from './format.js';
@@ -65,7 +66,7 @@ export interface AppHomeInput {
 export function appHomeView(input: AppHomeInput): HomeView {
   // What everyone comes for first (New job, their jobs); the managers' settings and budgets last.
   const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: 'Docs agent' } },
+    { type: 'header', text: { type: 'plain_text', text: PRODUCT_NAME } },
     {
       type: 'actions',
       elements: [
@@ -125,7 +126,7 @@ export function appHomeUnavailableView(): HomeView {
   return {
     type: 'home',
     blocks: [
-      { type: 'header', text: { type: 'plain_text', text: 'Docs agent' } },
+      { type: 'header', text: { type: 'plain_text', text: PRODUCT_NAME } },
       section(
         ":warning: I can't reach my storage right now, so I can't show your jobs. Open this tab again in a minute; `/docs-agent list` in a channel still shows the jobs running there.",
       ),

@@ -133,7 +133,7 @@ describe('processes on one Redis', () => {
           responses: slack.responses.slice(responsesBefore),
           calls: slack.calls.slice(callsBefore).map((c) => c.args),
         });
-        return /can.t reach my state/i.test(sent) ? sent : undefined;
+        return /can.t reach my storage/i.test(sent) ? sent : undefined;
       },
       { what: 'a "cannot reach its state" message', timeoutMs: 5_000 },
     );

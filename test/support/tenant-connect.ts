@@ -77,7 +77,11 @@ export async function startJob(
 ): Promise<string> {
   const before = new Set(docs.jobs.keys());
   await app.command({ text, user_id: t.user, team_id: t.teamId, channel_id: t.channel(n) });
-  await waitFor(() => [...docs.jobs.keys()].some((id) => !before.has(id)), { what: 'the job' });
+  // A tenant's first command builds its scope: on a loaded CI machine that outlives the default 5 s.
+  await waitFor(() => [...docs.jobs.keys()].some((id) => !before.has(id)), {
+    what: 'the job',
+    timeoutMs: 15_000,
+  });
   return [...docs.jobs.keys()].find((id) => !before.has(id))!;
 }
 

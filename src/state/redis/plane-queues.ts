@@ -203,6 +203,7 @@ export class PlaneQueues {
         from: source.queue,
         fromPrefix: source.prefix,
         target: (tenant) => this.of(kind, tenant),
+        consumed: !source.retired,
         dropped: (job) => this.o.logger.warn({ kind, id: job.id }, 'a queued job names no tenant; dropped'),
       });
       done.jobs += moved.jobs;

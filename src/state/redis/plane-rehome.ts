@@ -28,6 +28,11 @@ export async function rehomeQueue(o: {
   /** `from`'s BullMQ prefix (its delayed set and locks are read directly). */
   fromPrefix: string;
   target(tenant: string): Queue;
+  /**
+   * Whether this replica's Workers consume `from` (a shard still within QUEUE_SHARDS): a job is then taken
+   * out first and added to its shard only if no Worker had taken it, so it never runs in both.
+   */
+  consumed?: boolean;
   /** A job naming no tenant can never run on the plane: dropped, said once. */
   dropped(job: Job): void;
 }): Promise<Rehomed> {
@@ -85,6 +90,10 @@ async function moveJob(o: Parameters<typeof rehomeQueue>[0], job: Job): Promise<
   if (to === o.from) return 'stays';
   if ((await o.client.exists(`${o.fromPrefix}:${o.from.name}:${id}:lock`)) > 0) return 'held';
   const dueAt = await oldJobDueAt(o.client, o.fromPrefix, o.from.name, job);
+  // A shard our Workers consume: BullMQ's remove is atomic against a Worker taking the job (0 when locked),
+  // so it either runs here, where a Worker took it, or in its shard; never in both. A pass that dies between
+  // the two steps loses the job (a poll is found again by the reconciler); a shard count changes rarely.
+  if (o.consumed && (await o.from.remove(id)) !== 1) return 'stays';
   // Its own id and due time, and no scheduler's marks (an iteration moved is a plain job there).
   const {
     repeat: _r,
@@ -97,6 +106,7 @@ async function moveJob(o: Parameters<typeof rehomeQueue>[0], job: Job): Promise<
     repeatJobKey?: string;
   };
   await to.add(job.name, job.data, { ...opts, jobId: id, delay: Math.max(0, dueAt - Date.now()) });
+  if (o.consumed) return 'moved';
   // A job locked meanwhile (an old replica took it) is not removed: it runs there, its copy here is a no-op
   // for the processors (each run is claimed by what it does), and the next pass finds nothing left of it.
   await o.from.remove(id).catch(() => 0);

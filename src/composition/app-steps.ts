@@ -7,7 +7,7 @@ import type { VersionedRecords } from '../common/versioned-records.js';
 import type { Outbox } from '../delivery/ports.js';
 import type { EvidenceStore } from '../insights/health/ports.js';
 import type { JobStore } from '../jobs/ports.js';
-import { SharedMessages } from '../slack/shared-messages.js';
+import { SharedMessages } from '../slack/posted-message-edits.js';
 import type { AdapterOptions, StateBackend } from '../state/adapters.js';
 import type { DocsAgentOptions } from './docs-agent.js';
 

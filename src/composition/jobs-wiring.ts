@@ -7,7 +7,7 @@ import { JobService } from '../jobs/job-service.js';
 import type { AppHomePublisher } from '../slack/app-home-publisher.js';
 import { SlackJobNotifier } from '../slack/job-notifier.js';
 import { JobSignalFollower } from '../slack/job-signals.js';
-import type { SharedMessages } from '../slack/shared-messages.js';
+import type { SharedMessages } from '../slack/posted-message-edits.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 import type { AdapterSet } from '../state/adapters.js';
 import { jobBudgets, sharedMessages } from './app-steps.js';

@@ -2,8 +2,8 @@ import type { Delivery, DeliveryPriority, DeliveryTarget } from '../delivery/dom
 import { type AttemptFailure, DeliveryAttemptError, type DeliverySender } from '../delivery/ports.js';
 import { type AssistantPayload, assistantMethod, LEASE_LOST, sendAssistant } from './assistant-delivery.js';
 import type { SlackMessage } from './messages/types.js';
+import { SHARED_MESSAGE_KEY } from './posted-message-edits.js';
 import { respondOnce } from './response-url-call.js';
-import { SHARED_MESSAGE_KEY } from './shared-messages.js';
 import {
   type Classified,
   isBlocksProblem,

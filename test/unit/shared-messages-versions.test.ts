@@ -4,7 +4,7 @@ import { createLogger } from '../../src/common/logger.js';
 import type { VersionedRecords } from '../../src/common/versioned-records.js';
 import type { Outbox } from '../../src/delivery/ports.js';
 import type { MessageBlock } from '../../src/slack/messages/types.js';
-import { SHARED_CHANGE_ATTEMPTS, SharedMessages } from '../../src/slack/shared-messages.js';
+import { SHARED_CHANGE_ATTEMPTS, SharedMessages } from '../../src/slack/posted-message-edits.js';
 import { createMemoryVersionedRecords } from '../../src/state/versioned-records.js';
 
 /* A shared message's change is written over the state it read; on a conflict it is redone from the fresh one. */

@@ -23,7 +23,7 @@ import type { ChannelAccess } from '../channel-access.js';
 import type { HourlyLimits } from '../messages/failures.js';
 import type { ShownConnection } from '../messages/project-settings.js';
 import type { SlackMessage } from '../messages/types.js';
-import type { SharedMessages } from '../shared-messages.js';
+import type { SharedMessages } from '../posted-message-edits.js';
 import type { ThreadContext } from './actions/thread-reads.js';
 
 /** Slack's AI app container: its threads' context, its status/title/prompt calls, answers in its threads. */

@@ -2,7 +2,7 @@ import type { App, BlockButtonAction } from '@slack/bolt';
 import { describeError } from '../../../common/errors.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { ALERT_LOOK_ACTION, lookingOn } from '../../messages/shared-state.js';
-import { sharedMessageRef } from '../../shared-messages.js';
+import { sharedMessageRef } from '../../posted-message-edits.js';
 import type { ButtonArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import type { RequestDeps } from '../request-deps.js';

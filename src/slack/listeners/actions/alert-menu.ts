@@ -4,7 +4,7 @@ import { MUTE_MS } from '../../../insights/alerts/health-alerts.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { ALERT_MENU_ACTION, MUTE_SIGNAL_PREFIX } from '../../messages/health-alert.js';
 import { mutedOn } from '../../messages/shared-state.js';
-import { sharedMessageRef } from '../../shared-messages.js';
+import { sharedMessageRef } from '../../posted-message-edits.js';
 import type { SlackDeps } from '../deps.js';
 import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';

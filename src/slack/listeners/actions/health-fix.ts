@@ -8,7 +8,7 @@ import { accessDeniedMessage } from '../../command-text.js';
 import { fixRunningText, runningFixOf } from '../../health-fix-claims.js';
 import { healthFixModal } from '../../messages/health-modal.js';
 import { HEALTH_FIX_ACTION_PREFIX } from '../../messages/health-report.js';
-import { type SeenMessage, sharedMessageRef } from '../../shared-messages.js';
+import { type SeenMessage, sharedMessageRef } from '../../posted-message-edits.js';
 import type { SlackDeps } from '../deps.js';
 import type { RequestDeps } from '../request-deps.js';
 import { respondSafely } from '../respond-safely.js';

@@ -5,7 +5,7 @@ import { accessDeniedMessage } from '../../command-text.js';
 import { unscheduleReply } from '../../messages/schedule-replies.js';
 import { stoppedOn } from '../../messages/shared-state.js';
 import { WEEKLY_STOP_ACTION } from '../../messages/weekly-post.js';
-import { sharedMessageRef } from '../../shared-messages.js';
+import { sharedMessageRef } from '../../posted-message-edits.js';
 import type { ButtonArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import type { RequestDeps } from '../request-deps.js';

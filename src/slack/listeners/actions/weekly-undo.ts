@@ -3,7 +3,7 @@ import { describeError } from '../../../common/errors.js';
 import { kindOf, type ScheduleKind } from '../../../insights/ports.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { restartedOn, WEEKLY_UNDO_ACTION } from '../../messages/shared-state.js';
-import { sharedMessageRef } from '../../shared-messages.js';
+import { sharedMessageRef } from '../../posted-message-edits.js';
 import type { ButtonArgs } from '../args.js';
 import type { SlackDeps } from '../deps.js';
 import type { RequestDeps } from '../request-deps.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/common/config.js';
 import { DocsApiError } from '../../src/common/docs-api-error.js';
 import { jobPageUrl } from '../../src/common/job-links.js';
-import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
+import type { JobRecord } from '../../src/jobs/domain/job.js';
 import { UntrackedJobError } from '../../src/jobs/use-cases/start-job.js';
 import {
   nothingToStopMessage,
@@ -26,6 +26,7 @@ import {
   terminalReplyMessage,
 } from '../../src/slack/messages/job-replies.js';
 import type { SlackMessage } from '../../src/slack/messages/types.js';
+import { jobRecord } from '../support/job-records.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
@@ -36,29 +37,7 @@ const JOB_URL = 'https://dashboard.example.com/projects/proj_hidden/jobs/job_7f3
 const HIDDEN = ['job_7f3a9c', 'claude-sonnet', 'rate-limits-429', 'proj_'];
 
 function record(overrides: Partial<JobRecord> = {}): JobRecord {
-  return {
-    ...newJobRecord(
-      {
-        jobId: 'job_7f3a9c',
-        teamId: 'T1',
-        channelId: 'C1',
-        threadTs: '1.000001',
-        cardTs: '1.000001',
-        requesterId: 'U0ALICE',
-        prompt: 'Document the 429 response',
-        origin: 'command',
-        status: 'active',
-        repository: 'https://github.com/acme/docs',
-        ref: 'docs-agent/rate-limits-429',
-        model: 'claude-sonnet-4-5',
-        prLink: null,
-        projectId: 'proj_hidden',
-      },
-      NOW - 65_000,
-    ),
-    updatedAt: NOW,
-    ...overrides,
-  };
+  return jobRecord({ projectId: 'proj_hidden', ...overrides });
 }
 
 /**

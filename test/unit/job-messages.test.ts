@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
+import type { JobRecord } from '../../src/jobs/domain/job.js';
 import { describeSlackDeliveryFailure } from '../../src/slack/messages/failures.js';
 import { formatDuration, repositoryLabel, slackTime } from '../../src/slack/messages/format.js';
 import { jobCardMessage } from '../../src/slack/messages/job-card.js';
@@ -7,33 +7,13 @@ import { jobStatusMessage } from '../../src/slack/messages/job-list.js';
 import { noticeMessage, terminalReplyMessage } from '../../src/slack/messages/job-replies.js';
 import { LIMITS, truncate } from '../../src/slack/messages/limits.js';
 import type { SlackMessage } from '../../src/slack/messages/types.js';
+import { jobRecord } from '../support/job-records.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
 
 function record(overrides: Partial<JobRecord> = {}): JobRecord {
-  return {
-    ...newJobRecord(
-      {
-        jobId: 'job_0001',
-        teamId: 'T1',
-        channelId: 'C1',
-        threadTs: '1.000001',
-        cardTs: '1.000001',
-        requesterId: 'U0ALICE',
-        prompt: 'Document the 429 response',
-        origin: 'command',
-        status: 'active',
-        repository: 'https://github.com/acme/docs',
-        ref: 'docs-agent/429',
-        model: 'claude',
-        prLink: null,
-      },
-      NOW - 65_000,
-    ),
-    updatedAt: NOW,
-    ...overrides,
-  };
+  return jobRecord({ jobId: 'job_0001', ref: 'docs-agent/429', model: 'claude', ...overrides });
 }
 
 /** Every Slack limit the views promise to respect, checked as the fake Slack checks them. */

@@ -1,39 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { describedPull } from '../../src/github/github-pull-requests.js';
-import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
+import type { JobRecord } from '../../src/jobs/domain/job.js';
 import type { PullRequestFollow } from '../../src/jobs/pull-requests/pull-request.js';
 import { finishedSteps, runningStatus, runningSteps } from '../../src/slack/messages/assistant-steps.js';
 import { FAILED_CAUSE, jobCardMessage } from '../../src/slack/messages/job-card.js';
 import { terminalReplyMessage } from '../../src/slack/messages/job-replies.js';
 import { pullRequestNumber } from '../../src/slack/messages/pull-request.js';
+import { jobRecord } from '../support/job-records.js';
 import { checkMessage } from '../support/slack-block-kit-limits.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
 const PR = 'https://github.com/acme/docs/pull/123';
 
 function record(overrides: Partial<JobRecord> = {}): JobRecord {
-  return {
-    ...newJobRecord(
-      {
-        jobId: 'job_7f3a9c',
-        teamId: 'T1',
-        channelId: 'C1',
-        threadTs: '1.000001',
-        cardTs: '1.000001',
-        requesterId: 'U0ALICE',
-        prompt: 'Document the 429 response',
-        origin: 'command',
-        status: 'completed',
-        repository: 'https://github.com/acme/docs',
-        ref: 'docs-agent/rate-limits-429',
-        model: 'claude-sonnet-4-5',
-        prLink: PR,
-      },
-      NOW - 65_000,
-    ),
-    updatedAt: NOW,
-    ...overrides,
-  };
+  return jobRecord({ status: 'completed', prLink: PR, ...overrides });
 }
 
 function followed(last: Partial<NonNullable<PullRequestFollow['last']>> | null): PullRequestFollow {

@@ -6,11 +6,13 @@ import { ALPHA, registerTenants } from '../support/tenant-bots.js';
 import { installAndConnect, prLinkReplies, startJob } from '../support/tenant-connect.js';
 
 /**
+ * Issue 34: evicting a scope frees memory only; a job whose scope is evicted while it runs still gets its PR
+ * link, once, from the scope its next poll builds again.
  * Issue 43: eviction never cuts work in progress. A scope whose poll is running on the plane (its docs answer
  * held open here) is idle long past its time-out, yet it is not stopped: the poll ends, its PR link is posted
  * once by the scope that took it (no delivery handed back), and only then is the scope evicted.
  */
-describe('OAuth mode on Redis: a busy scope is evicted only once its work ends', () => {
+describe('OAuth mode on Redis: eviction frees memory and never cuts work', () => {
   const redis = redisForReplicas();
   let app: OAuthTestApp;
 
@@ -107,5 +109,22 @@ describe('OAuth mode on Redis: a busy scope is evicted only once its work ends',
     // The work the scope kept goes on to its end there: the job is created and its card posted.
     await waitFor(() => app.docs.jobs.size > jobs, { what: 'the job created', timeoutMs: 10_000 });
     await waitFor(() => slackPosts('document the in-flight listeners') > 0, { what: 'its card' });
+  });
+
+  it('the PR link reply arrives once, from a scope built again by the poll', async () => {
+    const id = await startJob(app, app.docs, ALPHA, 'document the eviction flags');
+    const evictions = logged('idle; evicted');
+    await waitFor(() => logged('idle; evicted') > evictions, {
+      what: 'the scope evicted',
+      timeoutMs: 10_000,
+    });
+    const builds = logged('tenant runtime started');
+    const pr = 'https://github.com/acme/docs/pull/3434';
+    app.docs.complete(id, pr);
+    const replies = () => prLinkReplies(app.slack, pr);
+    await waitFor(() => replies().length > 0, { what: 'the PR link reply', timeoutMs: 15_000 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(replies()).toHaveLength(1);
+    expect(logged('tenant runtime started')).toBeGreaterThan(builds);
   });
 });

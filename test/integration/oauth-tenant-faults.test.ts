@@ -38,6 +38,27 @@ const evicted = (app: OAuthTestApp, t: TestTenant) =>
     .at(-1)
     ?.includes('idle; evicted') === true;
 
+/** ALPHA's signed mention of the bot in its second channel (one event id: Slack's retries send it again). */
+const alphaMention = (app: OAuthTestApp, text: string) =>
+  asTenant(
+    eventEnvelope(
+      messageEvent({
+        type: 'app_mention',
+        user: ALPHA.user,
+        channel: ALPHA.channel(2),
+        ts: nextMessageTs(),
+        text: `<@${botUserOf(app.slack, ALPHA)}> ${text}`,
+      }),
+      undefined,
+      ALPHA.teamId,
+    ),
+    ALPHA,
+  );
+
+/** ALPHA's /docs-agent in its first channel. */
+const alphaCommand = (app: OAuthTestApp, text: string) =>
+  app.command({ text, user_id: ALPHA.user, team_id: ALPHA.teamId, channel_id: ALPHA.channel(1) });
+
 describe('the directory not answering while a request of a tenant not resident arrives', () => {
   const redis = redisForReplicas();
   let app: OAuthTestApp;
@@ -61,30 +82,12 @@ describe('the directory not answering while a request of a tenant not resident a
     const port = Number(new URL(redis.url()).port);
     const jobsBefore = app.docs.jobs.size;
     const mentioned = 'ALPHA: document the pause flags';
-    const mention = asTenant(
-      eventEnvelope(
-        messageEvent({
-          type: 'app_mention',
-          user: ALPHA.user,
-          channel: ALPHA.channel(2),
-          ts: nextMessageTs(),
-          text: `<@${botUserOf(app.slack, ALPHA)}> ${mentioned}`,
-        }),
-        undefined,
-        ALPHA.teamId,
-      ),
-      ALPHA,
-    );
+    const mention = alphaMention(app, mentioned);
 
     // Redis answers nobody for 5 s: the directory's read of ALPHA's stamp waits past the request's deadline.
     expect(await redisCommand(port, 'CLIENT PAUSE 5000 ALL')).toBe('+OK');
     const [command, first] = await Promise.all([
-      app.command({
-        text: 'document the retry header',
-        user_id: ALPHA.user,
-        team_id: ALPHA.teamId,
-        channel_id: ALPHA.channel(1),
-      }),
+      alphaCommand(app, 'document the retry header'),
       app.event(mention),
     ]);
     // The person is answered in the acknowledgement, in the first person, with what to do; no code.
@@ -118,32 +121,14 @@ describe('the directory not answering while a request of a tenant not resident a
     const admin = await redis.replica();
     const jobsBefore = app.docs.jobs.size;
     const mentioned = 'ALPHA: document the refused connections';
-    const mention = asTenant(
-      eventEnvelope(
-        messageEvent({
-          type: 'app_mention',
-          user: ALPHA.user,
-          channel: ALPHA.channel(2),
-          ts: nextMessageTs(),
-          text: `<@${botUserOf(app.slack, ALPHA)}> ${mentioned}`,
-        }),
-        undefined,
-        ALPHA.teamId,
-      ),
-      ALPHA,
-    );
+    const mention = alphaMention(app, mentioned);
     // Every connection of the app cut, and new ones refused (only the test's own is let in).
     await admin.sendCommand(['CONFIG', 'SET', 'maxclients', '1']);
     await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
     await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub', 'SKIPME', 'yes']);
     const sent = Date.now();
     const [command, first] = await Promise.all([
-      app.command({
-        text: 'document the refusal',
-        user_id: ALPHA.user,
-        team_id: ALPHA.teamId,
-        channel_id: ALPHA.channel(1),
-      }),
+      alphaCommand(app, 'document the refusal'),
       app.event(mention),
     ]);
     expect(command.status).toBe(200);

@@ -37,31 +37,45 @@ const IDLE_MS = sized(30_000, 1_000);
 const READY_TIMEOUT_MS = Number(process.env.BENCH_SCALE_READY_TIMEOUT_MS ?? sized(180_000, 40_000));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The replicas' environment (OAuth mode on `redisUrl`, the fakes' OAuth app, a fresh data key) and that key,
+ * for seeding installs sealed as the replicas read them. The seeded installs' tokens are taken by the fake
+ * Slack, as a real install's would be.
+ */
+export async function replicaEnv(
+  fakes: FakesProcess,
+  redisUrl: string,
+  extra: Record<string, string> = {},
+): Promise<{ env: Record<string, string>; encryptionKey: string }> {
+  const app = await fakes.send<{ clientId: string; clientSecret: string }>({
+    cmd: 'oauthApp',
+    homeTokenPrefix: SEEDED_TOKEN_PREFIX,
+  });
+  const encryptionKey = randomBytes(32).toString('base64');
+  const {
+    SLACK_BOT_TOKEN: _t,
+    DOCS_API_KEY: _k,
+    DOCS_PROJECT_ID: _p,
+    ...env
+  } = benchEnv(fakes.urls, {
+    LOG_LEVEL: 'warn',
+    SLACK_CLIENT_ID: app.clientId,
+    SLACK_CLIENT_SECRET: app.clientSecret,
+    SLACK_STATE_SECRET: 'bench-state-secret-0123456789abcdef0123',
+    DATA_ENCRYPTION_KEY: encryptionKey,
+    REDIS_URL: redisUrl,
+    ...extra,
+  });
+  return { env, encryptionKey };
+}
+
 export async function runDeployment(): Promise<string[]> {
   const fakes = await FakesProcess.start();
   const redis = await startRedisServer();
   const probe = await RedisProbe.open(redis.url);
   const run: ScaleRun = { levels: [], storage: undefined };
   try {
-    // The seeded installs' tokens are taken by the fake Slack (as a real install's would be).
-    const app = await fakes.send<{ clientId: string; clientSecret: string }>({
-      cmd: 'oauthApp',
-      homeTokenPrefix: SEEDED_TOKEN_PREFIX,
-    });
-    const encryptionKey = randomBytes(32).toString('base64');
-    const {
-      SLACK_BOT_TOKEN: _t,
-      DOCS_API_KEY: _k,
-      DOCS_PROJECT_ID: _p,
-      ...base
-    } = benchEnv(fakes.urls, {
-      LOG_LEVEL: 'warn',
-      SLACK_CLIENT_ID: app.clientId,
-      SLACK_CLIENT_SECRET: app.clientSecret,
-      SLACK_STATE_SECRET: 'bench-state-secret-0123456789abcdef0123',
-      DATA_ENCRYPTION_KEY: encryptionKey,
-      REDIS_URL: redis.url,
-    });
+    const { env: base, encryptionKey } = await replicaEnv(fakes, redis.url);
     let seeded = 0;
     for (const [index, installs] of LEVELS.entries()) {
       const last = index === LEVELS.length - 1;

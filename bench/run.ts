@@ -1,6 +1,7 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { ackVerdict, runAckLatency } from './ack-latency.js';
 import { mixedVerdict, runAckMixed } from './ack-mixed.js';
+import { ACTIVE, INSTALLS, runActiveTenants, WINDOW_S } from './active-tenants.js';
 import { analyticsVerdict, runAnalytics } from './analytics.js';
 import { callsVerdict, runCallsPerJob } from './calls-per-job.js';
 import { chartCostTable, chartCostVerdict, runChartCost } from './chart-cost.js';
@@ -132,5 +133,9 @@ await section(
 await section(
   `12. One deployment for many workspaces (issue 34): two replicas as processes on one Redis, ${LEVELS.map((n) => n.toLocaleString('en-US')).join(' and ')} installs, then ${STORAGE_INSTALLS.toLocaleString('en-US')} idle installs' storage`,
   runDeployment,
+);
+await section(
+  `13. Active tenants (issue 43): two replicas as processes on one Redis, ${INSTALLS.toLocaleString('en-US')} installs, ${ACTIVE.toLocaleString('en-US')} of them active over ${WINDOW_S} s`,
+  runActiveTenants,
 );
 process.exit(0);

@@ -135,6 +135,7 @@ export async function connectProject(
   redisUrl: string,
   tenant: string,
   project: { projectId: string; apiKey: string },
+  encryptionKey = ENCRYPTION_KEY,
 ): Promise<void> {
   const client = createClient({ url: redisUrl });
   await client.connect();
@@ -142,7 +143,7 @@ export async function connectProject(
     const directory = new RedisTenantDirectory(
       client,
       DIRECTORY_PREFIX,
-      secretBoxFromSettings(ENCRYPTION_KEY, undefined),
+      secretBoxFromSettings(encryptionKey, undefined),
     );
     const { version } = await directory.settings(tenant);
     const connection = {

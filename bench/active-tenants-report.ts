@@ -1,0 +1,126 @@
+import { fmt, median, percentile, table } from './stats.js';
+
+/** One look at one replica during the active-tenants run (bench/active-tenants.ts). */
+export interface Sample {
+  replica: number;
+  atS: number;
+  rssMb: number;
+  /** `docs_agent_tenants`: tenants resident in the replica now. */
+  resident: number | undefined;
+  /** Tenant contexts loaded and dropped since the replica started (undefined: the replica has no such series). */
+  loaded: number | undefined;
+  dropped: number | undefined;
+}
+
+export interface ActiveRun {
+  installs: number;
+  active: number;
+  windowS: number;
+  seedMs: number;
+  /** Each active tenant's first command: ms to its acknowledgement. */
+  acks: number[];
+  ackFailures: string[];
+  samples: Sample[];
+  /** Redis connections per replica at the end of the window. */
+  connections: number[];
+  replies: { expected: number; replied: number };
+  quiet: { commandsPerS: number; busiest: string } | undefined;
+}
+
+/** The issue's goals (issue 43, "Benchmark"). */
+const GOALS = { rssMb: 512, connections: 16, perTenantKb: 20, quietPerS: 50, coldAckP99Ms: 50 };
+const met = (ok: boolean) => (ok ? '✓ met' : '✗ missed');
+const NAMES = ['A', 'B'];
+
+/** Least-squares slope of RSS (KB) over resident tenants: what one more resident tenant costs. */
+function slopeKb(samples: Sample[]): number {
+  const points = samples.filter((s) => s.resident !== undefined).map((s) => [s.resident!, s.rssMb * 1024]);
+  if (points.length < 2) return Number.NaN;
+  const mx = points.reduce((n, [x]) => n + x!, 0) / points.length;
+  const my = points.reduce((n, [, y]) => n + y!, 0) / points.length;
+  const sxx = points.reduce((n, [x]) => n + (x! - mx) ** 2, 0);
+  const sxy = points.reduce((n, [x, y]) => n + (x! - mx) * (y! - my), 0);
+  return sxx > 0 ? sxy / sxx : Number.NaN;
+}
+
+export function activeReport(run: ActiveRun): string[] {
+  const minutes = Math.max(run.windowS / 60, 1 / 60);
+  const perReplica = NAMES.map((name, index) => {
+    const own = run.samples.filter((s) => s.replica === index);
+    const last = own.at(-1);
+    return {
+      name,
+      peakRss: Math.max(...own.map((s) => s.rssMb)),
+      firstRss: own[0]?.rssMb ?? Number.NaN,
+      peakResident: Math.max(0, ...own.map((s) => s.resident ?? 0)),
+      slope: slopeKb(own),
+      loaded: last?.loaded,
+      dropped: last?.dropped,
+      connections: run.connections[index] ?? -1,
+    };
+  });
+  const count = (n: number | undefined) => (n === undefined ? 'not exposed' : String(n));
+  const rows = perReplica.map((r) => ({
+    replica: r.name,
+    'RSS at start → peak': `${fmt(r.firstRss, 0)} → ${fmt(r.peakRss, 0)} MB`,
+    'resident tenants (peak)': r.peakResident,
+    'KB per resident tenant (slope)': fmt(r.slope, 0),
+    'contexts loaded / dropped': `${count(r.loaded)} / ${count(r.dropped)}`,
+    'loads per minute': r.loaded === undefined ? '—' : fmt(r.loaded / minutes, 1),
+    'Redis connections': r.connections,
+  }));
+  const p99 = percentile(run.acks, 99);
+  const loads = perReplica.reduce((n, r) => n + (r.loaded ?? 0), 0);
+  const thrashKnown = perReplica.every((r) => r.loaded !== undefined);
+  const worstSlope = Math.max(...perReplica.map((r) => r.slope));
+  const goals = [
+    {
+      goal: 'RSS per replica',
+      target: `≤ ${GOALS.rssMb} MB`,
+      measured: `${fmt(Math.max(...perReplica.map((r) => r.peakRss)), 0)} MB peak`,
+      verdict: met(perReplica.every((r) => r.peakRss <= GOALS.rssMb)),
+    },
+    {
+      goal: 'Redis connections per replica (one node)',
+      target: `≤ ${GOALS.connections}`,
+      measured: perReplica.map((r) => r.connections).join(' / '),
+      verdict: met(perReplica.every((r) => r.connections >= 0 && r.connections <= GOALS.connections)),
+    },
+    {
+      goal: 'no thrash: contexts loaded ≈ distinct tenants',
+      target: `≈ ${run.active}`,
+      measured: thrashKnown ? `${loads} loaded` : 'not exposed by this build',
+      verdict: thrashKnown ? met(loads <= run.active * 1.1) : '—',
+    },
+    {
+      goal: 'memory per resident tenant',
+      target: `≤ ${GOALS.perTenantKb} KB`,
+      measured: `${fmt(worstSlope, 0)} KB (worse replica)`,
+      verdict: met(worstSlope <= GOALS.perTenantKb),
+    },
+    {
+      goal: 'a cold tenant’s first command',
+      target: `ack p99 ≤ ${GOALS.coldAckP99Ms} ms`,
+      measured: `p50 ${fmt(median(run.acks), 1)} ms, p99 ${fmt(p99, 1)} ms, max ${fmt(Math.max(...run.acks), 1)} ms (n ${run.acks.length}, failed ${run.ackFailures.length})`,
+      verdict: met(p99 <= GOALS.coldAckP99Ms && run.ackFailures.length === 0),
+    },
+    {
+      goal: 'Redis once the active tenants are quiet (deployment)',
+      target: `≤ ${GOALS.quietPerS} commands/s`,
+      measured: run.quiet ? `${fmt(run.quiet.commandsPerS, 1)}/s (${run.quiet.busiest})` : 'not measured',
+      verdict: run.quiet ? met(run.quiet.commandsPerS <= GOALS.quietPerS) : '—',
+    },
+    {
+      goal: 'every job’s PR link replied',
+      target: `${run.replies.expected}`,
+      measured: `${run.replies.replied}`,
+      verdict: met(run.replies.replied >= run.replies.expected),
+    },
+  ];
+  return [
+    `${run.installs.toLocaleString('en-US')} installs seeded in ${fmt(run.seedMs / 1000, 1)} s; ${run.active.toLocaleString('en-US')} active over ${run.windowS} s (one command and one job each, its PR link replied)`,
+    table(rows),
+    table(goals),
+    ...(run.ackFailures.length ? [`first failed command: ${run.ackFailures[0]}`] : []),
+  ];
+}

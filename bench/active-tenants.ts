@@ -1,0 +1,204 @@
+import { randomBytes } from 'node:crypto';
+import { startRedisServer } from '../test/support/redis-server.js';
+import { postSigned, slashCommandBody } from '../test/support/slack-signing.js';
+import { SIGNING_SECRET } from '../test/support/test-app.js';
+import { type ActiveRun, activeReport, type Sample } from './active-tenants-report.js';
+import { replicaEnv } from './deployment.js';
+import { busiestCommands, RedisProbe, seededTeam, seedInstalls } from './deployment-redis.js';
+import { FakesProcess, type GitHubReport } from './fakes-process.js';
+import { connectionPorts, type Replica, rssMb, spawnReplica } from './replica-process.js';
+import { sized } from './smoke.js';
+import { connectProject } from './tenant-apps.js';
+
+/**
+ * Benchmark 13 (issue 43): what active tenants cost a deployment. Two replicas as processes (`src/main.ts`,
+ * OAuth mode) on one redis-server, the fakes in a third. INSTALLS workspaces are seeded; ACTIVE of them each
+ * send one `/docs-agent <instruction>` over WINDOW_S (open loop, alternating replicas): a cold tenant's first
+ * command, a job created on the platform, polled on the plane and completed 15–45 s later with a PR whose
+ * link is replied in the job's thread. Sampled every few seconds from outside: each replica's RSS, its
+ * resident tenants and its tenant-context loads and drops (/metrics). Then, once every PR link is replied,
+ * the deployment's Redis commands a second while nobody uses the bot. Method and figures: BENCHMARKS.md §13.
+ */
+
+const env = (name: string, full: number, smoke: number) => Number(process.env[name] ?? sized(full, smoke));
+export const INSTALLS = env('BENCH_ACTIVE_INSTALLS', 10_000, 100);
+export const ACTIVE = env('BENCH_ACTIVE_TENANTS', 2_500, 6);
+export const WINDOW_S = env('BENCH_ACTIVE_WINDOW_S', 600, 3);
+const SAMPLE_MS = sized(5_000, 500);
+const QUIET_MS = sized(30_000, 1_000);
+const SETTLE_MS = sized(10_000, 500);
+const JOB_MS: [number, number] = sized([15_000, 45_000], [300, 800]);
+const REPLIES_TIMEOUT_MS = sized(180_000, 60_000);
+const READY_TIMEOUT_MS = sized(180_000, 60_000);
+const PROJECT = { projectId: 'proj_bench_active', apiKey: `bench-${randomBytes(8).toString('hex')}` };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function runActiveTenants(): Promise<string[]> {
+  const fakes = await FakesProcess.start();
+  const redis = await startRedisServer();
+  const probe = await RedisProbe.open(redis.url);
+  const replicas: Replica[] = [];
+  try {
+    const { env: base, encryptionKey } = await replicaEnv(fakes, redis.url);
+    const seedMs = await seedInstalls(redis.url, encryptionKey, 0, INSTALLS);
+    await fakes.send({ cmd: 'addProject', ...PROJECT });
+    for (let i = 0; i < ACTIVE; i += 50)
+      await Promise.all(
+        Array.from({ length: Math.min(50, ACTIVE - i) }, (_, k) =>
+          connectProject(redis.url, seededTeam(i + k), PROJECT, encryptionKey),
+        ),
+      );
+    for (const name of ['A', 'B']) replicas.push(await spawnReplica(name, base, READY_TIMEOUT_MS));
+    if (replicas.some((r) => r.readyMs === undefined)) throw new Error('a replica was not ready in time');
+    const run: ActiveRun = {
+      installs: INSTALLS,
+      active: ACTIVE,
+      windowS: WINDOW_S,
+      seedMs,
+      acks: [],
+      ackFailures: [],
+      samples: [],
+      connections: [],
+      replies: { expected: ACTIVE, replied: 0 },
+      quiet: undefined,
+    };
+    const sampler = startSampling(replicas, run.samples);
+    const completer = completeJobs(fakes);
+    await driveCommands(fakes, replicas, run);
+    run.replies = await waitForReplies(fakes, ACTIVE);
+    completer.stop();
+    await sleep(SETTLE_MS);
+    sampler.stop();
+    await sampler.done;
+    const clientPorts = new Set(await probe.clientPorts());
+    run.connections = replicas.map(
+      (r) => [...connectionPorts(r.pid, redis.port)].filter((p) => clientPorts.has(p)).length,
+    );
+    run.quiet = await quietWindow(probe);
+    return activeReport(run);
+  } finally {
+    for (const r of replicas) await r.stop();
+    await probe.close();
+    await fakes.stop();
+    await redis.stop();
+  }
+}
+
+/** ACTIVE first commands, evenly spread over WINDOW_S, alternating replicas: each one's acknowledgement time. */
+async function driveCommands(fakes: FakesProcess, replicas: Replica[], run: ActiveRun): Promise<void> {
+  const gapMs = (WINDOW_S * 1000) / ACTIVE;
+  const started = performance.now();
+  const sent: Promise<void>[] = [];
+  for (let i = 0; i < ACTIVE; i++) {
+    const due = started + i * gapMs;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    sent.push(command(fakes, replicas[i % replicas.length]!, i, run));
+  }
+  await Promise.all(sent);
+}
+
+async function command(fakes: FakesProcess, replica: Replica, i: number, run: ActiveRun): Promise<void> {
+  const body = slashCommandBody({
+    team_id: seededTeam(i),
+    user_id: 'U0ALICE',
+    channel_id: 'C0DOCS',
+    text: `document the rate limits for the active-tenants bench bench-mark-a${i}`,
+    response_url: `${fakes.urls.slackUrl}/response/active-${i}`,
+  });
+  const sent = performance.now();
+  const answer = await postSigned(replica.events, body, SIGNING_SECRET).catch((error: unknown) => ({
+    status: 0,
+    body: String(error),
+  }));
+  if (answer.status === 200) run.acks.push(performance.now() - sent);
+  else run.ackFailures.push(`${seededTeam(i)}: ${answer.status} ${answer.body.slice(0, 120)}`);
+}
+
+/** Every job the platform creates is completed (its PR opened on the fake GitHub) 15–45 s later. */
+function completeJobs(fakes: FakesProcess): { stop(): void } {
+  const seen = new Set<string>();
+  let stopped = false;
+  void (async () => {
+    while (!stopped) {
+      const ids = await fakes.send<string[]>({ cmd: 'jobIds' });
+      const jobs = ids
+        .filter((id) => !seen.has(id))
+        .map((jobId) => {
+          seen.add(jobId);
+          return { jobId, afterMs: JOB_MS[0] + Math.random() * (JOB_MS[1] - JOB_MS[0]) };
+        });
+      if (jobs.length) await fakes.send({ cmd: 'completeAfter', jobs, reportBranch: false });
+      await sleep(sized(1_000, 100));
+    }
+  })();
+  return {
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
+
+async function waitForReplies(fakes: FakesProcess, expected: number): Promise<ActiveRun['replies']> {
+  const deadline = Date.now() + JOB_MS[1] + REPLIES_TIMEOUT_MS;
+  let replied = 0;
+  while (Date.now() < deadline) {
+    const report = await fakes.send<GitHubReport>({ cmd: 'githubReport' });
+    replied = report.prs.filter((pr) => pr.repliedAt !== null).length;
+    if (replied >= expected) break;
+    await sleep(sized(2_000, 200));
+  }
+  return { expected, replied };
+}
+
+/** Every SAMPLE_MS until stopped: each replica's RSS and what its /metrics says of tenants. */
+function startSampling(replicas: Replica[], samples: Sample[]): { stop(): void; done: Promise<void> } {
+  let stopped = false;
+  const started = performance.now();
+  const done = (async () => {
+    while (!stopped) {
+      for (const [index, r] of replicas.entries()) {
+        if (!r.alive()) continue;
+        const text = await fetch(r.metricsUrl).then(
+          (res) => res.text(),
+          () => '',
+        );
+        samples.push({
+          replica: index,
+          atS: (performance.now() - started) / 1000,
+          rssMb: rssMb(r.pid),
+          resident: metricValue(text, /^docs_agent_tenants(?:\{\})? ([\d.e+]+)$/m),
+          loaded: metricValue(text, /^docs_agent_tenant_contexts_loaded_total(?:\{\})? ([\d.e+]+)$/m),
+          dropped: metricValue(text, /^docs_agent_tenant_contexts_dropped_total(?:\{\})? ([\d.e+]+)$/m),
+        });
+      }
+      await sleep(SAMPLE_MS);
+    }
+  })();
+  return {
+    stop: () => {
+      stopped = true;
+    },
+    done,
+  };
+}
+
+const metricValue = (text: string, pattern: RegExp) => {
+  const match = pattern.exec(text);
+  return match ? Number(match[1]) : undefined;
+};
+
+async function quietWindow(probe: RedisProbe): Promise<ActiveRun['quiet']> {
+  const callsBefore = await probe.commandCalls();
+  const before = await probe.commandsProcessed();
+  const started = performance.now();
+  await sleep(QUIET_MS);
+  const after = await probe.commandsProcessed();
+  const seconds = (performance.now() - started) / 1000;
+  const callsAfter = await probe.commandCalls();
+  callsAfter.delete('info');
+  return {
+    commandsPerS: (after - before - 1) / seconds,
+    busiest: busiestCommands(callsBefore, callsAfter, seconds),
+  };
+}

@@ -98,6 +98,7 @@ export const SHARED_RENDERS: Renders = {
   'top-pages-list.ts': {
     topPagesList: (m) => [m.topPagesList(pageViewsReport().top, 'https://docs.acme.dev', 3_000, 5, '')],
     plural: (m) => [m.plural(1, 'page'), m.plural(1204, 'page')],
+    changeWords: (m) => pageViewsReport().top.map((page) => m.changeWords(page)),
   },
   'top-pages-table.ts': {
     topPagesTable: (m) => [
@@ -107,6 +108,10 @@ export const SHARED_RENDERS: Renders = {
         10_000,
         (k: number) => `Top ${k} pages`,
       ),
+    ],
+    changeCell: (m) => [
+      ...pageViewsReport().top.map((page) => m.changeCell(page)),
+      m.changeCell({ total: 10, previousTotal: undefined }),
     ],
   },
   'home-jobs.ts': {

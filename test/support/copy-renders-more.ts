@@ -124,6 +124,7 @@ const stateOnly = () => ({
 
 export const MORE_RENDERS: Renders = {
   'health-alert.ts': {
+    alertMenu: (m) => [m.alertMenu('abcdefghijklmnop')],
     alertHeadline: (m) =>
       (['search', 'page', 'question', 'traffic'] as const).map((k) =>
         m.alertHeadline(alert(k), 'https://docs.acme.dev'),

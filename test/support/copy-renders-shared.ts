@@ -2,6 +2,7 @@
  * The copy test's renders for the builders added with issue 46's shared actions, job links and report tables
  * (headlines, the shared-message lines, the card's actions, the top-pages list and table).
  */
+import { alertMenu } from '../../src/slack/messages/health-alert.js';
 import {
   connection,
   done,
@@ -72,6 +73,11 @@ export const SHARED_RENDERS: Renders = {
     mutedOn: (m) => [
       m.mutedOn(alert(), { userId: USER, untilMs: NOW + 7 * 86_400_000, menuActionId: 'alert_menu' }),
     ],
+    unmutedOn: (m) => {
+      const untilMs = NOW + 7 * 86_400_000;
+      const muted = m.mutedOn(alert(), { userId: USER, untilMs, menuActionId: 'alert_menu' });
+      return [m.unmutedOn(muted, { untilMs, menu: alertMenu('abcdefghijklmnop') })];
+    },
     lookingOn: (m) => {
       const once = m.lookingOn(alertWithLook(), { userId: USER, atMs: NOW });
       return [once, m.lookingOn(once, { userId: 'U0CAROL', atMs: NOW })];

@@ -2,7 +2,6 @@
  * The copy test's renders for the builders added with issue 46's shared actions, job links and report tables
  * (headlines, the shared-message lines, the card's actions, the top-pages list and table).
  */
-import { alertMenu } from '../../src/slack/messages/health-alert.js';
 import {
   connection,
   done,
@@ -76,7 +75,16 @@ export const SHARED_RENDERS: Renders = {
     unmutedOn: (m) => {
       const untilMs = NOW + 7 * 86_400_000;
       const muted = m.mutedOn(alert(), { userId: USER, untilMs, menuActionId: 'alert_menu' });
-      return [m.unmutedOn(muted, { untilMs, menu: alertMenu('abcdefghijklmnop') })];
+      return [
+        m.unmutedOn(muted, {
+          untilMs,
+          menu: {
+            type: 'overflow',
+            action_id: 'health_alert_menu',
+            options: [{ text: { type: 'plain_text', text: 'Mute this signal for 7 days' }, value: 'mute:x' }],
+          },
+        }),
+      ];
     },
     lookingOn: (m) => {
       const once = m.lookingOn(alertWithLook(), { userId: USER, atMs: NOW });

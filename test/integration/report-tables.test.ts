@@ -82,7 +82,7 @@ describe('/docs-views top pages as a data table', () => {
     expect(before).toHaveLength(1);
   });
 
-  it('with the week before unreadable the report still arrives, its column saying "—"', async () => {
+  it('with the week before unreadable the report still arrives, its pages without a figure', async () => {
     app = await startTestApp({ env: { REPORT_CHARTS: 'false' } });
     seed(app);
     app.slack.blockKit.refuseNewBlocks = true;

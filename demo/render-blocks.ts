@@ -100,6 +100,8 @@ export function renderBlocks(blocks: unknown[]): string {
           return chart(block);
         case 'rich_text':
           return richText(block);
+        case 'data_table':
+          return dataTable(block);
         case 'context_actions':
           return `<div class="b-actions">${(Array.isArray(block.elements) ? block.elements : []).map((e) => contextAction(e, blockId)).join('')}</div>`;
         default:
@@ -107,6 +109,24 @@ export function renderBlocks(blocks: unknown[]): string {
       }
     })
     .join('');
+}
+
+/** A `data_table`: its caption, header row and first page of rows (numbers right-aligned), and a pager. */
+function dataTable(block: Json): string {
+  const rows = (Array.isArray(block.rows) ? block.rows : []).filter(Array.isArray) as unknown[][];
+  const [header = [], ...body] = rows;
+  const pageSize = Math.max(1, Number(block.page_size) || 5);
+  const cell = (c: unknown, tag: 'th' | 'td') => {
+    if (!isObject(c)) return `<${tag}></${tag}>`;
+    if (c.type === 'rich_text') return `<${tag}>${richText(c)}</${tag}>`;
+    const num = c.type === 'raw_number' ? ' class="num"' : '';
+    return `<${tag}${num}>${escapeHtml(String(c.text ?? c.value ?? ''))}</${tag}>`;
+  };
+  const head = `<tr>${header.map((c) => cell(c, 'th')).join('')}</tr>`;
+  const shown = body.slice(0, pageSize).map((r) => `<tr>${r.map((c) => cell(c, 'td')).join('')}</tr>`);
+  const pager =
+    body.length > pageSize ? `<div class="table-pager">1–${pageSize} of ${body.length} · ‹ ›</div>` : '';
+  return `<table class="b-table"><caption>${escapeHtml(String(block.caption ?? ''))}</caption>${head}${shown.join('')}</table>${pager}`;
 }
 
 /** Rich text: sections, quotes, lists and code, with their styles, links, mentions, emoji and dates. */

@@ -3,6 +3,7 @@ import type { Config } from '../common/config.js';
 import { secretsOf } from '../common/config-secrets.js';
 import { createLogger } from '../common/logger.js';
 import { Metrics } from '../metrics/metrics.js';
+import { OwedEditsSlot } from '../slack/owed-edits.js';
 import { AgentLifecycle, type StartParts } from './agent-lifecycle.js';
 import { oneFatal } from './app-steps.js';
 import { wireDeliveries } from './delivery-wiring.js';
@@ -40,7 +41,18 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const { adapters, docsApi } = scope;
   // Its Slack side (OAuth mode: no Bolt app of its own), then the one delivery path everything owed takes.
   const slack = wireSlackSide(base, { adapters, life, fatal });
-  const deliveries = wireDeliveries({ config, adapters, gateway: slack.gateway, logger, metrics });
+  // Changes owed to shared messages later (a mute's end) are applied by them once the jobs step builds them.
+  const edits = new OwedEditsSlot();
+  const now = options.outboxClock?.now;
+  const deliveries = wireDeliveries({
+    config,
+    adapters,
+    gateway: slack.gateway,
+    logger,
+    metrics,
+    edits,
+    now,
+  });
   // Its use cases: insights, Home and settings, then jobs (changes shown on Home, PRs handed to insights).
   const insights = wireInsights(base, scope, { gateway: slack.gateway, outbox: deliveries });
   const feedback = wireJobFeedback(base, adapters);
@@ -48,7 +60,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const homeParts = { gateway: slack.gateway, outbox: deliveries, weekly, alerts, feedback };
   const { settings, home } = wireHome(base, scope, homeParts);
   const wired = wireJobs(base, scope, {
-    ...{ gateway: slack.gateway, deliveries, insights, home },
+    ...{ gateway: slack.gateway, deliveries, insights, home, edits },
     stopping: () => life.stopping,
   });
   const { jobs, reconciler, pulls, assistant } = wired;

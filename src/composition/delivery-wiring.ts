@@ -6,6 +6,7 @@ import type { DeliveryMetrics } from '../delivery/ports.js';
 import { type PeriodicRuns, Reconciler } from '../delivery/reconciler.js';
 import type { JobService } from '../jobs/job-service.js';
 import { SlackDeliverySender } from '../slack/delivery-sender.js';
+import type { OwedEdits } from '../slack/owed-edits.js';
 import { tellRefused } from '../slack/refused-notice.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 import { TokenRejections } from '../slack/token-rejections.js';
@@ -28,6 +29,10 @@ export function wireDeliveries(input: {
   gateway: SlackGateway;
   logger: Logger;
   metrics: DeliveryMetrics;
+  /** Changes owed to shared messages later (a mute's end), applied by the shared messages once wired. */
+  edits?: OwedEdits;
+  /** The outbox's time (tests); absent: the system's. */
+  now?: (() => number) | undefined;
 }): Deliveries {
   let deliveries: Deliveries | undefined;
   const told = (delivery: Delivery, code: string) =>
@@ -41,9 +46,11 @@ export function wireDeliveries(input: {
         logger: input.logger.child({ component: 'delivery' }),
         tenant: input.config.oauth !== undefined,
       }),
+      input.edits,
     ),
     logger: input.logger.child({ component: 'delivery' }),
     ...deliveryTimingsFor(input.config.slack.timeoutMs),
+    ...(input.now ? { now: input.now } : {}),
     metrics: input.metrics,
     onRefused: told,
   });

@@ -22,6 +22,8 @@ export interface DocsAgentOptions {
   jobStore?: JobStore;
   /** Tests: wraps the shared messages' versioned state (to hold a write and force two changes to race). */
   sharedMessageRecords?: (records: VersionedRecords) => VersionedRecords;
+  /** Time of the outbox (tests move it past a mute's end); defaults to the system's. Redis keeps its own. */
+  outboxClock?: Clock;
   /** Time for memory mode's impact checks (tests pass a manual one); defaults to real timers on `clock`. */
   impactTimers?: SchedulerTimers;
   /** OAuth mode: the tenant this runtime serves (absent in single-workspace mode). */

@@ -7,6 +7,7 @@ import { JobService } from '../jobs/job-service.js';
 import type { AppHomePublisher } from '../slack/app-home-publisher.js';
 import { SlackJobNotifier } from '../slack/job-notifier.js';
 import { JobSignalFollower } from '../slack/job-signals.js';
+import type { OwedEditsSlot } from '../slack/owed-edits.js';
 import type { SharedMessages } from '../slack/posted-message-edits.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 import type { AdapterSet } from '../state/adapters.js';
@@ -53,6 +54,8 @@ export interface JobsWiring {
 export interface JobsParts {
   gateway: SlackGateway;
   deliveries: Deliveries;
+  /** Where the outbox finds the shared messages for changes owed later (a mute's end). */
+  edits?: OwedEditsSlot;
   insights: Pick<InsightsWiring, 'impact' | 'unfurls'>;
   home: Pick<AppHomePublisher, 'jobChanged'>;
   /** Read by job starts: once stopping, a start not yet sent is handed over. */
@@ -75,6 +78,7 @@ export function wireJobs(b: ScopeBase, s: ScopeState, p: JobsParts): JobsWiring 
   const models =
     options.sharedMessageRecords?.(adapters.sharedMessageRecords) ?? adapters.sharedMessageRecords;
   const shared = sharedMessages(deliveries, adapters.evidenceStore, models, clock);
+  p.edits?.use(shared);
   const notifier = new SlackJobNotifier(gateway, deliveries, clock, logger, {
     followUpsFrom: config.access.followUpsFrom,
     jobsPerHour: config.docs.jobsPerHour,

@@ -43,7 +43,13 @@ export type DeliveryTarget =
       ts: string;
       unfurlId?: string;
       source?: 'composer' | 'conversations_history';
-    };
+    }
+  /**
+   * A change owed to a shared message of ours at a later time (a mute's end): applied, when due, to the
+   * message's latest state, whose update is then owed like any other (`shared:<channel>:<ts>`). `edit` names
+   * the change (JSON); applying it again changes nothing.
+   */
+  | { kind: 'edit'; channel: string; ts: string; edit: unknown };
 
 /** Pending → in flight (leased) → posted | abandoned; an expired lease is pending again. */
 export type DeliveryState = 'pending' | 'in_flight' | 'posted' | 'abandoned';
@@ -62,6 +68,8 @@ export interface NewDelivery {
   seq?: number;
   /** How long the record (and so the memory of "posted") is kept (default 30 days). */
   keepMs?: number;
+  /** A new record is not attempted before this long after it is recorded (on the store's clock). */
+  delayMs?: number;
 }
 
 export interface Delivery extends NewDelivery {
@@ -88,6 +96,7 @@ export interface Delivery extends NewDelivery {
   revision: number;
   postedTs?: string;
   reason?: string;
+  /** When it became owed: recorded (re-opened), or the end of its `delayMs`. */
   createdAt: number;
 }
 

@@ -2,6 +2,7 @@ import type { Delivery, DeliveryPriority, DeliveryTarget } from '../delivery/dom
 import { type AttemptFailure, DeliveryAttemptError, type DeliverySender } from '../delivery/ports.js';
 import { type AssistantPayload, assistantMethod, LEASE_LOST, sendAssistant } from './assistant-delivery.js';
 import type { SlackMessage } from './messages/types.js';
+import { applyOwedEdit, type OwedEdits } from './owed-edits.js';
 import { SHARED_MESSAGE_KEY } from './posted-message-edits.js';
 import { respondOnce } from './response-url-call.js';
 import {
@@ -60,6 +61,8 @@ export class SlackDeliverySender implements DeliverySender {
     private readonly timeoutMs: number,
     /** Refusals of the bot token during a token change: retried for a while, not abandoned at once. */
     private readonly tokens?: TokenRejections,
+    /** Changes owed to shared messages at a later time (a mute's end). */
+    private readonly edits?: OwedEdits,
   ) {
     this.client = gateway.web;
   }
@@ -75,6 +78,7 @@ export class SlackDeliverySender implements DeliverySender {
       if (target.kind === 'respond')
         return await respondOnce(target.url, lease, this.timeoutMs, this.gateway.blocksGate);
       if (target.kind === 'unfurl') return await this.unfurl(target, priority, lease);
+      if (target.kind === 'edit') return await applyOwedEdit(this.edits, target, lease);
       const method =
         target.kind === 'post'
           ? 'chat.postMessage'

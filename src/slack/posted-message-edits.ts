@@ -5,7 +5,15 @@ import type { Outbox } from '../delivery/ports.js';
 import type { WeeklySchedule } from '../insights/ports.js';
 import type { JobRecord } from '../jobs/domain/job.js';
 import { cardLink } from './health-fix-claims.js';
-import { fixButtonOf, fixEndedOn, fixStartedOn, seenBlocks } from './messages/shared-state.js';
+import { ALERT_MENU_ACTION, alertMenu } from './messages/health-alert.js';
+import {
+  fixButtonOf,
+  fixEndedOn,
+  fixStartedOn,
+  mutedOn,
+  seenBlocks,
+  unmutedOn,
+} from './messages/shared-state.js';
 import type { MessageBlock, SlackMessage } from './messages/types.js';
 
 /** A string store with expiry (the evidence store's, under a prefix of its own): the rows fix jobs hold. */
@@ -32,6 +40,8 @@ export interface SeenMessage {
 
 /** The outbox key of a shared message's update: `shared:<channel>:<ts>`. */
 export const SHARED_MESSAGE_KEY = 'shared:';
+/** The outbox key of a mute's end: `shared-unmute:<channel>:<ts>:<until>`. */
+export const UNMUTE_KEY = 'shared-unmute:';
 /** Kept as long as the outbox remembers its deliveries. */
 const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 const CHANNEL = /^[CGD][A-Z0-9]{2,}$/;
@@ -138,6 +148,43 @@ export class SharedMessages {
     );
   }
 
+  /**
+   * A signal muted from its alert for `forMs`. The mute's end is owed first (an edit due then, in the
+   * outbox: any replica runs it once, after a restart too), then the alert says who muted it and until when.
+   */
+  async muted(
+    channel: string,
+    ts: string,
+    seen: SeenMessage | undefined,
+    mute: { userId: string; forMs: number; signal: string },
+  ): Promise<boolean> {
+    const delayMs = Math.max(0, mute.forMs);
+    const untilMs = this.o.now() + delayMs;
+    const edit: UnmuteEdit = { name: 'unmute', untilMs, signal: mute.signal };
+    await this.o.outbox.owe({
+      key: `${UNMUTE_KEY}${channel}:${ts}:${untilMs}`,
+      target: { kind: 'edit', channel, ts, edit },
+      payload: null,
+      priority: 'intermediate',
+      delayMs,
+      keepMs: delayMs + KEEP_MS,
+    });
+    const { userId } = mute;
+    return this.change(channel, ts, seen, (blocks) =>
+      mutedOn(blocks, { userId, untilMs, menuActionId: ALERT_MENU_ACTION }),
+    );
+  }
+
+  /** A change owed for later, now due (`OwedEdits`): a mute's end puts the menu back if its line still shows. */
+  async apply(channel: string, ts: string, edit: unknown): Promise<void> {
+    const ref = sharedMessageRef(channel, ts);
+    if (!ref || !isUnmuteEdit(edit)) return;
+    const menu = alertMenu(edit.signal);
+    await this.change(ref.channel, ref.ts, undefined, (blocks) =>
+      unmutedOn(blocks, { untilMs: edit.untilMs, menu }),
+    );
+  }
+
   /** The schedule Stop removed from this post, if it is still kept. */
   async stoppedSchedule(channel: string, ts: string): Promise<WeeklySchedule | undefined> {
     return (await this.kept(channel, ts))?.stopped;
@@ -195,6 +242,23 @@ function parseModel(json: string): MessageModel | undefined {
 
 const modelKey = (channel: string, ts: string) => `shared-msg:${channel}:${ts}`;
 const fixKey = (jobId: string) => `shared-fix:${jobId}`;
+
+/** A mute's end as the outbox keeps it: when, and the signal whose menu comes back. */
+interface UnmuteEdit {
+  name: 'unmute';
+  untilMs: number;
+  signal: string;
+}
+
+function isUnmuteEdit(edit: unknown): edit is UnmuteEdit {
+  const e = edit as Partial<UnmuteEdit> | null;
+  return (
+    e?.name === 'unmute' &&
+    Number.isSafeInteger(e.untilMs) &&
+    typeof e.signal === 'string' &&
+    /^[A-Za-z0-9_-]{16}$/.test(e.signal)
+  );
+}
 
 /** The row a fix job holds on a shared message, and its button as it was. */
 interface HeldRow {

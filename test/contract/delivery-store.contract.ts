@@ -163,4 +163,32 @@ export function deliveryStoreContract(make: () => Promise<{ store: DeliveryStore
       expect(await store.due(Date.now() + 1, 2)).toEqual(['reply:c', 'card:b']);
     }),
   );
+
+  it(
+    "a delayed record (a mute's end) is neither due nor leased before its delay, then is, owed from then",
+    withStore(async (store) => {
+      const before = Date.now();
+      const edit: NewDelivery = {
+        key: 'shared-unmute:C1:1.1:9',
+        target: { kind: 'edit', channel: 'C1', ts: '1.1', edit: { name: 'unmute' } },
+        payload: null,
+        priority: 'intermediate',
+        delayMs: 400,
+      };
+      const recorded = await store.record(edit, Date.now());
+      expect(recorded.notBefore).toBeGreaterThanOrEqual(before + 400 - 50);
+      // A day to deliver it counts from the end of the delay.
+      expect(recorded.createdAt).toBe(recorded.notBefore);
+      expect(await store.due(Date.now(), 10)).toEqual([]);
+      expect(await store.acquire(edit.key, 'A', 60_000, Date.now())).toEqual({ ok: false, why: 'not_due' });
+      let due: string[] = [];
+      for (const deadline = Date.now() + 5_000; due.length === 0 && Date.now() < deadline; )
+        due = await new Promise<string[]>((resolve) =>
+          setTimeout(() => resolve(store.due(Date.now(), 10)), 50),
+        );
+      expect(due).toEqual([edit.key]);
+      const leased = await store.acquire(edit.key, 'A', 60_000, Date.now());
+      expect(leased.ok && leased.delivery.target).toEqual(edit.target);
+    }),
+  );
 }

@@ -129,8 +129,9 @@ describe('a report and its chart inside the analytics budget', () => {
     const atAnswer = views().slice(0, first.requestsBefore);
     const paging = atAnswer.filter((r) => r.query.get('limit') !== '1');
     const oneRow = atAnswer.filter((r) => r.query.get('limit') === '1');
+    // The week's pages and one read of the week before's first page (its pages' "vs last period").
     expect(paging.length).toBeLessThanOrEqual(10);
-    // 14 chart days (the week and the week before), and no separate read of the week before's totals.
+    // 14 chart days (the week and the week before), and no one-row read of the week before's totals.
     expect(oneRow.length).toBeLessThanOrEqual(14);
     expect(seriesNames(first)).toEqual(['People', 'AI']);
 

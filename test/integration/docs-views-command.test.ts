@@ -69,7 +69,8 @@ describe('/docs-views end to end', () => {
     expect(body.text).toContain(firstDay);
     expect(body.text).not.toContain(from);
 
-    // 10,000 paths at limit=250: 40 calls for the range, plus one limit=1 call for the previous period's totals.
+    // 10,000 paths at limit=250: 40 calls for the range, plus one call for the previous period (its totals and
+    // first 250 pages, for "vs last period").
     const calls = viewsRequests(app);
     const rangeCalls = calls.filter((r) => r.query.get('dateFrom') === from && r.query.get('dateTo') === to);
     expect(rangeCalls).toHaveLength(40);
@@ -79,7 +80,8 @@ describe('/docs-views end to end', () => {
     );
     const previousCalls = calls.filter((r) => r.query.get('dateTo') === from);
     expect(previousCalls).toHaveLength(1);
-    expect(previousCalls[0]!.query.get('limit')).toBe('1');
+    expect(previousCalls[0]!.query.get('limit')).toBe('250');
+    expect(previousCalls[0]!.query.get('offset')).toBe('0');
     expect(calls).toHaveLength(41);
     // Change against the previous period is computed from its totals.
     expect(blocks).toMatch(/▲ [\d.]+% vs previous 7 days/);

@@ -53,6 +53,52 @@ describe('/docs-views top pages as a data table', () => {
     expect(JSON.stringify(blocks)).not.toContain('*Top 10 pages*');
   });
 
+  it('compares each page with the week before, read from the docs platform in one call', async () => {
+    app = await startTestApp({ env: { REPORT_CHARTS: 'false' } });
+    seed(app);
+    const today = localDate(Date.now(), 'UTC');
+    const from = addDays(today, -7);
+    // The week before: page-0 at 1,000 (now 1,200), page-1 at 1,100 (now 1,100), page-2 at 1,250 (now 1,000).
+    app.docs.viewsByRange.set(`${addDays(from, -7)}..${from}`, [
+      { path: '/docs/page-0', human: 700, ai: 300, total: 1000 },
+      { path: '/docs/page-1', human: 770, ai: 330, total: 1100 },
+      { path: '/docs/page-2', human: 900, ai: 350, total: 1250 },
+    ]);
+    await app.command({ command: '/docs-views', text: 'top 4' });
+    const { blocks } = await answer(app);
+    const table = blocks.find((b) => b.type === 'data_table') as unknown as {
+      rows: { text?: string }[][];
+    };
+    expect(table.rows.map((cells) => cells[2]?.text)).toEqual([
+      'vs last period',
+      '▲ 20%',
+      'no change',
+      '▼ 20%',
+      'new',
+    ]);
+    const before = app.docs
+      .requestsTo('GET', /^\/v1\/analytics\/[^/]+\/views$/)
+      .filter((r) => r.query.get('dateTo') === from);
+    expect(before).toHaveLength(1);
+  });
+
+  it('with the week before unreadable the report still arrives, its pages without a figure', async () => {
+    app = await startTestApp({ env: { REPORT_CHARTS: 'false' } });
+    seed(app);
+    app.slack.blockKit.refuseNewBlocks = true;
+    const from = addDays(localDate(Date.now(), 'UTC'), -7);
+    app.docs.inject(
+      { method: 'GET', path: /\/views$/, query: (query) => query.get('dateTo') === from },
+      { kind: 'status', status: 400, body: JSON.stringify({ error: 'Invalid query parameters' }) },
+      5,
+    );
+    await app.command({ command: '/docs-views', text: 'top 4' });
+    const { blocks } = await answer(app);
+    const json = JSON.stringify(blocks);
+    expect(json).toContain('*Top 4 pages* (█ human · ░ AI)');
+    expect(json).not.toContain('last period');
+  });
+
   it('where Slack refuses the table (invalid_blocks) the report still arrives, with the list in its place', async () => {
     app = await startTestApp({ env: { REPORT_CHARTS: 'false', DOCS_SITE_URL: 'https://docs.acme.dev' } });
     seed(app);

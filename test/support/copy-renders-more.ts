@@ -55,8 +55,8 @@ const alert = (kind: 'search' | 'page' | 'question' | 'traffic') => {
 const windowOf = (from: string, to: string, scale: number) => {
   const h = demoHealth();
   return {
-    dateFrom: `${from}T00:00:00Z`,
-    dateTo: `${to}T00:00:00Z`,
+    dateFrom: from,
+    dateTo: to,
     searches: h.searches.map((s) => ({ ...s, hits: Math.round(s.hits * scale) })),
     totalSearches: 2_000,
     pages: h.pages.map((p) => ({ ...p, thumbsDown: Math.round(p.thumbsDown * scale) })),
@@ -124,6 +124,7 @@ const stateOnly = () => ({
 
 export const MORE_RENDERS: Renders = {
   'health-alert.ts': {
+    alertMenu: (m) => [m.alertMenu('abcdefghijklmnop')],
     alertHeadline: (m) =>
       (['search', 'page', 'question', 'traffic'] as const).map((k) =>
         m.alertHeadline(alert(k), 'https://docs.acme.dev'),

@@ -12,7 +12,6 @@ import {
   PR,
   pageViewsReport,
   type Renders,
-  record,
   records,
   SLACK_CODES,
   schedule,
@@ -70,8 +69,9 @@ export const REPLY_RENDERS: Renders = {
   'job-replies.ts': {
     terminalReplyMessage: (m) => outcomes.map((o) => m.terminalReplyMessage(done(), o, NOW)),
     noticeMessage: (m) => [
-      m.noticeMessage(record(), { kind: 'watch_expired', maxAgeMs: 7_200_000 }),
-      m.noticeMessage(record(), { kind: 'job_gone' }),
+      m.noticeMessage({ kind: 'watch_expired', maxAgeMs: 7_200_000 }),
+      m.noticeMessage({ kind: 'watch_expired', maxAgeMs: 7_200_000 }, 'https://dashboard.example.com/jobs/1'),
+      m.noticeMessage({ kind: 'job_gone' }),
     ],
     followUpRefusedMessage: (m) => docsErrors().map((e) => m.followUpRefusedMessage(e, NOW)),
     startFailureNotice: (m) => [

@@ -72,6 +72,20 @@ export const SHARED_RENDERS: Renders = {
     mutedOn: (m) => [
       m.mutedOn(alert(), { userId: USER, untilMs: NOW + 7 * 86_400_000, menuActionId: 'alert_menu' }),
     ],
+    unmutedOn: (m) => {
+      const untilMs = NOW + 7 * 86_400_000;
+      const muted = m.mutedOn(alert(), { userId: USER, untilMs, menuActionId: 'alert_menu' });
+      return [
+        m.unmutedOn(muted, {
+          untilMs,
+          menu: {
+            type: 'overflow',
+            action_id: 'health_alert_menu',
+            options: [{ text: { type: 'plain_text', text: 'Mute this signal for 7 days' }, value: 'mute:x' }],
+          },
+        }),
+      ];
+    },
     lookingOn: (m) => {
       const once = m.lookingOn(alertWithLook(), { userId: USER, atMs: NOW });
       return [once, m.lookingOn(once, { userId: 'U0CAROL', atMs: NOW })];
@@ -98,6 +112,7 @@ export const SHARED_RENDERS: Renders = {
   'top-pages-list.ts': {
     topPagesList: (m) => [m.topPagesList(pageViewsReport().top, 'https://docs.acme.dev', 3_000, 5, '')],
     plural: (m) => [m.plural(1, 'page'), m.plural(1204, 'page')],
+    changeWords: (m) => pageViewsReport().top.map((page) => m.changeWords(page)),
   },
   'top-pages-table.ts': {
     topPagesTable: (m) => [
@@ -107,6 +122,10 @@ export const SHARED_RENDERS: Renders = {
         10_000,
         (k: number) => `Top ${k} pages`,
       ),
+    ],
+    changeCell: (m) => [
+      ...pageViewsReport().top.map((page) => m.changeCell(page)),
+      m.changeCell({ total: 10, previousTotal: undefined }),
     ],
   },
   'home-jobs.ts': {

@@ -123,7 +123,11 @@ export const RENDERS: Renders = {
     describeSlackDeliveryFailure: (m) => SLACK_CODES.map((c) => m.describeSlackDeliveryFailure(c)),
   },
   'first-run.ts': {
-    firstRunBlocks: (m) => [m.firstRunBlocks({ userId: USER, command: '/docs-agent' })],
+    firstRunBlocks: (m) => [
+      m.firstRunBlocks({ userId: USER, command: '/docs-agent' }),
+      // A manager with a project connected and nothing else done yet: the checklist, one step ticked.
+      m.firstRunBlocks({ settings: { manage: true, connections: [connection()] }, jobs: [], schedules: [] }),
+    ],
   },
   'github-connect-modal.ts': { githubModalView: (m) => [m.githubModalView()] },
   'health-help.ts': { docsHealthHelp: (m) => [m.docsHealthHelp('/docs-health')] },

@@ -52,11 +52,14 @@ export interface RandomFaultOptions {
 export interface RequestMatch {
   method?: string;
   path?: string | RegExp;
+  /** Only requests whose query passes (e.g. one range of the analytics). */
+  query?: (query: URLSearchParams) => boolean;
 }
 
 export function matchesRequest(match: RequestMatch, r: FakeDocsRequest): boolean {
-  const { method, path } = match;
+  const { method, path, query } = match;
   if (method !== undefined && r.method !== method) return false;
+  if (query !== undefined && !query(r.query)) return false;
   return path === undefined || (typeof path === 'string' ? r.path.startsWith(path) : path.test(r.path));
 }
 

@@ -169,7 +169,7 @@ describe('PageViewsReports cache and budget', () => {
     expect(viewsCalls()).toHaveLength(8);
   });
 
-  it('shares one fetch of the range and one of the previous totals between concurrent reports', async () => {
+  it('shares one fetch of the range and one of the previous period between concurrent reports', async () => {
     docs.defaultViews = makeViewRows(600);
     docs.latencyMs = 20;
     const analytics = service({ now: () => Date.parse('2025-03-10T12:00:00Z') });
@@ -184,10 +184,10 @@ describe('PageViewsReports cache and budget', () => {
       reports[0]!.totals,
       reports[0]!.totals,
     ]);
-    const rangeCalls = viewsCalls().filter((r) => r.query.get('limit') === '250');
+    const rangeCalls = viewsCalls().filter((r) => r.query.get('dateTo') === request.range.toExclusive);
     expect(rangeCalls).toHaveLength(3);
-    // The previous period's totals too: one `limit=1` call, not one per waiting report.
-    expect(viewsCalls().filter((r) => r.query.get('limit') === '1')).toHaveLength(1);
+    // The previous period (totals and first page) too: one call, not one per waiting report.
+    expect(viewsCalls().filter((r) => r.query.get('dateTo') === request.range.from)).toHaveLength(1);
   });
 
   it('refuses up front when the last fetch size no longer fits the remaining budget', async () => {

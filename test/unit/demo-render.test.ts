@@ -128,4 +128,36 @@ describe('the playground draws Slack faithfully', () => {
     ]);
     expect(html).toContain('class="btn primary" href="https://github.com/acme/docs/pull/1"');
   });
+
+  it('draws a data table: caption, header, the first page of rows (numbers right), a pager; all escaped', () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    const html = renderBlocks([
+      {
+        type: 'data_table',
+        caption: `Top 2 pages ${hostile}`,
+        page_size: 1,
+        rows: [
+          [
+            { type: 'raw_text', text: 'Page' },
+            { type: 'raw_text', text: 'Views' },
+          ],
+          [
+            { type: 'raw_text', text: hostile },
+            { type: 'raw_number', value: 1200, text: '1,200' },
+          ],
+          [
+            { type: 'raw_text', text: '/second' },
+            { type: 'raw_number', value: 900, text: '900' },
+          ],
+        ],
+      },
+    ]);
+    expect(html).toContain('<table class="b-table"><caption>Top 2 pages &#60;img');
+    expect(html).toContain('<th>Page</th><th>Views</th>');
+    expect(html).toContain('<td class="num">1,200</td>');
+    expect(html).not.toContain('/second');
+    expect(html).toContain('1–1 of 2');
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('unsupported');
+  });
 });

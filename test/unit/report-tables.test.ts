@@ -73,7 +73,7 @@ describe('page-view reports as Slack-native data', () => {
     const table = withTable.find((b) => b.type === 'data_table');
     expect(table.caption).toBe('Top 12 pages');
     expect(table.rows).toHaveLength(13);
-    expect(table.rows[0].map((c: Json) => c.text)).toEqual(['Page', 'Views', 'People', 'AI %']);
+    expect(table.rows[0].map((c: Json) => c.text)).toEqual(['Page', 'Views', 'vs last period', 'AI %']);
     expect(table.rows[1][0].elements[0].elements[0]).toEqual({
       type: 'link',
       url: 'https://docs.acme.dev/docs/page-0',
@@ -81,7 +81,8 @@ describe('page-view reports as Slack-native data', () => {
     });
     expect(table.rows[1].slice(1)).toEqual([
       { type: 'raw_number', value: 200, text: '200' },
-      { type: 'raw_number', value: 140, text: '140' },
+      // No period before read: not known, never a made-up figure.
+      { type: 'raw_text', text: '—' },
       { type: 'raw_number', value: 30, text: '30.0%' },
     ]);
     // Where the table goes, the list does not: the ranking is said once.

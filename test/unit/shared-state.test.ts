@@ -6,6 +6,7 @@ import {
   mutedOn,
   restartedOn,
   stoppedOn,
+  unmutedOn,
 } from '../../src/slack/messages/shared-state.js';
 import type { MessageBlock } from '../../src/slack/messages/types.js';
 
@@ -103,6 +104,38 @@ describe('shared message edits', () => {
     expect(
       mutedOn([row(1)], { userId: 'U0BOB', untilMs: AT, menuActionId: 'health_alert_menu' }),
     ).toBeUndefined();
+  });
+
+  it("a mute's end takes its line away and puts the menu back in the buttons' row; another end changes nothing", () => {
+    const menu = (alert[1] as { elements: unknown[] }).elements[1] as Parameters<typeof unmutedOn>[1]['menu'];
+    const muted = mutedOn(alert, { userId: 'U0BOB', untilMs: AT, menuActionId: 'health_alert_menu' })!;
+    // Someone looking meanwhile: their line sits between the buttons and the mute's.
+    const looking: MessageBlock = {
+      type: 'context',
+      block_id: 'shared_looking',
+      elements: [{ type: 'mrkdwn', text: '👀 <@U0CAROL> is looking' }],
+    };
+    const looked = [muted[0]!, muted[1]!, looking, ...muted.slice(2)];
+    for (const blocks of [muted, looked]) {
+      const ended = unmutedOn(blocks, { untilMs: AT, menu })!;
+      expect(ended.some((b) => b.block_id === 'shared_muted')).toBe(false);
+      expect(ended[1]).toEqual(alert[1]);
+      expect(ended).toHaveLength(blocks.length - 1);
+      // Done once: again, nothing changes (the line is gone).
+      expect(unmutedOn(ended, { untilMs: AT, menu })).toBeUndefined();
+    }
+    // A later mute's line (another end) is not this end's to take away.
+    expect(unmutedOn(muted, { untilMs: AT + 86_400_000, menu })).toBeUndefined();
+    // The buttons' row gone (a menu alone was muted): the menu comes back in a row of its own.
+    const alone = mutedOn([alert[0]!, { type: 'actions', elements: [menu] }], {
+      userId: 'U0BOB',
+      untilMs: AT,
+      menuActionId: 'health_alert_menu',
+    })!;
+    expect(unmutedOn(alone, { untilMs: AT, menu })).toEqual([
+      alert[0],
+      { type: 'actions', elements: [menu] },
+    ]);
   });
 
   it("I'll look: a line under the buttons names who is looking and since when; the same person again changes nothing", () => {

@@ -96,21 +96,19 @@ export class PageViewsReports {
 
   async report(request: ReportRequest): Promise<PageViewsReport> {
     const previousRange = previousPeriod(request.range);
-    const needsPrevious = !(await this.o.source.peek<RangePageViews>(
-      this.key('totals', previousRange, request.projectId),
-    ));
+    const needsPrevious = !(await this.peekPeriod(previousRange, request.projectId));
     // The report's own reads come first: its chart never costs it its answer.
     const current = await this.views(request.range, needsPrevious ? 1 : 0, request.projectId);
     const chart = await this.chart(request);
-    // With the period before beside the chart, its days add up to the period's totals: no read of its own.
-    const previous = chart.trend?.previous?.total
-      ? sumTotals(chart.trend)
-      : await this.totals(previousRange, request.projectId).catch((error: unknown) => {
-          // The comparison is a nicety: the report still stands without it.
-          this.o.logger.warn({ error: describeError(error) }, 'could not fetch previous-period totals');
-          return undefined;
-        });
-    return this.named(request, { ...buildReport(request, current, previous), ...chart });
+    // One read of the period before gives its totals and its pages for "vs last period".
+    const before = await this.periodViews(previousRange, request.projectId).catch((error: unknown) => {
+      // The comparison is a nicety: the report still stands without it.
+      this.o.logger.warn({ error: describeError(error) }, 'could not fetch the previous period');
+      return undefined;
+    });
+    // With the period before beside the chart, its days add up to the period's totals.
+    const previous = (chart.trend?.previous?.total ? sumTotals(chart.trend) : undefined) ?? before?.totals;
+    return this.named(request, { ...buildReport(request, current, previous, before), ...chart });
   }
 
   /**
@@ -212,23 +210,38 @@ export class PageViewsReports {
     });
   }
 
-  /** Site-wide totals of a range: from a cached full fetch, or one `limit=1` request. */
-  async totals(range: DateRange, projectId?: string): Promise<PageViewsTotals> {
+  /** A range's views as read already (every page, or its first page), without a read of its own. */
+  private async peekPeriod(range: DateRange, projectId?: string): Promise<RangePageViews | undefined> {
+    return (
+      (await this.o.source.peek<RangePageViews>(this.key('views', range, projectId))) ??
+      (await this.o.source.peek<RangePageViews>(this.key('views-first', range, projectId)))
+    );
+  }
+
+  /**
+   * A range's totals and pages: from a cached full fetch, or one request of the API's largest page (its
+   * first 250 rows, `partial` when there are more).
+   */
+  async periodViews(range: DateRange, projectId?: string): Promise<RangePageViews> {
     const full = await this.o.source.peek<RangePageViews>(this.key('views', range, projectId));
-    if (full) return full.totals;
-    const key = this.key('totals', range, projectId);
-    const fetched = await this.o.source.read<RangePageViews>(key, 1, async (budget) => {
+    if (full) return full;
+    const key = this.key('views-first', range, projectId);
+    return this.o.source.read<RangePageViews>(key, 1, async (budget) => {
       const slot = await budget.take();
       if (!slot.ok) throw new AnalyticsBudgetError(slot.retryAfterMs);
       const page = await this.o
         .apiFor(key.projectId)
-        .getPageViews({ ...apiBounds(range), limit: 1, offset: 0 });
-      return { range, totals: page.totals, pages: [], partial: true, requests: 1, fetchedAt: this.now() };
+        .getPageViews({ ...apiBounds(range), limit: PAGE_SIZE, offset: 0 });
+      const pages = page.views.map(({ path, human, ai, total }) => ({ path, human, ai, total }));
+      return { range, totals: page.totals, pages, partial: page.hasMore, requests: 1, fetchedAt: this.now() };
     });
-    return fetched.totals;
   }
 
-  private key(endpoint: 'views' | 'totals', range: DateRange, projectId?: string): AnalyticsKey {
+  private key(
+    endpoint: 'views' | 'views-first' | 'totals',
+    range: DateRange,
+    projectId?: string,
+  ): AnalyticsKey {
     return { endpoint, projectId: this.projectOf({ projectId }), range: rangeKey(range) };
   }
 }

@@ -17,6 +17,11 @@ export interface ReportRequest {
 
 export interface RankedPage extends PageViewRow {
   rank: number;
+  /**
+   * The page's views in the previous period of the same length: 0 when it had none, undefined when that is
+   * not known (the period before could not be read, or only its first page of rows was).
+   */
+  previousTotal?: number;
 }
 
 export interface PageViewsReport {
@@ -54,11 +59,26 @@ export function matchesPrefix(path: string, prefix: string | undefined): boolean
   return path.toLowerCase().startsWith(prefix.toLowerCase());
 }
 
+/**
+ * The previous period's views of a page: its row, else 0 when every page of that period was read, else
+ * unknown (rows beyond the first page may hold it).
+ */
+export function previousViewsOf(
+  previous: Pick<RangePageViews, 'pages' | 'partial'> | undefined,
+): (path: string) => number | undefined {
+  if (!previous) return () => undefined;
+  const byPath = new Map<string, number>();
+  for (const page of previous.pages) byPath.set(page.path, Math.max(byPath.get(page.path) ?? 0, page.total));
+  return (path) => byPath.get(path) ?? (previous.partial ? undefined : 0);
+}
+
 export function buildReport(
   request: ReportRequest,
   current: RangePageViews,
   previousTotals: PageViewsTotals | undefined,
+  previousPages?: Pick<RangePageViews, 'pages' | 'partial'>,
 ): PageViewsReport {
+  const previousOf = previousViewsOf(previousPages);
   const matching = request.prefix
     ? current.pages.filter((p) => matchesPrefix(p.path, request.prefix))
     : current.pages;
@@ -76,7 +96,10 @@ export function buildReport(
     totals: current.totals,
     previousTotals,
     prefixTotals,
-    top: matching.slice(0, request.top).map((page, i) => ({ ...page, rank: i + 1 })),
+    top: matching.slice(0, request.top).map((page, i) => {
+      const previousTotal = previousOf(page.path);
+      return { ...page, rank: i + 1, ...(previousTotal === undefined ? {} : { previousTotal }) };
+    }),
     pagesCounted: current.pages.length,
     partial: current.partial,
     generatedAt: current.fetchedAt,

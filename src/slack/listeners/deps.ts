@@ -191,7 +191,7 @@ export interface SlackDeps {
     alerts?: Pick<HealthAlerts, 'subscribe' | 'unsubscribe' | 'status' | 'intervalMs' | 'muteSignal'>;
   };
   /** The bot's shared messages changed in place when someone acts on them (absent: they stay as posted). */
-  shared?: Pick<SharedMessages, 'remember' | 'change' | 'fixStarted' | 'stoppedSchedule'>;
+  shared?: Pick<SharedMessages, 'remember' | 'change' | 'fixStarted' | 'stoppedSchedule' | 'muted'>;
   /** Connecting docs projects from Slack (OAuth mode); absent: single-workspace mode, set by the environment. */
   settings?: ProjectSettingsSurface;
   /** The App Home tab (absent: `app_home_opened` publishes nothing). */

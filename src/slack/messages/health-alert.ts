@@ -1,4 +1,4 @@
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, Overflow } from '@slack/types';
 import type { HealthAlert, TrendPoint } from '../../insights/alerts/alert.js';
 import { shortHash } from '../../insights/alerts/health-alerts.js';
 import type { SignalKind } from '../../insights/alerts/signals.js';
@@ -143,6 +143,20 @@ export const ALERT_MENU_ACTION = 'health_alert_menu';
 /** The mute option's value: `mute:<signal hash>` (a hash, never reader text; within the 150-char limit). */
 export const MUTE_SIGNAL_PREFIX = 'mute:';
 
+/** The alert's mute menu for a signal (its hash), also put back when a mute ends. */
+export function alertMenu(signalHash: string): Overflow {
+  return {
+    type: 'overflow',
+    action_id: ALERT_MENU_ACTION,
+    options: [
+      {
+        text: { type: 'plain_text', text: 'Mute this signal for 7 days' },
+        value: `${MUTE_SIGNAL_PREFIX}${signalHash}`,
+      },
+    ],
+  };
+}
+
 /** The alert: the finding as its headline, readers' words, one trend, then Fix, I'll look and the mute menu. */
 export function healthAlertMessage(
   alert: HealthAlert,
@@ -192,16 +206,7 @@ export function healthAlertMessage(
           value: 'look',
           accessibility_label: "Tell the channel you're looking into this alert",
         },
-        {
-          type: 'overflow',
-          action_id: ALERT_MENU_ACTION,
-          options: [
-            {
-              text: { type: 'plain_text', text: 'Mute this signal for 7 days' },
-              value: `${MUTE_SIGNAL_PREFIX}${shortHash(alert.signalId)}`,
-            },
-          ],
-        },
+        alertMenu(shortHash(alert.signalId)),
       ],
     },
   ];

@@ -1,4 +1,4 @@
-import type { Button, ContextBlock, KnownBlock, SectionBlock } from '@slack/types';
+import type { Button, ContextBlock, KnownBlock, Overflow, SectionBlock } from '@slack/types';
 import type { ScheduleKind } from '../../insights/ports.js';
 import { slackTime } from './dates.js';
 import { blockTextLength, LIMITS, TOTAL_BLOCK_TEXT } from './limits.js';
@@ -144,8 +144,36 @@ export function mutedOn(
   const text = `🔕 Muted by <@${mute.userId}> until ${when(mute.untilMs)}`;
   const next: MessageBlock[] = [...blocks];
   if (elements.length > 0) next[i] = { ...block, elements };
-  else next[i] = line('shared_muted', text);
-  return fits(elements.length > 0 ? withLine(next, i, line('shared_muted', text)) : next);
+  else next[i] = line(MUTED_BLOCK, text);
+  return fits(elements.length > 0 ? withLine(next, i, line(MUTED_BLOCK, text)) : next);
+}
+
+const MUTED_BLOCK = 'shared_muted';
+
+/**
+ * The mute that ends at `untilMs` ended: its line goes and the mute menu is back (in the buttons' row above
+ * the line, else in a row of its own). Undefined when the line is gone or names another end (a later mute).
+ */
+export function unmutedOn(
+  blocks: readonly MessageBlock[],
+  end: { untilMs: number; menu: Overflow },
+): MessageBlock[] | undefined {
+  const i = blocks.findIndex((b) => b.block_id === MUTED_BLOCK);
+  const shown = blocks[i];
+  if (shown?.type !== 'context' || !JSON.stringify(shown.elements).includes(when(end.untilMs)))
+    return undefined;
+  const hasMenu = (b: MessageBlock) =>
+    b.type === 'actions' && b.elements.some((e) => 'action_id' in e && e.action_id === end.menu.action_id);
+  if (blocks.some(hasMenu)) return fits(blocks.filter((_, j) => j !== i));
+  // The buttons' row: the nearest above the line (an "I'll look" line may sit between them).
+  let row = i - 1;
+  while (row >= 0 && blocks[row]?.type === 'context') row -= 1;
+  const above = blocks[row];
+  if (above?.type === 'actions' && above.elements.length < 25) {
+    const withMenu = { ...above, elements: [...above.elements, end.menu] };
+    return fits(blocks.flatMap((b, j) => (j === i ? [] : j === row ? [withMenu] : [b])));
+  }
+  return fits(blocks.map((b, j) => (j === i ? { type: 'actions', elements: [end.menu] } : b)));
 }
 
 /** "I'll look" under a docs-health alert: whoever clicks it is named on the alert as looking. */

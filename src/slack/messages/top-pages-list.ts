@@ -1,4 +1,5 @@
 import type { RankedPage } from '../../insights/page-views/report.js';
+import { formatChange } from '../copy/changes.js';
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { displayCount, docsPageUrl, mrkdwnLink } from './format.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
@@ -37,12 +38,20 @@ export function plural(count: number, noun: string): string {
   return `${n(count)} ${noun}${count === 1 ? '' : 's'}`;
 }
 
+/** The table's "vs last period" in words: "▲ 12% on last period", "new this period"; nothing when not known. */
+export function changeWords(page: Pick<RankedPage, 'total' | 'previousTotal'>): string {
+  if (page.previousTotal === undefined) return '';
+  const change = formatChange(displayCount(page.total), displayCount(page.previousTotal), '');
+  if (change === 'new') return ' · new this period';
+  return change ? ` · ${change} on last period` : '';
+}
+
 function pageLine(page: RankedPage, siteUrl: string | undefined): string {
   const label = truncate(oneLine(page.path, MAX_PATH_CHARS), MAX_PATH_CHARS);
   const url = pageUrl(siteUrl, page.path);
   // Paths are outside text: defused as link labels and as code (Slack links bare URLs and domains).
   const path = url ? mrkdwnLink(url, defuseLinks(label)) : `\`${untrustedMrkdwn(label)}\``;
-  return `*${page.rank}.* ${path}  *${n(page.total)}*  \`${splitBar(page.human, page.ai)}\` ${n(page.human)} human · ${n(page.ai)} AI`;
+  return `*${page.rank}.* ${path}  *${n(page.total)}*  \`${splitBar(page.human, page.ai)}\` ${n(page.human)} human · ${n(page.ai)} AI${changeWords(page)}`;
 }
 
 /**

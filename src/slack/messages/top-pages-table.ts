@@ -1,6 +1,7 @@
 import type { DataTableBlock, RawNumberElement, RawTextElement, RichTextBlock } from '@slack/types';
 import { cleanUntrusted, collapseWhitespace } from '../../common/untrusted-text.js';
 import { aiShare, type RankedPage } from '../../insights/page-views/report.js';
+import { formatChange, percentChange } from '../copy/changes.js';
 import { displayCount } from './format.js';
 import { truncate } from './limits.js';
 
@@ -42,6 +43,19 @@ function pageCell(page: RankedPage, urlOf: (path: string) => string | undefined)
   };
 }
 
+/**
+ * The page's change on the period before (the copy system's words): a number cell where there is a percent,
+ * so the column sorts by it; "new" and "—" (not known) as text.
+ */
+export function changeCell(page: Pick<RankedPage, 'total' | 'previousTotal'>): Cell {
+  const now = displayCount(page.total);
+  const before = page.previousTotal === undefined ? undefined : displayCount(page.previousTotal);
+  const text = formatChange(now, before, '—');
+  const percent = percentChange(now, before);
+  if (percent === undefined) return { type: 'raw_text', text };
+  return { type: 'raw_number', value: Math.round(percent * 10) / 10, text };
+}
+
 function row(page: RankedPage, urlOf: (path: string) => string | undefined): Cell[] {
   // Counts as shown (negatives and non-numbers as 0), so the share is always 0 to 100.
   const share = aiShare({ human: displayCount(page.human), ai: displayCount(page.ai), total: 0 });
@@ -49,15 +63,18 @@ function row(page: RankedPage, urlOf: (path: string) => string | undefined): Cel
   return [
     pageCell(page, urlOf),
     { type: 'raw_number', value: displayCount(page.total), text: grouped(page.total) },
-    { type: 'raw_number', value: displayCount(page.human), text: grouped(page.human) },
+    changeCell(page),
     { type: 'raw_number', value: rounded, text: `${rounded.toFixed(1)}%` },
   ];
 }
 
-const HEADER: Cell[] = ['Page', 'Views', 'People', 'AI %'].map((text) => ({ type: 'raw_text', text }));
+const HEADER: Cell[] = ['Page', 'Views', 'vs last period', 'AI %'].map((text) => ({
+  type: 'raw_text',
+  text,
+}));
 
 /**
- * The top pages as a `data_table` (Page · Views · People · AI %), as many rows as fit both Slack's limits
+ * The top pages as a `data_table` (Page · Views · vs last period · AI %), as many rows as fit both Slack's limits
  * and `room` characters of the message's total text; undefined when no row fits. `caption(k)` names the
  * k rows shown.
  */

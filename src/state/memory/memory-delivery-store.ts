@@ -28,13 +28,15 @@ export class MemoryDeliveryStore implements DeliveryStore {
     const existing = this.live(input.key, now);
     const grace = owner ? { owner: owner.holder, graceUntil: now + owner.graceMs } : {};
     if (!existing) {
+      // Owed from the end of its delay (a day to deliver it counts from then).
+      const owedAt = now + Math.max(0, input.delayMs ?? 0);
       const delivery: Delivery = {
         ...structuredClone(input),
         state: 'pending',
-        notBefore: now,
+        notBefore: owedAt,
         attempts: 0,
         revision: 0,
-        createdAt: now,
+        createdAt: owedAt,
         ...grace,
       };
       this.records.set(input.key, { delivery, expiresAt: now + (input.keepMs ?? DEFAULT_KEEP_MS) });

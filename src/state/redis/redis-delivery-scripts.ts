@@ -70,19 +70,21 @@ ${EPOCH}`;
 export const RECORD = `${COMMON}
 local keep = tonumber(ARGV[3])
 local target, payload, priority, seq, owner, grace = ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9])
+-- Owed later (a mute's end): not due before now + delay.
+local delay = tonumber(ARGV[10]) or 0
 local function own()
   if owner ~= '' then redis.call('HSET', h, 'owner', owner, 'graceUntil', now + grace) end
 end
 local ep = epoch()
 if redis.call('EXISTS', h) == 0 then
   redis.call('HSET', h, 'target', target, 'payload', payload, 'priority', priority, 'state', 'pending',
-    'notBefore', now, 'attempts', 0, 'revision', 0, 'createdAt', now, 'keepMs', keep, 'epoch', ep.tag)
+    'notBefore', now + delay, 'attempts', 0, 'revision', 0, 'createdAt', now + delay, 'keepMs', keep, 'epoch', ep.tag)
   if seq ~= '' then redis.call('HSET', h, 'seq', seq) end
   -- Recorded again after a loss? Its message may already be in Slack: looked up before it is posted.
   if now < ep.lookupUntil and cjson.decode(target).kind == 'post' then uncertain() end
   own()
   redis.call('PEXPIRE', h, keep)
-  reindex(owner ~= '' and now + grace or now)
+  reindex(math.max(now + delay, owner ~= '' and now + grace or now))
 elseif seq ~= '' then
   local old = redis.call('HGET', h, 'seq')
   if not old or tonumber(seq) > tonumber(old) then

@@ -57,6 +57,7 @@ export class RedisDeliveryStore implements DeliveryStore {
         input.seq === undefined ? '' : String(input.seq),
         owner?.holder ?? '',
         String(Math.max(0, Math.round(owner?.graceMs ?? 0))),
+        String(Math.max(0, Math.round(input.delayMs ?? 0))),
       ]),
     ]);
     return parse(input.key, reply as string[]);

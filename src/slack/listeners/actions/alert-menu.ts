@@ -3,7 +3,6 @@ import { describeError } from '../../../common/errors.js';
 import { MUTE_MS } from '../../../insights/alerts/health-alerts.js';
 import { accessDeniedMessage } from '../../command-text.js';
 import { ALERT_MENU_ACTION, MUTE_SIGNAL_PREFIX } from '../../messages/health-alert.js';
-import { mutedOn } from '../../messages/shared-state.js';
 import { sharedMessageRef } from '../../posted-message-edits.js';
 import type { SlackDeps } from '../deps.js';
 import type { RequestDeps } from '../request-deps.js';
@@ -60,11 +59,9 @@ export function alertMenuAction(deps: AlertMenuDeps) {
     const ref =
       body.container?.type === 'message' ? sharedMessageRef(channelId, body.message?.ts) : undefined;
     if (ref && deps.shared) {
-      const userId = body.user.id;
+      // The line and the edit owed at its end name the same instant (the store's mute ends within a moment).
       await deps.shared
-        .change(ref.channel, ref.ts, body.message, (blocks, atMs) =>
-          mutedOn(blocks, { userId, untilMs: atMs + MUTE_MS, menuActionId: ALERT_MENU_ACTION }),
-        )
+        .muted(ref.channel, ref.ts, body.message, { userId: body.user.id, forMs: MUTE_MS, signal: hash })
         .catch((error: unknown) => {
           deps.logger.warn({ channelId, error: describeError(error) }, 'could not mark the alert muted');
         });

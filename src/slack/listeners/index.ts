@@ -12,6 +12,7 @@ import { registerHealthFixAction } from './actions/health-fix.js';
 import { registerHealthFixSubmission } from './actions/health-fix-submission.js';
 import { registerHomeConnectProjectAction } from './actions/home-connect-project.js';
 import { registerHomeDisconnectProjectAction } from './actions/home-disconnect-project.js';
+import { registerHomeForms } from './actions/home-forms.js';
 import { registerHomeJobMenuAction } from './actions/home-job-menu.js';
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
 import { registerHomeSettingsAction } from './actions/home-settings.js';
@@ -92,6 +93,7 @@ export function registerListeners(app: App, depsOf: (context: Context) => SlackD
   registerGithubConnectSubmission(app, deps);
   registerHomeConnectProjectAction(app, deps);
   registerHomeDisconnectProjectAction(app, deps);
+  registerHomeForms(app, deps);
   // Before Bolt's listeners see them: assistant events, and messages in DM threads (routed back to the
   // conversation service when the thread is not an assistant thread). Registered whatever the deps: a
   // request whose deps have no assistant surface passes by them.

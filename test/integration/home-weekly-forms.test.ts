@@ -33,7 +33,7 @@ async function started() {
   return t;
 }
 
-const homeText = (t: TestApp) => JSON.stringify(t.slack.surfaces.homeOf(ALICE));
+const homeText = (t: TestApp) => JSON.stringify(t.slack.surfaces.homeOf(ALICE)) ?? '';
 
 async function openHome(t: TestApp): Promise<string> {
   const before = t.slack.callsOf('views.publish').length;

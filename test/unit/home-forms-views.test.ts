@@ -35,7 +35,7 @@ describe("Home's forms as Slack checks them (issue 46 §5)", () => {
     const wrong = {
       ...view,
       blocks: view.blocks.map((b) =>
-        (b as Json).block_id === 'weekly_day'
+        (b as unknown as Json).block_id === 'weekly_day'
           ? {
               ...b,
               element: {

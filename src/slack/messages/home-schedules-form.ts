@@ -110,6 +110,8 @@ export interface WeeklyFormInput {
   /** The viewer's IANA zone (users.info `tz`); undefined: Slack did not say, UTC is used and said. */
   timeZone: string | undefined;
   editing?: WeeklyRef & { weekday?: Weekday; hour?: number; minute?: number };
+  /** A new post's report and channel chosen already (a report's **Schedule…** in that channel). */
+  preset?: WeeklyRef;
 }
 
 const option = (text: string, value: string): PlainTextOption => ({
@@ -127,7 +129,8 @@ export function weeklyFormView(input: WeeklyFormInput): ModalView {
   const zoneWords = input.timeZone
     ? `Your time zone: ${oneLine(zone, 60)}. The post keeps this zone, also when clocks change.`
     : 'Slack did not tell me your time zone, so times are in UTC. Set yours in your Slack profile to use it.';
-  const kind = e ? KIND_OPTIONS.find((o) => o.value === e.kind) : undefined;
+  const chosen = e ?? input.preset;
+  const kind = chosen ? KIND_OPTIONS.find((o) => o.value === chosen.kind) : undefined;
   const day = e?.weekday === undefined ? undefined : DAY_OPTIONS[e.weekday];
   const time =
     e?.hour === undefined || e.minute === undefined ? undefined : `${pad(e.hour)}:${pad(e.minute)}`;
@@ -167,7 +170,7 @@ export function weeklyFormView(input: WeeklyFormInput): ModalView {
           default_to_current_conversation: false,
           filter: { include: ['public', 'private'], exclude_bot_users: true },
           placeholder: { type: 'plain_text', text: 'Pick a channel' },
-          ...(e ? { initial_conversation: e.channelId } : {}),
+          ...(chosen ? { initial_conversation: chosen.channelId } : {}),
         },
       },
       {

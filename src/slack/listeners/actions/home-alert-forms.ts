@@ -36,7 +36,7 @@ type Alerts = Pick<
   'subscribe' | 'unsubscribe' | 'status'
 >;
 export type HomeAlertFormsDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'home'> & {
-  alerts: Alerts | undefined;
+  health?: { alerts?: Alerts | undefined } | undefined;
 };
 
 export interface HomeAlertOpenArgs {
@@ -59,20 +59,21 @@ export function registerHomeAlertForms(app: App, deps: RequestDeps<HomeAlertForm
 /** [Add alert channel] and a channel's ⋯ menu on Home: the alert form, or the question before Turn off. */
 export function homeAlertOpen(deps: HomeAlertFormsDeps) {
   return async ({ ack, body, action, client }: HomeAlertOpenArgs): Promise<void> => {
+    const alerts = deps.health?.alerts;
     await ack();
     const userId = body.user.id;
     const tell = (text: string) =>
       client.chat.postMessage({ channel: userId, text }).catch((e: unknown) => {
         deps.logger.warn({ error: describeError(e) }, 'could not tell the user in their app DM');
       });
-    if (!deps.alerts) return void (await tell(ALERTS_OFF_TEXT));
+    if (!alerts) return void (await tell(ALERTS_OFF_TEXT));
     const choice = parseAlertChoice(action.selected_option?.value);
     if (action.selected_option && !choice) return;
     try {
       let view = alertFormView();
       if (choice?.choice === 'remove') view = alertRemoveView(choice.channelId);
       else if (choice) {
-        const current = await deps.alerts.status(choice.channelId);
+        const current = await alerts.status(choice.channelId);
         if (!current) {
           await tell(alertRemovedText(choice.channelId, false));
           if (deps.home) deps.afterAck(() => deps.home!.opened(body.team?.id ?? null, userId));
@@ -95,9 +96,10 @@ export function homeAlertOpen(deps: HomeAlertFormsDeps) {
  */
 export function homeAlertSubmission(deps: HomeAlertFormsDeps) {
   return async ({ ack, body, client, context }: HomeScheduleSubmissionArgs): Promise<void> => {
+    const alerts = deps.health?.alerts;
     const form = parseAlertSubmission(body.view);
     if ('missing' in form) return ack(inField(form.missing, FORM_UNREADABLE_TEXT));
-    if (!deps.alerts) return ack(inField(ALERT_CHANNEL_BLOCK, ALERTS_OFF_TEXT));
+    if (!alerts) return ack(inField(ALERT_CHANNEL_BLOCK, ALERTS_OFF_TEXT));
     const userId = body.user.id;
     for (const channelId of new Set([form.channelId, form.was].filter((c) => c !== undefined))) {
       const access = deps.access.check(userId, channelId);
@@ -107,10 +109,10 @@ export function homeAlertSubmission(deps: HomeAlertFormsDeps) {
     const membership = await checkChannelMembership(client, form.channelId, userId, context?.botUserId);
     if (!membership.ok) return ack(inField(ALERT_CHANNEL_BLOCK, formMembershipProblem(membership)));
     try {
-      if (form.was !== form.channelId && (await deps.alerts.status(form.channelId)))
+      if (form.was !== form.channelId && (await alerts.status(form.channelId)))
         return ack(inField(ALERT_CHANNEL_BLOCK, ALERT_TAKEN_TEXT));
-      await deps.alerts.subscribe(form.channelId, userId, form.sensitivity);
-      if (form.was && form.was !== form.channelId) await deps.alerts.unsubscribe(form.was);
+      await alerts.subscribe(form.channelId, userId, form.sensitivity);
+      if (form.was && form.was !== form.channelId) await alerts.unsubscribe(form.was);
     } catch (error) {
       deps.logger.warn({ error: describeError(error) }, 'could not save alerts from Home');
       return ack(inField(ALERT_CHANNEL_BLOCK, FORM_STORAGE_TEXT));
@@ -127,10 +129,11 @@ export function homeAlertSubmission(deps: HomeAlertFormsDeps) {
 /** "Turn off" confirmed: asked again whether the person may use docs-agent in that channel and is in it. */
 export function homeAlertRemoval(deps: HomeAlertFormsDeps) {
   return async ({ ack, body, client }: HomeScheduleSubmissionArgs): Promise<void> => {
+    const alerts = deps.health?.alerts;
     const channelId = parseAlertRemove(body.view);
     const answer = (text: string) => ack(nothingChangedAnswer(text) as never);
     if (!channelId) return answer(FORM_UNREADABLE_TEXT);
-    if (!deps.alerts) return answer(ALERTS_OFF_TEXT);
+    if (!alerts) return answer(ALERTS_OFF_TEXT);
     const userId = body.user.id;
     const access = deps.access.check(userId, channelId);
     if (!access.ok) return answer(accessDeniedMessage(access.reason, access.ask));
@@ -138,7 +141,7 @@ export function homeAlertRemoval(deps: HomeAlertFormsDeps) {
     if (!membership.ok) return answer(formMembershipProblem(membership));
     let removed: boolean;
     try {
-      removed = await deps.alerts.unsubscribe(channelId);
+      removed = await alerts.unsubscribe(channelId);
     } catch (error) {
       deps.logger.warn({ error: describeError(error) }, 'could not turn alerts off from Home');
       return answer(FORM_STORAGE_TEXT);

@@ -14,7 +14,7 @@ import type { SlackDeps } from '../deps.js';
 import type { RequestDeps } from '../request-deps.js';
 
 export type HomeScheduleOpenDeps = Pick<SlackDeps, 'logger' | 'afterAck' | 'home'> & {
-  weekly: Pick<SlackDeps['pageViews']['weekly'], 'list'>;
+  pageViews: { weekly: Pick<SlackDeps['pageViews']['weekly'], 'list'> };
 };
 
 /** What of users.info the forms read: the viewer's time zone. */
@@ -94,7 +94,7 @@ export function homeScheduleOpen(deps: HomeScheduleOpenDeps) {
       // The trigger lives 3 s: one users.info and, to edit, one read of the store before the form opens.
       const [timeZone, current] = await Promise.all([
         viewerZone(client, userId, deps.logger),
-        choice ? deps.weekly.list(choice.ref.channelId, choice.ref.kind) : Promise.resolve([]),
+        choice ? deps.pageViews.weekly.list(choice.ref.channelId, choice.ref.kind) : Promise.resolve([]),
       ]);
       const schedule = current[0];
       if (choice && !schedule) {

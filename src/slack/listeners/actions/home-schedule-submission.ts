@@ -26,7 +26,7 @@ import { type PrivateAnswerClient, tellPrivately } from '../tell-privately.js';
 import { checkChannelMembership, type MembersReader } from './channel-membership.js';
 
 export type HomeScheduleSubmissionDeps = Pick<SlackDeps, 'access' | 'logger' | 'afterAck' | 'home'> & {
-  weekly: Pick<SlackDeps['pageViews']['weekly'], 'schedule' | 'list' | 'removeSchedule'>;
+  pageViews: { weekly: Pick<SlackDeps['pageViews']['weekly'], 'schedule' | 'list' | 'removeSchedule'> };
 };
 
 /** The answer that keeps the form open with words under one field. */
@@ -76,12 +76,12 @@ export function homeScheduleSubmission(deps: HomeScheduleSubmissionDeps) {
     const membership = await checkChannelMembership(client, form.channelId, userId, context?.botUserId);
     if (!membership.ok) return ack(inField(WEEKLY_CHANNEL_BLOCK, formMembershipProblem(membership)));
     const same = form.was?.kind === form.kind && form.was.channelId === form.channelId;
-    let saved: Awaited<ReturnType<typeof deps.weekly.schedule>>;
+    let saved: Awaited<ReturnType<typeof deps.pageViews.weekly.schedule>>;
     try {
-      if (!same && (await deps.weekly.list(form.channelId, form.kind)).length > 0)
+      if (!same && (await deps.pageViews.weekly.list(form.channelId, form.kind)).length > 0)
         return ack(inField(WEEKLY_CHANNEL_BLOCK, weeklyTakenText(form.kind)));
-      saved = await deps.weekly.schedule({ ...form, userId });
-      if (form.was && !same) await deps.weekly.removeSchedule(form.was.channelId, form.was.kind);
+      saved = await deps.pageViews.weekly.schedule({ ...form, userId });
+      if (form.was && !same) await deps.pageViews.weekly.removeSchedule(form.was.channelId, form.was.kind);
     } catch (error) {
       deps.logger.warn({ error: describeError(error) }, 'could not save a weekly post from Home');
       return ack(inField(WEEKLY_CHANNEL_BLOCK, FORM_STORAGE_TEXT));
@@ -113,7 +113,7 @@ export function homeScheduleRemoval(deps: HomeScheduleSubmissionDeps) {
     if (!membership.ok) return answer(formMembershipProblem(membership));
     let removed: boolean;
     try {
-      removed = (await deps.weekly.removeSchedule(ref.channelId, ref.kind)).removed;
+      removed = (await deps.pageViews.weekly.removeSchedule(ref.channelId, ref.kind)).removed;
     } catch (error) {
       deps.logger.warn({ error: describeError(error) }, 'could not remove a weekly post from Home');
       return answer(FORM_STORAGE_TEXT);

@@ -6,6 +6,7 @@ import {
 } from '../../src/slack/messages/home-schedules-form.js';
 import { waitFor } from '../support/http.js';
 import { ManualTimers } from '../support/manual-timers.js';
+import { startRedisServer } from '../support/redis-server.js';
 import { eventEnvelope } from '../support/slack-events.js';
 import {
   blockActionsPayload,
@@ -25,9 +26,12 @@ afterEach(async () => {
 });
 
 /** Wednesday 2 Dec 2026, 10:00 UTC (19:00 in Tokyo). */
-async function started() {
+async function started(env: Record<string, string> = {}) {
   const timers = new ManualTimers(Date.parse('2026-12-02T10:00:00Z'));
-  const t = await startTestApp({ agentOptions: { clock: { now: timers.now }, schedulerTimers: timers } });
+  const t = await startTestApp({
+    env,
+    agentOptions: { clock: { now: timers.now }, schedulerTimers: timers },
+  });
   app = t;
   t.slack.users.set(ALICE, { name: 'alice', tz: 'Asia/Tokyo' });
   return t;
@@ -79,60 +83,77 @@ const ephemerals = (t: TestApp) =>
 const menus = (t: TestApp) => homeText(t).split(HOME_WEEKLY_MENU_ACTION).length - 1;
 const at = (iso: string) => `<!date^${Date.parse(iso) / 1000}^`;
 
+/** Add, edit (the same schedule), a refused move, and remove after asking: Home and the confirmations show each. */
+async function addEditMoveRemove(t: TestApp): Promise<void> {
+  expect(await openHome(t)).toContain(HOME_WEEKLY_ADD_ACTION);
+
+  const form = await click(t, { action_id: HOME_WEEKLY_ADD_ACTION });
+  expect(JSON.stringify(form)).toContain('Your time zone: Asia/Tokyo');
+  // Thursday 09:30 in Tokyo is 00:30 UTC on Thursday 3 Dec.
+  expect((await submit(t, form, weeklyValues('C0DOCS', 4, '09:30'))).body).toBe('');
+  await waitFor(() => homeText(t).includes('every Thursday at 09:30 (Asia/Tokyo)'), {
+    what: 'Home with the post',
+  });
+  expect(homeText(t)).toContain(at('2026-12-03T00:30:00Z'));
+  const confirmed = await waitFor(() => ephemerals(t).find((text) => text.startsWith('Scheduled')));
+  expect(confirmed).toContain('<#C0DOCS>');
+  expect(confirmed).toContain(at('2026-12-03T00:30:00Z'));
+
+  // Edit: the form comes back filled in the viewer's zone; the same schedule gets the new time.
+  const edit = await click(t, { action_id: HOME_WEEKLY_MENU_ACTION, selected: 'edit|page_views|C0DOCS' });
+  const fields = JSON.stringify(edit.blocks);
+  expect(fields).toContain('"initial_time":"09:30"');
+  expect(fields).toContain('"initial_option":{"text":{"type":"plain_text","text":"Thursday"},"value":"4"}');
+  expect((await submit(t, edit, weeklyValues('C0DOCS', 5, '18:00'))).body).toBe('');
+  await waitFor(() => homeText(t).includes('every Friday at 18:00 (Asia/Tokyo)'), {
+    what: 'Home with the new time',
+  });
+  expect(homeText(t)).toContain(at('2026-12-04T09:00:00Z'));
+  expect(menus(t)).toBe(1);
+  await waitFor(() => ephemerals(t).find((text) => text.startsWith('Updated')));
+
+  // Moving it to a channel the bot is not in: refused in the field, in words, and nothing changes.
+  t.slack.notMemberOf.add('C0OTHER');
+  t.slack.members.people.set('C0OTHER', [ALICE]);
+  const move = await click(t, { action_id: HOME_WEEKLY_MENU_ACTION, selected: 'edit|page_views|C0DOCS' });
+  const refused = JSON.parse((await submit(t, move, weeklyValues('C0OTHER', 1, '08:00'))).body) as Json;
+  expect(refused.response_action).toBe('errors');
+  const why = String((refused.errors as Json)[WEEKLY_CHANNEL_BLOCK]);
+  expect(why).toContain("I'm not in that channel");
+  expect(why).not.toMatch(/not_in_channel|channel_not_found/);
+
+  // Remove asks first; confirmed, the post is gone.
+  const question = await click(t, {
+    action_id: HOME_WEEKLY_MENU_ACTION,
+    selected: 'remove|page_views|C0DOCS',
+  });
+  expect(JSON.stringify(question)).toContain('Stop the weekly page views post in <#C0DOCS>?');
+  expect(homeText(t)).toContain('every Friday at 18:00');
+  expect((await submit(t, question, {})).body).toBe('');
+  await waitFor(() => homeText(t).includes('None yet. Add one to post'), { what: 'Home without the post' });
+  expect(menus(t)).toBe(0);
+  await waitFor(() =>
+    ephemerals(t).find((text) => text.includes('will no longer get the weekly page-views post')),
+  );
+}
+
 describe('weekly posts in a form on Home (issue 46 §5)', () => {
   it('adds a post in the viewer’s time zone, edits it in place, refuses a channel without the bot, removes it after asking', async () => {
-    const t = await started();
-    expect(await openHome(t)).toContain(HOME_WEEKLY_ADD_ACTION);
-
-    const form = await click(t, { action_id: HOME_WEEKLY_ADD_ACTION });
-    expect(JSON.stringify(form)).toContain('Your time zone: Asia/Tokyo');
-    // Thursday 09:30 in Tokyo is 00:30 UTC on Thursday 3 Dec.
-    expect((await submit(t, form, weeklyValues('C0DOCS', 4, '09:30'))).body).toBe('');
-    await waitFor(() => homeText(t).includes('every Thursday at 09:30 (Asia/Tokyo)'), {
-      what: 'Home with the post',
-    });
-    expect(homeText(t)).toContain(at('2026-12-03T00:30:00Z'));
-    const confirmed = await waitFor(() => ephemerals(t).find((text) => text.startsWith('Scheduled')));
-    expect(confirmed).toContain('<#C0DOCS>');
-    expect(confirmed).toContain(at('2026-12-03T00:30:00Z'));
-
-    // Edit: the form comes back filled in the viewer's zone; the same schedule gets the new time.
-    const edit = await click(t, { action_id: HOME_WEEKLY_MENU_ACTION, selected: 'edit|page_views|C0DOCS' });
-    const fields = JSON.stringify(edit.blocks);
-    expect(fields).toContain('"initial_time":"09:30"');
-    expect(fields).toContain('"initial_option":{"text":{"type":"plain_text","text":"Thursday"},"value":"4"}');
-    expect((await submit(t, edit, weeklyValues('C0DOCS', 5, '18:00'))).body).toBe('');
-    await waitFor(() => homeText(t).includes('every Friday at 18:00 (Asia/Tokyo)'), {
-      what: 'Home with the new time',
-    });
-    expect(homeText(t)).toContain(at('2026-12-04T09:00:00Z'));
-    expect(menus(t)).toBe(1);
-    await waitFor(() => ephemerals(t).find((text) => text.startsWith('Updated')));
-
-    // Moving it to a channel the bot is not in: refused in the field, in words, and nothing changes.
-    t.slack.notMemberOf.add('C0OTHER');
-    t.slack.members.people.set('C0OTHER', [ALICE]);
-    const move = await click(t, { action_id: HOME_WEEKLY_MENU_ACTION, selected: 'edit|page_views|C0DOCS' });
-    const refused = JSON.parse((await submit(t, move, weeklyValues('C0OTHER', 1, '08:00'))).body) as Json;
-    expect(refused.response_action).toBe('errors');
-    const why = String((refused.errors as Json)[WEEKLY_CHANNEL_BLOCK]);
-    expect(why).toContain("I'm not in that channel");
-    expect(why).not.toMatch(/not_in_channel|channel_not_found/);
-
-    // Remove asks first; confirmed, the post is gone.
-    const question = await click(t, {
-      action_id: HOME_WEEKLY_MENU_ACTION,
-      selected: 'remove|page_views|C0DOCS',
-    });
-    expect(JSON.stringify(question)).toContain('Stop the weekly page views post in <#C0DOCS>?');
-    expect(homeText(t)).toContain('every Friday at 18:00');
-    expect((await submit(t, question, {})).body).toBe('');
-    await waitFor(() => homeText(t).includes('None yet. Add one to post'), { what: 'Home without the post' });
-    expect(menus(t)).toBe(0);
-    await waitFor(() =>
-      ephemerals(t).find((text) => text.includes('will no longer get the weekly page-views post')),
-    );
+    await addEditMoveRemove(await started());
   }, 30_000);
+
+  it('does the same with the schedules in Redis (REDIS_URL)', async () => {
+    const redis = await startRedisServer();
+    try {
+      const t = await started({ REDIS_URL: redis.url });
+      expect(t.logs.join('\n')).toMatch(/"state":"redis"/);
+      await addEditMoveRemove(t);
+      await app?.stop();
+      app = undefined;
+    } finally {
+      await redis.stop();
+    }
+  }, 60_000);
 
   it('refuses a second post of the same kind in a channel (no duplicate), naming what to do', async () => {
     const t = await started();

@@ -185,11 +185,20 @@ export class BotRequests {
         [action]:
           kind === 'text'
             ? { type: 'plain_text_input', value }
-            : kind === 'conversations_select'
-              ? { type: kind, selected_conversation: value }
-              : kind === 'channels_select'
-                ? { type: kind, selected_channel: value }
-                : { type: kind, selected_option: { value, text: { type: 'plain_text', text: value } } },
+            : kind === 'timepicker'
+              ? { type: kind, selected_time: value || null }
+              : kind === 'multi_users_select'
+                ? { type: kind, selected_users: value.split(/[\s,]+/).filter(Boolean) }
+                : kind === 'checkboxes'
+                  ? {
+                      type: kind,
+                      selected_options: value ? [{ value, text: { type: 'plain_text', text: value } }] : [],
+                    }
+                  : kind === 'conversations_select'
+                    ? { type: kind, selected_conversation: value }
+                    : kind === 'channels_select'
+                      ? { type: kind, selected_channel: value }
+                      : { type: kind, selected_option: { value, text: { type: 'plain_text', text: value } } },
       };
     }
     return { ...this.slack.modal, id: this.slack.modalId, state: { values } };

@@ -50,7 +50,24 @@ function input(block: Json): string {
       : `<input name="${blockId}" data-action="${action}" data-kind="text" value="${initial}">`;
     return `<div class="input">${label}${field}${block.hint ? `<div class="hint">${text(block.hint)}</div>` : ''}</div>`;
   }
-  if (el.type === 'static_select' || el.type === 'radio_buttons' || el.type === 'checkboxes') {
+  if (el.type === 'timepicker') {
+    const time = escapeHtml(String(el.initial_time ?? ''));
+    const hint = block.hint ? `<div class="hint">${text(block.hint)}</div>` : '';
+    return `<div class="input">${label}<input type="time" name="${blockId}" data-action="${action}" data-kind="timepicker" value="${time}">${hint}</div>`;
+  }
+  // Slack's people picker, drawn as the ids it holds (comma-separated) in the playground.
+  if (el.type === 'multi_users_select') {
+    const users = escapeHtml((Array.isArray(el.initial_users) ? el.initial_users : []).join(', '));
+    return `<div class="input">${label}<input name="${blockId}" data-action="${action}" data-kind="multi_users_select" value="${users}"></div>`;
+  }
+  if (el.type === 'checkboxes') {
+    const option = (Array.isArray(el.options) ? el.options : []).find(isObject) ?? {};
+    const on = Array.isArray(el.initial_options) && el.initial_options.length > 0 ? ' selected' : '';
+    const value = escapeHtml(String(option.value ?? ''));
+    const yes = `<option value="${value}"${on}>Yes: ${text(option.text)}</option>`;
+    return `<div class="input">${label}<select name="${blockId}" data-action="${action}" data-kind="checkboxes"><option value="">No</option>${yes}</select></div>`;
+  }
+  if (el.type === 'static_select' || el.type === 'radio_buttons') {
     const options = (Array.isArray(el.options) ? el.options : []).filter(isObject);
     const initialValue = isObject(el.initial_option) ? String(el.initial_option.value ?? '') : '';
     const opts = options

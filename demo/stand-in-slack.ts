@@ -248,6 +248,7 @@ export class StandInSlack {
             profile: { display_name: 'alex' },
             is_restricted: false,
             is_admin: true,
+            tz: 'Europe/Berlin',
           },
         };
       default:

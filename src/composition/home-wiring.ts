@@ -75,6 +75,7 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
             timeZone: s.timeZone,
             ...(s.nextRun === undefined ? {} : { nextRunAt: s.nextRun }),
             kind: kindOf(s) === 'health' ? 'Docs health' : 'Page views',
+            scheduleKind: kindOf(s),
           }),
         );
     },

@@ -144,6 +144,7 @@ export function wireProjectSettings(
       added: () => preferences.addedManagers(),
       add: (by, userId) => preferences.addManager(by, userId),
       remove: (by, userId) => preferences.removeManager(by, userId),
+      update: (by, change) => preferences.update(by, change),
     },
     externalUsers: {
       allowed: () => preferences.externalUsersAllowed(),

@@ -31,6 +31,14 @@ export type PreferenceResult =
   | { ok: true; settings: TenantSettings }
   | { ok: false; code: PreferenceFailureCode };
 
+/** What the Settings form changes at once. */
+export interface PreferenceChange {
+  add: string[];
+  remove: string[];
+  /** Undefined: left as it is (the deployment's default stays the default). */
+  externalUsers?: boolean | undefined;
+}
+
 export interface TenantPreferencesOptions {
   tenant: TenantKey;
   directory: Pick<TenantDirectory, 'settings' | 'saveSettings'>;
@@ -99,6 +107,34 @@ export class TenantPreferences {
         return { ...s, managers: managers.filter((m) => m !== userId) };
       },
       { removed: userId },
+    );
+  }
+
+  /**
+   * Several choices of the Settings form in one save at the version read: people added and removed (applied
+   * to the managers stored now, so someone added meanwhile by another manager stays) and, when given, whether
+   * people of other organisations may use the bot.
+   */
+  async update(by: string, change: PreferenceChange): Promise<PreferenceResult> {
+    const named = [...change.add, ...change.remove];
+    if (named.some((id) => !USER_ID_PATTERN.test(id))) return { ok: false, code: 'bad_user' };
+    return this.change(
+      by,
+      (s) => {
+        const kept = (s.managers ?? []).filter((m) => !change.remove.includes(m));
+        const managers = [...new Set([...kept, ...change.add])];
+        if (managers.length > MAX_ADDED_MANAGERS) return 'too_many';
+        return {
+          ...s,
+          managers,
+          ...(change.externalUsers === undefined ? {} : { externalUsers: change.externalUsers }),
+        };
+      },
+      {
+        added: change.add,
+        removed: change.remove,
+        ...(change.externalUsers === undefined ? {} : { externalUsers: change.externalUsers }),
+      },
     );
   }
 

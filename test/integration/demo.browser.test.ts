@@ -207,6 +207,28 @@ describe.skipIf(!HAS_CHROMIUM)('the playground in headless Chromium', { timeout:
     await expect.poll(() => top('Document the rate limit headers').count(), { timeout: 20_000 }).toBe(1);
   });
 
+  it('App Home: a weekly post edited in its form, in the person’s Slack time zone', async () => {
+    await page.click('.tab[data-tab="home"]');
+    const home = page.locator('[data-home-panel="home"]');
+    const edit = 'edit|health|C0DEMODOCS';
+    const menu = home.locator('select[data-action="home_weekly_menu"]').filter({
+      has: page.locator(`option[value="${edit}"]`),
+    });
+    await expect.poll(() => menu.count(), { timeout: 20_000 }).toBe(1);
+    await menu.selectOption(edit);
+    const modal = page.locator('form.modal');
+    await expect.poll(() => modal.count(), { timeout: 20_000 }).toBe(1);
+    expect(await modal.innerText()).toContain('Your time zone: Europe/Berlin');
+    await modal.locator('select[name="weekly_day"]').selectOption('3');
+    await modal.locator('input[name="weekly_time"]').fill('08:30');
+    await modal.locator('button[type="submit"]').click();
+    await expect.poll(() => modal.count(), { timeout: 20_000 }).toBe(0);
+    await expect
+      .poll(() => home.innerText(), { timeout: 20_000 })
+      .toContain('every Wednesday at 08:30 (Europe/Berlin)');
+    await page.click('.tab[data-tab="channel"]');
+  });
+
   it('the API log is collapsed, in time order with times; a message’s Block Kit JSON is copied', async () => {
     const log = page.locator('#calls');
     expect(await log.getAttribute('open')).toBeNull();

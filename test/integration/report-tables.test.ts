@@ -120,10 +120,10 @@ describe('/docs-views top pages as a data table', () => {
 
 describe('the private report buttons', () => {
   /** A click on a button of the ephemeral report, as Slack sends it. */
-  function click(t: TestApp, actionId: string, value: string) {
+  function click(t: TestApp, actionId: string, value: string, triggerId?: string) {
     return t.interaction(
       blockActionsPayload({
-        triggerId: `${Date.now()}.1.${Math.random().toString(16).slice(2)}`,
+        triggerId: triggerId ?? `${Date.now()}.1.${Math.random().toString(16).slice(2)}`,
         action: { action_id: actionId, block_id: 'b1', value },
         container: {
           type: 'message',
@@ -140,7 +140,7 @@ describe('the private report buttons', () => {
       .flatMap((b) => (b.type === 'actions' ? (b.elements as Array<Record<string, unknown>>) : []))
       .find((e) => e.action_id === actionId);
 
-  it('CSV sends every page to the clicker privately (their DM); Schedule… says how to set up weekly posts', async () => {
+  it('CSV sends every page to the clicker privately (their DM); Schedule… opens the weekly-post form', async () => {
     app = await startTestApp({ env: { REPORT_CHARTS: 'false' } });
     const rows = seed(app);
     await app.command({ command: '/docs-views', text: 'top 3' });
@@ -159,7 +159,23 @@ describe('the private report buttons', () => {
     expect(said.body).toMatchObject({ response_type: 'ephemeral', replace_original: false });
     expect(String(said.body.text)).toBe('I sent you the CSV of every page in a direct message.');
 
-    await click(app, 'docs_views_schedule', String(button(blocks, 'docs_views_schedule')!.value));
+    // Schedule…: Home's weekly-post form, page views in this channel already chosen.
+    const triggerId = app.slack.surfaces.mintTriggerId('U0ALICE');
+    await click(app, 'docs_views_schedule', String(button(blocks, 'docs_views_schedule')!.value), triggerId);
+    const formOpened = await app.slack.waitForCall('views.open', (c) => c.args.trigger_id === triggerId);
+    const form = JSON.stringify(formOpened.args.view);
+    expect(form).toContain('home_weekly_form');
+    expect(form).toContain('"initial_conversation":"C0DOCS"');
+    expect(form).toContain(
+      '"initial_option":{"text":{"type":"plain_text","text":"Page views"},"value":"page_views"}',
+    );
+    // A trigger Slack no longer takes: the command that does the same, privately.
+    await click(
+      app,
+      'docs_views_schedule',
+      String(button(blocks, 'docs_views_schedule')!.value),
+      'stale.1.0',
+    );
     const schedule = await waitFor(() => app!.slack.responses[2], { what: 'schedule reply' });
     expect(schedule.body).toMatchObject({ response_type: 'ephemeral', replace_original: false });
     expect(String(schedule.body.text)).toContain('`/docs-views schedule monday 09:00 Europe/Berlin`');

@@ -3,7 +3,6 @@
  * (headlines, the shared-message lines, the card's actions, the top-pages list and table).
  */
 import {
-  connection,
   done,
   healthReport,
   JOB_ID,
@@ -159,14 +158,6 @@ export const SHARED_RENDERS: Renders = {
     ],
   },
   'project-settings.ts': {
-    settingsModalView: (m) => [
-      m.settingsModalView({
-        manage: true,
-        connections: [connection(), connection(true)],
-        installerUserId: USER,
-        managers: { added: ['U0BOB'], externalUsers: false, externalUsersChosen: true },
-      }),
-    ],
     settingsRefusedText: (m) => [
       m.settingsRefusedText(USER, ['U0BOB']),
       m.settingsRefusedText(undefined, []),

@@ -25,7 +25,10 @@ export class FakeChannelMembers {
    * (a member of their team in `userTeams`, else the home team, named by their id), everyone else by
    * FakeSlack as before.
    */
-  readonly roles = new Map<string, { is_admin?: boolean; is_owner?: boolean; deleted?: boolean }>();
+  readonly roles = new Map<
+    string,
+    { is_admin?: boolean; is_owner?: boolean; deleted?: boolean; tz?: string }
+  >();
 
   constructor(private readonly host: MembersHost) {}
 
@@ -58,6 +61,7 @@ export class FakeChannelMembers {
         ...user,
         is_admin: role.is_admin ?? false,
         is_owner: role.is_owner ?? false,
+        tz: role.tz ?? 'America/Los_Angeles',
         ...(role.deleted ? { deleted: true } : {}),
       },
     };

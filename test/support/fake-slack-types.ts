@@ -23,3 +23,14 @@ export type Fault =
   | { kind: 'status'; status: number; retryAfter?: number }
   | { kind: 'delay'; ms: number; thenSucceed: boolean }
   | { kind: 'drop' };
+
+/** A person users.info knows by name; `tz` as Slack names it (default America/Los_Angeles), `is_bot` for apps. */
+export interface FakeUser {
+  name: string;
+  real_name?: string;
+  display_name?: string;
+  is_restricted?: boolean;
+  is_admin?: boolean;
+  tz?: string;
+  is_bot?: boolean;
+}

@@ -34,6 +34,9 @@ export function usersInfoAnswer(
       profile: { display_name: user.display_name ?? user.name },
       is_restricted: user.is_restricted ?? false,
       is_admin: user.is_admin ?? false,
+      // Slack names every person's zone; apps (is_bot) have Slack's default one.
+      tz: user.tz ?? 'America/Los_Angeles',
+      ...(user.is_bot ? { is_bot: true } : {}),
       ...grid,
     },
   };

@@ -7,7 +7,7 @@ import { FakeSlackOAuth } from './fake-slack-oauth.js';
 import { FakeSlackReactions } from './fake-slack-reactions.js';
 import { manifestBotScopes, strictRefusal } from './fake-slack-strict.js';
 import { FakeSlackSurfaces } from './fake-slack-surfaces.js';
-import type { Fault, SlackCall, StoredMessage } from './fake-slack-types.js';
+import type { FakeUser, Fault, SlackCall, StoredMessage } from './fake-slack-types.js';
 import { FakeSlackUnfurls } from './fake-slack-unfurls.js';
 import { usersInfoAnswer } from './fake-slack-users.js';
 import { listen, readBody, sendJson, waitFor } from './http.js';
@@ -38,10 +38,7 @@ export class FakeSlack {
   readonly uploads: Array<{ fileId: string; content: string }> = [];
   /** Channels the bot is not a member of; public ones (C…) can be joined. */
   readonly notMemberOf = new Set<string>();
-  readonly users = new Map<
-    string,
-    { name: string; real_name?: string; display_name?: string; is_restricted?: boolean; is_admin?: boolean }
-  >();
+  readonly users = new Map<string, FakeUser>();
   /** users.info's `team_id` per user (default T0TEAM), and `enterprise_user.enterprise_id` of Grid users. */
   readonly userTeams = new Map<string, string>();
   readonly userEnterprises = new Map<string, string>();

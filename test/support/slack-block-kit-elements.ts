@@ -4,6 +4,7 @@ import type {
   InputBlockElement,
   SectionBlockAccessory,
 } from '@slack/types';
+import { conversationFilter, initialOptions, validZone } from './slack-block-kit-inputs.js';
 
 /**
  * Block Kit's interactive elements, composition objects and the blocks built of them (image, input,
@@ -67,7 +68,7 @@ export function textObject(
   tooLong(value.text, max, `${pointer}/text`, errors);
 }
 
-const optional = (value: unknown, check: () => void) => {
+export const optional = (value: unknown, check: () => void) => {
   if (value !== undefined) check();
 };
 
@@ -104,6 +105,8 @@ export const INPUT_ELEMENTS = [
   'conversations_select',
   'channels_select',
   'users_select',
+  'multi_users_select',
+  'timepicker',
 ] as const satisfies readonly InputBlockElement['type'][];
 const CONTEXT_ELEMENTS = [
   'image',
@@ -211,11 +214,43 @@ export function checkElement(
     case 'checkboxes':
     case 'radio_buttons':
       options(element.options, `${at}/options`, 1, ELEMENT_LIMITS.choiceOptions, errors, false);
+      initialOptions(element, at, errors);
       return;
     case 'static_select':
       placeholder(element, at, errors);
       if (element.option_groups === undefined)
         options(element.options, `${at}/options`, 1, ELEMENT_LIMITS.selectOptions, errors, true);
+      initialOptions(element, at, errors);
+      return;
+    case 'timepicker':
+      placeholder(element, at, errors);
+      // Slack: `HH:mm`, 24-hour, with leading zeros ("9:00" and "09:00:00" are refused).
+      if (
+        element.initial_time !== undefined &&
+        !/^([01]\d|2[0-3]):[0-5]\d$/.test(String(element.initial_time))
+      )
+        errors.push(`must match format HH:mm [json-pointer:${at}/initial_time]`);
+      optional(element.timezone, () => {
+        if (!validZone(element.timezone))
+          errors.push(`must be a valid IANA time zone [json-pointer:${at}/timezone]`);
+      });
+      return;
+    case 'multi_users_select':
+      placeholder(element, at, errors);
+      optional(element.initial_users, () => {
+        const users = element.initial_users;
+        if (!Array.isArray(users) || users.some((u) => typeof u !== 'string' || !/^[UW][A-Z0-9]+$/.test(u)))
+          errors.push(`must be an array of user ids [json-pointer:${at}/initial_users]`);
+      });
+      optional(element.max_selected_items, () => {
+        const max = element.max_selected_items;
+        if (typeof max !== 'number' || !Number.isInteger(max) || max < 1)
+          errors.push(`must be at least 1 [json-pointer:${at}/max_selected_items]`);
+      });
+      return;
+    case 'conversations_select':
+      placeholder(element, at, errors);
+      conversationFilter(element, at, errors);
       return;
     case 'plain_text_input': {
       placeholder(element, at, errors);

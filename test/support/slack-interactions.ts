@@ -74,7 +74,10 @@ export type StateValue =
   | { type: 'plain_text_input'; value: string | null }
   | { type: 'checkboxes'; selected_options: Array<{ text: Json; value: string }> }
   | { type: 'conversations_select'; selected_conversation: string | null }
-  | { type: 'radio_buttons'; selected_option: { text: Json; value: string } | null };
+  | { type: 'radio_buttons'; selected_option: { text: Json; value: string } | null }
+  | { type: 'static_select'; selected_option: { text: Json; value: string } | null }
+  | { type: 'timepicker'; selected_time: string | null; timezone?: string }
+  | { type: 'multi_users_select'; selected_users: string[] };
 
 export interface ViewSubmissionFields extends Actor {
   /** The view as the bot opened it (title, blocks, callback_id, private_metadata…). */

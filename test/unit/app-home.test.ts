@@ -62,7 +62,7 @@ describe('appHomeView', () => {
     const view = appHomeView({ userId: 'U0ALICE', jobs: [], schedules: [], budgets: [] });
     expect(checkView(view, 'home')).toEqual({ ok: true });
     expect(text(view)).toContain('You have not started a job yet');
-    expect(text(view)).toContain('None. `/docs-views schedule`');
+    expect(text(view)).toContain('None yet. Add one to post a report in a channel every week.');
     expect(text(view)).toContain('No hourly limits are set.');
   });
 
@@ -84,7 +84,7 @@ describe('appHomeView', () => {
     expect(view.blocks.length).toBeLessThanOrEqual(100);
     expect(checkView(view, 'home')).toEqual({ ok: true });
     expect(text(view)).toContain('…and 490 more running');
-    expect(text(view)).toContain('…and 55 more schedules');
+    expect(text(view)).toContain('…and 60 more');
     expect(text(view)).not.toContain('proj_');
     expect(text(view)).toContain('> 0 &lt;!channel&gt;');
   });

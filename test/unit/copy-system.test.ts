@@ -6,6 +6,7 @@ import { OTHER_SPELLINGS } from '../../src/slack/copy/product-name.js';
 import { JOB_ID, type Module, PROJECT_ID, type Renders } from '../support/copy-fixtures.js';
 import { HELPERS } from '../support/copy-helpers.js';
 import { RENDERS as BASIC } from '../support/copy-renders.js';
+import { FORM_RENDERS } from '../support/copy-renders-forms.js';
 import { MORE_RENDERS } from '../support/copy-renders-more.js';
 import { REPLY_RENDERS } from '../support/copy-renders-replies.js';
 import { SHARED_RENDERS } from '../support/copy-renders-shared.js';
@@ -17,7 +18,7 @@ import { SHARED_RENDERS } from '../support/copy-renders-shared.js';
  * one product name. A builder that is neither rendered nor named a helper fails the enumeration.
  */
 const RENDERS: Renders = { ...BASIC };
-for (const more of [REPLY_RENDERS, MORE_RENDERS, SHARED_RENDERS])
+for (const more of [REPLY_RENDERS, MORE_RENDERS, SHARED_RENDERS, FORM_RENDERS])
   for (const [file, renders] of Object.entries(more)) RENDERS[file] = { ...RENDERS[file], ...renders };
 
 const DIR = fileURLToPath(new URL('../../src/slack/messages/', import.meta.url));

@@ -133,6 +133,11 @@ describe('Home as a dashboard: jobs', () => {
     // Nothing cut off at the end: the settings and the budgets are still there.
     expect(all).toContain('Connect a project');
     expect(all).toContain('Budgets this hour');
-    expect(menus(view.blocks)).toHaveLength(20);
+    // Each job's menu, and each weekly post's and alert channel's (issue 46 §5) within their caps.
+    const byAction = (id: string) =>
+      menus(view.blocks).filter((m) => (m as { action_id?: string }).action_id === id);
+    expect(byAction('home_job_menu')).toHaveLength(20);
+    expect(byAction('home_weekly_menu')).toHaveLength(20);
+    expect(byAction('home_alert_menu')).toHaveLength(1);
   });
 });

@@ -56,6 +56,49 @@ describe('a tenant’s preferences', () => {
   });
 });
 
+describe('the Settings form’s one save (TenantPreferences.update)', () => {
+  it('applies who was added and removed to the managers stored now, with the external-users choice, in one save', async () => {
+    const directory = new MapTenantDirectory();
+    directory.stored.set(TEST_TENANT, { version: 2, projects: [project], managers: ['U0OLD', 'U0OTHER'] });
+    const prefs = preferences(directory);
+    expect(await prefs.update('U0MEMBER', { add: ['U0NEW'], remove: [] })).toEqual({
+      ok: false,
+      code: 'not_allowed',
+    });
+    expect(await prefs.update(MANAGER, { add: ['nobody'], remove: [] })).toEqual({
+      ok: false,
+      code: 'bad_user',
+    });
+    const saved = await prefs.update(MANAGER, {
+      add: ['U0NEW', 'U0OTHER'],
+      remove: ['U0OLD'],
+      externalUsers: false,
+    });
+    expect(saved.ok).toBe(true);
+    expect(await directory.settings(TEST_TENANT)).toEqual({
+      version: 3,
+      projects: [project],
+      managers: ['U0OTHER', 'U0NEW'],
+      externalUsers: false,
+    });
+    expect(directory.saves).toHaveLength(1);
+    // Left undefined, the external-users choice stays as it is.
+    expect((await prefs.update(MANAGER, { add: [], remove: ['U0NEW'] })).ok).toBe(true);
+    expect((await directory.settings(TEST_TENANT)).externalUsers).toBe(false);
+  });
+
+  it('refuses more added managers than MAX_ADDED_MANAGERS, saving nothing', async () => {
+    const directory = new MapTenantDirectory();
+    const many = Array.from({ length: 50 }, (_, i) => `U0M${String(i).padStart(3, '0')}`);
+    directory.stored.set(TEST_TENANT, { version: 1, projects: [project], managers: many });
+    expect(await preferences(directory).update(MANAGER, { add: ['U0ONEMORE'], remove: [] })).toEqual({
+      ok: false,
+      code: 'too_many',
+    });
+    expect(directory.saves).toHaveLength(0);
+  });
+});
+
 describe('a tenant’s GitHub token', () => {
   const TOKEN = 'github_pat_unit0123456789abcdefghijklmn';
   function withCheck(directory: MapTenantDirectory, answer: 'ok' | 'unauthorized' | 'unreachable') {

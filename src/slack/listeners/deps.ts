@@ -15,7 +15,7 @@ import type { JobFeedback } from '../../jobs/job-feedback.js';
 import type { JobService } from '../../jobs/job-service.js';
 import type { PullRequestIndex } from '../../jobs/pull-requests/pull-request-index.js';
 import type { ConnectInput, SettingsFailure } from '../../tenants/project-settings.js';
-import type { PreferenceResult } from '../../tenants/tenant-preferences.js';
+import type { PreferenceChange, PreferenceResult } from '../../tenants/tenant-preferences.js';
 import type { AppHomePublisher } from '../app-home-publisher.js';
 import type { AssistantCalls } from '../assistant-calls.js';
 import type { StreamPhase } from '../assistant-streams.js';
@@ -83,6 +83,8 @@ export interface ProjectSettingsSurface {
     added(): string[];
     add(by: string, userId: string): Promise<PreferenceResult>;
     remove(by: string, userId: string): Promise<PreferenceResult>;
+    /** The Settings form: managers added and removed, and the external-users choice, in one save. */
+    update(by: string, change: PreferenceChange): Promise<PreferenceResult>;
   };
   /** Whether people of other organisations may use the bot here (the tenant's choice, else the deployment's). */
   externalUsers: {

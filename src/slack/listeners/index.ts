@@ -10,11 +10,16 @@ import { registerDocsViewsScheduleAction } from './actions/docs-views-schedule.j
 import { registerGithubConnectSubmission } from './actions/github-connect-submission.js';
 import { registerHealthFixAction } from './actions/health-fix.js';
 import { registerHealthFixSubmission } from './actions/health-fix-submission.js';
+import { registerHomeAlertForms } from './actions/home-alert-forms.js';
 import { registerHomeConnectProjectAction } from './actions/home-connect-project.js';
 import { registerHomeDisconnectProjectAction } from './actions/home-disconnect-project.js';
+import { registerHomeGithubConnect } from './actions/home-github-connect.js';
 import { registerHomeJobMenuAction } from './actions/home-job-menu.js';
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
+import { registerHomeScheduleOpen } from './actions/home-schedule-open.js';
+import { registerHomeScheduleSubmission } from './actions/home-schedule-submission.js';
 import { registerHomeSettingsAction } from './actions/home-settings.js';
+import { registerHomeSettingsSubmission } from './actions/home-settings-submission.js';
 import { registerJobCardMenuAction } from './actions/job-card-menu.js';
 import { registerJobFeedbackAction } from './actions/job-feedback.js';
 import { registerJobModalSubmission } from './actions/job-modal-submission.js';
@@ -92,6 +97,12 @@ export function registerListeners(app: App, depsOf: (context: Context) => SlackD
   registerGithubConnectSubmission(app, deps);
   registerHomeConnectProjectAction(app, deps);
   registerHomeDisconnectProjectAction(app, deps);
+  // Home's forms (issue 46 §5): weekly posts, alert channels, the Settings form, [Connect GitHub].
+  registerHomeScheduleOpen(app, deps);
+  registerHomeScheduleSubmission(app, deps);
+  registerHomeAlertForms(app, deps);
+  registerHomeSettingsSubmission(app, deps);
+  registerHomeGithubConnect(app, deps);
   // Before Bolt's listeners see them: assistant events, and messages in DM threads (routed back to the
   // conversation service when the thread is not an assistant thread). Registered whatever the deps: a
   // request whose deps have no assistant surface passes by them.

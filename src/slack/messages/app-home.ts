@@ -1,12 +1,13 @@
 import type { HomeView, KnownBlock } from '@slack/types';
-import { describeWeeklyCron } from '../../insights/ranges/cron-times.js';
 import type { JobRecord } from '../../jobs/domain/job.js';
 import type { MonthFeedback } from '../../jobs/job-feedback.js';
 import { PRODUCT_NAME } from '../copy/product-name.js';
 import { escapeMrkdwn } from '../markup.js';
 import { firstRunBlocks } from './first-run.js';
 import { slackTime } from './format.js';
+import { homeAlertBlocks } from './home-alerts-form.js';
 import { type HomeJobsInput, type HomeUsage, homeJobBlocks, homeUsageBlocks } from './home-jobs.js';
+import { homeWeeklyBlocks } from './home-schedules-form.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
 import { HOME_SETTINGS_ACTION, type HomeSettings, homeSettingsBlocks } from './project-settings.js';
 
@@ -25,6 +26,8 @@ export interface HomeSchedule {
   projectId?: string;
   /** What the schedule posts (e.g. page views, docs health), when schedules say it. */
   kind?: string;
+  /** The same as the store names it (the ⋯ menu's Edit and Remove find the schedule by it). */
+  scheduleKind?: 'page_views' | 'health';
 }
 
 /** A channel the user subscribed to docs-health alerts. */
@@ -93,8 +96,8 @@ export function appHomeView(input: AppHomeInput): HomeView {
     ...homeJobBlocks({ userId: input.userId, jobs: input.jobs, jobPage: input.jobPage }),
     ...homeUsageBlocks(input.usage),
     { type: 'divider' },
-    ...scheduleBlocks(input.schedules),
-    ...alertBlocks(input.alerts),
+    ...homeWeeklyBlocks(input.schedules),
+    ...(input.alerts ? homeAlertBlocks(input.alerts) : []),
     { type: 'divider' },
     ...feedbackBlocks(input.feedback),
     ...(input.settings ? [{ type: 'divider' } as const, ...homeSettingsBlocks(input.settings)] : []),
@@ -109,10 +112,6 @@ function section(text: string): KnownBlock {
 
 function note(text: string): KnownBlock {
   return { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) }] };
-}
-
-function more(hidden: number, what: string): KnownBlock[] {
-  return hidden > 0 ? [note(`…and ${hidden} more ${what}`)] : [];
 }
 
 /** A link that opens the channel in Slack without needing a permalink lookup. */
@@ -132,46 +131,6 @@ export function appHomeUnavailableView(): HomeView {
       ),
     ],
   };
-}
-
-/** "every Monday at 09:00"; a pattern set by the operator that says more is "on a custom schedule". */
-function scheduleInWords(cron: string): string {
-  const words = describeWeeklyCron(cron);
-  return words ? `every ${words}` : 'on a custom schedule';
-}
-
-function scheduleBlocks(schedules: HomeSchedule[]): KnownBlock[] {
-  const blocks: KnownBlock[] = [section('*Your weekly reports*')];
-  if (schedules.length === 0)
-    return [...blocks, note('None. `/docs-views schedule` in a channel posts a weekly report there.')];
-  const sorted = [...schedules].sort((a, b) => a.channelId.localeCompare(b.channelId));
-  for (const schedule of sorted.slice(0, HOME_LIMITS.schedules)) {
-    const next = schedule.nextRunAt ? ` · next ${slackTime(schedule.nextRunAt)}` : '';
-    const kind = schedule.kind ? `${escapeMrkdwn(oneLine(schedule.kind, 40))} · ` : '';
-    blocks.push(
-      section(
-        `${kind}<#${schedule.channelId}> · ${scheduleInWords(schedule.cron)} (${escapeMrkdwn(oneLine(schedule.timeZone, 60))})${next}`,
-      ),
-    );
-  }
-  return [...blocks, ...more(schedules.length - HOME_LIMITS.schedules, 'schedules')];
-}
-
-/** The user's alert channels, one line (within the schedules' cap). */
-function alertBlocks(alerts: HomeAlertChannel[] | undefined): KnownBlock[] {
-  if (!alerts) return [];
-  if (alerts.length === 0)
-    return [
-      section('*Your docs-health alerts*'),
-      note('None. `/docs-health alerts on` in a channel turns them on there.'),
-    ];
-  const shown = [...alerts]
-    .sort((a, b) => a.channelId.localeCompare(b.channelId))
-    .slice(0, HOME_LIMITS.schedules);
-  const line = shown
-    .map((a) => `<#${a.channelId}> (${escapeMrkdwn(oneLine(a.sensitivity, 10))})`)
-    .join(' · ');
-  return [section(`*Your docs-health alerts*\n${line}`), ...more(alerts.length - shown.length, 'channels')];
 }
 
 /** "PRs rated useful this month", from everyone's 👍 / 👎 on the bot's pull request replies. */

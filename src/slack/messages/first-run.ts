@@ -23,7 +23,7 @@ export function firstRunBlocks(input: FirstRunInput): KnownBlock[] {
     ],
     [
       input.schedules.length > 0,
-      '*Schedule a weekly report*: `/docs-views schedule monday 09:00` in the channel that should get it',
+      '*Schedule a weekly report*: *Add weekly post* below, or `/docs-views schedule monday 09:00` in the channel that should get it',
     ],
   ];
   const done = steps.filter(([isDone]) => isDone).length;

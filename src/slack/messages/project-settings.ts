@@ -1,4 +1,4 @@
-import type { KnownBlock, ModalView } from '@slack/types';
+import type { KnownBlock } from '@slack/types';
 import { defuseLinks, escapeMrkdwn } from '../markup.js';
 import { slackTime } from './format.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
@@ -8,6 +8,8 @@ export const HOME_CONNECT_ACTION = 'home_connect_project';
 export const HOME_DISCONNECT_ACTION = 'home_disconnect_project';
 /** Home's top Settings button: the Settings section in a modal (managers only, asked again on the click). */
 export const HOME_SETTINGS_ACTION = 'home_settings';
+/** Home's Settings section: [Connect GitHub] opens the sealed GitHub token form (managers only, asked again). */
+export const HOME_GITHUB_ACTION = 'home_connect_github';
 /** The Disconnect button's value for the workspace's connection (a channel's is its id). */
 export const WORKSPACE_VALUE = 'workspace';
 /** Connections Home lists at most (one per channel can be many). */
@@ -44,10 +46,10 @@ function managersBlocks(settings: HomeSettings): KnownBlock[] {
   const chosen = m.externalUsersChosen ? 'chosen by a manager' : "this deployment's default";
   return [
     section(
-      `*Managers*: ${installer}workspace admins and owners${added}. Add or remove one with \`/docs-agent managers add @someone\` or \`remove @someone\`.`,
+      `*Managers*: ${installer}workspace admins and owners${added}. Add or remove one in *Settings* (at the top of this tab).`,
     ),
     section(
-      `*People of other organisations* (Slack Connect) ${outsiders} use docs-agent here (${chosen}). Change it with \`/docs-agent settings external-users on\` or \`off\`.`,
+      `*People of other organisations* (Slack Connect) ${outsiders} use docs-agent here (${chosen}). Change it in *Settings*.`,
     ),
   ];
 }
@@ -210,20 +212,11 @@ export function homeSettingsBlocks(settings: HomeSettings): KnownBlock[] {
         action_id: HOME_CONNECT_ACTION,
         text: { type: 'plain_text', text: 'Connect a project' },
       },
+      { type: 'button', action_id: HOME_GITHUB_ACTION, text: { type: 'plain_text', text: 'Connect GitHub' } },
     ],
   });
   blocks.push(...managersBlocks(settings), { type: 'divider' });
   return blocks;
-}
-
-/** The Settings section in a modal, opened from Home's Settings button (at most HOME_SETTINGS_MAX + 6 blocks). */
-export function settingsModalView(settings: HomeSettings): ModalView {
-  return {
-    type: 'modal',
-    title: { type: 'plain_text', text: 'Settings' },
-    close: { type: 'plain_text', text: 'Close' },
-    blocks: homeSettingsBlocks(settings).filter((b) => b.type !== 'divider'),
-  };
 }
 
 /** Home's Settings button pressed by someone who may not manage: who can, by name. */

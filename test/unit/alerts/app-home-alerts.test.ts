@@ -2,12 +2,16 @@ import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/common/logger.js';
 import { AppHomePublisher } from '../../../src/slack/app-home-publisher.js';
 import { appHomeView } from '../../../src/slack/messages/app-home.js';
+import {
+  HOME_ALERT_ADD_ACTION,
+  HOME_ALERT_MENU_ACTION,
+} from '../../../src/slack/messages/home-alerts-form.js';
 import { checkView } from '../../support/fake-slack-surfaces.js';
 
 const base = { userId: 'U0ALICE', jobs: [], schedules: [], budgets: [] };
 
 describe('App Home: your docs-health alerts', () => {
-  it('lists the user’s alert channels with their sensitivity, or how to turn alerts on', () => {
+  it('lists the user’s alert channels with their sensitivity and menus, or [Add alert channel]', () => {
     const view = appHomeView({
       ...base,
       alerts: [
@@ -16,9 +20,14 @@ describe('App Home: your docs-health alerts', () => {
       ],
     });
     expect(checkView(view, 'home')).toEqual({ ok: true });
-    expect(JSON.stringify(view)).toContain('*Your docs-health alerts*\\n<#C0A> (normal) · <#C0B> (high)');
+    const shown = JSON.stringify(view);
+    expect(shown.indexOf('<#C0A> · normal sensitivity')).toBeLessThan(
+      shown.indexOf('<#C0B> · high sensitivity'),
+    );
+    expect(shown).toContain(HOME_ALERT_MENU_ACTION);
     const none = JSON.stringify(appHomeView({ ...base, alerts: [] }));
-    expect(none).toContain('`/docs-health alerts on` in a channel');
+    expect(none).toContain('None yet');
+    expect(none).toContain(HOME_ALERT_ADD_ACTION);
     // Many channels stay within Home's 100 blocks.
     const many = Array.from({ length: 200 }, (_, i) => ({ channelId: `C${i}`, sensitivity: 'low' }));
     expect(checkView(appHomeView({ ...base, alerts: many }), 'home')).toEqual({ ok: true });
@@ -48,6 +57,6 @@ describe('App Home: your docs-health alerts', () => {
     await publisher.opened(null, 'U0ALICE');
     await publisher.close();
     expect(alerts).toHaveBeenCalledWith('U0ALICE');
-    expect(published.at(-1)).toContain('<#C0ALERTS> (low)');
+    expect(published.at(-1)).toContain('<#C0ALERTS> · low sensitivity');
   });
 });

@@ -4,9 +4,9 @@ import { describeError } from '../../../common/errors.js';
 import {
   ENVIRONMENT_CONFIGURED_TEXT,
   HOME_SETTINGS_ACTION,
-  settingsModalView,
   settingsRefusedText,
 } from '../../messages/project-settings.js';
+import { settingsFormView } from '../../messages/settings-form.js';
 import type { SlackDeps } from '../deps.js';
 import type { RequestDeps } from '../request-deps.js';
 
@@ -30,8 +30,8 @@ const COULD_NOT_OPEN =
   "I couldn't open the settings (Slack took too long or refused it). Press *Settings* on my Home tab again, or run `/docs-agent project` in a channel.";
 
 /**
- * Home's Settings button: the Settings section (docs projects, managers, people of other organisations) in
- * a modal. Who may manage is asked again on the click (a Home view outlives a demotion); anyone else is told
+ * Home's Settings button: the Settings form (docs projects; managers as a people picker, people of other
+ * organisations as a checkbox; saved by home-settings-submission.ts). Who may manage is asked again on the click (a Home view outlives a demotion); anyone else is told
  * in their app DM who the managers are.
  */
 export function homeSettings(deps: HomeSettingsDeps) {
@@ -46,7 +46,7 @@ export function homeSettings(deps: HomeSettingsDeps) {
     if (!settings) return void (await tell(ENVIRONMENT_CONFIGURED_TEXT));
     if (!(await settings.mayManage(userId)))
       return void (await tell(settingsRefusedText(settings.installerUserId, settings.managers.added())));
-    const view = settingsModalView({
+    const view = settingsFormView({
       manage: true,
       connections: settings.connections(),
       installerUserId: settings.installerUserId,

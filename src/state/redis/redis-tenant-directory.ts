@@ -65,9 +65,9 @@ export class RedisTenantDirectory implements TenantDirectory {
     private readonly prefix: string,
     private readonly box: SecretBox,
     /** Close the client on close() (when the directory has a connection of its own). */
-    private readonly options: { ownsClient?: boolean } = {},
+    private readonly options: { ownsClient?: boolean; now?: () => number } = {},
   ) {
-    this.index = new DirectoryIndex(client, prefix);
+    this.index = new DirectoryIndex(client, prefix, options.now);
   }
 
   async saveInstallation(installation: TenantInstallation, expectedStamp?: string): Promise<boolean> {

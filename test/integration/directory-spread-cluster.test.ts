@@ -165,7 +165,13 @@ describe('the directory spread by tenant on a three-primary Redis Cluster (issue
       const stamp = await d.stamp('T0REFRESHED');
       expect(stamp).not.toBe(seen.stamps.find(([t]) => t === 'T0REFRESHED')?.[1]);
       const { installId } = (await d.lifecycle('T0HELD'))!;
-      expect(await d.saveTokens('T0HELD', { botToken: 'xoxb-2' }, installId)).toBe(true);
+      expect(
+        await d.saveTokens(
+          'T0HELD',
+          { botToken: 'xoxb-2', refreshToken: undefined, expiresAt: undefined },
+          installId,
+        ),
+      ).toBe(true);
       await d.purged('T0AGAIN', 0);
       expect(await d.duePurges(Number.MAX_SAFE_INTEGER)).toEqual(['T0GONE']);
       expect((await d.lifecycle('T0AGAIN'))?.generation).toBe(1);

@@ -78,9 +78,14 @@ async function measure(probe: Probe, layout: Layout, tenants: string[]): Promise
   const slotKeys = (
     (await owner.sendCommand(['CLUSTER', 'GETKEYSINSLOT', String(slot), '1000000'])) as string[]
   ).filter((key) => key.startsWith(layout.prefix));
-  let slotBytes = 0;
+  const sizes = new Map<string, number>();
   for (const key of slotKeys)
-    slotBytes += Number(await owner.sendCommand(['MEMORY', 'USAGE', key, 'SAMPLES', '0']));
+    sizes.set(key, Number(await owner.sendCommand(['MEMORY', 'USAGE', key, 'SAMPLES', '0'])));
+  const slotBytes = [...sizes.values()].reduce((a, b) => a + b, 0);
+  const largest = [...sizes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([key, bytes]) => `${key.slice(layout.prefix.length)} ${fmt(bytes / 1024 / 1024, 2)} MB`);
   const root = layout.prefix.replace(/[{}]/g, '');
   const keysPer = await Promise.all(
     nodes.map(async (node) => {
@@ -111,6 +116,7 @@ async function measure(probe: Probe, layout: Layout, tenants: string[]): Promise
     layout: layout.name,
     '{directory} slot': `${fmt(slotBytes / 1024 / 1024, 2)} MB in ${slotKeys.length} keys`,
     'bytes/install there': fmt(slotBytes / tenants.length, 0),
+    'largest keys there': largest.join(', '),
     'keys per primary': keysPer.join(' / '),
     'burst commands per primary': served.join(' / '),
     'lookup p50 ms': fmt(percentile(times, 50), 2),

@@ -175,6 +175,14 @@ describe('the directory spread by tenant on a three-primary Redis Cluster (issue
       await d.purged('T0AGAIN', 0);
       expect(await d.duePurges(Number.MAX_SAFE_INTEGER)).toEqual(['T0GONE']);
       expect((await d.lifecycle('T0AGAIN'))?.generation).toBe(1);
+
+      // A replica of the previous version installs during the rolling upgrade: the next start moves it.
+      const late = installation('T0LATE');
+      await new LegacyRedisTenantDirectory(a, prefix, box).saveInstallation(late);
+      expect((await migrateDirectoryLayout(a, prefix)).tenants).toBeGreaterThan(0);
+      expect(await d.installation('T0LATE')).toEqual(late);
+      expect((await d.stamps()).has('T0LATE')).toBe(true);
+      expect(await migrateDirectoryLayout(b, prefix)).toEqual({ tenants: 0, done: true });
     },
   );
 });

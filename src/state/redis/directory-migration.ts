@@ -72,7 +72,8 @@ export async function migrateDirectoryLayout(
   const wait = () => new Promise((resolve) => setTimeout(resolve, options.waitMs ?? 250));
   while (!options.signal?.aborted) {
     try {
-      if ((await client.get(marker)) === LAYOUT) return { tenants: 0, done: true };
+      if ((await client.get(marker)) === LAYOUT && !(await oldWritesSince(client, prefix)))
+        return { tenants: 0, done: true };
       if ((await client.set(lease, token, { NX: true, PX: LEASE_MS })) === 'OK') {
         try {
           const tenants = await moveAll(client, prefix, options.logger);
@@ -91,6 +92,14 @@ export async function migrateDirectoryLayout(
     await wait();
   }
   return { tenants: 0, done: false };
+}
+
+/**
+ * A replica of the previous version still running during a rolling upgrade installs into the old layout
+ * (every old install writes `tenant-installs`): a replica that starts later moves those too.
+ */
+async function oldWritesSince(client: RedisClient, prefix: string): Promise<boolean> {
+  return (await client.hLen(`${prefix}tenant-installs`)) > 0;
 }
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;

@@ -72,10 +72,11 @@ export async function migrateDirectoryLayout(
   const wait = () => new Promise((resolve) => setTimeout(resolve, options.waitMs ?? 250));
   while (!options.signal?.aborted) {
     try {
-      if ((await client.get(marker)) === LAYOUT && !(await oldWritesSince(client, prefix)))
-        return { tenants: 0, done: true };
+      if (!(await oldLayoutLeft(client, prefix))) return { tenants: 0, done: true };
       if ((await client.set(lease, token, { NX: true, PX: LEASE_MS })) === 'OK') {
         try {
+          // Looked at again under the lease: a replica that held it a moment ago may have finished.
+          if (!(await oldLayoutLeft(client, prefix))) return { tenants: 0, done: true };
           const tenants = await moveAll(client, prefix, options.logger);
           await client.set(marker, LAYOUT);
           return { tenants, done: true };
@@ -95,10 +96,14 @@ export async function migrateDirectoryLayout(
 }
 
 /**
- * A replica of the previous version still running during a rolling upgrade installs into the old layout
- * (every old install writes `tenant-installs`): a replica that starts later moves those too.
+ * Whether there is anything of the old layout to move. Only the old code counts stamps in `tenant-stamp`, so
+ * a deployment that never ran it has nothing to move (and gets no marker). Once moved, a replica of the
+ * previous version still running during a rolling upgrade may install into the old layout (every old install
+ * writes `tenant-installs`): a replica that starts later moves those too.
  */
-async function oldWritesSince(client: RedisClient, prefix: string): Promise<boolean> {
+async function oldLayoutLeft(client: RedisClient, prefix: string): Promise<boolean> {
+  if ((await client.exists(`${prefix}tenant-stamp`)) === 0) return false;
+  if ((await client.get(`${prefix}${LAYOUT_MARKER}`)) !== LAYOUT) return true;
   return (await client.hLen(`${prefix}tenant-installs`)) > 0;
 }
 

@@ -185,4 +185,32 @@ describe('the directory spread by tenant on a three-primary Redis Cluster (issue
       expect(await migrateDirectoryLayout(b, prefix)).toEqual({ tenants: 0, done: true });
     },
   );
+
+  it('a migration stopped half-way (Redis refused after two tenants moved) is finished by its next pass', async () => {
+    const box = testBox();
+    const client = await connect(single.url, false);
+    const prefix = `docs-agent-${randomUUID()}:directory:`;
+    const tenants = await seedOldLayout(new LegacyRedisTenantDirectory(client, prefix, box));
+    const seen = await everything(new LegacyRedisTenantDirectory(client, prefix, box), tenants);
+    let moves = 0;
+    const refusing = new Proxy(client, {
+      get(target, property) {
+        if (property === 'hDel')
+          return (...args: Parameters<RedisClient['hDel']>) =>
+            ++moves === 3 ? Promise.reject(new Error('connection lost')) : target.hDel(...args);
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const said: string[] = [];
+    const log = createLogger({
+      level: 'warn',
+      secrets: [],
+      destination: { write: (l: string) => said.push(l) },
+    });
+    expect((await migrateDirectoryLayout(refusing, prefix, { waitMs: 10, logger: log })).done).toBe(true);
+    expect(said.join('')).toContain('could not finish moving the directory’s records');
+    expect(await everything(new RedisTenantDirectory(client, prefix, box), tenants)).toEqual(seen);
+    expect(await client.exists(`${prefix}tenant-installs`)).toBe(0);
+  });
 });

@@ -58,6 +58,12 @@ describe('the directory spread by tenant', () => {
     await d.saveInstallation(saved);
     expect(await directory(other).installation('T0ONE')).toEqual(saved);
     expect(await d.refreshesDue(saved.expiresAt!)).toEqual(['T0ONE']);
+    // A refresh's new expiry is what the upkeep finds next in the index.
+    const { installId } = (await d.lifecycle('T0ONE'))!;
+    const tokens = { botToken: 'xoxb-next', refreshToken: 'xoxe-next', expiresAt: saved.expiresAt! + 60_000 };
+    expect(await directory(other).saveTokens('T0ONE', tokens, installId)).toBe(true);
+    expect(await d.refreshesDue(saved.expiresAt!)).toEqual([]);
+    expect(await d.refreshesDue(tokens.expiresAt)).toEqual(['T0ONE']);
     expect(await d.saveSettings('T0ONE', { projects: [project('p1')] }, 0)).toBe(true);
     // The index: a seq per installed tenant and when its token is due; no sealed value, no record.
     expect(await client.hGetAll(`${prefix}tenants`)).toEqual({ T0ONE: expect.stringMatching(/^\d+$/) });

@@ -186,7 +186,7 @@ describe('the directory spread by tenant on a three-primary Redis Cluster (issue
     },
   );
 
-  it('a migration stopped half-way (Redis refused after two tenants moved) is finished by its next pass', async () => {
+  it('a migration stopped half-way (Redis refused part-way through) is finished by its next pass', async () => {
     const box = testBox();
     const client = await connect(single.url, false);
     const prefix = `docs-agent-${randomUUID()}:directory:`;

@@ -6,6 +6,7 @@ import { analyticsVerdict, runAnalytics } from './analytics.js';
 import { callsVerdict, runCallsPerJob } from './calls-per-job.js';
 import { chartCostTable, chartCostVerdict, runChartCost } from './chart-cost.js';
 import { LEVELS, runDeployment, STORAGE_INSTALLS } from './deployment.js';
+import { runDirectorySpread, SPREAD_INSTALLS } from './directory-spread.js';
 import { doorbellVerdict, runDoorbellCost } from './doorbell-cost.js';
 import { liveVerdict, runDoorbellLive } from './doorbell-live.js';
 import { readsVerdict, runDoorbellReads } from './doorbell-reads.js';
@@ -133,6 +134,10 @@ await section(
 await section(
   `12. One deployment for many workspaces (issue 34): two replicas as processes on one Redis, ${LEVELS.map((n) => n.toLocaleString('en-US')).join(' and ')} installs, then ${STORAGE_INSTALLS.toLocaleString('en-US')} idle installs' storage`,
   runDeployment,
+);
+await section(
+  `12. The directory spread by tenant slot (issue 43 §5): ${SPREAD_INSTALLS.toLocaleString('en-US')} installs on a three-primary Redis Cluster, old layout against new`,
+  async () => [table(await runDirectorySpread())],
 );
 await section(
   `13. Active tenants (issue 43): two replicas as processes on one Redis, ${INSTALLS.toLocaleString('en-US')} installs, ${ACTIVE.toLocaleString('en-US')} of them active over ${WINDOW_S} s`,

@@ -5,6 +5,7 @@ import {
   createClusterClient,
   type NodeRedisCluster,
 } from '../../src/state/redis/redis-cluster.js';
+import { directoryRecordPrefix } from '../../src/state/redis/redis-tenant-directory.js';
 import { DIRECTORY_PREFIX, directoryPrefix, tenantNamespace } from '../../src/state/tenant-directories.js';
 
 /*
@@ -36,12 +37,22 @@ export function clusterKeyOf(key: string, upgradedTenant?: string): ClusterKey {
     return { skip: 'install-counter' };
   if (key.startsWith(INSTALL_STATES)) return { to: `docs-agent:{installs}:${key.slice(OURS.length)}` };
   if (key.startsWith(OLD_SHARED_QUEUES)) return { skip: 'old-queue' };
-  if (key.startsWith(DIRECTORY_PREFIX))
-    return { to: directoryPrefix(true) + key.slice(DIRECTORY_PREFIX.length) };
+  if (key.startsWith(DIRECTORY_PREFIX)) return directoryKeyOf(key);
   if (key.startsWith(TENANTS)) return tenantKeyOf(key);
   // The rest is the upgraded workspace's single-workspace names: they need to know whose they are.
   if (upgradedTenant === undefined) return { unknown: true };
   return { to: `${tenantNamespace(upgradedTenant, undefined, 0, true)}:${key.slice(OURS.length)}` };
+}
+
+/**
+ * The directory's index goes to its slot; an install's record (`…:directory:tenant:<T>:<name>`) to its
+ * tenant's (issue 43 §5), where the cluster's directory reads it.
+ */
+function directoryKeyOf(key: string): ClusterKey {
+  const rest = key.slice(DIRECTORY_PREFIX.length);
+  const record = /^tenant:([A-Za-z0-9_-]{1,64}):([a-z]+)$/.exec(rest);
+  if (record) return { to: directoryRecordPrefix(directoryPrefix(true), record[1]!) + record[2]! };
+  return { to: directoryPrefix(true) + rest };
 }
 
 /** `docs-agent:t:<T>[@<g>]<rest>`; anything else under `docs-agent:t:` is no key the product writes. */

@@ -6,6 +6,7 @@ import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantKey } from '../tenants/tenant.js';
 import { MemoryTenantDirectory } from './memory/memory-tenant-directory.js';
 import { type DirectoryChange, DirectoryChangesTail } from './redis/directory-changes.js';
+import { migrateDirectoryLayout } from './redis/directory-migration.js';
 import { purgeNamespace } from './redis/namespace-purge.js';
 import { OLD_QUEUE_NAMES, oldQueueExists } from './redis/plane-migration.js';
 import { QueuePlane, type QueuePlaneOptions } from './redis/queue-plane.js';
@@ -168,7 +169,9 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
     async waitUntilReady(signal) {
       if (!(await waitForRedis(redisUrl, logger, signal, cluster))) return false;
       await shared.connect();
-      return true;
+      // Before the directory serves: every install's record in its tenant's slot (issue 43 §5). Once per
+      // deployment; a replica that starts meanwhile waits for it. Where a migration runner exists, hook it there.
+      return (await migrateDirectoryLayout(client, prefix, { logger, signal })).done;
     },
     async watch(listener) {
       // The directory's capped stream of changes, one blocking connection per process (see the tail).

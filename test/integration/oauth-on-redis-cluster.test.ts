@@ -103,7 +103,11 @@ describe('OAuth mode on a Redis Cluster', () => {
     expect(alpha.length).toBeGreaterThan(5);
     expect(new Set(await Promise.all(alpha.map(slotOf))).size).toBe(1);
     // Every key the bot wrote carries a hash tag: none can land in a slot its script or transaction did not name.
-    expect(keys.filter((key) => !/^docs-agent:(t:)?\{[^}]+\}/.test(key))).toEqual([]);
+    // An install's record is under its tenant's tag, in the slot of the tenant's keys (issue 43 §5).
+    expect(keys.filter((key) => !/^docs-agent:(t:|directory:tenant:)?\{[^}]+\}/.test(key))).toEqual([]);
+    const records = keys.filter((key) => key.startsWith(`docs-agent:directory:tenant:{${ALPHA.teamId}}:`));
+    expect(records.length).toBeGreaterThan(0);
+    expect(new Set(await Promise.all([...alpha, ...records].map(slotOf))).size).toBe(1);
   });
 
   it('an uninstall purges its tenant’s slot without scanning any node, and leaves the others', async () => {

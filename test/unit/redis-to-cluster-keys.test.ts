@@ -13,9 +13,12 @@ describe('clusterKeyOf', () => {
     // A queue name further down is no old queue: only `<ns>:bull:` is.
     ['docs-agent:t:T0ALPHA:polls:wakeups', 'docs-agent:t:{T0ALPHA}:polls:wakeups'],
     ['docs-agent:directory:tenants', 'docs-agent:{directory}:tenants'],
+    // An install's record goes to its tenant's slot (issue 43 §5), the index stays in the directory's.
+    ['docs-agent:directory:tenant:T0ALPHA:state', 'docs-agent:directory:tenant:{T0ALPHA}:state'],
+    ['docs-agent:directory:tenant-refresh-due', 'docs-agent:{directory}:tenant-refresh-due'],
     [
       'docs-agent:directory:tenant:T0ALPHA:installation',
-      'docs-agent:{directory}:tenant:T0ALPHA:installation',
+      'docs-agent:directory:tenant:{T0ALPHA}:installation',
     ],
     // A used install link stays used after the move (issue 44: single-use states).
     [

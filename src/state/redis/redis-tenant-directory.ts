@@ -13,10 +13,12 @@ import {
 } from '../../tenants/tenant.js';
 import { guardState } from '../keyv-job-store.js';
 import { closeRedis, type RedisClient } from './redis-client.js';
+import { DirectoryIndex, type IndexView } from './redis-directory-index.js';
 import {
   BEGIN_PURGE,
-  DIRECTORY_KEYS,
   PURGED,
+  READ_VIEW,
+  RECORD_KEYS,
   REMOVE_TENANT,
   RESEAL_SETTINGS,
   RESEAL_VALUE,
@@ -26,8 +28,9 @@ import {
   SET_HOLD,
 } from './redis-tenant-scripts.js';
 
-// Keys and the scripts that write them: ./redis-tenant-scripts.ts. Every secret is inside a sealed value;
-// nothing in Redis is in clear but ids, names of keys, versions, generations and holds.
+// Each install's record and the scripts that write it: ./redis-tenant-scripts.ts; the directory's small
+// index: ./redis-directory-index.ts. Every secret is inside a sealed value; nothing in Redis is in clear but
+// ids, names of keys, versions, generations and holds.
 
 /** The Pub/Sub channel (under the prefix) the previous version listens on for directory writes. */
 export const CHANGES_CHANNEL = 'changes';
@@ -41,16 +44,31 @@ export class TenantKeyError extends AppError<'tenant_key_invalid'> {
   }
 }
 
+/**
+ * Where one tenant's record lives: under the directory's prefix without its hash tag, with the tenant's tag
+ * instead when the prefix has one (a Redis Cluster: the record sits in the slot of the tenant's other keys,
+ * not in the directory's). On one node it is where records always were (`docs-agent:directory:tenant:T:`).
+ */
+export function directoryRecordPrefix(directoryPrefix: string, tenant: TenantKey): string {
+  const cluster = directoryPrefix.includes('{');
+  const root = directoryPrefix.replace(/[{}]/g, '');
+  return `${root}tenant:${cluster ? `{${checked(tenant)}}` : checked(tenant)}:`;
+}
+
 /** `TenantDirectory` in Redis, shared by every replica; secrets sealed with the SecretBox. */
 export class RedisTenantDirectory implements TenantDirectory {
+  private readonly index: DirectoryIndex;
+
   constructor(
     private readonly client: RedisClient,
     /** Key prefix ending in `:` (the bot's namespace, e.g. `docs-agent:`). */
     private readonly prefix: string,
     private readonly box: SecretBox,
     /** Close the client on close() (when the directory has a connection of its own). */
-    private readonly options: { ownsClient?: boolean } = {},
-  ) {}
+    private readonly options: { ownsClient?: boolean; now?: () => number } = {},
+  ) {
+    this.index = new DirectoryIndex(client, prefix, options.now);
+  }
 
   async saveInstallation(installation: TenantInstallation, expectedStamp?: string): Promise<boolean> {
     const { tenant } = installation;
@@ -67,8 +85,8 @@ export class RedisTenantDirectory implements TenantDirectory {
 
   async installation(tenant: TenantKey): Promise<TenantInstallation | undefined> {
     const [installation, tokens] = await Promise.all([
-      this.openValue(this.installationKey(tenant), installationContext(tenant)),
-      this.openValue(this.tokensKey(tenant), tokensContext(tenant)),
+      this.openValue(this.recordKey(tenant, 'installation'), installationContext(tenant)),
+      this.openValue(this.recordKey(tenant, 'tokens'), tokensContext(tenant)),
     ]);
     if (installation === undefined) return undefined;
     const stored = JSON.parse(installation) as TenantInstallation;
@@ -76,16 +94,10 @@ export class RedisTenantDirectory implements TenantDirectory {
   }
 
   async lifecycle(tenant: TenantKey): Promise<TenantLifecycle | undefined> {
-    checked(tenant);
-    const [installed, installId, generation, hold] = await guardState(() =>
-      Promise.all([
-        this.client.hExists(this.key('tenants'), tenant),
-        this.client.hGet(this.key('tenant-installs'), tenant),
-        this.client.hGet(this.key('tenant-generations'), tenant),
-        this.client.hGet(this.key('tenant-holds'), tenant),
-      ]),
-    );
-    if (!installed) return undefined;
+    const [stamp, installId, generation, hold] = (await guardState(() =>
+      this.client.hmGet(this.recordKey(tenant, 'state'), ['stamp', 'install', 'generation', 'hold']),
+    )) as Array<string | null>;
+    if (!stamp) return undefined;
     return {
       // Installed before install ids were kept: '0', as the scripts take it.
       installId: installId ?? '0',
@@ -99,19 +111,21 @@ export class RedisTenantDirectory implements TenantDirectory {
     return this.write(SET_HOLD, tenant, [hold ? JSON.stringify(hold) : '', installId, unrefreshable]);
   }
 
+  /** From the index (the upkeep reads each one's record before it acts on it). */
   async holds(): Promise<Map<TenantKey, TenantHold>> {
-    const all = await guardState(() => this.client.hGetAll(this.key('tenant-holds')));
+    const all = await guardState(() => this.client.hGetAll(this.index.key('tenant-holds')));
     return new Map(
       Object.entries(all as Record<string, string>).map(([t, h]) => [t, JSON.parse(h) as TenantHold]),
     );
   }
 
+  /** From the index (the refresh reads the record before it acts). */
   async refreshesDue(before: number): Promise<TenantKey[]> {
-    return guardState(() => this.client.zRangeByScore(this.key('tenant-refresh-due'), '-inf', before));
+    return guardState(() => this.client.zRangeByScore(this.index.key('tenant-refresh-due'), '-inf', before));
   }
 
   async settings(tenant: TenantKey): Promise<TenantSettings> {
-    const key = this.settingsKey(tenant);
+    const key = this.recordKey(tenant, 'settings');
     const stored = (await guardState(() => this.client.hGetAll(key))) as Record<string, string>;
     if (stored.value === undefined || stored.version === undefined) return { version: 0, projects: [] };
     const version = Number(stored.version);
@@ -136,36 +150,51 @@ export class RedisTenantDirectory implements TenantDirectory {
     return this.write(SAVE_SETTINGS, tenant, [String(expectedVersion), String(version), sealed]);
   }
 
+  /** The index names the installed tenants; their records say their stamps (an entry without one is left out). */
   async stamps(): Promise<Map<TenantKey, string>> {
-    const all = await guardState(() => this.client.hGetAll(this.key('tenants')));
-    return new Map(Object.entries(all as Record<string, string>));
+    const listed = Object.keys(
+      (await guardState(() => this.client.hGetAll(this.index.key('tenants')))) as Record<string, string>,
+    );
+    const stamps = new Map<TenantKey, string>();
+    for (let i = 0; i < listed.length; i += 1_000) {
+      const batch = listed.slice(i, i + 1_000);
+      for (const [j, stamp] of (await this.stampsOf(batch)).entries())
+        if (stamp !== undefined) stamps.set(batch[j]!, stamp);
+    }
+    return stamps;
   }
 
   async stamp(tenant: TenantKey): Promise<string | undefined> {
-    return (await guardState(() => this.client.hGet(this.key('tenants'), tenant))) ?? undefined;
+    return (await guardState(() => this.client.hGet(this.recordKey(tenant, 'state'), 'stamp'))) ?? undefined;
   }
 
+  /** One read per tenant, each on its record's node (sent together: one round trip per node). */
   async stampsOf(tenants: TenantKey[]): Promise<Array<string | undefined>> {
-    if (tenants.length === 0) return [];
-    const found = await guardState(() => this.client.hmGet(this.key('tenants'), tenants));
-    return (found as Array<string | null>).map((stamp) => stamp ?? undefined);
+    return Promise.all(tenants.map((tenant) => this.stamp(tenant)));
   }
 
   async removeTenant(tenant: TenantKey, purgeAt: number, installId?: string): Promise<boolean> {
     return this.write(REMOVE_TENANT, tenant, [String(purgeAt), installId ?? '']);
   }
 
+  /** From the index; first repairs the entries a write that stopped half-way left (the upkeep's tick). */
   async duePurges(now: number): Promise<TenantKey[]> {
-    return guardState(() => this.client.zRangeByScore(this.key('tenant-purges'), '-inf', now));
+    await this.repairIndex();
+    return guardState(() => this.client.zRangeByScore(this.index.key('tenant-purges'), '-inf', now));
   }
 
   async beginPurge(tenant: TenantKey): Promise<number | undefined> {
-    const generation = Number(await this.run(BEGIN_PURGE, tenant, []));
+    const generation = await this.writeRecord(BEGIN_PURGE, tenant, []);
     return generation < 0 ? undefined : generation;
   }
 
   async purged(tenant: TenantKey, generation: number): Promise<void> {
-    await this.run(PURGED, tenant, [String(generation)]);
+    await this.writeRecord(PURGED, tenant, [String(generation)]);
+  }
+
+  /** Brings the index up to the records a stopped write left it behind; resolves how many it looked at. */
+  repairIndex(): Promise<number> {
+    return this.index.repair((tenant) => this.view(tenant));
   }
 
   async lease(name: string, ttlMs: number): Promise<boolean> {
@@ -184,28 +213,47 @@ export class RedisTenantDirectory implements TenantDirectory {
 
   /**
    * Tells replicas of the previous version, which listen on Pub/Sub, that the directory changed. Replicas of
-   * this one follow the `tenant-changes` stream every write adds to in the same script; this goes once no
-   * replica of the previous version can still be running.
+   * this one follow the `tenant-changes` stream the index's update adds to; this goes once no replica of
+   * the previous version can still be running.
    */
   private announce(): void {
     this.client.publish(this.key(CHANGES_CHANNEL), '1').catch(() => undefined);
   }
 
-  /** One of the directory's scripts over its keys and the tenant's; announced when it wrote. */
+  /** A write of the tenant's record that readers see; announced when it wrote. */
   private async write(script: string, tenant: TenantKey, args: string[]): Promise<boolean> {
-    const done = Number(await this.run(script, tenant, args)) !== 0;
+    const done = (await this.writeRecord(script, tenant, args)) !== 0;
     if (done) this.announce();
     return done;
   }
 
-  private run(script: string, tenant: TenantKey, args: string[]): Promise<unknown> {
-    const keys = [
-      ...DIRECTORY_KEYS.map((name) => this.key(name)),
-      this.installationKey(tenant),
-      this.tokensKey(tenant),
-      this.settingsKey(tenant),
-    ];
-    return guardState(() => this.client.eval(script, { keys, arguments: [tenant, ...args] }));
+  /**
+   * Intent, record, index: the record's script is one step in the tenant's slot, then the index is brought
+   * up to the view it answered (its own slot). Resolves the script's result (0: refused, nothing written).
+   */
+  private async writeRecord(script: string, tenant: TenantKey, args: string[]): Promise<number> {
+    const keys = this.recordKeys(tenant);
+    const intent = await this.index.intend(tenant);
+    const reply = (await guardState(() =>
+      this.client.eval(script, { keys, arguments: [tenant, ...args] }),
+    )) as unknown[];
+    const result = Number(reply[0]);
+    if (reply.length < 6) {
+      // Refused, or a purge that resumes: the record did not change, nor does the index.
+      await this.index.drop(intent);
+      return result;
+    }
+    await this.index.apply(tenant, reply.slice(1).map(String) as IndexView, intent);
+    return result;
+  }
+
+  /** The record's index view as it is now. */
+  private async view(tenant: TenantKey): Promise<IndexView> {
+    const keys = this.recordKeys(tenant);
+    const reply = (await guardState(() =>
+      this.client.eval(READ_VIEW, { keys, arguments: [tenant] }),
+    )) as unknown[];
+    return reply.slice(1).map(String) as IndexView;
   }
 
   /** One sealed value, re-sealed in place when it was sealed with an earlier key. */
@@ -220,16 +268,12 @@ export class RedisTenantDirectory implements TenantDirectory {
     return opened.value;
   }
 
-  private tokensKey(tenant: TenantKey): string {
-    return this.key(`tenant:${checked(tenant)}:tokens`);
+  private recordKeys(tenant: TenantKey): string[] {
+    return RECORD_KEYS.map((name) => this.recordKey(tenant, name));
   }
 
-  private installationKey(tenant: TenantKey): string {
-    return this.key(`tenant:${checked(tenant)}:installation`);
-  }
-
-  private settingsKey(tenant: TenantKey): string {
-    return this.key(`tenant:${checked(tenant)}:settings`);
+  private recordKey(tenant: TenantKey, name: (typeof RECORD_KEYS)[number]): string {
+    return directoryRecordPrefix(this.prefix, tenant) + name;
   }
 
   private key(name: string): string {

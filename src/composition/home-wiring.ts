@@ -152,7 +152,7 @@ export function wireHome(
     hashes: cache('home-hashes'),
     isAdmin: (userId) => access.isAdmin(userId),
     ...(p.reports
-      ? { thisWeek: thisWeekOf(config, p.reports, adapters.jobStore, projects, clock, logger) }
+      ? { thisWeek: thisWeekOf(config, p.reports, adapters.jobStore, projects, clock, logger, settings.deps) }
       : {}),
   });
   return { settings, home };
@@ -166,6 +166,7 @@ function thisWeekOf(
   projects: Pick<ProjectDirectory, 'defaultProjectId'>,
   clock: Clock,
   logger: Logger,
+  settings: Pick<NonNullable<WiredSettings['deps']>, 'isSetUp'> | undefined,
 ): AppHomeSources['thisWeek'] {
   const thisWeek = new ThisWeek({
     source: reports.source,
@@ -177,5 +178,8 @@ function thisWeekOf(
     claim: (key, ttlMs) => store.claim(key, ttlMs),
     logger: logger.child({ component: 'home-this-week' }),
   });
-  return homeThisWeekSource({ thisWeek, store, evidence: reports.evidence, logger });
+  return homeThisWeekSource({
+    ...{ thisWeek, store, evidence: reports.evidence, logger },
+    ...(settings ? { isSetUp: () => settings.isSetUp() } : {}),
+  });
 }

@@ -13,6 +13,8 @@ export interface HomeThisWeekParts {
   store: Pick<JobStore, 'listWatched'>;
   /** Where Fix's evidence waits for the click (absent: the button carries the evidence itself). */
   evidence?: Pick<HealthEvidence, 'save'>;
+  /** OAuth mode: false until a docs project is connected (no section then: there is nothing to read). */
+  isSetUp?: () => boolean;
   logger: Logger;
 }
 
@@ -22,6 +24,7 @@ export interface HomeThisWeekParts {
  */
 export function homeThisWeekSource(p: HomeThisWeekParts): () => Promise<HomeThisWeek | undefined> {
   return async () => {
+    if (p.isSetUp && !p.isSetUp()) return undefined;
     try {
       const facts = await p.thisWeek.cached();
       if (!facts.views && !facts.health) return { filling: await p.thisWeek.fill() };

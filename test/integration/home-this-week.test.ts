@@ -4,6 +4,7 @@ import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js'
 import { makeFeedback, makeSearches } from '../support/fake-docs-health.js';
 import { makeViewRows } from '../support/fake-docs-views.js';
 import { waitFor } from '../support/http.js';
+import { testTenant } from '../support/map-tenant-directory.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import {
   appHomeOpenedEnvelope,
@@ -206,3 +207,48 @@ for (const mode of ['memory', 'redis'] as const) {
     }, 30_000);
   });
 }
+
+describe('Home as a dashboard: access and OAuth mode', () => {
+  it('refuses [Views] in the modal to someone ALLOWED_USER_IDS leaves out, with no analytics call', async () => {
+    app = await startTestApp({ env: { ALLOWED_USER_IDS: 'U0BOB' } });
+    seed(app);
+    const { view } = await press(app, 'home_views');
+    expect(json(view)).toContain("You're not on this bot's list of allowed users");
+    expect(app.slack.callsOf('views.update')).toHaveLength(0);
+    expect(analyticsRequests(app)).toHaveLength(0);
+  }, 30_000);
+
+  it("a manager's Home has [New job] [Views] [Health] [Settings]; before a project is connected [Views] says how", async () => {
+    const tenant = testTenant();
+    app = await startTestApp({ agentOptions: { tenant: tenant.scope } });
+    app.slack.members.roles.set('U0ADMIN', { is_admin: true });
+    const before = app.slack.callsOf('views.publish').length;
+    await app.event(appHomeOpenedEnvelope({ userId: 'U0ADMIN' }));
+    await waitFor(() => app!.slack.callsOf('views.publish').length > before || undefined, { what: 'Home' });
+    const home = app.slack.surfaces.homeOf('U0ADMIN') as {
+      blocks: Array<{ type: string; elements?: Json[] }>;
+    };
+    const top = home.blocks.find((b) => b.type === 'actions')!;
+    expect(top.elements!.map((e) => e.action_id)).toEqual([
+      'home_new_job',
+      'home_views',
+      'home_health',
+      'home_settings',
+    ]);
+    // Nothing to read before a project is connected: no "This week" section, no analytics call.
+    expect(json(home)).not.toContain('This week in your docs');
+    const opened = app.slack.callsOf('views.open').length;
+    await app.interaction(
+      blockActionsPayload({
+        userId: 'U0ADMIN',
+        triggerId: app.slack.surfaces.mintTriggerId('U0ADMIN'),
+        action: { action_id: 'home_views' },
+        container: { type: 'view', view: home as unknown as Json },
+      }),
+    );
+    await waitFor(() => app!.slack.callsOf('views.open').length > opened || undefined, { what: 'modal' });
+    const modal = json([...app.slack.surfaces.modals.values()].at(-1)!.view);
+    expect(modal).toContain('/docs-agent connect');
+    expect(analyticsRequests(app)).toHaveLength(0);
+  }, 30_000);
+});

@@ -1,5 +1,6 @@
 import { describeError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import type { PageEvidence, SearchEvidence } from '../insights/health/evidence.js';
 import { encodeEvidenceRef } from '../insights/health/evidence-ref.js';
 import type { HealthEvidence } from '../insights/health/health-evidence.js';
 import type { ThisWeek } from '../insights/weekly/this-week.js';
@@ -23,6 +24,14 @@ export interface HomeThisWeekParts {
  * background for the next open. A failed read of the store leaves the section out, never Home.
  */
 export function homeThisWeekSource(p: HomeThisWeekParts): () => Promise<HomeThisWeek | undefined> {
+  // The last gap's evidence id: every publish of the same gap (an open publishes twice) reuses one record.
+  let saved: { gap: string; id: string } | undefined;
+  const valueOf = async (gap: SearchEvidence | PageEvidence): Promise<string> => {
+    if (!p.evidence) return encodeEvidenceRef(gap);
+    const key = JSON.stringify(gap);
+    if (saved?.gap !== key) saved = { gap: key, id: await p.evidence.save(gap) };
+    return saved.id;
+  };
   return async () => {
     if (p.isSetUp && !p.isSetUp()) return undefined;
     try {
@@ -30,10 +39,7 @@ export function homeThisWeekSource(p: HomeThisWeekParts): () => Promise<HomeThis
       if (!facts.views && !facts.health) return { filling: await p.thisWeek.fill() };
       const gap = facts.health?.gap;
       if (!gap) return { ...(facts.views ? { views: facts.views } : {}), health: {} };
-      const [value, watched] = await Promise.all([
-        p.evidence ? p.evidence.save(gap) : encodeEvidenceRef(gap),
-        p.store.listWatched(),
-      ]);
+      const [value, watched] = await Promise.all([valueOf(gap), p.store.listWatched()]);
       const running = runningFixOf(watched, gap);
       return { ...facts, health: { gap: { evidence: gap, value, ...(running ? { running } : {}) } } };
     } catch (error) {

@@ -144,11 +144,6 @@ export class ThisWeek {
     });
     return true;
   }
-
-  /** Resolves once a background fill has ended (tests, shutdown). */
-  async settled(): Promise<void> {
-    await this.filling;
-  }
 }
 
 /** The gap that touched the most readers: searches that found nothing, or the most-flagged page. */

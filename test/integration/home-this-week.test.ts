@@ -175,6 +175,18 @@ for (const mode of ['memory', 'redis'] as const) {
       expect(analyticsRequests(app)).toHaveLength(calls);
     }, 40_000);
 
+    it("reads the week before from a chart's cached days when the report read no totals of it", async () => {
+      // With charts the report's comparison is the sum of the chart's days: no totals read of the week before.
+      app = await startTestApp({ env: env({ REPORT_CHARTS: 'true' }) });
+      seed(app);
+      await app.command({ command: '/docs-views', text: '' });
+      await waitFor(() => app!.slack.responses[0], { what: 'the report' });
+      const calls = analyticsRequests(app).length;
+      const home = await openHome(app);
+      expect(home).toMatch(/in the last 7 days, (▲|▼|no change)[^:]*on the week before/);
+      expect(analyticsRequests(app)).toHaveLength(calls);
+    }, 30_000);
+
     it('with nothing cached and no budget to spare, opening Home makes no analytics call', async () => {
       // 10 an hour: half kept for people's commands leaves less than a fill needs.
       app = await startTestApp({ env: env({ ANALYTICS_HOURLY_BUDGET: '10' }) });

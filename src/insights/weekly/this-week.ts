@@ -8,7 +8,14 @@ import type { HealthApi } from '../health/ports.js';
 import { buildHealthReport, TOP_DEFAULT } from '../health/report.js';
 import { type AnalyticsProjects, type PageViewsReports, rangeKey } from '../page-views/page-views-reports.js';
 import type { PageViewsTotals, RangePageViews } from '../ports.js';
-import { type DateRange, DEFAULT_RANGE, previousPeriod, resolveRange } from '../ranges/dates.js';
+import {
+  addDays,
+  type DateRange,
+  DEFAULT_RANGE,
+  daysBetween,
+  previousPeriod,
+  resolveRange,
+} from '../ranges/dates.js';
 import { apiBounds } from '../ranges/zone-instants.js';
 
 /** What Home's "This week in your docs" shows: only what the cache holds (absent: not read yet). */
@@ -75,14 +82,26 @@ export class ThisWeek {
     };
   }
 
+  /**
+   * A range's totals: from a report's full read or totals read of it, else the sum of its days' totals
+   * (what a report's chart and the chart fill cache), when every day is there.
+   */
   private async totals(range: DateRange): Promise<PageViewsTotals | undefined> {
-    const key = (endpoint: string): AnalyticsKey => ({
-      endpoint,
-      projectId: this.o.projects.defaultProjectId,
-      range: rangeKey(range),
+    const whole = (await this.peekTotals('views', range)) ?? (await this.peekTotals('totals', range));
+    if (whole) return whole;
+    const days = Array.from({ length: daysBetween(range.from, range.toExclusive) }, (_, i) => {
+      const from = addDays(range.from, i);
+      return this.peekTotals('totals', { from, toExclusive: addDays(from, 1) });
     });
-    const full = await this.o.source.peek<RangePageViews>(key('views'));
-    return full?.totals ?? (await this.o.source.peek<RangePageViews>(key('totals')))?.totals;
+    const found = await Promise.all(days);
+    if (found.some((day) => day === undefined)) return undefined;
+    const sum = (pick: (t: PageViewsTotals) => number) => found.reduce((s, t) => s + pick(t!), 0);
+    return { human: sum((t) => t.human), ai: sum((t) => t.ai), total: sum((t) => t.total) };
+  }
+
+  private async peekTotals(endpoint: string, range: DateRange): Promise<PageViewsTotals | undefined> {
+    const key = { endpoint, projectId: this.o.projects.defaultProjectId, range: rangeKey(range) };
+    return (await this.o.source.peek<RangePageViews>(key))?.totals;
   }
 
   private async health(range: DateRange): Promise<ThisWeekFacts['health']> {

@@ -9,10 +9,8 @@ const NOW = Date.parse('2026-12-07T10:00:00Z');
 const RANGE = { from: '2026-11-30', toExclusive: '2026-12-07' };
 
 /** A ThisWeek over an empty cache; counts the reads a fill makes and the claims it asks for. */
-function thisWeek(limit: number, spent = 0) {
+function thisWeek(limit: number, spent = 0, claims = new Set<string>(), reads: string[] = []) {
   const budget = new InMemoryHourlyQuota(limit, () => NOW);
-  const claims = new Set<string>();
-  const reads: string[] = [];
   const week = new ThisWeek({
     source: { peek: async () => undefined, budget, hourlyLimit: limit },
     projects: { defaultProjectId: 'proj_a' },
@@ -47,12 +45,17 @@ describe('ThisWeek', () => {
     expect(reads).toEqual([]);
   });
 
-  it('fills once, through the reports, while half the hour stays for people; never twice within the claim', async () => {
-    const { week, reads } = thisWeek(100);
+  it('fills once, through the reports, while half the hour stays for people; another replica not within the claim', async () => {
+    const claims = new Set<string>();
+    const reads: string[] = [];
+    const { week } = thisWeek(100, 0, claims, reads);
     expect(await week.fill()).toBe(true);
-    await expect.poll(() => reads.length).toBe(3);
     expect(reads.sort()).toEqual(['health', 'totals 2026-11-23', 'totals 2026-11-30']);
-    expect(await week.fill()).toBe(false);
+    // The same scope while its fill runs: under way, nothing read again.
+    expect(await week.fill()).toBe(true);
+    // Another replica's scope of the same workspace (the same claims in the store): no second fill.
+    expect(await thisWeek(100, 0, claims, reads).week.fill()).toBe(false);
+    expect(reads).toHaveLength(3);
   });
 
   it('does not fill when the budget left is under half the hour and a fill', async () => {

@@ -133,10 +133,10 @@ export class ThisWeek {
   /**
    * Reads what `cached` lacked, in the background, when the hour's analytics budget has room to spare (half
    * of it stays for people's commands) and no other fill ran in the last 10 minutes. Never throws; resolves
-   * whether a fill started.
+   * whether a fill of this scope is under way (started now or before).
    */
   async fill(): Promise<boolean> {
-    if (this.filling) return false;
+    if (this.filling) return true;
     try {
       const { budget, hourlyLimit } = this.o.source;
       if ((await budget.remaining()) < FILL_ESTIMATE + Math.ceil(hourlyLimit / 2)) return false;

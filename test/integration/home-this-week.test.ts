@@ -109,8 +109,27 @@ for (const mode of ['memory', 'redis'] as const) {
       const report = await updated(app, id);
       expect(report).toContain('Page views · Last 7 days');
       expect(report).toContain('views*'); // the headline sentence
-      expect(report).toContain('/docs-views'); // the next step: share it from a channel
+      expect(report).toContain('/docs-views'); // the next step: CSV and weekly posts from a channel
       expect(app.slack.surfaces.refusals).toEqual([]);
+
+      // Post to channel: the same report, posted in the channel picked, with no new analytics read.
+      const calls = analyticsRequests(app).length;
+      const submitted = await app.interaction(
+        viewSubmissionPayload({
+          userId: USER,
+          view: app.slack.surfaces.modals.get(id)!.view,
+          values: {
+            home_post_channel: { channel: { type: 'conversations_select', selected_conversation: 'C0DOCS' } },
+          },
+        }),
+      );
+      expect(submitted.body).toBe('');
+      const posted = await waitFor(
+        () => app!.slack.callsOf('chat.postMessage').find((c) => c.args.channel === 'C0DOCS'),
+        { what: 'the report posted in the channel' },
+      );
+      expect(json(posted.args)).toContain('Page views');
+      expect(analyticsRequests(app)).toHaveLength(calls);
     }, 30_000);
 
     it('[Health] shows a platform failure in the modal in words, with what to do', async () => {
@@ -221,6 +240,32 @@ for (const mode of ['memory', 'redis'] as const) {
 }
 
 describe('Home as a dashboard: access and OAuth mode', () => {
+  it('Post to channel from a Home report is refused in the form for a channel the person may not use', async () => {
+    app = await startTestApp({ env: { ALLOWED_CHANNEL_IDS: 'C0DOCS' } });
+    seed(app);
+    const { id } = await press(app, 'home_health');
+    await updated(app, id);
+    const submit = (channel: string) =>
+      app!.interaction(
+        viewSubmissionPayload({
+          userId: USER,
+          view: app!.slack.surfaces.modals.get(id)!.view,
+          values: {
+            home_post_channel: { channel: { type: 'conversations_select', selected_conversation: channel } },
+          },
+        }),
+      );
+    const refused = JSON.parse((await submit('C0ELSEWHERE')).body) as { errors: Record<string, string> };
+    expect(refused.errors.home_post_channel).toContain('docs-agent is not enabled in this conversation');
+    expect((await submit('C0DOCS')).body).toBe('');
+    const posted = await waitFor(
+      () => app!.slack.callsOf('chat.postMessage').find((c) => c.args.channel === 'C0DOCS'),
+      { what: 'the health report posted' },
+    );
+    expect(json(posted.args)).toContain('Docs health');
+    expect(app.slack.callsOf('chat.postMessage').some((c) => c.args.channel === 'C0ELSEWHERE')).toBe(false);
+  }, 30_000);
+
   it('refuses [Views] in the modal to someone ALLOWED_USER_IDS leaves out, with no analytics call', async () => {
     app = await startTestApp({ env: { ALLOWED_USER_IDS: 'U0BOB' } });
     seed(app);

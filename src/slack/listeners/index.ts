@@ -15,6 +15,7 @@ import { registerHomeDisconnectProjectAction } from './actions/home-disconnect-p
 import { registerHomeFixAction } from './actions/home-fix.js';
 import { registerHomeJobMenuAction } from './actions/home-job-menu.js';
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
+import { registerHomeReportPost } from './actions/home-report-post.js';
 import { registerHomeReportActions } from './actions/home-reports.js';
 import { registerHomeSettingsAction } from './actions/home-settings.js';
 import { registerJobCardMenuAction } from './actions/job-card-menu.js';
@@ -88,6 +89,7 @@ export function registerListeners(app: App, depsOf: (context: Context) => SlackD
   registerHomeSettingsAction(app, deps);
   registerHomeReportActions(app, deps);
   registerHomeFixAction(app, deps);
+  registerHomeReportPost(app, deps);
   registerJobRetryAction(app, deps);
   registerJobCardMenuAction(app, deps);
   registerJobFeedbackAction(app, deps);

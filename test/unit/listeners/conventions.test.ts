@@ -45,6 +45,7 @@ describe('src/slack layout', () => {
       'actions/home-fix.ts',
       'actions/home-job-menu.ts',
       'actions/home-new-job.ts',
+      'actions/home-report-post.ts',
       'actions/home-reports.ts',
       'actions/home-settings.ts',
       'actions/job-card-menu.ts',

@@ -26,7 +26,7 @@ export interface HomeThisWeekParts {
 export function homeThisWeekSource(p: HomeThisWeekParts): () => Promise<HomeThisWeek | undefined> {
   // The last gap's evidence id: every publish of the same gap (an open publishes twice) reuses one record.
   let saved: { gap: string; id: string } | undefined;
-  const valueOf = async (gap: SearchEvidence | PageEvidence): Promise<string> => {
+  const fixValueOf = async (gap: SearchEvidence | PageEvidence): Promise<string> => {
     if (!p.evidence) return encodeEvidenceRef(gap);
     const key = JSON.stringify(gap);
     if (saved?.gap !== key) saved = { gap: key, id: await p.evidence.save(gap) };
@@ -39,7 +39,7 @@ export function homeThisWeekSource(p: HomeThisWeekParts): () => Promise<HomeThis
       if (!facts.views && !facts.health) return { filling: await p.thisWeek.fill() };
       const gap = facts.health?.gap;
       if (!gap) return { ...(facts.views ? { views: facts.views } : {}), health: {} };
-      const [value, watched] = await Promise.all([valueOf(gap), p.store.listWatched()]);
+      const [value, watched] = await Promise.all([fixValueOf(gap), p.store.listWatched()]);
       const running = runningFixOf(watched, gap);
       return { ...facts, health: { gap: { evidence: gap, value, ...(running ? { running } : {}) } } };
     } catch (error) {

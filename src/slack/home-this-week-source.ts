@@ -38,7 +38,9 @@ export function homeThisWeekSource(p: HomeThisWeekParts): () => Promise<HomeThis
       const facts = await p.thisWeek.cached();
       if (!facts.views && !facts.health) return { filling: await p.thisWeek.fill() };
       const gap = facts.health?.gap;
-      if (!gap) return { ...(facts.views ? { views: facts.views } : {}), health: {} };
+      // Health read and no gap: "no gaps to fix"; health not read: the section says how to get it.
+      if (!gap)
+        return { ...(facts.views ? { views: facts.views } : {}), ...(facts.health ? { health: {} } : {}) };
       const [value, watched] = await Promise.all([fixValueOf(gap), p.store.listWatched()]);
       const running = runningFixOf(watched, gap);
       return { ...facts, health: { gap: { evidence: gap, value, ...(running ? { running } : {}) } } };

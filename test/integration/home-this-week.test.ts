@@ -154,6 +154,9 @@ for (const mode of ['memory', 'redis'] as const) {
       const calls = analyticsRequests(app).length;
       const home = await openHome(app);
       expect(home).toMatch(/in the last 7 days, (▲|▼|no change)[^:]*on the week before/);
+      // Health was not read: never "no gaps", but how to get it.
+      expect(home).toContain('Where readers got stuck is not read yet: press *Health* above.');
+      expect(home).not.toContain('no gaps to fix');
       expect(analyticsRequests(app)).toHaveLength(calls);
     }, 30_000);
 

@@ -57,7 +57,14 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   const insights = wireInsights(base, scope, { gateway: slack.gateway, outbox: deliveries });
   const feedback = wireJobFeedback(base, adapters);
   const { weekly, alerts, impact } = insights;
-  const homeParts = { gateway: slack.gateway, outbox: deliveries, weekly, alerts, feedback };
+  const homeParts = {
+    gateway: slack.gateway,
+    outbox: deliveries,
+    weekly,
+    alerts,
+    feedback,
+    reports: insights.reports,
+  };
   const { settings, home } = wireHome(base, scope, homeParts);
   const wired = wireJobs(base, scope, {
     ...{ gateway: slack.gateway, deliveries, insights, home, edits },

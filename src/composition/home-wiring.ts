@@ -7,13 +7,16 @@ import type { ProjectDirectory } from '../common/projects.js';
 import type { Outbox } from '../delivery/ports.js';
 import type { HealthAlerts } from '../insights/alerts/health-alerts.js';
 import { kindOf } from '../insights/ports.js';
+import { ThisWeek } from '../insights/weekly/this-week.js';
 import type { WeeklyReports } from '../insights/weekly/weekly-reports.js';
 import type { JobFeedback } from '../jobs/job-feedback.js';
 import type { JobStore } from '../jobs/ports.js';
 import { AppHomePublisher, type AppHomeSources } from '../slack/app-home-publisher.js';
+import { homeThisWeekSource } from '../slack/home-this-week-source.js';
 import type { HomeBudget, HomeSchedule } from '../slack/messages/app-home.js';
 import type { HomeSettings } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
+import type { wireReports } from './reports-wiring.js';
 import type { ScopeBase, ScopeState } from './scope-wiring.js';
 import { type WiredSettings, wireProjectSettings } from './settings-wiring.js';
 
@@ -39,6 +42,8 @@ export interface AppHomeWiring {
   hashes?: AppHomeSources['hashes'];
   /** ADMIN_USER_IDS: who sees the hourly budgets in single-workspace mode (OAuth mode: the tenant's managers). */
   isAdmin(userId: string): boolean;
+  /** "This week in your docs" (absent: no such section). */
+  thisWeek?: AppHomeSources['thisWeek'];
 }
 
 /** The App Home publisher: the user's jobs from the store, their schedules, the two hourly budgets. */
@@ -111,6 +116,7 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
       }),
     logger: w.logger.child({ component: 'app-home' }),
     hashes: w.hashes,
+    ...(w.thisWeek ? { thisWeek: w.thisWeek } : {}),
   });
 }
 
@@ -127,6 +133,8 @@ export function wireHome(
     weekly: AppHomeWiring['weekly'];
     alerts: NonNullable<AppHomeWiring['alerts']>;
     feedback: NonNullable<AppHomeWiring['feedback']>;
+    /** The scope's reports: Home's weekly summary reads their cache, and fills it within their budget. */
+    reports?: Pick<ReturnType<typeof wireReports>, 'source' | 'pageViews' | 'health' | 'evidence'>;
   },
 ): { settings: WiredSettings; home: AppHomePublisher } {
   const settingsWiring = { access, outbox: p.outbox, clock, logger, edge: options.edge };
@@ -144,6 +152,35 @@ export function wireHome(
     logger,
     hashes: cache('home-hashes'),
     isAdmin: (userId) => access.isAdmin(userId),
+    ...(p.reports
+      ? { thisWeek: thisWeekOf(config, p.reports, adapters.jobStore, projects, clock, logger, settings.deps) }
+      : {}),
   });
   return { settings, home };
+}
+
+/** Home's "This week in your docs" over the scope's analytics source (its cache; its budget for a fill). */
+function thisWeekOf(
+  config: Config,
+  reports: NonNullable<Parameters<typeof wireHome>[2]['reports']>,
+  store: JobStore,
+  projects: Pick<ProjectDirectory, 'defaultProjectId'>,
+  clock: Clock,
+  logger: Logger,
+  settings: Pick<NonNullable<WiredSettings['deps']>, 'isSetUp'> | undefined,
+): AppHomeSources['thisWeek'] {
+  const thisWeek = new ThisWeek({
+    source: reports.source,
+    projects,
+    now: () => clock.now(),
+    maxPages: config.analytics.maxPages,
+    pageViews: reports.pageViews,
+    health: reports.health,
+    claim: (key, ttlMs) => store.claim(key, ttlMs),
+    logger: logger.child({ component: 'home-this-week' }),
+  });
+  return homeThisWeekSource({
+    ...{ thisWeek, store, evidence: reports.evidence, logger },
+    ...(settings ? { isSetUp: () => settings.isSetUp() } : {}),
+  });
 }

@@ -98,8 +98,8 @@ export class JobService {
     return jobStatus(this.deps, jobId, viewer);
   }
 
-  /** Jobs of a channel that are still being watched, oldest first. */
-  listWatched(channelId: string): Promise<JobRecord[]> {
+  /** Jobs of a channel (absent: of every channel) that are still being watched, oldest first. */
+  listWatched(channelId?: string): Promise<JobRecord[]> {
     return watchedJobs(this.deps, channelId);
   }
 

@@ -13,6 +13,7 @@ import {
   type HomeSchedule,
 } from './messages/app-home.js';
 import type { HomeUsage } from './messages/home-jobs.js';
+import type { HomeThisWeek } from './messages/home-this-week.js';
 import type { HomeSettings } from './messages/project-settings.js';
 
 /** Home is kept current only for people who opened it within this time (a mark in the store, any replica). */
@@ -50,6 +51,8 @@ export interface AppHomeSources {
   settings?(userId: string): Promise<HomeSettings | undefined>;
   /** Agent jobs started this hour of the hourly limit (everyone sees it); absent: no usage line. */
   usage?(): Promise<HomeUsage | undefined>;
+  /** "This week in your docs", from the analytics cache only (never an analytics request of its own). */
+  thisWeek?(): Promise<HomeThisWeek | undefined>;
   /** A job's page on the docs dashboard (DOCS_JOB_URL_PATTERN), for its ⋯ menu. */
   jobPage?: ((job: JobRecord) => string | undefined) | undefined;
   logger: Logger;
@@ -139,7 +142,7 @@ export class AppHomePublisher {
   }
 
   private async build(teamId: string | null, userId: string): Promise<HomeView> {
-    const [jobs, schedules, budgets, feedback, alerts, settings, usage] = await Promise.all([
+    const [jobs, schedules, budgets, feedback, alerts, settings, usage, thisWeek] = await Promise.all([
       this.sources.store.listByRequester(teamId, userId, JOBS_READ),
       this.sources.schedules(userId),
       this.sources.budgets(userId),
@@ -147,6 +150,7 @@ export class AppHomePublisher {
       this.sources.alerts?.(userId),
       this.sources.settings?.(userId),
       this.sources.usage?.(),
+      this.sources.thisWeek?.(),
     ]);
     return appHomeView({
       userId,
@@ -158,6 +162,7 @@ export class AppHomePublisher {
       ...(alerts ? { alerts } : {}),
       ...(settings ? { settings } : {}),
       usage,
+      thisWeek,
       jobPage: this.sources.jobPage,
     });
   }

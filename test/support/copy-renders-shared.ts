@@ -4,6 +4,7 @@
  */
 import {
   done,
+  evidence,
   healthReport,
   JOB_ID,
   NOW,
@@ -49,6 +50,12 @@ const weekly = () => [
     ],
   },
 ];
+/** This week's page views and the week before's, as Home's summary shows them. */
+const WEEK_VIEWS = {
+  current: { total: 4_210, human: 3_100, ai: 1_110 },
+  previous: { total: 3_900, human: 3_000, ai: 900 },
+};
+const flaggedPage = () => healthReport().pages.rows[0]!;
 const fix = { userId: USER, atMs: NOW, link: `https://acme.slack.com/archives/C0DOCS/p1700000000000100` };
 
 export const SHARED_RENDERS: Renders = {
@@ -162,5 +169,30 @@ export const SHARED_RENDERS: Renders = {
       m.settingsRefusedText(USER, ['U0BOB']),
       m.settingsRefusedText(undefined, []),
     ],
+  },
+  'home-this-week.ts': {
+    homeReportButtons: (m) => [[{ type: 'actions', elements: m.homeReportButtons() }]],
+    thisWeekHeadline: (m) => [
+      m.thisWeekHeadline(WEEK_VIEWS),
+      m.thisWeekHeadline({ current: { total: 1, human: 1, ai: 0 } }),
+    ],
+    gapLine: (m) => [m.gapLine(evidence()), m.gapLine(flaggedPage())],
+    homeThisWeekBlocks: (m) => [
+      m.homeThisWeekBlocks({ views: WEEK_VIEWS, health: { gap: { evidence: evidence(), value: 'ev_1' } } }),
+      m.homeThisWeekBlocks({
+        health: { gap: { evidence: flaggedPage(), value: 'ev_1', running: record() } },
+      }),
+      m.homeThisWeekBlocks({ views: WEEK_VIEWS, health: {} }),
+      m.homeThisWeekBlocks({ views: WEEK_VIEWS }),
+      m.homeThisWeekBlocks({ filling: true }),
+      m.homeThisWeekBlocks({}),
+    ],
+  },
+  'home-report-modal.ts': {
+    homeReportLoadingModal: (m) => [m.homeReportLoadingModal('views'), m.homeReportLoadingModal('health')],
+    homeReportTextModal: (m) => [m.homeReportTextModal('health', 'Docs-health reports are not set up.')],
+    homePageViewsModal: (m) => [m.homePageViewsModal(pageViewsReport(), 'https://docs.acme.dev')],
+    homeHealthModal: (m) => [m.homeHealthModal(healthReport(), 'https://docs.acme.dev')],
+    withoutCharts: (m) => [m.withoutCharts(m.homePageViewsModal(pageViewsReport(), undefined))],
   },
 };

@@ -131,7 +131,9 @@ export const RENDERS: Renders = {
   },
   'github-connect-modal.ts': { githubModalView: (m) => [m.githubModalView()] },
   'health-help.ts': { docsHealthHelp: (m) => [m.docsHealthHelp('/docs-health')] },
-  'health-modal.ts': { healthFixModal: (m) => [m.healthFixModal(evidence(), 'C0DOCS')] },
+  'health-modal.ts': {
+    healthFixModal: (m) => [m.healthFixModal(evidence(), 'C0DOCS'), m.healthFixModal(evidence(), undefined)],
+  },
   'health-report.ts': {
     healthReportMessage: (m) => [
       m.healthReportMessage(healthReport(), {

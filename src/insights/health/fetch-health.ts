@@ -9,7 +9,7 @@ export interface HealthFetchOptions {
   /** Page cap per cursor-paged endpoint. */
   maxPages: number;
   /** The shared budget, cache and in-flight sharing of every analytics endpoint. */
-  source: AnalyticsSource;
+  source: Pick<AnalyticsSource, 'read'>;
   projectId: string;
   /** Only these endpoints (the impact check reads one or two); every one when absent. */
   parts?: HealthPart[];

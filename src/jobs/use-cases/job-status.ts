@@ -59,7 +59,7 @@ export async function jobStatus(
 }
 
 /** Jobs of a channel that are still being watched, oldest first. */
-export function watchedJobs(deps: { store: JobStore }, channelId: string): Promise<JobRecord[]> {
+export function watchedJobs(deps: { store: JobStore }, channelId?: string): Promise<JobRecord[]> {
   return deps.store.listWatched(channelId);
 }
 

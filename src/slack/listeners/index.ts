@@ -13,9 +13,12 @@ import { registerHealthFixSubmission } from './actions/health-fix-submission.js'
 import { registerHomeAlertForms } from './actions/home-alert-forms.js';
 import { registerHomeConnectProjectAction } from './actions/home-connect-project.js';
 import { registerHomeDisconnectProjectAction } from './actions/home-disconnect-project.js';
+import { registerHomeFixAction } from './actions/home-fix.js';
 import { registerHomeGithubConnect } from './actions/home-github-connect.js';
 import { registerHomeJobMenuAction } from './actions/home-job-menu.js';
 import { registerHomeNewJobAction } from './actions/home-new-job.js';
+import { registerHomeReportPost } from './actions/home-report-post.js';
+import { registerHomeReportActions } from './actions/home-reports.js';
 import { registerHomeScheduleOpen } from './actions/home-schedule-open.js';
 import { registerHomeScheduleSubmission } from './actions/home-schedule-submission.js';
 import { registerHomeSettingsAction } from './actions/home-settings.js';
@@ -89,6 +92,9 @@ export function registerListeners(app: App, depsOf: (context: Context) => SlackD
   registerHomeNewJobAction(app, deps);
   registerHomeJobMenuAction(app, deps);
   registerHomeSettingsAction(app, deps);
+  registerHomeReportActions(app, deps);
+  registerHomeFixAction(app, deps);
+  registerHomeReportPost(app, deps);
   registerJobRetryAction(app, deps);
   registerJobCardMenuAction(app, deps);
   registerJobFeedbackAction(app, deps);

@@ -8,6 +8,7 @@ import { slackTime } from './format.js';
 import { homeAlertBlocks } from './home-alerts-form.js';
 import { type HomeJobsInput, type HomeUsage, homeJobBlocks, homeUsageBlocks } from './home-jobs.js';
 import { homeWeeklyBlocks } from './home-schedules-form.js';
+import { type HomeThisWeek, homeReportButtons, homeThisWeekBlocks } from './home-this-week.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
 import { HOME_SETTINGS_ACTION, type HomeSettings, homeSettingsBlocks } from './project-settings.js';
 
@@ -63,6 +64,8 @@ export interface AppHomeInput {
   jobPage?: HomeJobsInput['jobPage'];
   /** Agent jobs started this hour of the hourly limit; absent: no usage line. */
   usage?: HomeUsage | undefined;
+  /** "This week in your docs", from the analytics cache only; absent: no such section. */
+  thisWeek?: HomeThisWeek | undefined;
 }
 
 /** The user's own Home tab. Pure; at most 100 blocks whatever the input. */
@@ -79,6 +82,7 @@ export function appHomeView(input: AppHomeInput): HomeView {
           style: 'primary',
           text: { type: 'plain_text', text: 'New job' },
         },
+        ...homeReportButtons(),
         // Managers only (a member's click would only be refused); asked again on the click.
         ...(input.settings?.manage
           ? [
@@ -93,6 +97,7 @@ export function appHomeView(input: AppHomeInput): HomeView {
     },
     ...firstRunBlocks(input),
     { type: 'divider' },
+    ...homeThisWeekBlocks(input.thisWeek),
     ...homeJobBlocks({ userId: input.userId, jobs: input.jobs, jobPage: input.jobPage }),
     ...homeUsageBlocks(input.usage),
     { type: 'divider' },

@@ -12,6 +12,9 @@ import { secretInFormText } from './secret-notice.js';
 export const HEALTH_MODAL_CALLBACK = 'health_fix_submit';
 export const HEALTH_INSTRUCTION_BLOCK = 'health_instruction';
 export const HEALTH_INSTRUCTION_ACTION = 'instruction';
+/** Opened from Home (no channel there): where the job's card goes, picked in the form. */
+export const HEALTH_CHANNEL_BLOCK = 'health_channel';
+export const HEALTH_CHANNEL_ACTION = 'channel';
 /**
  * The person's request, at most this long: with the readers' data the agent gets (≤ 2,900 characters) it
  * stays within a job's 4,000.
@@ -23,7 +26,8 @@ const INPUT_MAX = 1000;
  * in the evidence store (`evidenceRef`, the evidence itself, only when no store is wired).
  */
 export interface HealthModalMetadata {
-  channelId: string;
+  /** Absent: opened from Home, the channel is picked in the form. */
+  channelId?: string;
   /** The shared message clicked (an alert, a posted report): the job's card goes in its thread. */
   threadTs?: string;
   /** The Fix button clicked on that message (its action id): the row the message shows as being fixed. */
@@ -42,13 +46,13 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
  */
 export function healthFixModal(
   evidence: Evidence,
-  channelId: string,
+  channelId: string | undefined,
   evidenceId?: string,
   threadTs?: string,
   row?: string,
 ): ModalView {
   const metadata: HealthModalMetadata = {
-    channelId,
+    ...(channelId === undefined ? {} : { channelId }),
     ...(threadTs === undefined ? {} : { threadTs }),
     ...(threadTs === undefined || row === undefined ? {} : { row }),
     ...(evidenceId === undefined ? { evidenceRef: encodeEvidenceRef(evidence) } : { evidenceId }),
@@ -82,6 +86,7 @@ export function healthFixModal(
         max_length: INPUT_MAX,
       },
     },
+    ...(channelId === undefined ? [channelPicker()] : []),
     { type: 'context', elements: notes.map((text) => ({ type: 'mrkdwn' as const, text })) },
   ];
   return {
@@ -92,6 +97,20 @@ export function healthFixModal(
     close: { type: 'plain_text', text: 'Cancel' },
     private_metadata: JSON.stringify(metadata),
     blocks,
+  };
+}
+
+function channelPicker(): KnownBlock {
+  return {
+    type: 'input',
+    block_id: HEALTH_CHANNEL_BLOCK,
+    label: { type: 'plain_text', text: 'Channel for the job card' },
+    element: {
+      type: 'conversations_select',
+      action_id: HEALTH_CHANNEL_ACTION,
+      placeholder: { type: 'plain_text', text: 'Pick a channel' },
+      filter: { include: ['public', 'private'], exclude_bot_users: true },
+    },
   };
 }
 
@@ -128,7 +147,20 @@ export function parseHealthFixSubmission(view: SubmittedView): ParsedHealthFix {
   } catch {
     return lost;
   }
-  const { channelId, threadTs, row, evidenceId, evidenceRef } = metadata ?? {};
+  const { threadTs, row, evidenceId, evidenceRef } = metadata ?? {};
+  // From Home the channel is picked in the form; anything else carries it in the metadata.
+  const picked = metadata?.channelId === undefined;
+  const channelId = picked
+    ? view.state?.values?.[HEALTH_CHANNEL_BLOCK]?.[HEALTH_CHANNEL_ACTION]?.selected_conversation
+    : metadata.channelId;
+  if (picked && (typeof channelId !== 'string' || !CHANNEL_ID.test(channelId)))
+    return {
+      ok: false,
+      response: {
+        response_action: 'errors',
+        errors: { [HEALTH_CHANNEL_BLOCK]: "Pick the channel where the job's card should go." },
+      },
+    };
   if (typeof channelId !== 'string' || !CHANNEL_ID.test(channelId)) return lost;
   if (threadTs !== undefined && (typeof threadTs !== 'string' || !MESSAGE_TS.test(threadTs))) return lost;
   // A row we cannot name only costs the message its "Fixing" line, never the job.

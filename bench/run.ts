@@ -9,6 +9,7 @@ import { doorbellVerdict, runDoorbellCost } from './doorbell-cost.js';
 import { liveVerdict, runDoorbellLive } from './doorbell-live.js';
 import { readsVerdict, runDoorbellReads } from './doorbell-reads.js';
 import { followVerdict, runGitHubFollow } from './github-follow.js';
+import { floodRows, runPlaneFlood } from './plane-flood.js';
 import { pollingVerdict, runPollingCost } from './polling-cost.js';
 import { runScale, SCALE_JOBS, scaleVerdict } from './scale.js';
 import { runSlackTiers, SLACK_TIERS_SCALE, slackTiersVerdict } from './slack-tiers.js';
@@ -132,5 +133,9 @@ await section(
 await section(
   `12. One deployment for many workspaces (issue 34): two replicas as processes on one Redis, ${LEVELS.map((n) => n.toLocaleString('en-US')).join(' and ')} installs, then ${STORAGE_INSTALLS.toLocaleString('en-US')} idle installs' storage`,
   runDeployment,
+);
+await section(
+  '13. One tenant floods the queue plane (issue 43 §4): 10,000 polls at once, 20 other tenants a poll a second each, two replicas',
+  async () => [table(floodRows(await runPlaneFlood()))],
 );
 process.exit(0);

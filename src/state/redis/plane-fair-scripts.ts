@@ -15,7 +15,8 @@ import type { RedisClient } from './redis-client.js';
  * out (its tenant's list entry is then skipped), and the set's first is the oldest waiting. So a fair kind
  * has no job priorities.
  * ARGV: 1 BullMQ job key prefix, 2 fair key prefix, 3 jobs wanted, 4 cap, 5 lock token base,
- * 6 lock duration, 7 slot lease ms, 8 sweep limit.
+ * 6 lock duration, 7 slot lease ms, 8 sweep limit, 9… slots given back (tenant, job id pairs: the next take
+ * carries them, so giving a slot back costs no round trip of its own).
  * Returns { next due ms or -1, jobId, fields, jobId, fields, … }.
  */
 const TAKE = `
@@ -37,6 +38,15 @@ local function enqueue(id, dueAt)
   rcall('ZADD', ready, dueAt, id)
   if rcall('RPUSH', fair .. 'ready:' .. tenant, id) == 1 and not rcall('ZSCORE', capped, tenant) then
     rcall('RPUSH', ring, tenant)
+  end
+end
+
+-- Slots given back by this replica's jobs that ended since its last take (ARGV 9…: tenant, job id pairs):
+-- a tenant that was at its cap rejoins the ring.
+for i = 9, #ARGV, 2 do
+  rcall('ZREM', fair .. 'running:' .. ARGV[i], ARGV[i + 1])
+  if rcall('ZREM', capped, ARGV[i]) == 1 and rcall('LLEN', fair .. 'ready:' .. ARGV[i]) > 0 then
+    rcall('RPUSH', ring, ARGV[i])
   end
 end
 
@@ -115,14 +125,6 @@ end
 if taken > 0 then rcall('ZADD', marker, 0, '0') end
 return out`;
 
-/** A slot given back: a tenant that was at its cap rejoins the ring. KEYS: running, capped, ring, ready list. */
-const RELEASE = `
-redis.call('ZREM', KEYS[1], ARGV[2])
-if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 and redis.call('LLEN', KEYS[4]) > 0 then
-  redis.call('RPUSH', KEYS[3], ARGV[1])
-end
-return 1`;
-
 /** A job the fair take handed out: its id, lock token and BullMQ hash (as HGETALL answers it). */
 export interface FairTaken {
   id: string;
@@ -165,7 +167,14 @@ export function shareCeiling(
 export async function fairTake(
   client: RedisClient,
   shard: FairShardKeys,
-  o: { wanted: number; cap: number; tokenBase: string; lockMs: number; slotMs: number },
+  o: {
+    wanted: number;
+    cap: number;
+    tokenBase: string;
+    lockMs: number;
+    slotMs: number;
+    released: ReadonlyArray<{ tenant: string; id: string }>;
+  },
 ): Promise<{ taken: FairTaken[]; nextInMs: number }> {
   const { bull, fair } = keysOf(shard);
   const reply = (await client.eval(TAKE, {
@@ -188,24 +197,11 @@ export async function fairTake(
       String(o.lockMs),
       String(o.slotMs),
       String(SWEEP_LIMIT),
+      ...o.released.flatMap(({ tenant, id }) => [tenant, id]),
     ],
   })) as unknown[];
   const taken: FairTaken[] = [];
   for (let i = 1; i + 2 < reply.length; i += 3)
     taken.push({ id: String(reply[i]), token: String(reply[i + 1]), raw: reply[i + 2] as string[] });
   return { taken, nextInMs: Number(reply[0]) };
-}
-
-/** Gives back a job's slot of its tenant's cap (and puts the tenant back in the ring if it was capped). */
-export async function fairRelease(
-  client: RedisClient,
-  shard: FairShardKeys,
-  tenant: string,
-  jobId: string,
-): Promise<void> {
-  const { fair } = keysOf(shard);
-  await client.eval(RELEASE, {
-    keys: [`${fair}running:${tenant}`, `${fair}capped`, `${fair}ring`, `${fair}ready:${tenant}`],
-    arguments: [tenant, jobId],
-  });
 }

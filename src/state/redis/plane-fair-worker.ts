@@ -3,7 +3,7 @@ import { Job, type JobJson, raw2NextJobData, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { storeErrorListener } from '../store-errors.js';
-import { type FairShardKeys, fairRelease, fairTake } from './plane-fair-scripts.js';
+import { type FairShardKeys, fairTake } from './plane-fair-scripts.js';
 import type { PlaneKindOptions } from './plane-kinds.js';
 import type { ShardEvents } from './plane-queues.js';
 import { bullConnectionOf, type RedisClient } from './redis-client.js';
@@ -38,6 +38,8 @@ export interface FairShardWorkerOptions {
 export class FairShardWorker {
   private readonly bull: Worker;
   private readonly running = new Map<string, { token: string; tenant: string; done: Promise<void> }>();
+  /** Slots of jobs that ended here, given back with the next take. */
+  private released: Array<{ tenant: string; id: string }> = [];
   private readonly lockMs: number;
   private readonly name = randomUUID();
   private taken = 0;
@@ -85,6 +87,7 @@ export class FairShardWorker {
     await this.loop;
     await Promise.all([...this.running.values()].map((run) => run.done));
     clearInterval(this.extender);
+    if (this.released.length > 0) await this.take(0).catch(() => undefined);
     await this.bull.close();
   }
 
@@ -96,13 +99,7 @@ export class FairShardWorker {
         continue;
       }
       try {
-        const { taken, nextInMs } = await fairTake(this.o.client, this.o.shard, {
-          wanted,
-          cap: this.o.cap,
-          tokenBase: `${this.name}:${++this.taken}`,
-          lockMs: this.lockMs,
-          slotMs: SLOT_LEASE_MS,
-        });
+        const { taken, nextInMs } = await this.take(wanted);
         for (const one of taken) this.runOne(one.id, one.token, one.raw);
         if (taken.length === wanted) continue;
         // Nothing more to take now: until the next job falls due, a job here ends, or a look for others'.
@@ -112,6 +109,19 @@ export class FairShardWorker {
         this.o.logger.warn({ kind: this.o.kind, error: describeError(error) }, 'could not take queued jobs');
         await this.pause(RETRY_MS);
       }
+    }
+  }
+
+  private async take(wanted: number) {
+    const released = this.released.splice(0);
+    try {
+      return await fairTake(this.o.client, this.o.shard, {
+        ...{ wanted, cap: this.o.cap, tokenBase: `${this.name}:${++this.taken}`, released },
+        ...{ lockMs: this.lockMs, slotMs: SLOT_LEASE_MS },
+      });
+    } catch (error) {
+      this.released.unshift(...released);
+      throw error;
     }
   }
 
@@ -141,8 +151,8 @@ export class FairShardWorker {
             'a queued job could not end',
           ),
       )
-      .finally(async () => {
-        await fairRelease(this.o.client, this.o.shard, tenant, id).catch(() => undefined);
+      .finally(() => {
+        this.released.push({ tenant, id });
         this.running.delete(id);
         this.nudge?.();
       });

@@ -50,6 +50,21 @@ export class TenantMetrics implements MetricsExposition {
   /** A promise so a drop's snapshot (async in prom-client) is folded in before the next scrape reads it. */
   private retired: Promise<Retired> = Promise.resolve({ counters: [], other: NO_COUNTS });
 
+  /** Tenant contexts (scopes) built and stopped by this replica (issue 43 §4: their churn per minute). */
+  private readonly contexts = {
+    loaded: new Counter({
+      name: 'docs_agent_tenant_contexts_loaded_total',
+      help: 'Workspace contexts built by this replica (a request, job or wake named a workspace not resident here)',
+      registers: [this.process],
+    }),
+    dropped: new Counter({
+      name: 'docs_agent_tenant_contexts_dropped_total',
+      help: 'Workspace contexts stopped by this replica, by reason (evicted: idle or beyond the resident cap; uninstalled)',
+      labelNames: ['reason'],
+      registers: [this.process],
+    }),
+  };
+
   constructor(options: { defaultMetrics?: boolean; topTenants?: number } = {}) {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.process });
     this.topTenants = options.topTenants ?? 10;
@@ -69,12 +84,18 @@ export class TenantMetrics implements MetricsExposition {
     return metrics;
   }
 
+  /** A tenant's context was built here. */
+  loaded(): void {
+    this.contexts.loaded.inc();
+  }
+
   /**
-   * The tenant is uninstalled: its per-tenant series and its gauges (watched jobs, quotas, feedback) go at
+   * The tenant is uninstalled (or its context evicted): its per-tenant series and its gauges (watched jobs, quotas, feedback) go at
    * once; its counters stay in the sums (and in `other` if it was there), so no summed counter goes
    * backwards, which Prometheus would read as a reset.
    */
-  drop(tenant: string): void {
+  drop(tenant: string, reason: 'evicted' | 'uninstalled' = 'uninstalled'): void {
+    this.contexts.dropped.inc({ reason });
     const metrics = this.tenants.get(tenant);
     if (!metrics) return;
     this.tenants.delete(tenant);

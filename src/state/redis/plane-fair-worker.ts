@@ -13,8 +13,12 @@ import { bullConnectionOf, type RedisClient } from './redis-client.js';
  * (the lock is extended meanwhile; a job running longer gives up its count: one more may start).
  */
 const SLOT_LEASE_MS = 60_000;
-/** With nothing due, a replica looks again this soon (jobs added or slots freed by other replicas). */
-const IDLE_LOOK_MS = 500;
+/**
+ * With nothing due, a replica looks again this soon for what other replicas added or freed (its own adds
+ * and ends wake it at once), twice as long after each look that found nothing, up to IDLE_LOOK_MAX_MS.
+ */
+const IDLE_LOOK_MS = 250;
+const IDLE_LOOK_MAX_MS = 4_000;
 /** After Redis failed a take, the next try waits this long. */
 const RETRY_MS = 1_000;
 
@@ -43,6 +47,7 @@ export class FairShardWorker {
   private readonly lockMs: number;
   private readonly name = randomUUID();
   private taken = 0;
+  private idleMs = IDLE_LOOK_MS;
   private closed = false;
   private loop: Promise<void> | undefined;
   private nudge: (() => void) | undefined;
@@ -70,6 +75,12 @@ export class FairShardWorker {
     this.extender = setInterval(() => void this.extendLocks(), Math.max(500, this.lockMs / 2));
     this.extender.unref();
     this.loop = this.run();
+  }
+
+  /** A job was added here: look now (and soon again: other replicas' adds are found by looking). */
+  wake(): void {
+    this.idleMs = IDLE_LOOK_MS;
+    this.nudge?.();
   }
 
   waitUntilReady(): Promise<void> {
@@ -102,8 +113,9 @@ export class FairShardWorker {
         const { taken, nextInMs } = await this.take(wanted);
         for (const one of taken) this.runOne(one.id, one.token, one.raw);
         if (taken.length === wanted) continue;
-        // Nothing more to take now: until the next job falls due, a job here ends, or a look for others'.
-        await this.pause(nextInMs > 0 ? Math.min(IDLE_LOOK_MS, nextInMs) : IDLE_LOOK_MS);
+        this.idleMs = taken.length > 0 ? IDLE_LOOK_MS : Math.min(IDLE_LOOK_MAX_MS, this.idleMs * 2);
+        // Nothing more to take now: until the next job falls due, a job here ends or is added, or a look.
+        await this.pause(nextInMs > 0 ? Math.min(this.idleMs, nextInMs) : this.idleMs);
       } catch (error) {
         if (this.closed) break;
         this.o.logger.warn({ kind: this.o.kind, error: describeError(error) }, 'could not take queued jobs');

@@ -78,6 +78,11 @@ export class PlaneQueues {
         prefix: shardPrefix(this.o.prefix, kind, shard),
       });
       queue.on('error', storeErrorListener(this.o.logger, `${kind} queue error`));
+      // A job added here wakes this replica's fair take of the shard at once (no blocking read to wait on).
+      queue.on('waiting', () => {
+        const worker = this.workers.get(key);
+        if (worker instanceof FairShardWorker) worker.wake();
+      });
       this.queues.set(key, queue);
     }
     return queue as unknown as Queue<T>;

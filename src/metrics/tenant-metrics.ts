@@ -50,18 +50,22 @@ export class TenantMetrics implements MetricsExposition {
   /** A promise so a drop's snapshot (async in prom-client) is folded in before the next scrape reads it. */
   private retired: Promise<Retired> = Promise.resolve({ counters: [], other: NO_COUNTS });
 
-  /** Tenant contexts (scopes) built and stopped by this replica (issue 43 §4: their churn per minute). */
+  /**
+   * Tenant contexts (scopes) built and stopped by this replica (issue 43 §4: their churn per minute); a
+   * registry of their own, rendered after the tenant view so the single-workspace block still leads.
+   */
+  private readonly churn = new Registry();
   private readonly contexts = {
     loaded: new Counter({
       name: 'docs_agent_tenant_contexts_loaded_total',
       help: 'Workspace contexts built by this replica (a request, job or wake named a workspace not resident here)',
-      registers: [this.process],
+      registers: [this.churn],
     }),
     dropped: new Counter({
       name: 'docs_agent_tenant_contexts_dropped_total',
       help: 'Workspace contexts stopped by this replica, by reason (evicted: idle or beyond the resident cap; uninstalled)',
       labelNames: ['reason'],
-      registers: [this.process],
+      registers: [this.churn],
     }),
   };
 
@@ -161,7 +165,7 @@ export class TenantMetrics implements MetricsExposition {
       ...gauges,
       view,
     ]);
-    const exposition = Registry.merge([this.process, summed]);
+    const exposition = Registry.merge([this.process, summed, this.churn]);
     return { contentType: exposition.contentType, body: await exposition.metrics() };
   }
 }

@@ -51,6 +51,8 @@ export class FairShardWorker {
   private closed = false;
   private loop: Promise<void> | undefined;
   private nudge: (() => void) | undefined;
+  /** Woken while not pausing (a take in flight): the next pause returns at once, so no wake is lost. */
+  private woken = false;
   private extender: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: FairShardWorkerOptions) {
@@ -80,7 +82,7 @@ export class FairShardWorker {
   /** A job was added here: look now (and soon again: other replicas' adds are found by looking). */
   wake(): void {
     this.idleMs = IDLE_LOOK_MS;
-    this.nudge?.();
+    this.wakeLoop();
   }
 
   waitUntilReady(): Promise<void> {
@@ -94,7 +96,7 @@ export class FairShardWorker {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.nudge?.();
+    this.wakeLoop();
     await this.loop;
     await Promise.all([...this.running.values()].map((run) => run.done));
     clearInterval(this.extender);
@@ -110,6 +112,7 @@ export class FairShardWorker {
         continue;
       }
       try {
+        this.woken = false; // this take sees everything so far
         const { taken, nextInMs } = await this.take(wanted);
         for (const one of taken) this.runOne(one.id, one.token, one.raw);
         if (taken.length === wanted) continue;
@@ -139,14 +142,26 @@ export class FairShardWorker {
 
   /** Waits for a job here to end or `ms` (−1: only a job ending, or closing). */
   private pause(ms: number): Promise<void> {
+    if (this.woken || this.closed) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const timer = ms >= 0 ? setTimeout(done, ms) : undefined;
-      function done() {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
         clearTimeout(timer);
+        this.nudge = undefined;
         resolve();
-      }
+      };
+      if (ms >= 0) timer = setTimeout(done, ms);
       this.nudge = done;
     });
+  }
+
+  /** Ends the pause now, or the next one as soon as it starts. */
+  private wakeLoop(): void {
+    if (this.nudge) this.nudge();
+    else this.woken = true;
   }
 
   private runOne(id: string, token: string, raw: string[]): void {
@@ -166,7 +181,7 @@ export class FairShardWorker {
       .finally(() => {
         this.released.push({ tenant, id });
         this.running.delete(id);
-        this.nudge?.();
+        this.wakeLoop();
       });
     this.running.set(id, { token, tenant, done });
   }

@@ -11,6 +11,7 @@ import { doorbellVerdict, runDoorbellCost } from './doorbell-cost.js';
 import { liveVerdict, runDoorbellLive } from './doorbell-live.js';
 import { readsVerdict, runDoorbellReads } from './doorbell-reads.js';
 import { followVerdict, runGitHubFollow } from './github-follow.js';
+import { floodRows, runPlaneFlood } from './plane-flood.js';
 import { pollingVerdict, runPollingCost } from './polling-cost.js';
 import { runScale, SCALE_JOBS, scaleVerdict } from './scale.js';
 import { runSlackTiers, SLACK_TIERS_SCALE, slackTiersVerdict } from './slack-tiers.js';
@@ -140,7 +141,11 @@ await section(
   async () => [table(await runDirectorySpread())],
 );
 await section(
-  `13. Active tenants (issue 43): two replicas as processes on one Redis, ${INSTALLS.toLocaleString('en-US')} installs, ${ACTIVE.toLocaleString('en-US')} of them active over ${WINDOW_S} s`,
+  '13. One tenant floods the queue plane (issue 43 §4): 10,000 polls at once, 20 other tenants a poll a second each, two replicas',
+  async () => [table(floodRows(await runPlaneFlood()))],
+);
+await section(
+  `14. Active tenants (issue 43): two replicas as processes on one Redis, ${INSTALLS.toLocaleString('en-US')} installs, ${ACTIVE.toLocaleString('en-US')} of them active over ${WINDOW_S} s`,
   runActiveTenants,
 );
 process.exit(0);

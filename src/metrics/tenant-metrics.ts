@@ -50,6 +50,25 @@ export class TenantMetrics implements MetricsExposition {
   /** A promise so a drop's snapshot (async in prom-client) is folded in before the next scrape reads it. */
   private retired: Promise<Retired> = Promise.resolve({ counters: [], other: NO_COUNTS });
 
+  /**
+   * Tenant contexts (scopes) built and stopped by this replica (issue 43 §4: their churn per minute); a
+   * registry of their own, rendered after the tenant view so the single-workspace block still leads.
+   */
+  private readonly churn = new Registry();
+  private readonly contexts = {
+    loaded: new Counter({
+      name: 'docs_agent_tenant_contexts_loaded_total',
+      help: 'Workspace contexts built by this replica (a request, job or wake named a workspace not resident here)',
+      registers: [this.churn],
+    }),
+    dropped: new Counter({
+      name: 'docs_agent_tenant_contexts_dropped_total',
+      help: 'Workspace contexts stopped by this replica, by reason (evicted: idle or beyond the resident cap; uninstalled)',
+      labelNames: ['reason'],
+      registers: [this.churn],
+    }),
+  };
+
   constructor(options: { defaultMetrics?: boolean; topTenants?: number } = {}) {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.process });
     this.topTenants = options.topTenants ?? 10;
@@ -69,12 +88,18 @@ export class TenantMetrics implements MetricsExposition {
     return metrics;
   }
 
+  /** A tenant's context was built here. */
+  loaded(): void {
+    this.contexts.loaded.inc();
+  }
+
   /**
-   * The tenant is uninstalled: its per-tenant series and its gauges (watched jobs, quotas, feedback) go at
+   * The tenant is uninstalled (or its context evicted): its per-tenant series and its gauges (watched jobs, quotas, feedback) go at
    * once; its counters stay in the sums (and in `other` if it was there), so no summed counter goes
    * backwards, which Prometheus would read as a reset.
    */
-  drop(tenant: string): void {
+  drop(tenant: string, reason: 'evicted' | 'uninstalled' = 'uninstalled'): void {
+    this.contexts.dropped.inc({ reason });
     const metrics = this.tenants.get(tenant);
     if (!metrics) return;
     this.tenants.delete(tenant);
@@ -140,7 +165,7 @@ export class TenantMetrics implements MetricsExposition {
       ...gauges,
       view,
     ]);
-    const exposition = Registry.merge([this.process, summed]);
+    const exposition = Registry.merge([this.process, summed, this.churn]);
     return { contentType: exposition.contentType, body: await exposition.metrics() };
   }
 }

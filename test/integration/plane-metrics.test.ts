@@ -53,7 +53,8 @@ describe('the queue plane’s metrics', () => {
       started++;
       await released;
     });
-    // Three polls due now for a tenant at a cap of one: two are moved back while the first runs.
+    // Three polls due now for a tenant at a cap of one: two wait for its turn while the first runs (the
+    // fair take skips a tenant at its cap: nothing is taken and moved back).
     for (const id of ['a', 'b', 'c'])
       await p
         .queue('polls', 'T0BUSY')
@@ -71,11 +72,13 @@ describe('the queue plane’s metrics', () => {
     await dueIndex.mark('T0DUE2', Date.now());
 
     const scrape = async () => (await metrics.render()).body;
-    const deferredCap = /^docs_agent_queue_deferrals_total\{kind="polls",reason="cap"\} (\d+)$/m;
-    await waitFor(async () => Number(deferredCap.exec(await scrape())?.[1] ?? 0) >= 2, {
-      what: 'the capped polls moved back',
-      timeoutMs: 10_000,
-    });
+    await waitFor(
+      async () => started === 1 && /^docs_agent_queue_depth\{kind="polls"\} 2$/m.test(await scrape()),
+      {
+        what: 'one poll running, two waiting for their tenant’s turn',
+        timeoutMs: 10_000,
+      },
+    );
     const body = await scrape();
     expect(started).toBe(1);
     expect(body).toMatch(/^docs_agent_queue_depth\{kind="impact"\} 3$/m);
@@ -83,6 +86,9 @@ describe('the queue plane’s metrics', () => {
     expect(body).toMatch(/^docs_agent_queue_depth\{kind="weekly"\} 0$/m);
     const oldest = /^docs_agent_queue_oldest_waiting_seconds\{kind="impact"\} ([\d.e-]+)$/m.exec(body);
     expect(Number(oldest?.[1])).toBeGreaterThan(0);
+    const oldestPoll = /^docs_agent_queue_oldest_waiting_seconds\{kind="polls"\} ([\d.e-]+)$/m.exec(body);
+    expect(Number(oldestPoll?.[1])).toBeGreaterThan(0);
+    expect(body).not.toMatch(/^docs_agent_queue_deferrals_total\{kind="polls",reason="(cap|rate)"\} [1-9]/m);
     expect(body).toMatch(/^docs_agent_due_index_size 2$/m);
     // The kind (and reason) only: no tenant names a queue series.
     expect(

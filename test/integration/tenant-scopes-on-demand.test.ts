@@ -148,5 +148,13 @@ describe('OAuth mode on Redis: an idle scope is evicted and built again when use
     const started = count('tenant runtime started');
     expect((await app!.command({ text: 'help', team_id: 'T0IDLE' })).body).toContain('/docs-agent');
     expect(count('tenant runtime started')).toBe(started + 1);
+    // Issue 43 §4: contexts built and stopped, counted on the metrics endpoint (their churn per minute).
+    const metrics = await (await fetch(`http://127.0.0.1:${app!.agent.metricsPort()}/metrics`)).text();
+    const loaded = Number(/^docs_agent_tenant_contexts_loaded_total (\d+)$/m.exec(metrics)?.[1]);
+    const evicted = /^docs_agent_tenant_contexts_dropped_total\{reason="evicted"\} (\d+)$/m.exec(metrics);
+    expect(loaded).toBeGreaterThanOrEqual(2);
+    expect(loaded).toBeLessThanOrEqual(count('tenant runtime started'));
+    expect(Number(evicted?.[1])).toBeGreaterThanOrEqual(1);
+    expect(Number(evicted?.[1])).toBeLessThanOrEqual(count('idle; evicted'));
   });
 });

@@ -1,12 +1,14 @@
 /**
  * A replica that takes a queued item (an impact check, or a poll) and never finishes it, until the test
  * kills it (kill -9): run as
- * `node --import tsx test/support/queue-holder.ts <impact|poll> <redisUrl> <namespace> <lockMs> <stalledMs>`.
+ * `node --import tsx test/support/queue-holder.ts <impact|poll|plane> <redisUrl> <namespace> <lockMs> <stalledMs>`
+ * (plane: a queue plane replica, `namespace` its prefix, taking tenant T0HELD's polls; the kind's timings).
  * Prints `holding <jobId>` when its handler has the item.
  */
 import { createLogger } from '../../src/common/logger.js';
 import { BullmqImpactQueue } from '../../src/state/redis/bullmq-impact-queue.js';
 import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
+import { QueuePlane } from '../../src/state/redis/queue-plane.js';
 import { connectRedis } from '../../src/state/redis/redis-client.js';
 
 const [kind = 'impact', url = '', namespace = '', lockMs = '1000', stalledMs = '500'] = process.argv.slice(2);
@@ -17,7 +19,10 @@ const hang = <T>(jobId: string) => {
   process.stdout.write(`holding ${jobId}\n`);
   return new Promise<T>(() => undefined);
 };
-if (kind === 'poll') {
+if (kind === 'plane') {
+  const plane = new QueuePlane({ client, logger, prefix: namespace, shards: 1, wake: async () => 'served' });
+  plane.register('polls', 'T0HELD', (job) => hang(String(job.id)));
+} else if (kind === 'poll') {
   new BullmqPollQueue({ client, logger, namespace, concurrency: 1, ...timing }).start((jobId) => hang(jobId));
 } else {
   new BullmqImpactQueue({ client, logger, namespace, ...timing }).start((check) => hang(check.jobId));

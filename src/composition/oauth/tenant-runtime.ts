@@ -113,6 +113,7 @@ export function buildTenantRuntime(
     config.oauth?.redisCluster,
   );
   const holder: { runtime?: TenantRuntime; slack?: TenantSlackApp } = {};
+  deps.metrics.loaded(); // a context built here (issue 43 §4: contexts loaded per minute)
   const agent = createDocsAgent(runtimeConfig, {
     logger,
     clock,

@@ -16,7 +16,7 @@ import type { ProcessEdge } from '../process-edge.js';
 // What every tenant's runtime and the set of them are built from; its own module so that tenant-runtime.ts
 // and tenant-runtimes.ts do not import each other.
 
-export type TenantMetricsPort = Pick<TenantMetrics, 'forTenant' | 'drop'>;
+export type TenantMetricsPort = Pick<TenantMetrics, 'forTenant' | 'drop' | 'loaded'>;
 
 export interface TenantRuntimesDeps {
   config: Config;

@@ -275,7 +275,7 @@ export class TenantRuntimes {
     if (!runtime) return;
     if (!evicted) runtime.installed = false;
     this.runtimes.delete(tenant);
-    this.deps.metrics.drop(tenant);
+    this.deps.metrics.drop(tenant, evicted ? 'evicted' : 'uninstalled');
     this.log[evicted ? 'debug' : 'info']({ tenant, reason }, 'tenant runtime stopping');
     await runtime.agent.stop().catch((error: unknown) => {
       this.log.warn({ tenant, error: describeError(error) }, 'tenant runtime did not stop cleanly');

@@ -6,6 +6,13 @@ import { cronerRepeatStrategy } from './bullmq-weekly-scheduler.js';
 export const PLANE_KINDS = ['polls', 'pr-follow', 'impact', 'weekly', 'alerts'] as const;
 export type PlaneKind = (typeof PLANE_KINDS)[number];
 
+/**
+ * Kinds taken by the fair take (`plane-fair-worker.ts`, issue 43 §4): a tenant at its cap or ceiling is
+ * skipped, never taken and moved back. The others (few jobs, BullMQ job schedulers that only BullMQ's own
+ * take renews) keep BullMQ's take and the plane's deferral.
+ */
+export const FAIR_KINDS: ReadonlySet<PlaneKind> = new Set<PlaneKind>(['polls', 'pr-follow']);
+
 /** What a kind's one Queue and one Worker per replica are made with (connection and prefix added by the plane). */
 export interface PlaneKindOptions {
   queue: Omit<QueueOptions, 'connection' | 'prefix'>;

@@ -3,7 +3,9 @@ import { type Job, Queue, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { storeErrorListener } from '../store-errors.js';
-import { PLANE_KINDS, type PlaneKind, type PlaneKindOptions } from './plane-kinds.js';
+import { type FairShardKeys, fairReadyKey } from './plane-fair-scripts.js';
+import { FairShardWorker } from './plane-fair-worker.js';
+import { FAIR_KINDS, PLANE_KINDS, type PlaneKind, type PlaneKindOptions } from './plane-kinds.js';
 import { oldQueueExists } from './plane-migration.js';
 import { type Rehomed, rehomeQueue } from './plane-rehome.js';
 import { shardConcurrency, shardOf, shardPrefix, unshardedPrefix } from './plane-shards.js';
@@ -36,7 +38,7 @@ const REHOME_LEASE_MS = 60_000;
  */
 export class PlaneQueues {
   private readonly queues = new Map<string, Queue>();
-  private readonly workers = new Map<string, Worker>();
+  private readonly workers = new Map<string, Worker | FairShardWorker>();
   private readonly detach: Array<() => void> = [];
   private closed = false;
 
@@ -60,6 +62,11 @@ export class PlaneQueues {
     return this.at<T>(kind, shardOf(tenant, this.o.shards));
   }
 
+  /** Where the fair take keeps a tenant's shard of a kind. */
+  keysOf(kind: PlaneKind, tenant: string): FairShardKeys {
+    return { shardPrefix: shardPrefix(this.o.prefix, kind, shardOf(tenant, this.o.shards)), queueName: kind };
+  }
+
   /** One shard's queue (made on first use, so nothing reaches Redis before it is connected). */
   at<T = unknown>(kind: PlaneKind, shard: number): Queue<T> {
     const key = `${kind}/${shard}`;
@@ -71,6 +78,11 @@ export class PlaneQueues {
         prefix: shardPrefix(this.o.prefix, kind, shard),
       });
       queue.on('error', storeErrorListener(this.o.logger, `${kind} queue error`));
+      // A job added here wakes this replica's fair take of the shard at once (no blocking read to wait on).
+      queue.on('waiting', () => {
+        const worker = this.workers.get(key);
+        if (worker instanceof FairShardWorker) worker.wake();
+      });
       this.queues.set(key, queue);
     }
     return queue as unknown as Queue<T>;
@@ -82,6 +94,17 @@ export class PlaneQueues {
     const { worker } = this.o.kinds[kind];
     const concurrency = shardConcurrency(worker.concurrency ?? 1, this.o.shards, this.o.perTenantCap);
     for (let shard = 0; shard < this.o.shards; shard++) {
+      if (FAIR_KINDS.has(kind)) {
+        const fair = new FairShardWorker({
+          ...{ client: this.o.client, logger: this.o.logger, kind, concurrency, cap: this.o.perTenantCap },
+          shard: { shardPrefix: shardPrefix(this.o.prefix, kind, shard), queueName: kind },
+          worker,
+          events,
+        });
+        fair.start();
+        this.workers.set(`${kind}/${shard}`, fair);
+        continue;
+      }
       const made = new Worker(kind, (job, token) => events.process(job, token), {
         ...worker,
         concurrency,
@@ -124,8 +147,9 @@ export class PlaneQueues {
               queue.getJobCounts('waiting', 'delayed', 'prioritized'),
               queue.getJobs(['waiting'], 0, 0, true),
             ]);
+            const ready = FAIR_KINDS.has(kind) ? await this.fairOldest(kind, shard) : now;
             const depth = (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
-            const dueAt = oldest ? oldest.timestamp + (oldest.opts.delay ?? 0) : now;
+            const dueAt = Math.min(oldest ? oldest.timestamp + (oldest.opts.delay ?? 0) : now, ready);
             return { depth, oldestWaitingMs: Math.max(0, now - dueAt) };
           }),
         );
@@ -136,6 +160,13 @@ export class PlaneQueues {
         };
       }),
     );
+  }
+
+  /** A fair kind's shard: the due time of its oldest job waiting for its tenant's turn (now: none). */
+  private async fairOldest(kind: PlaneKind, shard: number): Promise<number> {
+    const key = fairReadyKey({ shardPrefix: shardPrefix(this.o.prefix, kind, shard), queueName: kind });
+    const [first] = await this.o.client.zRangeWithScores(key, 0, 0);
+    return first?.score ?? Date.now();
   }
 
   /**

@@ -59,3 +59,55 @@ export async function takeRunSlot(
   });
   return Number(taken) === 1 ? () => client.zRem(key, member) : undefined;
 }
+
+/**
+ * The kinds BullMQ takes: the job's slot of its tenant's cap (Redis failing leaves only this replica's cap)
+ * and its second under the ceiling; else 'cap', or how long until the second it fits in.
+ */
+export async function runSlotOrDeferral(
+  client: RedisClient,
+  shard: string,
+  tenant: string,
+  cap: number,
+  member: string,
+  maxPerSecond: number | undefined,
+): Promise<(() => Promise<unknown>) | 'cap' | number> {
+  const slot = await takeRunSlot(client, shard, tenant, cap, member).catch(() => noSlot);
+  if (!slot) return 'cap';
+  const overRate = await rateDeferral(client, shard, tenant, maxPerSecond).catch((e) => {
+    void slot().catch(() => 0);
+    throw e;
+  });
+  if (overRate <= 0) return slot;
+  await slot().catch(() => 0);
+  return overRate;
+}
+
+/** No slot taken (Redis failed, or the fair take holds it): nothing to give back here. */
+export const noSlot = async () => 0;
+
+/** A job of a tenant at its cap is moved back this long, more the longer that tenant's backlog. */
+const DEFER_STEP_MS = 100;
+const DEFER_MAX_MS = 5_000;
+
+/** The kinds BullMQ takes (take-and-defer): how far back a capped tenant's job goes. */
+export class CapDeferrals {
+  private readonly recent = new Map<string, { count: number; since: number }>();
+
+  constructor(private readonly cap: number) {}
+
+  /** Further the more of the tenant's jobs were moved back in the last second. */
+  delay(key: string): number {
+    const now = Date.now();
+    const seen = this.recent.get(key);
+    const recent = seen && now - seen.since < 1_000 ? seen : { count: 0, since: now };
+    recent.count++;
+    this.recent.set(key, recent);
+    return Math.min(DEFER_MAX_MS, DEFER_STEP_MS * (1 + Math.floor(recent.count / this.cap)));
+  }
+
+  /** None of the tenant's jobs run here any more. */
+  forget(key: string): void {
+    this.recent.delete(key);
+  }
+}

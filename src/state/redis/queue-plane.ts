@@ -2,9 +2,10 @@ import { DelayedError, type Job, type Queue } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { ParkedJobs } from '../parked-jobs.js';
-import { PLANE_KINDS, type PlaneKind, planeKindOptions } from './plane-kinds.js';
+import { shareCeiling } from './plane-fair-scripts.js';
+import { FAIR_KINDS, PLANE_KINDS, type PlaneKind, planeKindOptions } from './plane-kinds.js';
 import { PlaneQueues } from './plane-queues.js';
-import { rateDeferral, takeRunSlot } from './plane-rate.js';
+import { CapDeferrals, noSlot, runSlotOrDeferral } from './plane-rate.js';
 import type { Rehomed } from './plane-rehome.js';
 import { DEFAULT_QUEUE_SHARDS, shardOf, shardPrefix } from './plane-shards.js';
 import type { RedisClient } from './redis-client.js';
@@ -59,9 +60,6 @@ const HELD_DELAY_MS = 60_000;
 const PARKED_DELAY_MS = 60 * 60_000;
 /** A job of a served tenant whose scope has not registered its kind is tried again this soon. */
 const UNREGISTERED_DELAY_MS = 2_000;
-/** A job of a tenant at its cap is moved back this long, more the longer that tenant's backlog. */
-const DEFER_STEP_MS = 100;
-const DEFER_MAX_MS = 5_000;
 export const DEFAULT_PER_TENANT_CAP = 4;
 
 /** The job id of a tenant's job (BullMQ forbids `:` and purely numeric ids; tenant ids carry neither). */
@@ -74,22 +72,24 @@ export function planeJobId(kind: string, tenant: string, id: string): string {
  * replica (issue 43: QUEUE_SHARDS of them, a tenant's jobs in the shard its key hashes to), whatever the
  * number of tenants, with the tenant in each job's data. A tenant's scope registers its
  * handlers when it starts and unregisters them when it stops or is evicted (its jobs stay in Redis); a job
- * whose tenant has no handler here wakes its scope first. Fairness: a tenant at its cap (its jobs of the
- * kind running in the whole deployment, slots in Redis: `takeRunSlot`) has its job moved back a little (more the longer its backlog), so one tenant's burst never holds the Worker.
+ * whose tenant has no handler here wakes its scope first. Fairness (a tenant's cap: its jobs of the kind
+ * running in the whole deployment): poll-like kinds are taken round-robin by tenant, skipping one at its
+ * cap or ceiling (`plane-fair-worker.ts`); the others' job of a capped tenant is moved back a little.
  */
 export class QueuePlane {
   /** Its queues and Workers by kind and shard (each kind's backlog for /metrics; tests). */
   readonly queues: PlaneQueues;
   private readonly handlers = new Map<string, PlaneHandlers>();
   private readonly running = new Map<string, number>();
-  private readonly deferred = new Map<string, { count: number; since: number }>();
   private readonly prefix: string;
   private readonly cap: number;
+  private readonly deferrals: CapDeferrals;
   private readonly log: Logger;
 
   constructor(private readonly options: QueuePlaneOptions) {
     this.prefix = options.prefix ?? 'docs-agent';
     this.cap = options.perTenantCap ?? DEFAULT_PER_TENANT_CAP;
+    this.deferrals = new CapDeferrals(this.cap);
     this.log = options.logger.child({ component: 'queue-plane' });
     this.queues = new PlaneQueues({
       client: options.client,
@@ -111,6 +111,15 @@ export class QueuePlane {
     const handlers = typeof given === 'function' ? { process: given } : given;
     const key = handlerKey(kind, tenant);
     this.handlers.set(key, handlers);
+    if (FAIR_KINDS.has(kind))
+      void shareCeiling(
+        this.options.client,
+        this.queues.keysOf(kind, tenant),
+        tenant,
+        handlers.maxPerSecond,
+      ).catch((error: unknown) =>
+        this.log.warn({ kind, error: describeError(error) }, 'could not share a ceiling'),
+      );
     this.startWorker(kind);
     return () => {
       if (this.handlers.get(key) === handlers) this.handlers.delete(key);
@@ -178,21 +187,10 @@ export class QueuePlane {
       // Served, but its scope has not registered this kind (yet: still starting, or a GitHub token to come).
       if (!handlers) return this.moveBack(kind, 'unregistered', job, token, UNREGISTERED_DELAY_MS);
     }
-    if ((this.running.get(key) ?? 0) >= this.cap)
-      return this.moveBack(kind, 'cap', job, token, this.deferral(key));
-    // The cap holds across replicas (a slot in Redis); Redis failing here leaves this replica's cap alone.
-    const shard = shardPrefix(this.prefix, kind, shardOf(tenant, this.queues.shards));
-    const { client } = this.options;
-    const slot = await takeRunSlot(client, shard, tenant, this.cap, `${job.id}:${token}`).catch(() => noSlot);
-    if (!slot) return this.moveBack(kind, 'cap', job, token, this.deferral(key));
-    const overRate = await rateDeferral(client, shard, tenant, handlers.maxPerSecond).catch((e) => {
-      void slot().catch(() => 0);
-      throw e;
-    });
-    if (overRate > 0) {
-      await slot().catch(() => 0);
-      return this.moveBack(kind, 'rate', job, token, overRate);
-    }
+    // A fair kind's take already holds the job's slot and counted its second (`plane-fair-scripts.ts`).
+    const slot = FAIR_KINDS.has(kind)
+      ? noSlot
+      : await this.takeSlot(kind, tenant, job, token, handlers.maxPerSecond);
     this.running.set(key, (this.running.get(key) ?? 0) + 1);
     this.options.touched?.(tenant);
     try {
@@ -203,19 +201,22 @@ export class QueuePlane {
       if (left > 0) this.running.set(key, left);
       else {
         this.running.delete(key);
-        this.deferred.delete(key);
+        this.deferrals.forget(key);
       }
     }
   }
 
-  /** How far back a capped tenant's job goes: further the more of its jobs were moved back lately. */
-  private deferral(key: string): number {
-    const now = Date.now();
-    const seen = this.deferred.get(key);
-    const recent = seen && now - seen.since < 1_000 ? seen : { count: 0, since: now };
-    recent.count++;
-    this.deferred.set(key, recent);
-    return Math.min(DEFER_MAX_MS, DEFER_STEP_MS * (1 + Math.floor(recent.count / this.cap)));
+  /** Take-and-defer, for the kinds BullMQ takes: the job's slot, or the job moved back (DelayedError). */
+  private async takeSlot(kind: PlaneKind, tenant: string, job: Job, token: string | undefined, max?: number) {
+    const key = handlerKey(kind, tenant);
+    const shard = shardPrefix(this.prefix, kind, shardOf(tenant, this.queues.shards));
+    const { client } = this.options;
+    const slot =
+      (this.running.get(key) ?? 0) >= this.cap
+        ? 'cap'
+        : await runSlotOrDeferral(client, shard, tenant, this.cap, `${job.id}:${token}`, max);
+    if (slot === 'cap') return this.moveBack(kind, 'cap', job, token, this.deferrals.delay(key));
+    return typeof slot === 'number' ? this.moveBack(kind, 'rate', job, token, slot) : slot;
   }
 
   /** Whether the tenant has jobs parked (one look; the lift of its hold releases them). */
@@ -284,9 +285,6 @@ function tenantOf(job: Job): string | undefined {
   const tenant = (job.data as { tenant?: unknown } | undefined)?.tenant;
   return typeof tenant === 'string' ? tenant : undefined;
 }
-
-/** No slot taken (Redis failed): nothing to give back. */
-const noSlot = async () => 0;
 
 function handlerKey(kind: PlaneKind, tenant: string): string {
   return `${kind}\u0000${tenant}`;

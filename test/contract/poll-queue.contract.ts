@@ -136,10 +136,12 @@ export function pollQueueContract(create: PollQueueFactory): void {
       withQueue(2, async (queue) => {
         const polls = new PollRecorder(async () => null);
         queue.start(polls.handler);
-        await queue.schedule('cancelled', 150);
-        await queue.schedule('kept', 150);
+        // The cancelled poll is due first: had the cancel not held, it would have run by the time the
+        // later one has. Its delay leaves room for a cold queue's first adds on a loaded machine.
+        await queue.schedule('cancelled', 1_500);
+        await queue.schedule('kept', 1_700);
         await queue.cancel('cancelled');
-        await waitFor(() => polls.callsOf('kept') === 1, { what: 'the other poll' });
+        await waitFor(() => polls.callsOf('kept') === 1, { what: 'the other poll', timeoutMs: 10_000 });
         await sleep(300);
         expect(polls.calls).toEqual(['kept']);
       }));

@@ -71,3 +71,20 @@ export function planeKindOptions(
     },
   };
 }
+
+/** Tests: every kind's job lock and stalled check shortened (a killed replica's job is taken over soon). */
+export interface PlaneTimings {
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+}
+
+export function withTimings(
+  kinds: Record<PlaneKind, PlaneKindOptions>,
+  timings: PlaneTimings | undefined,
+): Record<PlaneKind, PlaneKindOptions> {
+  if (!timings) return kinds;
+  const worker = { lockDuration: timings.lockDurationMs, stalledInterval: timings.stalledIntervalMs };
+  return Object.fromEntries(
+    Object.entries(kinds).map(([kind, o]) => [kind, { ...o, worker: { ...o.worker, ...worker } }]),
+  ) as Record<PlaneKind, PlaneKindOptions>;
+}

@@ -29,9 +29,6 @@ import {
 // Keys and the scripts that write them: ./redis-tenant-scripts.ts. Every secret is inside a sealed value;
 // nothing in Redis is in clear but ids, names of keys, versions, generations and holds.
 
-/** The Pub/Sub channel (under the prefix) the previous version listens on for directory writes. */
-export const CHANGES_CHANNEL = 'changes';
-
 /** Slack's team and enterprise ids; anything else would let a key name reach into another record's keys. */
 const TENANT_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -182,20 +179,9 @@ export class RedisTenantDirectory implements TenantDirectory {
     if (this.options.ownsClient) await closeRedis(this.client);
   }
 
-  /**
-   * Tells replicas of the previous version, which listen on Pub/Sub, that the directory changed. Replicas of
-   * this one follow the `tenant-changes` stream every write adds to in the same script; this goes once no
-   * replica of the previous version can still be running.
-   */
-  private announce(): void {
-    this.client.publish(this.key(CHANGES_CHANNEL), '1').catch(() => undefined);
-  }
-
-  /** One of the directory's scripts over its keys and the tenant's; announced when it wrote. */
+  /** One of the directory's scripts over its keys and the tenant's (each adds to `tenant-changes`). */
   private async write(script: string, tenant: TenantKey, args: string[]): Promise<boolean> {
-    const done = Number(await this.run(script, tenant, args)) !== 0;
-    if (done) this.announce();
-    return done;
+    return Number(await this.run(script, tenant, args)) !== 0;
   }
 
   private run(script: string, tenant: TenantKey, args: string[]): Promise<unknown> {

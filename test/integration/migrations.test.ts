@@ -3,6 +3,8 @@ import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import type { WeeklySchedule } from '../../src/insights/ports.js';
+import { BullmqImpactQueue } from '../../src/state/redis/bullmq-impact-queue.js';
+import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
 import { BullmqWeeklyScheduler } from '../../src/state/redis/bullmq-weekly-scheduler.js';
 import { migrateAtStart } from '../../src/state/redis/migrations/at-start.js';
 import { migrationKeys, runMigrations } from '../../src/state/redis/migrations/runner.js';
@@ -125,6 +127,7 @@ describe('the deployment migration', () => {
     const outcomes = await runMigrations({ client, steps });
     expect(outcomes.map((o) => [o.name, o.counts])).toEqual([
       ['2026-12-old-queues-onto-plane', { keySpaces: 2, jobs: 8, schedulers: 4 }],
+      ['2026-12-workspace-jobs-to-upgraded-workspace', { jobs: 0, schedulers: 0 }],
       ['2026-12-legacy-markers', { keys: 1 }],
     ]);
     for (const ns of Object.values(namespaces)) expect(await oldQueueKeys(client, ns)).toEqual([]);
@@ -145,6 +148,52 @@ describe('the deployment migration', () => {
     }
     const again = await runMigrations({ client, steps });
     expect(again.every((o) => o.status === 'recorded' && Object.keys(o.counts).length === 0)).toBe(true);
+  });
+
+  it('OAuth mode upgraded from a single-workspace deployment of this version: its queued work is handed to the upgraded workspace', async () => {
+    const client = await redis.replica({ failFast: false });
+    // Single-workspace mode's plane (key space `docs-agent`, one shard): a poll, a check, a schedule.
+    const single = singleWorkspacePlane({ client, logger, namespace: 'docs-agent', pollConcurrency: 1 });
+    const on = {
+      client,
+      logger,
+      namespace: 'docs-agent',
+      plane: { plane: single, tenant: SINGLE_WORKSPACE_TENANT },
+    };
+    await new BullmqPollQueue(on).schedule('job:upgraded', HOUR);
+    await new BullmqImpactQueue(on).add(impactCheck('job:checked'), Date.now() + HOUR, 1);
+    const weeklyView = new BullmqWeeklyScheduler(on);
+    await weeklyView.upsert(weekly('C7'));
+    const before = await weeklyView.nextRuns();
+    await single.close();
+
+    const upgraded = 'T0UPGRADED';
+    const oauth = { upgradedTenant: upgraded, queueShards: 1, cluster: false };
+    const outcomes = await runMigrations({
+      client,
+      steps: oauthMigrations({ client, logger, oauth }),
+      keys: migrationKeys(`u-${randomUUID().slice(0, 8)}`),
+    });
+    expect(outcomes.find((o) => o.name === '2026-12-workspace-jobs-to-upgraded-workspace')?.counts).toEqual({
+      jobs: 2,
+      schedulers: 1,
+    });
+    const plane = new QueuePlane({ client, logger, shards: 1, wake: async () => 'gone' });
+    try {
+      const theirs = await onPlane(plane, upgraded);
+      expect(theirs.polls.map((job) => (job.data as { jobId: string }).jobId)).toEqual(['job:upgraded']);
+      expect(theirs.impact.map((job) => job.data)).toEqual([
+        { tenant: upgraded, check: impactCheck('job:checked'), attempt: 1 },
+      ]);
+      const view = new BullmqWeeklyScheduler({ ...on, plane: { plane, tenant: upgraded } });
+      expect(await view.nextRuns()).toEqual(before);
+      const left = await onPlane(plane, SINGLE_WORKSPACE_TENANT);
+      expect([left.polls.length, left.impact.length]).toEqual([0, 0]);
+      const schedulers = await plane.queue('weekly', SINGLE_WORKSPACE_TENANT).getJobSchedulers(0, -1, true);
+      expect(schedulers.filter((x) => x.template?.data?.tenant === SINGLE_WORKSPACE_TENANT)).toEqual([]);
+    } finally {
+      await plane.close();
+    }
   });
 
   it('one run at a time: a second runner is told the migration is busy; a replica at start waits for it to finish', async () => {

@@ -69,7 +69,7 @@ export async function moveOldQueues(o: {
     });
     queue.on('error', () => undefined);
     try {
-      const moved = await moveQueue({ ...o, queue, name, prefix });
+      const moved = await moveQueue({ ...o, queue, kind: name, name, prefix });
       found.jobs += moved.jobs;
       found.schedulers += moved.schedulers;
       await queue.obliterate({ force: true });
@@ -80,16 +80,26 @@ export async function moveOldQueues(o: {
   return found;
 }
 
-async function moveQueue(o: {
+/**
+ * Moves a queue's pending jobs and schedules to the space's tenant on the plane. `kind` says what they are
+ * (by the old queue's name); `name` and `prefix` are the BullMQ queue's. With `from`, only the entries of
+ * that tenant move, and each leaves the queue (a plane queue other tenants share); without, the caller
+ * removes the whole queue after.
+ */
+export async function moveQueue(o: {
   client: RedisClient;
   plane: QueuePlane;
   logger: Logger;
   space: OldKeySpace;
   queue: Queue;
-  name: OldQueueName;
+  kind: OldQueueName;
+  name: string;
   prefix: string;
+  from?: string;
 }): Promise<{ jobs: number; schedulers: number }> {
-  const { client, logger, queue, name, prefix } = o;
+  const { client, logger, queue, kind, name, prefix } = o;
+  const ours = (data: unknown) =>
+    o.from === undefined || (data as { tenant?: unknown } | undefined)?.tenant === o.from;
   const on = {
     client,
     logger,
@@ -101,7 +111,8 @@ async function moveQueue(o: {
   // Schedules first: their iterations (the delayed jobs they keep) are re-made by the upsert, not moved.
   for (const scheduler of await queue.getJobSchedulers(0, -1, true)) {
     const data = scheduler.template?.data as { schedule?: WeeklySchedule } | undefined;
-    if (name === 'weekly-reports' && data?.schedule && scheduler.pattern) {
+    if (!ours(data)) continue;
+    if (kind === 'weekly-reports' && data?.schedule && scheduler.pattern) {
       const schedule = {
         ...data.schedule,
         cron: scheduler.pattern,
@@ -109,24 +120,25 @@ async function moveQueue(o: {
       };
       await new BullmqWeeklyScheduler(on).upsert(schedule);
       schedulers++;
-    } else if (name === 'health-alerts' && scheduler.every) {
+    } else if (kind === 'health-alerts' && scheduler.every) {
       await new BullmqAlertScheduler({ ...on, intervalMs: Number(scheduler.every) }).arm();
       schedulers++;
-    }
+    } else continue;
+    if (o.from !== undefined) await queue.removeJobScheduler(scheduler.key);
   }
   let jobs = 0;
   const polls =
-    name === 'polls' || name === 'pr-follow' ? new BullmqPollQueue({ ...on, queueName: name }) : undefined;
+    kind === 'polls' || kind === 'pr-follow' ? new BullmqPollQueue({ ...on, queueName: kind }) : undefined;
   for (const job of await queue.getJobs([...PENDING])) {
-    if (!job?.id || job.repeatJobKey) continue;
+    if (!job?.id || job.repeatJobKey || !ours(job.data)) continue;
     const at = await dueAt(job);
     if (polls) {
       const { jobId } = job.data as { jobId?: string };
       if (typeof jobId === 'string') await polls.schedule(jobId, Math.max(0, at - Date.now()));
-    } else if (name === 'health-impact') {
+    } else if (kind === 'health-impact') {
       const { check, attempt } = job.data as { check?: ImpactCheck; attempt?: number };
       if (check) await new BullmqImpactQueue(on).add(check, at, attempt ?? 0);
-    } else if (name === 'weekly-reports') {
+    } else if (kind === 'weekly-reports') {
       const { schedule, occurrence } = job.data as { schedule?: WeeklySchedule; occurrence?: number };
       if (schedule && occurrence !== undefined)
         await new BullmqWeeklyScheduler(on).retry(schedule, occurrence, at);

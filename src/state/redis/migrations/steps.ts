@@ -1,10 +1,19 @@
+import { Queue } from 'bullmq';
 import type { Logger } from '../../../common/logger.js';
 import { directoryPrefix, tenantNamespace } from '../../tenant-directories.js';
+import { cronerRepeatStrategy } from '../bullmq-weekly-scheduler.js';
+import { shardPrefix } from '../plane-shards.js';
 import { QueuePlane } from '../queue-plane.js';
-import type { RedisClient } from '../redis-client.js';
+import { bullConnectionOf, type RedisClient } from '../redis-client.js';
 import { RedisDueIndex } from '../redis-due-index.js';
 import { SINGLE_WORKSPACE_TENANT, singleWorkspacePlane } from '../single-plane.js';
-import { type MovedCounts, moveOldQueues, type OldKeySpace } from './old-queues.js';
+import {
+  type MovedCounts,
+  moveOldQueues,
+  moveQueue,
+  type OldKeySpace,
+  oldQueueExists,
+} from './old-queues.js';
 import type { MigrationStep } from './runner.js';
 
 /** What the steps need to know of the deployment (read from the same settings as the app). */
@@ -122,6 +131,7 @@ export function oauthMigrations(o: {
       // are checked against its own records by the start of the scope.
       moved: (space) => due.mark(space.tenant, Date.now()),
     }),
+    upgradedWorkspaceJobs({ client, logger, oauth }),
     {
       name: '2026-12-legacy-markers',
       describe: 'the markers of the per-start moves (replaced by this record) removed',
@@ -134,3 +144,71 @@ export function oauthMigrations(o: {
 }
 
 async function* none(): AsyncGenerator<OldKeySpace> {}
+
+/** The plane's kinds and what their jobs are (the old queues' names, which `moveQueue` reads them by). */
+const KINDS = [
+  ['polls', 'polls'],
+  ['pr-follow', 'pr-follow'],
+  ['impact', 'health-impact'],
+  ['weekly', 'weekly-reports'],
+  ['alerts', 'health-alerts'],
+] as const;
+
+/**
+ * A single-workspace deployment of this version queued its work on the plane for its one tenant
+ * (`workspace`). Upgraded to OAuth mode, that work is the upgraded workspace's (SLACK_UPGRADED_TEAM_ID):
+ * handed to it, due times and schedules kept. Without SLACK_UPGRADED_TEAM_ID nobody owns it (the plane
+ * drops such a job when it comes due, as any uninstalled tenant's).
+ */
+function upgradedWorkspaceJobs(o: {
+  client: RedisClient;
+  logger: Logger;
+  oauth: NonNullable<DeploymentLayout['oauth']>;
+}): MigrationStep {
+  const { client, logger, oauth } = o;
+  return {
+    name: '2026-12-workspace-jobs-to-upgraded-workspace',
+    describe: 'the single-workspace deployment’s queued work handed to the upgraded workspace',
+    async run(stillOwner) {
+      const counts = { jobs: 0, schedulers: 0 };
+      const tenant = oauth.upgradedTenant;
+      if (!tenant || oauth.cluster) return counts;
+      const plane = new QueuePlane({ client, logger, shards: oauth.queueShards, wake: async () => 'gone' });
+      try {
+        for (const [kind, oldName] of KINDS) {
+          await stillOwner();
+          // Single-workspace mode's one shard, under its key space.
+          const prefix = shardPrefix('docs-agent', kind, 0);
+          if (!(await oldQueueExists(client, prefix, kind))) continue;
+          const queue = new Queue(kind, {
+            connection: bullConnectionOf(client),
+            prefix,
+            settings: { repeatStrategy: cronerRepeatStrategy },
+          });
+          queue.on('error', () => undefined);
+          try {
+            const space = { namespace: 'docs-agent', tenant };
+            const moved = await moveQueue({
+              client,
+              plane,
+              logger,
+              space,
+              queue,
+              kind: oldName,
+              name: kind,
+              prefix,
+              from: SINGLE_WORKSPACE_TENANT,
+            });
+            counts.jobs += moved.jobs;
+            counts.schedulers += moved.schedulers;
+          } finally {
+            await queue.close().catch(() => undefined);
+          }
+        }
+      } finally {
+        await plane.close();
+      }
+      return counts;
+    },
+  };
+}

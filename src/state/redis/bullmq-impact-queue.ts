@@ -23,7 +23,6 @@ interface ImpactJobData {
   attempt: number;
 }
 
-export const IMPACT_QUEUE_NAME = 'health-impact';
 /** A handler that threw (a bug, Redis gone mid-way) is tried again this much later. */
 const RETRY_AFTER_THROW_MS = 60_000;
 const QUEUE_ATTEMPTS = 10_000;

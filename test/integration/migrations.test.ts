@@ -190,7 +190,11 @@ describe('the deployment migration', () => {
       const left = await onPlane(plane, SINGLE_WORKSPACE_TENANT);
       expect([left.polls.length, left.impact.length]).toEqual([0, 0]);
       const schedulers = await plane.queue('weekly', SINGLE_WORKSPACE_TENANT).getJobSchedulers(0, -1, true);
-      expect(schedulers.filter((x) => x.template?.data?.tenant === SINGLE_WORKSPACE_TENANT)).toEqual([]);
+      expect(
+        schedulers.filter(
+          (x) => (x.template?.data as { tenant?: string })?.tenant === SINGLE_WORKSPACE_TENANT,
+        ),
+      ).toEqual([]);
     } finally {
       await plane.close();
     }

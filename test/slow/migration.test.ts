@@ -111,6 +111,25 @@ async function nextRuns(client: RedisClient, tenant: string, namespace: string) 
   }
 }
 
+/** Waits until the tenant has no poll pending or running, on the plane or in its old queue. */
+async function noPollLeft(client: RedisClient, tenant: string, namespace: string) {
+  const plane = new QueuePlane({ client, logger, shards: 1, wake: async () => 'gone' });
+  try {
+    await waitFor(
+      async () => {
+        const jobs = await plane
+          .queue('polls', tenant)
+          .getJobs(['delayed', 'waiting', 'active', 'prioritized']);
+        const theirs = jobs.filter((job) => (job.data as { tenant?: string }).tenant === tenant);
+        return theirs.length === 0 && (await oldQueueKeys(client, namespace)).length === 0;
+      },
+      { what: 'the watch over', timeoutMs: 15_000 },
+    );
+  } finally {
+    await plane.close();
+  }
+}
+
 /** The job's card (the message that opened its thread). */
 const cardOf = (slack: FakeSlack, jobId: string) =>
   slack.messages.find((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(jobId));
@@ -152,8 +171,8 @@ describe('upgrading a deployment with `npm run migrate`', () => {
       timeoutMs: 15_000,
     });
     expect(await nextRuns(client, SINGLE_WORKSPACE_TENANT, 'docs-agent')).toEqual(before);
-    // Long enough for a second copy of the poll (one left behind, one moved twice) to have posted again.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The watch is over (no poll of the job left on the plane, none in an old queue): nothing can post again.
+    await noPollLeft(client, SINGLE_WORKSPACE_TENANT, 'docs-agent');
     const replies = prLinkReplies(slack, pr);
     expect(replies).toHaveLength(1);
     expect(replies[0]?.args.thread_ts).toBe(cardOf(slack, jobId)?.ts);
@@ -208,7 +227,7 @@ describe('upgrading a deployment with `npm run migrate`', () => {
       });
     for (const s of spaces)
       expect(await nextRuns(client, s.tenant, s.namespace)).toEqual(before.get(s.tenant));
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    for (const s of spaces) await noPollLeft(client, s.tenant, s.namespace);
     for (const [team, jobId] of jobs) {
       const replies = prLinkReplies(slack, prs.get(team)!);
       expect(replies).toHaveLength(1);

@@ -47,8 +47,9 @@ const pollLike = (concurrency: number): PlaneKindOptions => ({
  */
 export function planeKindOptions(
   concurrency: Partial<Record<PlaneKind, number>> = {},
+  timings?: PlaneTimings,
 ): Record<PlaneKind, PlaneKindOptions> {
-  return {
+  return withTimings(timings, {
     polls: pollLike(concurrency.polls ?? 32),
     'pr-follow': pollLike(concurrency['pr-follow'] ?? 8),
     impact: {
@@ -69,7 +70,7 @@ export function planeKindOptions(
       queue: {},
       worker: { concurrency: concurrency.alerts ?? 4, lockDuration: 60_000, maxStalledCount: 1 },
     },
-  };
+  });
 }
 
 /** Tests: every kind's job lock and stalled check shortened (a killed replica's job is taken over soon). */
@@ -78,9 +79,9 @@ export interface PlaneTimings {
   stalledIntervalMs: number;
 }
 
-export function withTimings(
-  kinds: Record<PlaneKind, PlaneKindOptions>,
+function withTimings(
   timings: PlaneTimings | undefined,
+  kinds: Record<PlaneKind, PlaneKindOptions>,
 ): Record<PlaneKind, PlaneKindOptions> {
   if (!timings) return kinds;
   const worker = { lockDuration: timings.lockDurationMs, stalledInterval: timings.stalledIntervalMs };

@@ -2,13 +2,7 @@ import { DelayedError, type Job, type Queue } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { ParkedJobs } from '../parked-jobs.js';
-import {
-  PLANE_KINDS,
-  type PlaneKind,
-  type PlaneTimings,
-  planeKindOptions,
-  withTimings,
-} from './plane-kinds.js';
+import { PLANE_KINDS, type PlaneKind, type PlaneTimings, planeKindOptions } from './plane-kinds.js';
 import { PlaneQueues } from './plane-queues.js';
 import { rateDeferral, takeRunSlot } from './plane-rate.js';
 import type { Rehomed } from './plane-rehome.js';
@@ -105,7 +99,7 @@ export class QueuePlane {
       prefix: this.prefix,
       shards: Math.max(1, options.shards ?? DEFAULT_QUEUE_SHARDS),
       perTenantCap: this.cap,
-      kinds: withTimings(planeKindOptions(options.concurrency), options.timings),
+      kinds: planeKindOptions(options.concurrency, options.timings),
     });
   }
 

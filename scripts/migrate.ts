@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
+import { createClient } from '@redis/client';
 import { type Config, loadConfig } from '../src/common/config.js';
 import { describeError, errorCode } from '../src/common/errors.js';
 import { createLogger } from '../src/common/logger.js';
 import { SecretIndex, scrubShapes } from '../src/common/secret-scrubber.js';
 import { migrationsFor } from '../src/state/redis/migrations/deployment.js';
 import { runMigrations } from '../src/state/redis/migrations/runner.js';
-import { closeRedis, connectRedis } from '../src/state/redis/redis-client.js';
+import { closeRedis, connectRedis, redisAddress } from '../src/state/redis/redis-client.js';
 
 /*
  * npm run migrate: brings the deployment's stored data (REDIS_URL, REDIS_CLUSTER, as the app reads them) to
@@ -32,12 +33,28 @@ if (!config.redisUrl) {
   process.exit(0);
 }
 const logger = createLogger({ level: 'silent', secrets: [] });
+// One look without reconnects first: a Redis that does not answer ends the run with a message, not a hang.
+const where = redisAddress(config.redisUrl);
+const probe = createClient({
+  url: config.redisUrl,
+  socket: { connectTimeout: 5_000, reconnectStrategy: false },
+});
+probe.on('error', () => undefined);
+try {
+  await probe.connect();
+  await probe.ping();
+  await probe.close();
+} catch (error) {
+  if (probe.isOpen) probe.destroy();
+  print(
+    process.stderr,
+    `Could not reach Redis at ${where} (REDIS_URL): ${describeError(error)}\nNothing was migrated: start Redis (or fix REDIS_URL) and run this again.`,
+  );
+  process.exit(1);
+}
 const client = await connectRedis(config.redisUrl, logger, {
   failFast: true,
   cluster: config.oauth?.redisCluster === true,
-}).catch((error: unknown) => {
-  print(process.stderr, `Could not reach Redis at REDIS_URL: ${describeError(error)}`);
-  process.exit(1);
 });
 const { steps, keys } = migrationsFor(config, client, logger);
 const described = new Map(steps.map((step) => [step.name, step.describe]));

@@ -234,4 +234,22 @@ describe('upgrading a deployment with `npm run migrate`', () => {
       expect(replies[0]?.args.thread_ts).toBe(cardOf(slack, jobId)?.ts);
     }
   }, 90_000);
+
+  it('a Redis that does not answer: exit 1, what to do, never the password; invalid settings: exit 2', async () => {
+    const { slack, docs } = await fakes();
+    const password = 'n0t-f0r-pr1nting-9431';
+    const down = await migrate(testEnv(slack, docs, { REDIS_URL: `redis://:${password}@127.0.0.1:1` }));
+    expect(down.code).toBe(1);
+    expect(down.out).toContain('Could not reach Redis at 127.0.0.1:1');
+    expect(down.out).toContain('Nothing was migrated');
+    expect(down.out).not.toContain(password);
+    const invalid = await migrate(
+      testEnv(slack, docs, { REDIS_URL: urlWithPassword(password), DOCS_API_URL: 'nope' }),
+    );
+    expect(invalid.code).toBe(2);
+    expect(invalid.out).toContain('nothing was migrated');
+    expect(invalid.out).not.toContain(password);
+  }, 60_000);
 });
+
+const urlWithPassword = (password: string) => `redis://:${password}@127.0.0.1:1`;

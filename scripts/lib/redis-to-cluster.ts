@@ -25,7 +25,6 @@ const INSTALL_FAILURES = 'docs-agent:install-failures:';
 /** A used install link's state (10 minutes): moved, so a link used before the move stays used. */
 const INSTALL_STATES = 'docs-agent:install-state:';
 const OLD_SHARED_QUEUES = 'docs-agent:bull:';
-const PLANE_MIGRATED = 'docs-agent:{plane}:migrated';
 export const TENANT_ID = /^[TE][A-Z0-9]+$/;
 
 /** Where a key of the single node goes on the cluster, or why it stays behind. */
@@ -200,11 +199,11 @@ async function refuseUnmovable(source: Source, from: string, upgradedTenant?: st
       if (collides && key.startsWith(collides) && collisions.length < EXAMPLES) collisions.push(key);
     }
   }
-  // A moved queue is obliterated, every key of it: any key left is a queue not moved yet (the marker only
-  // says its tenants were found), whose jobs would be lost.
+  // A moved queue is obliterated, every key of it: any key left is a queue not moved yet, whose jobs would
+  // be lost.
   if (oldCount > 0)
     throw new Error(
-      `${from} holds ${oldCount} key(s) of old per-tenant queues (${oldQueues.join(', ')}): start this version on the single Redis first and wait until it has moved them onto the shared plane (its log says "moved an old per-tenant queue onto the shared plane"; ${PLANE_MIGRATED} marks that they were found), then stop it and copy`,
+      `${from} holds ${oldCount} key(s) of old per-tenant queues (${oldQueues.join(', ')}): run \`npm run migrate\` against the single Redis first (REDIS_URL set to it; it moves them onto the shared queues), then copy`,
     );
   if (unknownCount > 0)
     throw new Error(

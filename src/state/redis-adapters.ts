@@ -10,6 +10,7 @@ import { BullmqAlertScheduler } from './redis/bullmq-alert-scheduler.js';
 import { BullmqImpactQueue } from './redis/bullmq-impact-queue.js';
 import { BullmqPollQueue } from './redis/bullmq-poll-queue.js';
 import { BullmqWeeklyScheduler } from './redis/bullmq-weekly-scheduler.js';
+import { migrateAtStart, migrationsFor } from './redis/migrations/deployment.js';
 import { waitForRedis } from './redis/redis-client.js';
 import { RedisDeliveryStore } from './redis/redis-delivery-store.js';
 import { RedisDoorbellLeases } from './redis/redis-doorbell-leases.js';
@@ -18,6 +19,7 @@ import { RedisHourlyQuota } from './redis/redis-hourly-quota.js';
 import { createRedisState } from './redis/redis-job-store.js';
 import { RedisSharedSlots } from './redis/redis-shared-slots.js';
 import { RedisStartHandovers } from './redis/redis-start-handovers.js';
+import { SINGLE_WORKSPACE_TENANT, singleWorkspacePlane } from './redis/single-plane.js';
 import { RedisVersionedRecords } from './versioned-records.js';
 
 /**
@@ -43,30 +45,40 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     quota('agent-jobs', config.docs.jobsPerHour, projectId),
   );
   const userQuotas = perProject('', (key) => quota('agent-jobs-user', userShareOf(config), key));
-  // OAuth mode: impact checks, weekly posts and alert checks are this tenant's views over the shared plane.
-  const onPlane = options.plane ? { plane: options.plane } : {};
+  // Every queue is a view of the plane: OAuth mode's shared one, or single-workspace mode's own (its one
+  // key space, its one tenant), built here and closed with its poll queue.
+  const ownPlane = options.plane
+    ? undefined
+    : singleWorkspacePlane({
+        client: queueClient,
+        logger,
+        namespace,
+        pollConcurrency: config.docs.maxConcurrency,
+      });
+  const plane = options.plane ?? { plane: ownPlane!, tenant: SINGLE_WORKSPACE_TENANT };
+  const onPlane = { plane };
+  const pollQueue = new BullmqPollQueue({
+    client: queueClient,
+    logger,
+    maxPerSecond: config.docs.maxPollsPerSecond,
+    namespace,
+    plane,
+    ownsPlane: ownPlane !== undefined,
+  });
   const deliveryStore = new RedisDeliveryStore(client, `${namespace}:`, logger, options.dueIndex);
   const startHandovers = new RedisStartHandovers(client, `${namespace}:`, options.dueIndex);
   return {
     backend: 'redis',
     jobStore: redis.store,
     feedbackStore: new RedisFeedbackStore(client, `${namespace}:`),
-    pollQueue: new BullmqPollQueue({
-      client: queueClient,
-      logger,
-      concurrency: config.docs.maxConcurrency,
-      maxPerSecond: config.docs.maxPollsPerSecond,
-      namespace,
-      ...(options.plane ? { plane: options.plane } : {}),
-    }),
+    pollQueue,
     deliveryStore,
     pullRequestQueue: new BullmqPollQueue({
       client: queueClient,
       logger,
-      concurrency: 2,
       namespace,
       queueName: 'pr-follow',
-      ...(options.plane ? { plane: options.plane } : {}),
+      plane,
     }),
     doorbellLeases: new RedisDoorbellLeases(client, `${namespace}:`),
     agentJobQuota: jobQuotas.default,
@@ -114,9 +126,16 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
       // probe connection per scope built.
       if (!options.sharedRedis && !(await waitForRedis(redisUrl, logger, signal))) return false;
       await redis.connect();
+      // Single-workspace mode: its stored data in this version's layout before anything reads it (OAuth
+      // mode migrates once per process, before any scope).
+      if (ownPlane && !config.oauth)
+        await migrateAtStart({ client, ...migrationsFor(config, client, logger, namespace), logger, signal });
       return true;
     },
-    close: () => redis.close(),
+    async close() {
+      await ownPlane?.close();
+      await redis.close();
+    },
   };
 }
 

@@ -7,8 +7,9 @@ import type { TenantKey } from '../tenants/tenant.js';
 import { MemoryTenantDirectory } from './memory/memory-tenant-directory.js';
 import { type DirectoryChange, DirectoryChangesTail } from './redis/directory-changes.js';
 import { migrateDirectoryLayout } from './redis/directory-migration.js';
+import type { StartMigration } from './redis/migrations/at-start.js';
+import { migrateAtStart, migrationsFor } from './redis/migrations/deployment.js';
 import { purgeNamespace } from './redis/namespace-purge.js';
-import { OLD_QUEUE_NAMES, oldQueueExists } from './redis/plane-migration.js';
 import { QueuePlane, type QueuePlaneOptions } from './redis/queue-plane.js';
 import { waitForRedis } from './redis/redis-client.js';
 import { RedisDueIndex } from './redis/redis-due-index.js';
@@ -38,11 +39,10 @@ export interface TenantDirectoryHandle {
   /** Redis: the deployment's index of tenants with owed work nobody holds (issue 34). */
   dueIndex: RedisDueIndex | undefined;
   /**
-   * Redis, once per deployment (the first replica of this version): tenants that still have queues of the
-   * old per-tenant layout are marked due, so their scopes are built, move them onto the plane and re-create
-   * their polls, without waiting for a request. Resolves how many were marked.
+   * Redis: brings the stored data to this version's layout before anything reads it (`npm run migrate`'s
+   * steps, under their lease; a replica that finds them under way waits). Memory: nothing stored.
    */
-  markOldLayoutTenants(): Promise<number>;
+  migrate(signal: AbortSignal): Promise<StartMigration>;
   /** Redis: the replica's one queue plane (a Worker per kind, every tenant's jobs); none in memory. */
   queuePlane(options: Pick<QueuePlaneOptions, 'wake' | 'touched' | 'deferred'>): QueuePlane | undefined;
   close(): Promise<void>;
@@ -93,7 +93,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
       installCounter: new MemoryWindowCounter(Date.now),
       dueIndex: undefined,
       queuePlane: () => undefined,
-      markOldLayoutTenants: async () => 0,
+      migrate: async () => 'recorded',
       close: async () => undefined,
     };
   }
@@ -108,39 +108,7 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
     sharedRedis: shared,
     installCounter: new RedisWindowCounter(client, cluster ? 'docs-agent:{installs}:' : 'docs-agent:'),
     dueIndex: new RedisDueIndex(client),
-    async markOldLayoutTenants() {
-      // A cluster is a deployment of this version from its start: no old per-tenant queue is there.
-      if (cluster) return 0;
-      const done = 'docs-agent:{plane}:migrated';
-      if ((await client.exists(done)) > 0) return 0;
-      if ((await client.set('docs-agent:{plane}:migrating', '1', { NX: true, PX: 120_000 })) === null)
-        return 0;
-      const directory = new RedisTenantDirectory(client, prefix, box);
-      const tenants = [...(await directory.stamps()).keys()];
-      const index = new RedisDueIndex(client);
-      let marked = 0;
-      for (let i = 0; i < tenants.length; i += 200) {
-        const batch = tenants.slice(i, i + 200);
-        const lifecycles = await Promise.all(batch.map((tenant) => directory.lifecycle(tenant)));
-        const old = await Promise.all(
-          batch.map(async (tenant, j) => {
-            const upgraded = config.oauth?.upgradedTenant;
-            const ns = tenantNamespace(tenant, upgraded, lifecycles[j]?.generation) ?? 'docs-agent';
-            const found = await Promise.all(
-              OLD_QUEUE_NAMES.map((name) => oldQueueExists(client, `${ns}:bull`, name)),
-            );
-            return found.some(Boolean);
-          }),
-        );
-        for (const [j, tenant] of batch.entries())
-          if (old[j]) {
-            await index.mark(tenant, Date.now());
-            marked++;
-          }
-      }
-      await client.set(done, String(Date.now()));
-      return marked;
-    },
+    migrate: (signal) => migrateAtStart({ client, ...migrationsFor(config, client, logger), logger, signal }),
     queuePlane: (options) =>
       new QueuePlane({
         ...options,
@@ -169,8 +137,9 @@ export function tenantDirectoryFor(config: Config, box: SecretBox, logger: Logge
     async waitUntilReady(signal) {
       if (!(await waitForRedis(redisUrl, logger, signal, cluster))) return false;
       await shared.connect();
-      // Before the directory serves: every install's record in its tenant's slot (issue 43 §5). Once per
-      // deployment; a replica that starts meanwhile waits for it. Where a migration runner exists, hook it there.
+      // Before the directory serves: every install's record in its tenant's slot (issue 43 §5; also the first
+      // step of `npm run migrate`). Checked at each start, as a replica of the previous version may still
+      // install into the old layout during a rolling upgrade; a replica that starts meanwhile waits for it.
       return (await migrateDirectoryLayout(client, prefix, { logger, signal })).done;
     },
     async watch(listener) {

@@ -11,6 +11,7 @@ import { MemoryAlertStore } from '../../src/state/alert-stores.js';
 import { createMemoryAnalyticsCache } from '../../src/state/keyv-analytics-cache.js';
 import { InProcessAlertScheduler } from '../../src/state/memory/alert-cron-scheduler.js';
 import { bullConnectionOf, type RedisClient } from '../../src/state/redis/redis-client.js';
+import { SINGLE_WORKSPACE_TENANT } from '../../src/state/redis/single-plane.js';
 import { waitFor } from '../support/http.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -28,9 +29,16 @@ beforeAll(async () => {
   client = await redis.replica();
 });
 
-/** The job scheduler ids of one BullMQ queue of a namespace, as Redis holds them. */
-const schedulers = (namespace: string, queue: string) =>
-  client.zRange(`${namespace}:bull:${queue}:repeat`, 0, -1);
+/** Single-workspace mode's plane queue of a kind under a namespace (one shard), as Redis holds it. */
+const KINDS = { 'health-alerts': 'alerts', 'weekly-reports': 'weekly' } as const;
+const planePrefix = (namespace: string, queue: keyof typeof KINDS) =>
+  `${namespace}:{plane-${KINDS[queue]}-0}`;
+
+/** The job scheduler ids of the workspace on one plane queue of a namespace, as Redis holds them. */
+const schedulers = async (namespace: string, queue: keyof typeof KINDS) =>
+  (await client.zRange(`${planePrefix(namespace, queue)}:${KINDS[queue]}:repeat`, 0, -1)).map((id) =>
+    id.replace(`${KINDS[queue]}-${SINGLE_WORKSPACE_TENANT}-`, ''),
+  );
 
 async function app(
   namespace: string,
@@ -66,7 +74,7 @@ describe('schedules only where they exist (redis-server)', () => {
       await t.answer('/docs-health', 'alerts off', 'C0OTHER');
       expect(await schedulers(ns, 'health-alerts')).toEqual([]);
       // No delayed check left behind either.
-      expect(await client.zCard(`${ns}:bull:health-alerts:delayed`)).toBe(0);
+      expect(await client.zCard(`${planePrefix(ns, 'health-alerts')}:alerts:delayed`)).toBe(0);
 
       // A restart with no subscription creates nothing; with one (its scheduler lost), start arms it.
       await t.stop();
@@ -74,11 +82,11 @@ describe('schedules only where they exist (redis-server)', () => {
       expect(await schedulers(ns, 'health-alerts')).toEqual([]);
       await t.answer('/docs-health', 'alerts on');
       await t.stop();
-      const queue = new Queue('health-alerts', {
+      const queue = new Queue('alerts', {
         connection: bullConnectionOf(client),
-        prefix: `${ns}:bull`,
+        prefix: planePrefix(ns, 'health-alerts'),
       });
-      await queue.removeJobScheduler('health-alert-check');
+      await queue.removeJobScheduler(`alerts-${SINGLE_WORKSPACE_TENANT}-health-alert-check`);
       await queue.close();
       expect(await schedulers(ns, 'health-alerts')).toEqual([]);
       t = await app(ns);
@@ -88,8 +96,9 @@ describe('schedules only where they exist (redis-server)', () => {
     }
   }, 60_000);
 
-  it('alerts: a check that finds no subscription removes the scheduler (one an older version left behind)', async () => {
+  it('alerts: a check that finds no subscription removes the scheduler (one an older version left behind, moved by the migration at start)', async () => {
     const ns = `ns-${randomUUID()}`;
+    // The previous version's own queue (moved onto the plane by the start's migration).
     const queue = new Queue('health-alerts', { connection: bullConnectionOf(client), prefix: `${ns}:bull` });
     await queue.upsertJobScheduler(
       'health-alert-check',

@@ -5,8 +5,11 @@ import type { Evidence } from '../../src/insights/health/evidence.js';
 import { encodeEvidenceRef } from '../../src/insights/health/evidence-ref.js';
 import { impactWindows } from '../../src/insights/health/impact.js';
 import { formatDayRange } from '../../src/slack/messages/dates.js';
-import { IMPACT_QUEUE_NAME, impactJobId } from '../../src/state/redis/bullmq-impact-queue.js';
+import { impactJobId } from '../../src/state/redis/bullmq-impact-queue.js';
+import { shardPrefix } from '../../src/state/redis/plane-shards.js';
+import { planeJobId } from '../../src/state/redis/queue-plane.js';
 import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
+import { SINGLE_WORKSPACE_TENANT } from '../../src/state/redis/single-plane.js';
 import { FakeDocs } from '../support/fake-docs.js';
 import { emptyHealthData, type HealthData, makeConversation } from '../support/fake-docs-health.js';
 import { FakeSlack, type StoredMessage } from '../support/fake-slack.js';
@@ -217,7 +220,8 @@ describe('health impact post (Redis, two app instances)', () => {
     const client = await connectRedis(redis!.url, createLogger({ level: 'silent', secrets: [] }), {
       failFast: false,
     });
-    const queue = new Queue(IMPACT_QUEUE_NAME, { connection: client, prefix: 'docs-agent:bull' });
+    // Single-workspace mode's plane queue of impact checks (one shard under `docs-agent`).
+    const queue = new Queue('impact', { connection: client, prefix: shardPrefix('docs-agent', 'impact', 0) });
     try {
       const delayed = async () => (await queue.getJobs(['delayed'])).map((j) => j.id);
       await waitFor(async () => (await delayed()).length > 0, { what: 'the delayed impact check' });
@@ -235,8 +239,12 @@ describe('health impact post (Redis, two app instances)', () => {
         () => [...a.logs, ...b.logs].filter((l) => l.includes('impact check scheduled')).length === 2,
         { what: 'both sightings remembered' },
       );
-      expect(await delayed()).toEqual([impactJobId(record.jobId)]);
-      const job = await queue.getJob(impactJobId(record.jobId));
+      expect(await delayed()).toEqual([
+        planeJobId('impact', SINGLE_WORKSPACE_TENANT, impactJobId(record.jobId)),
+      ]);
+      const job = await queue.getJob(
+        planeJobId('impact', SINGLE_WORKSPACE_TENANT, impactJobId(record.jobId)),
+      );
       expect(job!.delay).toBeGreaterThan(13 * 24 * 60 * 60 * 1000);
       expect(impactPosts(slack)).toEqual([]);
 
@@ -245,7 +253,9 @@ describe('health impact post (Redis, two app instances)', () => {
       apps.splice(apps.indexOf(a), 1);
       const c = await startTestApp({ slack, docs, env, agentOptions: { clock } });
       apps.push(c);
-      expect(await delayed()).toEqual([impactJobId(record.jobId)]);
+      expect(await delayed()).toEqual([
+        planeJobId('impact', SINGLE_WORKSPACE_TENANT, impactJobId(record.jobId)),
+      ]);
 
       await job!.promote();
       const [post] = await waitFor(() => (impactPosts(slack).length ? impactPosts(slack) : undefined), {
@@ -256,9 +266,15 @@ describe('health impact post (Redis, two app instances)', () => {
       const blocks = JSON.stringify(post!.blocks);
       expect(blocks).toContain('*Searches:* 40 → 12 (▼ 70%)');
       expect(blocks).toContain('*Click-through:* 0% → 50% (new) ✅');
-      await waitFor(async () => (await queue.getJobState(impactJobId(record.jobId))) === 'completed', {
-        what: 'the check completed',
-      });
+      await waitFor(
+        async () =>
+          (await queue.getJobState(
+            planeJobId('impact', SINGLE_WORKSPACE_TENANT, impactJobId(record.jobId)),
+          )) === 'completed',
+        {
+          what: 'the check completed',
+        },
+      );
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(impactPosts(slack)).toHaveLength(1);
       const posters = [a, b, c].filter((app) => app.logs.some((l) => l.includes('"delivery":"posted"')));

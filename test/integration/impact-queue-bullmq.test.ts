@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
 import type { ImpactCheck } from '../../src/insights/health/ports.js';
 import { BullmqImpactQueue } from '../../src/state/redis/bullmq-impact-queue.js';
@@ -9,23 +9,37 @@ import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
 import { waitFor } from '../support/http.js';
 import { impactCheck } from '../support/impact-check.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
+import { singlePlaneView } from '../support/single-plane-view.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 const redis = redisForReplicas();
 
+const LOCK_MS = 1_000;
+const STALLED_MS = 500;
+const timings = { lockDurationMs: LOCK_MS, stalledIntervalMs: STALLED_MS };
+/** Every replica's plane, closed after the file (a view's close only unregisters). */
+const planes: Array<{ close(): Promise<void> }> = [];
+afterAll(async () => {
+  for (const plane of planes) await plane.close();
+});
+
+/** A replica's plane (single-workspace mode, as the app builds it in Redis mode), on its own connection. */
+async function planeOf(namespace: string, withTimings = false) {
+  const client = await redis.replica({ failFast: false });
+  const view = singlePlaneView(client, namespace, withTimings ? { timings } : {});
+  planes.push(view);
+  return { client, plane: view.plane };
+}
+
 /** A "replica": its own queueing connection and impact queue, as the app builds them in Redis mode. */
 async function replica(namespace: string): Promise<BullmqImpactQueue> {
-  const client = await redis.replica({ failFast: false });
-  return new BullmqImpactQueue({ client, logger, namespace });
+  return new BullmqImpactQueue({ ...(await planeOf(namespace)), logger, namespace });
 }
 
 const check = impactCheck();
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const HOLDER = join(ROOT, 'test/support/queue-holder.ts');
-const LOCK_MS = 1_000;
-const STALLED_MS = 500;
-
 /** A replica in its own process that takes the item and hangs; resolves once it holds it. */
 async function holdingReplica(namespace: string, kind: 'impact' | 'poll' = 'impact'): Promise<ChildProcess> {
   const child = spawn(
@@ -80,8 +94,7 @@ describe('BullMQ impact queue', () => {
 
   it('still runs a check whose replica died holding it twice (two deploys)', async () => {
     const namespace = 'ns-stalls';
-    const client = await redis.replica({ failFast: false });
-    const producer = new BullmqImpactQueue({ client, logger, namespace });
+    const producer = new BullmqImpactQueue({ ...(await planeOf(namespace)), logger, namespace });
     await producer.enqueue({ ...check, jobId: 'job:stalls' }, Date.now());
     // Each holder takes the check (the second after its stall check found the first one's lock gone) and
     // is killed with it.
@@ -89,16 +102,7 @@ describe('BullMQ impact queue', () => {
     await kill9(await holdingReplica(namespace));
     await producer.close();
 
-    const survivor = await (async () => {
-      const c = await redis.replica({ failFast: false });
-      return new BullmqImpactQueue({
-        client: c,
-        logger,
-        namespace,
-        lockDurationMs: LOCK_MS,
-        stalledIntervalMs: STALLED_MS,
-      });
-    })();
+    const survivor = new BullmqImpactQueue({ ...(await planeOf(namespace, true)), logger, namespace });
     const runs: string[] = [];
     survivor.start(async (c) => {
       runs.push(c.jobId);
@@ -111,22 +115,13 @@ describe('BullMQ impact queue', () => {
 
   it('still polls a job whose replica died holding its poll twice', async () => {
     const namespace = 'ns-poll-stalls';
-    const client = await redis.replica({ failFast: false });
-    const producer = new BullmqPollQueue({ client, logger, namespace, concurrency: 1 });
+    const producer = new BullmqPollQueue({ ...(await planeOf(namespace)), logger, namespace });
     await producer.schedule('job:polled', 0);
     await kill9(await holdingReplica(namespace, 'poll'));
     await kill9(await holdingReplica(namespace, 'poll'));
     await producer.close();
 
-    const c = await redis.replica({ failFast: false });
-    const survivor = new BullmqPollQueue({
-      client: c,
-      logger,
-      namespace,
-      concurrency: 1,
-      lockDurationMs: LOCK_MS,
-      stalledIntervalMs: STALLED_MS,
-    });
+    const survivor = new BullmqPollQueue({ ...(await planeOf(namespace, true)), logger, namespace });
     const polls: string[] = [];
     survivor.start(async (jobId) => {
       polls.push(jobId);

@@ -2,13 +2,14 @@ import { createClient } from '@redis/client';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
-import { BullmqPollQueue } from '../../src/state/redis/bullmq-poll-queue.js';
+import { migrationKeys } from '../../src/state/redis/migrations/runner.js';
 import { SINGLE_NODE_QUEUE_SHARDS, shardOf, shardPrefix } from '../../src/state/redis/plane-shards.js';
 import { bullConnectionOf, closeRedis, connectRedis } from '../../src/state/redis/redis-client.js';
 import { FakeDocs } from '../support/fake-docs.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
+import { OldQueueLayout } from '../support/old-queue-layout.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { ALPHA, registerTenants } from '../support/tenant-bots.js';
 import { installAndConnect, startJob } from '../support/tenant-connect.js';
@@ -59,22 +60,13 @@ describe('OAuth mode on Redis: moving per-tenant queues onto the shared plane', 
     const jobId = (pending.data as { jobId: string }).jobId;
     await plane.obliterate({ force: true });
     await plane.close();
-    const old = new BullmqPollQueue({
-      client,
-      logger,
-      concurrency: 1,
-      namespace: `docs-agent:t:${ALPHA.teamId}`,
-    });
-    await old.schedule(jobId, 0);
+    const old = new OldQueueLayout(client, `docs-agent:t:${ALPHA.teamId}`);
+    await old.poll(jobId, Date.now());
     await old.close();
     const keys = createClient({ url: redis.url });
     await keys.connect();
-    // The old version had no due index either (nothing else wakes the tenant), nor the plane's marker.
-    await keys.del([
-      'docs-agent:{plane}:migrated',
-      'docs-agent:{plane}:migrating',
-      'docs-agent:{due}:tenants',
-    ]);
+    // The old version had no due index either (nothing else wakes the tenant), nor the migrations' record.
+    await keys.del(['docs-agent:{due}:tenants', migrationKeys().done]);
     const oldKeys = () => keys.keys(`docs-agent:t:${ALPHA.teamId}:bull:polls:*`);
     expect((await oldKeys()).length).toBeGreaterThan(0);
     await closeRedis(client);
@@ -83,7 +75,7 @@ describe('OAuth mode on Redis: moving per-tenant queues onto the shared plane', 
     docs.complete(docsJob, pr);
     const replies = () =>
       slack.callsOf('chat.postMessage').filter((c) => JSON.stringify(c.args).includes(pr));
-    // The new version starts; nobody sends it anything.
+    // The new version starts (its first replica migrates the stored data); nobody sends it anything.
     app = await startOAuthApp({ env: env(), slack, docs });
     await waitFor(() => replies().length > 0, { what: 'the PR link reply', timeoutMs: 15_000 });
     await waitFor(async () => (await oldKeys()).length === 0, {

@@ -9,6 +9,7 @@ import { closeRedis, connectRedis } from '../../src/state/redis/redis-client.js'
 import { gate, PollRecorder, pollQueueContract, sleep } from '../contract/poll-queue.contract.js';
 import { waitFor } from '../support/http.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
+import { singlePlaneView } from '../support/single-plane-view.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 
@@ -23,21 +24,17 @@ describe('bullmq poll queue', () => {
   // Only the server: each replica closes its own connection, as the contract's restarts require.
   const redis = redisForReplicas();
 
-  /** One replica: its own connection, a queue in `namespace`. */
+  /** One replica in single-workspace mode: its own connection, its plane under `namespace`, the view. */
   async function replica(namespace: string, concurrency = 2) {
     const client = await connectRedis(redis.url(), logger, { failFast: false });
-    const queue = new BullmqPollQueue({
-      client,
-      logger,
-      concurrency,
-      namespace,
-      lockDurationMs: 2_000,
-      stalledIntervalMs: 1_000,
-    });
+    const timings = { lockDurationMs: 2_000, stalledIntervalMs: 1_000 };
+    const own = singlePlaneView(client, namespace, { pollConcurrency: concurrency, timings });
+    const queue = new BullmqPollQueue({ client, logger, namespace, plane: own.plane });
     return {
       queue,
       async close() {
         await queue.close();
+        await own.close();
         await closeRedis(client);
       },
     };
@@ -176,7 +173,6 @@ describe('bullmq poll queue as a view of the shared plane', () => {
     const queue = new BullmqPollQueue({
       client,
       logger,
-      concurrency,
       namespace: `docs-agent:t:${tenant}`,
       plane: { plane, tenant },
     });

@@ -119,7 +119,7 @@ describe('moving a deployment from one Redis node to a Redis Cluster', () => {
       await expect(
         copyToCluster({ from: single.url, to: cluster.seedUrl, log, force: true }),
       ).rejects.toThrow(
-        /holds 1 key\(s\) of old per-tenant queues .*wait until it has moved them onto the shared plane/,
+        /holds 1 key\(s\) of old per-tenant queues .*run `npm run migrate` against the single Redis first/,
       );
     } finally {
       await client.del(`docs-agent:t:${ALPHA.teamId}:bull:polls:meta`);

@@ -11,16 +11,27 @@ import {
 } from '../../src/state/redis/bullmq-weekly-scheduler.js';
 import { waitFor } from '../support/http.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
+import { singlePlaneView } from '../support/single-plane-view.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const redis = redisForReplicas();
 
-/** A "replica": its own queueing connection and scheduler, like the app builds in Redis mode. */
+/**
+ * A "replica": its own queueing connection, its plane and the scheduler view, like the app builds in Redis
+ * mode (single-workspace); its stop also closes its plane (the replica goes away).
+ */
 async function replica(namespace: string): Promise<BullmqWeeklyScheduler> {
   const client = await redis.replica({ failFast: false });
-  return new BullmqWeeklyScheduler({ client, logger, namespace });
+  const own = singlePlaneView(client, namespace);
+  const scheduler = new BullmqWeeklyScheduler({ client, logger, namespace, plane: own.plane });
+  const stop = scheduler.stop.bind(scheduler);
+  scheduler.stop = async () => {
+    await stop();
+    await own.close();
+  };
+  return scheduler;
 }
 
 function schedule(channelId: string, cron: string, timeZone = 'UTC'): WeeklySchedule {

@@ -2,7 +2,6 @@ import { systemClock } from '../../common/clock.js';
 import type { Config } from '../../common/config.js';
 import type { OAuthConfig } from '../../common/config-oauth.js';
 import { secretsOf } from '../../common/config-secrets.js';
-import { describeError } from '../../common/errors.js';
 import { listenOn } from '../../common/listen-address.js';
 import { createLogger, SecretSet } from '../../common/logger.js';
 import { ProcessLru } from '../../common/process-lru.js';
@@ -173,6 +172,8 @@ export function createOAuthAgent(
       const port = await frontDoor.start(listenOn(config));
       metricsServer = await startMetricsServer(metrics, config.metrics, logger);
       if (!(await store.waitUntilReady(startAbort.signal))) return port;
+      // The stored data in this version's layout before any scope or Worker reads it (one HMGET when done).
+      await store.migrate(startAbort.signal);
       await runtimes.start();
       if (owed) stopOwed = ticker.every(DUE_TICK_MS, () => owed.tick());
       plane?.start(); // a Worker per kind and shard: a job of a tenant not resident here builds its scope
@@ -180,13 +181,6 @@ export function createOAuthAgent(
       if (plane) await Promise.race([plane.queues.ready().catch(() => undefined), sleepUnref(10_000)]);
       // Jobs an older replica still queues in the layout before (rolling upgrade) move to their shards.
       if (plane) stopRehome = ticker.every(60_000, () => plane.rehome());
-      // Existing deployments: tenants with queues of the old per-tenant layout are woken once to move them.
-      store.markOldLayoutTenants().then(
-        (marked) =>
-          marked > 0 && logger.info({ marked }, 'moving old per-tenant queues onto the shared plane'),
-        (error: unknown) =>
-          logger.warn({ error: describeError(error) }, 'could not look for old per-tenant queues'),
-      );
       upkeep.start(options.upkeepIntervalMs);
       ready = true;
       logger.info(

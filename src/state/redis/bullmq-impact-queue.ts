@@ -1,45 +1,31 @@
-import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { DelayedError, type Job, type Queue } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { ImpactCheck, ImpactQueue } from '../../insights/health/ports.js';
-import { storeErrorListener } from '../store-errors.js';
-import { retireOldQueue } from './plane-migration.js';
-import { oldJobDueAt } from './plane-old-jobs.js';
 import { planeJobId, type QueuePlane } from './queue-plane.js';
-import { bullConnectionOf, type RedisClient } from './redis-client.js';
+import type { RedisClient } from './redis-client.js';
 
 export interface BullmqImpactQueueOptions {
   /** A connected client that queues commands while reconnecting (as BullMQ expects); not closed here. */
   client: RedisClient;
   logger: Logger;
-  /** BullMQ keys live under `<ns>:bull:health-impact:…`. */
   namespace?: string;
   /** The app's clock: due times are instants on it. */
   now?: () => number;
-  /** How long a replica may hold a check without renewing its lock (BullMQ's default 30 s; tests shorten it). */
-  lockDurationMs?: number;
-  stalledIntervalMs?: number;
-  /** OAuth mode on Redis: a view for `tenant` over the plane's shared `impact` queue (no Queue or Worker). */
-  plane?: { plane: QueuePlane; tenant: string };
+  /** A view for `tenant` over the plane's shared `impact` queue (single-workspace mode: its one tenant). */
+  plane: { plane: QueuePlane; tenant: string };
 }
 
 interface ImpactJobData {
-  /** The tenant whose check it is (plane mode only). */
+  /** The tenant whose check it is (absent only on a check moved from an old queue before issue 34). */
   tenant?: string;
   check: ImpactCheck;
   attempt: number;
 }
 
-export const IMPACT_QUEUE_NAME = 'health-impact';
 /** A handler that threw (a bug, Redis gone mid-way) is tried again this much later. */
 const RETRY_AFTER_THROW_MS = 60_000;
 const QUEUE_ATTEMPTS = 10_000;
-/**
- * A check lives 14 days, so replicas die while holding it (each deploy can be one): BullMQ's default of 1
- * would fail it for good on the second stall, and its id, kept 180 days, would block it from ever being
- * enqueued again. A stalled check just goes back to waiting; the post claim keeps the post to one.
- */
-const MAX_STALLED_COUNT = 1_000_000;
 /**
  * A finished check stays in Redis this long (a few hundred bytes): while it is there, enqueueing the same
  * job again (a later generation's PR, another replica) is a no-op, as BullMQ ignores a duplicate job id.
@@ -67,112 +53,67 @@ export function impactJobId(jobId: string): string {
  * `DelayedError`, as the poll queue does). A replica dying mid-check hands it to another one (stalled-job
  * check); the publisher's claim keeps the post to one.
  *
- * On the plane it is a tenant's view: its checks (ids prefixed by the tenant, the tenant in their data) wait
+ * It is a tenant's view of the plane (single-workspace mode: its one tenant): its checks (ids prefixed by the tenant, the tenant in their data) wait
  * on the shared `impact` queue, `start` registers the handler and `close` only unregisters, so a pending
- * check of an evicted tenant still runs and wakes it. `start` also moves the checks of the tenant's old
- * queue (before issue 34) onto the plane, keeping their due times and attempts.
+ * check of an evicted tenant still runs and wakes it. The checks of a tenant's old queue (before issue 34)
+ * are moved here once by the deployment's migration, keeping their due times and attempts (`add`).
  */
 export class BullmqImpactQueue implements ImpactQueue {
-  private queueInstance: Queue<ImpactJobData> | undefined;
-  private worker: Worker<ImpactJobData> | undefined;
   private unregister: (() => void) | undefined;
-  private readonly prefix: string;
   private readonly log: Logger;
   private closed = false;
 
   constructor(private readonly options: BullmqImpactQueueOptions) {
-    this.prefix = `${options.namespace ?? 'docs-agent'}:bull`;
     this.log = options.logger.child({ component: 'impact-queue' });
   }
 
-  /** Created on first use, so nothing touches Redis before the app has connected. */
+  /** The shard of the shared queue the tenant's checks live in (made on first use). */
   private get queue(): Queue<ImpactJobData> {
-    if (this.options.plane)
-      return this.options.plane.plane.queue<ImpactJobData>('impact', this.options.plane.tenant);
-    if (!this.queueInstance) {
-      const queue = new Queue<ImpactJobData>(IMPACT_QUEUE_NAME, {
-        connection: bullConnectionOf(this.options.client),
-        prefix: this.prefix,
-        defaultJobOptions: CHECK_JOB_OPTIONS,
-      });
-      queue.on('error', storeErrorListener(this.log, 'impact queue error'));
-      this.queueInstance = queue;
-    }
-    return this.queueInstance;
+    return this.options.plane.plane.queue<ImpactJobData>('impact', this.options.plane.tenant);
   }
 
   start(handler: (check: ImpactCheck, attempt: number) => Promise<number | null>): void {
     if (this.closed) return;
-    const plane = this.options.plane;
-    if (plane) {
-      if (this.unregister) return;
-      this.unregister = plane.plane.register('impact', plane.tenant, (job: Job, token) =>
-        this.process(handler, job as Job<ImpactJobData>, token),
-      );
-      const old = { client: this.options.client, prefix: this.prefix, name: IMPACT_QUEUE_NAME };
-      void retireOldQueue({
-        ...old,
-        logger: this.log,
-        recreate: async (job) => {
-          const { check, attempt } = job.data as ImpactJobData;
-          if (check) await this.add(check, await oldJobDueAt(old.client, old.prefix, old.name, job), attempt);
-        },
-      });
-      return;
-    }
-    if (this.worker) return;
-    const worker = new Worker<ImpactJobData>(
-      IMPACT_QUEUE_NAME,
-      (job, token) => this.process(handler, job, token),
-      {
-        connection: bullConnectionOf(this.options.client),
-        prefix: this.prefix,
-        concurrency: 1,
-        maxStalledCount: MAX_STALLED_COUNT,
-        ...(this.options.lockDurationMs ? { lockDuration: this.options.lockDurationMs } : {}),
-        ...(this.options.stalledIntervalMs ? { stalledInterval: this.options.stalledIntervalMs } : {}),
-      },
-    );
-    worker.on('error', storeErrorListener(this.log, 'impact worker error'));
-    worker.on('failed', (job, error) =>
-      this.log.warn(
-        { jobId: job?.data.check.jobId, retried: !job?.finishedOn, error: describeError(error) },
-        'impact check job failed',
-      ),
-    );
-    this.worker = worker;
+    const { plane, tenant } = this.options.plane;
+    this.unregister ??= plane.register('impact', tenant, {
+      process: (job: Job, token) => this.process(handler, job as Job<ImpactJobData>, token),
+      failed: (job, error) =>
+        this.log.warn(
+          {
+            jobId: (job as Job<ImpactJobData>).data.check.jobId,
+            retried: !job.finishedOn,
+            error: describeError(error),
+          },
+          'impact check job failed',
+        ),
+    });
   }
 
   async enqueue(check: ImpactCheck, dueAt: number): Promise<void> {
-    // A closed own queue takes nothing more; the plane's queue is the replica's, so a use case still running
-    // in an evicted scope does not lose its check.
-    if (this.closed && !this.options.plane) return;
+    // Even once closed: the plane's queue is the replica's, so a use case still running in an evicted
+    // scope does not lose its check.
     await this.add(check, dueAt, 0);
   }
 
   /** `attempt` is above 0 only when a check moves from the old per-tenant queue (it keeps its count). */
-  private async add(check: ImpactCheck, dueAt: number, attempt: number): Promise<void> {
-    const plane = this.options.plane;
+  async add(check: ImpactCheck, dueAt: number, attempt: number): Promise<void> {
+    const { tenant } = this.options.plane;
     await this.queue.add(
       'impact',
-      { ...(plane ? { tenant: plane.tenant } : {}), check, attempt },
+      { tenant, check, attempt },
       {
         ...CHECK_JOB_OPTIONS,
-        jobId: plane
-          ? planeJobId('impact', plane.tenant, impactJobId(check.jobId))
-          : impactJobId(check.jobId),
+        jobId: planeJobId('impact', tenant, impactJobId(check.jobId)),
         delay: Math.max(0, dueAt - (this.options.now ?? Date.now)()),
       },
     );
   }
 
-  /** Stops running checks here; on the plane only unregisters (pending checks stay and wake the tenant). */
+  /** Stops running checks here: only unregisters (pending checks stay and wake the tenant). */
   async close(): Promise<void> {
     this.closed = true;
     this.unregister?.();
     this.unregister = undefined;
-    await this.worker?.close();
-    await this.queueInstance?.close();
   }
 
   private async process(

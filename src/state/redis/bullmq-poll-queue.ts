@@ -2,8 +2,7 @@ import { DelayedError, type Job, type Queue } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { PollQueue } from '../../jobs/ports.js';
-import { retireOldQueue } from './plane-migration.js';
-import { ownPollQueue, type PollQueueHost, planePollQueue } from './poll-queue-hosts.js';
+import { type PollQueueHost, planePollQueue } from './poll-queue-hosts.js';
 import type { QueuePlane } from './queue-plane.js';
 import type { RedisClient } from './redis-client.js';
 
@@ -11,24 +10,24 @@ export interface BullmqPollQueueOptions {
   /** A connected client that queues commands while reconnecting (BullMQ's loops rely on it); not closed here. */
   client: RedisClient;
   logger: Logger;
-  /** Polls running at once in this replica. */
-  concurrency: number;
   /**
-   * Ceiling on polls started per second by all replicas together (BullMQ's queue-wide limiter; 0 = none).
-   * On the plane it is this tenant's ceiling, applied by the plane (see `PlaneHandlers.maxPerSecond`).
+   * Ceiling on this tenant's polls started per second by all replicas together (0 = none), applied by the
+   * plane (see `PlaneHandlers.maxPerSecond`).
    */
   maxPerSecond?: number;
-  /** Key namespace: BullMQ keys live under `<ns>:bull:polls:…`, pending wake-ups at `<ns>:polls:wakeups`. */
+  /** Key namespace: pending wake-ups live at `<ns>:polls:wakeups` (the jobs on the plane). */
   namespace?: string;
   /** Delay before retrying a poll whose handler threw (the state store was down, most often). */
   retryDelayMs?: number;
-  /** How long a replica may hold a poll without renewing its lock before another replica takes it over. */
-  lockDurationMs?: number;
-  stalledIntervalMs?: number;
   /** Another queue on the same machinery (the PR follows: `pr-follow`); default `polls`. */
   queueName?: 'polls' | 'pr-follow';
-  /** OAuth mode on Redis: the replica's shared plane, and the tenant this queue is a view for. */
-  plane?: { plane: QueuePlane; tenant: string };
+  /** The replica's shared plane, and the tenant this queue is a view for (single-workspace mode: its one). */
+  plane: { plane: QueuePlane; tenant: string };
+  /**
+   * Single-workspace mode: the plane is the scope's own, and this queue's close is the stop's "running polls
+   * finish" step, so the plane's Workers close with it (every kind's running job finishes there).
+   */
+  ownsPlane?: boolean;
 }
 
 /**
@@ -76,7 +75,6 @@ export class BullmqPollQueue implements PollQueue {
   private readonly wakeupsKey: string;
   private readonly log: Logger;
   private readonly host: PollQueueHost;
-  private readonly oldQueue: { prefix: string; name: string };
   private started = false;
   private closed = false;
 
@@ -89,15 +87,7 @@ export class BullmqPollQueue implements PollQueue {
     const queueName = options.queueName ?? 'polls';
     this.wakeupsKey = `${namespace}:${queueName}:wakeups`;
     this.log = options.logger.child({ component: 'poll-queue' });
-    this.oldQueue = { prefix: `${namespace}:bull`, name: queueName };
-    this.host = options.plane
-      ? planePollQueue(options.plane.plane, queueName, options.plane.tenant, options.maxPerSecond)
-      : ownPollQueue({
-          ...{ client: options.client, logger: this.log, prefix: `${namespace}:bull`, queueName },
-          ...{ concurrency: options.concurrency, maxPerSecond: options.maxPerSecond },
-          ...{ retryDelayMs: this.retryDelayMs, lockDurationMs: options.lockDurationMs },
-          stalledIntervalMs: options.stalledIntervalMs,
-        });
+    this.host = planePollQueue(options.plane.plane, queueName, options.plane.tenant, options.maxPerSecond);
   }
 
   /** Made on first use, so that nothing touches Redis before the app has connected. */
@@ -108,10 +98,6 @@ export class BullmqPollQueue implements PollQueue {
   start(handler: (jobId: string) => Promise<number | null>): void {
     if (this.started || this.closed) return;
     this.started = true;
-    // On the plane: the tenant's old queue (before issue 34) goes; its polls are re-created from the
-    // watched set by the reconcile that follows every start.
-    if (this.options.plane)
-      void retireOldQueue({ ...this.oldQueue, client: this.options.client, logger: this.log });
     this.host.start({
       process: (job, token) => this.process(handler, job as Job<PollData>, token),
       // A poll that ended (handler resolved null) may have been re-scheduled meanwhile: apply that now.
@@ -177,6 +163,7 @@ export class BullmqPollQueue implements PollQueue {
   async close(): Promise<void> {
     this.closed = true;
     await this.host.close();
+    if (this.options.ownsPlane) await this.options.plane.plane.close();
   }
 
   private async process(

@@ -1,35 +1,27 @@
-import { type Job, Queue, type RepeatOptions, Worker } from 'bullmq';
+import type { Job, Queue, RepeatOptions } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { scheduleKey, type WeeklyReportScheduler, type WeeklySchedule } from '../../insights/ports.js';
 import { nextOccurrence, previousOccurrence } from '../../insights/ranges/cron-times.js';
-import { storeErrorListener } from '../store-errors.js';
-import { retireOldQueue } from './plane-migration.js';
-import { oldJobDueAt } from './plane-old-jobs.js';
 import { planeJobId, type QueuePlane } from './queue-plane.js';
-import { bullConnectionOf, type RedisClient } from './redis-client.js';
+import type { RedisClient } from './redis-client.js';
 
 export interface BullmqWeeklySchedulerOptions {
   /** A connected client that queues commands while reconnecting (as BullMQ expects); not closed here. */
   client: RedisClient;
   logger: Logger;
-  /** BullMQ keys live under `<ns>:bull:weekly-reports:…`. */
   namespace?: string;
-  lockDurationMs?: number;
-  stalledIntervalMs?: number;
-  /** OAuth mode on Redis: a view for `tenant` over the plane's shared `weekly` queue (no Queue or Worker). */
-  plane?: { plane: QueuePlane; tenant: string };
+  /** A view for `tenant` over the plane's shared `weekly` queue (single-workspace mode: its one tenant). */
+  plane: { plane: QueuePlane; tenant: string };
 }
 
 interface WeeklyJobData {
-  /** The tenant whose schedule it is (plane mode only). */
+  /** The tenant whose schedule it is. */
   tenant?: string;
   schedule: WeeklySchedule;
   /** Set on the retry of a failed occurrence (a one-off delayed job); scheduler jobs derive it. */
   occurrence?: number;
 }
-
-const QUEUE_NAME = 'weekly-reports';
 
 /**
  * BullMQ's next-run function, on croner like every other cron in the app. BullMQ's own parser skips the
@@ -57,88 +49,39 @@ export function weeklySchedulerId(key: string): string {
  * missed-post grace. The store claim per (channel, occurrence) stays the exactly-once guard, also against
  * the start-up catch-up of another replica firing the same occurrence.
  *
- * On the plane it is a tenant's view: its schedulers and retries (ids prefixed by the tenant, the tenant in
+ * It is a tenant's view of the plane (single-workspace mode: its one tenant): its schedulers and retries (ids prefixed by the tenant, the tenant in
  * their data) live on the shared `weekly` queue, `start` registers the processor and `stop` only
- * unregisters, so an evicted tenant's posts still fire and wake it. `start` also retires the tenant's old
- * queue (before issue 34): its pending retries move to the plane, its schedulers are upserted again from
- * the schedule store by the use case's start.
+ * unregisters, so an evicted tenant's posts still fire and wake it. A tenant's old queue (before issue 34)
+ * is moved here once by the deployment's migration (`migrations/old-queues.ts`), never at start.
  */
 export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
-  private queueInstance: Queue<WeeklyJobData> | undefined;
-  private worker: Worker<WeeklyJobData> | undefined;
   private unregister: (() => void) | undefined;
-  private readonly prefix: string;
   private readonly log: Logger;
 
   constructor(private readonly options: BullmqWeeklySchedulerOptions) {
-    this.prefix = `${options.namespace ?? 'docs-agent'}:bull`;
     this.log = options.logger.child({ component: 'weekly-scheduler' });
   }
 
-  /** Created on first use, so nothing touches Redis before the app has connected. */
+  /** The shard of the shared queue the tenant's schedules live in (made on first use). */
   private get queue(): Queue<WeeklyJobData> {
-    if (this.options.plane)
-      return this.options.plane.plane.queue<WeeklyJobData>('weekly', this.options.plane.tenant);
-    if (!this.queueInstance) {
-      const queue = new Queue<WeeklyJobData>(QUEUE_NAME, {
-        connection: bullConnectionOf(this.options.client),
-        prefix: this.prefix,
-        settings: { repeatStrategy: cronerRepeatStrategy },
-      });
-      queue.on('error', storeErrorListener(this.log, 'weekly report queue error'));
-      this.queueInstance = queue;
-    }
-    return this.queueInstance;
+    return this.options.plane.plane.queue<WeeklyJobData>('weekly', this.options.plane.tenant);
   }
 
   /** This view's id for a job or scheduler: prefixed by the tenant on the shared queue. */
   private id(id: string): string {
-    return this.options.plane ? planeJobId('weekly', this.options.plane.tenant, id) : id;
+    return planeJobId('weekly', this.options.plane.tenant, id);
   }
 
-  /** The tenant in a job's data on the shared queue; nothing on the tenant's own queue. */
-  private get tenantData(): { tenant?: string } {
-    return this.options.plane ? { tenant: this.options.plane.tenant } : {};
+  /** The tenant in a job's data on the shared queue. */
+  private get tenantData(): { tenant: string } {
+    return { tenant: this.options.plane.tenant };
   }
 
   async start(onFire: (schedule: WeeklySchedule, occurrenceMs: number) => Promise<void>): Promise<void> {
-    const plane = this.options.plane;
-    if (plane) {
-      if (this.unregister) return;
-      this.unregister = plane.plane.register('weekly', plane.tenant, (job: Job) =>
-        this.process(onFire, job as Job<WeeklyJobData>),
-      );
-      void this.retireOldQueue();
-      return;
-    }
-    if (this.worker) return;
-    const worker = new Worker<WeeklyJobData>(QUEUE_NAME, (job) => this.process(onFire, job), {
-      connection: bullConnectionOf(this.options.client),
-      prefix: this.prefix,
-      concurrency: 1,
-      lockDuration: this.options.lockDurationMs ?? 60_000,
-      stalledInterval: this.options.stalledIntervalMs ?? 30_000,
-      // A post whose replica died mid-way is retried once by another replica (the claim dedupes it).
-      maxStalledCount: 1,
-      settings: { repeatStrategy: cronerRepeatStrategy },
-    });
-    worker.on('error', storeErrorListener(this.log, 'weekly report worker error'));
-    this.worker = worker;
-  }
-
-  /** The tenant's queue before issue 34: its pending retries move here, the rest goes with it. */
-  private retireOldQueue(): Promise<number> {
-    const old = { client: this.options.client, prefix: this.prefix, name: QUEUE_NAME };
-    return retireOldQueue({
-      ...old,
-      logger: this.log,
-      recreate: async (job) => {
-        const { schedule, occurrence } = job.data as WeeklyJobData;
-        // Scheduler iterations are re-made by the upserts from the schedule store; only retries move.
-        if (!schedule || occurrence === undefined || job.repeatJobKey) return;
-        await this.retry(schedule, occurrence, await oldJobDueAt(old.client, old.prefix, old.name, job));
-      },
-    });
+    const { plane, tenant } = this.options.plane;
+    this.unregister ??= plane.register('weekly', tenant, (job: Job) =>
+      this.process(onFire, job as Job<WeeklyJobData>),
+    );
   }
 
   async upsert(schedule: WeeklySchedule): Promise<void> {
@@ -185,7 +128,7 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
   /** Schedule keys with a job scheduler in Redis and their next run (diagnostics and tests). */
   async nextRuns(): Promise<Map<string, number>> {
     const schedulers = await this.queue.getJobSchedulers(0, -1, true);
-    const tenant = this.options.plane?.tenant;
+    const { tenant } = this.options.plane;
     return new Map(
       schedulers
         .filter((s) => s.template?.data?.schedule && s.next !== undefined)
@@ -195,16 +138,12 @@ export class BullmqWeeklyScheduler implements WeeklyReportScheduler {
   }
 
   /**
-   * Stops taking occurrences and waits for a running post; schedulers stay in Redis for the other replicas
-   * (on the plane: only unregisters, the plane's worker finishes a running post).
+   * Stops taking occurrences (only unregisters: the plane's worker finishes a running post); schedulers stay
+   * in Redis for the other replicas.
    */
   async stop(): Promise<void> {
     this.unregister?.();
     this.unregister = undefined;
-    await this.worker?.close();
-    this.worker = undefined;
-    await this.queueInstance?.close();
-    this.queueInstance = undefined;
   }
 
   private async process(

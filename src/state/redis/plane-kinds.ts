@@ -54,8 +54,9 @@ const pollLike = (concurrency: number): PlaneKindOptions => ({
  */
 export function planeKindOptions(
   concurrency: Partial<Record<PlaneKind, number>> = {},
+  timings?: PlaneTimings,
 ): Record<PlaneKind, PlaneKindOptions> {
-  return {
+  return withTimings(timings, {
     polls: pollLike(concurrency.polls ?? 32),
     'pr-follow': pollLike(concurrency['pr-follow'] ?? 8),
     impact: {
@@ -76,5 +77,22 @@ export function planeKindOptions(
       queue: {},
       worker: { concurrency: concurrency.alerts ?? 4, lockDuration: 60_000, maxStalledCount: 1 },
     },
-  };
+  });
+}
+
+/** Tests: every kind's job lock and stalled check shortened (a killed replica's job is taken over soon). */
+export interface PlaneTimings {
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+}
+
+function withTimings(
+  timings: PlaneTimings | undefined,
+  kinds: Record<PlaneKind, PlaneKindOptions>,
+): Record<PlaneKind, PlaneKindOptions> {
+  if (!timings) return kinds;
+  const worker = { lockDuration: timings.lockDurationMs, stalledInterval: timings.stalledIntervalMs };
+  return Object.fromEntries(
+    Object.entries(kinds).map(([kind, o]) => [kind, { ...o, worker: { ...o.worker, ...worker } }]),
+  ) as Record<PlaneKind, PlaneKindOptions>;
 }

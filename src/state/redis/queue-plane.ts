@@ -3,7 +3,13 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { ParkedJobs } from '../parked-jobs.js';
 import { shareCeiling } from './plane-fair-scripts.js';
-import { FAIR_KINDS, PLANE_KINDS, type PlaneKind, planeKindOptions } from './plane-kinds.js';
+import {
+  FAIR_KINDS,
+  PLANE_KINDS,
+  type PlaneKind,
+  type PlaneTimings,
+  planeKindOptions,
+} from './plane-kinds.js';
 import { PlaneQueues } from './plane-queues.js';
 import { CapDeferrals, noSlot, runSlotOrDeferral } from './plane-rate.js';
 import type { Rehomed } from './plane-rehome.js';
@@ -52,6 +58,8 @@ export interface QueuePlaneOptions {
   perTenantCap?: number;
   /** Where a held tenant's jobs are parked until its hold lifts (else they are moved back every minute). */
   parked?: ParkedJobs;
+  /** Tests: every kind's job lock and stalled check this short (a killed replica's job is taken over soon). */
+  timings?: PlaneTimings;
 }
 
 /** A job of a tenant on hold waits this long before it is tried again. */
@@ -97,7 +105,7 @@ export class QueuePlane {
       prefix: this.prefix,
       shards: Math.max(1, options.shards ?? DEFAULT_QUEUE_SHARDS),
       perTenantCap: this.cap,
-      kinds: planeKindOptions(options.concurrency),
+      kinds: planeKindOptions(options.concurrency, options.timings),
     });
   }
 

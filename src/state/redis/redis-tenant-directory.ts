@@ -32,9 +32,6 @@ import {
 // index: ./redis-directory-index.ts. Every secret is inside a sealed value; nothing in Redis is in clear but
 // ids, names of keys, versions, generations and holds.
 
-/** The Pub/Sub channel (under the prefix) the previous version listens on for directory writes. */
-export const CHANGES_CHANNEL = 'changes';
-
 /** Slack's team and enterprise ids; anything else would let a key name reach into another record's keys. */
 const TENANT_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -211,20 +208,9 @@ export class RedisTenantDirectory implements TenantDirectory {
     if (this.options.ownsClient) await closeRedis(this.client);
   }
 
-  /**
-   * Tells replicas of the previous version, which listen on Pub/Sub, that the directory changed. Replicas of
-   * this one follow the `tenant-changes` stream the index's update adds to; this goes once no replica of
-   * the previous version can still be running.
-   */
-  private announce(): void {
-    this.client.publish(this.key(CHANGES_CHANNEL), '1').catch(() => undefined);
-  }
-
-  /** A write of the tenant's record that readers see; announced when it wrote. */
+  /** A write of the tenant's record that readers see (replicas follow the index's `tenant-changes` stream). */
   private async write(script: string, tenant: TenantKey, args: string[]): Promise<boolean> {
-    const done = (await this.writeRecord(script, tenant, args)) !== 0;
-    if (done) this.announce();
-    return done;
+    return (await this.writeRecord(script, tenant, args)) !== 0;
   }
 
   /**

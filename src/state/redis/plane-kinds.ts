@@ -96,3 +96,8 @@ function withTimings(
     Object.entries(kinds).map(([kind, o]) => [kind, { ...o, worker: { ...o.worker, ...worker } }]),
   ) as Record<PlaneKind, PlaneKindOptions>;
 }
+
+/** The job id of a tenant's job (BullMQ forbids `:` and purely numeric ids; tenant ids carry neither). */
+export function planeJobId(kind: string, tenant: string, id: string): string {
+  return `${kind}-${encodeURIComponent(tenant)}-${encodeURIComponent(id)}`;
+}

@@ -16,7 +16,7 @@ import type { Rehomed } from './plane-rehome.js';
 import { DEFAULT_QUEUE_SHARDS, shardOf, shardPrefix } from './plane-shards.js';
 import type { RedisClient } from './redis-client.js';
 
-export type { PlaneKind } from './plane-kinds.js';
+export { type PlaneKind, planeJobId } from './plane-kinds.js';
 
 /** Why a job was moved back rather than run (counted per kind for /metrics). */
 export type DeferralReason = 'cap' | 'rate' | 'unregistered' | 'held';
@@ -69,11 +69,6 @@ const PARKED_DELAY_MS = 60 * 60_000;
 /** A job of a served tenant whose scope has not registered its kind is tried again this soon. */
 const UNREGISTERED_DELAY_MS = 2_000;
 export const DEFAULT_PER_TENANT_CAP = 4;
-
-/** The job id of a tenant's job (BullMQ forbids `:` and purely numeric ids; tenant ids carry neither). */
-export function planeJobId(kind: string, tenant: string, id: string): string {
-  return `${kind}-${encodeURIComponent(tenant)}-${encodeURIComponent(id)}`;
-}
 
 /**
  * The background plane every tenant shares (issue 34): per kind, a BullMQ Queue and a Worker per shard per

@@ -126,6 +126,8 @@ describe('the deployment migration', () => {
     const steps = oauthMigrations({ client, logger, oauth });
     const outcomes = await runMigrations({ client, steps });
     expect(outcomes.map((o) => [o.name, o.counts])).toEqual([
+      // Installs seeded through this version's directory: nothing of the old directory layout to move.
+      ['2026-12-directory-by-tenant-slot', { tenants: 0 }],
       ['2026-12-old-queues-onto-plane', { keySpaces: 2, jobs: 8, schedulers: 4 }],
       ['2026-12-workspace-jobs-to-upgraded-workspace', { jobs: 0, schedulers: 0 }],
       ['2026-12-legacy-markers', { keys: 1 }],

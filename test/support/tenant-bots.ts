@@ -100,7 +100,11 @@ export async function directoryEntries(redisUrl: string, t: TestTenant): Promise
   const client = createClient({ url: redisUrl });
   await client.connect();
   try {
-    const keys = await client.keys(`${DIRECTORY_PREFIX}tenant:${t.key}:*`);
+    // Its record's sealed values; the state beside them holds no secret (ids, generation, purge due) and
+    // stays after an uninstall, as the old layout's generations and removals did.
+    const keys = (await client.keys(`${DIRECTORY_PREFIX}tenant:${t.key}:*`)).filter(
+      (key) => !key.endsWith(':state'),
+    );
     const listed = await client.hExists(`${DIRECTORY_PREFIX}tenants`, t.key);
     return [...keys, ...(listed ? [`${DIRECTORY_PREFIX}tenants[${t.key}]`] : [])];
   } finally {

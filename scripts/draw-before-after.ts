@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Module, Renders } from '../test/support/copy-fixtures.js';
 import { RENDERS as BASIC } from '../test/support/copy-renders.js';
+import { FORM_RENDERS } from '../test/support/copy-renders-forms.js';
 import { MORE_RENDERS } from '../test/support/copy-renders-more.js';
 import { REPLY_RENDERS } from '../test/support/copy-renders-replies.js';
 import { SHARED_RENDERS } from '../test/support/copy-renders-shared.js';
@@ -25,7 +26,7 @@ const MESSAGES = fileURLToPath(new URL('../src/slack/messages/', import.meta.url
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const RENDERS: Renders = { ...BASIC };
-for (const more of [REPLY_RENDERS, MORE_RENDERS, SHARED_RENDERS])
+for (const more of [REPLY_RENDERS, MORE_RENDERS, SHARED_RENDERS, FORM_RENDERS])
   for (const [file, renders] of Object.entries(more)) RENDERS[file] = { ...RENDERS[file], ...renders };
 
 /** Today's output for a kind (throws when the registry no longer has it: the list must follow). */

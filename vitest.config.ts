@@ -7,6 +7,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Per test file: real timers, every test asserting something, seeded properties (see the file).
     setupFiles: ['test/support/expect-assertions.ts'],
+    // expect.poll waits for an event: its 1 s default ran out under CI load (a Redis restart, then a look-up).
+    expect: { poll: { timeout: 10_000 } },
     // Integration suites mostly wait on loopback servers, timers and child processes: four files at once on a
     // 2-core CI halves the run (353 s with 2 workers, 183 s with 4, 2026-11-26) without starving them.
     maxWorkers: 4,

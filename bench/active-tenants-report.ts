@@ -55,7 +55,8 @@ export function activeReport(run: ActiveRun): string[] {
       peakResident: Math.max(0, ...own.map((s) => s.resident ?? 0)),
       slope: slopeKb(own),
       loaded: last?.loaded,
-      dropped: last?.dropped,
+      // A labelled counter has no series before its first drop.
+      dropped: last?.dropped ?? (last?.loaded === undefined ? undefined : 0),
       connections: run.connections[index] ?? -1,
     };
   });

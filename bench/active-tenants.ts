@@ -30,7 +30,8 @@ const SETTLE_MS = sized(10_000, 500);
 const JOB_MS: [number, number] = sized([15_000, 45_000], [300, 800]);
 const REPLIES_TIMEOUT_MS = sized(180_000, 60_000);
 const READY_TIMEOUT_MS = sized(180_000, 60_000);
-const PROJECT = { projectId: 'proj_bench_active', apiKey: `bench-${randomBytes(8).toString('hex')}` };
+const KEY_SALT = randomBytes(8).toString('hex');
+const projectOf = (i: number) => ({ projectId: `proj_bench_active_${i}`, apiKey: `bench-${KEY_SALT}-${i}` });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runActiveTenants(): Promise<string[]> {
@@ -41,12 +42,14 @@ export async function runActiveTenants(): Promise<string[]> {
   try {
     const { env: base, encryptionKey } = await replicaEnv(fakes, redis.url);
     const seedMs = await seedInstalls(redis.url, encryptionKey, 0, INSTALLS);
-    await fakes.send({ cmd: 'addProject', ...PROJECT });
+    // A project each: the fake platform allows 100 job creations an hour per project, as the real one may.
     for (let i = 0; i < ACTIVE; i += 50)
       await Promise.all(
-        Array.from({ length: Math.min(50, ACTIVE - i) }, (_, k) =>
-          connectProject(redis.url, seededTeam(i + k), PROJECT, encryptionKey),
-        ),
+        Array.from({ length: Math.min(50, ACTIVE - i) }, async (_, k) => {
+          const project = projectOf(i + k);
+          await fakes.send({ cmd: 'addProject', ...project });
+          await connectProject(redis.url, seededTeam(i + k), project, encryptionKey);
+        }),
       );
     for (const name of ['A', 'B']) replicas.push(await spawnReplica(name, base, READY_TIMEOUT_MS));
     if (replicas.some((r) => r.readyMs === undefined)) throw new Error('a replica was not ready in time');
@@ -167,9 +170,9 @@ function startSampling(replicas: Replica[], samples: Sample[]): { stop(): void; 
           replica: index,
           atS: (performance.now() - started) / 1000,
           rssMb: rssMb(r.pid),
-          resident: metricValue(text, /^docs_agent_tenants(?:\{\})? ([\d.e+]+)$/m),
-          loaded: metricValue(text, /^docs_agent_tenant_contexts_loaded_total(?:\{\})? ([\d.e+]+)$/m),
-          dropped: metricValue(text, /^docs_agent_tenant_contexts_dropped_total(?:\{\})? ([\d.e+]+)$/m),
+          resident: metricValue(text, 'docs_agent_tenants'),
+          loaded: metricValue(text, 'docs_agent_tenant_contexts_loaded_total'),
+          dropped: metricValue(text, 'docs_agent_tenant_contexts_dropped_total'),
         });
       }
       await sleep(SAMPLE_MS);
@@ -183,9 +186,14 @@ function startSampling(replicas: Replica[], samples: Sample[]): { stop(): void; 
   };
 }
 
-const metricValue = (text: string, pattern: RegExp) => {
-  const match = pattern.exec(text);
-  return match ? Number(match[1]) : undefined;
+/** A metric's value in an exposition, its series summed over their labels (undefined: no such metric). */
+const metricValue = (text: string, name: string) => {
+  let sum: number | undefined;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name) || (line[name.length] !== ' ' && line[name.length] !== '{')) continue;
+    sum = (sum ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
 };
 
 async function quietWindow(probe: RedisProbe): Promise<ActiveRun['quiet']> {

@@ -4,7 +4,9 @@ import { readFileSync } from 'node:fs';
  * The long synchronous tasks in a V8 CPU profile (`node --cpu-prof`): runs of consecutive samples that are
  * not idle, longer than a threshold, each with the functions that took most of it (self time) and the
  * deepest frame of ours (src/) under it. Issue 43 asks that no synchronous task on the request path take over
- * 10 ms; this finds the ones that do.
+ * 10 ms; this finds where to look. A run of busy samples may hold several tasks back to back (a profile
+ * does not mark where a task ends), so on a busy loop a run bounds its tasks from above: read it with the
+ * event loop's own delay (`monitorEventLoopDelay`), which the benchmarks print.
  *
  *   npx tsx bench/long-tasks.ts <file.cpuprofile> [thresholdMs=10] [top=15]
  */

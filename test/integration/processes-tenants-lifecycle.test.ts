@@ -97,6 +97,11 @@ describe('uninstall signals count only for the install served now', () => {
     // The signal about this install still uninstalls it (the checks above are not blind).
     await p.event(asTenant(eventEnvelope({ type: 'app_uninstalled' }, undefined, BETA.teamId), BETA));
     await waitFor(async () => !(await served(BETA)), { what: 'BETA uninstalled', timeoutMs: 10_000 });
+    // The record goes first; the process says what it stopped just after (once).
+    await waitFor(() => uninstalledLines(BETA).length > 0, {
+      what: 'its uninstall logged',
+      timeoutMs: 10_000,
+    });
     expect(uninstalledLines(BETA)).toHaveLength(1);
   }, 60_000);
 });

@@ -41,6 +41,7 @@ export const HELPERS: Record<string, Record<string, string>> = {
   'github-connect-modal.ts': { parseGithubSubmission: PARSER },
   'home-schedules-form.ts': {
     encodeWeeklyChoice: ENCODER,
+    channelPickerInput: FORMAT,
     parseWeeklyChoice: PARSER,
     parseWeeklySubmission: PARSER,
     parseWeeklyRemove: PARSER,

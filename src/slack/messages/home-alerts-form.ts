@@ -1,5 +1,11 @@
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
-import { FIELD_ACTION, fieldOf, metadataOf, type SubmittedFormView } from './home-schedules-form.js';
+import {
+  channelPickerInput,
+  FIELD_ACTION,
+  fieldOf,
+  metadataOf,
+  type SubmittedFormView,
+} from './home-schedules-form.js';
 import { LIMITS, truncate } from './limits.js';
 
 /** Home's docs-health alerts section: [Add alert channel], and each channel's ⋯ menu (Edit, Turn off). */
@@ -96,23 +102,7 @@ export function alertFormView(editing?: { channelId: string; sensitivity: string
     close: { type: 'plain_text', text: 'Cancel' },
     private_metadata: JSON.stringify(editing ? { was: editing.channelId } : {}),
     blocks: [
-      {
-        type: 'input',
-        block_id: ALERT_CHANNEL_BLOCK,
-        label: { type: 'plain_text', text: 'Channel' },
-        hint: {
-          type: 'plain_text',
-          text: 'A channel you are in, where I was invited (/invite @docs-agent).',
-        },
-        element: {
-          type: 'conversations_select',
-          action_id: FIELD_ACTION,
-          default_to_current_conversation: false,
-          filter: { include: ['public', 'private'], exclude_bot_users: true },
-          placeholder: { type: 'plain_text', text: 'Pick a channel' },
-          ...(editing ? { initial_conversation: editing.channelId } : {}),
-        },
-      },
+      channelPickerInput(ALERT_CHANNEL_BLOCK, editing?.channelId),
       {
         type: 'input',
         block_id: ALERT_SENSITIVITY_BLOCK,

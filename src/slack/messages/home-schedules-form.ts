@@ -19,6 +19,24 @@ export const WEEKLY_DAY_BLOCK = 'weekly_day';
 export const WEEKLY_TIME_BLOCK = 'weekly_time';
 /** Each block's one element. */
 export const FIELD_ACTION = 'value';
+
+/** A form's channel field: a channel the person is in and the bot was invited to (checked again on submit). */
+export function channelPickerInput(blockId: string, initialChannel: string | undefined): KnownBlock {
+  return {
+    type: 'input',
+    block_id: blockId,
+    label: { type: 'plain_text', text: 'Channel' },
+    hint: { type: 'plain_text', text: 'A channel you are in, where I was invited (/invite @docs-agent).' },
+    element: {
+      type: 'conversations_select',
+      action_id: FIELD_ACTION,
+      default_to_current_conversation: false,
+      filter: { include: ['public', 'private'], exclude_bot_users: true },
+      placeholder: { type: 'plain_text', text: 'Pick a channel' },
+      ...(initialChannel ? { initial_conversation: initialChannel } : {}),
+    },
+  };
+}
 /** Posts Home lists with their menus (Slack allows 100 blocks in Home). */
 export const HOME_WEEKLY_MAX = 20;
 
@@ -156,23 +174,7 @@ export function weeklyFormView(input: WeeklyFormInput): ModalView {
           ...(kind ? { initial_option: kind } : {}),
         },
       },
-      {
-        type: 'input',
-        block_id: WEEKLY_CHANNEL_BLOCK,
-        label: { type: 'plain_text', text: 'Channel' },
-        hint: {
-          type: 'plain_text',
-          text: 'A channel you are in, where I was invited (/invite @docs-agent).',
-        },
-        element: {
-          type: 'conversations_select',
-          action_id: FIELD_ACTION,
-          default_to_current_conversation: false,
-          filter: { include: ['public', 'private'], exclude_bot_users: true },
-          placeholder: { type: 'plain_text', text: 'Pick a channel' },
-          ...(chosen ? { initial_conversation: chosen.channelId } : {}),
-        },
-      },
+      channelPickerInput(WEEKLY_CHANNEL_BLOCK, chosen?.channelId),
       {
         type: 'input',
         block_id: WEEKLY_DAY_BLOCK,

@@ -21,8 +21,8 @@ import { connectProject } from './tenant-apps.js';
  */
 
 const env = (name: string, full: number, smoke: number) => Number(process.env[name] ?? sized(full, smoke));
-export const INSTALLS = env('BENCH_ACTIVE_INSTALLS', 10_000, 100);
-export const ACTIVE = env('BENCH_ACTIVE_TENANTS', 2_500, 6);
+export const INSTALLS = env('BENCH_ACTIVE_INSTALLS', 10_000, 30);
+export const ACTIVE = env('BENCH_ACTIVE_TENANTS', 2_500, 4);
 export const WINDOW_S = env('BENCH_ACTIVE_WINDOW_S', 600, 3);
 const SAMPLE_MS = sized(5_000, 500);
 const QUIET_MS = sized(30_000, 1_000);

@@ -26,11 +26,11 @@ const numbers = (text: string | undefined) =>
     .map((n) => Number(n.trim()))
     .filter((n) => Number.isInteger(n) && n > 0);
 /** Installed workspaces per level (the replicas restart at each); the last level gets the latency runs. */
-export const LEVELS = numbers(process.env.BENCH_SCALE_LEVELS) ?? sized([1_000, 10_000], [100, 200]);
+export const LEVELS = numbers(process.env.BENCH_SCALE_LEVELS) ?? sized([1_000, 10_000], [20, 40]);
 /** Installs made through the real flow on replica A at the last level (each timed until B serves it). */
 const SAMPLE = Number(process.env.BENCH_SCALE_SAMPLE ?? sized(20, 3));
 /** Idle installs seeded alone (no replica) for Redis memory per install. */
-export const STORAGE_INSTALLS = Number(process.env.BENCH_SCALE_STORAGE ?? sized(100_000, 200));
+export const STORAGE_INSTALLS = Number(process.env.BENCH_SCALE_STORAGE ?? sized(100_000, 50));
 /** After /readyz, before anything is counted: start-up work (first passes, first syncs) settles. */
 const SETTLE_MS = sized(15_000, 500);
 const IDLE_MS = sized(30_000, 1_000);

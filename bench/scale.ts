@@ -19,7 +19,7 @@ import { fmt, median, type Row } from './stats.js';
  * mode is also run with no jobs, same window, so per-job cost = (with jobs − without) ÷ jobs. Poll GETs are
  * counted per second on the fake's side. Every Redis-mode run gets a fresh redis-server.
  */
-export const SCALE_JOBS = Number(process.env.BENCH_SCALE_JOBS ?? sized(1_000, 100));
+export const SCALE_JOBS = Number(process.env.BENCH_SCALE_JOBS ?? sized(1_000, 30));
 const JOBS = SCALE_JOBS;
 const WINDOW_MS = Number(process.env.BENCH_SCALE_WINDOW_MS ?? sized(30_000, 1_000));
 const MAX_RPS = 10;

@@ -86,24 +86,18 @@ section(
     return [table(rows), ...scaleVerdict(summary)];
   },
 );
-section(
-  '5. Time to the PR link: adaptive polling against a fixed 5 s poller (simulated clock)',
-  async () => {
-    const { rows, summary } = runPollingCost();
-    return [table(rows), ...pollingVerdict(summary)];
-  },
-);
+section('5. Time to the PR link: adaptive polling against a fixed 5 s poller (simulated clock)', async () => {
+  const { rows, summary } = runPollingCost();
+  return [table(rows), ...pollingVerdict(summary)];
+});
 section('6. Analytics cost against its floor (10,000 paths, 50 ms upstream)', async () => {
   const { rows, summary, health } = await runAnalytics();
   return [table(rows), ...analyticsVerdict(summary, health)];
 });
-section(
-  '7. GitHub calls per followed PR over a simulated week (304s apart, against the floor)',
-  async () => {
-    const { rows, summary } = await runGitHubFollow();
-    return [table(rows), ...followVerdict(summary)];
-  },
-);
+section('7. GitHub calls per followed PR over a simulated week (304s apart, against the floor)', async () => {
+  const { rows, summary } = await runGitHubFollow();
+  return [table(rows), ...followVerdict(summary)];
+});
 section(
   '8. Analytics requests per report with its chart, cold and warm (simulated days, against the floor)',
   async () => {

@@ -8,10 +8,10 @@ export type PlaneKind = (typeof PLANE_KINDS)[number];
 
 /**
  * Kinds taken by the fair take (`plane-fair-worker.ts`, issue 43 §4): a tenant at its cap or ceiling is
- * skipped, never taken and moved back. The others (few jobs, BullMQ job schedulers that only BullMQ's own
- * take renews) keep BullMQ's take and the plane's deferral.
+ * skipped, never taken and moved back. Every kind: the job schedulers of weekly posts and alert checks are
+ * renewed when the fair take hands out their job (`plane-schedule-renewal.ts`), as BullMQ's take did.
  */
-export const FAIR_KINDS: ReadonlySet<PlaneKind> = new Set<PlaneKind>(['polls', 'pr-follow']);
+export const FAIR_KINDS: ReadonlySet<PlaneKind> = new Set<PlaneKind>(PLANE_KINDS);
 
 /** What a kind's one Queue and one Worker per replica are made with (connection and prefix added by the plane). */
 export interface PlaneKindOptions {

@@ -8,6 +8,7 @@ import { type FairShardKeys, fairReadyKey } from './plane-fair-scripts.js';
 import { FairShardWorker } from './plane-fair-worker.js';
 import { FAIR_KINDS, PLANE_KINDS, type PlaneKind, type PlaneKindOptions } from './plane-kinds.js';
 import { type Rehomed, rehomeQueue } from './plane-rehome.js';
+import { renewSchedule } from './plane-schedule-renewal.js';
 import { shardConcurrency, shardOf, shardPrefix, unshardedPrefix } from './plane-shards.js';
 import { wakeOverduePollsOnReconnect } from './poll-wake-on-reconnect.js';
 import { bullConnectionOf, type RedisClient } from './redis-client.js';
@@ -99,7 +100,7 @@ export class PlaneQueues {
           ...{ client: this.o.client, logger: this.o.logger, kind, concurrency, cap: this.o.perTenantCap },
           shard: { shardPrefix: shardPrefix(this.o.prefix, kind, shard), queueName: kind },
           worker,
-          events,
+          events: { ...events, process: (job, token) => this.renewThenProcess(kind, shard, job, token, events) },
         });
         fair.start();
         this.workers.set(`${kind}/${shard}`, fair);
@@ -125,6 +126,27 @@ export class PlaneQueues {
         wakeOverduePollsOnReconnect(this.o.client, () => shards.map((s) => this.at(kind, s)), this.o.logger),
       );
     }
+  }
+
+  /**
+   * A fair kind's job: its schedule's next occurrence first (the fair take does not renew job schedulers,
+   * BullMQ's take did), then the plane's dispatch. A failed renewal is logged and the job still runs (its
+   * tenant's scope upserts the schedule again when it starts).
+   */
+  private async renewThenProcess(
+    kind: PlaneKind,
+    shard: number,
+    job: Job,
+    token: string | undefined,
+    events: ShardEvents,
+  ): Promise<unknown> {
+    await renewSchedule(this.at(kind, shard), job).catch((error: unknown) =>
+      this.o.logger.warn(
+        { kind, error: describeError(error) },
+        'could not schedule the next occurrence',
+      ),
+    );
+    return events.process(job, token);
   }
 
   /** Every Worker made so far connected and waiting for jobs. */

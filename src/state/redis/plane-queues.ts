@@ -100,7 +100,10 @@ export class PlaneQueues {
           ...{ client: this.o.client, logger: this.o.logger, kind, concurrency, cap: this.o.perTenantCap },
           shard: { shardPrefix: shardPrefix(this.o.prefix, kind, shard), queueName: kind },
           worker,
-          events: { ...events, process: (job, token) => this.renewThenProcess(kind, shard, job, token, events) },
+          events: {
+            ...events,
+            process: (job, token) => this.renewThenProcess(kind, shard, job, token, events),
+          },
         });
         fair.start();
         this.workers.set(`${kind}/${shard}`, fair);
@@ -141,10 +144,7 @@ export class PlaneQueues {
     events: ShardEvents,
   ): Promise<unknown> {
     await renewSchedule(this.at(kind, shard), job).catch((error: unknown) =>
-      this.o.logger.warn(
-        { kind, error: describeError(error) },
-        'could not schedule the next occurrence',
-      ),
+      this.o.logger.warn({ kind, error: describeError(error) }, 'could not schedule the next occurrence'),
     );
     return events.process(job, token);
   }

@@ -1,4 +1,4 @@
-import type { Job, Queue } from 'bullmq';
+import type { Job, Queue, RepeatOptions } from 'bullmq';
 
 /**
  * A job of a BullMQ job scheduler (weekly posts, alert checks) taken by the fair take: the scheduler's next
@@ -9,9 +9,11 @@ import type { Job, Queue } from 'bullmq';
  * next time is the shard queue's `repeatStrategy` (croner, `cronerRepeatStrategy`).
  */
 export async function renewSchedule(queue: Queue, job: Job): Promise<void> {
-  if (!job.repeatJobKey || job.id === undefined || !job.opts.repeat) return;
+  // A scheduler's job carries its repeat options (BullMQ's job options type leaves them out).
+  const { repeat } = job.opts as { repeat?: RepeatOptions };
+  if (!job.repeatJobKey || job.id === undefined || !repeat) return;
   const scheduler = await queue.jobScheduler;
-  await scheduler.upsertJobScheduler(job.repeatJobKey, job.opts.repeat, job.name, job.data, job.opts, {
+  await scheduler.upsertJobScheduler(job.repeatJobKey, repeat, job.name, job.data, job.opts, {
     override: false,
     producerId: job.id,
   });

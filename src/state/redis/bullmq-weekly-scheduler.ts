@@ -26,8 +26,9 @@ interface WeeklyJobData {
 /**
  * BullMQ's next-run function, on croner like every other cron in the app. BullMQ's own parser skips the
  * DST-start day of a time in the gap (America/Santiago, America/Havana, Asia/Beirut) and throws on some
- * Australia/Lord_Howe times, which ends the schedule for good. Set on the queue (upserts) and on the worker
- * (each fired occurrence schedules the next one); stored schedulers keep their ids and patterns.
+ * Australia/Lord_Howe times, which ends the schedule for good. Set on the plane's queue: its upserts, and
+ * the next occurrence added when the fair take hands out a fired one (`plane-schedule-renewal.ts`); stored
+ * schedulers keep their ids and patterns.
  */
 export function cronerRepeatStrategy(afterMs: number, opts: RepeatOptions): number | undefined {
   if (!opts.pattern) return undefined;

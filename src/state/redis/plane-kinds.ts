@@ -2,16 +2,14 @@ import type { QueueOptions, WorkerOptions } from 'bullmq';
 import { POLL_LOCK_DURATION_MS, POLL_RETRY_DELAY_MS, POLL_STALLED_INTERVAL_MS } from './bullmq-poll-queue.js';
 import { cronerRepeatStrategy } from './bullmq-weekly-scheduler.js';
 
-/** The deployment's shared queues (issue 34): one BullMQ queue each, the tenant in every job's data. */
+/**
+ * The deployment's shared queues (issue 34): one BullMQ queue each, the tenant in every job's data. Every
+ * kind is taken by the fair take (`plane-fair-worker.ts`, issue 43 §4): a tenant at its cap or ceiling is
+ * skipped, never taken and moved back. The job schedulers of weekly posts and alert checks are renewed
+ * when the fair take hands out their job (`plane-schedule-renewal.ts`), as BullMQ's own take did.
+ */
 export const PLANE_KINDS = ['polls', 'pr-follow', 'impact', 'weekly', 'alerts'] as const;
 export type PlaneKind = (typeof PLANE_KINDS)[number];
-
-/**
- * Kinds taken by the fair take (`plane-fair-worker.ts`, issue 43 §4): a tenant at its cap or ceiling is
- * skipped, never taken and moved back. The others (few jobs, BullMQ job schedulers that only BullMQ's own
- * take renews) keep BullMQ's take and the plane's deferral.
- */
-export const FAIR_KINDS: ReadonlySet<PlaneKind> = new Set<PlaneKind>(['polls', 'pr-follow']);
 
 /** What a kind's one Queue and one Worker per replica are made with (connection and prefix added by the plane). */
 export interface PlaneKindOptions {
@@ -70,7 +68,6 @@ export function planeKindOptions(
         lockDuration: 60_000,
         stalledInterval: 30_000,
         maxStalledCount: 1,
-        settings: { repeatStrategy: cronerRepeatStrategy },
       },
     },
     alerts: {

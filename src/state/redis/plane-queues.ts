@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { type Job, Queue, Worker } from 'bullmq';
+import { type Job, Queue } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { storeErrorListener } from '../store-errors.js';
 import { oldQueueExists } from './migrations/old-queues.js';
 import { type FairShardKeys, fairReadyKey } from './plane-fair-scripts.js';
 import { FairShardWorker } from './plane-fair-worker.js';
-import { FAIR_KINDS, PLANE_KINDS, type PlaneKind, type PlaneKindOptions } from './plane-kinds.js';
+import { PLANE_KINDS, type PlaneKind, type PlaneKindOptions } from './plane-kinds.js';
 import { type Rehomed, rehomeQueue } from './plane-rehome.js';
+import { renewSchedule } from './plane-schedule-renewal.js';
 import { shardConcurrency, shardOf, shardPrefix, unshardedPrefix } from './plane-shards.js';
 import { wakeOverduePollsOnReconnect } from './poll-wake-on-reconnect.js';
 import { bullConnectionOf, type RedisClient } from './redis-client.js';
@@ -38,7 +39,7 @@ const REHOME_LEASE_MS = 60_000;
  */
 export class PlaneQueues {
   private readonly queues = new Map<string, Queue>();
-  private readonly workers = new Map<string, Worker | FairShardWorker>();
+  private readonly workers = new Map<string, FairShardWorker>();
   private readonly detach: Array<() => void> = [];
   private closed = false;
 
@@ -80,8 +81,7 @@ export class PlaneQueues {
       queue.on('error', storeErrorListener(this.o.logger, `${kind} queue error`));
       // A job added here wakes this replica's fair take of the shard at once (no blocking read to wait on).
       queue.on('waiting', () => {
-        const worker = this.workers.get(key);
-        if (worker instanceof FairShardWorker) worker.wake();
+        this.workers.get(key)?.wake();
       });
       this.queues.set(key, queue);
     }
@@ -94,29 +94,17 @@ export class PlaneQueues {
     const { worker } = this.o.kinds[kind];
     const concurrency = shardConcurrency(worker.concurrency ?? 1, this.o.shards, this.o.perTenantCap);
     for (let shard = 0; shard < this.o.shards; shard++) {
-      if (FAIR_KINDS.has(kind)) {
-        const fair = new FairShardWorker({
-          ...{ client: this.o.client, logger: this.o.logger, kind, concurrency, cap: this.o.perTenantCap },
-          shard: { shardPrefix: shardPrefix(this.o.prefix, kind, shard), queueName: kind },
-          worker,
-          events,
-        });
-        fair.start();
-        this.workers.set(`${kind}/${shard}`, fair);
-        continue;
-      }
-      const made = new Worker(kind, (job, token) => events.process(job, token), {
-        ...worker,
-        concurrency,
-        connection: bullConnectionOf(this.o.client),
-        prefix: shardPrefix(this.o.prefix, kind, shard),
+      const fair = new FairShardWorker({
+        ...{ client: this.o.client, logger: this.o.logger, kind, concurrency, cap: this.o.perTenantCap },
+        shard: { shardPrefix: shardPrefix(this.o.prefix, kind, shard), queueName: kind },
+        worker,
+        events: {
+          ...events,
+          process: (job, token) => this.renewThenProcess(kind, shard, job, token, events),
+        },
       });
-      made.on('error', storeErrorListener(this.o.logger, `${kind} worker error`));
-      made.on('completed', (job) => events.completed(job));
-      made.on('failed', (job, error) => {
-        if (job) events.failed(job, error);
-      });
-      this.workers.set(`${kind}/${shard}`, made);
+      fair.start();
+      this.workers.set(`${kind}/${shard}`, fair);
     }
     // Polls that fell due while Redis was away run as soon as it is back (once per kind, not per tenant).
     if (kind === 'polls' || kind === 'pr-follow') {
@@ -125,6 +113,24 @@ export class PlaneQueues {
         wakeOverduePollsOnReconnect(this.o.client, () => shards.map((s) => this.at(kind, s)), this.o.logger),
       );
     }
+  }
+
+  /**
+   * A fair kind's job: its schedule's next occurrence first (the fair take does not renew job schedulers,
+   * BullMQ's take did), then the plane's dispatch. A failed renewal is logged and the job still runs (its
+   * tenant's scope upserts the schedule again when it starts).
+   */
+  private async renewThenProcess(
+    kind: PlaneKind,
+    shard: number,
+    job: Job,
+    token: string | undefined,
+    events: ShardEvents,
+  ): Promise<unknown> {
+    await renewSchedule(this.at(kind, shard), job).catch((error: unknown) =>
+      this.o.logger.warn({ kind, error: describeError(error) }, 'could not schedule the next occurrence'),
+    );
+    return events.process(job, token);
   }
 
   /** Every Worker made so far connected and waiting for jobs. */
@@ -147,7 +153,7 @@ export class PlaneQueues {
               queue.getJobCounts('waiting', 'delayed', 'prioritized'),
               queue.getJobs(['waiting'], 0, 0, true),
             ]);
-            const ready = FAIR_KINDS.has(kind) ? await this.fairOldest(kind, shard) : now;
+            const ready = await this.fairOldest(kind, shard);
             const depth = (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
             const dueAt = Math.min(oldest ? oldest.timestamp + (oldest.opts.delay ?? 0) : now, ready);
             return { depth, oldestWaitingMs: Math.max(0, now - dueAt) };

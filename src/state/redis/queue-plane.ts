@@ -3,22 +3,18 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { ParkedJobs } from '../parked-jobs.js';
 import { shareCeiling } from './plane-fair-scripts.js';
-import {
-  FAIR_KINDS,
-  PLANE_KINDS,
-  type PlaneKind,
-  type PlaneTimings,
-  planeKindOptions,
-} from './plane-kinds.js';
+import { PLANE_KINDS, type PlaneKind, type PlaneTimings, planeKindOptions } from './plane-kinds.js';
 import { PlaneQueues } from './plane-queues.js';
-import { CapDeferrals, noSlot, runSlotOrDeferral } from './plane-rate.js';
 import type { Rehomed } from './plane-rehome.js';
-import { DEFAULT_QUEUE_SHARDS, shardOf, shardPrefix } from './plane-shards.js';
+import { DEFAULT_QUEUE_SHARDS } from './plane-shards.js';
 import type { RedisClient } from './redis-client.js';
 
 export { type PlaneKind, planeJobId } from './plane-kinds.js';
 
-/** Why a job was moved back rather than run (counted per kind for /metrics). */
+/**
+ * Why a job was moved back rather than run (counted per kind for /metrics). Every kind is taken fairly now
+ * (issue 43 §4): no job is moved back for 'cap' or 'rate' any more (tests still check that none is).
+ */
 export type DeferralReason = 'cap' | 'rate' | 'unregistered' | 'held';
 
 /** What waking a tenant found: its scope serves (its views registered), it is on hold, or it is not installed. */
@@ -76,8 +72,8 @@ export const DEFAULT_PER_TENANT_CAP = 4;
  * number of tenants, with the tenant in each job's data. A tenant's scope registers its
  * handlers when it starts and unregisters them when it stops or is evicted (its jobs stay in Redis); a job
  * whose tenant has no handler here wakes its scope first. Fairness (a tenant's cap: its jobs of the kind
- * running in the whole deployment): poll-like kinds are taken round-robin by tenant, skipping one at its
- * cap or ceiling (`plane-fair-worker.ts`); the others' job of a capped tenant is moved back a little.
+ * running in the whole deployment): every kind is taken round-robin by tenant, skipping one at its cap or
+ * ceiling (`plane-fair-worker.ts`); none is taken and moved back for its tenant's cap.
  */
 export class QueuePlane {
   /** Its queues and Workers by kind and shard (each kind's backlog for /metrics; tests). */
@@ -86,13 +82,11 @@ export class QueuePlane {
   private readonly running = new Map<string, number>();
   private readonly prefix: string;
   private readonly cap: number;
-  private readonly deferrals: CapDeferrals;
   private readonly log: Logger;
 
   constructor(private readonly options: QueuePlaneOptions) {
     this.prefix = options.prefix ?? 'docs-agent';
     this.cap = options.perTenantCap ?? DEFAULT_PER_TENANT_CAP;
-    this.deferrals = new CapDeferrals(this.cap);
     this.log = options.logger.child({ component: 'queue-plane' });
     this.queues = new PlaneQueues({
       client: options.client,
@@ -114,15 +108,14 @@ export class QueuePlane {
     const handlers = typeof given === 'function' ? { process: given } : given;
     const key = handlerKey(kind, tenant);
     this.handlers.set(key, handlers);
-    if (FAIR_KINDS.has(kind))
-      void shareCeiling(
-        this.options.client,
-        this.queues.keysOf(kind, tenant),
-        tenant,
-        handlers.maxPerSecond,
-      ).catch((error: unknown) =>
-        this.log.warn({ kind, error: describeError(error) }, 'could not share a ceiling'),
-      );
+    void shareCeiling(
+      this.options.client,
+      this.queues.keysOf(kind, tenant),
+      tenant,
+      handlers.maxPerSecond,
+    ).catch((error: unknown) =>
+      this.log.warn({ kind, error: describeError(error) }, 'could not share a ceiling'),
+    );
     this.startWorker(kind);
     return () => {
       if (this.handlers.get(key) === handlers) this.handlers.delete(key);
@@ -190,36 +183,16 @@ export class QueuePlane {
       // Served, but its scope has not registered this kind (yet: still starting, or a GitHub token to come).
       if (!handlers) return this.moveBack(kind, 'unregistered', job, token, UNREGISTERED_DELAY_MS);
     }
-    // A fair kind's take already holds the job's slot and counted its second (`plane-fair-scripts.ts`).
-    const slot = FAIR_KINDS.has(kind)
-      ? noSlot
-      : await this.takeSlot(kind, tenant, job, token, handlers.maxPerSecond);
+    // The fair take already holds the job's slot and counted its second (`plane-fair-scripts.ts`).
     this.running.set(key, (this.running.get(key) ?? 0) + 1);
     this.options.touched?.(tenant);
     try {
       return await handlers.process(job, token);
     } finally {
-      void slot().catch(() => 0);
       const left = (this.running.get(key) ?? 1) - 1;
       if (left > 0) this.running.set(key, left);
-      else {
-        this.running.delete(key);
-        this.deferrals.forget(key);
-      }
+      else this.running.delete(key);
     }
-  }
-
-  /** Take-and-defer, for the kinds BullMQ takes: the job's slot, or the job moved back (DelayedError). */
-  private async takeSlot(kind: PlaneKind, tenant: string, job: Job, token: string | undefined, max?: number) {
-    const key = handlerKey(kind, tenant);
-    const shard = shardPrefix(this.prefix, kind, shardOf(tenant, this.queues.shards));
-    const { client } = this.options;
-    const slot =
-      (this.running.get(key) ?? 0) >= this.cap
-        ? 'cap'
-        : await runSlotOrDeferral(client, shard, tenant, this.cap, `${job.id}:${token}`, max);
-    if (slot === 'cap') return this.moveBack(kind, 'cap', job, token, this.deferrals.delay(key));
-    return typeof slot === 'number' ? this.moveBack(kind, 'rate', job, token, slot) : slot;
   }
 
   /** Whether the tenant has jobs parked (one look; the lift of its hold releases them). */

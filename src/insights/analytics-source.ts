@@ -1,6 +1,7 @@
 import { AppError, describeError } from '../common/errors.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
+import { loopTurns } from '../common/loop-turns.js';
 import type { AnalyticsCache } from './ports.js';
 
 export class AnalyticsBudgetError extends AppError<'analytics_budget_exhausted'> {
@@ -52,6 +53,17 @@ export interface AnalyticsSourceOptions {
 }
 
 /**
+ * A read joined to one already running: its value, each joiner continuing in a turn of its own. Hundreds
+ * wait on one fetch at times (every `/docs-views` of a range), and would otherwise all render and answer in
+ * one synchronous run when it ends, while acknowledgements wait (issue 43).
+ */
+async function joined<T>(running: Promise<T>): Promise<T> {
+  const value = await running;
+  await loopTurns.take();
+  return value;
+}
+
+/**
  * The one way to read any analytics endpoint: from the cache, else joined to an identical read already
  * running, else refused up front when the budget cannot cover the estimate, else fetched and cached. A
  * failed fetch is not cached. The fetch itself still takes one budget unit per request (`budget`).
@@ -90,7 +102,7 @@ export class AnalyticsSource {
     const hit = await this.cached<T>(cacheKey);
     if (hit !== undefined) return hit;
     const running = this.inFlight.get(cacheKey);
-    if (running) return running as Promise<T>;
+    if (running) return joined(running as Promise<T>);
     // Registered before the first await, so every concurrent caller finds it.
     const fetching = this.fetchAndStore(cacheKey, estimate, fetch, options.ttlMs).finally(() =>
       this.inFlight.delete(cacheKey),

@@ -1,3 +1,4 @@
+import { deepFreeze } from '../../common/frozen.js';
 import {
   type Acquired,
   DEFAULT_KEEP_MS,
@@ -194,12 +195,6 @@ export class MemoryDeliveryStore implements DeliveryStore {
  */
 function frozenCopy<T>(value: T): T {
   return deepFreeze(structuredClone(value));
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  for (const inner of Object.values(value)) deepFreeze(inner);
-  return Object.freeze(value);
 }
 
 /** A record handed out: its own fields, its payload and target shared (frozen, replaced only whole). */

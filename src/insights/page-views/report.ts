@@ -67,10 +67,22 @@ export function previousViewsOf(
   previous: Pick<RangePageViews, 'pages' | 'partial'> | undefined,
 ): (path: string) => number | undefined {
   if (!previous) return () => undefined;
-  const byPath = new Map<string, number>();
-  for (const page of previous.pages) byPath.set(page.path, Math.max(byPath.get(page.path) ?? 0, page.total));
-  return (path) => byPath.get(path) ?? (previous.partial ? undefined : 0);
+  let byPath = byPathOf.get(previous.pages);
+  if (!byPath) {
+    byPath = new Map<string, number>();
+    for (const page of previous.pages)
+      byPath.set(page.path, Math.max(byPath.get(page.path) ?? 0, page.total));
+    byPathOf.set(previous.pages, byPath);
+  }
+  const found = byPath;
+  return (path) => found.get(path) ?? (previous.partial ? undefined : 0);
 }
+
+/**
+ * Each period's pages by path, built once per list of pages: a cached range is one (frozen) list that every
+ * report of it reads, and hundreds of reports at once each indexed its 1,000 rows again (issue 43).
+ */
+const byPathOf = new WeakMap<readonly PageViewRow[], Map<string, number>>();
 
 export function buildReport(
   request: ReportRequest,

@@ -62,6 +62,3 @@ const MAX_ARMED = 32;
 
 /** Well under issue 43's 10 ms per task, with room for the last turn that starts inside the budget. */
 const DEFAULT_BUDGET_MS = 4;
-
-/** The process's turns: there is one event loop, so bursts from anywhere share one budget per phase. */
-export const loopTurns = new LoopTurns();

@@ -1,7 +1,7 @@
 import { AppError, describeError } from '../common/errors.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
-import { loopTurns } from '../common/loop-turns.js';
+import { LoopTurns } from '../common/loop-turns.js';
 import type { AnalyticsCache } from './ports.js';
 
 export class AnalyticsBudgetError extends AppError<'analytics_budget_exhausted'> {
@@ -53,23 +53,14 @@ export interface AnalyticsSourceOptions {
 }
 
 /**
- * A read joined to one already running: its value, each joiner continuing in a turn of its own. Hundreds
- * wait on one fetch at times (every `/docs-views` of a range), and would otherwise all render and answer in
- * one synchronous run when it ends, while acknowledgements wait (issue 43).
- */
-async function joined<T>(running: Promise<T>): Promise<T> {
-  const value = await running;
-  await loopTurns.take();
-  return value;
-}
-
-/**
  * The one way to read any analytics endpoint: from the cache, else joined to an identical read already
  * running, else refused up front when the budget cannot cover the estimate, else fetched and cached. A
  * failed fetch is not cached. The fetch itself still takes one budget unit per request (`budget`).
  */
 export class AnalyticsSource {
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  /** Turns of the event loop for the readers joined to one fetch (state per source, as every tenant's). */
+  private readonly turns = new LoopTurns();
 
   constructor(private readonly o: AnalyticsSourceOptions) {}
 
@@ -102,13 +93,24 @@ export class AnalyticsSource {
     const hit = await this.cached<T>(cacheKey);
     if (hit !== undefined) return hit;
     const running = this.inFlight.get(cacheKey);
-    if (running) return joined(running as Promise<T>);
+    if (running) return this.joined(running as Promise<T>);
     // Registered before the first await, so every concurrent caller finds it.
     const fetching = this.fetchAndStore(cacheKey, estimate, fetch, options.ttlMs).finally(() =>
       this.inFlight.delete(cacheKey),
     );
     this.inFlight.set(cacheKey, fetching);
     return fetching;
+  }
+
+  /**
+   * A read joined to one already running: its value, each joiner continuing in a turn of its own. Hundreds
+   * wait on one fetch at times (every `/docs-views` of a range), and would otherwise all render and answer in
+   * one synchronous run when it ends, while acknowledgements wait (issue 43).
+   */
+  private async joined<T>(running: Promise<T>): Promise<T> {
+    const value = await running;
+    await this.turns.take();
+    return value;
   }
 
   private async fetchAndStore<T>(

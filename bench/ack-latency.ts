@@ -108,6 +108,7 @@ export async function runAckLatency(): Promise<{ rows: Row[]; summary: AckSummar
     await forEachAckMode(rig, async (mode, app) => {
       // Warm up, and fill the cache for the "cached" row: request 4 of the warm-up is its first.
       const warmTag = `warm-${mode}-`;
+      mark(`${warmTag} start`);
       await drive(app.url, WARM_UP_S, warmTag);
       const warmed = await fakes.send<number | null>({
         cmd: 'waitResponse',
@@ -138,7 +139,9 @@ export async function runAckLatency(): Promise<{ rows: Row[]; summary: AckSummar
           if (WINDOWS.length > 1) await waitAnswers(`${mode}-in-`, WINDOW_S);
         }
         const redisWatch = mode === 'redis' ? await watchRedis(rig.redis.url) : undefined;
+        mark(`${tag} start`);
         const { result, conditions } = await measureWindow(() => drive(app.url, WINDOW_S, tag));
+        mark(`${tag} end`);
         const redisSays = await redisWatch?.report();
         await redisWatch?.close();
         maxScheduleLagMs = Math.max(maxScheduleLagMs, result.maxLagMs);
@@ -177,6 +180,14 @@ export async function runAckLatency(): Promise<{ rows: Row[]; summary: AckSummar
     }
   });
   return { rows, summary };
+}
+
+/**
+ * BENCH_MARKS=1: each warm-up and window says when it starts and ends (stderr, µs on the monotonic clock a
+ * `--cpu-prof` profile's `startTime` uses), so a profile of the run can be cut by window.
+ */
+function mark(what: string): void {
+  if (process.env.BENCH_MARKS) console.error(`MARK ${what} ${process.hrtime.bigint() / 1000n}`);
 }
 
 /** How far the open-loop generator fell behind its own schedule at worst, over the run (ms). */

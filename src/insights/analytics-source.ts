@@ -1,6 +1,7 @@
 import { AppError, describeError } from '../common/errors.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import type { Logger } from '../common/logger.js';
+import { LoopTurns } from '../common/loop-turns.js';
 import type { AnalyticsCache } from './ports.js';
 
 export class AnalyticsBudgetError extends AppError<'analytics_budget_exhausted'> {
@@ -58,6 +59,8 @@ export interface AnalyticsSourceOptions {
  */
 export class AnalyticsSource {
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  /** Turns of the event loop for the readers joined to one fetch (state per source, as every tenant's). */
+  private readonly turns = new LoopTurns();
 
   constructor(private readonly o: AnalyticsSourceOptions) {}
 
@@ -90,13 +93,24 @@ export class AnalyticsSource {
     const hit = await this.cached<T>(cacheKey);
     if (hit !== undefined) return hit;
     const running = this.inFlight.get(cacheKey);
-    if (running) return running as Promise<T>;
+    if (running) return this.joined(running as Promise<T>);
     // Registered before the first await, so every concurrent caller finds it.
     const fetching = this.fetchAndStore(cacheKey, estimate, fetch, options.ttlMs).finally(() =>
       this.inFlight.delete(cacheKey),
     );
     this.inFlight.set(cacheKey, fetching);
     return fetching;
+  }
+
+  /**
+   * A read joined to one already running: its value, each joiner continuing in a turn of its own. Hundreds
+   * wait on one fetch at times (every `/docs-views` of a range), and would otherwise all render and answer in
+   * one synchronous run when it ends, while acknowledgements wait (issue 43).
+   */
+  private async joined<T>(running: Promise<T>): Promise<T> {
+    const value = await running;
+    await this.turns.take();
+    return value;
   }
 
   private async fetchAndStore<T>(

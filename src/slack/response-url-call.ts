@@ -1,3 +1,4 @@
+import { withTimeoutSignal } from '../common/timeout-signal.js';
 import type { Delivery } from '../delivery/domain.js';
 import { DeliveryAttemptError } from '../delivery/ports.js';
 import { plainTextOf } from './listeners/respond-safely.js';
@@ -53,14 +54,16 @@ async function postJson(
   timeoutMs: number,
 ): Promise<{ status: number; error: string }> {
   try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json; charset=utf-8' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
+    return await withTimeoutSignal(timeoutMs, async (signal) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify(body),
+        signal,
+      });
+      const text = await response.text().catch(() => '');
+      return { status: response.status, error: text.slice(0, 100).trim() };
     });
-    const text = await response.text().catch(() => '');
-    return { status: response.status, error: text.slice(0, 100).trim() };
   } catch {
     return { status: 0, error: '' };
   }

@@ -1,9 +1,10 @@
 import Keyv from 'keyv';
+import { deepFreeze } from '../common/frozen.js';
 import type { Logger } from '../common/logger.js';
 import type { AnalyticsCache } from '../insights/ports.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import type { RedisClient } from './redis/redis-client.js';
-import { PLAIN_JSON, redisKeyv } from './redis/redis-keyv.js';
+import { redisKeyv } from './redis/redis-keyv.js';
 import { storeErrorListener } from './store-errors.js';
 
 export const MEMORY_ANALYTICS_CACHE_ENTRIES = 500;
@@ -16,12 +17,15 @@ interface Entry {
 /**
  * Fetched analytics (any JSON-able value) with a TTL. The expiry is also checked against the injected
  * clock, so tests with a fake clock see the same TTL the store enforces (Keyv's own expiry uses the wall
- * clock). Every read is a fresh copy: a caller changing what it got cannot change what others get.
+ * clock). A caller changing what it got cannot change what others get: in Redis every read is a fresh copy;
+ * in memory every read is the same frozen copy, made when stored.
  */
 export class KeyvAnalyticsCache implements AnalyticsCache {
   constructor(
     private readonly keyv: Keyv,
     private readonly now: () => number = Date.now,
+    /** Memory mode: values kept as objects, copied as JSON once when stored and frozen (see below). */
+    private readonly frozen = false,
   ) {}
 
   async get(key: string): Promise<unknown> {
@@ -31,24 +35,26 @@ export class KeyvAnalyticsCache implements AnalyticsCache {
   }
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
-    await this.keyv.set(`analytics-cache:${key}`, { value, expiresAt: this.now() + ttlMs }, ttlMs);
+    const kept = this.frozen ? deepFreeze(JSON.parse(JSON.stringify(value))) : value;
+    await this.keyv.set(`analytics-cache:${key}`, { value: kept, expiresAt: this.now() + ttlMs }, ttlMs);
   }
 }
 
 /**
- * Values are plain JSON by the port's contract: Keyv's default serializer (a reviver for buffers) read a
- * 10,000-path range back in ~27 ms median here, plain JSON in ~3 ms, on every cached `/docs-views`.
+ * Values are plain JSON by the port's contract. In memory they are kept as frozen objects, not strings:
+ * Keyv's default serializer read a 10,000-path range back in ~27 ms median, plain JSON in ~3 ms, and even
+ * that parse ran on every cached `/docs-views` (twice: the range and the period before; issue 43).
  */
-
 export function createMemoryAnalyticsCache(logger: Logger, now?: () => number): KeyvAnalyticsCache {
   const keyv = new Keyv({
     // Page-view ranges can hold 10,000 rows each: a few hundred, expired ones swept, bound the memory.
     store: new BoundedMemoryStore({ maxEntries: MEMORY_ANALYTICS_CACHE_ENTRIES }),
     namespace: 'docs-agent-analytics',
-    ...PLAIN_JSON,
+    serialize: undefined,
+    deserialize: undefined,
   });
   keyv.on('error', storeErrorListener(logger, 'analytics cache error'));
-  return new KeyvAnalyticsCache(keyv, now);
+  return new KeyvAnalyticsCache(keyv, now, true);
 }
 
 /**

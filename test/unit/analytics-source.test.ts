@@ -81,6 +81,43 @@ describe('AnalyticsSource', () => {
     expect(calls).toBe(1);
   });
 
+  it('lets the event loop come round while the readers who joined one fetch go on, not all in one task (issue 43)', async () => {
+    const source = sourceWith();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const fetch = async () => {
+      await gate;
+      return { rows: ['shared'] };
+    };
+    const events: Array<'tick' | 'reader'> = [];
+    const reads = Array.from({ length: 40 }, async () => {
+      await source.read(key, 1, fetch);
+      // Each reader's own synchronous work once the value is there (rendering, recording, sending).
+      const until = performance.now() + 1;
+      while (performance.now() < until) {}
+      events.push('reader');
+    });
+    // Every reader past its cache miss (microtasks only, in memory) before the fetch ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    let ticking = true;
+    const tick = () => {
+      events.push('tick');
+      if (ticking) setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    release();
+    await Promise.all(reads);
+    ticking = false;
+    const runs = events
+      .join(' ')
+      .split('tick')
+      .map((run) => run.trim().split(' ').filter(Boolean).length);
+    expect(runs.reduce((a, b) => a + b, 0)).toBe(40);
+    expect(Math.max(...runs)).toBeLessThanOrEqual(8);
+  });
+
   it('does not cache a failed fetch: the next read fetches again', async () => {
     const source = sourceWith();
     let calls = 0;

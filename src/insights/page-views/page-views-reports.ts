@@ -22,7 +22,7 @@ import {
 import { MAX_TOP, type ReportParams } from '../ranges/grammar.js';
 import { apiBounds } from '../ranges/zone-instants.js';
 import { fetchRangeViews, PAGE_SIZE } from './fetch-page-views.js';
-import { buildReport, type PageViewsReport, type ReportRequest, toCsv } from './report.js';
+import { buildReport, type PagesByPath, type PageViewsReport, type ReportRequest, toCsv } from './report.js';
 import { type ViewsTrend, ViewsTrends } from './views-trend.js';
 
 /** Which project a channel reads (`ProjectDirectory` fits). */
@@ -57,6 +57,7 @@ export class PageViewsReports {
   /** Requests the last full fetch needed: the estimate for the next one, so budget refusals come first. */
   private lastFetchRequests = 1;
   private readonly trends: ViewsTrends | undefined;
+  private readonly byPath: PagesByPath = new WeakMap();
 
   constructor(private readonly o: PageViewsReportsOptions) {
     this.trends =
@@ -108,7 +109,7 @@ export class PageViewsReports {
     });
     // With the period before beside the chart, its days add up to the period's totals.
     const previous = (chart.trend?.previous?.total ? sumTotals(chart.trend) : undefined) ?? before?.totals;
-    return this.named(request, { ...buildReport(request, current, previous, before), ...chart });
+    return this.named(request, { ...buildReport(request, current, previous, before, this.byPath), ...chart });
   }
 
   /**

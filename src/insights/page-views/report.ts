@@ -65,20 +65,35 @@ export function matchesPrefix(path: string, prefix: string | undefined): boolean
  */
 export function previousViewsOf(
   previous: Pick<RangePageViews, 'pages' | 'partial'> | undefined,
+  index: PagesByPath = new WeakMap(),
 ): (path: string) => number | undefined {
   if (!previous) return () => undefined;
-  const byPath = new Map<string, number>();
-  for (const page of previous.pages) byPath.set(page.path, Math.max(byPath.get(page.path) ?? 0, page.total));
-  return (path) => byPath.get(path) ?? (previous.partial ? undefined : 0);
+  let byPath = index.get(previous.pages);
+  if (!byPath) {
+    byPath = new Map<string, number>();
+    for (const page of previous.pages)
+      byPath.set(page.path, Math.max(byPath.get(page.path) ?? 0, page.total));
+    index.set(previous.pages, byPath);
+  }
+  const found = byPath;
+  return (path) => found.get(path) ?? (previous.partial ? undefined : 0);
 }
+
+/**
+ * Periods' pages by path, built once per list of pages when the caller keeps one across reports: a cached
+ * range is one (frozen) list that every report of it reads, and hundreds of reports at once each indexed its
+ * 1,000 rows again (issue 43).
+ */
+export type PagesByPath = WeakMap<readonly PageViewRow[], Map<string, number>>;
 
 export function buildReport(
   request: ReportRequest,
   current: RangePageViews,
   previousTotals: PageViewsTotals | undefined,
   previousPages?: Pick<RangePageViews, 'pages' | 'partial'>,
+  index?: PagesByPath,
 ): PageViewsReport {
-  const previousOf = previousViewsOf(previousPages);
+  const previousOf = previousViewsOf(previousPages, index);
   const matching = request.prefix
     ? current.pages.filter((p) => matchesPrefix(p.path, request.prefix))
     : current.pages;

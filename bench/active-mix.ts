@@ -8,6 +8,8 @@ import { DIRECTORY_PREFIX, RedisTenantDirectory, secretBoxFromSettings } from '.
 import { type Replica, spawnReplica } from './replica-process.js';
 import { sized } from './smoke.js';
 
+const DUE_INDEX_KEY = 'docs-agent:{due}:tenants';
+
 /**
  * The configured-but-idle mix of issue 43's benchmark (bench/active-tenants.ts): of the installs, 20% with
  * alerts on, 10% with a weekly post, 5% with a followed PR, 1% on hold, none of them among the active
@@ -29,6 +31,8 @@ export interface MixSeeded {
   /** Job schedulers Redis holds afterwards per plane kind (alerts, weekly), and PR links replied. */
   schedulers: Record<'alerts' | 'weekly', number>;
   followedReplied: number;
+  /** Followed tenants the due index holds afterwards (a followed PR keeps its tenant there). */
+  followedDue: number;
   seedMs: number;
 }
 
@@ -142,10 +146,20 @@ export async function seedMix(
       if (answered < list.length) throw new Error(`${tag}: ${answered} of ${list.length} commands answered`);
     }
     const followedReplied = await completeFollowed(fakes, jobsBefore, followed.length);
+    // Checked in Redis, not taken from the answers: an answer such as "connect a docs project first"
+    // schedules nothing, and the run would measure a mix that is not there.
+    const found = { alerts: await schedulers(client, 'alerts'), weekly: await schedulers(client, 'weekly') };
+    if (found.alerts < alerts.length || found.weekly < weekly.length || followedReplied < followed.length)
+      throw new Error(
+        `the mix was not configured: ${found.alerts}/${alerts.length} alert and ${found.weekly}/${weekly.length} weekly schedulers, ${followedReplied}/${followed.length} PR links replied`,
+      );
     return {
       counts: { alerts: alerts.length, weekly: weekly.length, followed: followed.length, held: held.length },
-      schedulers: { alerts: await schedulers(client, 'alerts'), weekly: await schedulers(client, 'weekly') },
+      schedulers: found,
       followedReplied,
+      followedDue: followed.length
+        ? (await client.zmScore(DUE_INDEX_KEY, followed.map(seededTeam))).filter((v) => v !== null).length
+        : 0,
       seedMs: performance.now() - started,
     };
   } finally {

@@ -4,8 +4,9 @@ import { connect } from 'node:net';
  * Redis commands a second by what they are for, from a few seconds of `MONITOR` (issue 43: "the deployment
  * plus only the due work of configured tenants, per kind"). A command is classed by the keys it names: a
  * plane kind's queue (`{plane-<kind>-<shard>}`), the due index (`{due}`), or the rest (directory, changes
- * stream, leases, tenant keys). Commands a Lua script runs (`[0 lua]`) are left out, as Redis's
- * `total_commands_processed` leaves them out: the script's EVAL/EVALSHA is counted once, by its keys.
+ * stream, leases, tenant keys). Commands a Lua script runs (`[0 lua]`) are counted too, by their own keys, as
+ * Redis's `total_commands_processed` counts them; a keyless one (TIME) goes to the rest. Each class's
+ * busiest entries name the command and its first key, tenant ids and numbers folded (`<T>`, `#`).
  */
 
 export interface KindRates {
@@ -21,15 +22,27 @@ const PLANE = /\{plane-([a-z-]+?)-\d+\}/;
 export function classOf(line: string): { name: string; command: string } | undefined {
   // `1733… [0 127.0.0.1:5555] "evalsha" "…" …`; a script's own calls show `[0 lua]`.
   const m = /^\+?\d+\.\d+ \[\d+ ([^\]]+)\] "([^"]+)"(.*)$/.exec(line);
-  if (!m || m[1] === 'lua') return undefined;
-  const command = m[2]!.toLowerCase();
-  if (command === 'info' || command === 'monitor') return undefined;
+  if (!m) return undefined;
+  const name = m[2]!.toLowerCase();
+  if (name === 'info' || name === 'monitor') return undefined;
   const rest = m[3]!;
+  const command = `${name} ${keyPattern(name, rest)}`.trim();
   const kind = PLANE.exec(rest)?.[1];
   if (kind) return { name: `plane: ${kind}`, command };
   if (rest.includes('{plane')) return { name: 'plane: shared keys', command };
   if (rest.includes('{due}')) return { name: 'due index', command };
   return { name: 'rest', command };
+}
+
+/** The first key of a command's arguments (EVAL/EVALSHA: after the script and the key count), folded. */
+function keyPattern(command: string, args: string): string {
+  const quoted = [...args.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((a) => a[1]!);
+  const key = (command === 'eval' || command === 'evalsha' ? quoted[2] : quoted[0]) ?? '';
+  return key
+    .replace(/T0[A-Z]\d+/g, '<T>')
+    .replace(/[0-9a-f]{16,}/g, '<h>')
+    .replace(/\d+/g, '#')
+    .slice(0, 60);
 }
 
 /** MONITOR for `ms` on a connection of its own: commands a second per class. */

@@ -132,9 +132,9 @@ export function activeReport(run: ActiveRun): string[] {
       verdict: met(run.replies.replied >= run.replies.expected),
     },
   ];
-  const { counts, schedulers, followedReplied, followedDue, seedMs } = run.mix;
+  const { counts, schedulers, followedReplied, followedDue, othersDue, seedMs } = run.mix;
   return [
-    `configured but idle (not active): ${counts.alerts} with alerts on (${schedulers.alerts} alert schedulers), ${counts.weekly} with a weekly post (${schedulers.weekly} weekly schedulers), ${counts.followed} with a followed PR (${followedReplied} PR links replied, ${followedDue} in the due index), ${counts.held} on hold; seeded in ${fmt(seedMs / 1000, 1)} s`,
+    `configured but idle (not active): ${counts.alerts} with alerts on (${schedulers.alerts} alert schedulers), ${counts.weekly} with a weekly post (${schedulers.weekly} weekly schedulers), ${counts.followed} with a followed PR (${followedReplied} PR links replied, ${followedDue} in the due index), ${counts.held} on hold; seeded in ${fmt(seedMs / 1000, 1)} s, ${othersDue} other tenants still due then`,
     `${run.installs.toLocaleString('en-US')} installs seeded in ${fmt(run.seedMs / 1000, 1)} s; ${run.active.toLocaleString('en-US')} active over ${run.windowS} s (one command and one job each, its PR link replied)`,
     table(rows),
     table(goals),

@@ -33,7 +33,7 @@ export interface MixSeeded {
   followedReplied: number;
   /** Followed tenants the due index holds afterwards (a followed PR keeps its tenant there). */
   followedDue: number;
-  /** Other tenants still due when S stopped (owed deliveries' duplicate sweeps not over in time). */
+  /** Other tenants still due and alert checks or posts still queued when S stopped (not over in time). */
   othersDue: number;
   seedMs: number;
 }
@@ -195,11 +195,21 @@ async function completeFollowed(fakes: FakesProcess, before: Set<string>, expect
   return replied;
 }
 
-/** Waits (bounded) until only followed tenants are due: how many others still were. */
+/**
+ * Waits (bounded) until only followed tenants are due and no alert check or weekly post is waiting or running
+ * (BullMQ runs an `every` scheduler's first check at once): how many of either still were.
+ */
 async function sweepsOver(client: ReturnType<typeof createClient>, followed: Set<string>): Promise<number> {
   const deadline = Date.now() + SWEEPS_TIMEOUT_MS;
   for (;;) {
-    const others = (await client.zRange(DUE_INDEX_KEY, 0, -1)).filter((t) => !followed.has(t)).length;
+    let others = (await client.zRange(DUE_INDEX_KEY, 0, -1)).filter((t) => !followed.has(t)).length;
+    for (const kind of ['alerts', 'weekly'])
+      for (const list of ['wait', 'active'])
+        for await (const keys of client.scanIterator({
+          MATCH: `*{plane-${kind}-*}:${kind}:${list}`,
+          COUNT: 1000,
+        }))
+          for (const key of keys) others += await client.lLen(key);
     if (others === 0 || Date.now() > deadline) return others;
     await new Promise((r) => setTimeout(r, 500));
   }

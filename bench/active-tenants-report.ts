@@ -76,6 +76,10 @@ export function activeReport(run: ActiveRun): string[] {
   }));
   const p99 = percentile(run.acks, 99);
   const loads = perReplica.reduce((n, r) => n + (r.loaded ?? 0), 0);
+  const atStart = NAMES.reduce(
+    (n, _, index) => n + (run.samples.find((s) => s.replica === index)?.loaded ?? 0),
+    0,
+  );
   const thrashKnown = perReplica.every((r) => r.loaded !== undefined);
   // The configured tenants' due work (alert checks, follow reads) loads them too; the held ones do none.
   const configured = run.mix.counts.alerts + run.mix.counts.weekly + run.mix.counts.followed;
@@ -96,7 +100,9 @@ export function activeReport(run: ActiveRun): string[] {
     {
       goal: 'no thrash: contexts loaded ≈ distinct tenants',
       target: `≈ ${run.active} active + ${configured} configured`,
-      measured: thrashKnown ? `${loads} loaded` : 'not exposed by this build',
+      measured: thrashKnown
+        ? `${loads} loaded (${atStart} before the first command)`
+        : 'not exposed by this build',
       verdict: thrashKnown ? met(loads <= (run.active + configured) * 1.1) : '—',
     },
     {
@@ -134,7 +140,7 @@ export function activeReport(run: ActiveRun): string[] {
   ];
   const { counts, schedulers, followedReplied, followedDue, othersDue, seedMs } = run.mix;
   return [
-    `configured but idle (not active): ${counts.alerts} with alerts on (${schedulers.alerts} alert schedulers), ${counts.weekly} with a weekly post (${schedulers.weekly} weekly schedulers), ${counts.followed} with a followed PR (${followedReplied} PR links replied, ${followedDue} in the due index), ${counts.held} on hold; seeded in ${fmt(seedMs / 1000, 1)} s, ${othersDue} other tenants still due then`,
+    `configured but idle (not active): ${counts.alerts} with alerts on (${schedulers.alerts} alert schedulers), ${counts.weekly} with a weekly post (${schedulers.weekly} weekly schedulers), ${counts.followed} with a followed PR (${followedReplied} PR links replied, ${followedDue} in the due index), ${counts.held} on hold; seeded in ${fmt(seedMs / 1000, 1)} s, ${othersDue} other tenants due or checks queued then`,
     `${run.installs.toLocaleString('en-US')} installs seeded in ${fmt(run.seedMs / 1000, 1)} s; ${run.active.toLocaleString('en-US')} active over ${run.windowS} s (one command and one job each, its PR link replied)`,
     table(rows),
     table(goals),

@@ -78,7 +78,7 @@ export async function seedMix(
 ): Promise<MixSeeded> {
   const started = performance.now();
   const { alerts, weekly, followed, held } = plan.tenants;
-  const client = createClient({ url: redisUrl });
+  const client = looksClient(redisUrl);
   await client.connect();
   let seeding: Replica | undefined;
   try {
@@ -195,11 +195,15 @@ async function completeFollowed(fakes: FakesProcess, before: Set<string>, expect
   return replied;
 }
 
+/** A plain connection for the seeding's writes and looks (its type is what `createClient` infers here). */
+const looksClient = (url: string) => createClient({ url });
+type Looks = ReturnType<typeof looksClient>;
+
 /**
  * Waits (bounded) until only followed tenants are due and no alert check or weekly post is waiting or running
  * (BullMQ runs an `every` scheduler's first check at once): how many of either still were.
  */
-async function sweepsOver(client: ReturnType<typeof createClient>, followed: Set<string>): Promise<number> {
+async function sweepsOver(client: Looks, followed: Set<string>): Promise<number> {
   const deadline = Date.now() + SWEEPS_TIMEOUT_MS;
   for (;;) {
     let others = (await client.zRange(DUE_INDEX_KEY, 0, -1)).filter((t) => !followed.has(t)).length;
@@ -216,7 +220,7 @@ async function sweepsOver(client: ReturnType<typeof createClient>, followed: Set
 }
 
 /** Job schedulers on a plane kind's queues (every shard), as Redis holds them. */
-async function schedulers(client: ReturnType<typeof createClient>, kind: string): Promise<number> {
+async function schedulers(client: Looks, kind: string): Promise<number> {
   let n = 0;
   for await (const keys of client.scanIterator({ MATCH: `*{plane-${kind}-*}:${kind}:repeat`, COUNT: 1000 }))
     for (const key of keys) n += await client.zCard(key);

@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { postSigned, slashCommandBody } from '../test/support/slack-signing.js';
 import { SIGNING_SECRET } from '../test/support/test-app.js';
+import { planMix, seedMix } from './active-mix.js';
 import { type ActiveRun, activeReport, type Sample } from './active-tenants-report.js';
 import { replicaEnv } from './deployment.js';
-import { busiestCommands, RedisProbe, seededTeam, seedInstalls } from './deployment-redis.js';
+import { RedisProbe, seededTeam, seedInstalls } from './deployment-redis.js';
 import { FakesProcess, type GitHubReport } from './fakes-process.js';
+import { metricValue, quietWindow } from './quiet-window.js';
 import { connectionPorts, type Replica, rssMb, spawnReplica } from './replica-process.js';
 import { sized } from './smoke.js';
 import { connectProject } from './tenant-apps.js';
@@ -15,9 +17,11 @@ import { connectProject } from './tenant-apps.js';
  * OAuth mode) on one redis-server, the fakes in a third. INSTALLS workspaces are seeded; ACTIVE of them each
  * send one `/docs-agent <instruction>` over WINDOW_S (open loop, alternating replicas): a cold tenant's first
  * command, a job created on the platform, polled on the plane and completed 15–45 s later with a PR whose
- * link is replied in the job's thread. Sampled every few seconds from outside: each replica's RSS, its
- * resident tenants and its tenant-context loads and drops (/metrics). Then, once every PR link is replied,
- * the deployment's Redis commands a second while nobody uses the bot. Method and figures: BENCHMARKS.md §13.
+ * link is replied in the job's thread. Before them, the configured-but-idle mix (bench/active-mix.ts: alerts,
+ * weekly posts, followed PRs, holds) on other installs. Sampled every few seconds from outside: each
+ * replica's RSS, its resident tenants and its tenant-context loads and drops (/metrics). Then, once every PR
+ * link is replied, the deployment's Redis commands a second while nobody uses the bot, split by kind of due
+ * work, and the contexts loaded and dropped a minute meanwhile. Method and figures: BENCHMARKS.md §14.
  */
 
 const env = (name: string, full: number, smoke: number) => Number(process.env[name] ?? sized(full, smoke));
@@ -26,6 +30,7 @@ export const ACTIVE = env('BENCH_ACTIVE_TENANTS', 2_500, 4);
 export const WINDOW_S = env('BENCH_ACTIVE_WINDOW_S', 600, 3);
 const SAMPLE_MS = sized(5_000, 500);
 const QUIET_MS = sized(30_000, 1_000);
+const MONITOR_MS = sized(10_000, 500);
 const SETTLE_MS = sized(10_000, 500);
 const JOB_MS: [number, number] = sized([15_000, 45_000], [300, 800]);
 const REPLIES_TIMEOUT_MS = sized(180_000, 60_000);
@@ -40,7 +45,10 @@ export async function runActiveTenants(): Promise<string[]> {
   const probe = await RedisProbe.open(redis.url);
   const replicas: Replica[] = [];
   try {
-    const { env: base, encryptionKey } = await replicaEnv(fakes, redis.url);
+    // The fake GitHub for the followed PRs' tenants (their own tokens); the deployment has no token of its own.
+    const { env: base, encryptionKey } = await replicaEnv(fakes, redis.url, {
+      GITHUB_API_URL: fakes.urls.githubUrl ?? '',
+    });
     const seedMs = await seedInstalls(redis.url, encryptionKey, 0, INSTALLS);
     // A project each: the fake platform allows 100 job creations an hour per project, as the real one may.
     for (let i = 0; i < ACTIVE; i += 50)
@@ -51,6 +59,15 @@ export async function runActiveTenants(): Promise<string[]> {
           await connectProject(redis.url, seededTeam(i + k), project, encryptionKey);
         }),
       );
+    const mix = await seedMix(
+      fakes,
+      redis.url,
+      base,
+      encryptionKey,
+      planMix(INSTALLS, ACTIVE),
+      KEY_SALT,
+      READY_TIMEOUT_MS,
+    );
     for (const name of ['A', 'B']) replicas.push(await spawnReplica(name, base, READY_TIMEOUT_MS));
     if (replicas.some((r) => r.readyMs === undefined)) throw new Error('a replica was not ready in time');
     const run: ActiveRun = {
@@ -64,11 +81,14 @@ export async function runActiveTenants(): Promise<string[]> {
       connections: [],
       replies: { expected: ACTIVE, replied: 0 },
       quiet: undefined,
+      mix,
     };
     const sampler = startSampling(replicas, run.samples);
-    const completer = completeJobs(fakes);
+    // The mix's jobs are done (their PRs followed): only the active tenants' are completed from here.
+    const completer = completeJobs(fakes, new Set(await fakes.send<string[]>({ cmd: 'jobIds' })));
     await driveCommands(fakes, replicas, run);
-    run.replies = await waitForReplies(fakes, ACTIVE);
+    const replied = await waitForReplies(fakes, ACTIVE + mix.followedReplied);
+    run.replies = { expected: ACTIVE, replied: replied - mix.followedReplied };
     completer.stop();
     await sleep(SETTLE_MS);
     sampler.stop();
@@ -77,7 +97,7 @@ export async function runActiveTenants(): Promise<string[]> {
     run.connections = replicas.map(
       (r) => [...connectionPorts(r.pid, redis.port)].filter((p) => clientPorts.has(p)).length,
     );
-    run.quiet = await quietWindow(probe);
+    run.quiet = await quietWindow(probe, redis.url, replicas, QUIET_MS, MONITOR_MS);
     return activeReport(run);
   } finally {
     for (const r of replicas) await r.stop();
@@ -119,8 +139,7 @@ async function command(fakes: FakesProcess, replica: Replica, i: number, run: Ac
 }
 
 /** Every job the platform creates is completed (its PR opened on the fake GitHub) 15–45 s later. */
-function completeJobs(fakes: FakesProcess): { stop(): void } {
-  const seen = new Set<string>();
+function completeJobs(fakes: FakesProcess, seen: Set<string>): { stop(): void } {
   let stopped = false;
   void (async () => {
     while (!stopped) {
@@ -142,7 +161,8 @@ function completeJobs(fakes: FakesProcess): { stop(): void } {
   };
 }
 
-async function waitForReplies(fakes: FakesProcess, expected: number): Promise<ActiveRun['replies']> {
+/** PR links replied (every PR the fake GitHub opened), once `expected` or at the deadline. */
+async function waitForReplies(fakes: FakesProcess, expected: number): Promise<number> {
   const deadline = Date.now() + JOB_MS[1] + REPLIES_TIMEOUT_MS;
   let replied = 0;
   while (Date.now() < deadline) {
@@ -151,7 +171,7 @@ async function waitForReplies(fakes: FakesProcess, expected: number): Promise<Ac
     if (replied >= expected) break;
     await sleep(sized(2_000, 200));
   }
-  return { expected, replied };
+  return replied;
 }
 
 /** Every SAMPLE_MS until stopped: each replica's RSS and what its /metrics says of tenants. */
@@ -183,30 +203,5 @@ function startSampling(replicas: Replica[], samples: Sample[]): { stop(): void; 
       stopped = true;
     },
     done,
-  };
-}
-
-/** A metric's value in an exposition, its series summed over their labels (undefined: no such metric). */
-const metricValue = (text: string, name: string) => {
-  let sum: number | undefined;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name) || (line[name.length] !== ' ' && line[name.length] !== '{')) continue;
-    sum = (sum ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-};
-
-async function quietWindow(probe: RedisProbe): Promise<ActiveRun['quiet']> {
-  const callsBefore = await probe.commandCalls();
-  const before = await probe.commandsProcessed();
-  const started = performance.now();
-  await sleep(QUIET_MS);
-  const after = await probe.commandsProcessed();
-  const seconds = (performance.now() - started) / 1000;
-  const callsAfter = await probe.commandCalls();
-  callsAfter.delete('info');
-  return {
-    commandsPerS: (after - before - 1) / seconds,
-    busiest: busiestCommands(callsBefore, callsAfter, seconds),
   };
 }

@@ -102,11 +102,33 @@ export async function installThrough(
   origin: string,
   next: NextInstall,
 ): Promise<{ doneAt: number; callbackMs: number }> {
+  return allowInstall(await consentFor(fakes, origin, next));
+}
+
+/** A consent page shown and not yet allowed: Allow's link and the install page's state cookie. */
+export interface Consent {
+  allow: string;
+  cookie: string;
+}
+
+/**
+ * The install page and Slack's consent page for `next` (the fake Slack binds the workspace to the consent
+ * page's code): installs at once must take this step one at a time, then may `allowInstall` together.
+ */
+export async function consentFor(fakes: FakesProcess, origin: string, next: NextInstall): Promise<Consent> {
   await fakes.send({ cmd: 'nextInstall', install: next, redirectUrl: `${origin}/slack/oauth_redirect` });
   const page = await fetch(`${origin}/slack/install`);
   const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const authorize = hrefOf(await page.text(), /class="slack-button" href="([^"]+)"/);
   const allow = hrefOf(await (await fetch(authorize)).text(), /id="allow" href="([^"]+)"/);
+  return { allow, cookie };
+}
+
+/** Allow: the replica's OAuth callback (exchange, directory, welcome DM owed): when its answer arrived. */
+export async function allowInstall({
+  allow,
+  cookie,
+}: Consent): Promise<{ doneAt: number; callbackMs: number }> {
   const sent = performance.now();
   const done = await fetch(allow, { headers: { cookie }, redirect: 'manual' });
   const html = await done.text();

@@ -19,6 +19,12 @@ export const FOLLOWING_SET = 'following';
  * write, so a replica killed before the poll (or the read) was scheduled leaves it found (issue 43).
  */
 export const WATCH_RECHECK_MS = 5_000;
+/**
+ * OAuth mode: how often the due index names a tenant that only follows PRs. Its reads are plane jobs of
+ * their own; the look is a net for one nobody holds, so it is longer than a scope's idle time (10 minutes):
+ * a followed PR does not keep its tenant resident (BENCHMARKS §14: every 5 s was 23 commands a look).
+ */
+export const FOLLOW_RECHECK_MS = 15 * 60_000;
 
 /** The tenant's side of the replica-wide due index (OAuth mode on Redis). */
 export interface WatchMarker {

@@ -4,7 +4,7 @@ import { RedisAlertStore } from './alert-stores.js';
 import { createRedisAnalyticsCache } from './keyv-analytics-cache.js';
 import { createRedisAssistantThreadStore } from './keyv-assistant-threads.js';
 import { createRedisEvidenceStore } from './keyv-evidence-store.js';
-import { WATCH_RECHECK_MS } from './keyv-job-store.js';
+import { FOLLOW_RECHECK_MS, WATCH_RECHECK_MS } from './keyv-job-store.js';
 import { createRedisScheduleStore } from './keyv-schedule-store.js';
 import { BullmqAlertScheduler } from './redis/bullmq-alert-scheduler.js';
 import { BullmqImpactQueue } from './redis/bullmq-impact-queue.js';
@@ -104,16 +104,18 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     startHandovers,
     ...(options.dueIndex
       ? {
-          // Owed deliveries and handed-over starts when they fall due; a tenant with a watched job or a
-          // followed PR is looked at again every few seconds (a poll or a read nobody holds), one without
-          // leaves the index: a quiet tenant costs nothing (issue 43).
+          // Owed deliveries and handed-over starts when they fall due; a tenant with a watched job is looked
+          // at again every few seconds (a poll nobody holds), one that only follows PRs every 15 minutes (its
+          // reads are plane jobs, due every 5–60 minutes; the look only finds a read nobody holds), one with
+          // neither leaves the index: a quiet tenant costs nothing (issue 43).
           async nextDueAt() {
-            const [delivery, start, watched] = await Promise.all([
+            const [delivery, start, work] = await Promise.all([
               deliveryStore.nextDueAt(),
               startHandovers.nextDueAt(),
-              redis.hasWatchedWork(),
+              redis.watchedWork(),
             ]);
-            const next = [delivery, start, watched ? Date.now() + WATCH_RECHECK_MS : undefined].filter(
+            const recheck = work.watched ? WATCH_RECHECK_MS : work.following ? FOLLOW_RECHECK_MS : undefined;
+            const next = [delivery, start, recheck === undefined ? undefined : Date.now() + recheck].filter(
               (at) => at !== undefined,
             );
             return next.length === 0 ? undefined : Math.min(...next);

@@ -108,6 +108,42 @@ describe('OAuth mode on Redis: a quiet resident tenant costs no periodic work', 
     expect(JSON.parse(polled)).toMatchObject({ tenant, jobId });
   });
 
+  it('a tenant that only follows a PR is looked at again in 15 minutes, not every 5 s', async () => {
+    const tenant = TENANTS[4]!;
+    const jobId = 'job-followed-quiet';
+    const index = new RedisDueIndex(client as never);
+    const state = await createRedisJobStore(redis.url, createLogger({ level: 'silent', secrets: [] }), {
+      namespace: `docs-agent:t:${tenant}`,
+      dueIndex: { mark: (at) => index.mark(tenant, at) },
+    });
+    const now = Date.now();
+    const record: JobRecord = {
+      ...{ jobId, teamId: tenant, channelId: 'C0QUIET', threadTs: '2.000001', cardTs: '2.000001' },
+      ...{ requesterId: 'U0QUIET', prompt: 'Fix the typo', origin: 'command', status: 'succeeded' },
+      ...{ repository: 'acme/docs', ref: null, model: null, prLink: 'https://github.com/acme/docs/pull/9' },
+      ...{ createdAt: now, activeSince: now, generation: 1, repliedGeneration: 1, watching: false },
+      ...{ watchEnded: now, consecutiveFailures: 0, updatedAt: now },
+      pullRequest: {
+        ...{ url: 'https://github.com/acme/docs/pull/9', startedAt: now, last: null, reads: 0 },
+        ...{ failures: 0, ended: null, noticed: false },
+      },
+    };
+    await state.store.saveJob(record);
+    await state.store.setFollowing(jobId, true); // marks the tenant due in 5 s: one look soon after
+    await state.close();
+    // The look runs (the followed-PR pass finds its read) and settles the tenant's next look: the 15-minute
+    // net (FOLLOW_RECHECK_MS), not the watched jobs' 5 s, which kept it resident and cost ~23 commands a look.
+    const next = await waitFor(
+      async () => {
+        const score = await client.zScore('docs-agent:{due}:tenants', tenant);
+        return score !== null && score > now + 60_000 ? score : undefined;
+      },
+      { what: "the followed-only tenant's next look settled", timeoutMs: 20_000 },
+    );
+    expect(next).toBeGreaterThan(Date.now() + 10 * 60_000);
+    expect(next).toBeLessThanOrEqual(Date.now() + 15 * 60_000 + 1_000);
+  });
+
   it('the doorbell ticks only while its tenant has a watched job on GitHub', async () => {
     registerTenants(slack, docs);
     github.addRepo('acme', 'docs');

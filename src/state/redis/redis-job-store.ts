@@ -18,7 +18,8 @@ export interface RedisState {
   /** A second connection that queues commands while reconnecting, as BullMQ expects. */
   queueClient: RedisClient;
   /** Whether any job is watched or any PR followed (two SCARDs): the due index keeps such a tenant due. */
-  hasWatchedWork(): Promise<boolean>;
+  /** Whether any job is watched (polled now) and whether any PR is followed (read every 5–60 minutes). */
+  watchedWork(): Promise<{ watched: boolean; following: boolean }>;
   /** Opens both connections; nothing is sent to Redis before. */
   connect(): Promise<void>;
   close(): Promise<void>;
@@ -61,11 +62,11 @@ export function createRedisState(
     store,
     client,
     queueClient,
-    async hasWatchedWork() {
-      const counts = await Promise.all(
+    async watchedWork() {
+      const [watched, following] = await Promise.all(
         [WATCHED_SET, FOLLOWING_SET].map((set) => client.sCard(atomics.setKey(set))),
       );
-      return counts.some((count) => count > 0);
+      return { watched: (watched ?? 0) > 0, following: (following ?? 0) > 0 };
     },
     async connect() {
       if (shared) return shared.connect();

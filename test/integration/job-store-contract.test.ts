@@ -61,29 +61,29 @@ describe('redis job store', () => {
   it('marks its tenant due 5 s ahead when a job is watched or a PR followed; a member whose record is gone leaves the set (issue 43)', async () => {
     const namespace = `ns-${randomUUID()}`;
     const marks: number[] = [];
-    const { store, client, hasWatchedWork, close } = await createRedisJobStore(redis.url, logger, {
+    const { store, client, watchedWork, close } = await createRedisJobStore(redis.url, logger, {
       namespace,
       dueIndex: { mark: async (at) => void marks.push(at) },
     });
     try {
-      expect(await hasWatchedWork()).toBe(false);
+      expect(await watchedWork()).toEqual({ watched: false, following: false });
       const before = Date.now();
       await store.saveJob(record());
       expect(marks).toHaveLength(1);
       expect(marks[0]).toBeGreaterThanOrEqual(before + WATCH_RECHECK_MS);
-      expect(await hasWatchedWork()).toBe(true);
+      expect((await watchedWork()).watched).toBe(true);
       await store.saveJob(record({ version: 1, watching: false }));
       expect(marks).toHaveLength(1);
-      expect(await hasWatchedWork()).toBe(false);
+      expect(await watchedWork()).toEqual({ watched: false, following: false });
       await store.setFollowing('job_1', true);
       expect(marks).toHaveLength(2);
-      expect(await hasWatchedWork()).toBe(true);
+      expect(await watchedWork()).toEqual({ watched: false, following: true });
       await store.setFollowing('job_1', false);
       // A watched job whose record expired or was evicted: listed as nothing, and the set forgets it.
       await store.saveJob(record({ jobId: 'job_2' }));
       await client.del(`${namespace}::job:job_2`);
       expect(await store.listWatched()).toEqual([]);
-      expect(await hasWatchedWork()).toBe(false);
+      expect(await watchedWork()).toEqual({ watched: false, following: false });
     } finally {
       await close();
     }

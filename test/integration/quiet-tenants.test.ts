@@ -122,7 +122,7 @@ describe('OAuth mode on Redis: a quiet resident tenant costs no periodic work', 
       ...{ requesterId: 'U0QUIET', prompt: 'Fix the typo', origin: 'command', status: 'succeeded' },
       ...{ repository: 'acme/docs', ref: null, model: null, prLink: 'https://github.com/acme/docs/pull/9' },
       ...{ createdAt: now, activeSince: now, generation: 1, repliedGeneration: 1, watching: false },
-      ...{ watchEnded: now, consecutiveFailures: 0, updatedAt: now },
+      ...{ watchEnded: 'stopped', consecutiveFailures: 0, updatedAt: now },
       pullRequest: {
         ...{ url: 'https://github.com/acme/docs/pull/9', startedAt: now, last: null, reads: 0 },
         ...{ failures: 0, ended: null, noticed: false },

@@ -5,6 +5,7 @@ import { startRedisServer } from '../test/support/redis-server.js';
 import { replicaEnv } from './deployment.js';
 import { seedInstalls } from './deployment-redis.js';
 import { FakesProcess } from './fakes-process.js';
+import { retainedByKind } from './heap-retained.js';
 import { selfSizes } from './heap-snapshot-sizes.js';
 import type { ScopeHeapArgs, ScopeHeapResult } from './scope-heap-app.js';
 
@@ -26,7 +27,7 @@ const STEP = Number(process.env.SCOPE_HEAP_STEP ?? 200);
 const SNAPSHOTS = (process.env.SCOPE_HEAP_SNAP ?? '100,300').split(',').filter(Boolean).map(Number);
 const TOP = Number(process.env.SCOPE_HEAP_TOP ?? 30);
 /** kind: by constructor; holder: by constructor and where it is held; owner: by the first named holder alone. */
-type By = 'kind' | 'holder' | 'owner';
+type By = 'kind' | 'holder' | 'owner' | 'retained';
 const VIEWS = (process.env.SCOPE_HEAP_BY ?? 'kind').split(',') as By[];
 const UNDER_TSX = process.env.SCOPE_HEAP_TSX === '1';
 const APP = fileURLToPath(new URL('./scope-heap-app.ts', import.meta.url));
@@ -64,13 +65,15 @@ async function main(): Promise<void> {
   );
   const [lo, hi] = result.snapshots;
   if (lo && hi) for (const by of VIEWS) printTop(lo, hi, by);
-  for (const s of result.snapshots) rmSync(s.file);
+  if (process.env.SCOPE_HEAP_KEEP === '1')
+    console.log(`snapshots kept: ${result.snapshots.map((s) => s.file).join(' ')}`);
+  else for (const s of result.snapshots) rmSync(s.file);
 }
 
 /** The kinds of node that grew most from one snapshot to the other, per scope. */
 function printTop(lo: { scopes: number; file: string }, hi: { scopes: number; file: string }, by: By): void {
-  const a = selfSizes(lo.file, by);
-  const b = selfSizes(hi.file, by);
+  const a = sizesOf(lo.file, by);
+  const b = sizesOf(hi.file, by);
   const per = hi.scopes - lo.scopes;
   const rows = [...new Set([...a.keys(), ...b.keys()])]
     .map((name) => {
@@ -84,11 +87,15 @@ function printTop(lo: { scopes: number; file: string }, hi: { scopes: number; fi
     `per scope by ${by} (snapshots at ${lo.scopes} and ${hi.scopes}): ${(total / 1024).toFixed(1)} KB self`,
   );
   // Kinds with no count per scope (a script's source compiled once, between the two) are one-off, not per scope.
-  for (const r of rows.filter((r) => by === 'owner' || Math.abs(r.count) >= 0.5).slice(0, TOP))
+  for (const r of rows
+    .filter((r) => by === 'owner' || by === 'retained' || Math.abs(r.count) >= 0.5)
+    .slice(0, TOP))
     console.log(
       `${(r.bytes / 1024).toFixed(2).padStart(8)} KB ${r.count.toFixed(1).padStart(7)}×  ${r.name}`,
     );
 }
+
+const sizesOf = (file: string, by: By) => (by === 'retained' ? retainedByKind(file) : selfSizes(file, by));
 
 /** Least-squares slope of heap over scopes: bytes per scope. */
 function slope(points: Array<{ scopes: number; heapUsed: number }>): number {

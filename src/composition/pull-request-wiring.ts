@@ -123,10 +123,14 @@ export function wirePullRequests(input: {
         : undefined;
     return { logger, github, follower, doorbell };
   };
+  const following = () => {
+    parts ??= build();
+    return parts;
+  };
   let enabled = false;
   let waitingForToken = false;
   const begin = () => {
-    const { logger, follower, doorbell } = (parts ??= build());
+    const { logger, follower, doorbell } = following();
     enabled = true;
     waitingForToken = false;
     follower.start();
@@ -153,7 +157,7 @@ export function wirePullRequests(input: {
         waitingForToken = true;
         return;
       }
-      const { logger, github } = (parts ??= build());
+      const { logger, github } = following();
       const check = await github.validate();
       if (check === 'unauthorized') {
         logger.error(

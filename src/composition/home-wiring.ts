@@ -120,9 +120,14 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
   });
 }
 
+/** What the scope's parts use of Home: the listeners open it, jobs tell it changes, the stop closes it. */
+export type HomeSurface = Pick<AppHomePublisher, 'opened' | 'jobChanged' | 'close'>;
+
 /**
  * App Home and the tenant's project settings (OAuth mode), wired together: Home's Settings section and the
- * listeners' settings surface read the same managers and connections.
+ * listeners' settings surface read the same managers and connections. Home's publisher (with its "this
+ * week" source, loggers and maps) is built when first used: a tenant nobody opens Home in and with no job
+ * never pays for it (issue 43 §2); never built, it has nothing pending or running to close.
  */
 export function wireHome(
   { config, options, clock, logger }: ScopeBase,
@@ -136,26 +141,45 @@ export function wireHome(
     /** The scope's reports: Home's weekly summary reads their cache, and fills it within their budget. */
     reports?: Pick<ReturnType<typeof wireReports>, 'source' | 'pageViews' | 'health' | 'evidence'>;
   },
-): { settings: WiredSettings; home: AppHomePublisher } {
+): { settings: WiredSettings; home: HomeSurface } {
   const settingsWiring = { access, outbox: p.outbox, clock, logger, edge: options.edge };
   const settings = wireProjectSettings(config, options.tenant, p.gateway, settingsWiring);
-  const home = createAppHome({
-    ...{ config, settings: settings.home },
-    gateway: p.gateway,
-    store: adapters.jobStore,
-    weekly: p.weekly,
-    alerts: p.alerts,
-    projects,
-    feedback: p.feedback,
-    ...adapters,
-    clock,
-    logger,
-    hashes: cache('home-hashes'),
-    isAdmin: (userId) => access.isAdmin(userId),
-    ...(p.reports
-      ? { thisWeek: thisWeekOf(config, p.reports, adapters.jobStore, projects, clock, logger, settings.deps) }
-      : {}),
-  });
+  let built: AppHomePublisher | undefined;
+  const publisher = () => {
+    built ??= createAppHome({
+      ...{ config, settings: settings.home },
+      gateway: p.gateway,
+      store: adapters.jobStore,
+      weekly: p.weekly,
+      alerts: p.alerts,
+      projects,
+      feedback: p.feedback,
+      ...adapters,
+      clock,
+      logger,
+      hashes: cache('home-hashes'),
+      isAdmin: (userId) => access.isAdmin(userId),
+      ...(p.reports
+        ? {
+            thisWeek: thisWeekOf(
+              config,
+              p.reports,
+              adapters.jobStore,
+              projects,
+              clock,
+              logger,
+              settings.deps,
+            ),
+          }
+        : {}),
+    });
+    return built;
+  };
+  const home: HomeSurface = {
+    opened: (teamId, userId) => publisher().opened(teamId, userId),
+    jobChanged: (record) => publisher().jobChanged(record),
+    close: async () => built?.close(),
+  };
   return { settings, home };
 }
 

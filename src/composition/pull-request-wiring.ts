@@ -70,56 +70,67 @@ export function wirePullRequests(input: {
       reconcile: async () => 0,
       stop: () => queue.close(),
     };
-  const logger = input.logger.child({ component: 'pull-requests' });
-  const github = new GitHubPullRequests(
-    {
-      ...{ token: token ?? '', apiUrl, logger, ...(owners ? { owners } : {}) },
-      ...(credentials ? { credentials } : {}),
-      ...(input.onGitHubResponse ? { onResponse: input.onGitHubResponse } : {}),
-      etags: tenant?.caches?.view('etags'),
-    },
-    () => input.clock.now(),
-    input.github,
-  );
-  const follower = new PullRequestFollower({
-    reader: github,
-    store: input.store,
-    queue,
-    notices: new SlackPullRequestNotices(input.outbox),
-    notifier: input.notifier,
-    outcomes: input.outcomes,
-    clock: input.clock,
-    logger,
-    timing: {
-      minMs: config.github.followIntervalMs,
-      maxMs: config.github.followMaxIntervalMs,
-      maxAgeMs: config.github.followDays * 24 * 60 * 60 * 1000,
-    },
-    webUrl,
-  });
-  // The doorbell (issue 28): a new PR in a watched job's repository polls its active jobs at once.
-  const doorbell =
-    config.github.doorbellIntervalMs > 0
-      ? new PullRequestDoorbell({
-          feed: new GitHubNewestPullRequests(github.access, () => input.clock.now()),
-          leases: adapters.doorbellLeases,
-          store: input.store,
-          queue: adapters.pollQueue,
-          clock: input.clock,
-          logger: logger.child({ part: 'doorbell' }),
-          timing: {
-            intervalMs: config.github.doorbellIntervalMs,
-            maxReadsPerSecond: config.github.doorbellReadsPerSecond,
-            refreshMs: DOORBELL_REFRESH_MS,
-          },
-          webUrl,
-          holder: randomUUID(),
-          periodic: input.periodic,
-        })
-      : undefined;
+  // Its GitHub reader, follower and doorbell are built when it starts following: a tenant with no GitHub token
+  // (none connected, no operator's) pays for none of them while it waits for one (issue 43 §2).
+  let parts: ReturnType<typeof build> | undefined;
+  const build = () => {
+    const logger = input.logger.child({ component: 'pull-requests' });
+    const github = new GitHubPullRequests(
+      {
+        ...{ token: token ?? '', apiUrl, logger, ...(owners ? { owners } : {}) },
+        ...(credentials ? { credentials } : {}),
+        ...(input.onGitHubResponse ? { onResponse: input.onGitHubResponse } : {}),
+        etags: tenant?.caches?.view('etags'),
+      },
+      () => input.clock.now(),
+      input.github,
+    );
+    const follower = new PullRequestFollower({
+      reader: github,
+      store: input.store,
+      queue,
+      notices: new SlackPullRequestNotices(input.outbox),
+      notifier: input.notifier,
+      outcomes: input.outcomes,
+      clock: input.clock,
+      logger,
+      timing: {
+        minMs: config.github.followIntervalMs,
+        maxMs: config.github.followMaxIntervalMs,
+        maxAgeMs: config.github.followDays * 24 * 60 * 60 * 1000,
+      },
+      webUrl,
+    });
+    // The doorbell (issue 28): a new PR in a watched job's repository polls its active jobs at once.
+    const doorbell =
+      config.github.doorbellIntervalMs > 0
+        ? new PullRequestDoorbell({
+            feed: new GitHubNewestPullRequests(github.access, () => input.clock.now()),
+            leases: adapters.doorbellLeases,
+            store: input.store,
+            queue: adapters.pollQueue,
+            clock: input.clock,
+            logger: logger.child({ part: 'doorbell' }),
+            timing: {
+              intervalMs: config.github.doorbellIntervalMs,
+              maxReadsPerSecond: config.github.doorbellReadsPerSecond,
+              refreshMs: DOORBELL_REFRESH_MS,
+            },
+            webUrl,
+            holder: randomUUID(),
+            periodic: input.periodic,
+          })
+        : undefined;
+    return { logger, github, follower, doorbell };
+  };
+  const following = () => {
+    parts ??= build();
+    return parts;
+  };
   let enabled = false;
   let waitingForToken = false;
   const begin = () => {
+    const { logger, follower, doorbell } = following();
     enabled = true;
     waitingForToken = false;
     follower.start();
@@ -137,14 +148,16 @@ export function wirePullRequests(input: {
   };
   return {
     onPullRequest: (record, prLink) =>
-      ready() ? follower.onPullRequest(record, prLink) : Promise.resolve(false),
-    reconcile: () => (ready() ? follower.reconcile() : Promise.resolve(0)),
-    watches: (record) => (ready() && doorbell ? doorbell.watches(record) : Promise.resolve(false)),
+      ready() && parts ? parts.follower.onPullRequest(record, prLink) : Promise.resolve(false),
+    reconcile: () => (ready() && parts ? parts.follower.reconcile() : Promise.resolve(0)),
+    watches: (record) =>
+      ready() && parts?.doorbell ? parts.doorbell.watches(record) : Promise.resolve(false),
     async start() {
       if (credentials && !credentials()) {
         waitingForToken = true;
         return;
       }
+      const { logger, github } = following();
       const check = await github.validate();
       if (check === 'unauthorized') {
         logger.error(
@@ -157,7 +170,9 @@ export function wirePullRequests(input: {
       begin();
     },
     async stop() {
-      await Promise.all([doorbell?.stop(), follower.stop()]);
+      // Never built: its queue still closes, as the follower's stop closes it.
+      if (!parts) return queue.close();
+      await Promise.all([parts.doorbell?.stop(), parts.follower.stop()]);
     },
   };
 }

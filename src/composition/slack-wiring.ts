@@ -57,7 +57,7 @@ export interface ListenerParts {
   deliveries: Deliveries;
   insights: InsightsWiring;
   jobs: JobsWiring;
-  home: AppHomePublisher;
+  home: Pick<AppHomePublisher, 'opened'>;
   settings: WiredSettings;
   feedback: JobFeedback;
   fatal: Fatal;

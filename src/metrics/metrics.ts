@@ -24,72 +24,68 @@ export interface MetricsSources {
 
 const PREFIX = 'docs_agent_';
 
+/** The counters every recorder has: name, help and labels. */
+const COUNTERS = {
+  apiCalls: {
+    name: `${PREFIX}docs_api_requests_total`,
+    help: 'Upstream docs-API requests (each attempt), by HTTP method and outcome code (ok or the error code)',
+    labelNames: ['method', 'code'],
+  },
+  slackErrors: {
+    name: `${PREFIX}slack_api_errors_total`,
+    help: 'Failed Slack Web API calls (each attempt), by API method and Slack error code',
+    labelNames: ['method', 'code'],
+  },
+  deliveries: {
+    name: `${PREFIX}deliveries_total`,
+    help: 'Attempts of messages the bot owes (outbox), by outcome (posted, found after an unknown outcome, retry, abandoned) and priority',
+    labelNames: ['outcome', 'priority'],
+  },
+  jobStarts: {
+    name: `${PREFIX}job_starts_total`,
+    help: 'Requests to start an agent job, by outcome',
+    labelNames: ['outcome'],
+  },
+  followUps: {
+    name: `${PREFIX}follow_ups_total`,
+    help: 'Follow-up messages to agent jobs, by outcome',
+    labelNames: ['outcome'],
+  },
+  polls: {
+    name: `${PREFIX}polls_total`,
+    help: 'Polls of watched agent jobs, by outcome',
+    labelNames: ['outcome'],
+  },
+  finished: {
+    name: `${PREFIX}jobs_finished_total`,
+    help: 'Agent jobs (generations) seen reaching a terminal status, by status',
+    labelNames: ['status'],
+  },
+  feedback: {
+    name: `${PREFIX}job_feedback_total`,
+    help: "Clicks on a job result's feedback buttons, by vote (useful, not_useful) and change (new, changed, same)",
+    labelNames: ['vote', 'change'],
+  },
+} as const;
+type CounterName = keyof typeof COUNTERS;
+
 export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, DeliveryMetrics, FeedbackMetrics {
   /** Its own registry (single-workspace mode); absent for a tenant's recorder, read through `list()`. */
   readonly registry: Registry | undefined;
-  private readonly metrics: Array<Counter<string> | Gauge<string>>;
-  private readonly apiCalls: Counter<'method' | 'code'>;
-  private readonly slackErrors: Counter<'method' | 'code'>;
-  private readonly jobStarts: Counter<'outcome'>;
-  private readonly followUps: Counter<'outcome'>;
-  private readonly polls: Counter<'outcome'>;
-  private readonly finished: Counter<'status'>;
-  private readonly deliveries: Counter<'outcome' | 'priority'>;
-  private readonly feedback: Counter<'vote' | 'change'>;
+  /**
+   * Its counters: all of them with a registry (its exposition lists each); a tenant's recorder builds each
+   * on its first count (issue 43 §2: a tenant that never polls or posts pays no Counter for it; the
+   * process's exposition names every metric through its template either way).
+   */
+  private readonly counters: Partial<Record<CounterName, Counter<string>>> = {};
+  private readonly gauges: Array<Gauge<string>>;
   private sources: MetricsSources = {};
 
   constructor(options: { defaultMetrics?: boolean; registry?: boolean } = {}) {
     this.registry = (options.registry ?? true) ? new Registry() : undefined;
     const registers = this.registry ? [this.registry] : [];
     if (this.registry && (options.defaultMetrics ?? true)) collectDefaultMetrics({ register: this.registry });
-    this.apiCalls = new Counter({
-      name: `${PREFIX}docs_api_requests_total`,
-      help: 'Upstream docs-API requests (each attempt), by HTTP method and outcome code (ok or the error code)',
-      labelNames: ['method', 'code'],
-      registers,
-    });
-    this.slackErrors = new Counter({
-      name: `${PREFIX}slack_api_errors_total`,
-      help: 'Failed Slack Web API calls (each attempt), by API method and Slack error code',
-      labelNames: ['method', 'code'],
-      registers,
-    });
-    this.deliveries = new Counter({
-      name: `${PREFIX}deliveries_total`,
-      help: 'Attempts of messages the bot owes (outbox), by outcome (posted, found after an unknown outcome, retry, abandoned) and priority',
-      labelNames: ['outcome', 'priority'],
-      registers,
-    });
-    this.jobStarts = new Counter({
-      name: `${PREFIX}job_starts_total`,
-      help: 'Requests to start an agent job, by outcome',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.followUps = new Counter({
-      name: `${PREFIX}follow_ups_total`,
-      help: 'Follow-up messages to agent jobs, by outcome',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.polls = new Counter({
-      name: `${PREFIX}polls_total`,
-      help: 'Polls of watched agent jobs, by outcome',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.finished = new Counter({
-      name: `${PREFIX}jobs_finished_total`,
-      help: 'Agent jobs (generations) seen reaching a terminal status, by status',
-      labelNames: ['status'],
-      registers,
-    });
-    this.feedback = new Counter({
-      name: `${PREFIX}job_feedback_total`,
-      help: "Clicks on a job result's feedback buttons, by vote (useful, not_useful) and change (new, changed, same)",
-      labelNames: ['vote', 'change'],
-      registers,
-    });
+    if (this.registry) for (const name of Object.keys(COUNTERS) as CounterName[]) this.counter(name);
     const sources = () => this.sources;
     const rated = new Gauge({
       name: `${PREFIX}pull_requests_rated_this_month`,
@@ -136,15 +132,24 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
         }
       },
     });
-    this.metrics = [
-      ...[this.apiCalls, this.slackErrors, this.deliveries, this.jobStarts, this.followUps, this.polls],
-      ...[this.finished, this.feedback, rated, watched, quotas],
-    ];
+    this.gauges = [rated, watched, quotas];
   }
 
-  /** Every metric of this recorder: its counters, then its scrape-time gauges. */
+  /** Every metric of this recorder: its counters (those built), then its scrape-time gauges. */
   list(): ReadonlyArray<Counter<string> | Gauge<string>> {
-    return this.metrics;
+    const counters = (Object.keys(COUNTERS) as CounterName[]).map((name) => this.counters[name]);
+    return [...counters.filter((c) => c !== undefined), ...this.gauges];
+  }
+
+  private counter(name: CounterName): Counter<string> {
+    let counter = this.counters[name];
+    if (!counter) {
+      const { labelNames, ...spec } = COUNTERS[name];
+      const registers = this.registry ? [this.registry] : [];
+      counter = new Counter({ ...spec, labelNames: [...labelNames], registers });
+      this.counters[name] = counter;
+    }
+    return counter;
   }
 
   /** Where scrape-time gauges read from; set once the app's adapters exist. */
@@ -153,35 +158,35 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
   }
 
   apiCall(method: string, code: string): void {
-    this.apiCalls.inc({ method, code });
+    this.counter('apiCalls').inc({ method, code });
   }
 
   delivery(outcome: 'posted' | 'found' | 'retry' | 'abandoned', priority: DeliveryPriority): void {
-    this.deliveries.inc({ outcome, priority });
+    this.counter('deliveries').inc({ outcome, priority });
   }
 
   slackError(method: string, code: string): void {
-    this.slackErrors.inc({ method, code });
+    this.counter('slackErrors').inc({ method, code });
   }
 
   jobStarted(outcome: JobStartOutcome): void {
-    this.jobStarts.inc({ outcome });
+    this.counter('jobStarts').inc({ outcome });
   }
 
   followUp(outcome: 'sent' | 'refused'): void {
-    this.followUps.inc({ outcome });
+    this.counter('followUps').inc({ outcome });
   }
 
   polled(outcome: PollOutcome): void {
-    this.polls.inc({ outcome });
+    this.counter('polls').inc({ outcome });
   }
 
   jobFinished(status: string): void {
-    this.finished.inc({ status });
+    this.counter('finished').inc({ status });
   }
 
   feedbackRecorded(vote: FeedbackVote, change: FeedbackChange): void {
-    this.feedback.inc({ vote, change });
+    this.counter('feedback').inc({ vote, change });
   }
 
   /** The exposition text and its content type (a tenant's recorder: in a registry made for this read). */
@@ -189,7 +194,7 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
     let registry = this.registry;
     if (!registry) {
       registry = new Registry();
-      for (const metric of this.metrics) registry.registerMetric(metric);
+      for (const metric of this.list()) registry.registerMetric(metric);
     }
     return { contentType: registry.contentType, body: await registry.metrics() };
   }

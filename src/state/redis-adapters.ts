@@ -6,6 +6,7 @@ import { createRedisAssistantThreadStore } from './keyv-assistant-threads.js';
 import { createRedisEvidenceStore } from './keyv-evidence-store.js';
 import { FOLLOW_RECHECK_MS, WATCH_RECHECK_MS } from './keyv-job-store.js';
 import { createRedisScheduleStore } from './keyv-schedule-store.js';
+import { builtOnFirstUse } from './lazy-store.js';
 import { BullmqAlertScheduler } from './redis/bullmq-alert-scheduler.js';
 import { BullmqImpactQueue } from './redis/bullmq-impact-queue.js';
 import { BullmqPollQueue } from './redis/bullmq-poll-queue.js';
@@ -85,12 +86,13 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     agentJobQuotaFor: jobQuotas.of,
     agentJobUserQuotaFor: (projectId, userId) => userQuotas.of(`${projectId}:${userId}`),
     analyticsBudget: quota('analytics', config.analytics.hourlyBudget),
-    analyticsCache: createRedisAnalyticsCache(client, namespace, logger, now),
-    scheduleStore: createRedisScheduleStore(client, namespace, logger),
-    assistantThreads: createRedisAssistantThreadStore(client, namespace, logger),
+    // A scope's Keyv stores are built when first used: most tenants never read some of them (issue 43 §2).
+    analyticsCache: builtOnFirstUse(() => createRedisAnalyticsCache(client, namespace, logger, now)),
+    scheduleStore: builtOnFirstUse(() => createRedisScheduleStore(client, namespace, logger)),
+    assistantThreads: builtOnFirstUse(() => createRedisAssistantThreadStore(client, namespace, logger)),
     weeklyScheduler: new BullmqWeeklyScheduler({ client: queueClient, logger, namespace, ...onPlane }),
     impactQueue: new BullmqImpactQueue({ client: queueClient, logger, namespace, now, ...onPlane }),
-    evidenceStore: createRedisEvidenceStore(client, namespace, logger),
+    evidenceStore: builtOnFirstUse(() => createRedisEvidenceStore(client, namespace, logger)),
     sharedMessageRecords: new RedisVersionedRecords(client, namespace),
     alertStore: new RedisAlertStore(client, `${namespace}:`),
     alertScheduler: new BullmqAlertScheduler({

@@ -1,0 +1,91 @@
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
+import { postSigned, slashCommandBody } from '../test/support/slack-signing.js';
+import { seededTeam } from './deployment-redis.js';
+import { createLogger, createOAuthAgent, loadConfig, secretsOf } from './product.js';
+
+/**
+ * bench/scope-heap.ts, the measured side: the OAuth-mode app in a process of its own (plain JavaScript,
+ * bundled as `node dist/main.js` runs; or under tsx when asked), so its heap is the app's alone. Each seeded
+ * tenant sends one signed `/docs-agent help`, which builds its scope as production does. After every `step`
+ * scopes: two full GCs, heap used read; at the `snapshots` counts a heap snapshot is written. Prints one JSON
+ * line (ScopeHeapResult).
+ */
+export interface ScopeHeapArgs {
+  env: Record<string, string>;
+  slackUrl: string;
+  scopes: number;
+  step: number;
+  snapshots: number[];
+}
+
+export interface ScopeHeapResult {
+  points: Array<{ scopes: number; heapUsed: number }>;
+  snapshots: Array<{ scopes: number; file: string }>;
+  loadAverage: number[];
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+async function run(args: ScopeHeapArgs): Promise<ScopeHeapResult> {
+  if (!gc) throw new Error('run with node --expose-gc');
+  const config = loadConfig(args.env);
+  if (!config.oauth) throw new Error('OAuth mode expected');
+  const logger = createLogger({
+    level: config.logLevel,
+    secrets: secretsOf(config),
+    destination: { write: () => undefined },
+  });
+  const agent = createOAuthAgent({ ...config, oauth: config.oauth }, { logger });
+  const port = await agent.start();
+  const events = `http://127.0.0.1:${port}/slack/events`;
+  const secret = args.env.SLACK_SIGNING_SECRET ?? '';
+  const points: ScopeHeapResult['points'] = [];
+  const snapshots: ScopeHeapResult['snapshots'] = [];
+  try {
+    points.push({ scopes: 0, heapUsed: await settledHeap() });
+    for (let i = 0; i < args.scopes; i++) {
+      await command(events, secret, args.slackUrl, i);
+      const scopes = i + 1;
+      if (args.snapshots.includes(scopes)) {
+        await settledHeap();
+        const file = join(tmpdir(), `scope-heap-${process.pid}-${scopes}.heapsnapshot`);
+        snapshots.push({ scopes, file: writeHeapSnapshot(file) });
+      }
+      if (scopes % args.step === 0) points.push({ scopes, heapUsed: await settledHeap() });
+    }
+  } finally {
+    await agent.stop();
+  }
+  return { points, snapshots, loadAverage: loadavg() };
+}
+
+/** Heap used once garbage is gone (two full GCs with a turn between: weak callbacks and finalizers run). */
+async function settledHeap(): Promise<number> {
+  gc!();
+  await new Promise((resolve) => setImmediate(resolve));
+  gc!();
+  return getHeapStatistics().used_heap_size;
+}
+
+async function command(events: string, secret: string, slackUrl: string, i: number): Promise<void> {
+  const body = slashCommandBody({
+    team_id: seededTeam(i),
+    user_id: 'U0ALICE',
+    channel_id: 'C0DOCS',
+    text: 'help',
+    response_url: `${slackUrl}/response/scope-heap-${i}`,
+  });
+  const answer = await postSigned(events, body, secret);
+  if (answer.status !== 200 || !answer.body.includes('/docs-agent'))
+    throw new Error(`${seededTeam(i)} was not served: ${answer.status} ${answer.body.slice(0, 200)}`);
+}
+
+if (process.argv.includes('--child')) {
+  let input = '';
+  for await (const chunk of process.stdin) input += String(chunk);
+  const result = await run(JSON.parse(input) as ScopeHeapArgs);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+}

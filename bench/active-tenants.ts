@@ -13,7 +13,7 @@ import { sized } from './smoke.js';
 import { connectProject } from './tenant-apps.js';
 
 /**
- * Benchmark 13 (issue 43): what active tenants cost a deployment. Two replicas as processes (`src/main.ts`,
+ * Benchmark 13 (issue 43): what active tenants cost a deployment. Two replicas as processes (`dist/main.js`,
  * OAuth mode) on one redis-server, the fakes in a third. INSTALLS workspaces are seeded; ACTIVE of them each
  * send one `/docs-agent <instruction>` over WINDOW_S (open loop, alternating replicas): a cold tenant's first
  * command, a job created on the platform, polled on the plane and completed 15–45 s later with a PR whose

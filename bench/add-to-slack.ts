@@ -11,7 +11,7 @@ import { allowInstall, consentFor } from './tenant-apps.js';
 
 /**
  * Benchmark 15 (issue 43): many installs through the real "Add to Slack" flow at once. Two replicas as
- * processes (`src/main.ts`, OAuth mode) on one redis-server, the fakes in a third; INSTALLS workspaces click
+ * processes (`dist/main.js`, OAuth mode) on one redis-server, the fakes in a third; INSTALLS workspaces click
  * Add to Slack on replica A over WINDOW_S (open loop: install page, Slack's consent page, Allow, the
  * callback: token exchange, directory, the welcome DM owed and delivered). A's and B's RSS are read every few
  * seconds; once the due index is empty (every welcome DM delivered), the deployment's Redis commands a

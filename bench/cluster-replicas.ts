@@ -17,7 +17,7 @@ export interface ClusterReplicas {
 }
 
 /**
- * Two replicas (`src/main.ts`, OAuth mode, REDIS_CLUSTER) as processes on a three-primary Redis Cluster,
+ * Two replicas (`dist/main.js`, OAuth mode, REDIS_CLUSTER) as processes on a three-primary Redis Cluster,
  * nobody using the bot: what each node sees. On one node the goals are at most 16 connections per replica
  * and 50 idle commands a second for the deployment; on a cluster both are spread over the primaries.
  */

@@ -14,7 +14,7 @@ import { installThrough, signedCommand } from './tenant-apps.js';
 
 /**
  * Benchmark 12 (issue 34): one deployment for many workspaces. Two replicas as separate processes
- * (`src/main.ts`, OAuth mode) on one redis-server; installs seeded through the directory's own API, a sample
+ * (`dist/main.js`, OAuth mode) on one redis-server; installs seeded through the directory's own API, a sample
  * through the real "Add to Slack" flow; everything measured from outside (spawn → /readyz, /proc, Redis's
  * INFO and CLIENT LIST, signed HTTP requests, /metrics), so it measures whatever main is. Method, command
  * and figures: BENCHMARKS.md, section 12.

@@ -4,6 +4,7 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { storeErrorListener } from '../store-errors.js';
 import { oldQueueExists } from './migrations/old-queues.js';
+import { type AffinityTimings, ReplicaHolds } from './plane-affinity.js';
 import { type FairShardKeys, fairReadyKey } from './plane-fair-scripts.js';
 import { FairShardWorker } from './plane-fair-worker.js';
 import { FAIR_KINDS, PLANE_KINDS, type PlaneKind, type PlaneKindOptions } from './plane-kinds.js';
@@ -41,6 +42,8 @@ export class PlaneQueues {
   private readonly workers = new Map<string, Worker | FairShardWorker>();
   private readonly detach: Array<() => void> = [];
   private closed = false;
+  /** The tenants whose scopes this replica holds: the fair take hands their jobs here first. */
+  readonly holds: ReplicaHolds;
 
   constructor(
     private readonly o: {
@@ -50,8 +53,11 @@ export class PlaneQueues {
       shards: number;
       perTenantCap: number;
       kinds: Record<PlaneKind, PlaneKindOptions>;
+      affinity?: AffinityTimings;
     },
-  ) {}
+  ) {
+    this.holds = new ReplicaHolds((tenant) => shardOf(tenant, o.shards), o.affinity);
+  }
 
   get shards(): number {
     return this.o.shards;
@@ -100,6 +106,7 @@ export class PlaneQueues {
           shard: { shardPrefix: shardPrefix(this.o.prefix, kind, shard), queueName: kind },
           worker,
           events,
+          holds: (changed) => this.holds.forShard(shard, changed),
         });
         fair.start();
         this.workers.set(`${kind}/${shard}`, fair);

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
+import { type AffinityBatch, ReplicaHolds } from '../../src/state/redis/plane-affinity.js';
 import { fairTake } from '../../src/state/redis/plane-fair-scripts.js';
 import { type DeferralReason, planeJobId, QueuePlane } from '../../src/state/redis/queue-plane.js';
+import type { RedisClient } from '../../src/state/redis/redis-client.js';
+import { RedisDueIndex } from '../../src/state/redis/redis-due-index.js';
 import { waitFor } from '../support/http.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
 
@@ -34,15 +37,34 @@ describe('replica affinity of the fair take', () => {
     planes.push(made);
     return made;
   };
-  const add = (plane: QueuePlane, tenant: string, ids: string[]) =>
-    plane.queue('polls', tenant).addBulk(
-      ids.map((id) => ({
-        name: 'poll',
-        data: { tenant, jobId: id },
-        opts: { jobId: planeJobId('poll', tenant, id), removeOnComplete: true },
-      })),
-    );
+  /** One `add` each (BullMQ's addBulk does not say 'waiting': the adding replica's take would not wake). */
+  const add = async (plane: QueuePlane, tenant: string, ids: string[]) => {
+    for (const id of ids)
+      await plane
+        .queue('polls', tenant)
+        .add(
+          'poll',
+          { tenant, jobId: id },
+          { jobId: planeJobId('poll', tenant, id), removeOnComplete: true },
+        );
+  };
   const heldKey = (prefix: string) => `${prefix}:{plane-polls-0}:fair:held`;
+  /** What a replica leaves in the shard's slot: it holds `tenant`, and is alive until `aliveUntil`. */
+  const hold = async (
+    client: RedisClient,
+    prefix: string,
+    tenant: string,
+    replica: string,
+    aliveUntil: number,
+  ) => {
+    await client.hSet(heldKey(prefix), tenant, replica);
+    await client.hSet(`${prefix}:{plane-polls-0}:fair:replicas`, replica, String(aliveUntil));
+  };
+  /** A take's batch from a replica named `me`, saying it is alive. */
+  const asMe = (o: Partial<AffinityBatch>): AffinityBatch => ({
+    ...{ replica: 'me', alive: true, holdMs: 30_000, stealAfterMs: 2_000, hold: [], unhold: [] },
+    ...o,
+  });
   const fresh = () => `plane-affinity-${++run}-${Date.now()}`;
 
   it('runs a held tenant’s polls on its holder only, and a tenant held by nobody’s on either, deferring none', async () => {
@@ -62,7 +84,7 @@ describe('replica affinity of the fair take', () => {
     a.queues.holds.set('T0HELD', true);
     const client = await redis.replica();
     const holder = await waitFor(() => client.hGet(heldKey(prefix), 'T0HELD'), { what: 'A’s hold written' });
-    expect(holder.startsWith(`${a.queues.holds.replica}:`)).toBe(true);
+    expect(holder).toBe(a.queues.holds.replica);
     // Added through B: B's take is woken at once (A only finds them at its next look), and leaves them.
     await add(
       b,
@@ -86,7 +108,7 @@ describe('replica affinity of the fair take', () => {
     const b = await replica(prefix, 1_000);
     const client = await redis.replica();
     // What a replica that died holding it leaves: a hold far from its expiry.
-    await client.hSet(heldKey(prefix), 'T0DEAD', `dead-replica:${Date.now() + 600_000}`);
+    await hold(client, prefix, 'T0DEAD', 'dead-replica', Date.now() + 600_000);
     const ranAt: number[] = [];
     b.register('polls', 'T0DEAD', async () => void ranAt.push(Date.now()));
     const addedAt = Date.now();
@@ -99,7 +121,7 @@ describe('replica affinity of the fair take', () => {
     const prefix = fresh();
     const [a, b] = [await replica(prefix, 60_000), await replica(prefix, 60_000)];
     const client = await redis.replica();
-    await client.hSet(heldKey(prefix), 'T0LAPSED', `dead-replica:${Date.now() - 1}`);
+    await hold(client, prefix, 'T0LAPSED', 'dead-replica', Date.now() - 1);
     a.queues.holds.set('T0GONE', true);
     a.register('polls', 'T0GONE', async () => undefined);
     await waitFor(() => client.hGet(heldKey(prefix), 'T0GONE'), { what: 'A’s hold written' });
@@ -118,32 +140,20 @@ describe('replica affinity of the fair take', () => {
     const prefix = fresh();
     const queues = await replica(prefix, 2_000);
     const client = await redis.replica();
-    await client.hSet(heldKey(prefix), 'T0LIVE', `other-replica:${Date.now() + 600_000}`);
-    await client.hSet(heldKey(prefix), 'T0LAPSED', `other-replica:${Date.now() - 1}`);
+    await hold(client, prefix, 'T0LIVE', 'live-replica', Date.now() + 600_000);
+    await hold(client, prefix, 'T0LAPSED', 'dead-replica', Date.now() - 1);
     await fairTake(client, queues.queues.keysOf('polls', 'T0LIVE'), {
       ...{ wanted: 0, cap: 2, tokenBase: 'me-take', lockMs: 30_000, slotMs: 60_000, released: [] },
-      affinity: {
-        replica: 'me',
-        holdMs: 30_000,
-        stealAfterMs: 2_000,
-        hold: ['T0LIVE', 'T0LAPSED'],
-        unhold: [],
-      },
+      affinity: asMe({ hold: ['T0LIVE', 'T0LAPSED'] }),
     });
-    expect(await client.hGet(heldKey(prefix), 'T0LIVE')).toMatch(/^other-replica:/);
-    expect(await client.hGet(heldKey(prefix), 'T0LAPSED')).toMatch(/^me:\d+$/);
+    expect(await client.hGet(heldKey(prefix), 'T0LIVE')).toBe('live-replica');
+    expect(await client.hGet(heldKey(prefix), 'T0LAPSED')).toBe('me');
     // Letting go removes only its own.
     await fairTake(client, queues.queues.keysOf('polls', 'T0LIVE'), {
       ...{ wanted: 0, cap: 2, tokenBase: 'me-take', lockMs: 30_000, slotMs: 60_000, released: [] },
-      affinity: {
-        replica: 'me',
-        holdMs: 30_000,
-        stealAfterMs: 2_000,
-        hold: [],
-        unhold: ['T0LIVE', 'T0LAPSED'],
-      },
+      affinity: asMe({ unhold: ['T0LIVE', 'T0LAPSED'] }),
     });
-    expect(await client.hGet(heldKey(prefix), 'T0LIVE')).toMatch(/^other-replica:/);
+    expect(await client.hGet(heldKey(prefix), 'T0LIVE')).toBe('live-replica');
     expect(await client.hGet(heldKey(prefix), 'T0LAPSED')).toBeNull();
   }, 20_000);
 
@@ -151,12 +161,12 @@ describe('replica affinity of the fair take', () => {
     const prefix = fresh();
     const queues = await replica(prefix, 5_000); // no kind registered: no Worker takes here
     const client = await redis.replica();
-    await client.hSet(heldKey(prefix), 'T0OTHER', `other-replica:${Date.now() + 600_000}`);
+    await hold(client, prefix, 'T0OTHER', 'live-replica', Date.now() + 600_000);
     await add(queues, 'T0OTHER', ['one', 'two']);
     const take = () =>
       fairTake(client, queues.queues.keysOf('polls', 'T0OTHER'), {
         ...{ wanted: 4, cap: 2, tokenBase: 'me-take', lockMs: 30_000, slotMs: 60_000, released: [] },
-        affinity: { replica: 'me', holdMs: 30_000, stealAfterMs: 5_000, hold: [], unhold: [] },
+        affinity: asMe({ stealAfterMs: 5_000 }),
       });
     for (let i = 0; i < 3; i++) {
       const { taken, nextInMs } = await take();
@@ -171,4 +181,22 @@ describe('replica affinity of the fair take', () => {
       active: 0,
     });
   }, 20_000);
+
+  it('leaves a due tenant held by another live replica to it until it has been due the bound', async () => {
+    const client = await redis.replica();
+    const index = new RedisDueIndex(client, `${fresh()}:{due}:tenants`);
+    const replicaHolds = () => {
+      const holds = new ReplicaHolds({ holdMs: 30_000, stealAfterMs: 60_000 });
+      return { holds, view: holds.view(() => true) };
+    };
+    const [a, b] = [replicaHolds(), replicaHolds()];
+    a.holds.set('T0A', true);
+    await index.claim(0, 30_000, a.view); // A says it is alive and holds T0A
+    for (const tenant of ['T0A', 'T0FREE']) await index.mark(tenant, Date.now() - 1);
+    expect((await index.claim(10, 30_000, b.view)).map((c) => c.tenant)).toEqual(['T0FREE']);
+    expect((await index.claim(10, 30_000, a.view)).map((c) => c.tenant)).toEqual(['T0A']);
+    // Due for longer than the bound (A slow or dead): B claims it.
+    await index.mark('T0A', Date.now() - 60_001);
+    expect((await index.claim(10, 30_000, b.view)).map((c) => c.tenant)).toEqual(['T0A']);
+  });
 });

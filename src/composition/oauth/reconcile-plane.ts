@@ -1,5 +1,6 @@
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
+import type { RedisDueIndex } from '../../state/adapters.js';
 import type { DocsAgent } from '../docs-agent.js';
 import type { WakeResult } from './tenant-runtimes.js';
 
@@ -14,8 +15,11 @@ const HELD_RETRY_MS = 60_000;
 /** Tenants looked at in parallel by one replica. */
 const PARALLEL = 8;
 
+/** This replica's holds, as the due index's claim carries them (`plane-affinity.ts`). */
+type Holds = Parameters<RedisDueIndex['claim']>[2];
+
 export interface DueClaimPort {
-  claim(limit: number, claimMs: number): Promise<Array<{ tenant: string; claimedAt: number }>>;
+  claim(limit: number, claimMs: number, holds?: Holds): Promise<Array<{ tenant: string; claimedAt: number }>>;
   settle(claim: { tenant: string; claimedAt: number }, nextAt: number | undefined): Promise<boolean>;
 }
 
@@ -39,6 +43,8 @@ export class ReconcilePlane {
       agentOf(tenant: string): Pick<DocsAgent, 'reconcileDue'> | undefined;
       now(): number;
       logger: Logger;
+      /** This replica's holds: a tenant another replica holds is left to it a while (issue 43 "no thrash"). */
+      holds?: Holds;
     },
   ) {}
 
@@ -56,13 +62,15 @@ export class ReconcilePlane {
     return this.running;
   }
 
-  /** Waits for a run under way (shutdown). */
+  /** Waits for a run under way (shutdown), and lets go of this replica's holds (others look at once). */
   async stop(): Promise<void> {
     await this.running;
+    if (this.deps.holds?.releaseAll())
+      await this.deps.index.claim(0, CLAIM_MS, this.deps.holds).catch(() => undefined);
   }
 
   private async runOnce(): Promise<void> {
-    const claims = await this.deps.index.claim(CLAIM_LIMIT, CLAIM_MS);
+    const claims = await this.deps.index.claim(CLAIM_LIMIT, CLAIM_MS, this.deps.holds);
     for (let i = 0; i < claims.length; i += PARALLEL)
       await Promise.all(claims.slice(i, i + PARALLEL).map((claim) => this.look(claim)));
   }

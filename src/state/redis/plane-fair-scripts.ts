@@ -1,4 +1,4 @@
-import type { AffinityBatch } from './plane-affinity.js';
+import { AFFINITY_LUA, type AffinityBatch, affinityArgs } from './plane-affinity.js';
 import type { RedisClient } from './redis-client.js';
 
 /**
@@ -11,17 +11,17 @@ import type { RedisClient } from './redis-client.js';
  * so no job is ever taken and put back for its tenant's cap or rate.
  *
  * KEYS: 1 wait, 2 active, 3 prioritized, 4 delayed, 5 marker, 6 ring, 7 capped, 8 ceilings (tenant →
- * per-second ceiling), 9 held (tenant → `replica:expiry ms`, `plane-affinity.ts`). A ready job is a
- * member of BullMQ's prioritized set scored by its due time (no BullMQ Worker takes from it here): BullMQ
- * sees it as waiting (`getState`, counts), `remove` takes it out (its tenant's list entry is then
- * skipped), and the set's first is the oldest waiting. So a fair kind has no job priorities.
+ * per-second ceiling), 9 held, 10 replicas (`plane-affinity.ts`). A ready job is a member of BullMQ's
+ * prioritized set scored by its due time (no BullMQ Worker takes from it here): BullMQ sees it as waiting
+ * (`getState`, counts), `remove` takes it out (its tenant's list entry is then skipped), and the set's
+ * first is the oldest waiting. So a fair kind has no job priorities.
  * ARGV: 1 BullMQ job key prefix, 2 fair key prefix, 3 jobs wanted, 4 cap, 5 lock token base,
- * 6 lock duration, 7 slot lease ms, 8 sweep limit, 9 replica id ('': no affinity), 10 hold ms, 11 steal
- * after ms, then a count and that many tenants this replica holds (written or refreshed), a count and that
- * many it let go, then slots given back (tenant, job id pairs): the next take carries them, so neither a
- * hold nor giving a slot back costs a round trip of its own.
+ * 6 lock duration, 7 slot lease ms, 8 sweep limit, 9… this replica's holds (`affinityArgs`), then slots
+ * given back (tenant, job id pairs): the next take carries them, so neither a hold nor giving a slot back
+ * costs a round trip of its own. A tenant held by another live replica is left to it for a while.
  * Returns { next due ms or -1, jobId, fields, jobId, fields, … }.
  */
+
 /** Tenants left to their holders that one take looks at, at most (its scan stays bounded). */
 const SKIPS = 64;
 
@@ -30,49 +30,13 @@ local rcall = redis.call
 local t = rcall('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local wait, active, ready, delayed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local marker, ring, capped, ceilings, held = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local marker, ring, capped, ceilings = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local held, replicas = KEYS[9], KEYS[10]
 local bull, fair = ARGV[1], ARGV[2]
 local wanted, cap, limit = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[8])
-local me, holdMs, stealAfter = ARGV[9], tonumber(ARGV[10]), tonumber(ARGV[11])
-
--- A tenant's hold: the replica holding its scope and until when (nil: none recorded).
-local function holdOf(tenant)
-  local v = rcall('HGET', held, tenant)
-  if not v then return nil end
-  local owner, expiry = string.match(v, '^(.*):(%d+)$')
-  return owner, tonumber(expiry or '0')
-end
-
--- This replica's holds: written or refreshed, unless another live replica holds the tenant (a scope built
--- here for a job taken past the bound does not move it); then the ones it let go, if still its own.
-local at = 12
-for i = at + 1, at + tonumber(ARGV[at]) do
-  local owner, expiry = holdOf(ARGV[i])
-  if not owner or owner == me or expiry <= now then rcall('HSET', held, ARGV[i], me .. ':' .. (now + holdMs)) end
-end
-if tonumber(ARGV[at]) > 0 then rcall('PEXPIRE', held, holdMs * 4) end
-at = at + tonumber(ARGV[at]) + 1
-for i = at + 1, at + tonumber(ARGV[at]) do
-  if holdOf(ARGV[i]) == me then rcall('HDEL', held, ARGV[i]) end
-end
-at = at + tonumber(ARGV[at]) + 1
-
--- When another live replica holds the tenant and its oldest ready job has waited less than the bound:
--- when this replica may take it (nil: now). A slow or dead holder delays its work no longer than that.
-local function leftToHolder(tenant, list)
-  if me == '' then return nil end
-  local owner, expiry = holdOf(tenant)
-  if not owner or owner == me then return nil end
-  if expiry <= now then
-    rcall('HDEL', held, tenant)
-    return nil
-  end
-  local first = rcall('LINDEX', list, 0)
-  local dueAt = first and tonumber(rcall('ZSCORE', ready, first))
-  if not dueAt or now - dueAt >= stealAfter then return nil end
-  return math.min(expiry, dueAt + stealAfter)
-end
-
+-- This replica's holds (ARGV 9…), and leftToHolder.
+local at = 9
+${AFFINITY_LUA}
 local function enqueue(id, dueAt)
   if string.sub(id, 1, 2) == '0:' or rcall('ZSCORE', ready, id) then return end
   local data = rcall('HGET', bull .. id, 'data')
@@ -128,7 +92,10 @@ while taken < wanted and visits > 0 and skips < ${SKIPS} do
   local ceiling = tonumber(rcall('HGET', ceilings, tenant) or '0') or 0
   local second = math.floor(now / 1000)
   local rate = fair .. 'rate:' .. tenant .. ':' .. second
-  local holderUntil = leftToHolder(tenant, list)
+  local holderUntil = leftToHolder(tenant, function()
+    local first = rcall('LINDEX', list, 0)
+    return first and tonumber(rcall('ZSCORE', ready, first))
+  end)
   if holderUntil then
     rcall('RPUSH', ring, tenant)
     if not skipped[tenant] then
@@ -238,7 +205,6 @@ export async function fairTake(
   },
 ): Promise<{ taken: FairTaken[]; nextInMs: number }> {
   const { bull, fair } = keysOf(shard);
-  const a = o.affinity ?? { replica: '', holdMs: 0, stealAfterMs: 0, hold: [], unhold: [] };
   const reply = (await client.eval(TAKE, {
     keys: [
       `${bull}wait`,
@@ -250,6 +216,7 @@ export async function fairTake(
       `${fair}capped`,
       `${fair}ceilings`,
       `${fair}held`,
+      `${fair}replicas`,
     ],
     arguments: [
       bull,
@@ -260,8 +227,7 @@ export async function fairTake(
       String(o.lockMs),
       String(o.slotMs),
       String(SWEEP_LIMIT),
-      ...[a.replica, String(a.holdMs), String(a.stealAfterMs)],
-      ...[String(a.hold.length), ...a.hold, String(a.unhold.length), ...a.unhold],
+      ...affinityArgs(o.affinity),
       ...o.released.flatMap(({ tenant, id }) => [tenant, id]),
     ],
   })) as unknown[];

@@ -3,7 +3,7 @@ import { Job, type JobJson, raw2NextJobData, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { storeErrorListener } from '../store-errors.js';
-import type { ShardHolds } from './plane-affinity.js';
+import type { HoldsView } from './plane-affinity.js';
 import { type FairShardKeys, fairTake } from './plane-fair-scripts.js';
 import type { PlaneKindOptions } from './plane-kinds.js';
 import type { ShardEvents } from './plane-queues.js';
@@ -33,7 +33,7 @@ export interface FairShardWorkerOptions {
   worker: PlaneKindOptions['worker'];
   events: ShardEvents;
   /** This replica's holds of the shard's tenants (`plane-affinity.ts`), told when one is newly held. */
-  holds?: (changed: () => void) => ShardHolds;
+  holds?: (changed: () => void) => HoldsView;
 }
 
 /**
@@ -57,7 +57,7 @@ export class FairShardWorker {
   /** Woken while not pausing (a take in flight): the next pause returns at once, so no wake is lost. */
   private woken = false;
   private extender: NodeJS.Timeout | undefined;
-  private readonly holds: ShardHolds | undefined;
+  private readonly holds: HoldsView | undefined;
 
   constructor(private readonly o: FairShardWorkerOptions) {
     this.lockMs = o.worker.lockDuration ?? 30_000;

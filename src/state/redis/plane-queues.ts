@@ -56,7 +56,7 @@ export class PlaneQueues {
       affinity?: AffinityTimings;
     },
   ) {
-    this.holds = new ReplicaHolds((tenant) => shardOf(tenant, o.shards), o.affinity);
+    this.holds = new ReplicaHolds(o.affinity);
   }
 
   get shards(): number {
@@ -106,7 +106,7 @@ export class PlaneQueues {
           shard: { shardPrefix: shardPrefix(this.o.prefix, kind, shard), queueName: kind },
           worker,
           events,
-          holds: (changed) => this.holds.forShard(shard, changed),
+          holds: (changed) => this.holds.view((tenant) => shardOf(tenant, this.o.shards) === shard, changed),
         });
         fair.start();
         this.workers.set(`${kind}/${shard}`, fair);

@@ -16,7 +16,7 @@ const HELD_RETRY_MS = 60_000;
 const PARALLEL = 8;
 
 /** This replica's holds, as the due index's claim carries them (`plane-affinity.ts`). */
-type Holds = Parameters<RedisDueIndex['claim']>[2];
+type Holds = NonNullable<Parameters<RedisDueIndex['claim']>[2]>;
 
 export interface DueClaimPort {
   claim(limit: number, claimMs: number, holds?: Holds): Promise<Array<{ tenant: string; claimedAt: number }>>;
@@ -35,6 +35,8 @@ export interface DueClaimPort {
 export class ReconcilePlane {
   private running: Promise<void> | undefined;
   private loggedAt = 0;
+  private readonly holds: Holds | undefined;
+  private holdsOwed = false;
 
   constructor(
     private readonly deps: {
@@ -44,9 +46,11 @@ export class ReconcilePlane {
       now(): number;
       logger: Logger;
       /** This replica's holds: a tenant another replica holds is left to it a while (issue 43 "no thrash"). */
-      holds?: Holds;
+      holds?: (changed: () => void) => Holds;
     },
-  ) {}
+  ) {
+    this.holds = deps.holds?.(() => this.writeHoldsSoon());
+  }
 
   /** One read of the index and the work it names; a tick during a run is skipped. */
   tick(): Promise<void> {
@@ -65,12 +69,24 @@ export class ReconcilePlane {
   /** Waits for a run under way (shutdown), and lets go of this replica's holds (others look at once). */
   async stop(): Promise<void> {
     await this.running;
-    if (this.deps.holds?.releaseAll())
-      await this.deps.index.claim(0, CLAIM_MS, this.deps.holds).catch(() => undefined);
+    if (this.holds?.releaseAll()) await this.deps.index.claim(0, CLAIM_MS, this.holds).catch(() => undefined);
+  }
+
+  /**
+   * A scope newly built here: its hold is written now by a claim of none (one per burst), not at the next
+   * run's claim, which waits while a run is under way (and the other replica would take the tenant first).
+   */
+  private writeHoldsSoon(): void {
+    if (this.holdsOwed) return;
+    this.holdsOwed = true;
+    setImmediate(() => {
+      this.holdsOwed = false;
+      void this.deps.index.claim(0, CLAIM_MS, this.holds).catch(() => undefined);
+    });
   }
 
   private async runOnce(): Promise<void> {
-    const claims = await this.deps.index.claim(CLAIM_LIMIT, CLAIM_MS, this.deps.holds);
+    const claims = await this.deps.index.claim(CLAIM_LIMIT, CLAIM_MS, this.holds);
     for (let i = 0; i < claims.length; i += PARALLEL)
       await Promise.all(claims.slice(i, i + PARALLEL).map((claim) => this.look(claim)));
   }

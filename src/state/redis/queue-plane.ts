@@ -60,7 +60,7 @@ export interface QueuePlaneOptions {
   parked?: ParkedJobs;
   /** Tests: every kind's job lock and stalled check this short (a killed replica's job is taken over soon). */
   timings?: PlaneTimings;
-  /** Tests: how long a tenant's hold lasts and its jobs wait for its holder (`plane-affinity.ts`). */
+  /** Tests: how long a replica counts as alive, and work waits for its tenant's holder (`plane-affinity.ts`). */
   affinity?: { holdMs: number; stealAfterMs: number };
 }
 

@@ -106,6 +106,7 @@ export function createOAuthAgent(
       agentOf: (tenant) => runtimes.resident(tenant)?.agent,
       now: () => clock.now(),
       logger: logger.child({ component: 'due-index' }),
+      ...(plane ? { holds: (changed: () => void) => plane.queues.holds.view(() => true, changed) } : {}),
     });
   let stopOwed: (() => void) | undefined;
   let stopRehome: (() => void) | undefined;

@@ -1,5 +1,6 @@
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
+import type { RedisDueIndex } from '../../state/adapters.js';
 import type { DocsAgent } from '../docs-agent.js';
 import type { WakeResult } from './tenant-runtimes.js';
 
@@ -14,8 +15,11 @@ const HELD_RETRY_MS = 60_000;
 /** Tenants looked at in parallel by one replica. */
 const PARALLEL = 8;
 
+/** This replica's holds, as the due index's claim carries them (`plane-affinity.ts`). */
+type Holds = NonNullable<Parameters<RedisDueIndex['claim']>[2]>;
+
 export interface DueClaimPort {
-  claim(limit: number, claimMs: number): Promise<Array<{ tenant: string; claimedAt: number }>>;
+  claim(limit: number, claimMs: number, holds?: Holds): Promise<Array<{ tenant: string; claimedAt: number }>>;
   settle(claim: { tenant: string; claimedAt: number }, nextAt: number | undefined): Promise<boolean>;
 }
 
@@ -31,6 +35,8 @@ export interface DueClaimPort {
 export class ReconcilePlane {
   private running: Promise<void> | undefined;
   private loggedAt = 0;
+  private readonly holds: Holds | undefined;
+  private holdsOwed = false;
 
   constructor(
     private readonly deps: {
@@ -39,8 +45,12 @@ export class ReconcilePlane {
       agentOf(tenant: string): Pick<DocsAgent, 'reconcileDue'> | undefined;
       now(): number;
       logger: Logger;
+      /** This replica's holds: a tenant another replica holds is left to it a while (issue 43 "no thrash"). */
+      holds?: (changed: () => void) => Holds;
     },
-  ) {}
+  ) {
+    this.holds = deps.holds?.(() => this.writeHoldsSoon());
+  }
 
   /** One read of the index and the work it names; a tick during a run is skipped. */
   tick(): Promise<void> {
@@ -56,13 +66,27 @@ export class ReconcilePlane {
     return this.running;
   }
 
-  /** Waits for a run under way (shutdown). */
+  /** Waits for a run under way (shutdown), and lets go of this replica's holds (others look at once). */
   async stop(): Promise<void> {
     await this.running;
+    if (this.holds?.releaseAll()) await this.deps.index.claim(0, CLAIM_MS, this.holds).catch(() => undefined);
+  }
+
+  /**
+   * A scope newly built here: its hold is written now by a claim of none (one per burst), not at the next
+   * run's claim, which waits while a run is under way (and the other replica would take the tenant first).
+   */
+  private writeHoldsSoon(): void {
+    if (this.holdsOwed) return;
+    this.holdsOwed = true;
+    setImmediate(() => {
+      this.holdsOwed = false;
+      void this.deps.index.claim(0, CLAIM_MS, this.holds).catch(() => undefined);
+    });
   }
 
   private async runOnce(): Promise<void> {
-    const claims = await this.deps.index.claim(CLAIM_LIMIT, CLAIM_MS);
+    const claims = await this.deps.index.claim(CLAIM_LIMIT, CLAIM_MS, this.holds);
     for (let i = 0; i < claims.length; i += PARALLEL)
       await Promise.all(claims.slice(i, i + PARALLEL).map((claim) => this.look(claim)));
   }

@@ -16,8 +16,6 @@ import {
 import { buildTenantRuntime, type TenantRuntime, untilStarted, updateInPlace } from './tenant-runtime.js';
 import type { TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 
-export type { TenantMetricsPort, TenantRuntimesDeps } from './tenant-runtimes-deps.js';
-
 /** How long an uninstalled tenant's data (jobs, threads, schedules, caches) is kept before it is purged. */
 export const PURGE_DELAY_MS = 60 * 60 * 1000;
 
@@ -226,6 +224,7 @@ export class TenantRuntimes {
     );
     const { name } = installation;
     this.log.info({ tenant, name, projects: connections.length }, 'tenant runtime started');
+    this.deps.plane?.queues.holds.set(tenant, true); // its polls are offered to this replica first (issue 43)
     return runtime;
   }
 
@@ -275,6 +274,7 @@ export class TenantRuntimes {
     if (!runtime) return;
     if (!evicted) runtime.installed = false;
     this.runtimes.delete(tenant);
+    this.deps.plane?.queues.holds.set(tenant, false); // any replica takes its polls now
     this.deps.metrics.drop(tenant, evicted ? 'evicted' : 'uninstalled');
     this.log[evicted ? 'debug' : 'info']({ tenant, reason }, 'tenant runtime stopping');
     await runtime.agent.stop().catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import { AFFINITY_LUA, type AffinityBatch, affinityArgs } from './plane-affinity.js';
 import type { RedisClient } from './redis-client.js';
 
 /**
@@ -10,24 +11,32 @@ import type { RedisClient } from './redis-client.js';
  * so no job is ever taken and put back for its tenant's cap or rate.
  *
  * KEYS: 1 wait, 2 active, 3 prioritized, 4 delayed, 5 marker, 6 ring, 7 capped, 8 ceilings (tenant →
- * per-second ceiling). A ready job is a member of BullMQ's prioritized set scored by its due time (no
- * BullMQ Worker takes from it here): BullMQ sees it as waiting (`getState`, counts), `remove` takes it
- * out (its tenant's list entry is then skipped), and the set's first is the oldest waiting. So a fair kind
- * has no job priorities.
+ * per-second ceiling), 9 held, 10 replicas (`plane-affinity.ts`). A ready job is a member of BullMQ's
+ * prioritized set scored by its due time (no BullMQ Worker takes from it here): BullMQ sees it as waiting
+ * (`getState`, counts), `remove` takes it out (its tenant's list entry is then skipped), and the set's
+ * first is the oldest waiting. So a fair kind has no job priorities.
  * ARGV: 1 BullMQ job key prefix, 2 fair key prefix, 3 jobs wanted, 4 cap, 5 lock token base,
- * 6 lock duration, 7 slot lease ms, 8 sweep limit, 9… slots given back (tenant, job id pairs: the next take
- * carries them, so giving a slot back costs no round trip of its own).
+ * 6 lock duration, 7 slot lease ms, 8 sweep limit, 9… this replica's holds (`affinityArgs`), then slots
+ * given back (tenant, job id pairs): the next take carries them, so neither a hold nor giving a slot back
+ * costs a round trip of its own. A tenant held by another live replica is left to it for a while.
  * Returns { next due ms or -1, jobId, fields, jobId, fields, … }.
  */
+
+/** Tenants left to their holders that one take looks at, at most (its scan stays bounded). */
+const SKIPS = 64;
+
 const TAKE = `
 local rcall = redis.call
 local t = rcall('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local wait, active, ready, delayed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local marker, ring, capped, ceilings = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local held, replicas = KEYS[9], KEYS[10]
 local bull, fair = ARGV[1], ARGV[2]
 local wanted, cap, limit = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[8])
-
+-- This replica's holds (ARGV 9…), and leftToHolder.
+local at = 9
+${AFFINITY_LUA}
 local function enqueue(id, dueAt)
   if string.sub(id, 1, 2) == '0:' or rcall('ZSCORE', ready, id) then return end
   local data = rcall('HGET', bull .. id, 'data')
@@ -41,9 +50,9 @@ local function enqueue(id, dueAt)
   end
 end
 
--- Slots given back by this replica's jobs that ended since its last take (ARGV 9…: tenant, job id pairs):
--- a tenant that was at its cap rejoins the ring.
-for i = 9, #ARGV, 2 do
+-- Slots given back by this replica's jobs that ended since its last take (tenant, job id pairs): a tenant
+-- that was at its cap rejoins the ring.
+for i = at, #ARGV, 2 do
   rcall('ZREM', fair .. 'running:' .. ARGV[i], ARGV[i + 1])
   if rcall('ZREM', capped, ARGV[i]) == 1 and rcall('LLEN', fair .. 'ready:' .. ARGV[i]) > 0 then
     rcall('RPUSH', ring, ARGV[i])
@@ -71,7 +80,10 @@ end
 local out = { -1 }
 local taken = 0
 local visits = rcall('LLEN', ring) + wanted
-while taken < wanted and visits > 0 do
+-- Tenants left to their holders stay in the ring (rotated: no job moved); at most SKIPS a take, so a ring
+-- of other replicas' tenants costs a bounded scan, and the answer says when the first may be taken here.
+local skipped, skips, takeAt = {}, 0, nil
+while taken < wanted and visits > 0 and skips < ${SKIPS} do
   visits = visits - 1
   local tenant = rcall('LPOP', ring)
   if not tenant then break end
@@ -80,7 +92,18 @@ while taken < wanted and visits > 0 do
   local ceiling = tonumber(rcall('HGET', ceilings, tenant) or '0') or 0
   local second = math.floor(now / 1000)
   local rate = fair .. 'rate:' .. tenant .. ':' .. second
-  if rcall('ZCARD', running) >= cap then
+  local holderUntil = leftToHolder(tenant, function()
+    local first = rcall('LINDEX', list, 0)
+    return first and tonumber(rcall('ZSCORE', ready, first))
+  end)
+  if holderUntil then
+    rcall('RPUSH', ring, tenant)
+    if not skipped[tenant] then
+      skipped[tenant] = true
+      skips = skips + 1
+    end
+    if not takeAt or holderUntil < takeAt then takeAt = holderUntil end
+  elseif rcall('ZCARD', running) >= cap then
     rcall('ZADD', capped, tonumber(rcall('ZRANGE', running, 0, 0, 'WITHSCORES')[2]), tenant)
   elseif ceiling > 0 and tonumber(rcall('GET', rate) or '0') >= ceiling then
     rcall('ZADD', capped, (second + 1) * 1000, tenant)
@@ -111,14 +134,17 @@ while taken < wanted and visits > 0 do
   end
 end
 
--- When to look again: now if tenants still wait, else the earliest due job or capped tenant.
-if rcall('LLEN', ring) > 0 then
+-- When to look again: now if tenants still wait (other than those left to their holders), else the
+-- earliest due job, capped tenant or tenant left to its holder.
+if rcall('LLEN', ring) > skips then
   out[1] = 0
 else
   local nextDue = rcall('ZRANGE', delayed, 0, 0, 'WITHSCORES')[2]
   local nextCapped = rcall('ZRANGE', capped, 0, 0, 'WITHSCORES')[2]
-  local soonest = -1
-  if nextDue then soonest = math.floor(tonumber(nextDue) / 4096) end
+  local soonest = takeAt or -1
+  if nextDue and (soonest < 0 or math.floor(tonumber(nextDue) / 4096) < soonest) then
+    soonest = math.floor(tonumber(nextDue) / 4096)
+  end
   if nextCapped and (soonest < 0 or tonumber(nextCapped) < soonest) then soonest = tonumber(nextCapped) end
   if soonest >= 0 then out[1] = math.max(0, soonest - now) end
 end
@@ -174,6 +200,8 @@ export async function fairTake(
     lockMs: number;
     slotMs: number;
     released: ReadonlyArray<{ tenant: string; id: string }>;
+    /** This replica's holds to write and let go (none: it prefers no tenant, and none is left to another). */
+    affinity?: AffinityBatch;
   },
 ): Promise<{ taken: FairTaken[]; nextInMs: number }> {
   const { bull, fair } = keysOf(shard);
@@ -187,6 +215,8 @@ export async function fairTake(
       `${fair}ring`,
       `${fair}capped`,
       `${fair}ceilings`,
+      `${fair}held`,
+      `${fair}replicas`,
     ],
     arguments: [
       bull,
@@ -197,6 +227,7 @@ export async function fairTake(
       String(o.lockMs),
       String(o.slotMs),
       String(SWEEP_LIMIT),
+      ...affinityArgs(o.affinity),
       ...o.released.flatMap(({ tenant, id }) => [tenant, id]),
     ],
   })) as unknown[];

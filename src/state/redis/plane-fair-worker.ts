@@ -3,6 +3,7 @@ import { Job, type JobJson, raw2NextJobData, Worker } from 'bullmq';
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { storeErrorListener } from '../store-errors.js';
+import type { HoldsView } from './plane-affinity.js';
 import { type FairShardKeys, fairTake } from './plane-fair-scripts.js';
 import type { PlaneKindOptions } from './plane-kinds.js';
 import type { ShardEvents } from './plane-queues.js';
@@ -31,6 +32,8 @@ export interface FairShardWorkerOptions {
   cap: number;
   worker: PlaneKindOptions['worker'];
   events: ShardEvents;
+  /** This replica's holds of the shard's tenants (`plane-affinity.ts`), told when one is newly held. */
+  holds?: (changed: () => void) => HoldsView;
 }
 
 /**
@@ -54,9 +57,12 @@ export class FairShardWorker {
   /** Woken while not pausing (a take in flight): the next pause returns at once, so no wake is lost. */
   private woken = false;
   private extender: NodeJS.Timeout | undefined;
+  private readonly holds: HoldsView | undefined;
 
   constructor(private readonly o: FairShardWorkerOptions) {
     this.lockMs = o.worker.lockDuration ?? 30_000;
+    // A tenant newly held here: the next take writes its hold now (before another replica's take reaches it).
+    this.holds = o.holds?.(() => this.wakeLoop());
     this.bull = new Worker(o.kind, (job, token) => o.events.process(job, token), {
       ...o.worker,
       concurrency: o.concurrency,
@@ -100,7 +106,8 @@ export class FairShardWorker {
     await this.loop;
     await Promise.all([...this.running.values()].map((run) => run.done));
     clearInterval(this.extender);
-    if (this.released.length > 0) await this.take(0).catch(() => undefined);
+    // The last take gives back the slots and lets go of the holds: the other replicas take those tenants now.
+    if (this.holds?.releaseAll() || this.released.length > 0) await this.take(0).catch(() => undefined);
     await this.bull.close();
   }
 
@@ -129,13 +136,15 @@ export class FairShardWorker {
 
   private async take(wanted: number) {
     const released = this.released.splice(0);
+    const affinity = this.holds?.batch(Date.now());
     try {
       return await fairTake(this.o.client, this.o.shard, {
         ...{ wanted, cap: this.o.cap, tokenBase: `${this.name}:${++this.taken}`, released },
-        ...{ lockMs: this.lockMs, slotMs: SLOT_LEASE_MS },
+        ...{ lockMs: this.lockMs, slotMs: SLOT_LEASE_MS, ...(affinity ? { affinity } : {}) },
       });
     } catch (error) {
       this.released.unshift(...released);
+      if (affinity) this.holds?.failed(affinity);
       throw error;
     }
   }

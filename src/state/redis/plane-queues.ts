@@ -4,6 +4,7 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { storeErrorListener } from '../store-errors.js';
 import { oldQueueExists } from './migrations/old-queues.js';
+import { type AffinityTimings, ReplicaHolds } from './plane-affinity.js';
 import { type FairShardKeys, fairReadyKey } from './plane-fair-scripts.js';
 import { FairShardWorker } from './plane-fair-worker.js';
 import { PLANE_KINDS, type PlaneKind, type PlaneKindOptions } from './plane-kinds.js';
@@ -42,6 +43,8 @@ export class PlaneQueues {
   private readonly workers = new Map<string, FairShardWorker>();
   private readonly detach: Array<() => void> = [];
   private closed = false;
+  /** The tenants whose scopes this replica holds: the fair take hands their jobs here first. */
+  readonly holds: ReplicaHolds;
 
   constructor(
     private readonly o: {
@@ -51,8 +54,11 @@ export class PlaneQueues {
       shards: number;
       perTenantCap: number;
       kinds: Record<PlaneKind, PlaneKindOptions>;
+      affinity?: AffinityTimings;
     },
-  ) {}
+  ) {
+    this.holds = new ReplicaHolds(o.affinity);
+  }
 
   get shards(): number {
     return this.o.shards;
@@ -102,6 +108,7 @@ export class PlaneQueues {
           ...events,
           process: (job, token) => this.renewThenProcess(kind, shard, job, token, events),
         },
+        holds: (changed) => this.holds.view((tenant) => shardOf(tenant, this.o.shards) === shard, changed),
       });
       fair.start();
       this.workers.set(`${kind}/${shard}`, fair);

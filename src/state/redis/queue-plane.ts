@@ -56,6 +56,8 @@ export interface QueuePlaneOptions {
   parked?: ParkedJobs;
   /** Tests: every kind's job lock and stalled check this short (a killed replica's job is taken over soon). */
   timings?: PlaneTimings;
+  /** Tests: how long a replica counts as alive, and work waits for its tenant's holder (`plane-affinity.ts`). */
+  affinity?: { holdMs: number; stealAfterMs: number };
 }
 
 /** A job of a tenant on hold waits this long before it is tried again. */
@@ -69,14 +71,14 @@ export const DEFAULT_PER_TENANT_CAP = 4;
 /**
  * The background plane every tenant shares (issue 34): per kind, a BullMQ Queue and a Worker per shard per
  * replica (issue 43: QUEUE_SHARDS of them, a tenant's jobs in the shard its key hashes to), whatever the
- * number of tenants, with the tenant in each job's data. A tenant's scope registers its
- * handlers when it starts and unregisters them when it stops or is evicted (its jobs stay in Redis); a job
- * whose tenant has no handler here wakes its scope first. Fairness (a tenant's cap: its jobs of the kind
- * running in the whole deployment): every kind is taken round-robin by tenant, skipping one at its cap or
- * ceiling (`plane-fair-worker.ts`); none is taken and moved back for its tenant's cap.
+ * number of tenants, with the tenant in each job's data. A tenant's scope registers its handlers when it
+ * starts and unregisters them when it stops or is evicted (its jobs stay in Redis); a job whose tenant has
+ * no handler here wakes its scope first. Fairness (a tenant's cap: its jobs of the kind running in the whole
+ * deployment): every kind is taken round-robin by tenant, skipping one at its cap or ceiling or held by
+ * another replica (`plane-fair-worker.ts`); none is taken and moved back for its tenant's cap.
  */
 export class QueuePlane {
-  /** Its queues and Workers by kind and shard (each kind's backlog for /metrics; tests). */
+  /** Its queues and Workers by kind and shard (each kind's backlog for /metrics; the holds; tests). */
   readonly queues: PlaneQueues;
   private readonly handlers = new Map<string, PlaneHandlers>();
   private readonly running = new Map<string, number>();
@@ -89,12 +91,10 @@ export class QueuePlane {
     this.cap = options.perTenantCap ?? DEFAULT_PER_TENANT_CAP;
     this.log = options.logger.child({ component: 'queue-plane' });
     this.queues = new PlaneQueues({
-      client: options.client,
-      logger: this.log,
-      prefix: this.prefix,
+      ...{ client: options.client, logger: this.log, prefix: this.prefix, perTenantCap: this.cap },
       shards: Math.max(1, options.shards ?? DEFAULT_QUEUE_SHARDS),
-      perTenantCap: this.cap,
       kinds: planeKindOptions(options.concurrency, options.timings),
+      ...(options.affinity ? { affinity: options.affinity } : {}),
     });
   }
 

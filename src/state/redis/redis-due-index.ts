@@ -1,3 +1,4 @@
+import { AFFINITY_LUA, affinityArgs, type HoldsView } from './plane-affinity.js';
 import type { RedisClient } from './redis-client.js';
 
 /**
@@ -11,16 +12,32 @@ import type { RedisClient } from './redis-client.js';
  */
 export const DUE_INDEX_KEY = 'docs-agent:{due}:tenants';
 
-/** Takes the due tenants: each one's score moves past the claim, so one replica looks at it at a time. */
+/** Due tenants left to their holders that one claim looks past, at most (its scan stays bounded). */
+const SKIPS = 64;
+
+/**
+ * Takes the due tenants: each one's score moves past the claim, so one replica looks at it at a time. One
+ * whose scope another live replica holds is left to it until it has been due a while (issue 43 "no
+ * thrash": a watched job's tenant is due every few seconds; `plane-affinity.ts`). KEYS: 1 index, 2 held,
+ * 3 replicas. ARGV: 1 limit, 2 claim ms, 3… this replica's holds (`affinityArgs`).
+ */
 const CLAIM = `
-local t = redis.call('TIME')
+local rcall = redis.call
+local t = rcall('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit, claim = tonumber(ARGV[1]), tonumber(ARGV[2])
+local held, replicas = KEYS[2], KEYS[3]
+local at = 3
+${AFFINITY_LUA}
 local out = {}
-for _, tenant in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, limit)) do
-  redis.call('ZADD', KEYS[1], now + claim, tenant)
-  table.insert(out, tenant)
-  table.insert(out, tostring(now + claim))
+local due = rcall('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit + ${SKIPS})
+for i = 1, #due, 2 do
+  if #out >= limit * 2 then break end
+  if not leftToHolder(due[i], function() return tonumber(due[i + 1]) end) then
+    rcall('ZADD', KEYS[1], now + claim, due[i])
+    table.insert(out, due[i])
+    table.insert(out, tostring(now + claim))
+  end
 end
 return out
 `;
@@ -54,12 +71,21 @@ export class RedisDueIndex {
     await this.client.zAdd(this.key, { score: Math.floor(atMs), value: tenant }, { comparison: 'LT' });
   }
 
-  /** Up to `limit` tenants due now, each claimed for `claimMs` (a replica that dies leaves it due again). */
-  async claim(limit: number, claimMs: number): Promise<DueClaim[]> {
-    const flat = (await this.client.eval(CLAIM, {
-      keys: [this.key],
-      arguments: [String(limit), String(Math.max(1, Math.round(claimMs)))],
-    })) as string[];
+  /**
+   * Up to `limit` tenants due now, each claimed for `claimMs` (a replica that dies leaves it due again);
+   * `holds`: this replica's, written with the claim, and those of other live replicas left to them a while.
+   */
+  async claim(limit: number, claimMs: number, holds?: HoldsView): Promise<DueClaim[]> {
+    const affinity = holds?.batch(Date.now());
+    const flat = (await this.client
+      .eval(CLAIM, {
+        keys: [this.key, `${this.key}:held`, `${this.key}:replicas`],
+        arguments: [String(limit), String(Math.max(1, Math.round(claimMs))), ...affinityArgs(affinity)],
+      })
+      .catch((error: unknown) => {
+        if (affinity) holds?.failed(affinity);
+        throw error;
+      })) as string[];
     const out: DueClaim[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2)
       out.push({ tenant: flat[i]!, claimedAt: Number(flat[i + 1]) });

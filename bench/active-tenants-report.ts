@@ -35,6 +35,8 @@ export interface ActiveRun {
 const GOALS = { rssMb: 512, connections: 16, perTenantKb: 20, quietPerS: 50, coldAckP99Ms: 50 };
 const met = (ok: boolean) => (ok ? '✓ met' : '✗ missed');
 const NAMES = ['A', 'B'];
+/** Fewer resident tenants than this on a replica and its RSS slope is the GC's noise. */
+const SLOPE_MIN_RESIDENT = 1_000;
 
 /** Least-squares slope of RSS (KB) over resident tenants: what one more resident tenant costs. */
 function slopeKb(samples: Sample[]): number {
@@ -84,6 +86,7 @@ export function activeReport(run: ActiveRun): string[] {
   // The configured tenants' due work (alert checks, follow reads) loads them too; the held ones do none.
   const configured = run.mix.counts.alerts + run.mix.counts.weekly + run.mix.counts.followed;
   const worstSlope = Math.max(...perReplica.map((r) => r.slope));
+  const minResident = Math.min(...perReplica.map((r) => r.peakResident));
   const goals = [
     {
       goal: 'RSS per replica',
@@ -99,17 +102,24 @@ export function activeReport(run: ActiveRun): string[] {
     },
     {
       goal: 'no thrash: contexts loaded ≈ distinct tenants',
-      target: `≈ ${run.active} active + ${configured} configured`,
+      // Loaded before the first command: the configured tenants' due work; after it: each active tenant once
+      // (its command on one replica, its polls on the other would make it twice).
+      target: `≈ ${run.active} active (within 20%) after the first command`,
       measured: thrashKnown
-        ? `${loads} loaded (${atStart} before the first command)`
+        ? `${loads - atStart} loaded after the first command, ${atStart} before (${configured} configured)`
         : 'not exposed by this build',
-      verdict: thrashKnown ? met(loads <= (run.active + configured) * 1.1) : '—',
+      verdict: thrashKnown ? met(loads - atStart <= run.active * 1.2) : '—',
     },
     {
       goal: 'memory per resident tenant',
       target: `≤ ${GOALS.perTenantKb} KB`,
       measured: `${fmt(worstSlope, 0)} KB (worse replica)`,
-      verdict: met(worstSlope <= GOALS.perTenantKb),
+      // RSS moves with the GC's timing: over a few hundred residents its slope says nothing (even negative);
+      // bench/scope-heap.ts measures the heap per scope after forced GCs instead.
+      verdict:
+        minResident >= SLOPE_MIN_RESIDENT && worstSlope > 0
+          ? met(worstSlope <= GOALS.perTenantKb)
+          : `— (under ${SLOPE_MIN_RESIDENT} resident: see scope-heap)`,
     },
     {
       goal: 'a cold tenant’s first command',

@@ -1,6 +1,7 @@
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FakeDocs } from '../support/fake-docs.js';
+import { FAKE_GITHUB_TOKEN, FakeGitHub } from '../support/fake-github.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
@@ -63,6 +64,7 @@ describe('OAuth mode on Redis: nothing of the edge built per tenant', () => {
   let redis: RedisServer;
   let slack: FakeSlack;
   let docs: FakeDocs;
+  let github: FakeGitHub;
   let app: OAuthTestApp | undefined;
   let client: ReturnType<typeof createClient>;
 
@@ -90,8 +92,16 @@ describe('OAuth mode on Redis: nothing of the edge built per tenant', () => {
     await client.connect();
     slack = await FakeSlack.start();
     docs = await FakeDocs.start();
+    github = await FakeGitHub.start();
     app = await startOAuthApp({
-      env: { REDIS_URL: redis.url, INSTALLS_PER_MINUTE: '1000' },
+      env: {
+        REDIS_URL: redis.url,
+        INSTALLS_PER_MINUTE: '1000',
+        // Every tenant follows PRs with the operator's token: its GitHub parts are built, over one Octokit.
+        GITHUB_TOKEN: FAKE_GITHUB_TOKEN,
+        GITHUB_TOKEN_OWNERS: 'acme',
+        GITHUB_API_URL: github.url,
+      },
       slack,
       docs,
       scopeIdleMs: 600_000,
@@ -104,6 +114,7 @@ describe('OAuth mode on Redis: nothing of the edge built per tenant', () => {
     await client?.close();
     await slack?.close();
     await docs?.close();
+    await github?.close();
     await redis?.stop();
   });
 

@@ -108,6 +108,12 @@ export class FairShardWorker {
     clearInterval(this.extender);
     // The last take gives back the slots and lets go of the holds: the other replicas take those tenants now.
     if (this.holds?.releaseAll() || this.released.length > 0) await this.take(0).catch(() => undefined);
+    // A Worker closed while its blocking connection is still connecting can leave that socket open (seen
+    // under load when a stop came during start-up): let it finish connecting first, for at most a moment.
+    await Promise.race([
+      this.bull.waitUntilReady().catch(() => undefined),
+      sleepUnref(READY_BEFORE_CLOSE_MS),
+    ]);
     await this.bull.close();
   }
 
@@ -213,3 +219,7 @@ function tenantOf(job: Job): string {
   const tenant = (job.data as { tenant?: unknown } | undefined)?.tenant;
   return typeof tenant === 'string' ? tenant : '';
 }
+
+/** How long a close waits for the Worker's connection to finish connecting (Redis may be away). */
+const READY_BEFORE_CLOSE_MS = 1_000;
+const sleepUnref = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

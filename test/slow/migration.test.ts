@@ -78,7 +78,10 @@ async function asThePreviousVersionLeftIt(
   const polled = new Map<string, number>();
   for (const { tenant, namespace } of spaces) {
     const old = new OldQueueLayout(client, namespace);
-    for (const job of await plane.queue('polls', tenant).getJobs(['delayed', 'waiting', 'active'])) {
+    // A fair kind's ready job waits in BullMQ's prioritized set (swept there, not yet taken when the app stopped).
+    for (const job of await plane
+      .queue('polls', tenant)
+      .getJobs(['delayed', 'waiting', 'prioritized', 'active'])) {
       const data = job.data as { tenant: string; jobId: string; dueAt: number };
       if (data.tenant !== tenant) continue;
       await old.poll(data.jobId, data.dueAt);

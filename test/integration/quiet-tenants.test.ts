@@ -35,6 +35,14 @@ describe('OAuth mode on Redis: a quiet resident tenant costs no periodic work', 
     await waitFor(() => slack.callsOf('chat.postMessage').length > dms, { what: `${teamId}'s welcome` });
     expect((await app!.command({ text: 'help', team_id: teamId })).body).toContain('/docs-agent');
   };
+  /** A tenant's job store as a replica writes it, marking the deployment's due index. */
+  const tenantJobStore = (tenant: string) => {
+    const index = new RedisDueIndex(client as never);
+    return createRedisJobStore(redis.url, createLogger({ level: 'silent', secrets: [] }), {
+      namespace: `docs-agent:t:${tenant}`,
+      dueIndex: { mark: (at) => index.mark(tenant, at) },
+    });
+  };
   const tokenChecks = () => github.requestsTo(/^\/rate_limit$/).length;
 
   beforeAll(async () => {
@@ -86,11 +94,7 @@ describe('OAuth mode on Redis: a quiet resident tenant costs no periodic work', 
     const tenant = TENANTS[3]!;
     const jobId = 'job-stranded-quiet';
     // What a replica killed between saving a watched job and scheduling its poll leaves behind.
-    const index = new RedisDueIndex(client as never);
-    const state = await createRedisJobStore(redis.url, createLogger({ level: 'silent', secrets: [] }), {
-      namespace: `docs-agent:t:${tenant}`,
-      dueIndex: { mark: (at) => index.mark(tenant, at) },
-    });
+    const state = await tenantJobStore(tenant);
     const now = Date.now();
     const record: JobRecord = {
       ...{ jobId, teamId: tenant, channelId: 'C0QUIET', threadTs: '1.000001', cardTs: '1.000001' },
@@ -111,11 +115,7 @@ describe('OAuth mode on Redis: a quiet resident tenant costs no periodic work', 
   it('a tenant that only follows a PR is looked at again in 15 minutes, not every 5 s', async () => {
     const tenant = TENANTS[4]!;
     const jobId = 'job-followed-quiet';
-    const index = new RedisDueIndex(client as never);
-    const state = await createRedisJobStore(redis.url, createLogger({ level: 'silent', secrets: [] }), {
-      namespace: `docs-agent:t:${tenant}`,
-      dueIndex: { mark: (at) => index.mark(tenant, at) },
-    });
+    const state = await tenantJobStore(tenant);
     const now = Date.now();
     const record: JobRecord = {
       ...{ jobId, teamId: tenant, channelId: 'C0QUIET', threadTs: '2.000001', cardTs: '2.000001' },

@@ -8,7 +8,7 @@ import { WebClients } from '../slack/web-clients.js';
 /**
  * What talks to the outside, built once per process and shared by every scope (OAuth mode: every tenant's):
  * the HTTP pools to upstream origins, the GitHub client (one Octokit, request slots per scope) and
- * the Slack WebClients (one per token, bounded) and the one Bolt app every tenant's requests go through.
+ * the Slack Web API client (one for every token) and the one Bolt app every tenant's requests go through.
  * A scope's stop leaves it open; the process closes it last.
  */
 export interface ProcessEdge {
@@ -16,7 +16,7 @@ export interface ProcessEdge {
   dispatchers: OriginDispatchers;
   /** One Octokit per GitHub API URL; each scope reads through it with its own token, ETags and slots. */
   github: GitHubClients;
-  /** Slack WebClients by bot token (LRU of 500): every scope's calls and Bolt's per-request clients. */
+  /** The one Slack WebClient, seen per bot token: every scope's calls and Bolt's per-request clients. */
   slack: WebClients;
   /** The process's one Bolt app, its listeners registered once: each request runs with its tenant's deps. */
   slackApp: EdgeApp;

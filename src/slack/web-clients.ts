@@ -1,78 +1,67 @@
 import { webApi } from '@slack/bolt';
-import { type CacheView, ProcessLru } from '../common/process-lru.js';
 import { TOKEN_REJECTED } from './token-rejections.js';
 
-/** WebClients the process keeps at most (least recently used first out): one per token (and workspace). */
-export const WEB_CLIENTS_MAX = 500;
-
-/** What a token's client does when Slack refuses that token: a newer one, if the directory has it. */
+/** What a token's calls do when Slack refuses that token: a newer one, if the directory has it. */
 export interface TokenRenewal {
   renew(refused: string): Promise<string | undefined>;
   /** `by` replaced `refused` (the scope uses it until its installation has it too). */
   renewed(refused: string, by: string): void;
 }
 
-/** A token's client: a call Slack refuses for the token is made once more with a renewed one. */
-class TokenClient extends webApi.WebClient {
-  renewal: TokenRenewal | undefined;
-
-  constructor(
-    private readonly ownToken: string,
-    options: webApi.WebClientOptions,
-  ) {
-    super(ownToken, options);
-  }
-
-  override async apiCall(method: string, options: Record<string, unknown> = {}) {
-    try {
-      return await super.apiCall(method, options);
-    } catch (error) {
-      const code = (error as { data?: { error?: unknown } }).data?.error;
-      const renewal = this.renewal;
-      if (options.token || !renewal || typeof code !== 'string' || !TOKEN_REJECTED.has(code)) throw error;
-      const renewed = await renewal.renew(this.ownToken).catch(() => undefined);
-      if (!renewed || renewed === this.ownToken) throw error;
-      renewal.renewed(this.ownToken, renewed);
-      return super.apiCall(method, { ...options, token: renewed });
-    }
-  }
+type Options = Record<string, unknown>;
+/** The one client, and its namespaces of Web API methods (`chat`, `admin`, …). */
+interface Shared {
+  client: webApi.WebClient;
+  namespaces: ReadonlySet<string>;
 }
+type Call = (method: string, options?: Options) => Promise<webApi.WebAPICallResult>;
+
+/** Helpers of WebClient that reach Slack through `this` and carry their token in their first argument. */
+const CARRIES_TOKEN = new Set<PropertyKey>(['filesUploadV2', 'chatStream']);
 
 /**
- * The process's WebClients, one per bot token (and, for an org-wide install, per workspace Bolt names),
- * in an LRU of WEB_CLIENTS_MAX: every scope's calls and Bolt's per-request clients come from here, so a
- * process holds at most that many whatever the number of tenants (issue 43). A client evicted is built
- * again on its next use.
+ * The process's Slack Web API client: one WebClient, whatever the number of tokens (issue 43 §1). A WebClient
+ * binds about 280 methods when built (~35 KB), so a client per token cost that per tenant; here each token's
+ * client is a view of the one client that puts its token (and Bolt's workspace, for an org-wide install) into
+ * every call. The views hold nothing but the token: built per use, never cached.
  */
 export class WebClients {
-  private readonly lru: ProcessLru;
-  private readonly clients: CacheView<TokenClient>;
+  private client: Shared | undefined;
+  private built = 0;
 
-  constructor(max = WEB_CLIENTS_MAX) {
-    this.lru = new ProcessLru(max);
-    this.clients = this.lru.view('web-clients');
-  }
-
-  /** `options` build the client the first time (the same for every token in a process); `teamId`: Bolt's. */
-  for(token: string, options: webApi.WebClientOptions, renewal?: TokenRenewal): webApi.WebClient {
-    const key = `${token}\u0000${options.teamId ?? ''}`;
-    let client = this.clients.get(key);
-    if (!client) {
-      client = new TokenClient(token, options);
-      this.clients.set(key, client);
+  /** The one WebClient, built the first time from `options` (the same for every token in a process). */
+  private shared({ teamId: _perCall, ...options }: webApi.WebClientOptions): Shared {
+    if (!this.client) {
+      // No token of its own, and no queue across tenants: each workspace's calls are paced by its gateway.
+      const client = new webApi.WebClient(undefined, {
+        ...options,
+        maxRequestConcurrency: Number.POSITIVE_INFINITY,
+      });
+      this.client = { client, namespaces: namespacesOf(client) };
+      this.built += 1;
     }
-    if (renewal) client.renewal = renewal;
-    return client;
+    return this.client;
   }
 
+  /** A client for `token`: every call made with it (and `options.teamId`, Bolt's workspace, if given). */
+  for(token: string, options: webApi.WebClientOptions, renewal?: TokenRenewal): webApi.WebClient {
+    return tokenView(this.shared(options), () => token, options.teamId, renewal);
+  }
+
+  /** A client whose token `tokenOf` reads at each call (a call whose token it cannot read rejects with why). */
+  reading(tokenOf: () => string, options: webApi.WebClientOptions, renewal?: TokenRenewal): webApi.WebClient {
+    return tokenView(this.shared(options), tokenOf, undefined, renewal);
+  }
+
+  /** WebClients built (one for the process's life; tests count them). */
   get size(): number {
-    return this.lru.size;
+    return this.built;
   }
 
   /**
-   * Bolt's per-team pool, answered from this cache (Bolt's own would keep a client per token forever). Bolt
-   * names the request's workspace (`teamId`): kept for an org-wide install's token (one client per workspace
-   * of the org), dropped for a workspace's own token, whose scope already has its one client.
+   * Bolt's per-team pool, answered with views of the one client (Bolt's own would keep a client per token
+   * forever). Bolt names the request's workspace (`teamId`): kept for an org-wide install's token (its calls
+   * name the workspace of the org), dropped for a workspace's own token.
    */
   boltPool(orgWide: () => boolean): {
     getOrCreate(token: string, options: webApi.WebClientOptions): webApi.WebClient;
@@ -84,7 +73,94 @@ export class WebClients {
   }
 }
 
-/** A scope's Slack client: each call reaches the cached client of the token `tokenOf` reads then. */
+/**
+ * `shared` seen as a client of one token: `apiCall` (and every method of its namespaces, `chat.postMessage`
+ * being `apiCall('chat.postMessage', …)`) adds the token unless the call names its own; helpers that call
+ * Slack through `this` run with the view as `this`. A call Slack refuses for the token it read is made once
+ * more when `renewal` finds a newer one (rotated on another replica a moment ago).
+ */
+function tokenView(
+  { client: shared, namespaces }: Shared,
+  tokenOf: () => string,
+  teamId: string | undefined,
+  renewal: TokenRenewal | undefined,
+): webApi.WebClient {
+  const withToken = (options: Options, token: string): Options => ({
+    ...(teamId !== undefined && options.team_id === undefined ? { team_id: teamId } : {}),
+    ...options,
+    token,
+  });
+  const apiCall: Call = async (method, options = {}) => {
+    if (typeof options.token === 'string') return shared.apiCall(method, options);
+    const token = tokenOf(); // throws (on hold, uninstalled): the call rejects with why
+    try {
+      return await shared.apiCall(method, withToken(options, token));
+    } catch (error) {
+      const code = (error as { data?: { error?: unknown } }).data?.error;
+      if (!renewal || typeof code !== 'string' || !TOKEN_REJECTED.has(code)) throw error;
+      const renewed = await renewal.renew(token).catch(() => undefined);
+      if (!renewed || renewed === token) throw error;
+      renewal.renewed(token, renewed);
+      return shared.apiCall(method, withToken(options, renewed));
+    }
+  };
+  const namespace = (real: object, path: string): object =>
+    new Proxy(real, {
+      get(target, key) {
+        const value = Reflect.get(target, key) as unknown;
+        if (typeof key !== 'string') return value;
+        if (typeof value === 'function') return (options?: Options) => apiCall(`${path}.${key}`, options);
+        return value !== null && typeof value === 'object' ? namespace(value, `${path}.${key}`) : value;
+      },
+    });
+  const view: webApi.WebClient = new Proxy(shared, {
+    get(target, key) {
+      if (key === 'apiCall') return apiCall;
+      if (key === 'token') return tryToken(tokenOf);
+      if (key === 'teamId') return teamId;
+      const value = Reflect.get(target, key) as unknown;
+      if (typeof value === 'function') {
+        if (!CARRIES_TOKEN.has(key)) return (...args: unknown[]) => value.apply(view, args);
+        return (options: Options = {}) =>
+          value.call(view, typeof options.token === 'string' ? options : { ...options, token: tokenOf() });
+      }
+      // Namespaces (chat, conversations, …) are objects of methods; the rest is the client's own.
+      return typeof key === 'string' && namespaces.has(key) ? namespace(value as object, key) : value;
+    },
+  });
+  return view;
+}
+
+/** What Methods binds each Web API method to when a WebClient is built. */
+const BOUND_METHODS = new Set(['bound apiCall', 'bound filesUploadV2']);
+
+/** The client's own properties that hold Web API methods (each bound to its `apiCall` when it was built). */
+function namespacesOf(client: webApi.WebClient): ReadonlySet<string> {
+  const holdsMethods = (value: unknown, depth: number): boolean =>
+    typeof value === 'function'
+      ? BOUND_METHODS.has(value.name)
+      : depth < 6 &&
+        value !== null &&
+        typeof value === 'object' &&
+        Object.getPrototypeOf(value) === Object.prototype &&
+        Object.values(value).some((inner) => holdsMethods(inner, depth + 1));
+  return new Set(
+    Object.keys(client).filter((key) => {
+      const value = (client as unknown as Record<string, unknown>)[key];
+      return typeof value === 'object' && holdsMethods(value, 0);
+    }),
+  );
+}
+
+function tryToken(tokenOf: () => string): string | undefined {
+  try {
+    return tokenOf();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A scope's Slack client: each call reaches Slack with the token `tokenOf` reads then. */
 export type ScopeClient = webApi.WebClient & {
   /** The token to use for `installed`: the renewed one while `installed` is the one Slack refused. */
   tokenFor(installed: string): string;
@@ -92,10 +168,10 @@ export type ScopeClient = webApi.WebClient & {
 
 /**
  * A client whose token is read on every call (OAuth mode: token rotation replaces it while the scope keeps
- * running), built of no WebClient of its own: every property is the current token's cached client's. A
- * call Slack refuses for the token it read is made once more when `renew` finds a newer one (rotated on
- * another replica a moment ago). When `tokenOf` throws (on hold, uninstalled), calls reject with its error,
- * except those that name their own token (`{ token }`), which go out with it.
+ * running), built of no WebClient of its own. A call Slack refuses for the token it read is made once more
+ * when `renew` finds a newer one (rotated on another replica a moment ago). When `tokenOf` throws (on hold,
+ * uninstalled), calls reject with its error, except those that name their own token (`{ token }`), which go
+ * out with it.
  */
 export function scopeClient(
   tokenOf: () => string,
@@ -115,41 +191,8 @@ export function scopeClient(
       replaced = { refused, by };
     },
   };
-  const current = (): webApi.WebClient => clients.for(tokenFor(tokenOf()), options, renewal);
-  return new Proxy({} as ScopeClient, {
-    get(_target, property) {
-      if (property === 'tokenFor') return tokenFor;
-      let client: webApi.WebClient;
-      try {
-        client = current();
-      } catch (error) {
-        return refused(error, [property], (token) => clients.for(token, options));
-      }
-      const value = Reflect.get(client, property, client) as unknown;
-      return typeof value === 'function' ? value.bind(client) : value;
-    },
-  });
-}
-
-/**
- * What a property of a client with no usable token gives: a path whose call rejects with `error`, unless the
- * call names its own token (then it is made with that token's client).
- */
-function refused(
-  error: unknown,
-  path: PropertyKey[],
-  withToken: (token: string) => webApi.WebClient,
-): unknown {
-  const call = (...args: unknown[]) => {
-    const token = (args[0] as { token?: unknown } | undefined)?.token;
-    if (typeof token !== 'string') return Promise.reject(error);
-    let owner: unknown;
-    let target: unknown = withToken(token);
-    for (const key of path) {
-      owner = target;
-      target = Reflect.get(target as object, key);
-    }
-    return (target as (...a: unknown[]) => unknown).apply(owner, args);
-  };
-  return new Proxy(call, { get: (_t, key) => refused(error, [...path, key], withToken) });
+  const client = clients.reading(() => tokenFor(tokenOf()), options, renewal);
+  return new Proxy(client, {
+    get: (target, key) => (key === 'tokenFor' ? tokenFor : Reflect.get(target, key)),
+  }) as ScopeClient;
 }

@@ -44,6 +44,11 @@ export interface OAuthConfig {
    * replica, and a replica holds at most this many; eviction frees memory only (its work wakes it again).
    */
   scopeIdleMs: number;
+  /**
+   * TENANT_BACKGROUND_IDLE_SECONDS (Redis): a scope built for background work alone (a welcome DM, an alert
+   * check, a PR follow: no request from Slack) is evicted after this idle time instead; at most the above.
+   */
+  backgroundIdleMs: number;
   maxResidentScopes: number;
   /**
    * QUEUE_SHARDS (Redis): queues each kind of background job (polls, PR follows, impact checks, weekly
@@ -64,6 +69,8 @@ export const DEFAULT_INSTALLS_PER_MINUTE = 60;
 
 /** Ten minutes: a conversation's pauses stay resident, a workspace used once a day does not. */
 export const DEFAULT_SCOPE_IDLE_S = 10 * 60;
+/** Longer than a job's slowest poll (POLL_MAX_INTERVAL_MS, 60 s): a job's polls keep its scope resident. */
+export const DEFAULT_BACKGROUND_IDLE_S = 90;
 /** Two thousand resident workspaces: well under a replica's memory goal (about 0.3 MB each). */
 export const DEFAULT_SCOPES_MAX = 2_000;
 
@@ -98,6 +105,7 @@ export const oauthEnvFields = {
     return z.NEVER;
   }),
   TENANT_IDLE_SECONDS: integer(DEFAULT_SCOPE_IDLE_S, 10, 7 * 24 * 60 * 60),
+  TENANT_BACKGROUND_IDLE_SECONDS: integer(DEFAULT_BACKGROUND_IDLE_S, 10, 7 * 24 * 60 * 60),
   TENANT_SCOPES_MAX: integer(DEFAULT_SCOPES_MAX, 10, 1_000_000),
   QUEUE_SHARDS: optionalText.pipe(
     z
@@ -199,6 +207,7 @@ export function oauthConfigOf(e: {
   INSTALLS_PER_MINUTE?: number | undefined;
   TRUST_PROXY?: TrustedProxy[] | undefined;
   TENANT_IDLE_SECONDS?: number | undefined;
+  TENANT_BACKGROUND_IDLE_SECONDS?: number | undefined;
   TENANT_SCOPES_MAX?: number | undefined;
   QUEUE_SHARDS?: number | undefined;
   REDIS_CLUSTER?: boolean | undefined;
@@ -218,6 +227,7 @@ export function oauthConfigOf(e: {
     installsPerMinute: e.INSTALLS_PER_MINUTE ?? DEFAULT_INSTALLS_PER_MINUTE,
     trustProxy: e.TRUST_PROXY ?? [],
     scopeIdleMs: (e.TENANT_IDLE_SECONDS ?? DEFAULT_SCOPE_IDLE_S) * 1000,
+    backgroundIdleMs: (e.TENANT_BACKGROUND_IDLE_SECONDS ?? DEFAULT_BACKGROUND_IDLE_S) * 1000,
     maxResidentScopes: e.TENANT_SCOPES_MAX ?? DEFAULT_SCOPES_MAX,
     queueShards:
       e.QUEUE_SHARDS ?? (e.REDIS_CLUSTER === true ? DEFAULT_QUEUE_SHARDS : SINGLE_NODE_QUEUE_SHARDS),

@@ -55,6 +55,7 @@ export async function startOAuthApp(
     syncIntervalMs?: number;
     watchDirectory?: boolean;
     scopeIdleMs?: number;
+    backgroundIdleMs?: number;
   } = {},
 ): Promise<OAuthTestApp> {
   const slack = options.slack ?? (await FakeSlack.start());
@@ -77,6 +78,7 @@ export async function startOAuthApp(
       ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
       ...(options.watchDirectory !== undefined ? { watchDirectory: options.watchDirectory } : {}),
       ...(options.scopeIdleMs !== undefined ? { scopeIdleMs: options.scopeIdleMs } : {}),
+      ...(options.backgroundIdleMs !== undefined ? { backgroundIdleMs: options.backgroundIdleMs } : {}),
     },
   );
   const port = await agent.start();

@@ -16,6 +16,30 @@ describe('which scopes a replica evicts (issue 34)', () => {
     expect(scopesToEvict(scopes, 1_000, { idleMs: 500, maxResident: 10 })).toEqual(['T0OLD']);
   });
 
+  it('evicts a scope built for background work alone sooner than one that served a request', () => {
+    const scopes = [
+      ['T0WELCOMED', { usedAt: 0 }], // woken for its welcome DM, nothing since
+      ['T0USED', { usedAt: 0, servedAt: 0 }], // a person's command
+      ['T0FOLLOW', { usedAt: 950 }], // a PR follow a moment ago
+    ] as const;
+    const limits = { idleMs: 600_000, backgroundIdleMs: 90, maxResident: 10 };
+    expect(
+      scopesToEvict(
+        scopes.map(([t, r]) => [t, { ...r, inFlight: 0 }]),
+        1_000,
+        limits,
+      ),
+    ).toEqual(['T0WELCOMED']);
+    // Never longer than the idle time itself, and the idle time when not set.
+    const shorter = { idleMs: 50, backgroundIdleMs: 600_000, maxResident: 10 };
+    expect(scopesToEvict([['T0WELCOMED', { usedAt: 900, inFlight: 0 }]], 1_000, shorter)).toEqual([
+      'T0WELCOMED',
+    ]);
+    expect(
+      scopesToEvict([['T0WELCOMED', { usedAt: 0, inFlight: 0 }]], 1_000, { idleMs: 2_000, maxResident: 10 }),
+    ).toEqual([]);
+  });
+
   it('beyond the cap, the least recently used go first, however fresh', () => {
     const scopes: Array<[string, ReturnType<typeof resident>]> = [
       ['T0A', resident(990)],

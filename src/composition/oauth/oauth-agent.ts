@@ -43,8 +43,9 @@ export function createOAuthAgent(
     syncIntervalMs?: number;
     /** Tests: false leaves out the directory's announcements (this replica's view then changes only by reads). */
     watchDirectory?: boolean;
-    /** Tests: how long an unused scope stays resident (Redis mode; 10 min). */
+    /** Tests: how long an unused scope stays resident (Redis mode; 10 min), if built for background work only (90 s). */
     scopeIdleMs?: number;
+    backgroundIdleMs?: number;
   } = {},
 ): DocsAgent {
   const secrets = new SecretSet(secretsOf(config));
@@ -73,7 +74,12 @@ export function createOAuthAgent(
     ...(plane ? { plane } : {}),
     ...(store.dueIndex ? { dueIndex: store.dueIndex } : {}),
     // Evicted only where their polls and schedules live in the shared plane (they wake them again).
-    ...(plane ? { scopeIdleMs: options.scopeIdleMs ?? config.oauth.scopeIdleMs } : {}),
+    ...(plane
+      ? {
+          scopeIdleMs: options.scopeIdleMs ?? config.oauth.scopeIdleMs,
+          backgroundIdleMs: options.backgroundIdleMs ?? config.oauth.backgroundIdleMs,
+        }
+      : {}),
     maxResidentScopes: config.oauth.maxResidentScopes,
     config,
     directory: store.directory,

@@ -11,10 +11,20 @@ export const ABSENT_MS = 2_000;
 export interface Residency {
   /** Last request, job or wake that named it. */
   usedAt: number;
+  /** Last request from Slack it served (none: woken only for background work, kept for less time). */
+  servedAt?: number;
   /** Requests being served now: never evicted meanwhile. */
   inFlight: number;
   /** Other work in hand (a plane job, a delivery lease, after-ack work): never evicted meanwhile either. */
   busy?: boolean;
+}
+
+/** When a scope counts as idle, and how many a replica keeps. */
+export interface EvictionLimits {
+  idleMs: number;
+  /** For a scope that served no request (only background work): at most `idleMs`, which it is when absent. */
+  backgroundIdleMs?: number | undefined;
+  maxResident: number;
 }
 
 /**
@@ -25,14 +35,18 @@ export interface Residency {
 export function scopesToEvict(
   scopes: Iterable<readonly [TenantKey, Residency]>,
   now: number,
-  limits: { idleMs: number; maxResident: number },
+  limits: EvictionLimits,
 ): TenantKey[] {
   const all = [...scopes];
   const out: TenantKey[] = [];
   let over = all.length - limits.maxResident;
   for (const [tenant, residency] of all) {
     if (residency.inFlight > 0 || residency.busy) continue;
-    const idle = now - residency.usedAt >= limits.idleMs;
+    // Built for a plane job or owed work alone (a welcome DM, an hourly alert check, a PR follow): kept only
+    // as long as its work may come back soon; people's requests keep a scope the full idle time.
+    const { idleMs, backgroundIdleMs = idleMs } = limits;
+    const keep = residency.servedAt === undefined ? Math.min(idleMs, backgroundIdleMs) : idleMs;
+    const idle = now - residency.usedAt >= keep;
     if (idle || over > 0) {
       out.push(tenant);
       over--;
@@ -48,13 +62,14 @@ export function scopesToEvict(
 export async function evictIdleScopes(
   resident: Array<readonly [TenantKey, Residency]>,
   now: number,
-  limits: { idleMs: number; maxResident: number },
+  limits: EvictionLimits,
   deferred: DeferredEvictions,
   scope: { busy(tenant: TenantKey): Promise<boolean>; evict(tenant: TenantKey): Promise<void> },
 ): Promise<void> {
   const busy = await Promise.all(resident.map(([tenant]) => scope.busy(tenant)));
   const scopes = resident.map(
-    ([t, { usedAt, inFlight }], i) => [t, { usedAt, inFlight, busy: busy[i] }] as const,
+    ([t, { usedAt, servedAt, inFlight }], i) =>
+      [t, { usedAt, ...(servedAt === undefined ? {} : { servedAt }), inFlight, busy: busy[i] }] as const,
   );
   deferred.say(scopes, new Set(scopesToEvict(resident, now, limits)));
   for (const tenant of scopesToEvict(scopes, now, limits)) {

@@ -22,6 +22,8 @@ export interface TenantRuntime {
   started: Promise<void>;
   /** Last request, queued job or wake that named it (eviction of idle scopes). */
   usedAt: number;
+  /** Last request from Slack it served (none yet: built for background work, evicted sooner). */
+  servedAt?: number;
   /** Requests being served now: never evicted meanwhile. */
   inFlight: number;
 }

@@ -45,6 +45,8 @@ export interface TenantRuntimesDeps {
   dueIndex?: Pick<RedisDueIndex, 'mark'>;
   /** A scope unused this long is evicted; unset: never (memory mode, whose state lives in its scopes). */
   scopeIdleMs?: number;
+  /** A scope that served no request, only background work, is evicted after this (at most `scopeIdleMs`). */
+  backgroundIdleMs?: number;
   /** Redis mode: at most this many scopes resident (TENANT_SCOPES_MAX; MAX_RESIDENT_SCOPES by default). */
   maxResidentScopes?: number;
   /** The process's clients of the outside and its one Bolt app, shared by every scope. */

@@ -92,11 +92,12 @@ export class TenantRuntimes {
     return runtime.installed ? 'served' : 'gone';
   }
 
-  /** The scope ran something (a queued job): it stays resident a while longer. */
-  touch(tenant: TenantKey): void {
+  /** The scope ran something (a queued job; `served`: a request): it stays resident a while longer. */
+  touch(tenant: TenantKey, served = false): void {
     const runtime = this.runtimes.get(tenant);
     if (!runtime) return;
     runtime.usedAt = this.deps.clock.now();
+    if (served) runtime.servedAt = runtime.usedAt;
     this.runtimes.delete(tenant);
     this.runtimes.set(tenant, runtime);
   }
@@ -110,7 +111,7 @@ export class TenantRuntimes {
   async dispatch(event: InboundRequest, source: TenantSource | undefined): Promise<void> {
     const runtime = source ? await this.resolve(source) : undefined;
     if (runtime === UNREADABLE) return answerUnreadable(event, source!, this.log);
-    if (runtime) this.touch(runtime.scope.key);
+    if (runtime) this.touch(runtime.scope.key, true);
     await serve(runtime, event, source, this.log);
   }
 
@@ -229,15 +230,15 @@ export class TenantRuntimes {
   }
 
   /**
-   * Idle scopes (and the least recent beyond the cap) give their memory back: only where their background
-   * work lives outside them (Redis with the shared queue plane), which is when `scopeIdleMs` is set. A scope
-   * with work in hand (a plane job running, a lease held, a request or its after-ack work) is never chosen:
-   * stopping it would cut that work and hand its leases back as uncertain. It goes at a later tick, once idle.
+   * Idle scopes (and the least recent beyond the cap) give their memory back where their background work lives
+   * outside them (Redis, `scopeIdleMs` set). One with work in hand (a plane job, a lease, a request or its
+   * after-ack work) goes at a later tick: stopping it would cut that work and hand its leases back uncertain.
    */
   private async evictIdle(): Promise<void> {
     const { scopeIdleMs: idleMs, maxResidentScopes: maxResident = MAX_RESIDENT_SCOPES, clock } = this.deps;
     if (idleMs === undefined || this.stopped) return;
-    await evictIdleScopes([...this.runtimes], clock.now(), { idleMs, maxResident }, this.deferred, {
+    const limits = { idleMs, backgroundIdleMs: this.deps.backgroundIdleMs, maxResident };
+    await evictIdleScopes([...this.runtimes], clock.now(), limits, this.deferred, {
       busy: (tenant) => this.busy(tenant),
       evict: (tenant) => this.drop(tenant, 'idle; evicted (its work in Redis wakes it again)', true),
     });

@@ -116,9 +116,8 @@ export class TenantRuntimes {
   }
 
   /**
-   * The scope serving a request: an org-wide install first, then the workspace (as Bolt looks them up),
-   * decided on the stored record: a resident scope's stamp is read first; one not resident is built (one
-   * unreadable in time: `UNREADABLE`, never a later candidate's scope).
+   * The scope serving a request: an org-wide install first, then the workspace (as Bolt looks them up), by the
+   * stored record: a resident scope's stamp is read; one not resident is built (unreadable: `UNREADABLE`).
    */
   async resolve(source: TenantSource): Promise<TenantRuntime | Unreadable | undefined> {
     for (const tenant of tenantCandidates(source)) {

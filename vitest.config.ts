@@ -1,4 +1,7 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { ISOLATED_INTEGRATION_FILES } from './test/support/isolated-test-files.js';
+
+const INTEGRATION = ['test/integration/**/*.test.ts', 'test/drills/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -22,10 +25,19 @@ export default defineConfig({
       },
       // `npm run test:slow`: simulations and long property runs.
       { extends: true, test: { name: 'slow', include: ['test/slow/**/*.test.ts'] } },
+      // Integration files share their worker's module graph too (each builds its own apps, fakes and Redis,
+      // and stops them): src/ and its libraries were imported once per file, 536 of the suite's ~2,500 worker-
+      // seconds in CI (2026-12-07). Files that mock a module or spy on a global keep a graph of their own.
       {
         extends: true,
-        test: { name: 'integration', include: ['test/integration/**/*.test.ts', 'test/drills/**/*.test.ts'] },
+        test: {
+          name: 'integration',
+          include: INTEGRATION,
+          exclude: [...configDefaults.exclude, ...ISOLATED_INTEGRATION_FILES],
+          isolate: false,
+        },
       },
+      { extends: true, test: { name: 'integration-isolated', include: [...ISOLATED_INTEGRATION_FILES] } },
     ],
   },
 });

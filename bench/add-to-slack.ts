@@ -3,7 +3,13 @@ import { startRedisServer } from '../test/support/redis-server.js';
 import { replicaEnv } from './deployment.js';
 import { RedisProbe } from './deployment-redis.js';
 import { FakesProcess } from './fakes-process.js';
-import { kindLines, type QuietWindow, quietWindow } from './quiet-window.js';
+import {
+  kindLines,
+  type QuietWindow,
+  quietWindow,
+  type ScopesLeaving,
+  untilScopesLeave,
+} from './quiet-window.js';
 import { connectionPorts, type Replica, rssMb, spawnReplica } from './replica-process.js';
 import { sized } from './smoke.js';
 import { fmt, percentile, table } from './stats.js';
@@ -27,6 +33,8 @@ const MONITOR_MS = sized(10_000, 500);
 const SETTLE_MS = sized(10_000, 500);
 // The smoke run proves the code runs: it does not wait out the welcome DMs' duplicate sweeps.
 const DRAIN_TIMEOUT_MS = sized(300_000, 2_000);
+/** TENANT_BACKGROUND_IDLE_SECONDS (90 s) after the last welcome, plus eviction ticks and margin. */
+const LEAVE_TIMEOUT_MS = sized(180_000, 2_000);
 const READY_TIMEOUT_MS = sized(180_000, 60_000);
 const DUE_INDEX = 'docs-agent:{due}:tenants';
 const GOALS = { rssMb: 512, quietPerS: 50 };
@@ -44,6 +52,8 @@ interface FlowRun {
   rss: Array<{ replica: number; rssMb: number }>;
   connections: number[];
   quiet: QuietWindow | undefined;
+  /** The installs' scopes leaving after the background idle time (each built for its welcome DM alone). */
+  leaving: ScopesLeaving | undefined;
 }
 
 export async function runAddToSlack(): Promise<string[]> {
@@ -67,6 +77,7 @@ export async function runAddToSlack(): Promise<string[]> {
       rss: [],
       connections: [],
       quiet: undefined,
+      leaving: undefined,
     };
     const posts = async () =>
       (await fakes.send<{ slack: Record<string, number> }>({ cmd: 'counts' })).slack['chat.postMessage'] ?? 0;
@@ -94,6 +105,7 @@ export async function runAddToSlack(): Promise<string[]> {
     run.connections = replicas.map(
       (r) => [...connectionPorts(r.pid, redis.port)].filter((p) => clientPorts.has(p)).length,
     );
+    run.leaving = await untilScopesLeave(probe, replicas, LEAVE_TIMEOUT_MS);
     run.quiet = await quietWindow(probe, redis.url, replicas, QUIET_MS, MONITOR_MS);
     return flowReport(run);
   } finally {
@@ -133,6 +145,16 @@ async function driveInstalls(fakes: FakesProcess, a: Replica, run: FlowRun): Pro
   await Promise.all(done);
 }
 
+function leavingLine(leaving: ScopesLeaving | undefined): string {
+  if (!leaving) return 'not measured';
+  const { residentAtStart, seconds, commandsPerS } = leaving;
+  const left =
+    seconds === undefined
+      ? 'some still resident when the wait ended'
+      : `none left ${seconds.toFixed(0)} s later`;
+  return `${residentAtStart} resident once delivered, ${left}; Redis meanwhile ${commandsPerS.toFixed(1)}/s`;
+}
+
 function flowReport(run: FlowRun): string[] {
   const peak = (replica: number) =>
     Math.max(0, ...run.rss.filter((s) => s.replica === replica).map((s) => s.rssMb));
@@ -158,6 +180,12 @@ function flowReport(run: FlowRun): string[] {
       target: `≤ ${GOALS.rssMb} MB`,
       measured: `A ${first(0).toFixed(0)} → ${peak(0).toFixed(0)} MB peak (B ${first(1).toFixed(0)} → ${peak(1).toFixed(0)} MB)`,
       verdict: met(peak(0) <= GOALS.rssMb),
+    },
+    {
+      goal: 'the installs’ scopes leave (built for a welcome DM alone)',
+      target: 'after the background idle time (90 s)',
+      measured: leavingLine(run.leaving),
+      verdict: run.leaving ? met(run.leaving.seconds !== undefined) : '—',
     },
     {
       goal: 'Redis once the installs are quiet (deployment)',

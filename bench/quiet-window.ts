@@ -52,6 +52,52 @@ export async function quietWindow(
   };
 }
 
+/** How the scopes resident after a burst of work leave: the time until none is, and Redis meanwhile. */
+export interface ScopesLeaving {
+  residentAtStart: number;
+  /** Undefined: some were still resident when the wait ended. */
+  seconds: number | undefined;
+  commandsPerS: number;
+}
+
+/**
+ * Waits (at most `timeoutMs`) until no replica holds a tenant scope (`docs_agent_tenants` 0 on each): after
+ * a burst of background work (installs' welcome DMs), its scopes leave after the background idle time, and
+ * each eviction lets its affinity records go; "quiet" starts after that.
+ */
+export async function untilScopesLeave(
+  probe: RedisProbe,
+  replicas: Replica[],
+  timeoutMs: number,
+): Promise<ScopesLeaving> {
+  const resident = async () => {
+    let sum = 0;
+    for (const r of replicas) {
+      const text = await fetch(r.metricsUrl).then(
+        (res) => res.text(),
+        () => '',
+      );
+      sum += metricValue(text, 'docs_agent_tenants') ?? 0;
+    }
+    return sum;
+  };
+  const before = await probe.commandsProcessed();
+  const started = performance.now();
+  const residentAtStart = await resident();
+  let now = residentAtStart;
+  while (now > 0 && performance.now() - started < timeoutMs) {
+    await sleep(2_000);
+    now = await resident();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const after = await probe.commandsProcessed();
+  return {
+    residentAtStart,
+    seconds: now === 0 ? seconds : undefined,
+    commandsPerS: (after - before - 1) / seconds,
+  };
+}
+
 /** Tenant contexts loaded and dropped so far, both replicas summed (a labelled counter: absent = 0 dropped). */
 async function contexts(replicas: Replica[]): Promise<{ loaded?: number; dropped?: number }> {
   let loaded: number | undefined;

@@ -36,11 +36,14 @@ function realOf(logger: Logger): Logger {
   return (logger as unknown as { [REAL]?: Logger })[REAL] ?? logger;
 }
 
+const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+const dropped = (): void => {};
+
 /*
- * One handler for every lazy child. Before the child is built, `child` stays lazy, and `level` and
+ * One handler for every lazy child. Before the child is built, `child` stays lazy, `level` and
  * `isLevelEnabled` answer from the parent (a pino child takes its parent's level when it is built, unless
- * its options name one). Everything else builds it and then acts on it; its methods run with `this` the
- * proxy, whose reads and writes all reach the real child.
+ * its options name one), and a log call below that level does nothing. Everything else builds it and then
+ * acts on it; its methods run with `this` the proxy, whose reads and writes all reach the real child.
  */
 const handler: ProxyHandler<LazyChild> = {
   get(lazy, prop, receiver) {
@@ -51,6 +54,8 @@ const handler: ProxyHandler<LazyChild> = {
     if (!lazy.real && lazy.options?.level === undefined) {
       if (prop === 'level') return lazy.parent.level;
       if (prop === 'isLevelEnabled') return (level: string) => lazy.parent.isLevelEnabled(level);
+      // A line below the level is dropped, as the built child would drop it (a quiet scope's debug lines).
+      if (typeof prop === 'string' && LEVELS.has(prop) && !lazy.parent.isLevelEnabled(prop)) return dropped;
     }
     return Reflect.get(build(lazy), prop);
   },

@@ -24,6 +24,8 @@ describe('a lazy child logger (issue 43 §2: a quiet scope builds no pino child)
     expect(grandchild.level).toBe('warn');
     expect(grandchild.isLevelEnabled('info')).toBe(false);
     expect(grandchild.isLevelEnabled('error')).toBe(true);
+    grandchild.info({ quiet: true }, 'below the level: dropped, as a built child drops it');
+    lazy.debug('dropped too');
     expect(child).not.toHaveBeenCalled();
 
     grandchild.error('first');

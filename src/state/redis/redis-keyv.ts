@@ -54,15 +54,13 @@ export class RedisKeyValues implements KeyValues {
   }
 }
 
-/** The connection's Keyvs (Keyv's own values, plain JSON), each made on first use and kept with the connection. */
-const sharedOn = new WeakMap<RedisClient, { tagged?: Keyv; plain?: Keyv }>();
+/** Where a connection keeps its Keyvs (Keyv's own values, plain JSON), each made on first use. */
+const SHARED_KEYVS = Symbol('docs-agent.shared-keyvs');
 
 function sharedKeyv(client: RedisClient, plainJson: boolean): Keyv {
-  let shared = sharedOn.get(client);
-  if (!shared) {
-    shared = {};
-    sharedOn.set(client, shared);
-  }
+  const holder = client as unknown as { [SHARED_KEYVS]?: { tagged?: Keyv; plain?: Keyv } };
+  holder[SHARED_KEYVS] ??= {};
+  const shared = holder[SHARED_KEYVS];
   const which = plainJson ? 'plain' : 'tagged';
   let keyv = shared[which];
   if (!keyv) {

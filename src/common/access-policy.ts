@@ -21,9 +21,9 @@ export class AccessPolicy {
     /** A function: read on every check (OAuth mode: the tenant's own setting, chosen by its managers). */
     allowExternalUsers?: boolean | (() => boolean);
   }) {
-    this.channels = new Set(allowed.channelIds);
-    this.users = new Set(allowed.userIds);
-    this.admins = new Set(allowed.adminUserIds ?? []);
+    this.channels = setOf(allowed.channelIds);
+    this.users = setOf(allowed.userIds);
+    this.admins = setOf(allowed.adminUserIds ?? []);
     const allow = allowed.allowExternalUsers ?? false;
     this.allowExternal = typeof allow === 'function' ? allow : () => allow;
   }
@@ -61,4 +61,11 @@ export class AccessPolicy {
     if (org.install && org.user === org.install) return { ok: true };
     return { ok: false, reason: 'external' };
   }
+}
+
+/** No ids: the process's one empty set, since each new Set has its hash table (issue 43 §2: per scope). */
+const NO_IDS: ReadonlySet<string> = new Set();
+
+function setOf(ids: readonly string[]): ReadonlySet<string> {
+  return ids.length > 0 ? new Set(ids) : NO_IDS;
 }

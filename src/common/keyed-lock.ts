@@ -1,6 +1,7 @@
+import { LazyMap } from './lazy-collections.js';
 /** Serialises work per key inside this process (a poll and a follow-up on the same job never interleave). */
 export class KeyedLock {
-  private readonly tails = new Map<string, Promise<unknown>>();
+  private readonly tails = new LazyMap<string, Promise<unknown>>();
 
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describeError } from '../common/errors.js';
+import { LazyMap, LazySet } from '../common/lazy-collections.js';
 import type { DeliveriesOptions } from './delivery-timing.js';
 import type { AcquireRefusal, Delivery, NewDelivery, Settlement } from './domain.js';
 import { type AttemptContext, attemptLeased } from './leased-attempt.js';
@@ -20,10 +21,10 @@ export class Deliveries implements Outbox {
   readonly leaseMs: number;
   readonly settleMs: number;
   /** Attempts running in this process, by key, and those asked for again meanwhile. */
-  private readonly running = new Set<string>();
-  private readonly again = new Set<string>();
+  private readonly running = new LazySet<string>();
+  private readonly again = new LazySet<string>();
   /** Leases this process holds, by key (handed back at shutdown). */
-  private readonly leased = new Map<string, number>();
+  private readonly leased = new LazyMap<string, number>();
   private isClosed = false;
   readonly now: () => number;
   /** What each leased attempt needs from here. */

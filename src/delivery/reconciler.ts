@@ -1,4 +1,5 @@
 import { describeError } from '../common/errors.js';
+import { LazyMap } from '../common/lazy-collections.js';
 import type { Logger } from '../common/logger.js';
 
 /** One piece of work nobody may be holding, checked on its own period. */
@@ -30,8 +31,8 @@ export interface PeriodicRuns {
 export class Reconciler {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly unregister: Array<() => void> = [];
-  private readonly running = new Map<string, Promise<unknown>>();
-  private readonly loggedAt = new Map<string, number>();
+  private readonly running = new LazyMap<string, Promise<unknown>>();
+  private readonly loggedAt = new LazyMap<string, number>();
   private stopped = false;
 
   constructor(

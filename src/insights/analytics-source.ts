@@ -1,5 +1,6 @@
 import { AppError, describeError } from '../common/errors.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
+import { LazyMap } from '../common/lazy-collections.js';
 import type { Logger } from '../common/logger.js';
 import { LoopTurns } from '../common/loop-turns.js';
 import type { AnalyticsCache } from './ports.js';
@@ -58,7 +59,7 @@ export interface AnalyticsSourceOptions {
  * failed fetch is not cached. The fetch itself still takes one budget unit per request (`budget`).
  */
 export class AnalyticsSource {
-  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly inFlight = new LazyMap<string, Promise<unknown>>();
   /** Turns of the event loop for the readers joined to one fetch (state per source, as every tenant's). */
   private readonly turns = new LoopTurns();
 

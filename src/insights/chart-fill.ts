@@ -1,4 +1,5 @@
 import { describeError } from '../common/errors.js';
+import { LazySet } from '../common/lazy-collections.js';
 import type { Logger } from '../common/logger.js';
 import { type AnalyticsSource, analyticsCacheKey } from './analytics-source.js';
 import { CHART_BUDGET_RESERVE, type ChartRead, readNow } from './bucket-reads.js';
@@ -15,7 +16,7 @@ export const FILL_KEEPS_SHARE = 1 / 2;
  */
 export class ChartFill {
   private readonly queue: ChartRead[] = [];
-  private readonly queued = new Set<string>();
+  private readonly queued = new LazySet<string>();
   private running: Promise<void> | undefined;
   private stopped = false;
 

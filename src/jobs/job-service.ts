@@ -1,4 +1,5 @@
 import { KeyedLock } from '../common/keyed-lock.js';
+import { LazySet } from '../common/lazy-collections.js';
 import { type JobRecord, JobVersionConflictError } from './domain/job.js';
 import type { JobServiceDeps } from './use-cases/deps.js';
 import { type FollowUpRequest, type FollowUpResult, followUp } from './use-cases/follow-up.js';
@@ -41,7 +42,7 @@ const ONCE_IN_PROGRESS_MS = 2 * 60 * 1000;
 export class JobService {
   private readonly lock = new KeyedLock();
   /** Handed-over starts this process is finishing. */
-  private readonly takingOver = new Set<Promise<void>>();
+  private readonly takingOver = new LazySet<Promise<void>>();
 
   constructor(private readonly deps: JobServiceDeps) {}
 

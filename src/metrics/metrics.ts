@@ -1,10 +1,11 @@
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, type Gauge, Registry } from 'prom-client';
 import type { DeliveryPriority } from '../delivery/domain.js';
 import type { DeliveryMetrics } from '../delivery/ports.js';
-import type { FeedbackChange, FeedbackMetrics, FeedbackVote, MonthFeedback } from '../jobs/job-feedback.js';
+import type { FeedbackChange, FeedbackMetrics, FeedbackVote } from '../jobs/job-feedback.js';
 import type { JobMetrics, JobStartOutcome, PollOutcome } from '../jobs/job-service.js';
 import type { ApiMetrics } from '../platform/http-transport.js';
 import type { SlackApiMetrics } from '../slack/slack-gateway.js';
+import { type MetricsSources, scrapeGauges } from './scrape-gauges.js';
 
 /**
  * The one module that knows prom-client. Services and adapters declare the narrow recorder interfaces they
@@ -13,14 +14,7 @@ import type { SlackApiMetrics } from '../slack/slack-gateway.js';
  * has none: the process's one exposition (TenantMetrics) reads its metrics directly (issue 43).
  */
 
-export interface MetricsSources {
-  /** Jobs currently watched, by their last known status. Read from the state store on each scrape. */
-  watchedJobs?: () => Promise<Array<{ status: string }>>;
-  /** Units left in each hourly budget (`agent_jobs`, `analytics`), read on each scrape. */
-  quotas?: Record<string, () => Promise<number>>;
-  /** This month's rated pull requests, from the shared state store on each scrape. */
-  feedbackThisMonth?: () => Promise<MonthFeedback>;
-}
+export type { MetricsSources } from './scrape-gauges.js';
 
 const PREFIX = 'docs_agent_';
 
@@ -78,67 +72,35 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
    * process's exposition names every metric through its template either way).
    */
   private readonly counters: Partial<Record<CounterName, Counter<string>>> = {};
-  private readonly gauges: Array<Gauge<string>>;
+  /** Its scrape-time gauges when it has a registry; a tenant's recorder has none kept (built per read). */
+  private readonly gauges: Array<Gauge<string>> | undefined;
   private sources: MetricsSources = {};
 
   constructor(options: { defaultMetrics?: boolean; registry?: boolean } = {}) {
     this.registry = (options.registry ?? true) ? new Registry() : undefined;
-    const registers = this.registry ? [this.registry] : [];
     if (this.registry && (options.defaultMetrics ?? true)) collectDefaultMetrics({ register: this.registry });
     if (this.registry) for (const name of Object.keys(COUNTERS) as CounterName[]) this.counter(name);
-    const sources = () => this.sources;
-    const rated = new Gauge({
-      name: `${PREFIX}pull_requests_rated_this_month`,
-      help: 'Pull requests rated this calendar month (UTC) by rating: useful when 👍 outnumber 👎 (shared state)',
-      labelNames: ['rating'],
-      registers,
-      async collect() {
-        this.reset();
-        const month = await sources()
-          .feedbackThisMonth?.()
-          .catch(() => undefined);
-        if (!month) return;
-        this.set({ rating: 'useful' }, month.useful);
-        this.set({ rating: 'not_useful' }, month.rated - month.useful);
-      },
-    });
-    const watched = new Gauge({
-      name: `${PREFIX}watched_jobs`,
-      help: 'Agent jobs currently watched, by last known status (from the shared state store)',
-      labelNames: ['status'],
-      registers,
-      async collect() {
-        this.reset();
-        const read = sources().watchedJobs;
-        if (!read) return;
-        const counts = new Map<string, number>();
-        for (const job of await read().catch(() => [])) {
-          counts.set(job.status, (counts.get(job.status) ?? 0) + 1);
-        }
-        for (const [status, count] of counts) this.set({ status }, count);
-      },
-    });
-    const quotas = new Gauge({
-      name: `${PREFIX}quota_remaining`,
-      help: 'Units left in a rolling-hour budget (agent_jobs: per project; analytics: per organisation)',
-      labelNames: ['budget'],
-      registers,
-      async collect() {
-        this.reset();
-        for (const [budget, read] of Object.entries(sources().quotas ?? {})) {
-          // An unreachable store leaves the series out rather than failing the whole scrape.
-          const value = await read().catch(() => undefined);
-          if (value !== undefined) this.set({ budget }, value);
-        }
-      },
-    });
-    this.gauges = [rated, watched, quotas];
+    // A tenant's recorder builds its gauges only when read (see `list`): a resident tenant holds none.
+    this.gauges = this.registry ? scrapeGauges([this.registry], () => this.sources) : undefined;
   }
 
-  /** Every metric of this recorder: its counters (those built), then its scrape-time gauges. */
+  /**
+   * Every metric of this recorder: its counters (those built), then its scrape-time gauges (a tenant's
+   * recorder: built for this read, unregistered, each reading its stores when collected).
+   */
   list(): ReadonlyArray<Counter<string> | Gauge<string>> {
+    return [...this.countersBuilt(), ...this.scrapeGauges()];
+  }
+
+  /** Its counters, those built (a tenant's recorder: those it has counted with). */
+  countersBuilt(): Array<Counter<string>> {
     const counters = (Object.keys(COUNTERS) as CounterName[]).map((name) => this.counters[name]);
-    return [...counters.filter((c) => c !== undefined), ...this.gauges];
+    return counters.filter((c) => c !== undefined);
+  }
+
+  /** Its scrape-time gauges (a tenant's recorder: built now, for this read). */
+  scrapeGauges(): Array<Gauge<string>> {
+    return this.gauges ?? scrapeGauges([], () => this.sources);
   }
 
   private counter(name: CounterName): Counter<string> {

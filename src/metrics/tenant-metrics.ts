@@ -2,8 +2,6 @@ import {
   AggregatorRegistry,
   Counter,
   collectDefaultMetrics,
-  Gauge,
-  Histogram,
   type PrometheusContentType,
   Registry,
 } from 'prom-client';
@@ -172,12 +170,10 @@ export class TenantMetrics implements MetricsExposition {
 
 /** A tenant's counters and histograms as they stand: in memory, no store read. */
 async function countersOf(metrics: Metrics): Promise<MetricJson[]> {
-  const cumulative = metrics.list().filter((m) => m instanceof Counter || m instanceof Histogram);
-  return Promise.all(cumulative.map((m) => (m as Counter).get() as Promise<MetricJson>));
+  return Promise.all(metrics.countersBuilt().map((m) => m.get() as Promise<MetricJson>));
 }
 
 /** A tenant's scrape-time gauges: each reads the tenant's stores as it is collected. */
 async function gaugesOf(metrics: Metrics): Promise<MetricJson[]> {
-  const gauges = metrics.list().filter((m) => m instanceof Gauge);
-  return Promise.all(gauges.map((m) => (m as Gauge).get() as Promise<MetricJson>));
+  return Promise.all(metrics.scrapeGauges().map((m) => m.get() as Promise<MetricJson>));
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../common/clock.js';
 import { describeError } from '../common/errors.js';
+import { LazyMap } from '../common/lazy-collections.js';
 import type { Logger } from '../common/logger.js';
 import type { JobRecord } from '../jobs/domain/job.js';
 import type { JobNotifier, JobStore, StartingCard, TerminalOutcome, ThreadNotice } from '../jobs/ports.js';
@@ -46,8 +47,8 @@ export interface AssistantNotifierOptions {
  * stream when it is still open, else it is a reply: one result, one message, owed once per run.
  */
 export class AssistantJobNotifier implements JobNotifier {
-  private readonly refreshers = new Map<string, ReturnType<typeof setInterval>>();
-  private readonly handovers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly refreshers = new LazyMap<string, ReturnType<typeof setInterval>>();
+  private readonly handovers = new LazyMap<string, ReturnType<typeof setTimeout>>();
   private readonly refreshMs: number;
   readonly streams: AssistantStreams;
 

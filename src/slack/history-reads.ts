@@ -1,5 +1,6 @@
 import { AppError } from '../common/errors.js';
 import type { HistoryAnswers, SharedAnswer } from '../common/history-answers.js';
+import { LazyMap } from '../common/lazy-collections.js';
 import { type Conversation, type LookupOptions, type ReadPage, readCopies } from './message-lookup.js';
 
 /** What a look-up or a sweep asks: the copies of `key` in a conversation since its record was made. */
@@ -52,9 +53,9 @@ export interface HistoryReadsOptions extends LookupOptions {
  * already cover is skipped.
  */
 export class HistoryReads {
-  private readonly waiting = new Map<string, Read>();
-  private readonly answers = new Map<string, Answer>();
-  private readonly asked = new Map<string, number>();
+  private readonly waiting = new LazyMap<string, Read>();
+  private readonly answers = new LazyMap<string, Answer>();
+  private readonly asked = new LazyMap<string, number>();
 
   constructor(
     private readonly read: ReadPage,
@@ -196,7 +197,7 @@ export class HistoryReads {
 }
 
 /** Sets `key` last in insertion order, dropping the oldest entry past `max`. */
-function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+function remember<V>(map: LazyMap<string, V>, key: string, value: V, max: number): void {
   map.delete(key);
   map.set(key, value);
   if (map.size > max) map.delete(map.keys().next().value as string);

@@ -1,5 +1,6 @@
 import type { SlackAppTier } from '../common/config.js';
 import { describeError } from '../common/errors.js';
+import { LazyMap } from '../common/lazy-collections.js';
 import type { Logger } from '../common/logger.js';
 import {
   type EarlierMessage,
@@ -24,7 +25,7 @@ const REMEMBER_MS = 30 * 60 * 1000;
  * (a modal's life), so the submission starting the job does not read the thread a second time.
  */
 export class BudgetedThreadContext implements ThreadContext {
-  private readonly read = new Map<string, { at: number; read: ThreadRead }>();
+  private readonly read = new LazyMap<string, { at: number; read: ThreadRead }>();
 
   constructor(
     private readonly gateway: Pick<SlackGateway, 'readPage'>,

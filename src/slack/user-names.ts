@@ -1,4 +1,5 @@
 import { describeError } from '../common/errors.js';
+import { LazyMap } from '../common/lazy-collections.js';
 import type { Logger } from '../common/logger.js';
 import { type CacheView, ProcessLru } from '../common/process-lru.js';
 import type { MessageText } from '../jobs/conversation-service.js';
@@ -98,7 +99,7 @@ export const MAX_NAMES_PER_MESSAGE = 25;
 /** Names (and teams) for user ids, cached, and Slack markup to plain text with those names. */
 export class UserNames implements MessageText {
   private readonly cache: CacheView<CachedUser>;
-  private readonly pending = new Map<string, Promise<KnownUser>>();
+  private readonly pending = new LazyMap<string, Promise<KnownUser>>();
   private readonly ttlMs: number;
   private readonly missTtlMs: number;
   private readonly now: () => number;

@@ -2,6 +2,7 @@ import Keyv from 'keyv';
 import { deepFreeze } from '../common/frozen.js';
 import type { Logger } from '../common/logger.js';
 import type { AnalyticsCache } from '../insights/ports.js';
+import type { KeyValues } from './key-values.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import type { RedisClient } from './redis/redis-client.js';
 import { redisKeyv } from './redis/redis-keyv.js';
@@ -22,7 +23,7 @@ interface Entry {
  */
 export class KeyvAnalyticsCache implements AnalyticsCache {
   constructor(
-    private readonly keyv: Keyv,
+    private readonly keyv: KeyValues,
     private readonly now: () => number = Date.now,
     /** Memory mode: values kept as objects, copied as JSON once when stored and frozen (see below). */
     private readonly frozen = false,

@@ -7,6 +7,7 @@ import {
   PENDING_TEXT_MAX,
   type PendingInstruction,
 } from '../jobs/assistant-thread.js';
+import type { KeyValues } from './key-values.js';
 import { guardState } from './keyv-job-store.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import type { RedisClient } from './redis/redis-client.js';
@@ -15,7 +16,7 @@ import { storeErrorListener } from './store-errors.js';
 
 /** Assistant threads by (DM channel, thread ts), each kept a month after its last event. */
 export class KeyvAssistantThreadStore implements AssistantThreadStore {
-  constructor(private readonly keyv: Keyv) {}
+  constructor(private readonly keyv: KeyValues) {}
 
   get(channelId: string, threadTs: string): Promise<AssistantThread | undefined> {
     return guardState(

@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import type { Logger } from '../common/logger.js';
 import type { EvidenceStore } from '../insights/health/ports.js';
+import type { KeyValues } from './key-values.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import type { RedisClient } from './redis/redis-client.js';
 import { PLAIN_JSON, redisKeyv } from './redis/redis-keyv.js';
@@ -11,7 +12,7 @@ export const MEMORY_EVIDENCE_ENTRIES = 20_000;
 
 /** Fix-button evidence (JSON strings) under `evidence:<id>`, expiring with its TTL. */
 export class KeyvEvidenceStore implements EvidenceStore {
-  constructor(private readonly keyv: Keyv) {}
+  constructor(private readonly keyv: KeyValues) {}
 
   async put(id: string, evidenceJson: string, ttlMs: number): Promise<void> {
     await this.keyv.set(`evidence:${id}`, evidenceJson, ttlMs);

@@ -4,6 +4,7 @@ import type { Logger } from '../common/logger.js';
 import { scrubDeep } from '../common/secret-shapes.js';
 import { type JobRecord, JobVersionConflictError, versionOf } from '../jobs/domain/job.js';
 import type { JobStore } from '../jobs/ports.js';
+import type { KeyValues } from './key-values.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import { PLAIN_JSON } from './redis/redis-keyv.js';
 import { storeErrorListener } from './store-errors.js';
@@ -154,7 +155,7 @@ export class KeyvJobStore implements JobStore {
   private readonly writes: VersionedWrite;
 
   constructor(
-    private readonly keyv: Keyv,
+    private readonly keyv: KeyValues,
     private readonly atomics: AtomicOps,
     /** How saves check the stored version; by default a per-job lock in this process (memory mode). */
     writes?: VersionedWrite,

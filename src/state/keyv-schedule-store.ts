@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import type { Logger } from '../common/logger.js';
 import { type ScheduleStore, scheduleKey, type WeeklySchedule } from '../insights/ports.js';
+import type { KeyValues } from './key-values.js';
 import { type AtomicOps, guardState, MemoryAtomicOps } from './keyv-job-store.js';
 import { BoundedMemoryStore } from './memory/bounded-memory-store.js';
 import { RedisAtomicOps } from './redis/redis-atomic-ops.js';
@@ -13,7 +14,7 @@ const SCHEDULES_SET = 'weekly-schedules';
 /** Weekly report schedules (one per kind per channel, by `scheduleKey`) and their once-per-occurrence claims. */
 export class KeyvScheduleStore implements ScheduleStore {
   constructor(
-    private readonly keyv: Keyv,
+    private readonly keyv: KeyValues,
     private readonly atomics: AtomicOps,
   ) {}
 

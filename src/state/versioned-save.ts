@@ -1,9 +1,9 @@
-import type KeyvRedis from '@keyv/redis';
-import type Keyv from 'keyv';
 import { KeyedLock } from '../common/keyed-lock.js';
 import { type JobRecord, versionOf } from '../jobs/domain/job.js';
+import type { KeyValues } from './key-values.js';
 import type { AtomicOps } from './keyv-job-store.js';
 import type { RedisClient } from './redis/redis-client.js';
+import type { RedisKeyValues } from './redis/redis-keyv.js';
 
 /** A scored index the record's first save adds it to (the requester's jobs, by creation time). */
 export interface FirstSaveIndex {
@@ -42,7 +42,7 @@ export class LockedVersionedWrite implements VersionedWrite {
   private readonly lock = new KeyedLock();
 
   constructor(
-    private readonly keyv: Keyv,
+    private readonly keyv: KeyValues,
     private readonly atomics: AtomicOps,
   ) {}
 
@@ -110,9 +110,8 @@ return 1
 export class RedisVersionedWrite implements VersionedWrite {
   constructor(
     private readonly client: RedisClient,
-    private readonly keyv: Keyv,
-    private readonly adapter: KeyvRedis<unknown>,
-    private readonly namespace: string,
+    /** The job store's keys: their Redis keys and Keyv's stored format. */
+    private readonly records: Pick<RedisKeyValues, 'keyOf' | 'serializeData'>,
     /** The key of a named set, as the store's `AtomicOps` names it. */
     private readonly setKey: (set: string) => string,
   ) {}
@@ -125,13 +124,13 @@ export class RedisVersionedWrite implements VersionedWrite {
     firstSave?: FirstSaveIndex,
   ): Promise<boolean> {
     const expires = Date.now() + ttlMs;
-    const serialized = await this.keyv.serializeData({ value: { ...record }, expires });
-    const link = await this.keyv.serializeData({ value: record.jobId, expires });
+    const serialized = await this.records.serializeData({ value: { ...record }, expires });
+    const link = await this.records.serializeData({ value: record.jobId, expires });
     const reply = await this.client.eval(CAS_SCRIPT, {
       keys: [
-        this.adapter.createKeyPrefix(`job:${record.jobId}`, this.namespace),
+        this.records.keyOf(`job:${record.jobId}`),
         this.setKey(watchedSet),
-        this.adapter.createKeyPrefix(threadLinkKey(record.channelId, record.threadTs), this.namespace),
+        this.records.keyOf(threadLinkKey(record.channelId, record.threadTs)),
         ...(firstSave ? [this.setKey(firstSave.index)] : []),
       ],
       arguments: [

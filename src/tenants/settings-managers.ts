@@ -1,4 +1,5 @@
 import { describeError } from '../common/errors.js';
+import { LazyMap } from '../common/lazy-collections.js';
 import type { Logger } from '../common/logger.js';
 import { type CacheView, ProcessLru } from '../common/process-lru.js';
 
@@ -72,7 +73,7 @@ type CachedRole = { admin: boolean; expires: number };
 export class SettingsManagers {
   private readonly cache: CacheView<CachedRole>;
   /** Look-ups on their way, shared: one Home asks for the same person from two of its sections at once. */
-  private readonly asking = new Map<string, Promise<boolean>>();
+  private readonly asking = new LazyMap<string, Promise<boolean>>();
   private readonly ttlMs: number;
   private readonly now: () => number;
 

@@ -1,4 +1,5 @@
 import { describeError } from '../../common/errors.js';
+import { lazyChild } from '../../common/lazy-logger.js';
 import { tenantCaches } from '../../common/process-lru.js';
 import { createTenantSlackApp, type TenantSlackApp } from '../../slack/tenant-slack-app.js';
 import type { ProjectConnection, TenantKey, TenantLifecycle } from '../../tenants/tenant.js';
@@ -97,7 +98,8 @@ export function buildTenantRuntime(
 ): TenantRuntime {
   const { config, directory, clock } = deps;
   const { tenant, installation, connections } = what;
-  const logger = deps.logger.child({ tenant });
+  // Built on first use, and so is every part's child of it: a quiet scope's parts never log (issue 43 §2).
+  const logger = lazyChild(deps.logger, { tenant });
   const scope: TenantScope = {
     key: tenant,
     directory,

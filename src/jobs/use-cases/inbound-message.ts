@@ -1,5 +1,6 @@
 import type { AccessPolicy } from '../../common/access-policy.js';
 import { describeError, errorCode } from '../../common/errors.js';
+import { LazyMap } from '../../common/lazy-collections.js';
 import type { Logger } from '../../common/logger.js';
 import { type InboundMessage, isThreadReply, messageKey, refOf } from '../domain/inbound-message.js';
 import type { JobRecord } from '../domain/job.js';
@@ -68,7 +69,7 @@ export class HandleInboundMessage {
    * Messages already told that the state store is down. With the store down its dedupe claims cannot
    * work, so this process remembers (briefly) whom it told, so a message's twin events answer once.
    */
-  private readonly toldUnavailable = new Map<string, number>();
+  private readonly toldUnavailable = new LazyMap<string, number>();
 
   constructor(private readonly deps: ConversationServiceDeps) {
     this.dedupeTtlMs = deps.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;

@@ -52,7 +52,11 @@ export async function takeOverStarts(
     notifier?: Pick<JobNotifier, 'tellStartFailed'>;
   },
   start: (request: StartJobRequest) => Promise<StartJobResult>,
-  running: Set<Promise<void>>,
+  running: {
+    readonly size: number;
+    add(start: Promise<void>): unknown;
+    delete(start: Promise<void>): boolean;
+  },
 ): Promise<number> {
   const handovers = deps.handovers;
   const free = TAKE_LIMIT - running.size;

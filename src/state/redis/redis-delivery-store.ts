@@ -1,3 +1,4 @@
+import { LazyMap } from '../../common/lazy-collections.js';
 import type { Logger } from '../../common/logger.js';
 import {
   type Acquired,
@@ -25,7 +26,7 @@ const MAX_LEASED_COPIES = 1_000;
 export class RedisDeliveryStore implements DeliveryStore {
   private readonly epoch: EpochWatch;
   /** What each lease this replica holds delivers, by key: recorded again if Redis lost it meanwhile. */
-  private readonly leased = new Map<string, NewDelivery>();
+  private readonly leased = new LazyMap<string, NewDelivery>();
 
   constructor(
     private readonly client: RedisClient,

@@ -1,11 +1,9 @@
-import Keyv from 'keyv';
 import type { Logger } from '../../common/logger.js';
 import { FOLLOWING_SET, KeyvJobStore, WATCHED_SET, type WatchMarker } from '../keyv-job-store.js';
-import { storeErrorListener } from '../store-errors.js';
 import { RedisVersionedWrite } from '../versioned-save.js';
 import { RedisAtomicOps } from './redis-atomic-ops.js';
 import { closeRedis, createRedisClient, type RedisClient } from './redis-client.js';
-import { keyvRedisOn } from './redis-keyv.js';
+import { redisKeyv } from './redis-keyv.js';
 
 /** Every key the bot writes starts with this (Keyv's records as `docs-agent::…`, the rest as `docs-agent:…`). */
 export const DEFAULT_REDIS_NAMESPACE = 'docs-agent';
@@ -27,8 +25,8 @@ export interface RedisState {
 
 /**
  * The production state: job records and thread links through Keyv on `@keyv/redis`, claims and the watched
- * set through `RedisAtomicOps`. Keyv is namespaced (its `clear()` could only ever delete the bot's own keys;
- * nothing here calls it) and `throwOnErrors` is on, so a Redis failure rejects and the store reports
+ * set through `RedisAtomicOps`. The records are a namespace's view of the connection's Keyv (`redisKeyv`: no
+ * `clear()` to reach) and `throwOnErrors` is on, so a Redis failure rejects and the store reports
  * `state_unavailable` instead of an empty read ("no job for this thread", which would start a duplicate).
  */
 export function createRedisState(
@@ -50,12 +48,9 @@ export function createRedisState(
   const queueClient =
     shared?.queueClient ??
     createRedisClient(redisUrl, log.child({ connection: 'queue' }), { failFast: false, cluster });
-  const adapter = keyvRedisOn(client, namespace);
-  const keyv = new Keyv({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
-  // Keyv re-emits its adapter's errors; without a listener an error event would crash the process.
-  keyv.on('error', storeErrorListener(log, 'state store error'));
+  const keyv = redisKeyv(client, namespace, log, 'state store');
   const atomics = new RedisAtomicOps(client, `${namespace}:`);
-  const writes = new RedisVersionedWrite(client, keyv, adapter, namespace, (set) => atomics.setKey(set));
+  const writes = new RedisVersionedWrite(client, keyv, (set) => atomics.setKey(set));
   const store = new KeyvJobStore(keyv, atomics, writes, options.dueIndex);
   return {
     namespace,

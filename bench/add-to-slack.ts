@@ -106,6 +106,8 @@ export async function runAddToSlack(): Promise<string[]> {
       (r) => [...connectionPorts(r.pid, redis.port)].filter((p) => clientPorts.has(p)).length,
     );
     run.leaving = await untilScopesLeave(probe, replicas, LEAVE_TIMEOUT_MS);
+    // The last evictions' affinity records are let go by each queue's next script call: then quiet.
+    await sleep(SETTLE_MS);
     run.quiet = await quietWindow(probe, redis.url, replicas, QUIET_MS, MONITOR_MS);
     return flowReport(run);
   } finally {

@@ -48,6 +48,10 @@ export async function runActiveTenants(): Promise<string[]> {
     // The fake GitHub for the followed PRs' tenants (their own tokens); the deployment has no token of its own.
     const { env: base, encryptionKey } = await replicaEnv(fakes, redis.url, {
       GITHUB_API_URL: fakes.urls.githubUrl ?? '',
+      // To compare: how long a scope built for background work alone stays (the product's default: 90 s).
+      ...(process.env.BENCH_BACKGROUND_IDLE_S
+        ? { TENANT_BACKGROUND_IDLE_SECONDS: process.env.BENCH_BACKGROUND_IDLE_S }
+        : {}),
     });
     const seedMs = await seedInstalls(redis.url, encryptionKey, 0, INSTALLS);
     // A project each: the fake platform allows 100 job creations an hour per project, as the real one may.

@@ -91,7 +91,8 @@ describe.skipIf(!HAS_CHROMIUM)('the playground in headless Chromium', { timeout:
     const alert = top('sso saml setup');
     expect(await alert.innerText()).toContain('🔔');
     const weekly = top('Weekly post set up by');
-    expect(await weekly.count()).toBe(1);
+    // Polled like the cards above: the playground seeds its channel while the page loads.
+    await expect.poll(() => weekly.count(), { timeout: 20_000 }).toBe(1);
     expect(await weekly.locator('figure.chart[data-kind="line"] polyline.series').count()).toBeGreaterThan(0);
     // Emoji as emoji, never as `:name:`; times in the reader's zone, never the UTC fallback.
     const text = await page.locator('#channel').innerText();

@@ -51,7 +51,9 @@ export async function press(
   expect(response.status).toBe(200);
   await waitFor(() => t.slack.callsOf('views.open').length > opened || undefined, { what: 'modal opened' });
   const modal = [...t.slack.surfaces.modals.values()].at(-1)!;
-  return { id: modal.id, view: modal.view };
+  // What the modal opened with: by now a quick report may already have replaced it (views.update).
+  const sent = t.slack.callsOf('views.open')[opened]!.args.view;
+  return { id: modal.id, view: (typeof sent === 'string' ? JSON.parse(sent) : sent) as Json };
 }
 
 /** The modal once `views.update` replaced its loading state. */

@@ -7,7 +7,7 @@ import { type ActiveRun, activeReport, type Sample } from './active-tenants-repo
 import { replicaEnv } from './deployment.js';
 import { RedisProbe, seededTeam, seedInstalls } from './deployment-redis.js';
 import { FakesProcess, type GitHubReport } from './fakes-process.js';
-import { metricValue, quietWindow } from './quiet-window.js';
+import { metricsText, metricValue, quietWindow } from './quiet-window.js';
 import { connectionPorts, type Replica, rssMb, spawnReplica } from './replica-process.js';
 import { sized } from './smoke.js';
 import { connectProject } from './tenant-apps.js';
@@ -186,10 +186,7 @@ function startSampling(replicas: Replica[], samples: Sample[]): { stop(): void; 
     while (!stopped) {
       for (const [index, r] of replicas.entries()) {
         if (!r.alive()) continue;
-        const text = await fetch(r.metricsUrl).then(
-          (res) => res.text(),
-          () => '',
-        );
+        const text = await metricsText(r);
         samples.push({
           replica: index,
           atS: (performance.now() - started) / 1000,

@@ -73,10 +73,7 @@ export async function untilScopesLeave(
   const resident = async () => {
     let sum = 0;
     for (const r of replicas) {
-      const text = await fetch(r.metricsUrl).then(
-        (res) => res.text(),
-        () => '',
-      );
+      const text = await metricsText(r);
       sum += metricValue(text, 'docs_agent_tenants') ?? 0;
     }
     return sum;
@@ -103,10 +100,7 @@ async function contexts(replicas: Replica[]): Promise<{ loaded?: number; dropped
   let loaded: number | undefined;
   let dropped: number | undefined;
   for (const r of replicas) {
-    const text = await fetch(r.metricsUrl).then(
-      (res) => res.text(),
-      () => '',
-    );
+    const text = await metricsText(r);
     const l = metricValue(text, 'docs_agent_tenant_contexts_loaded_total');
     if (l === undefined) continue;
     loaded = (loaded ?? 0) + l;
@@ -114,6 +108,13 @@ async function contexts(replicas: Replica[]): Promise<{ loaded?: number; dropped
   }
   return { loaded, dropped };
 }
+
+/** A replica's `/metrics` exposition now ('' when it does not answer). */
+export const metricsText = (replica: Replica): Promise<string> =>
+  fetch(replica.metricsUrl).then(
+    (res) => res.text(),
+    () => '',
+  );
 
 /** A metric's value in an exposition, its series summed over their labels (undefined: no such metric). */
 export const metricValue = (text: string, name: string) => {

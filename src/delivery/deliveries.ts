@@ -52,6 +52,10 @@ export class Deliveries implements Outbox {
     this.kick(delivery.key);
   }
 
+  async recorded(key: string): Promise<boolean> {
+    return (await this.o.store.get(key)) !== undefined;
+  }
+
   /**
    * Records a delivery and makes one attempt now; resolves how that attempt ended, or with `waitMs` how the
    * delivery stands once settled (by any replica) or when the wait is over.

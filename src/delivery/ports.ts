@@ -92,6 +92,8 @@ export interface Outbox {
    * did not settle it is waited on (retries included) that long at most.
    */
   deliver(delivery: NewDelivery, options?: { waitMs?: number }): Promise<AttemptResult>;
+  /** Whether a delivery under `key` is recorded (in any state): what is owed once need not be owed again. */
+  recorded(key: string): Promise<boolean>;
 }
 
 /** How one attempt ended, for callers that wait on it (a person waiting for an answer). */

@@ -10,7 +10,7 @@ export const WELCOME_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface WelcomeDeps {
   gateway: Pick<SlackGateway, 'openDirectMessage'>;
-  outbox: Pick<Outbox, 'owe'>;
+  outbox: Pick<Outbox, 'owe' | 'recorded'>;
   installation: Pick<TenantInstallation, 'tenant' | 'name' | 'installerUserId' | 'installedAt'>;
   now: number;
   logger: Logger;
@@ -18,14 +18,22 @@ export interface WelcomeDeps {
 
 /**
  * Owes the installer the welcome DM, once per install: every start of a fresh tenant's runtime (any replica,
- * within a day of the install) owes it under the same key, so a start cut short before it was recorded is
- * made up by the next one, and the outbox sends it once. A re-install keeps its first `installedAt`, so it
+ * within a day of the install) owes it under the same key unless it is recorded already, so a start cut short
+ * before it was recorded is made up by the next one, and the outbox sends it once. A re-install keeps its first `installedAt`, so it
  * is not welcomed twice. Opening the DM (conversations.open) is idempotent and comes first: the post is
  * owed to its D… channel, where a post whose outcome was unknown can be looked up.
  */
-export async function oweWelcome(deps: WelcomeDeps): Promise<'owed' | 'not-fresh' | 'not-owed'> {
+export async function oweWelcome(
+  deps: WelcomeDeps,
+): Promise<'owed' | 'already-owed' | 'not-fresh' | 'not-owed'> {
   const { installation, logger } = deps;
   if (deps.now - installation.installedAt > WELCOME_WINDOW_MS) return 'not-fresh';
+  const key = `welcome:${installation.tenant}:${installation.installedAt}`;
+  // Already recorded by an earlier start: nothing to open or record. Recording it again would mark the
+  // tenant due, and a scope built only to look at it would be looked at again (a loop once scopes are
+  // evicted for room); opening the DM again would spend a Slack call on every cold start.
+  const recorded = await deps.outbox.recorded(key).catch(() => false);
+  if (recorded) return 'already-owed';
   let channel: string;
   try {
     channel = await deps.gateway.openDirectMessage(installation.installerUserId);
@@ -36,7 +44,7 @@ export async function oweWelcome(deps: WelcomeDeps): Promise<'owed' | 'not-fresh
   }
   try {
     await deps.outbox.owe({
-      key: `welcome:${installation.tenant}:${installation.installedAt}`,
+      key,
       target: { kind: 'post', channel, threadTs: null },
       payload: welcomeMessage(installation.name),
       priority: 'intermediate',
@@ -57,5 +65,7 @@ export function welcomeOnStart(
   clock: { now(): number },
   logger: Logger,
 ): void {
-  void oweWelcome({ gateway, outbox, installation: tenant.installation, now: clock.now(), logger });
+  void oweWelcome({ gateway, outbox, installation: tenant.installation, now: clock.now(), logger }).then(
+    (result) => logger.debug({ result }, 'welcome message looked at'),
+  );
 }

@@ -6,7 +6,7 @@ import { redisForReplicas } from '../support/redis-replicas.js';
 /**
  * Issue 43 (cost follows work): a scope built for background work alone (here an install's welcome DM, owed
  * and delivered through the due index) is evicted after the short background idle time; one that served a
- * person's request keeps the full idle time.
+ * person's request keeps the full idle time. Built again, a scope's start does not owe the welcome again.
  */
 describe('OAuth mode on Redis: a scope nobody asked for leaves soon', () => {
   const redis = redisForReplicas();
@@ -25,8 +25,17 @@ describe('OAuth mode on Redis: a scope nobody asked for leaves soon', () => {
     await app?.stop();
   });
 
-  const evicted = (teamId: string) =>
-    app.logs.filter((l) => l.includes(teamId) && l.includes('idle; evicted')).length;
+  const logged = (teamId: string, line: string) =>
+    app.logs.filter((l) => l.includes(teamId) && l.includes(line)).length;
+  const evicted = (teamId: string) => logged(teamId, 'idle; evicted');
+  const resident = (teamId: string) =>
+    logged(teamId, 'tenant runtime started') > logged(teamId, 'tenant runtime stopping');
+  /** Its starts' looks at the welcome (`result`: only those that ended so). */
+  const welcomeLooks = (teamId: string, result = '') =>
+    app.logs.filter(
+      (l) =>
+        l.includes(teamId) && l.includes('welcome message looked at') && l.includes(`"result":"${result}`),
+    ).length;
   /** Installs through the real flow and waits for the welcome DM (the scope's only work). */
   const install = async (teamId: string) => {
     const posts = app.slack.callsOf('chat.postMessage').length;
@@ -47,6 +56,14 @@ describe('OAuth mode on Redis: a scope nobody asked for leaves soon', () => {
     // ...while the one that served a person's request stays (its idle time is ten minutes).
     expect(evicted('T0ASKED')).toBe(0);
     // Built again on demand: its next command is answered as before.
+    await waitFor(() => !resident('T0QUIET'), { what: 'the quiet scope not resident' });
+    const [opened, looks] = [app.slack.callsOf('conversations.open').length, welcomeLooks('T0QUIET')];
     expect((await app.command({ text: 'help', team_id: 'T0QUIET' })).body).toContain('/docs-agent');
+    // Its start finds the welcome recorded: no DM opened again, nothing recorded, so nothing marked due (a
+    // start that marked its tenant due was looked at again, and rebuilt again once evicted: a loop).
+    await waitFor(() => welcomeLooks('T0QUIET') > looks, { what: 'the rebuilt scope’s welcome look' });
+    expect(welcomeLooks('T0QUIET', 'already-owed')).toBeGreaterThan(0);
+    expect(welcomeLooks('T0QUIET', 'owed')).toBe(1);
+    expect(app.slack.callsOf('conversations.open').length).toBe(opened);
   });
 });

@@ -31,6 +31,7 @@ function shared(models: VersionedRecords, now = () => 1_000) {
   const outbox: Outbox = {
     owe: async (d) => void owed.push(d),
     deliver: async () => ({ settled: true }) as never,
+    recorded: async () => false,
   };
   const store = { put: async () => undefined, get: async () => undefined };
   return { messages: new SharedMessages({ outbox, store, models, now }), owed };

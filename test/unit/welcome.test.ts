@@ -18,12 +18,44 @@ const dm = { openDirectMessage: async (user: string) => `D${user.slice(1)}` };
 describe('the welcome message', () => {
   it('is owed to the installer’s DM, once per install whichever start owes it', async () => {
     const { outbox, sent, settle } = recordingOutbox();
-    for (const now of [installation.installedAt + 5, installation.installedAt + 60_000])
-      expect(await oweWelcome({ gateway: dm, outbox, installation, now, logger })).toBe('owed');
+    const starts = [installation.installedAt + 5, installation.installedAt + 60_000];
+    const owed = await Promise.all(
+      starts.map((now) => oweWelcome({ gateway: dm, outbox, installation, now, logger })),
+    );
+    // Two starts at once (two replicas) may both owe it; the outbox still sends it once.
+    expect(owed).toEqual(['owed', 'owed']);
+    expect(await oweWelcome({ gateway: dm, outbox, installation, now: starts[1]!, logger })).toBe(
+      'already-owed',
+    );
     await settle();
     expect(sent).toHaveLength(1);
     expect(sent[0]?.key).toBe('welcome:T0ACME:1000000');
     expect(sent[0]?.target).toEqual({ kind: 'post', channel: 'D0INSTALLER', threadTs: null });
+  });
+
+  it('once recorded, a later start neither opens the DM again nor records it again', async () => {
+    const { outbox, store, settle } = recordingOutbox();
+    const opened: string[] = [];
+    const gateway = {
+      openDirectMessage: async (user: string) => {
+        opened.push(user);
+        return `D${user.slice(1)}`;
+      },
+    };
+    const now = installation.installedAt + 5;
+    expect(await oweWelcome({ gateway, outbox, installation, now, logger })).toBe('owed');
+    await settle();
+    let recorded = 0;
+    const record = store.record.bind(store);
+    store.record = (...args) => {
+      recorded++;
+      return record(...args);
+    };
+    expect(await oweWelcome({ gateway, outbox, installation, now: now + 60_000, logger })).toBe(
+      'already-owed',
+    );
+    expect(opened).toEqual(['U0INSTALLER']);
+    expect(recorded).toBe(0);
   });
 
   it('is not owed a day after the install (a replica starting later), nor without a DM', async () => {

@@ -1,5 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import {
+  createWriteStream,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +70,13 @@ export async function spawnReplica(
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  // BENCH_REPLICA_LOGS=<dir>: each replica's whole output is kept there too (to read what a run did).
+  const logs = process.env.BENCH_REPLICA_LOGS;
+  if (logs) {
+    const file = createWriteStream(join(logs, `${name}-${child.pid}.log`));
+    child.stdout?.pipe(file);
+    child.stderr?.pipe(file);
+  }
   const exited = new Promise<void>((done) =>
     child.once('exit', () => {
       rmSync(cwd, { recursive: true, force: true });

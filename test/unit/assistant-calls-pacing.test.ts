@@ -45,6 +45,7 @@ describe('assistant calls are paced like other posts', () => {
     const calls = new AssistantCalls(gateway, {
       owe: async () => undefined,
       deliver: async () => ({ status: 'pending' as const }),
+      recorded: async () => false,
     });
     const t0 = Date.now();
     const post = gateway.post({ channel: 'D1', message: { text: 'hello', blocks: [] } });

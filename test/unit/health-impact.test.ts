@@ -241,6 +241,7 @@ describe('SlackImpactPublisher', () => {
     const publisher = new SlackImpactPublisher({
       owe: async (d) => void owed.push(d),
       deliver: async () => ({ status: 'pending' as const }),
+      recorded: async () => false,
     });
     const model = compareImpact(search, emptyWindow, emptyWindow);
     expect(await publisher.postImpact(check(search), model)).toBe('posted');

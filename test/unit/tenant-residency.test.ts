@@ -2,7 +2,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { CoalescedRun } from '../../src/common/coalesced-run.js';
 import { createLogger } from '../../src/common/logger.js';
 import { ReplicaTicker } from '../../src/common/replica-ticker.js';
-import { AbsentTenants, PendingSync, scopesToEvict } from '../../src/composition/oauth/tenant-residency.js';
+import {
+  AbsentTenants,
+  evictionsDue,
+  PendingSync,
+  scopesToEvict,
+} from '../../src/composition/oauth/tenant-residency.js';
 
 const resident = (usedAt: number, inFlight = 0) => ({ usedAt, inFlight });
 
@@ -48,6 +53,18 @@ describe('which scopes a replica evicts (issue 34)', () => {
       ['T0D', resident(999)],
     ];
     expect(scopesToEvict(scopes, 1_000, { idleMs: 60_000, maxResident: 2 })).toEqual(['T0A', 'T0C']);
+  });
+
+  it('says which evictions are for idleness (the replica keeps its hold) and which for room', () => {
+    const scopes: Array<[string, ReturnType<typeof resident>]> = [
+      ['T0IDLE', resident(0)],
+      ['T0OLDEST', resident(990)],
+      ['T0NEWER', resident(999)],
+    ];
+    expect(evictionsDue(scopes, 1_000, { idleMs: 500, maxResident: 1 })).toEqual([
+      { tenant: 'T0IDLE', idle: true },
+      { tenant: 'T0OLDEST', idle: false },
+    ]);
   });
 
   it('remembers a team without an install for a moment, and forgets it when the directory changes', () => {

@@ -2,6 +2,8 @@ import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { DirectoryChange } from '../../state/adapters.js';
 import type { TenantKey } from '../../tenants/tenant.js';
+import { scopeBusy, type TenantRuntime } from './tenant-runtime.js';
+import type { TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 
 /** At most this many scopes resident per replica when nothing says (TENANT_SCOPES_MAX does). */
 export const MAX_RESIDENT_SCOPES = 2_000;
@@ -27,18 +29,28 @@ export interface EvictionLimits {
   maxResident: number;
 }
 
+/** Why a scope was evicted, as its stop is logged. */
+const EVICTED_IDLE = 'idle; evicted (its work wakes it again)';
+const EVICTED_FOR_ROOM = 'beyond the cap; evicted (its work wakes it again)';
+
+/** A scope to evict, and why: idle (its time is up), or the least recent beyond the cap (room needed). */
+export interface Eviction {
+  tenant: TenantKey;
+  idle: boolean;
+}
+
 /**
  * Which resident scopes to evict (issue 34: scopes on demand, kept in an LRU with an idle time-out). Evicting
  * frees memory only: a scope's polls, schedules and owed deliveries live in Redis and wake it again.
  * `scopes` is in least-recently-used order (oldest first).
  */
-export function scopesToEvict(
+export function evictionsDue(
   scopes: Iterable<readonly [TenantKey, Residency]>,
   now: number,
   limits: EvictionLimits,
-): TenantKey[] {
+): Eviction[] {
   const all = [...scopes];
-  const out: TenantKey[] = [];
+  const out: Eviction[] = [];
   let over = all.length - limits.maxResident;
   for (const [tenant, residency] of all) {
     if (residency.inFlight > 0 || residency.busy) continue;
@@ -48,33 +60,52 @@ export function scopesToEvict(
     const keep = residency.servedAt === undefined ? Math.min(idleMs, backgroundIdleMs) : idleMs;
     const idle = now - residency.usedAt >= keep;
     if (idle || over > 0) {
-      out.push(tenant);
+      out.push({ tenant, idle });
       over--;
     }
   }
   return out;
 }
 
-/**
- * Evicts the scopes due (idle, or the least recent beyond the cap) that have no work in hand, each looked at
- * again right before (work may have started since: a job, a request). `resident`: least recent first.
- */
-export async function evictIdleScopes(
-  resident: Array<readonly [TenantKey, Residency]>,
+/** The tenants `evictionsDue` names. */
+export function scopesToEvict(
+  scopes: Iterable<readonly [TenantKey, Residency]>,
   now: number,
   limits: EvictionLimits,
+): TenantKey[] {
+  return evictionsDue(scopes, now, limits).map((e) => e.tenant);
+}
+
+/**
+ * Idle scopes (and the least recent beyond the cap) give their memory back where their background work lives
+ * outside them (Redis, `scopeIdleMs` set). One with work in hand (a plane job, a lease, a request or its
+ * after-ack work) goes at a later tick: stopping it would cut that work and hand its leases back uncertain.
+ * Each due is looked at again right before (work may have started since). `runtimes`: least recent first.
+ */
+export async function evictIdleScopes(
+  runtimes: ReadonlyMap<TenantKey, TenantRuntime>,
+  deps: Pick<
+    TenantRuntimesDeps,
+    'scopeIdleMs' | 'backgroundIdleMs' | 'maxResidentScopes' | 'clock' | 'plane'
+  >,
   deferred: DeferredEvictions,
-  scope: { busy(tenant: TenantKey): Promise<boolean>; evict(tenant: TenantKey): Promise<void> },
+  evict: (tenant: TenantKey, reason: string, why: 'idle' | 'room') => Promise<void>,
 ): Promise<void> {
-  const busy = await Promise.all(resident.map(([tenant]) => scope.busy(tenant)));
+  const { scopeIdleMs: idleMs, maxResidentScopes: maxResident = MAX_RESIDENT_SCOPES } = deps;
+  if (idleMs === undefined) return;
+  const limits = { idleMs, backgroundIdleMs: deps.backgroundIdleMs, maxResident };
+  const now = deps.clock.now();
+  const resident = [...runtimes];
+  const isBusy = (tenant: TenantKey) => scopeBusy(runtimes.get(tenant), deps.plane);
+  const busy = await Promise.all(resident.map(([tenant]) => isBusy(tenant)));
   const scopes = resident.map(
     ([t, { usedAt, servedAt, inFlight }], i) =>
       [t, { usedAt, ...(servedAt === undefined ? {} : { servedAt }), inFlight, busy: busy[i] }] as const,
   );
   deferred.say(scopes, new Set(scopesToEvict(resident, now, limits)));
-  for (const tenant of scopesToEvict(scopes, now, limits)) {
-    if (await scope.busy(tenant)) continue;
-    await scope.evict(tenant);
+  for (const { tenant, idle } of evictionsDue(scopes, now, limits)) {
+    if (await isBusy(tenant)) continue;
+    await evict(tenant, idle ? EVICTED_IDLE : EVICTED_FOR_ROOM, idle ? 'idle' : 'room');
   }
 }
 

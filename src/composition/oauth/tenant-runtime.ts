@@ -57,6 +57,16 @@ export function updateInPlace(
 const START_WAIT_MS = 1_500;
 
 /** Waits for the runtime's start, at most START_WAIT_MS. */
+/** Whether a resident scope has work in hand that stopping it would cut (see DocsAgent.busy). */
+export async function scopeBusy(
+  runtime: TenantRuntime | undefined,
+  plane: { busy(tenant: TenantKey): boolean } | undefined,
+): Promise<boolean> {
+  if (!runtime) return false;
+  if (runtime.inFlight > 0 || plane?.busy(runtime.scope.key)) return true;
+  return (await runtime.agent.busy?.().catch(() => true)) ?? false;
+}
+
 export async function untilStarted(runtime: TenantRuntime): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {

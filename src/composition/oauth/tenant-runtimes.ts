@@ -7,12 +7,7 @@ import { answerUnreadable, UNREADABLE, type Unreadable, withinDeadline } from '.
 import { DirectoryFollower } from './directory-follower.js';
 import { effectiveConnections } from './tenant-config.js';
 import { removeInstall, scopeCallbacks, serve, uninstalledLine } from './tenant-holds.js';
-import {
-  AbsentTenants,
-  DeferredEvictions,
-  evictIdleScopes,
-  MAX_RESIDENT_SCOPES,
-} from './tenant-residency.js';
+import { AbsentTenants, DeferredEvictions, evictIdleScopes } from './tenant-residency.js';
 import { buildTenantRuntime, type TenantRuntime, untilStarted, updateInPlace } from './tenant-runtime.js';
 import type { TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 
@@ -228,27 +223,11 @@ export class TenantRuntimes {
     return runtime;
   }
 
-  /**
-   * Idle scopes (and the least recent beyond the cap) give their memory back where their background work lives
-   * outside them (Redis, `scopeIdleMs` set). One with work in hand (a plane job, a lease, a request or its
-   * after-ack work) goes at a later tick: stopping it would cut that work and hand its leases back uncertain.
-   */
   private async evictIdle(): Promise<void> {
-    const { scopeIdleMs: idleMs, maxResidentScopes: maxResident = MAX_RESIDENT_SCOPES, clock } = this.deps;
-    if (idleMs === undefined || this.stopped) return;
-    const limits = { idleMs, backgroundIdleMs: this.deps.backgroundIdleMs, maxResident };
-    await evictIdleScopes([...this.runtimes], clock.now(), limits, this.deferred, {
-      busy: (tenant) => this.busy(tenant),
-      evict: (tenant) => this.drop(tenant, 'idle; evicted (its work in Redis wakes it again)', true),
-    });
-  }
-
-  /** Whether a resident scope has work in hand that stopping it would cut (see DocsAgent.busy). */
-  private async busy(tenant: TenantKey): Promise<boolean> {
-    const runtime = this.runtimes.get(tenant);
-    if (!runtime) return false;
-    if (runtime.inFlight > 0 || this.deps.plane?.busy(tenant)) return true;
-    return (await runtime.agent.busy?.().catch(() => true)) ?? false;
+    if (this.stopped) return;
+    await evictIdleScopes(this.runtimes, this.deps, this.deferred, (t, reason, why) =>
+      this.drop(t, reason, why),
+    );
   }
 
   /** Uninstall or revocation: no call with its token from now on, secrets deleted now, data purged later. */
@@ -268,13 +247,17 @@ export class TenantRuntimes {
     await this.drop(tenant, reason);
   }
 
-  /** Stops a scope: uninstalled (no call from now on), or evicted (what it is doing may still finish). */
-  private async drop(tenant: TenantKey, reason: string, evicted = false): Promise<void> {
+  /**
+   * Stops a scope: uninstalled (no call from now on), or evicted (what it is doing may still finish). Evicted
+   * idle, its work still comes here first (its hold stays: letting go costs two commands in each of six
+   * hashes, and rebuilding here is as good as anywhere); evicted for room, any replica takes it.
+   */
+  private async drop(tenant: TenantKey, reason: string, evicted?: 'idle' | 'room'): Promise<void> {
     const runtime = this.runtimes.get(tenant);
     if (!runtime) return;
     if (!evicted) runtime.installed = false;
     this.runtimes.delete(tenant);
-    this.deps.plane?.queues.holds.set(tenant, false); // any replica takes its polls now
+    if (evicted !== 'idle') this.deps.plane?.queues.holds.set(tenant, false);
     this.deps.metrics.drop(tenant, evicted ? 'evicted' : 'uninstalled');
     this.log[evicted ? 'debug' : 'info']({ tenant, reason }, 'tenant runtime stopping');
     await runtime.agent.stop().catch((error: unknown) => {

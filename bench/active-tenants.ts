@@ -193,6 +193,7 @@ function startSampling(replicas: Replica[], samples: Sample[]): { stop(): void; 
           rssMb: rssMb(r.pid),
           resident: metricValue(text, 'docs_agent_tenants'),
           loaded: metricValue(text, 'docs_agent_tenant_contexts_loaded_total'),
+          loadedForRequests: metricValue(text, 'docs_agent_tenant_contexts_loaded_total{cause="request"}'),
           dropped: metricValue(text, 'docs_agent_tenant_contexts_dropped_total'),
         });
       }

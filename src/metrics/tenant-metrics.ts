@@ -56,7 +56,8 @@ export class TenantMetrics implements MetricsExposition {
   private readonly contexts = {
     loaded: new Counter({
       name: 'docs_agent_tenant_contexts_loaded_total',
-      help: 'Workspace contexts built by this replica (a request, job or wake named a workspace not resident here)',
+      help: 'Workspace contexts built by this replica, by cause (request: one from Slack; work: a queued job or owed work named a workspace not resident here)',
+      labelNames: ['cause'],
       registers: [this.churn],
     }),
     dropped: new Counter({
@@ -86,9 +87,9 @@ export class TenantMetrics implements MetricsExposition {
     return metrics;
   }
 
-  /** A tenant's context was built here. */
-  loaded(): void {
-    this.contexts.loaded.inc();
+  /** A tenant's context was built here, for a request from Slack or for work. */
+  loaded(cause: 'request' | 'work'): void {
+    this.contexts.loaded.inc({ cause });
   }
 
   /**

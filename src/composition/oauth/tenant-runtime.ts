@@ -76,6 +76,8 @@ export async function untilStarted(runtime: TenantRuntime): Promise<void> {
   clearTimeout(timer);
 }
 
+export type LoadCause = 'request' | 'work';
+
 /**
  * One tenant's runtime: the single-workspace composition with the tenant's config, key space, metrics,
  * projects and Slack app (every call with the installation's current token, none once uninstalled); started
@@ -97,6 +99,8 @@ export function buildTenantRuntime(
     | 'edge'
   >,
   what: {
+    /** What built it: a request from Slack, or work (a queued job, owed work, an install's welcome). */
+    cause?: LoadCause;
     tenant: TenantKey;
     stamp: string;
     lifecycle: TenantLifecycle;
@@ -127,7 +131,7 @@ export function buildTenantRuntime(
     config.oauth?.redisCluster,
   );
   const holder: { runtime?: TenantRuntime; slack?: TenantSlackApp } = {};
-  deps.metrics.loaded(); // a context built here (issue 43 §4: contexts loaded per minute)
+  deps.metrics.loaded(what.cause ?? 'work'); // a context built here (issue 43 §4: contexts loaded per minute)
   const agent = createDocsAgent(runtimeConfig, {
     logger,
     clock,

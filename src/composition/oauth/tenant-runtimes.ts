@@ -26,6 +26,8 @@ export class TenantRuntimes {
   /** Resident scopes, least recently used first (a use moves it to the end). */
   private readonly runtimes = new Map<TenantKey, TenantRuntime>();
   private readonly loading = new Map<TenantKey, Promise<TenantRuntime | Unreadable | undefined>>();
+  /** Loads under way for a request from Slack (the others: a queued job, owed work; counted apart). */
+  private readonly forRequest = new Set<TenantKey>();
   /** Uninstalled here, with their stamp: a stale read never brings them back, a re-install does. */
   private readonly removed = new Map<TenantKey, string | undefined>();
   private readonly absent: AbsentTenants;
@@ -125,18 +127,22 @@ export class TenantRuntimes {
         if (now?.installed) return now;
         continue;
       }
-      const built = await withinDeadline(this.load(tenant));
+      const built = await withinDeadline(this.load(tenant, 'request'));
       if (built === UNREADABLE) return built;
       if (built?.installed) return built;
     }
     return undefined;
   }
 
-  /** Builds a tenant's scope from the directory (once, however many ask at the same time). */
-  private load(tenant: TenantKey): Promise<TenantRuntime | Unreadable | undefined> {
+  /** Builds a tenant's scope from the directory (once, however many ask at the same time; `cause`: the first's). */
+  private load(
+    tenant: TenantKey,
+    cause: 'request' | 'work' = 'work',
+  ): Promise<TenantRuntime | Unreadable | undefined> {
     if (this.stopped || this.absent.has(tenant)) return Promise.resolve(undefined);
     let loading = this.loading.get(tenant);
     if (!loading) {
+      if (cause === 'request') this.forRequest.add(tenant);
       loading = (async () => {
         // Unreadable (Redis away): not built now, and not taken for "not installed" either.
         const stamp = await this.deps.directory.stamp(tenant).catch(() => null);
@@ -147,7 +153,10 @@ export class TenantRuntimes {
         const held = this.runtimes.get(tenant);
         const read = await this.applyLogged(tenant, stamp, held?.installed ? held : undefined);
         return read ? this.runtimes.get(tenant) : UNREADABLE;
-      })().finally(() => this.loading.delete(tenant));
+      })().finally(() => {
+        this.loading.delete(tenant);
+        this.forRequest.delete(tenant);
+      });
       this.loading.set(tenant, loading);
     }
     return loading;
@@ -204,7 +213,11 @@ export class TenantRuntimes {
     }
     // Uninstalled here while this was read: nothing is built for it (not even its welcome).
     if (this.removed.get(tenant) === stamp || this.stopped) return;
-    this.runtimes.set(tenant, this.build({ tenant, stamp, lifecycle, installation, settings, connections }));
+    const cause = this.forRequest.has(tenant) ? 'request' : 'work';
+    this.runtimes.set(
+      tenant,
+      this.build({ tenant, stamp, lifecycle, installation, settings, connections, cause }),
+    );
   }
 
   private build(what: Parameters<typeof buildTenantRuntime>[1]): TenantRuntime {

@@ -13,7 +13,7 @@ describe("a tenant's recorder", () => {
     const tenants = new TenantMetrics({ defaultMetrics: false, topTenants: 2 });
     const recorders: Metrics[] = [];
     for (let i = 0; i < 50; i++) {
-      tenants.loaded();
+      tenants.loaded('work');
       const recorder = tenants.forTenant(`T${i}`);
       recorder.setSources({ watchedJobs: async () => [{ status: 'running' }] });
       recorders.push(recorder);

@@ -85,32 +85,23 @@ export class KeyedPacer {
   }
 
   /**
-   * Takes `key`'s next start if it is free now (nothing queued or starting, within the pace): for work that
-   * is only worth doing at once (a form whose trigger expires in 3 s), never queued. False when not free.
+   * Takes `key`'s next start if it comes within `maxWaitMs` (nothing queued or starting on the key, which go
+   * first): for work only worth doing soon (a form whose trigger expires in 3 s), never queued. Answers how
+   * long until the start (0: now), which is the caller's from this moment, so nothing queued later takes it
+   * and no second check after the wait can miss it; -1 (nothing taken) when no start comes that soon.
    */
-  tryTake(key: string): boolean {
-    if (this.closed) return false;
+  takeWithin(key: string, maxWaitMs: number): number {
+    if (this.closed) return -1;
     const now = this.now();
     const state = this.state(key, now);
-    if (state.timer || state.starting || !this.startable(state, now)) return false;
+    if (state.timer || state.starting) return -1;
+    const wait = Math.max(0, Math.max(state.due, now) - (this.burst - 1) * this.intervalMs - now);
+    if (wait > maxWaitMs) return -1;
     this.take(state, now);
-    return true;
+    return wait;
   }
 
-  /**
-   * How long until `tryTake(key)` would succeed (0: now), if nothing else takes the start meanwhile;
-   * infinite while work is queued or starting on the key (it goes first).
-   */
-  freeIn(key: string): number {
-    if (this.closed) return Number.POSITIVE_INFINITY;
-    const now = this.now();
-    const state = this.keys.get(key);
-    if (!state) return 0;
-    if (state.timer || state.starting) return Number.POSITIVE_INFINITY;
-    return Math.max(0, Math.max(state.due, now) - (this.burst - 1) * this.intervalMs - now);
-  }
-
-  /** Gives back a start `tryTake` took but did not use (the replicas' shared slot was not free after all). */
+  /** Gives back a start `takeWithin` took but did not use (the replicas' shared slot was not free after all). */
   giveBack(key: string): void {
     const state = this.keys.get(key);
     if (state) state.due = Math.max(this.now(), state.due - this.intervalMs);

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SlackAppTier } from '../common/config.js';
 import { AppError } from '../common/errors.js';
 import { KeyedPacer } from '../common/keyed-pacer.js';
@@ -124,13 +123,13 @@ export class SlackPacing {
     if (this.closed) throw shuttingDown();
     if (!pacer) return work();
     const deadline = Date.now() + waitMs;
-    if (!pacer.tryTake(key)) {
-      const freeIn = pacer.freeIn(key);
-      if (freeIn > waitMs) throw budgetSpent(method);
-      await sleep(freeIn);
-      if (this.closed) throw shuttingDown();
-      if (!pacer.tryTake(key)) throw budgetSpent(method);
-    }
+    // The slot is taken before the wait, not checked again after it: a timer may fire a fraction of a
+    // millisecond before Date.now() reaches the slot, and a call queued meanwhile would take it (a click
+    // refused for a slot it had been promised).
+    const freeIn = pacer.takeWithin(key, waitMs);
+    if (freeIn < 0) throw budgetSpent(method);
+    if (freeIn > 0) await sleep(freeIn);
+    if (this.closed) throw shuttingDown();
     const shared = this.options.shared;
     if (shared) {
       const { interval, burst } = this.paceOf(method);
@@ -202,7 +201,7 @@ export class SlackPacing {
     } catch (error) {
       this.options.onSharedFailure?.(error);
     }
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) await sleep(wait);
     started();
     return work();
   }
@@ -240,6 +239,11 @@ export class SlackBudgetSpentError extends AppError<'slack_budget_spent'> {}
 
 function budgetSpent(method: string): SlackBudgetSpentError {
   return new SlackBudgetSpentError('slack_budget_spent', `no ${method} call is free in this minute`);
+}
+
+/** The global setTimeout, as the pacers' own timers use: one clock for both (and for tests' fake timers). */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function shuttingDown(): AppError {

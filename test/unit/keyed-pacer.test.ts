@@ -15,20 +15,29 @@ describe('KeyedPacer', () => {
     return Promise.all(Array.from({ length: count }, () => pacer.run(key, async () => Date.now() - t0)));
   }
 
-  it('tryTake takes a free start only: never while the pace forbids it or work is queued, and queues nothing', async () => {
+  it('takeWithin takes a start only if it comes within the wait, never before queued work, and queues nothing', async () => {
     const pacer = new KeyedPacer(60_000, 1);
-    expect(pacer.tryTake('replies')).toBe(true);
-    expect(pacer.tryTake('replies')).toBe(false);
+    expect(pacer.takeWithin('replies', 0)).toBe(0);
+    expect(pacer.takeWithin('replies', 1000)).toBe(-1);
     expect(pacer.waiting('replies')).toBe(0);
+    await vi.advanceTimersByTimeAsync(59_500);
+    // The next start is 500 ms away: taken now for then, so the one after is a minute further.
+    expect(pacer.takeWithin('replies', 1000)).toBe(500);
+    expect(pacer.takeWithin('replies', 1000)).toBe(-1);
+    // Paced work queued meanwhile goes after the start taken, not into it.
+    const t0 = Date.now();
+    const queued = pacer.run('replies', async () => Date.now() - t0);
+    await vi.advanceTimersByTimeAsync(60_500);
+    expect(await queued).toBe(60_500);
+    const queuedAgain = pacer.run('replies', async () => 'queued');
+    // Paced work waiting for the next minute's start goes first: nothing for an "only soon" taker.
+    expect(pacer.takeWithin('replies', 60_000)).toBe(-1);
     await vi.advanceTimersByTimeAsync(60_000);
-    const queued = pacer.run('replies', async () => 'queued');
-    // The next minute's start, taken by paced work, leaves nothing for an "only now" taker.
-    expect(pacer.tryTake('replies')).toBe(false);
-    expect(await queued).toBe('queued');
-    expect(pacer.tryTake('other')).toBe(true);
+    expect(await queuedAgain).toBe('queued');
+    expect(pacer.takeWithin('other', 0)).toBe(0);
     // A start taken but not used (the replicas' shared slot was gone) is given back.
     pacer.giveBack('other');
-    expect(pacer.tryTake('other')).toBe(true);
+    expect(pacer.takeWithin('other', 0)).toBe(0);
   });
 
   it('starts a burst at once, then one per interval, in arrival order', async () => {

@@ -20,7 +20,9 @@ function ephemeralsTo(t: TestApp, user: string) {
 
 describe.each([
   ['memory', () => ({})],
-  ['Redis', () => ({ REDIS_URL: lab.redisUrl() })],
+  // A database of its own per case: an earlier case's job, still watched in a shared one, would be resumed by
+  // the next app against fakes that number their jobs from 1 again ("job_0001 no longer exists").
+  ['Redis', () => ({ REDIS_URL: lab.freshRedisUrl() })],
 ])('reaction_added with DOCS_AGENT_REACTION (%s mode)', (_mode, env) => {
   it('starts one job from a top-level message however often and by whomever it is reacted to', async () => {
     const t = await lab.start({ env: env() });

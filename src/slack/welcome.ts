@@ -18,9 +18,9 @@ export interface WelcomeDeps {
 
 /**
  * Owes the installer the welcome DM, once per install: every start of a fresh tenant's runtime (any replica,
- * within a day of the install) owes it under the same key unless it is recorded already, so a start cut short
- * before it was recorded is made up by the next one, and the outbox sends it once. A re-install keeps its first `installedAt`, so it
- * is not welcomed twice. Opening the DM (conversations.open) is idempotent and comes first: the post is
+ * within a day of the install) owes it under the same key unless it is recorded already, so a start cut
+ * short before it was recorded is made up by the next one, and the outbox sends it once. A re-install keeps
+ * its first `installedAt`, so it is not welcomed twice. Opening the DM (conversations.open) is idempotent and comes first: the post is
  * owed to its D… channel, where a post whose outcome was unknown can be looked up.
  */
 export async function oweWelcome(

@@ -84,8 +84,20 @@ export interface BotProcessOptions {
  * and to Redis when `redisUrl` is given. Resolves once the bot logged that it listens.
  */
 export async function startBotProcess(options: BotProcessOptions): Promise<BotProcess> {
+  // A free port is free when asked, not when the bot binds it: another process of the suite (a redis-server,
+  // another bot) may take it in between. Then the bot exits at once saying so, and another port is tried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options, options.env?.PORT ? Number(options.env.PORT) : await freePort());
+    } catch (error) {
+      const taken = error instanceof Error && error.message.includes('EADDRINUSE');
+      if (!taken || options.env?.PORT || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startOnce(options: BotProcessOptions, port: number): Promise<BotProcess> {
   const name = options.name ?? 'bot';
-  const port = await freePort();
   const cwd = mkdtempSync(join(tmpdir(), 'docs-agent-bot-'));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
  * Issue 43 "no thrash": a tenant's work goes first to the replica that holds its scope, so its context is
  * built once, not on every replica whose take reaches it. Where a script hands out work (a fair shard's take,
  * `plane-fair-scripts.ts`; the due index's claim, `redis-due-index.ts`), its slot keeps two hashes: `held`,
- * tenant → the replica holding its scope (written once when built, removed when evicted), and `replicas`,
+ * tenant → the replica that built its scope last (written once when built; removed when it is evicted for
+ * room, uninstalled or its replica stops, kept when it is evicted idle: rebuilt there), and `replicas`,
  * replica → until when it is alive (written every third of HOLD_MS). Both are written by those scripts from
  * their ARGV: no round trip of their own, and no write per tenant while nothing changes. A tenant held by
  * another live replica is left to it until its work has waited `stealAfterMs`. Only a preference: leases,

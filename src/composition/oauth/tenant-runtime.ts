@@ -56,7 +56,6 @@ export function updateInPlace(
  */
 const START_WAIT_MS = 1_500;
 
-/** Waits for the runtime's start, at most START_WAIT_MS. */
 /** Whether a resident scope has work in hand that stopping it would cut (see DocsAgent.busy). */
 export async function scopeBusy(
   runtime: TenantRuntime | undefined,
@@ -67,6 +66,7 @@ export async function scopeBusy(
   return (await runtime.agent.busy?.().catch(() => true)) ?? false;
 }
 
+/** Waits for the runtime's start, at most START_WAIT_MS. */
 export async function untilStarted(runtime: TenantRuntime): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {

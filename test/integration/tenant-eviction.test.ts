@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DUE_INDEX_KEY } from '../../src/state/redis/redis-due-index.js';
 import { waitFor } from '../support/http.js';
 import { type OAuthTestApp, startOAuthApp } from '../support/oauth-app.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
@@ -110,22 +109,6 @@ describe('OAuth mode on Redis: eviction frees memory and never cuts work', () =>
     // The work the scope kept goes on to its end there: the job is created and its card posted.
     await waitFor(() => app.docs.jobs.size > jobs, { what: 'the job created', timeoutMs: 10_000 });
     await waitFor(() => slackPosts('document the in-flight listeners') > 0, { what: 'its card' });
-  });
-
-  it('an idle eviction keeps the replica’s hold: no release written, its work comes here first', async () => {
-    const evictions = logged('idle; evicted');
-    await waitFor(() => logged('idle; evicted') > evictions, {
-      what: 'the scope evicted',
-      timeoutMs: 10_000,
-    });
-    // One more claim of the due index (a tenant nobody installed, settled out by it) carries whatever this
-    // replica had to let go since the eviction.
-    const client = await redis.replica();
-    await client.zAdd(DUE_INDEX_KEY, { score: 0, value: 'T0NOBODY' });
-    await waitFor(async () => (await client.zScore(DUE_INDEX_KEY, 'T0NOBODY')) === null, {
-      what: 'the next claim',
-    });
-    expect(await client.hGet(`${DUE_INDEX_KEY}:held`, ALPHA.teamId)).toBeTruthy();
   });
 
   it('the PR link reply arrives once, from a scope built again by the poll', async () => {

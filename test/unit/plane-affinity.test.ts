@@ -42,6 +42,22 @@ describe('a replica’s holds, as its takes and claims carry them', () => {
     expect(view.releaseAll()).toBe(false);
   });
 
+  it('forgets a tenant evicted idle: nothing written, nothing kept, written again when held again', () => {
+    const holds = new ReplicaHolds(timings);
+    const view = holds.view(shard(0));
+    for (const tenant of ['T0', 'T2']) holds.set(tenant, true);
+    view.batch(0);
+    holds.forget('T2');
+    expect(view.batch(1)).toMatchObject({ hold: [], unhold: [] });
+    // Not let go at close either (it lapses with the replica's alive time), and not said again after a silence.
+    expect(view.batch(40_000).hold).toEqual(['T0']);
+    holds.set('T2', true);
+    expect(view.batch(40_001).hold).toEqual(['T2']);
+    holds.forget('T2');
+    expect(view.releaseAll()).toBe(true);
+    expect(view.batch(40_002).unhold).toEqual(['T0']);
+  });
+
   it('carries a failed call’s writes with the next one', () => {
     const holds = new ReplicaHolds(timings);
     const view = holds.view(shard(0));

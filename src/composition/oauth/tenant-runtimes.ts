@@ -270,7 +270,9 @@ export class TenantRuntimes {
     if (!runtime) return;
     if (!evicted) runtime.installed = false;
     this.runtimes.delete(tenant);
-    if (evicted !== 'idle') this.deps.plane?.queues.holds.set(tenant, false);
+    const holds = this.deps.plane?.queues.holds;
+    if (evicted === 'idle') holds?.forget(tenant);
+    else holds?.set(tenant, false);
     this.deps.metrics.drop(tenant, evicted ? 'evicted' : 'uninstalled');
     this.log[evicted ? 'debug' : 'info']({ tenant, reason }, 'tenant runtime stopping');
     await runtime.agent.stop().catch((error: unknown) => {

@@ -108,6 +108,16 @@ export class ReplicaHolds {
     for (const { covers, view } of this.views) if (covers(tenant)) view.set(tenant, held);
   }
 
+  /**
+   * Evicted idle: the hold stays written (its work still comes here first, and letting go would cost a write in
+   * every slot), but this process keeps nothing of it; built again, it is written again. At close it is not let
+   * go: it lapses with this replica's alive time, as a dead replica's do.
+   */
+  forget(tenant: string): void {
+    if (!this.held.delete(tenant)) return;
+    for (const { covers, view } of this.views) if (covers(tenant)) view.forget(tenant);
+  }
+
   /** What one script's calls carry, for the tenants it `covers`; `changed`: one is newly held (write it soon). */
   view(covers: (tenant: string) => boolean, changed: () => void = () => undefined): HoldsView {
     const view = new HoldsView(this, changed);
@@ -135,6 +145,12 @@ export class HoldsView {
       if (!this.sent.has(tenant)) this.unsent.add(tenant);
       this.changed();
     } else if (this.sent.delete(tenant) || this.unsent.delete(tenant)) this.letGo.add(tenant);
+  }
+
+  /** Nothing of the tenant kept, nothing written (see ReplicaHolds.forget). */
+  forget(tenant: string): void {
+    this.sent.delete(tenant);
+    this.unsent.delete(tenant);
   }
 
   /** What the call starting now carries; handed back with `failed` if it did not run. */

@@ -19,11 +19,11 @@ describe('OAuth mode: one edge per process', () => {
   });
 
   it('sends every tenant’s docs calls over the process’s one pool to the docs origin', async () => {
-    // Each connects its project (a key check: one read) and starts a job (a create, then polls).
-    for (const t of [ALPHA, BETA]) {
-      expect((await installAndConnect(app, app.slack, t)).status).toBe(200);
-      await startJob(app, app.docs, t, `document the ${t.marker} limits`);
-    }
+    // Each connects its project (a key check: one read), one after the other with nothing else in flight, so a
+    // shared pool hands BETA's check the socket ALPHA's left idle. (Connecting BETA while ALPHA's job polled
+    // could open a second socket and leave each with one key: CI saw that once.) Then each starts a job.
+    for (const t of [ALPHA, BETA]) expect((await installAndConnect(app, app.slack, t)).status).toBe(200);
+    for (const t of [ALPHA, BETA]) await startJob(app, app.docs, t, `document the ${t.marker} limits`);
     // A pool per tenant (or per key check) would keep each connection to one tenant's key.
     const shared = [...app.docs.keysBySocket.values()].filter((keys) => keys.size > 1);
     expect(shared.length).toBeGreaterThan(0);

@@ -35,7 +35,8 @@ describe('drill: delivery across process ends', () => {
     docs.complete(job.id, `https://github.com/acme/docs/pull/${job.id}`);
     await waitFor(() => slack.held.hit.length === 1, { what: 'the reply on the wire', timeoutMs: 10_000 });
     const sentAt = slack.held.hit[0]!.at;
-    const b = await replica('b', slack, docs, redis.url, env);
+    // `a` is stopped first and `b` started after: a replica's start can outlive the 10 s time-out on a loaded
+    // machine (CI once), and the scenario needs `a` to hand the post back while it is still on the wire.
     const stopBegan = Date.now();
     expect(slack.held.hit[0]!.closedAt).toBeUndefined();
     await a.stop(15_000);
@@ -46,6 +47,7 @@ describe('drill: delivery across process ends', () => {
     expect(slack.held.hit[0]!.closedAt, 'a stopped before its post could time out').toBeGreaterThanOrEqual(
       Math.max(stopBegan, Number(handBack?.time ?? stopBegan)),
     );
+    const b = await replica('b', slack, docs, redis.url, env);
     await waitFor(() => terminalReplies(slack, card).length > 0, {
       what: 'the late copy',
       timeoutMs: 15_000,

@@ -94,7 +94,8 @@ function harness(options: Parameters<typeof startOAuthApp>[0]) {
      * no longer naming it (else its next look would build the scope again and write its hold anew).
      */
     async quiet(t: TestTenant) {
-      const welcome = `installed in ${t.install.teamName}`;
+      const name = t.install.isEnterpriseInstall ? t.install.enterpriseName : t.install.teamName;
+      const welcome = `installed in ${name}`;
       const posts = () => ctx.app.slack.callsOf('chat.postMessage');
       await waitFor(() => posts().some((c) => JSON.stringify(c.args).includes(welcome)), {
         ...WAIT,

@@ -56,12 +56,16 @@ export async function startOAuthApp(
     watchDirectory?: boolean;
     scopeIdleMs?: number;
     backgroundIdleMs?: number;
+    /** TENANT_SCOPES_MAX below its floor of 10 (a test of the cap with two tenants). */
+    maxResidentScopes?: number;
   } = {},
 ): Promise<OAuthTestApp> {
   const slack = options.slack ?? (await FakeSlack.start());
   const docs = options.docs ?? (await FakeDocs.start());
-  const config = loadConfig(oauthEnv(slack, docs, options.env));
-  if (!config.oauth) throw new Error('OAuth mode expected');
+  const loaded = loadConfig(oauthEnv(slack, docs, options.env));
+  if (!loaded.oauth) throw new Error('OAuth mode expected');
+  const { maxResidentScopes = loaded.oauth.maxResidentScopes } = options;
+  const config = { ...loaded, oauth: { ...loaded.oauth, maxResidentScopes } };
   const logs: string[] = [];
   const logger = createLogger({
     level: config.logLevel,

@@ -3,6 +3,7 @@ import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import { DocsApiError } from '../common/docs-api-error.js';
 import { describeError } from '../common/errors.js';
+import { lazily, lazyObject } from '../common/lazily.js';
 import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
 import { GitHubPullRequests } from '../github/github-pull-requests.js';
@@ -77,62 +78,78 @@ export function wireProjectSettings(
 ): WiredSettings {
   if (!tenant) return { deps: undefined, home: undefined };
   const logger = w.logger.child({ component: 'project-settings' });
-  const managers: SettingsManagers = new SettingsManagers({
-    installerUserId: () => tenant.installation.installerUserId,
-    addedManagers: () => preferences.addedManagers(),
-    isConfiguredAdmin: (userId) => w.access.isAdmin(userId),
-    roleOf: async (userId) => {
-      const user = await gateway.userInfo(userId);
-      if (!user) return undefined;
-      // This workspace's admins (the org's for an org-wide install), never another organisation's.
-      return { admin: administersInstall(user, tenant.installation) };
-    },
-    logger,
-    cache: tenant.caches?.view('managers'),
-    now: () => w.clock.now(),
-  });
-  const preferences = new TenantPreferences({
-    tenant: tenant.key,
-    directory: tenant.directory,
-    settings: () => tenant.settings,
-    managers,
-    externalUsersDefault: config.access.allowExternalUsers,
-    checkGithubToken: (token) =>
-      new GitHubPullRequests(
-        { token, apiUrl: config.github.apiUrl, logger },
-        undefined,
-        w.edge?.github,
-      ).validate(),
-    changed: () => tenant.changed(),
-    logger,
-  });
-  const settings = new ProjectSettings({
-    tenant: tenant.key,
-    directory: tenant.directory,
-    settings: () => tenant.settings,
-    // The workspace upgraded from single-workspace mode keeps its environment's projects until it connects one.
-    fallback: w.environmentProjects ?? (() => effectiveConnections(config, tenant.key, NO_SETTINGS)),
-    managers,
-    checkKey: keyCheck(config, logger, w.clock, w.edge),
-    changed: () => tenant.changed(),
-    now: () => w.clock.now(),
-    logger,
-  });
+  // Each built on first use (issue 43 §2): a command reads only whether the tenant is set up.
+  const managers = lazily(
+    (): SettingsManagers =>
+      new SettingsManagers({
+        installerUserId: () => tenant.installation.installerUserId,
+        addedManagers: () => preferences.get().addedManagers(),
+        isConfiguredAdmin: (userId) => w.access.isAdmin(userId),
+        roleOf: async (userId) => {
+          const user = await gateway.userInfo(userId);
+          if (!user) return undefined;
+          // This workspace's admins (the org's for an org-wide install), never another organisation's.
+          return { admin: administersInstall(user, tenant.installation) };
+        },
+        logger,
+        cache: tenant.caches?.view('managers'),
+        now: () => w.clock.now(),
+      }),
+  );
+  // A stand-in, not a getter on the options (an options object with getters is a dictionary in V8).
+  const managersOnUse = lazyObject(() => managers.get());
+  const preferences = lazily(
+    () =>
+      new TenantPreferences({
+        tenant: tenant.key,
+        directory: tenant.directory,
+        settings: () => tenant.settings,
+        managers: managersOnUse,
+        externalUsersDefault: config.access.allowExternalUsers,
+        checkGithubToken: (token) =>
+          new GitHubPullRequests(
+            { token, apiUrl: config.github.apiUrl, logger },
+            undefined,
+            w.edge?.github,
+          ).validate(),
+        changed: () => tenant.changed(),
+        logger,
+      }),
+  );
+  const settings = lazily(
+    () =>
+      new ProjectSettings({
+        tenant: tenant.key,
+        directory: tenant.directory,
+        settings: () => tenant.settings,
+        // The workspace upgraded from single-workspace mode keeps its environment's projects until it connects one.
+        fallback: w.environmentProjects ?? (() => effectiveConnections(config, tenant.key, NO_SETTINGS)),
+        managers: managersOnUse,
+        checkKey: keyCheck(config, logger, w.clock, w.edge),
+        changed: () => tenant.changed(),
+        now: () => w.clock.now(),
+        logger,
+      }),
+  );
   const deps: ProjectSettingsSurface = {
     get installerUserId() {
       return tenant.installation.installerUserId;
     },
-    isSetUp: () => settings.isSetUp(),
-    knownManager: (userId) => managers.knownManager(userId),
-    mayManage: (userId) => managers.mayManage(userId),
+    isSetUp: () => settings.get().isSetUp(),
+    knownManager: (userId) => managers.get().knownManager(userId),
+    mayManage: (userId) => managers.get().mayManage(userId),
     projectOf(channelId) {
-      const found = settings.projectOf(channelId);
+      const found = settings.get().projectOf(channelId);
       if (!found) return undefined;
-      return { connection: shown(found.connection, settings.fromEnvironment()), scope: found.scope };
+      return { connection: shown(found.connection, settings.get().fromEnvironment()), scope: found.scope };
     },
-    connections: () => settings.connections().map((c) => shown(c, settings.fromEnvironment())),
+    connections: () =>
+      settings
+        .get()
+        .connections()
+        .map((c) => shown(c, settings.get().fromEnvironment())),
     async connect(input) {
-      const result = await settings.connect(input);
+      const result = await settings.get().connect(input);
       if (!result.ok) return result;
       return {
         ok: true,
@@ -141,25 +158,25 @@ export function wireProjectSettings(
       };
     },
     managers: {
-      added: () => preferences.addedManagers(),
-      add: (by, userId) => preferences.addManager(by, userId),
-      remove: (by, userId) => preferences.removeManager(by, userId),
-      update: (by, change) => preferences.update(by, change),
+      added: () => preferences.get().addedManagers(),
+      add: (by, userId) => preferences.get().addManager(by, userId),
+      remove: (by, userId) => preferences.get().removeManager(by, userId),
+      update: (by, change) => preferences.get().update(by, change),
     },
     externalUsers: {
-      allowed: () => preferences.externalUsersAllowed(),
-      chosen: () => preferences.externalUsersChosen(),
-      set: (by, allowed) => preferences.setExternalUsers(by, allowed),
+      allowed: () => preferences.get().externalUsersAllowed(),
+      chosen: () => preferences.get().externalUsersChosen(),
+      set: (by, allowed) => preferences.get().setExternalUsers(by, allowed),
     },
     github: {
-      shown: () => preferences.githubShown(),
-      connect: (by, token, owners) => preferences.connectGithub(by, token, owners, w.clock.now()),
-      disconnect: (by) => preferences.disconnectGithub(by),
+      shown: () => preferences.get().githubShown(),
+      connect: (by, token, owners) => preferences.get().connectGithub(by, token, owners, w.clock.now()),
+      disconnect: (by) => preferences.get().disconnectGithub(by),
     },
     async disconnect(userId, channelId) {
-      const result = await settings.disconnect(userId, channelId);
+      const result = await settings.get().disconnect(userId, channelId);
       if (!result.ok) return result;
-      const left = channelId ? settings.projectOf(channelId)?.connection : undefined;
+      const left = channelId ? settings.get().projectOf(channelId)?.connection : undefined;
       return { ok: true, removed: shown(result.removed), left: left ? shown(left) : undefined };
     },
   };
@@ -174,7 +191,7 @@ export function wireProjectSettings(
     tenant.holdLifted = (hold) =>
       void oweHoldLiftedNotices(outbox, {
         installation: tenant.installation,
-        managers: preferences.addedManagers(),
+        managers: preferences.get().addedManagers(),
         hold,
         now: w.clock.now(),
       }).catch((error: unknown) =>
@@ -182,12 +199,12 @@ export function wireProjectSettings(
       );
   }
   const home = async (userId: string): Promise<HomeSettings | undefined> => {
-    const manage = await managers.mayManage(userId);
-    if (!manage && settings.isSetUp()) return undefined;
+    const manage = await managers.get().mayManage(userId);
+    if (!manage && settings.get().isSetUp()) return undefined;
     const managersShown = {
-      added: preferences.addedManagers(),
-      externalUsers: preferences.externalUsersAllowed(),
-      externalUsersChosen: preferences.externalUsersChosen(),
+      added: preferences.get().addedManagers(),
+      externalUsers: preferences.get().externalUsersAllowed(),
+      externalUsersChosen: preferences.get().externalUsersChosen(),
     };
     return {
       manage,

@@ -1,4 +1,4 @@
-import { type Lazy, lazily, lazyObject } from '../common/lazily.js';
+import { type Lazy, lazily, lazyPart } from '../common/lazily.js';
 import type { Outbox } from '../delivery/ports.js';
 import type { HealthAlerts } from '../insights/alerts/health-alerts.js';
 import { WeeklyReports } from '../insights/weekly/weekly-reports.js';
@@ -52,10 +52,10 @@ export function wireInsights(
   });
   // Stand-ins, not getters on the parts' options (an options object with getters is a dictionary in V8).
   const onUse = {
-    source: lazyObject(() => reports.get().source),
-    pageViews: lazyObject(() => reports.get().pageViews),
-    health: lazyObject(() => reports.get().health),
-    evidence: lazyObject(() => reports.get().evidence),
+    source: lazyPart(reports, 'source'),
+    pageViews: lazyPart(reports, 'pageViews'),
+    health: lazyPart(reports, 'health'),
+    evidence: lazyPart(reports, 'evidence'),
   };
   // A tenant with no schedule (no post, no catch-up) never builds the reports.
   const weekly = new WeeklyReports({

@@ -1,4 +1,4 @@
-import { lazyObject } from '../common/lazily.js';
+import { lazyObject, lazyPart } from '../common/lazily.js';
 import type { Deliveries } from '../delivery/deliveries.js';
 import { ConversationService } from '../jobs/conversation-service.js';
 import type { JobFeedback } from '../jobs/job-feedback.js';
@@ -93,7 +93,7 @@ export function wireListeners({ config, options, logger }: ScopeBase, s: ScopeSt
   );
   slack.register({
     outbox: deliveries,
-    shared: lazyObject(() => notices.get().shared),
+    shared: lazyPart(notices, 'shared'),
     jobs,
     conversations,
     access,

@@ -10,16 +10,17 @@ import { GitHubPullRequests } from '../github/github-pull-requests.js';
 import { DocsApiClient } from '../platform/docs-client.js';
 import { oweHoldLiftedNotices } from '../slack/hold-notices.js';
 import type { ProjectSettingsSurface } from '../slack/listeners/deps.js';
-import type { HomeSettings, ShownConnection } from '../slack/messages/project-settings.js';
+import type { HomeSettings } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 import { oweTakeoverNotice } from '../slack/takeover-notices.js';
 import { type KeyCheckResult, type ProjectKeyCheck, ProjectSettings } from '../tenants/project-settings.js';
 import { administersInstall, SettingsManagers } from '../tenants/settings-managers.js';
-import { maskKey, NO_SETTINGS, type ProjectConnection } from '../tenants/tenant.js';
+import { NO_SETTINGS, type ProjectConnection } from '../tenants/tenant.js';
 import { TenantPreferences } from '../tenants/tenant-preferences.js';
 import type { TenantScope } from './docs-agent.js';
 import { effectiveConnections } from './oauth/tenant-config.js';
 import type { ProcessEdge } from './process-edge.js';
+import { TenantSettingsSurface } from './settings-surface.js';
 
 /**
  * How long the key check may take: the form's answer must reach Slack within its 3 s, after the permission
@@ -49,15 +50,6 @@ export interface WiredSettings {
   /** Home's Settings section for a user (absent in single-workspace mode). */
   home: ((userId: string) => Promise<HomeSettings | undefined>) | undefined;
 }
-
-const shown = (c: ProjectConnection, fromEnvironment = false): ShownConnection => ({
-  projectId: c.projectId,
-  channelId: c.channelId,
-  connectedBy: c.connectedBy,
-  connectedAt: c.connectedAt,
-  maskedKey: maskKey(c.apiKey),
-  ...(fromEnvironment ? { fromEnvironment } : {}),
-});
 
 /**
  * Whether people of other organisations may use the bot: OAuth mode, the tenant's own choice (its managers
@@ -131,55 +123,10 @@ export function wireProjectSettings(
         logger,
       }),
   );
-  const deps: ProjectSettingsSurface = {
-    get installerUserId() {
-      return tenant.installation.installerUserId;
-    },
-    isSetUp: () => settings.get().isSetUp(),
-    knownManager: (userId) => managers.get().knownManager(userId),
-    mayManage: (userId) => managers.get().mayManage(userId),
-    projectOf(channelId) {
-      const found = settings.get().projectOf(channelId);
-      if (!found) return undefined;
-      return { connection: shown(found.connection, settings.get().fromEnvironment()), scope: found.scope };
-    },
-    connections: () =>
-      settings
-        .get()
-        .connections()
-        .map((c) => shown(c, settings.get().fromEnvironment())),
-    async connect(input) {
-      const result = await settings.get().connect(input);
-      if (!result.ok) return result;
-      return {
-        ok: true,
-        connection: shown(result.connection),
-        replaced: result.replaced ? shown(result.replaced) : undefined,
-      };
-    },
-    managers: {
-      added: () => preferences.get().addedManagers(),
-      add: (by, userId) => preferences.get().addManager(by, userId),
-      remove: (by, userId) => preferences.get().removeManager(by, userId),
-      update: (by, change) => preferences.get().update(by, change),
-    },
-    externalUsers: {
-      allowed: () => preferences.get().externalUsersAllowed(),
-      chosen: () => preferences.get().externalUsersChosen(),
-      set: (by, allowed) => preferences.get().setExternalUsers(by, allowed),
-    },
-    github: {
-      shown: () => preferences.get().githubShown(),
-      connect: (by, token, owners) => preferences.get().connectGithub(by, token, owners, w.clock.now()),
-      disconnect: (by) => preferences.get().disconnectGithub(by),
-    },
-    async disconnect(userId, channelId) {
-      const result = await settings.get().disconnect(userId, channelId);
-      if (!result.ok) return result;
-      const left = channelId ? settings.get().projectOf(channelId)?.connection : undefined;
-      return { ok: true, removed: shown(result.removed), left: left ? shown(left) : undefined };
-    },
-  };
+  const deps = new TenantSettingsSurface({
+    installation: () => tenant.installation,
+    ...{ settings, managers, preferences, clock: w.clock },
+  });
   const outbox = w.outbox;
   if (outbox) {
     const tell = (installation: TenantScope['installation']) =>

@@ -18,17 +18,19 @@ const built = vi.hoisted(() => ({ home: 0, github: 0, keyv: [] as string[], grou
 /** Counts the constructions of a group's first part (by its name in `built.groups`). */
 const counted = vi.hoisted(
   () =>
-    <C extends new (...args: never[]) => object>(
+    <A extends unknown[], T extends object>(
       name: string,
-      Original: C,
-      when?: (...args: never[]) => boolean,
+      Original: new (...args: A) => T,
+      when?: (...args: A) => boolean,
     ) =>
-      class extends Original {
-        constructor(...args: never[]) {
+      class extends (Original as unknown as new (...args: unknown[]) => object) {
+        constructor(...args: unknown[]) {
           super(...args);
-          if (!when || when(...args)) built.groups.push(name);
+          if (!when || when(...(args as A))) built.groups.push(name);
         }
-      },
+      } as unknown as new (
+        ...args: A
+      ) => T,
 );
 
 vi.mock('../../src/insights/analytics-source.js', async (importOriginal) => {
@@ -61,7 +63,7 @@ vi.mock('../../src/state/redis/bullmq-poll-queue.js', async (importOriginal) => 
   const prFollow = (options: { queueName?: string }) => options.queueName === 'pr-follow';
   return {
     ...original,
-    BullmqPollQueue: counted('pr-follow queue', original.BullmqPollQueue, prFollow as never),
+    BullmqPollQueue: counted('pr-follow queue', original.BullmqPollQueue, prFollow),
   };
 });
 

@@ -23,11 +23,16 @@ export interface HealthAlertsWiring {
 
 export interface HealthAlertsParts {
   apiFor(projectId: string): HealthApi & PageViewsApi;
+  /** The scope's analytics source and evidence (stand-ins: a check's first read builds the reports). */
   source: AnalyticsSource;
   evidence: Pick<HealthEvidence, 'save'>;
 }
 
-/** Docs-health alerts: the use case on the shared analytics source, its store, scheduler and the outbox. */
+/**
+ * Docs-health alerts: the use case on the shared analytics source, its store, scheduler and the outbox.
+ * Its start reads the subscriptions and registers the check; the reports it checks with are built when a
+ * check first runs (issue 43 §2).
+ */
 export function wireHealthAlerts(w: HealthAlertsWiring, p: HealthAlertsParts): HealthAlerts {
   return new HealthAlerts({
     store: w.adapters.alertStore,

@@ -70,7 +70,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ...{ gateway: slack.gateway, deliveries, insights, home, edits },
     stopping: () => life.stopping,
   });
-  const { jobs, reconciler, pulls, assistant } = wired;
+  const { jobs, reconciler, pulls } = wired;
+  // Never built, the assistant has no status lines to stop, nor the reports a chart fill.
+  const assistant = { close: () => wired.notices.ifBuilt()?.assistant.close() };
   // Its listeners' deps, which the Slack side hands each request it serves.
   wireListeners(base, scope, { slack, deliveries, insights, jobs: wired, home, settings, feedback, fatal });
 
@@ -79,7 +81,7 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     ...{ config, metrics, adapters, slack, jobs, reconciler, pulls, impact, weekly, alerts, deliveries },
     ...{ pollQueue: adapters.pollQueue, assistant, home, docsApi, clock, logger },
     ...(options.tenant ? { tenant: options.tenant } : {}),
-    beforeStop: () => insights.reports.chartFill.stop(),
+    beforeStop: async () => insights.reports.ifBuilt()?.chartFill.stop(),
   };
   return {
     logger,

@@ -35,7 +35,8 @@ export interface AssistantWiring {
 
 /**
  * Slack's AI app container: the job notifier in front of the card notifier (streams and status lines for
- * jobs asked for in assistant threads), and the surface its listeners use (once the job service exists).
+ * jobs asked for in assistant threads), and the surface its listeners use (once the job service exists;
+ * the listeners' deps build it at the first assistant request).
  */
 export function wireAssistant(w: AssistantWiring) {
   const calls = new AssistantCalls(w.gateway, w.outbox);
@@ -44,12 +45,14 @@ export function wireAssistant(w: AssistantWiring) {
     ...(w.onJobChanged ? { onJobChanged: w.onJobChanged } : {}),
     ...(w.streamHandoverMs ? { streamHandoverMs: w.streamHandoverMs } : {}),
   });
-  const channelAccess = new ChannelAccess({
-    access: w.access,
-    members: { conversations: { members: (args) => w.gateway.channelMembers(args) } },
-    cache: w.channelAccessCache,
-  });
-  const sessions: AgentSessions = {
+  // The listeners' parts, built when the first assistant request reaches them (`surface`).
+  const channelAccess = () =>
+    new ChannelAccess({
+      access: w.access,
+      members: { conversations: { members: (args) => w.gateway.channelMembers(args) } },
+      cache: w.channelAccessCache,
+    });
+  const sessions = (): AgentSessions => ({
     job: (jobId) => w.store.getJob(jobId),
     stopping: (record) => notifier.stopping(record),
     stopped: (record, slackStopped, before) => notifier.stopped(record, slackStopped, before),
@@ -65,7 +68,7 @@ export function wireAssistant(w: AssistantWiring) {
         seq: Number.MAX_SAFE_INTEGER,
       });
     },
-  };
+  });
   return {
     notifier,
     surface: (jobs: Pick<JobService, 'listRequested'>): AssistantSurface => ({
@@ -80,8 +83,8 @@ export function wireAssistant(w: AssistantWiring) {
         });
       },
       listMine: (teamId, userId) => jobs.listRequested(teamId, userId),
-      channelAccess,
-      sessions,
+      channelAccess: channelAccess(),
+      sessions: sessions(),
     }),
     /** Stops refreshing status lines (shutdown). */
     close: () => notifier.close(),

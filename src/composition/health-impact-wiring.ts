@@ -1,5 +1,6 @@
 import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
+import { type Lazy, lazily } from '../common/lazily.js';
 import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
 import type { AnalyticsSource } from '../insights/analytics-source.js';
@@ -25,39 +26,45 @@ export interface HealthImpactWiring {
   stop(): Promise<void>;
 }
 
-/** "Did it work?" (issue 14): the job hook, the impact queue, the shared analytics source, the thread post. */
+/**
+ * "Did it work?" (issue 14): the job hook, the impact queue, the shared analytics source, the thread post.
+ * The use case (and the reports it measures with) is built when a check is remembered or runs: the start
+ * registers the queue's handler, which builds it when the tenant's first check falls due (issue 43 §2).
+ */
 export function wireHealthImpact(input: {
   config: Config;
   adapters: Pick<AdapterSet, 'impactQueue'>;
   apiFor(projectId: string): HealthApi;
-  source: AnalyticsSource;
-  pageViews: PageViewsReports;
+  reports: Lazy<{ source: AnalyticsSource; pageViews: PageViewsReports }>;
   outbox: Outbox;
   clock: Clock;
   logger: Logger;
 }): HealthImpactWiring {
-  const logger = input.logger.child({ component: 'health-impact' });
   const clockNow = () => input.clock.now();
-  const impact = new HealthImpact({
-    queue: input.adapters.impactQueue,
-    publisher: new SlackImpactPublisher(input.outbox),
-    apiFor: input.apiFor,
-    pageViews: input.pageViews,
-    source: input.source,
-    clock: input.clock,
-    logger,
-    defaultProjectId: input.config.docs.projectId,
-    maxPages: input.config.analytics.maxPages,
-    days: input.config.analytics.healthImpactDays,
+  const queue = input.adapters.impactQueue;
+  const built = lazily(() => {
+    const { source, pageViews } = input.reports.get();
+    return new HealthImpact({
+      queue,
+      publisher: new SlackImpactPublisher(input.outbox),
+      apiFor: input.apiFor,
+      pageViews,
+      source,
+      clock: input.clock,
+      logger: input.logger.child({ component: 'health-impact' }),
+      defaultProjectId: input.config.docs.projectId,
+      maxPages: input.config.analytics.maxPages,
+      days: input.config.analytics.healthImpactDays,
+    });
   });
   return {
     async onPullRequest(record, prLink, followed = false) {
       if (!record.evidenceRef || followed) return;
-      await impact.remember({ ...checkOf(record, record.evidenceRef), prLink, countedFrom: 'pr' });
+      await built.get().remember({ ...checkOf(record, record.evidenceRef), prLink, countedFrom: 'pr' });
     },
     async onMerged(record, pr) {
       if (!record.evidenceRef || !record.pullRequest) return;
-      await impact.remember({
+      await built.get().remember({
         ...checkOf(record, record.evidenceRef),
         prLink: record.pullRequest.url,
         prSeenAt: pr.mergedAt ?? clockNow(),
@@ -67,15 +74,16 @@ export function wireHealthImpact(input: {
     },
     async onUnreadable(record) {
       if (!record.evidenceRef || !record.pullRequest) return;
-      await impact.remember({
+      await built.get().remember({
         ...checkOf(record, record.evidenceRef),
         prLink: record.pullRequest.url,
         prSeenAt: record.pullRequest.startedAt,
         countedFrom: 'pr',
       });
     },
-    start: () => impact.start(),
-    stop: () => impact.stop(),
+    // As HealthImpact's own start and stop, without building it: the handler builds it at a due check.
+    start: () => queue.start((check, attempt) => built.get().run(check, attempt)),
+    stop: () => queue.close(),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import type { HourlyQuota } from '../common/hourly-quota.js';
 import { jobPageUrl } from '../common/job-links.js';
+import type { Lazy } from '../common/lazily.js';
 import type { Logger } from '../common/logger.js';
 import type { ProjectDirectory } from '../common/projects.js';
 import type { Outbox } from '../delivery/ports.js';
@@ -16,7 +17,7 @@ import { homeThisWeekSource } from '../slack/home-this-week-source.js';
 import type { HomeBudget, HomeSchedule } from '../slack/messages/app-home.js';
 import type { HomeSettings } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
-import type { wireReports } from './reports-wiring.js';
+import type { ReportsParts } from './reports-wiring.js';
 import type { ScopeBase, ScopeState } from './scope-wiring.js';
 import { type WiredSettings, wireProjectSettings } from './settings-wiring.js';
 
@@ -138,13 +139,23 @@ export function wireHome(
     weekly: AppHomeWiring['weekly'];
     alerts: NonNullable<AppHomeWiring['alerts']>;
     feedback: NonNullable<AppHomeWiring['feedback']>;
-    /** The scope's reports: Home's weekly summary reads their cache, and fills it within their budget. */
-    reports?: Pick<ReturnType<typeof wireReports>, 'source' | 'pageViews' | 'health' | 'evidence'>;
+    /**
+     * The scope's reports (built on first use): Home's weekly summary reads their cache, and fills it within
+     * their budget.
+     */
+    reports?: Lazy<Pick<ReportsParts, 'source' | 'pageViews' | 'health' | 'evidence'>>;
   },
 ): { settings: WiredSettings; home: HomeSurface } {
   const settingsWiring = { access, outbox: p.outbox, clock, logger, edge: options.edge };
   const settings = wireProjectSettings(config, options.tenant, p.gateway, settingsWiring);
   let built: AppHomePublisher | undefined;
+  // "This week" (and the reports under it) is built at the first publish, not with the publisher.
+  const { reports } = p;
+  let summary: AppHomeSources['thisWeek'] | undefined;
+  const thisWeek = (of: NonNullable<typeof reports>) => {
+    summary ??= thisWeekOf(config, of.get(), adapters.jobStore, projects, clock, logger, settings.deps);
+    return summary!;
+  };
   const publisher = () => {
     built ??= createAppHome({
       ...{ config, settings: settings.home },
@@ -159,19 +170,7 @@ export function wireHome(
       logger,
       hashes: cache('home-hashes'),
       isAdmin: (userId) => access.isAdmin(userId),
-      ...(p.reports
-        ? {
-            thisWeek: thisWeekOf(
-              config,
-              p.reports,
-              adapters.jobStore,
-              projects,
-              clock,
-              logger,
-              settings.deps,
-            ),
-          }
-        : {}),
+      ...(reports ? { thisWeek: () => thisWeek(reports)() } : {}),
     });
     return built;
   };
@@ -186,7 +185,7 @@ export function wireHome(
 /** Home's "This week in your docs" over the scope's analytics source (its cache; its budget for a fill). */
 function thisWeekOf(
   config: Config,
-  reports: NonNullable<Parameters<typeof wireHome>[2]['reports']>,
+  reports: Pick<ReportsParts, 'source' | 'pageViews' | 'health' | 'evidence'>,
   store: JobStore,
   projects: Pick<ProjectDirectory, 'defaultProjectId'>,
   clock: Clock,

@@ -1,5 +1,6 @@
 import { userShareOf } from '../common/config.js';
 import { describeError } from '../common/errors.js';
+import { type Lazy, lazily, lazyObject } from '../common/lazily.js';
 import type { Deliveries } from '../delivery/deliveries.js';
 import type { Reconciler } from '../delivery/reconciler.js';
 import { JobFeedback } from '../jobs/job-feedback.js';
@@ -40,15 +41,25 @@ export function wireJobFeedback(
   return feedback;
 }
 
-export interface JobsWiring {
+/** What tells people about a job: its card and replies, the assistant's streams, shared messages' rows. */
+export interface JobNotices {
   /** The job card and replies (through the outbox), and the home, signals and shared messages it tells. */
   notifier: SlackJobNotifier;
   /** Slack's AI app container: its job notifier in front of the card's, its listeners' surface. */
   assistant: ReturnType<typeof wireAssistant>;
+  shared: SharedMessages;
+}
+
+/**
+ * A scope's jobs. The job service, PRs followed and the reconciler are built at once (a start resumes
+ * watching); the notices (`JobNotices`, one group: any job change uses them all) when a job first changes
+ * or a request first needs them (issue 43 §2: a tenant that only asks for help builds none of them).
+ */
+export interface JobsWiring {
+  notices: Lazy<JobNotices>;
   jobs: JobService;
   pulls: PullRequestWiring;
   reconciler: Reconciler;
-  shared: SharedMessages;
 }
 
 export interface JobsParts {
@@ -68,45 +79,15 @@ export interface JobsParts {
  */
 export function wireJobs(b: ScopeBase, s: ScopeState, p: JobsParts): JobsWiring {
   const { config, options, logger, clock, metrics } = b;
-  const { adapters, projects, access } = s;
-  const { deliveries, gateway, home } = p;
+  const { adapters, projects } = s;
+  const { deliveries } = p;
   const { impact, unfurls } = p.insights;
   const store = adapters.jobStore;
-  // The emoji on a job's source message follows the job's latest state.
-  const signals = new JobSignalFollower(deliveries, logger);
-  // Alerts and posted reports show their rows' fix jobs; a job no longer followed gives its row back.
-  const models =
-    options.sharedMessageRecords?.(adapters.sharedMessageRecords) ?? adapters.sharedMessageRecords;
-  const shared = sharedMessages(deliveries, adapters.evidenceStore, models, clock);
-  p.edits?.use(shared);
-  const notifier = new SlackJobNotifier(gateway, deliveries, clock, logger, {
-    followUpsFrom: config.access.followUpsFrom,
-    jobsPerHour: config.docs.jobsPerHour,
-    onJobChanged: (record) => {
-      home.jobChanged(record);
-      signals.jobChanged(record);
-      shared.jobChanged(record).catch((error: unknown) => {
-        logger.warn({ jobId: record.jobId, error: describeError(error) }, 'could not give a fixed row back');
-      });
-    },
-    projects,
-    jobUrlPattern: config.docs.jobUrlPattern,
-  });
-  const assistant = wireAssistant({
-    gateway,
-    outbox: deliveries,
-    store,
-    threads: adapters.assistantThreads,
-    cards: notifier,
-    clock,
-    logger,
-    access,
-    onJobChanged: (record) => home.jobChanged(record),
-    streamHandoverMs: config.slack.streamHandoverMs,
-    channelAccessCache: s.cache('channel-access'),
-  });
+  const notices = lazily(() => wireJobNotices(b, s, p));
+  p.edits?.use({ apply: (channel, ts, edit) => notices.get().shared.apply(channel, ts, edit) });
   const pulls = wirePullRequests({
-    ...{ config, adapters, store, notifier, outbox: deliveries, clock, logger, periodic: options.periodic },
+    ...{ config, adapters, store, outbox: deliveries, clock, logger, periodic: options.periodic },
+    notifier: { updateCard: (record, at) => notices.get().notifier.updateCard(record, at) },
     ...(options.tenant ? { tenant: options.tenant } : {}),
     ...(options.edge ? { github: options.edge.github } : {}),
     outcomes: {
@@ -121,7 +102,8 @@ export function wireJobs(b: ScopeBase, s: ScopeState, p: JobsParts): JobsWiring 
     apiFor: s.apiFor,
     projects,
     store,
-    notifier: assistant.notifier,
+    // Built when a job of this scope first changes.
+    notifier: lazyObject(() => notices.get().assistant.notifier),
     queue: adapters.pollQueue,
     ...jobBudgets(adapters, userShareOf(config)),
     clock,
@@ -138,5 +120,45 @@ export function wireJobs(b: ScopeBase, s: ScopeState, p: JobsParts): JobsWiring 
   });
   // The reconciler first runs at start.
   const reconciler = wireReconciler({ deliveries, jobs, pulls, logger, periodic: options.periodic });
-  return { notifier, assistant, jobs, pulls, reconciler, shared };
+  return { notices, jobs, pulls, reconciler };
+}
+
+/** The notices of a scope's jobs: the emoji on a job's source message, shared messages' rows, the notifiers. */
+function wireJobNotices(b: ScopeBase, s: ScopeState, p: JobsParts): JobNotices {
+  const { config, options, logger, clock } = b;
+  const { adapters, projects, access } = s;
+  const { deliveries, gateway, home } = p;
+  // The emoji on a job's source message follows the job's latest state.
+  const signals = new JobSignalFollower(deliveries, logger);
+  // Alerts and posted reports show their rows' fix jobs; a job no longer followed gives its row back.
+  const records = adapters.sharedMessageRecords;
+  const models = options.sharedMessageRecords?.(records) ?? records;
+  const shared = sharedMessages(deliveries, adapters.evidenceStore, models, clock);
+  const notifier = new SlackJobNotifier(gateway, deliveries, clock, logger, {
+    followUpsFrom: config.access.followUpsFrom,
+    jobsPerHour: config.docs.jobsPerHour,
+    onJobChanged: (record) => {
+      home.jobChanged(record);
+      signals.jobChanged(record);
+      shared.jobChanged(record).catch((error: unknown) => {
+        logger.warn({ jobId: record.jobId, error: describeError(error) }, 'could not give a fixed row back');
+      });
+    },
+    projects,
+    jobUrlPattern: config.docs.jobUrlPattern,
+  });
+  const assistant = wireAssistant({
+    gateway,
+    outbox: deliveries,
+    store: adapters.jobStore,
+    threads: adapters.assistantThreads,
+    cards: notifier,
+    clock,
+    logger,
+    access,
+    onJobChanged: (record) => home.jobChanged(record),
+    streamHandoverMs: config.slack.streamHandoverMs,
+    channelAccessCache: s.cache('channel-access'),
+  });
+  return { notifier, assistant, shared };
 }

@@ -51,3 +51,6 @@ export function wireReports(w: ReportsWiring) {
   const health = new HealthReports({ ...shared, evidence, ...charts });
   return { source, publisher, pageViews, evidence, health, chartFill: fill };
 }
+
+/** What the reports step builds (once, on first use: `InsightsWiring.reports`). */
+export type ReportsParts = ReturnType<typeof wireReports>;

@@ -3,22 +3,24 @@ import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import { DocsApiError } from '../common/docs-api-error.js';
 import { describeError } from '../common/errors.js';
+import { lazily, lazyObject } from '../common/lazily.js';
 import type { Logger } from '../common/logger.js';
 import type { Outbox } from '../delivery/ports.js';
 import { GitHubPullRequests } from '../github/github-pull-requests.js';
 import { DocsApiClient } from '../platform/docs-client.js';
 import { oweHoldLiftedNotices } from '../slack/hold-notices.js';
 import type { ProjectSettingsSurface } from '../slack/listeners/deps.js';
-import type { HomeSettings, ShownConnection } from '../slack/messages/project-settings.js';
+import type { HomeSettings } from '../slack/messages/project-settings.js';
 import type { SlackGateway } from '../slack/slack-gateway.js';
 import { oweTakeoverNotice } from '../slack/takeover-notices.js';
 import { type KeyCheckResult, type ProjectKeyCheck, ProjectSettings } from '../tenants/project-settings.js';
 import { administersInstall, SettingsManagers } from '../tenants/settings-managers.js';
-import { maskKey, NO_SETTINGS, type ProjectConnection } from '../tenants/tenant.js';
+import { NO_SETTINGS, type ProjectConnection } from '../tenants/tenant.js';
 import { TenantPreferences } from '../tenants/tenant-preferences.js';
 import type { TenantScope } from './docs-agent.js';
 import { effectiveConnections } from './oauth/tenant-config.js';
 import type { ProcessEdge } from './process-edge.js';
+import { TenantSettingsSurface } from './settings-surface.js';
 
 /**
  * How long the key check may take: the form's answer must reach Slack within its 3 s, after the permission
@@ -49,15 +51,6 @@ export interface WiredSettings {
   home: ((userId: string) => Promise<HomeSettings | undefined>) | undefined;
 }
 
-const shown = (c: ProjectConnection, fromEnvironment = false): ShownConnection => ({
-  projectId: c.projectId,
-  channelId: c.channelId,
-  connectedBy: c.connectedBy,
-  connectedAt: c.connectedAt,
-  maskedKey: maskKey(c.apiKey),
-  ...(fromEnvironment ? { fromEnvironment } : {}),
-});
-
 /**
  * Whether people of other organisations may use the bot: OAuth mode, the tenant's own choice (its managers
  * set it in Slack), else ALLOW_EXTERNAL_USERS, read on every check so a change applies at once.
@@ -77,92 +70,63 @@ export function wireProjectSettings(
 ): WiredSettings {
   if (!tenant) return { deps: undefined, home: undefined };
   const logger = w.logger.child({ component: 'project-settings' });
-  const managers: SettingsManagers = new SettingsManagers({
-    installerUserId: () => tenant.installation.installerUserId,
-    addedManagers: () => preferences.addedManagers(),
-    isConfiguredAdmin: (userId) => w.access.isAdmin(userId),
-    roleOf: async (userId) => {
-      const user = await gateway.userInfo(userId);
-      if (!user) return undefined;
-      // This workspace's admins (the org's for an org-wide install), never another organisation's.
-      return { admin: administersInstall(user, tenant.installation) };
-    },
-    logger,
-    cache: tenant.caches?.view('managers'),
-    now: () => w.clock.now(),
+  // Each built on first use (issue 43 §2): a command reads only whether the tenant is set up.
+  const managers = lazily(
+    (): SettingsManagers =>
+      new SettingsManagers({
+        installerUserId: () => tenant.installation.installerUserId,
+        addedManagers: () => preferences.get().addedManagers(),
+        isConfiguredAdmin: (userId) => w.access.isAdmin(userId),
+        roleOf: async (userId) => {
+          const user = await gateway.userInfo(userId);
+          if (!user) return undefined;
+          // This workspace's admins (the org's for an org-wide install), never another organisation's.
+          return { admin: administersInstall(user, tenant.installation) };
+        },
+        logger,
+        cache: tenant.caches?.view('managers'),
+        now: () => w.clock.now(),
+      }),
+  );
+  // A stand-in, not a getter on the options (an options object with getters is a dictionary in V8).
+  const managersOnUse = lazyObject(() => managers.get());
+  const preferences = lazily(
+    () =>
+      new TenantPreferences({
+        tenant: tenant.key,
+        directory: tenant.directory,
+        settings: () => tenant.settings,
+        managers: managersOnUse,
+        externalUsersDefault: config.access.allowExternalUsers,
+        checkGithubToken: (token) =>
+          new GitHubPullRequests(
+            { token, apiUrl: config.github.apiUrl, logger },
+            undefined,
+            w.edge?.github,
+          ).validate(),
+        changed: () => tenant.changed(),
+        logger,
+      }),
+  );
+  const settings = lazily(
+    () =>
+      new ProjectSettings({
+        tenant: tenant.key,
+        directory: tenant.directory,
+        settings: () => tenant.settings,
+        // The workspace upgraded from single-workspace mode keeps its environment's projects until it connects one.
+        fallback: w.environmentProjects ?? (() => effectiveConnections(config, tenant.key, NO_SETTINGS)),
+        managers: managersOnUse,
+        checkKey: keyCheck(config, logger, w.clock, w.edge),
+        changed: () => tenant.changed(),
+        now: () => w.clock.now(),
+        logger,
+      }),
+  );
+  const deps = new TenantSettingsSurface({
+    installation: () => tenant.installation,
+    ...{ settings, managers, preferences, clock: w.clock },
   });
-  const preferences = new TenantPreferences({
-    tenant: tenant.key,
-    directory: tenant.directory,
-    settings: () => tenant.settings,
-    managers,
-    externalUsersDefault: config.access.allowExternalUsers,
-    checkGithubToken: (token) =>
-      new GitHubPullRequests(
-        { token, apiUrl: config.github.apiUrl, logger },
-        undefined,
-        w.edge?.github,
-      ).validate(),
-    changed: () => tenant.changed(),
-    logger,
-  });
-  const settings = new ProjectSettings({
-    tenant: tenant.key,
-    directory: tenant.directory,
-    settings: () => tenant.settings,
-    // The workspace upgraded from single-workspace mode keeps its environment's projects until it connects one.
-    fallback: w.environmentProjects ?? (() => effectiveConnections(config, tenant.key, NO_SETTINGS)),
-    managers,
-    checkKey: keyCheck(config, logger, w.clock, w.edge),
-    changed: () => tenant.changed(),
-    now: () => w.clock.now(),
-    logger,
-  });
-  const deps: ProjectSettingsSurface = {
-    get installerUserId() {
-      return tenant.installation.installerUserId;
-    },
-    isSetUp: () => settings.isSetUp(),
-    knownManager: (userId) => managers.knownManager(userId),
-    mayManage: (userId) => managers.mayManage(userId),
-    projectOf(channelId) {
-      const found = settings.projectOf(channelId);
-      if (!found) return undefined;
-      return { connection: shown(found.connection, settings.fromEnvironment()), scope: found.scope };
-    },
-    connections: () => settings.connections().map((c) => shown(c, settings.fromEnvironment())),
-    async connect(input) {
-      const result = await settings.connect(input);
-      if (!result.ok) return result;
-      return {
-        ok: true,
-        connection: shown(result.connection),
-        replaced: result.replaced ? shown(result.replaced) : undefined,
-      };
-    },
-    managers: {
-      added: () => preferences.addedManagers(),
-      add: (by, userId) => preferences.addManager(by, userId),
-      remove: (by, userId) => preferences.removeManager(by, userId),
-      update: (by, change) => preferences.update(by, change),
-    },
-    externalUsers: {
-      allowed: () => preferences.externalUsersAllowed(),
-      chosen: () => preferences.externalUsersChosen(),
-      set: (by, allowed) => preferences.setExternalUsers(by, allowed),
-    },
-    github: {
-      shown: () => preferences.githubShown(),
-      connect: (by, token, owners) => preferences.connectGithub(by, token, owners, w.clock.now()),
-      disconnect: (by) => preferences.disconnectGithub(by),
-    },
-    async disconnect(userId, channelId) {
-      const result = await settings.disconnect(userId, channelId);
-      if (!result.ok) return result;
-      const left = channelId ? settings.projectOf(channelId)?.connection : undefined;
-      return { ok: true, removed: shown(result.removed), left: left ? shown(left) : undefined };
-    },
-  };
   const outbox = w.outbox;
   if (outbox) {
     const tell = (installation: TenantScope['installation']) =>
@@ -174,7 +138,7 @@ export function wireProjectSettings(
     tenant.holdLifted = (hold) =>
       void oweHoldLiftedNotices(outbox, {
         installation: tenant.installation,
-        managers: preferences.addedManagers(),
+        managers: preferences.get().addedManagers(),
         hold,
         now: w.clock.now(),
       }).catch((error: unknown) =>
@@ -182,12 +146,12 @@ export function wireProjectSettings(
       );
   }
   const home = async (userId: string): Promise<HomeSettings | undefined> => {
-    const manage = await managers.mayManage(userId);
-    if (!manage && settings.isSetUp()) return undefined;
+    const manage = await managers.get().mayManage(userId);
+    if (!manage && settings.get().isSetUp()) return undefined;
     const managersShown = {
-      added: preferences.addedManagers(),
-      externalUsers: preferences.externalUsersAllowed(),
-      externalUsersChosen: preferences.externalUsersChosen(),
+      added: preferences.get().addedManagers(),
+      externalUsers: preferences.get().externalUsersAllowed(),
+      externalUsersChosen: preferences.get().externalUsersChosen(),
     };
     return {
       manage,

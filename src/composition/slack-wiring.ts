@@ -1,3 +1,4 @@
+import { lazyObject, lazyPart } from '../common/lazily.js';
 import type { Deliveries } from '../delivery/deliveries.js';
 import { ConversationService } from '../jobs/conversation-service.js';
 import type { JobFeedback } from '../jobs/job-feedback.js';
@@ -63,40 +64,50 @@ export interface ListenerParts {
   fatal: Fatal;
 }
 
-/** The scope's listeners' deps (people's names, conversations in threads), registered with its Slack side. */
+/**
+ * The scope's listeners' deps (people's names, conversations in threads), registered with its Slack side.
+ * The parts only some requests use (conversations, reports, previews, the assistant, shared messages) stand
+ * in for themselves until a request first reads them (issue 43 §2).
+ */
 export function wireListeners({ config, options, logger }: ScopeBase, s: ScopeState, p: ListenerParts): void {
   const { slack, deliveries, insights, settings } = p;
   const { access, projects } = s;
   const store = s.adapters.jobStore;
-  const { jobs, notifier, assistant, shared } = p.jobs;
-  const userNames = new UserNames((id) => slack.gateway.userInfo(id), { logger, cache: s.cache('names') });
-  const conversations = new ConversationService({
-    jobs,
-    store,
-    notifier,
-    text: userNames,
-    access,
-    followUpsFrom: config.access.followUpsFrom,
-    maxPromptChars: MAX_PROMPT_CHARS,
-    logger,
-  });
+  const { jobs, notices } = p.jobs;
+  const { onUse } = insights;
+  const userNames = lazyObject(
+    () => new UserNames((id) => slack.gateway.userInfo(id), { logger, cache: s.cache('names') }),
+  );
+  const conversations = lazyObject(
+    () =>
+      new ConversationService({
+        jobs,
+        store,
+        notifier: notices.get().notifier,
+        text: userNames,
+        access,
+        followUpsFrom: config.access.followUpsFrom,
+        maxPromptChars: MAX_PROMPT_CHARS,
+        logger,
+      }),
+  );
   slack.register({
     outbox: deliveries,
-    shared,
+    shared: lazyPart(notices, 'shared'),
     jobs,
     conversations,
     access,
     projects,
     logger,
     pageViews: {
-      analytics: insights.reports.pageViews,
+      analytics: onUse.pageViews,
       weekly: insights.weekly,
       siteUrl: config.docs.siteUrl,
     },
     health: {
-      reports: insights.reports.health,
+      reports: onUse.health,
       weekly: insights.weekly,
-      evidence: insights.reports.evidence,
+      evidence: onUse.evidence,
       alerts: insights.alerts,
       siteUrl: config.docs.siteUrl,
     },
@@ -109,7 +120,7 @@ export function wireListeners({ config, options, logger }: ScopeBase, s: ScopeSt
     responseUrlOrigins: responseUrlOrigins(config.slack.apiUrl),
     home: p.home,
     feedback: p.feedback,
-    assistant: assistant.surface(jobs),
+    assistant: lazyObject(() => notices.get().assistant.surface(jobs)),
     ...{ unfurls: insights.unfurls.deps, settings: settings.deps },
   });
 }

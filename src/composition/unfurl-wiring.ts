@@ -1,5 +1,6 @@
 import type { Clock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
+import { type Lazy, lazily, lazyObject } from '../common/lazily.js';
 import type { Logger } from '../common/logger.js';
 import type { ProjectDirectory } from '../common/projects.js';
 import type { AnalyticsSource } from '../insights/analytics-source.js';
@@ -27,54 +28,65 @@ export interface UnfurlWiring {
 /**
  * Docs-link and PR previews: page snapshots through the shared analytics source, and the PR index kept
  * in the state backend's evidence store under its own `pr-index:` keys (shared by replicas with Redis).
+ * The index is built at a job's first PR, the previews (and the reports under them) at the first link
+ * shared: a tenant that never does either builds neither (issue 43 §2).
  */
 export function wireUnfurls(input: {
   config: Config;
   adapters: Pick<AdapterSet, 'evidenceStore'>;
   store: JobStore;
   apiFor(projectId: string): HealthApi;
-  source: AnalyticsSource;
-  pageViews: Pick<PageViewsReports, 'views'>;
-  evidence: Pick<HealthEvidence, 'save'>;
+  /** The scope's reports (their source, page views and evidence), built on first use. */
+  reports: Lazy<{
+    source: AnalyticsSource;
+    pageViews: Pick<PageViewsReports, 'views'>;
+    evidence: Pick<HealthEvidence, 'save'>;
+  }>;
   projects: Pick<ProjectDirectory, 'projectFor' | 'defaultProjectId'>;
   clock: Clock;
   logger: Logger;
 }): UnfurlWiring {
   const { config, adapters, projects } = input;
-  const logger = input.logger.child({ component: 'unfurls' });
   const evidenceStore = adapters.evidenceStore;
-  const index = new PullRequestIndex({
-    store: {
-      put: (key, json, ttlMs) => evidenceStore.put(`pr-index:${key}`, json, ttlMs),
-      get: (key) => evidenceStore.get(`pr-index:${key}`),
-    },
-    jobs: input.store,
-    webUrl: config.github.webUrl,
-    logger,
-  });
-  const pages = new PageSnapshots({
-    pageViews: input.pageViews,
-    healthApiFor: input.apiFor,
-    source: input.source,
-    clock: input.clock,
-    maxPages: config.analytics.maxPages,
-    // Previews never take the last fifth of the hour's analytics budget: that is left to people asking.
-    reserveUnits: Math.floor(config.analytics.hourlyBudget / 5),
-    evidence: input.evidence,
-    changes: {
-      lastMerged: (projectId, path) => index.lastMerged(projectId, projects.defaultProjectId, path),
-    },
-  });
-  const siteUrl = config.docs.siteUrl;
-  return {
-    deps: {
+  const index = lazily(
+    () =>
+      new PullRequestIndex({
+        store: {
+          put: (key, json, ttlMs) => evidenceStore.put(`pr-index:${key}`, json, ttlMs),
+          get: (key) => evidenceStore.get(`pr-index:${key}`),
+        },
+        jobs: input.store,
+        webUrl: config.github.webUrl,
+        logger: input.logger.child({ component: 'unfurls' }),
+      }),
+  );
+  const previews = (): NonNullable<SlackDeps['unfurls']> => {
+    const { source, pageViews, evidence } = input.reports.get();
+    const pages = new PageSnapshots({
+      pageViews,
+      healthApiFor: input.apiFor,
+      source,
+      clock: input.clock,
+      maxPages: config.analytics.maxPages,
+      // Previews never take the last fifth of the hour's analytics budget: that is left to people asking.
+      reserveUnits: Math.floor(config.analytics.hourlyBudget / 5),
+      evidence,
+      changes: {
+        lastMerged: (projectId, path) => index.get().lastMerged(projectId, projects.defaultProjectId, path),
+      },
+    });
+    const siteUrl = config.docs.siteUrl;
+    return {
       pagePath: (url) => docsPagePath(url, siteUrl),
       siteName: siteUrl ? new URL(siteUrl).host : 'docs',
       pages,
       projectFor: (channelId) => projects.projectFor(channelId),
-      pullRequests: index,
-    },
-    onPullRequest: (record, prLink) => index.remember(record, prLink),
-    onMerged: (record, pr) => index.rememberMerged(record, pr),
+      pullRequests: index.get(),
+    };
+  };
+  return {
+    deps: lazyObject(previews),
+    onPullRequest: (record, prLink) => index.get().remember(record, prLink),
+    onMerged: (record, pr) => index.get().rememberMerged(record, pr),
   };
 }

@@ -1,4 +1,5 @@
 import { type Config, userShareOf } from '../common/config.js';
+import { lazyClosable } from '../common/lazily.js';
 import { type AdapterOptions, type AdapterSet, perProject } from './adapter-set.js';
 import { RedisAlertStore } from './alert-stores.js';
 import { createRedisAnalyticsCache } from './keyv-analytics-cache.js';
@@ -74,13 +75,10 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     feedbackStore: new RedisFeedbackStore(client, `${namespace}:`),
     pollQueue,
     deliveryStore,
-    pullRequestQueue: new BullmqPollQueue({
-      client: queueClient,
-      logger,
-      namespace,
-      queueName: 'pr-follow',
-      plane,
-    }),
+    // Built when the scope first follows a PR (a tenant with no GitHub token never does; issue 43 §2).
+    pullRequestQueue: lazyClosable(
+      () => new BullmqPollQueue({ client: queueClient, logger, namespace, queueName: 'pr-follow', plane }),
+    ),
     doorbellLeases: new RedisDoorbellLeases(client, `${namespace}:`),
     agentJobQuota: jobQuotas.default,
     agentJobQuotaFor: jobQuotas.of,

@@ -117,17 +117,19 @@ export function deliveryStoreRaceContract(
     withStore(async (store) => {
       await store.record(post('s1'), now());
       await store.acquire('s1', 'A', 60_000, now());
-      const settled = { ...posted('5.5', 0, true), recheck: { afterMs: 100, forMs: 600 } };
+      // Redis keeps its own time: the first sweep is 1 s away, so the look before it holds on a loaded machine
+      // (100 ms did not, in CI); the window (2 s) ends between the second sweep and the third.
+      const settled = { ...posted('5.5', 0, true), recheck: { afterMs: 1_000, forMs: 2_000 } };
       await store.settle('s1', 'A', 1, settled, now());
       expect(await store.get('s1')).toMatchObject({ state: 'posted', postedTs: '5.5' });
       expect(await store.acquire('s1', 'B', 60_000, now())).toEqual({ ok: false, why: 'posted' });
-      await sleep(200);
+      await sleep(1_100);
       expect(await store.due(now(), 10)).toEqual(['s1']);
       const sweep = await store.acquire('s1', 'B', 60_000, now());
       expect(sweep.ok && sweep.delivery).toMatchObject({ state: 'posted', postedTs: '5.5' });
       expect(await store.acquire('s1', 'A', 60_000, now())).toEqual({ ok: false, why: 'posted' });
       expect(await store.settle('s1', 'B', 2, { kind: 'checked', afterMs: 100 }, now())).toBe(true);
-      await sleep(700);
+      await sleep(1_200);
       expect(await store.due(now(), 10)).toEqual(['s1']);
       expect((await store.acquire('s1', 'A', 60_000, now())).ok).toBe(true);
       await store.settle('s1', 'A', 3, { kind: 'checked', afterMs: 100 }, now());

@@ -26,10 +26,11 @@ await fakes.send({ cmd: 'seedJobs', count: 1 });
 const config = loadConfig(
   benchEnv(fakes.urls, { AGENT_JOBS_PER_HOUR: '1000000', ANALYTICS_HOURLY_BUDGET: '100000' }),
 );
+let lines = 0;
 const logger = createLogger({
   level: config.logLevel,
   secrets: secretsOf(config),
-  destination: { write: () => {} },
+  destination: { write: () => lines++ },
 });
 const agent = createDocsAgent(config, { logger });
 const port = await agent.start();
@@ -37,14 +38,24 @@ const url = `http://127.0.0.1:${port}/slack/events`;
 await fakes.send({ cmd: 'openLoop', url, perSecond: 200, seconds: 3, mix: MIX, tag: 'warm-' });
 // Stretches: main-thread CPU between 1 ms timer firings.
 let last = process.threadCpuUsage();
+let lastAt = process.hrtime.bigint() / 1000n;
 const stretches: number[] = [];
+// BENCH_STRETCHES=1: each stretch of 10 ms or more, on the monotonic clock a --cpu-prof profile uses (µs),
+// to cut the profile at it (`bench/long-tasks.ts <profile> 10 15 <windows.json>`).
+const marks: Array<{ fromUs: number; toUs: number; cpuMs: number }> = [];
 const timer = setInterval(() => {
   const now = process.threadCpuUsage();
-  stretches.push((now.user - last.user + now.system - last.system) / 1000);
+  const at = process.hrtime.bigint() / 1000n;
+  const cpuMs = (now.user - last.user + now.system - last.system) / 1000;
+  stretches.push(cpuMs);
+  if (cpuMs >= 10) marks.push({ fromUs: Number(lastAt), toUs: Number(at), cpuMs });
   last = now;
+  lastAt = at;
 }, 1);
 const cpu0 = process.threadCpuUsage();
+const lines0 = lines;
 const t0 = performance.now();
+const t0Us = Number(process.hrtime.bigint() / 1000n);
 const owed = 600 - 100; // every request but the 100 instructions is answered via response_url
 const got = await fakes.send<number>({
   cmd: 'waitResponses',
@@ -53,6 +64,8 @@ const got = await fakes.send<number>({
   timeoutMs: 60_000,
 });
 const releaseMs = Math.round(performance.now() - t0);
+const releasedUs = Number(process.hrtime.bigint() / 1000n);
+const releaseLines = lines - lines0;
 const releaseStretches = stretches.length;
 // Then 12 s more with no traffic: what the answers left behind (timers armed for a timeout after them).
 await new Promise((resolve) => setTimeout(resolve, 12_000));
@@ -64,6 +77,7 @@ console.log(
   JSON.stringify({
     answered: got,
     releaseWallMs: releaseMs,
+    releaseLogLines: releaseLines,
     afterMaxMs: +(after[0] ?? 0).toFixed(1),
     afterOver10: after.filter((x) => x >= 10).length,
     threadCpuMs: Math.round((cpu.user + cpu.system) / 1000),
@@ -74,6 +88,10 @@ console.log(
     load: (await import('node:os')).loadavg()[0]!.toFixed(1),
   }),
 );
+if (process.env.BENCH_STRETCHES) {
+  console.error(`STRETCHES ${JSON.stringify(marks)}`);
+  console.error(`RELEASE ${JSON.stringify([{ fromUs: t0Us, toUs: releasedUs }])}`);
+}
 await agent.stop();
 await fakes.stop();
 process.exit(0);

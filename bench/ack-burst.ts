@@ -8,6 +8,8 @@
  *
  *   npx tsx bench/ack-burst.ts
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { FakesProcess, type OpenLoopRequest } from './fakes-process.js';
 import { benchEnv } from './harness.js';
 import { createDocsAgent, createLogger, loadConfig, secretsOf } from './product.js';
@@ -52,6 +54,8 @@ const timer = setInterval(() => {
   last = now;
   lastAt = at;
 }, 1);
+// BENCH_ALLOC=<file>: what the release allocates, collected or not (a sampling heap profile, .heapprofile).
+const alloc = process.env.BENCH_ALLOC ? await allocationSampling() : undefined;
 const cpu0 = process.threadCpuUsage();
 const lines0 = lines;
 const t0 = performance.now();
@@ -66,6 +70,7 @@ const got = await fakes.send<number>({
 const releaseMs = Math.round(performance.now() - t0);
 const releasedUs = Number(process.hrtime.bigint() / 1000n);
 const releaseLines = lines - lines0;
+if (alloc) writeFileSync(process.env.BENCH_ALLOC!, JSON.stringify(await alloc()));
 const releaseStretches = stretches.length;
 // Then 12 s more with no traffic: what the answers left behind (timers armed for a timeout after them).
 await new Promise((resolve) => setTimeout(resolve, 12_000));
@@ -95,3 +100,15 @@ if (process.env.BENCH_STRETCHES) {
 await agent.stop();
 await fakes.stop();
 process.exit(0);
+
+/** Starts V8's sampling heap profiler keeping collected objects; the function returned stops it. */
+async function allocationSampling(): Promise<() => Promise<unknown>> {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 8192,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return async () => (await session.post('HeapProfiler.stopSampling')).profile;
+}

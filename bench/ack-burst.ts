@@ -4,12 +4,16 @@
  * answers waiting on the same first fetches are released, until every one arrived, and for 12 s after (what
  * they leave behind). CPU time, so a loaded machine taking the core away does not inflate it; without
  * traffic, no backlog of requests shares a turn with the burst. The timer's own cost grows with the turns the
- * loop makes, so `threadCpuMs` is no cost comparison.
+ * loop makes, so `threadCpuMs` is no cost comparison. `gcMaxMs`/`gcOver10`: the collector's pauses (wall
+ * time), to tell its stretches from the app's; `releaseLogLines`: lines logged while the answers went out.
  *
  *   npx tsx bench/ack-burst.ts
+ *   BENCH_STRETCHES=1 node --cpu-prof --import tsx bench/ack-burst.ts   (then long-tasks.ts with the windows)
+ *   BENCH_ALLOC=release.heapprofile npx tsx bench/ack-burst.ts         (what the release allocates)
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { FakesProcess, type OpenLoopRequest } from './fakes-process.js';
 import { benchEnv } from './harness.js';
 import { createDocsAgent, createLogger, loadConfig, secretsOf } from './product.js';
@@ -56,6 +60,12 @@ const timer = setInterval(() => {
 }, 1);
 // BENCH_ALLOC=<file>: what the release allocates, collected or not (a sampling heap profile, .heapprofile).
 const alloc = process.env.BENCH_ALLOC ? await allocationSampling() : undefined;
+// The collector's pauses on the main thread (wall time) from here on: which long stretches were its.
+const gcPauses: number[] = [];
+const gcWatch = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcPauses.push(entry.duration);
+});
+gcWatch.observe({ entryTypes: ['gc'] });
 const cpu0 = process.threadCpuUsage();
 const lines0 = lines;
 const t0 = performance.now();
@@ -75,6 +85,7 @@ const releaseStretches = stretches.length;
 // Then 12 s more with no traffic: what the answers left behind (timers armed for a timeout after them).
 await new Promise((resolve) => setTimeout(resolve, 12_000));
 clearInterval(timer);
+gcWatch.disconnect();
 const cpu = process.threadCpuUsage(cpu0);
 const after = stretches.slice(releaseStretches).sort((a, b) => b - a);
 const sorted = [...stretches].sort((a, b) => b - a);
@@ -90,6 +101,8 @@ console.log(
     top5: sorted.slice(0, 5).map((s) => +s.toFixed(1)),
     over10: sorted.filter((s) => s >= 10).length,
     over5: sorted.filter((s) => s >= 5).length,
+    gcMaxMs: +Math.max(0, ...gcPauses).toFixed(1),
+    gcOver10: gcPauses.filter((ms) => ms >= 10).length,
     load: (await import('node:os')).loadavg()[0]!.toFixed(1),
   }),
 );

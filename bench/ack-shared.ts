@@ -80,15 +80,25 @@ function watchLoopStretches(): () => { maxMs: number; over10: number } {
   let last = cpuNow();
   let maxMs = 0;
   let over10 = 0;
+  // BENCH_STRETCHES=1: each stretch of 10 ms or more on the monotonic clock of a --cpu-prof profile (µs),
+  // printed to stderr, to cut the profile at it (`bench/long-tasks.ts <profile> 10 15 <windows.json>`).
+  const marks: Array<{ fromUs: number; toUs: number; cpuMs: number }> = [];
+  let lastAt = process.hrtime.bigint() / 1000n;
   const timer = setInterval(() => {
     const now = cpuNow();
+    const at = process.hrtime.bigint() / 1000n;
     const ms = (now.user - last.user + now.system - last.system) / 1000;
     last = now;
     maxMs = Math.max(maxMs, ms);
-    if (ms >= 10) over10 += 1;
+    if (ms >= 10) {
+      over10 += 1;
+      marks.push({ fromUs: Number(lastAt), toUs: Number(at), cpuMs: ms });
+    }
+    lastAt = at;
   }, 1);
   return () => {
     clearInterval(timer);
+    if (process.env.BENCH_STRETCHES) console.error(`STRETCHES ${JSON.stringify(marks)}`);
     return { maxMs, over10 };
   };
 }

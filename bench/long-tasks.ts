@@ -38,7 +38,8 @@ export interface LongTask {
   gcMs: number;
 }
 
-export function longTasks(profile: CpuProfile, thresholdMs: number): LongTask[] {
+/** How a profile's samples are named: each frame's label, and the deepest frame of ours above a sample. */
+function framesOf(profile: CpuProfile) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -51,32 +52,67 @@ export function longTasks(profile: CpuProfile, thresholdMs: number): LongTask[] 
     }
     return undefined;
   };
+  return { byId, label, oursOf };
+}
+
+/** A run of samples summed up: self time per function, its main frame of ours, its GC. */
+function summary(
+  { byId, label, oursOf }: ReturnType<typeof framesOf>,
+  run: Array<{ id: number; ms: number }>,
+  startMs: number,
+): LongTask {
+  const self = new Map<string, number>();
+  const mine = new Map<string, number>();
+  let gcMs = 0;
+  for (const s of run) {
+    const frame = byId.get(s.id)!.callFrame;
+    if (frame.functionName === '(garbage collector)') gcMs += s.ms;
+    self.set(label(frame), (self.get(label(frame)) ?? 0) + s.ms);
+    const ours = oursOf(s.id);
+    if (ours) mine.set(ours, (mine.get(ours) ?? 0) + s.ms);
+  }
+  const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]);
+  return {
+    startMs,
+    durationMs: run.reduce((sum, s) => sum + s.ms, 0),
+    hottest: top(self)
+      .slice(0, 5)
+      .map(([name, ms]) => ({ name, ms })),
+    ours: top(mine)[0]?.[0],
+    gcMs,
+  };
+}
+
+/**
+ * The samples inside given stretches of the monotonic clock (µs, as `process.hrtime` and the profile's
+ * `startTime` count it): what ran between two turns of the event loop that a benchmark saw too far apart.
+ */
+export function inWindows(profile: CpuProfile, windows: Array<{ fromUs: number; toUs: number }>): LongTask[] {
+  const at: number[] = [];
+  let clock = profile.startTime;
+  for (const [i] of profile.samples.entries()) {
+    clock += profile.timeDeltas[i] ?? 0;
+    at.push(clock);
+  }
+  const frames = framesOf(profile);
+  return windows.map(({ fromUs, toUs }) => {
+    const run: Array<{ id: number; ms: number }> = [];
+    for (const [i, id] of profile.samples.entries())
+      if (at[i]! >= fromUs && at[i]! <= toUs) run.push({ id, ms: (profile.timeDeltas[i + 1] ?? 0) / 1000 });
+    return summary(frames, run, (fromUs - profile.startTime) / 1000);
+  });
+}
+
+export function longTasks(profile: CpuProfile, thresholdMs: number): LongTask[] {
+  const frames = framesOf(profile);
+  const { byId } = frames;
   const tasks: LongTask[] = [];
   let run: Array<{ id: number; ms: number }> = [];
   let runStart = 0;
   let clock = 0;
   const flush = () => {
     const duration = run.reduce((sum, s) => sum + s.ms, 0);
-    if (duration >= thresholdMs) {
-      const self = new Map<string, number>();
-      const mine = new Map<string, number>();
-      let gcMs = 0;
-      for (const s of run) {
-        const frame = byId.get(s.id)!.callFrame;
-        if (frame.functionName === '(garbage collector)') gcMs += s.ms;
-        self.set(label(frame), (self.get(label(frame)) ?? 0) + s.ms);
-        const ours = oursOf(s.id);
-        if (ours) mine.set(ours, (mine.get(ours) ?? 0) + s.ms);
-      }
-      const hottest = [...self].sort((a, b) => b[1] - a[1]).slice(0, 5);
-      tasks.push({
-        startMs: runStart,
-        durationMs: duration,
-        hottest: hottest.map(([name, ms]) => ({ name, ms })),
-        ours: [...mine].sort((a, b) => b[1] - a[1])[0]?.[0],
-        gcMs,
-      });
-    }
+    if (duration >= thresholdMs) tasks.push(summary(frames, run, runStart));
     run = [];
   };
   for (const [i, id] of profile.samples.entries()) {
@@ -96,13 +132,16 @@ export function longTasks(profile: CpuProfile, thresholdMs: number): LongTask[] 
 }
 
 if (process.argv[1]?.endsWith('long-tasks.ts')) {
-  const [file, threshold = '10', top = '15'] = process.argv.slice(2);
+  const [file, threshold = '10', top = '15', windowsFile] = process.argv.slice(2);
   if (!file) {
-    console.error('usage: npx tsx bench/long-tasks.ts <file.cpuprofile> [thresholdMs] [top]');
+    console.error('usage: npx tsx bench/long-tasks.ts <file.cpuprofile> [thresholdMs] [top] [windows.json]');
     process.exit(2);
   }
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const tasks = longTasks(profile, Number(threshold));
+  // A file of windows (`[{fromUs, toUs}]`, e.g. bench/ack-burst.ts's BENCH_STRETCHES): those, in order.
+  const tasks = windowsFile
+    ? inWindows(profile, JSON.parse(readFileSync(windowsFile, 'utf8')))
+    : longTasks(profile, Number(threshold));
   console.log(`${tasks.length} task(s) of ${threshold} ms or more in ${file}`);
   for (const t of tasks.slice(0, Number(top))) {
     console.log(

@@ -1,6 +1,7 @@
 import { withTimeoutSignal } from '../common/timeout-signal.js';
 import type { Delivery } from '../delivery/domain.js';
 import { DeliveryAttemptError } from '../delivery/ports.js';
+import { postJsonText } from '../platform/json-post.js';
 import { plainTextOf } from './listeners/respond-safely.js';
 import type { SlackMessage } from './messages/types.js';
 import type { BlocksGate } from './new-blocks.js';
@@ -55,14 +56,8 @@ async function postJson(
 ): Promise<{ status: number; error: string }> {
   try {
     return await withTimeoutSignal(timeoutMs, async (signal) => {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify(body),
-        signal,
-      });
-      const text = await response.text().catch(() => '');
-      return { status: response.status, error: text.slice(0, 100).trim() };
+      const answer = await postJsonText(url, JSON.stringify(body), signal);
+      return { status: answer.status, error: answer.body.slice(0, 100).trim() };
     });
   } catch {
     return { status: 0, error: '' };

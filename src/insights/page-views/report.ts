@@ -54,9 +54,20 @@ export function comparePages(a: PageViewRow, b: PageViewRow): number {
   return b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 }
 
-export function matchesPrefix(path: string, prefix: string | undefined): boolean {
-  if (!prefix) return true;
-  return path.toLowerCase().startsWith(prefix.toLowerCase());
+/**
+ * `path.toLowerCase().startsWith(lowered)` without lowering the path where its start is ASCII (one code
+ * unit each way, no context): a prefix's report filters every one of its range's rows (1,000), and the copy
+ * of each path was a tenth of what §1's burst of owed answers allocated (issue 43). Anything else is lowered
+ * the exact way.
+ */
+export function startsWithLowered(path: string, lowered: string): boolean {
+  for (let i = 0; i < lowered.length; i++) {
+    const c = path.charCodeAt(i);
+    // Past the path's end (NaN) or not ASCII: lowering may change lengths (İ) or depend on what follows (Σ).
+    if (!(c < 128)) return path.toLowerCase().startsWith(lowered);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lowered.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /**
@@ -94,9 +105,8 @@ export function buildReport(
   index?: PagesByPath,
 ): PageViewsReport {
   const previousOf = previousViewsOf(previousPages, index);
-  const matching = request.prefix
-    ? current.pages.filter((p) => matchesPrefix(p.path, request.prefix))
-    : current.pages;
+  const lowered = request.prefix?.toLowerCase();
+  const matching = lowered ? current.pages.filter((p) => startsWithLowered(p.path, lowered)) : current.pages;
   const prefixTotals = request.prefix
     ? {
         ...matching.reduce(
@@ -136,8 +146,9 @@ export function aiShare(totals: PageViewsTotals): number {
 export function toCsv(pages: PageViewRow[], prefix: string | undefined): string {
   const lines = ['rank,path,total,human,ai'];
   let rank = 0;
+  const lowered = prefix?.toLowerCase();
   for (const page of pages) {
-    if (!matchesPrefix(page.path, prefix)) continue;
+    if (lowered && !startsWithLowered(page.path, lowered)) continue;
     rank += 1;
     lines.push([rank, csvCell(page.path), page.total, page.human, page.ai].join(','));
   }

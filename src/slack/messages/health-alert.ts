@@ -7,7 +7,7 @@ import { formatDay } from '../copy/dates.js';
 import { NOTICE_EMOJI } from '../copy/status-emoji.js';
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { bucketedChartBlock, ChartInputError } from './charts.js';
-import { displayCount, mrkdwnLink } from './format.js';
+import { displayCount, formatCount, mrkdwnLink } from './format.js';
 import { HEALTH_FIX_ACTION_PREFIX, healthPageUrl } from './health-report.js';
 import { LIMITS, oneLine, truncate } from './limits.js';
 import { ALERT_LOOK_ACTION } from './shared-state.js';
@@ -17,7 +17,9 @@ import type { MessageBlock, SlackMessage } from './types.js';
 const MAX_SHOWN_CHARS = 300;
 const SPARK = '▁▂▃▄▅▆▇█';
 
-const n = (value: number) => displayCount(value).toLocaleString('en-US');
+// Not `toLocaleString`: a process's first call loads ICU's number data, one 20–40 ms task (issue 43, seen
+// in §1's owed-answer burst); formatCount writes the same "1,234" without Intl.
+const n = formatCount;
 /** Reader text inside mrkdwn exactly as `/docs-health` shows it: no mentions, links or code breakouts. */
 const quoted = (text: string) => untrustedMrkdwn(oneLine(text, MAX_SHOWN_CHARS));
 

@@ -6,7 +6,7 @@ import { daysBetween } from '../../insights/ranges/dates.js';
 import { formatShare } from '../copy/counts.js';
 import { defuseLinks, untrustedMrkdwn } from '../markup.js';
 import { formatDayRange } from './dates.js';
-import { displayCount, docsPageUrl, mrkdwnLink } from './format.js';
+import { displayCount, docsPageUrl, formatCount, mrkdwnLink } from './format.js';
 import { HEADLINE_BLOCK_ID, healthHeadline, reportPeriod } from './headlines.js';
 import { blockTextLength, LIMITS, oneLine, TOTAL_BLOCK_TEXT, truncate } from './limits.js';
 import { chartMissingNote, healthTrendChart, searchesLaterNote } from './trend-chart.js';
@@ -28,7 +28,9 @@ export interface HealthReportMessageOptions {
   requestedBy?: string;
 }
 
-const n = (value: number) => displayCount(value).toLocaleString('en-US');
+// Not `toLocaleString`: a process's first call loads ICU's number data, one 20–40 ms task (issue 43, seen
+// in §1's owed-answer burst); formatCount writes the same "1,234" without Intl.
+const n = formatCount;
 const pct = formatShare;
 /** Reader text inside mrkdwn: no mentions, no links (bare URLs defused), no code spans breaking out. */
 const quoted = (text: string, max: number) => untrustedMrkdwn(oneLine(text, max));

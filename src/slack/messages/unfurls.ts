@@ -9,7 +9,7 @@ import { formatChange } from '../copy/changes.js';
 import { formatShare } from '../copy/counts.js';
 import { defuseLinks, escapeMrkdwn, stripInvisible, untrustedMrkdwn } from '../markup.js';
 import { formatDayRange } from './dates.js';
-import { displayCount, mrkdwnLink, slackTime } from './format.js';
+import { displayCount, formatCount, mrkdwnLink, slackTime } from './format.js';
 import { HEALTH_FIX_ACTION_PREFIX } from './health-report.js';
 import { statusWords } from './job-card.js';
 import { oneLine } from './limits.js';
@@ -53,7 +53,9 @@ const jobState = (status: string, prLink: string) => {
   const { emoji, label } = statusWords(status, prLink);
   return `${emoji} ${label}`;
 };
-const n = (value: number) => displayCount(value).toLocaleString('en-US');
+// Not `toLocaleString`: a process's first call loads ICU's number data, one 20–40 ms task (issue 43, seen
+// in §1's owed-answer burst); formatCount writes the same "1,234" without Intl.
+const n = formatCount;
 /**
  * Reader text inside mrkdwn: one line, capped, no mentions or links (as in `/docs-health`, whose rows were
  * cleaned when the report was built, as the snapshot's are); invisible characters out once more here.

@@ -16,8 +16,8 @@ export interface StartParts extends Omit<ShutdownParts, 'metricsServer' | 'adapt
     mode: 'http' | 'socket';
     gateway: Parameters<typeof welcomeOnStart>[1];
   };
-  jobs: { startWatching(resume: boolean): Promise<number> };
-  reconciler: ShutdownParts['reconciler'] & { runOnce(): Promise<unknown>; start(): void; indexed: boolean };
+  jobs: { startWatching(): Promise<number> };
+  reconciler: ShutdownParts['reconciler'] & { runOnce(): Promise<unknown>; start(): void };
   pulls: ShutdownParts['pulls'] & { start(): Promise<void> };
   impact: ShutdownParts['impact'] & { start(): void };
   weekly: ShutdownParts['weekly'] & { start(): Promise<void> };
@@ -70,9 +70,8 @@ export class AgentLifecycle {
     if (!p.tenant) this.metricsServer = await startMetricsServer(p.metrics, p.config.metrics, logger);
     if (!(await p.adapters.waitUntilReady(this.abort.signal)) || this.stopping) return port;
     await p.pulls.start();
-    // Start-up is one pass of the reconciler: watched jobs without a pending poll, owed deliveries. With a
-    // due index (OAuth mode on Redis) there is none: the index names the tenant while it has such work.
-    const resumed = this.stopping ? 0 : await p.jobs.startWatching(!p.reconciler.indexed);
+    // Start-up is one pass of the reconciler: watched jobs without a pending poll, owed deliveries.
+    const resumed = this.stopping ? 0 : await p.jobs.startWatching();
     if (!this.stopping) await p.reconciler.runOnce();
     if (this.stopping) return port;
     p.reconciler.start();

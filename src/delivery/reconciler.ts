@@ -42,19 +42,9 @@ export class Reconciler {
     private readonly periodic?: PeriodicRuns,
   ) {}
 
-  /**
-   * Every task once, now (start-up); resolves when all have run. With a due index, its tasks are not run: the
-   * index names this scope when they have work (issue 43: no tenant start; a scope built for its due work ran
-   * them twice).
-   */
+  /** Every task once, now (start-up); resolves when all have run. */
   async runOnce(): Promise<void> {
-    const periodic = this.tasks.filter((task) => !(task.indexed && this.periodic?.indexed));
-    await Promise.all(periodic.map((task) => this.tick(task)));
-  }
-
-  /** Whether the due index, not a start-up pass or a period, finds this scope's work. */
-  get indexed(): boolean {
-    return this.periodic?.indexed === true;
+    await Promise.all(this.tasks.map((task) => this.tick(task)));
   }
 
   /** The indexed tasks once, now (the due index named this scope); resolves when they have run. */

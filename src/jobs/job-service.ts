@@ -46,13 +46,10 @@ export class JobService {
 
   constructor(private readonly deps: JobServiceDeps) {}
 
-  /**
-   * Registers the poll handler and gives every watched job without a pending poll one (start-up); with
-   * `resume` false only the handler (a due index finds watched jobs: OAuth mode on Redis).
-   */
-  startWatching(resume = true): Promise<number> {
+  /** Registers the poll handler and gives every watched job without a pending poll one (start-up). */
+  startWatching(): Promise<number> {
     this.deps.queue.start((jobId) => this.poll(jobId));
-    return resume ? this.reconcileWatching() : Promise.resolve(0);
+    return this.reconcileWatching();
   }
 
   /** The reconciler's pass: watched jobs without a pending poll get one; stranded wake-ups are applied. */

@@ -11,6 +11,7 @@ import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
 import { wireHome } from './home-wiring.js';
 import { wireInsights } from './insights-wiring.js';
 import { wireJobFeedback, wireJobs } from './jobs-wiring.js';
+import { createProcessEdge } from './process-edge.js';
 import { type ScopeBase, wireScopeState } from './scope-wiring.js';
 import { wireListeners, wireSlackSide } from './slack-wiring.js';
 
@@ -18,14 +19,15 @@ export type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
 
 /**
  * Composition root: one scope of the bot from a validated config (OAuth mode: one tenant's, built on demand
- * and evicted when idle; single-workspace mode: the whole bot), as a list of named steps.
+ * and evicted when idle; single-workspace mode: the token's workspace, served the same way), as named steps.
  *
- * Shared per process, handed in through `options` (OAuth mode; single-workspace mode makes its own or has
- * none): the edge (`edge`: HTTP pools, GitHub clients; `slackApp`: the Slack side over the one Bolt app),
+ * Shared per process, handed in through `options` (OAuth mode; single-workspace mode makes its own): the
+ * edge (`edge`: HTTP pools, GitHub clients, Slack's one WebClient and the one Bolt app every request runs on),
  * the queue plane (`plane`), the replica's ticker (`periodic`), the due index, the Redis connections, the
  * process LRU (`tenant.caches`) and the metrics (`metrics`, the tenant's recorder). Built per scope: its
  * state (stores in its key space), then its services: delivery, insights, Home and settings, jobs, the
- * listeners' deps.
+ * listeners' deps. Its Slack side differs only in what feeds it: the shared front door (`slackApp`), or
+ * single-workspace mode's own receiver.
  */
 export function createDocsAgent(config: Config, options: DocsAgentOptions = {}): DocsAgent {
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
@@ -33,8 +35,11 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
   // A tenant's runtime (OAuth mode) counts into its own metrics; the process serves them all together.
   const metrics = options.metrics ?? new Metrics();
   const life = new AgentLifecycle();
+  let stopped: Promise<void> | undefined;
   const fatal = oneFatal(); // a revoked or rejected token, or the app uninstalled: main.ts exits
-  const base: ScopeBase = { config, options, logger, clock, metrics };
+  // The process's clients of the outside: handed in (OAuth mode), or this process's own (closed at its stop).
+  const edge = options.edge ?? createProcessEdge(config, logger);
+  const base: ScopeBase = { config, options, logger, clock, metrics, edge };
 
   // Per scope: its stores in its key space (memory or Redis: the one adapter factory), its docs clients.
   const scope = wireScopeState(base);
@@ -93,6 +98,9 @@ export function createDocsAgent(config: Config, options: DocsAgentOptions = {}):
     // drain(0) waits no longer than a timer tick: the count of listeners and after-ack work still running.
     busy: async () => deliveries.busy() || (await slack.drain(0)) > 0,
     start: () => life.start(parts),
-    stop: () => life.stop(parts),
+    stop: () => {
+      stopped ??= life.stop(parts).then(() => (options.edge ? undefined : edge.close()));
+      return stopped;
+    },
   };
 }

@@ -44,8 +44,11 @@ export interface DocsAgentOptions {
   dueIndex?: DueMarker;
   /** OAuth mode on Redis: the replica's shared queue plane (the tenant's queues are views of it). */
   plane?: QueuePlane;
-  /** OAuth mode: the process's clients of the outside (HTTP pools, GitHub), shared by every scope, closed by the process. */
-  edge?: Pick<ProcessEdge, 'dispatchers' | 'github'>;
+  /**
+   * The process's clients of the outside (HTTP pools, GitHub, Slack's WebClient and the one Bolt app), shared
+   * by every scope and closed by the process; single-workspace mode builds its own when none is handed in.
+   */
+  edge?: ProcessEdge;
 }
 
 /** What a tenant's runtime knows of its tenant (OAuth mode); everything else it reaches is already scoped. */

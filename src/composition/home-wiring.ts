@@ -131,7 +131,7 @@ export type HomeSurface = Pick<AppHomePublisher, 'opened' | 'jobChanged' | 'clos
  * never pays for it (issue 43 §2); never built, it has nothing pending or running to close.
  */
 export function wireHome(
-  { config, options, clock, logger }: ScopeBase,
+  { config, options, clock, logger, edge }: ScopeBase,
   { adapters, projects, access, cache }: ScopeState,
   p: {
     gateway: Pick<SlackGateway, 'publishHome' | 'userInfo'>;
@@ -146,7 +146,7 @@ export function wireHome(
     reports?: Lazy<Pick<ReportsParts, 'source' | 'pageViews' | 'health' | 'evidence'>>;
   },
 ): { settings: WiredSettings; home: HomeSurface } {
-  const settingsWiring = { access, outbox: p.outbox, clock, logger, edge: options.edge };
+  const settingsWiring = { access, outbox: p.outbox, clock, logger, edge };
   const settings = wireProjectSettings(config, options.tenant, p.gateway, settingsWiring);
   let built: AppHomePublisher | undefined;
   // "This week" (and the reports under it) is built at the first publish, not with the publisher.

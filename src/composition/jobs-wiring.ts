@@ -89,7 +89,7 @@ export function wireJobs(b: ScopeBase, s: ScopeState, p: JobsParts): JobsWiring 
     ...{ config, adapters, store, outbox: deliveries, clock, logger, periodic: options.periodic },
     notifier: { updateCard: (record, at) => notices.get().notifier.updateCard(record, at) },
     ...(options.tenant ? { tenant: options.tenant } : {}),
-    ...(options.edge ? { github: options.edge.github } : {}),
+    github: b.edge.github,
     outcomes: {
       merged: async (record, pr) => {
         await unfurls.onMerged(record, pr);

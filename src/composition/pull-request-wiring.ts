@@ -55,7 +55,7 @@ export function wirePullRequests(input: {
   /** OAuth mode: the replica's one timer (the doorbell ticks on it). */
   periodic?: PeriodicRuns | undefined;
   /** OAuth mode: the process's GitHub clients (one Octokit for every tenant); absent: its own. */
-  github?: GitHubClients;
+  github: GitHubClients;
 }): PullRequestWiring {
   const { config, adapters } = input;
   const { token, apiUrl, webUrl, owners } = config.github;

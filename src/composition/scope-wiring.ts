@@ -9,6 +9,7 @@ import { DocsApiClient } from '../platform/docs-client.js';
 import { type AdapterSet, createAdapters } from '../state/adapters.js';
 import { adapterOptions } from './app-steps.js';
 import type { DocsAgentOptions } from './docs-agent.js';
+import type { ProcessEdge } from './process-edge.js';
 import { accessPolicyFor } from './settings-wiring.js';
 
 /** What every step of a scope is handed: its config and options, its logger, clock and metrics. */
@@ -18,11 +19,13 @@ export interface ScopeBase {
   logger: Logger;
   clock: Clock;
   metrics: Metrics;
+  /** The process's clients of the outside (one per process; single-workspace mode's own). */
+  edge: ProcessEdge;
 }
 
 /** A scope's own state and clients, built before any of its services. */
 export interface ScopeState {
-  /** The docs client of DOCS_PROJECT_ID (closed at stop; OAuth mode: over the process's pool). */
+  /** The docs client of DOCS_PROJECT_ID (closed at stop; over the process's pool). */
   docsApi: DocsApiClient;
   /** A project's docs client, with the project's own admin key or DOCS_API_KEY. */
   apiFor(projectId: string): DocsApiClient;
@@ -35,7 +38,7 @@ export interface ScopeState {
 }
 
 /** A scope's state (its stores in its key space), its docs clients, its projects and its access policy. */
-export function wireScopeState({ config, options, logger, clock, metrics }: ScopeBase): ScopeState {
+export function wireScopeState({ config, options, logger, clock, metrics, edge }: ScopeBase): ScopeState {
   const docsApi = new DocsApiClient({
     baseUrl: config.docs.apiUrl,
     apiKey: config.docs.apiKey,
@@ -44,7 +47,7 @@ export function wireScopeState({ config, options, logger, clock, metrics }: Scop
     logger: logger.child({ component: 'docs-api' }),
     metrics,
     keyConnectedInSlack: options.tenant !== undefined && options.tenant.key !== config.oauth?.upgradedTenant,
-    ...(options.edge ? { dispatchers: options.edge.dispatchers } : {}), // OAuth: the process's pool
+    dispatchers: edge.dispatchers, // the process's pool
   });
   // Memory, or Redis with REDIS_URL (shared by replicas, kept across restarts): the one place that chooses.
   const adapters = createAdapters(config, adapterOptions(options, logger, clock));

@@ -41,7 +41,7 @@ export interface SettingsWiring {
   clock: Clock;
   logger: Logger;
   /** The process's HTTP pools and GitHub client (a key or token check builds none of its own). */
-  edge?: Pick<ProcessEdge, 'dispatchers' | 'github'> | undefined;
+  edge: Pick<ProcessEdge, 'dispatchers' | 'github'>;
 }
 
 export interface WiredSettings {
@@ -102,7 +102,7 @@ export function wireProjectSettings(
           new GitHubPullRequests(
             { token, apiUrl: config.github.apiUrl, logger },
             undefined,
-            w.edge?.github,
+            w.edge.github,
           ).validate(),
         changed: () => tenant.changed(),
         logger,
@@ -172,11 +172,11 @@ function keyCheck(
   config: Config,
   logger: Logger,
   clock: Clock,
-  edge: Pick<ProcessEdge, 'dispatchers' | 'github'> | undefined,
+  edge: Pick<ProcessEdge, 'dispatchers' | 'github'>,
 ): ProjectKeyCheck {
   return async (projectId, apiKey): Promise<KeyCheckResult> => {
     const client = new DocsApiClient({
-      ...(edge ? { dispatchers: edge.dispatchers } : {}),
+      dispatchers: edge.dispatchers,
       baseUrl: config.docs.apiUrl,
       apiKey,
       projectId,

@@ -5,8 +5,9 @@ import type { JobFeedback } from '../jobs/job-feedback.js';
 import type { AppHomePublisher } from '../slack/app-home-publisher.js';
 import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { NewBlocksGate } from '../slack/new-blocks.js';
-import { createSlackApp, type SlackApp } from '../slack/slack-app.js';
+import type { SlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
+import { createWorkspaceSlackApp } from '../slack/workspace-slack-app.js';
 import type { AdapterSet } from '../state/adapters.js';
 import type { AgentLifecycle } from './agent-lifecycle.js';
 import { type oneFatal, replayGuard, responseUrlOrigins } from './app-steps.js';
@@ -20,12 +21,12 @@ import type { WiredSettings } from './settings-wiring.js';
 export type Fatal = ReturnType<typeof oneFatal>;
 
 /**
- * A scope's Slack side: its gateway and pacing (shared slots with Redis). OAuth mode: the tenant's Slack
- * side, fed by the shared receiver, its requests processed by the process's one Bolt app; single-workspace
- * mode: this process's own Bolt app and receiver, with /healthz and /readyz.
+ * A scope's Slack side: its gateway and pacing (shared slots with Redis), its requests processed by the
+ * process's one Bolt app. OAuth mode: fed by the shared front door; single-workspace mode: by this process's
+ * own receiver, with /healthz and /readyz.
  */
 export function wireSlackSide(
-  { config, options, logger, clock, metrics }: ScopeBase,
+  { config, options, logger, clock, metrics, edge }: ScopeBase,
   p: { adapters: AdapterSet; life: Pick<AgentLifecycle, 'stopping'>; fatal: Fatal },
 ): SlackApp {
   const { adapters, life, fatal } = p;
@@ -34,10 +35,11 @@ export function wireSlackSide(
     ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}),
     onTokenRejected: (code: string) => fatal.raise(`Slack answered ${code}`),
   };
-  // OAuth mode: the tenant's own Slack side, fed by the shared receiver; else this process's receiver.
+  // OAuth mode: the tenant's own Slack side, fed by the shared receiver; single-workspace mode: the same Slack
+  // side for the token's workspace, fed by this process's own receiver (HTTP or Socket Mode).
   const slack: SlackApp =
     options.slackApp?.(slackOptions) ??
-    createSlackApp(
+    createWorkspaceSlackApp(
       config,
       logger,
       healthRoutes({
@@ -46,6 +48,8 @@ export function wireSlackSide(
         slackConnected: () => slack.connected(),
       }),
       slackOptions,
+      { app: edge.slackApp, clients: edge.slack },
+      options.tenant ? () => options.tenant?.installation : undefined,
     );
   // Charts (Slack's 2026 blocks): where the workspace refuses them, every replica leaves them out for a day.
   slack.gateway.blocksGate = new NewBlocksGate(adapters.analyticsCache, logger, () => clock.now());

@@ -39,8 +39,9 @@ const MAKERS: Array<{ what: string; call: RegExp; allowed: string[] }> = [
   },
   {
     what: 'Slack apps (a gateway, its pacing, a WebClient with a token)',
-    call: /(?<!function )\b(createSlackApp|createTenantSlackApp|createEdgeApp)\(/,
-    allowed: ['composition'],
+    call: /(?<!function )\b(createWorkspaceSlackApp|createTenantSlackApp|createEdgeApp)\(/,
+    // Single-workspace mode's Slack side is a tenant's Slack side fed by its own receiver.
+    allowed: ['composition', 'slack/workspace-slack-app.ts'],
   },
   {
     what: 'Bolt apps and WebClients',
@@ -50,7 +51,6 @@ const MAKERS: Array<{ what: string; call: RegExp; allowed: string[] }> = [
     allowed: [
       'slack/oauth/installer.ts',
       'slack/bolt-core.ts',
-      'slack/slack-app.ts',
       'slack/edge-app.ts',
       'slack/oauth/token-refresh.ts',
       'slack/web-clients.ts',

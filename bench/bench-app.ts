@@ -1,4 +1,4 @@
-import type { DocsAgentOptions } from '../src/composition/app.js';
+import type { AgentOptions } from '../src/composition/app.js';
 import { createDocsAgent, createLogger, loadConfig, secretsOf } from './product.js';
 
 export interface BenchApp {
@@ -16,7 +16,7 @@ export interface BenchApp {
  */
 export async function startAppWithEnv(
   env: Record<string, string>,
-  options: DocsAgentOptions = {},
+  options: AgentOptions = {},
 ): Promise<BenchApp> {
   const config = loadConfig(env);
   let lines = 0;

@@ -1,4 +1,4 @@
-import type { DocsAgentOptions } from '../src/composition/app.js';
+import type { AgentOptions } from '../src/composition/app.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID } from '../test/support/fake-docs.js';
 import { BOT_TOKEN, SIGNING_SECRET } from '../test/support/test-app.js';
 import { type BenchApp, startAppWithEnv } from './bench-app.js';
@@ -13,7 +13,7 @@ export type { BenchApp };
 export async function startBenchApp(
   urls: FakesUrls,
   env: Record<string, string> = {},
-  options: DocsAgentOptions = {},
+  options: AgentOptions = {},
 ): Promise<BenchApp> {
   return startAppWithEnv(benchEnv(urls, env), options);
 }

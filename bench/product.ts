@@ -14,7 +14,6 @@ export { secretsOf } from '../src/common/config-secrets.js';
 export { createLogger } from '../src/common/logger.js';
 export { secretBoxFromSettings } from '../src/common/secret-box.js';
 export { createDocsAgent } from '../src/composition/app.js';
-export { createOAuthAgent } from '../src/composition/oauth/oauth-agent.js';
 export { DIRECTORY_PREFIX } from '../src/composition/oauth/tenant-config.js';
 export { newJobRecord } from '../src/jobs/domain/job.js';
 export { tenantDirectoryFor } from '../src/state/adapters.js';

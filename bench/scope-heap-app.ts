@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { postSigned, slashCommandBody } from '../test/support/slack-signing.js';
 import { seededTeam } from './deployment-redis.js';
-import { createLogger, createOAuthAgent, loadConfig, secretsOf } from './product.js';
+import { createDocsAgent, createLogger, loadConfig, secretsOf } from './product.js';
 
 /**
  * bench/scope-heap.ts, the measured side: the OAuth-mode app in a process of its own (plain JavaScript,
@@ -37,7 +37,7 @@ async function run(args: ScopeHeapArgs): Promise<ScopeHeapResult> {
     secrets: secretsOf(config),
     destination: { write: () => undefined },
   });
-  const agent = createOAuthAgent({ ...config, oauth: config.oauth }, { logger });
+  const agent = createDocsAgent(config, { logger });
   const port = await agent.start();
   const events = `http://127.0.0.1:${port}/slack/events`;
   const secret = args.env.SLACK_SIGNING_SECRET ?? '';

@@ -6,8 +6,8 @@ import { SIGNING_SECRET } from '../test/support/test-app.js';
 import type { FakesProcess } from './fakes-process.js';
 import { benchEnv } from './harness.js';
 import {
+  createDocsAgent,
   createLogger,
-  createOAuthAgent,
   DIRECTORY_PREFIX,
   loadConfig,
   RedisTenantDirectory,
@@ -32,7 +32,7 @@ export interface OAuthBenchApp {
   stop(): Promise<void>;
 }
 
-/** The real OAuth-mode app (`createOAuthAgent`, as main.ts builds it) in this process, on the fakes. */
+/** The real OAuth-mode app (`createDocsAgent`, as main.ts builds it) in this process, on the fakes. */
 export async function startOAuthBenchApp(
   fakes: FakesProcess,
   env: Record<string, string> = {},
@@ -61,7 +61,7 @@ export async function startOAuthBenchApp(
       },
     },
   });
-  const agent = createOAuthAgent({ ...config, oauth: config.oauth }, { logger });
+  const agent = createDocsAgent(config, { logger });
   const port = await agent.start();
   const origin = `http://127.0.0.1:${port}`;
   const events = `${origin}/slack/events`;

@@ -19,7 +19,7 @@ import {
 } from './tenants-timing.js';
 
 /**
- * Benchmark 10 (issue 27): many tenants in one deployment, OAuth mode (`createOAuthAgent` in this process,
+ * Benchmark 10 (issue 27): many tenants in one deployment, OAuth mode (`createDocsAgent` in this process,
  * tenants installed through the real "Add to Slack" flow; the fakes and the load generator in their own
  * process, Redis a throw-away redis-server). Four questions: what a tenant costs (memory; Redis connections,
  * which bound tenants per replica), what routing through the OAuth front door adds to an acknowledgement,

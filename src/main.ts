@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './common/config.js';
 import { AppError, describeError } from './common/errors.js';
 import { createDocsAgent } from './composition/app.js';
-import { createOAuthAgent } from './composition/oauth/oauth-agent.js';
 import { FORCED_EXIT_MS } from './composition/shutdown-budget.js';
 
 const forcedExitText = `${FORCED_EXIT_MS / 1000} s`;
@@ -21,9 +20,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // SLACK_CLIENT_ID & co: every workspace that installs it ("Add to Slack"); else the one of SLACK_BOT_TOKEN.
-  const { oauth } = config;
-  const agent = oauth ? createOAuthAgent({ ...config, oauth }) : createDocsAgent(config);
+  const agent = createDocsAgent(config);
   const { logger } = agent;
 
   // A stray rejection is logged, never fatal: one bad request must not take every thread down with it.

@@ -1,15 +1,12 @@
 import type { Config } from '../common/config.js';
-import type { Metrics } from '../metrics/metrics.js';
-import { type MetricsServer, startMetricsServer } from '../metrics/metrics-server.js';
 import { welcomeOnStart } from '../slack/welcome.js';
 import type { AdapterSet } from '../state/adapters.js';
 import { startedLine, within } from './app-steps.js';
 import { type ShutdownParts, shutDown } from './shutdown.js';
 
 /** What a scope (or the single workspace's agent) starts, besides what `ShutdownParts` closes. */
-export interface StartParts extends Omit<ShutdownParts, 'metricsServer' | 'adapters'> {
+export interface StartParts extends Omit<ShutdownParts, 'adapters'> {
   config: Config;
-  metrics: Metrics;
   adapters: Pick<AdapterSet, 'backend' | 'waitUntilReady' | 'close'>;
   slack: ShutdownParts['slack'] & {
     start(): Promise<number>;
@@ -24,7 +21,7 @@ export interface StartParts extends Omit<ShutdownParts, 'metricsServer' | 'adapt
   alerts: ShutdownParts['alerts'] & { start(): Promise<void> };
   deliveries: ShutdownParts['deliveries'] & Parameters<typeof welcomeOnStart>[2];
   clock: { now(): number };
-  /** OAuth mode: the tenant this scope serves (its welcome DM; no metrics port of its own). */
+  /** OAuth mode: the tenant this scope serves (its welcome DM). */
   tenant?: Parameters<typeof welcomeOnStart>[0] & { key: string };
   /** Closed at the start of a stop, before the rest (the background chart fill). */
   beforeStop(): Promise<void>;
@@ -40,12 +37,6 @@ export class AgentLifecycle {
   private starting: Promise<number> | undefined;
   private stopped: Promise<void> | undefined;
   private readonly abort = new AbortController();
-  private metricsServer: MetricsServer | undefined;
-
-  metricsPort(): number | undefined {
-    return this.metricsServer?.port;
-  }
-
   start(p: StartParts): Promise<number> {
     this.starting ??= this.run(p);
     return this.starting;
@@ -58,7 +49,7 @@ export class AgentLifecycle {
       this.abort.abort();
       if (this.starting) await within(this.starting, 5_000, 'finishing start-up', p.logger);
       await p.beforeStop();
-      await shutDown({ ...p, metricsServer: this.metricsServer });
+      await shutDown(p);
     })();
     return this.stopped;
   }
@@ -67,7 +58,6 @@ export class AgentLifecycle {
     const { logger } = p;
     // The port opens first, so /healthz answers (alive) and /readyz says why not ready while Redis is down.
     const port = await p.slack.start();
-    if (!p.tenant) this.metricsServer = await startMetricsServer(p.metrics, p.config.metrics, logger);
     if (!(await p.adapters.waitUntilReady(this.abort.signal)) || this.stopping) return port;
     await p.pulls.start();
     // Start-up is one pass of the reconciler: watched jobs without a pending poll, owed deliveries.

@@ -1,105 +1,95 @@
 import { systemClock } from '../common/clock.js';
 import type { Config } from '../common/config.js';
 import { secretsOf } from '../common/config-secrets.js';
-import { createLogger } from '../common/logger.js';
-import { Metrics } from '../metrics/metrics.js';
-import { OwedEditsSlot } from '../slack/owed-edits.js';
-import { AgentLifecycle, type StartParts } from './agent-lifecycle.js';
-import { oneFatal } from './app-steps.js';
-import { wireDeliveries } from './delivery-wiring.js';
-import type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
-import { wireHome } from './home-wiring.js';
-import { wireInsights } from './insights-wiring.js';
-import { wireJobFeedback, wireJobs } from './jobs-wiring.js';
+import { listenOn } from '../common/listen-address.js';
+import { createLogger, type Logger, SecretSet } from '../common/logger.js';
+import { type MetricsServer, startMetricsServer } from '../metrics/metrics-server.js';
+import { createFrontDoor } from '../slack/front-door.js';
+import { within } from './app-steps.js';
+import type { DocsAgent } from './docs-agent.js';
+import { healthRoutes } from './health.js';
+import { type OAuthOptions, oauthTenants } from './oauth/oauth-tenants.js';
 import { createProcessEdge } from './process-edge.js';
-import { type ScopeBase, wireScopeState } from './scope-wiring.js';
-import { wireListeners, wireSlackSide } from './slack-wiring.js';
+import { SHUTDOWN_STEP_MS } from './shutdown-budget.js';
+import type { WorkspaceOptions } from './tenants.js';
+import { workspaceTenant } from './workspace-tenant.js';
 
-export type { DocsAgent, DocsAgentOptions } from './docs-agent.js';
+export type { DocsAgent } from './docs-agent.js';
+
+/** The process's options: its logger and clock, and tests' hooks into either mode. */
+export type AgentOptions = { logger?: Logger } & WorkspaceOptions & OAuthOptions;
 
 /**
- * Composition root: one scope of the bot from a validated config (OAuth mode: one tenant's, built on demand
- * and evicted when idle; single-workspace mode: the token's workspace, served the same way), as named steps.
+ * Composition root: the bot, built once per process, in either mode. Built here and shared by every tenant:
+ * the logger, the edge (HTTP pools, GitHub clients, Slack's one WebClient and the one Bolt app every request
+ * runs on), the front door (POST /slack/events or Socket Mode, health, install pages) and /metrics. What
+ * differs between the modes is only where a request's tenant comes from (`Tenants`): OAuth mode's directory of
+ * installs, each tenant's scope built on demand (oauth/oauth-tenants.ts), or single-workspace mode's one
+ * workspace, its scope built once (workspace-tenant.ts). A scope (scope.ts) is what a tenant is handed to.
  *
- * Shared per process, handed in through `options` (OAuth mode; single-workspace mode makes its own): the
- * edge (`edge`: HTTP pools, GitHub clients, Slack's one WebClient and the one Bolt app every request runs on),
- * the queue plane (`plane`), the replica's ticker (`periodic`), the due index, the Redis connections, the
- * process LRU (`tenant.caches`) and the metrics (`metrics`, the tenant's recorder). Built per scope: its
- * state (stores in its key space), then its services: delivery, insights, Home and settings, jobs, the
- * listeners' deps. Its Slack side differs only in what feeds it: the shared front door (`slackApp`), or
- * single-workspace mode's own receiver.
+ *   front door → tenant (resolved once per request or job) → its scope's use cases → stores and queues
  */
-export function createDocsAgent(config: Config, options: DocsAgentOptions = {}): DocsAgent {
-  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets: secretsOf(config) });
+export function createDocsAgent(config: Config, options: AgentOptions = {}): DocsAgent {
+  const secrets = new SecretSet(secretsOf(config));
+  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets });
   const clock = options.clock ?? systemClock;
-  // A tenant's runtime (OAuth mode) counts into its own metrics; the process serves them all together.
-  const metrics = options.metrics ?? new Metrics();
-  const life = new AgentLifecycle();
-  let stopped: Promise<void> | undefined;
-  const fatal = oneFatal(); // a revoked or rejected token, or the app uninstalled: main.ts exits
-  // The process's clients of the outside: handed in (OAuth mode), or this process's own (closed at its stop).
-  const edge = options.edge ?? createProcessEdge(config, logger);
-  const base: ScopeBase = { config, options, logger, clock, metrics, edge };
-
-  // Per scope: its stores in its key space (memory or Redis: the one adapter factory), its docs clients.
-  const scope = wireScopeState(base);
-  const { adapters, docsApi } = scope;
-  // Its Slack side (OAuth mode: no Bolt app of its own), then the one delivery path everything owed takes.
-  const slack = wireSlackSide(base, { adapters, life, fatal });
-  // Changes owed to shared messages later (a mute's end) are applied by them once the jobs step builds them.
-  const edits = new OwedEditsSlot();
-  const now = options.outboxClock?.now;
-  const deliveries = wireDeliveries({
+  const edge = createProcessEdge(config, logger);
+  const parts = { config, logger, secrets, clock, edge };
+  const { oauth } = config;
+  // SLACK_CLIENT_ID & co: every workspace that installs it ("Add to Slack"); else the one of SLACK_BOT_TOKEN.
+  const tenants = oauth ? oauthTenants({ ...parts, oauth }, options) : workspaceTenant(parts, options);
+  let stopping = false;
+  let metricsServer: MetricsServer | undefined;
+  const door = createFrontDoor({
     config,
-    adapters,
-    gateway: slack.gateway,
     logger,
-    metrics,
-    edits,
-    now,
+    routes: healthRoutes({
+      stopping: () => stopping,
+      state: () => tenants.state(),
+      slackConnected: () => door.open() && tenants.connected(),
+    }),
+    ...(tenants.installer ? { installer: tenants.installer } : {}),
+    dispatch: (request, source) => tenants.dispatch(request, source),
   });
-  // Its use cases: insights, Home and settings, then jobs (changes shown on Home, PRs handed to insights).
-  const insights = wireInsights(base, scope, { gateway: slack.gateway, outbox: deliveries });
-  const feedback = wireJobFeedback(base, adapters);
-  const { weekly, alerts, impact } = insights;
-  const homeParts = {
-    gateway: slack.gateway,
-    outbox: deliveries,
-    weekly,
-    alerts,
-    feedback,
-    reports: insights.reports,
-  };
-  const { settings, home } = wireHome(base, scope, homeParts);
-  const wired = wireJobs(base, scope, {
-    ...{ gateway: slack.gateway, deliveries, insights, home, edits },
-    stopping: () => life.stopping,
-  });
-  const { jobs, reconciler, pulls } = wired;
-  // Never built, the assistant has no status lines to stop, nor the reports a chart fill.
-  const assistant = { close: () => wired.notices.ifBuilt()?.assistant.close() };
-  // Its listeners' deps, which the Slack side hands each request it serves.
-  wireListeners(base, scope, { slack, deliveries, insights, jobs: wired, home, settings, feedback, fatal });
-
-  // Its lifecycle: start and stop once each (OAuth mode: the tenant's start and its eviction's stop).
-  const parts: StartParts = {
-    ...{ config, metrics, adapters, slack, jobs, reconciler, pulls, impact, weekly, alerts, deliveries },
-    ...{ pollQueue: adapters.pollQueue, assistant, home, docsApi, clock, logger },
-    ...(options.tenant ? { tenant: options.tenant } : {}),
-    beforeStop: async () => insights.reports.ifBuilt()?.chartFill.stop(),
-  };
+  let started: Promise<number> | undefined;
+  let stopped: Promise<void> | undefined;
   return {
     logger,
-    metricsPort: () => life.metricsPort(),
-    jobs,
-    onFatal: (listener) => fatal.listen(listener),
-    // OAuth mode on Redis: the replica's due index named this scope (issue 34); its next due time after.
-    reconcileDue: () => reconciler.runIndexed().then(() => adapters.nextDueAt?.()),
-    // drain(0) waits no longer than a timer tick: the count of listeners and after-ack work still running.
-    busy: async () => deliveries.busy() || (await slack.drain(0)) > 0,
-    start: () => life.start(parts),
-    stop: () => {
-      stopped ??= life.stop(parts).then(() => (options.edge ? undefined : edge.close()));
+    metricsPort: () => metricsServer?.port,
+    get jobs() {
+      return tenants.jobs();
+    },
+    onFatal: (listener) => tenants.onFatal(listener),
+    ...(tenants.periodicRuns ? { periodicRuns: tenants.periodicRuns } : {}),
+    start() {
+      started ??= (async () => {
+        // The token first (single-workspace mode): a refused one fails start before anything listens.
+        await tenants.check?.();
+        // The port opens next, so /healthz answers and /readyz says why not ready while Redis is down.
+        const port = await door.start(listenOn(config));
+        if (stopping) await door.stop(); // stopped while it opened
+        metricsServer = await startMetricsServer(tenants.metrics, config.metrics, logger);
+        if (!stopping) await tenants.start(port);
+        return port;
+      })();
+      return started;
+    },
+    stop() {
+      stopped ??= (async () => {
+        stopping = true; // not ready from now on: load balancers and orchestrators send no more work here
+        await within(door.stop(), SHUTDOWN_STEP_MS.slackReceiver, 'closing the Slack front door', logger);
+        // Work acknowledged finishes, queues and leases are handed back, the state closes.
+        await tenants.stop();
+        if (started) await within(started, SHUTDOWN_STEP_MS.startUp, 'finishing start-up', logger);
+        await within(
+          edge.close(),
+          SHUTDOWN_STEP_MS.upstreamPools,
+          'closing the upstream connections',
+          logger,
+        );
+        const metricsClosed = metricsServer?.close() ?? Promise.resolve();
+        await within(metricsClosed, SHUTDOWN_STEP_MS.metricsPort, 'closing the metrics port', logger);
+      })();
       return stopped;
     },
   };

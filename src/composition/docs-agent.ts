@@ -51,6 +51,12 @@ export interface DocsAgentOptions {
   edge?: ProcessEdge;
 }
 
+/** What a scope is handed: the process's edge and its Slack side over it, with the options of its mode. */
+export type ScopeOptions = DocsAgentOptions & {
+  edge: ProcessEdge;
+  slackApp: NonNullable<DocsAgentOptions['slackApp']>;
+};
+
 /** What a tenant's runtime knows of its tenant (OAuth mode); everything else it reaches is already scoped. */
 export interface TenantScope {
   key: TenantKey;
@@ -69,6 +75,7 @@ export interface TenantScope {
   caches?: CacheScope;
 }
 
+/** The bot, as a process runs it (app.ts): one per process, whatever the number of workspaces. */
 export interface DocsAgent {
   logger: Logger;
   /** Starts receiving Slack requests and resumes watching jobs; resolves the HTTP port. */
@@ -76,23 +83,38 @@ export interface DocsAgent {
   stop(): Promise<void>;
   /** The metrics port once started (METRICS_PORT; 0 picks a free one). */
   metricsPort(): number | undefined;
-  /** The agent-job use cases (tests start a job with evidence directly). */
+  /** Single-workspace mode: its scope's agent-job use cases (tests start a job with evidence directly). */
   jobs: JobService;
   /**
-   * Called once when the bot can no longer work at all (Slack revoked or rejected its token, or the app was
-   * uninstalled): the process should stop and exit non-zero so the orchestrator restarts it or alerts.
+   * Called once when the bot can no longer work at all (single-workspace mode: Slack revoked or rejected its
+   * token, or the app was uninstalled): the process should stop and exit non-zero so the orchestrator
+   * restarts it or alerts.
    */
+  onFatal(listener: (reason: string) => void): void;
+  /** OAuth mode: how many periodic runs the replica's one timer holds (issue 43: none per quiet tenant). */
+  periodicRuns?(): number;
+}
+
+/** One scope (scope.ts): a tenant's, or single-workspace mode's one; started and stopped by the process. */
+export interface Scope {
+  logger: Logger;
+  /** Resumes its watched jobs and owed work, starts its schedules; resolves its Slack side's port. */
+  start(): Promise<number>;
+  stop(): Promise<void>;
+  /** The agent-job use cases. */
+  jobs: JobService;
+  /** Whether its state store answers (readiness). */
+  state(): Promise<'in-memory' | 'ok' | 'unreachable'>;
+  /** Its Slack token refused for good, or the app uninstalled (single-workspace mode: the process exits). */
   onFatal(listener: (reason: string) => void): void;
   /**
    * Runs the work the due index found for this scope (owed deliveries, handed-over starts, watched jobs,
    * followed PRs) and resolves when it falls due next (undefined: nothing in flight, or no due index).
    */
-  reconcileDue?(): Promise<number | undefined>;
+  reconcileDue(): Promise<number | undefined>;
   /**
    * Whether it has work in hand that a stop would cut: a delivery attempt or lease, a request's listeners or
    * the work they handed to `afterAck`. An idle scope is only evicted when this resolves false.
    */
-  busy?(): Promise<boolean>;
-  /** OAuth mode: how many periodic runs the replica's one timer holds (issue 43: none per quiet tenant). */
-  periodicRuns?(): number;
+  busy(): Promise<boolean>;
 }

@@ -8,14 +8,14 @@ import type { Metrics } from '../metrics/metrics.js';
 import { DocsApiClient } from '../platform/docs-client.js';
 import { type AdapterSet, createAdapters } from '../state/adapters.js';
 import { adapterOptions } from './app-steps.js';
-import type { DocsAgentOptions } from './docs-agent.js';
+import type { ScopeOptions } from './docs-agent.js';
 import type { ProcessEdge } from './process-edge.js';
 import { accessPolicyFor } from './settings-wiring.js';
 
 /** What every step of a scope is handed: its config and options, its logger, clock and metrics. */
 export interface ScopeBase {
   config: Config;
-  options: DocsAgentOptions;
+  options: ScopeOptions;
   logger: Logger;
   clock: Clock;
   metrics: Metrics;

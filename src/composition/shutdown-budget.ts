@@ -8,8 +8,10 @@
 export const FORCED_EXIT_MS = 10_000;
 
 export const SHUTDOWN_STEP_MS = {
-  /** The HTTP server stops accepting (or the socket disconnects). */
+  /** The front door stops accepting (the HTTP server, or the socket disconnects): the process's. */
   slackReceiver: 1_000,
+  /** A start still under way ends (its steps see the stop and take no more). */
+  startUp: 200,
   /** Acknowledged Slack work (cards, job creations, follow-ups, buttons) finishes. */
   slackDrain: 4_000,
   /** The reconciler's runs under way end (it takes no more work). */
@@ -27,6 +29,8 @@ export const SHUTDOWN_STEP_MS = {
   slackClient: 300,
   stateConnections: 300,
   docsApiPool: 300,
+  /** The process's upstream pools (every scope's docs API calls), after every scope stopped. */
+  upstreamPools: 200,
   metricsPort: 200,
 } as const;
 
@@ -55,6 +59,13 @@ export function shutdownWorstCaseMs(): number {
  * before the state closes; a second drain uses what those steps left unused, so the worst case is unchanged.
  */
 export const UNTIL_STATE_CLOSES_MS = (() => {
-  const closing: ShutdownStep[] = ['slackClient', 'stateConnections', 'docsApiPool', 'metricsPort'];
+  const closing: ShutdownStep[] = [
+    'slackClient',
+    'stateConnections',
+    'docsApiPool',
+    'startUp',
+    'upstreamPools',
+    'metricsPort',
+  ];
   return shutdownWorstCaseMs() - closing.reduce((sum, step) => sum + SHUTDOWN_STEP_MS[step], 0);
 })();

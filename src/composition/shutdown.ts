@@ -5,7 +5,7 @@ import { SHUTDOWN_STEP_MS, UNTIL_STATE_CLOSES_MS } from './shutdown-budget.js';
 
 /** What `stop()` closes, in the order below. */
 export interface ShutdownParts {
-  slack: { stop(): Promise<void>; drain(timeoutMs: number): Promise<number>; close(): Promise<void> };
+  slack: { drain(timeoutMs: number): Promise<number>; close(): Promise<void> };
   reconciler: { stop(): Promise<void> };
   weekly: { stop(): Promise<void> };
   /** The docs-health alert check (its scheduler). */
@@ -18,7 +18,6 @@ export interface ShutdownParts {
   home: { close(): Promise<void> };
   adapters: { close(): Promise<void> };
   docsApi: { close(): Promise<void> };
-  metricsServer: { close(): Promise<void> } | undefined;
   logger: Logger;
 }
 
@@ -41,8 +40,7 @@ export function handOverWhenStopping(
 export async function shutDown(p: ShutdownParts): Promise<void> {
   const { logger } = p;
   const started = Date.now();
-  // 1. No new Slack requests: the HTTP server stops accepting (or the socket disconnects).
-  await within(p.slack.stop(), SHUTDOWN_STEP_MS.slackReceiver, 'closing the Slack receiver', logger);
+  // 1. No new Slack requests: the process closed its front door (app.ts) before stopping its scopes.
   // 2. Finish what was already acknowledged (cards, job creations, follow-ups, buttons). The Slack client
   //    and its posting queues stay open until every step below is done.
   let unfinished = await p.slack.drain(SHUTDOWN_STEP_MS.slackDrain);
@@ -84,8 +82,6 @@ export async function shutDown(p: ShutdownParts): Promise<void> {
     logger,
   );
   await within(p.docsApi.close(), SHUTDOWN_STEP_MS.docsApiPool, 'closing the docs API pool', logger);
-  const metricsClosed = p.metricsServer?.close() ?? Promise.resolve();
-  await within(metricsClosed, SHUTDOWN_STEP_MS.metricsPort, 'closing the metrics port', logger);
   if (handedBack) logger.info({ deliveries: handedBack }, 'shutdown: deliveries handed back');
   logger.info(
     { ms: Date.now() - started, unfinishedSlackWork: unfinished },

@@ -7,11 +7,8 @@ import { MAX_PROMPT_CHARS } from '../slack/messages/help.js';
 import { NewBlocksGate } from '../slack/new-blocks.js';
 import type { SlackApp } from '../slack/slack-app.js';
 import { UserNames } from '../slack/user-names.js';
-import { createWorkspaceSlackApp } from '../slack/workspace-slack-app.js';
 import type { AdapterSet } from '../state/adapters.js';
-import type { AgentLifecycle } from './agent-lifecycle.js';
 import { type oneFatal, replayGuard, responseUrlOrigins } from './app-steps.js';
-import { healthRoutes } from './health.js';
 import type { InsightsWiring } from './insights-wiring.js';
 import type { JobsWiring } from './jobs-wiring.js';
 import type { ScopeBase, ScopeState } from './scope-wiring.js';
@@ -22,35 +19,20 @@ export type Fatal = ReturnType<typeof oneFatal>;
 
 /**
  * A scope's Slack side: its gateway and pacing (shared slots with Redis), its requests processed by the
- * process's one Bolt app. OAuth mode: fed by the shared front door; single-workspace mode: by this process's
- * own receiver, with /healthz and /readyz.
+ * process's one Bolt app, fed by the process's front door (both modes).
  */
 export function wireSlackSide(
-  { config, options, logger, clock, metrics, edge }: ScopeBase,
-  p: { adapters: AdapterSet; life: Pick<AgentLifecycle, 'stopping'>; fatal: Fatal },
+  { options, logger, clock, metrics }: ScopeBase,
+  p: { adapters: AdapterSet; fatal: Fatal },
 ): SlackApp {
-  const { adapters, life, fatal } = p;
+  const { adapters, fatal } = p;
   const slackOptions = {
     metrics,
     ...(adapters.slackSlots ? { sharedSlots: adapters.slackSlots } : {}),
     onTokenRejected: (code: string) => fatal.raise(`Slack answered ${code}`),
   };
-  // OAuth mode: the tenant's own Slack side, fed by the shared receiver; single-workspace mode: the same Slack
-  // side for the token's workspace, fed by this process's own receiver (HTTP or Socket Mode).
-  const slack: SlackApp =
-    options.slackApp?.(slackOptions) ??
-    createWorkspaceSlackApp(
-      config,
-      logger,
-      healthRoutes({
-        stopping: () => life.stopping,
-        state: () => adapters.state(),
-        slackConnected: () => slack.connected(),
-      }),
-      slackOptions,
-      { app: edge.slackApp, clients: edge.slack },
-      options.tenant ? () => options.tenant?.installation : undefined,
-    );
+  // Its Slack side over the process's one Bolt app, fed by the process's front door (both modes).
+  const slack = options.slackApp(slackOptions);
   // Charts (Slack's 2026 blocks): where the workspace refuses them, every replica leaves them out for a day.
   slack.gateway.blocksGate = new NewBlocksGate(adapters.analyticsCache, logger, () => clock.now());
   return slack;

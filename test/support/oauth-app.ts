@@ -3,8 +3,8 @@ import type { Clock } from '../../src/common/clock.js';
 import { loadConfig } from '../../src/common/config.js';
 import { secretsOf } from '../../src/common/config-secrets.js';
 import { createLogger, SecretSet } from '../../src/common/logger.js';
+import { createDocsAgent } from '../../src/composition/app.js';
 import type { DocsAgent } from '../../src/composition/docs-agent.js';
-import { createOAuthAgent } from '../../src/composition/oauth/oauth-agent.js';
 import { FakeDocs } from './fake-docs.js';
 import { FakeSlack } from './fake-slack.js';
 import type { NextInstall } from './fake-slack-oauth.js';
@@ -72,19 +72,16 @@ export async function startOAuthApp(
     secrets: new SecretSet(secretsOf(config)),
     destination: { write: (line: string) => logs.push(line) },
   });
-  const agent = createOAuthAgent(
-    { ...config, oauth: config.oauth },
-    {
-      logger,
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...(options.upkeepIntervalMs !== undefined ? { upkeepIntervalMs: options.upkeepIntervalMs } : {}),
-      ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
-      ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
-      ...(options.watchDirectory !== undefined ? { watchDirectory: options.watchDirectory } : {}),
-      ...(options.scopeIdleMs !== undefined ? { scopeIdleMs: options.scopeIdleMs } : {}),
-      ...(options.backgroundIdleMs !== undefined ? { backgroundIdleMs: options.backgroundIdleMs } : {}),
-    },
-  );
+  const agent = createDocsAgent(config, {
+    logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.upkeepIntervalMs !== undefined ? { upkeepIntervalMs: options.upkeepIntervalMs } : {}),
+    ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
+    ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
+    ...(options.watchDirectory !== undefined ? { watchDirectory: options.watchDirectory } : {}),
+    ...(options.scopeIdleMs !== undefined ? { scopeIdleMs: options.scopeIdleMs } : {}),
+    ...(options.backgroundIdleMs !== undefined ? { backgroundIdleMs: options.backgroundIdleMs } : {}),
+  });
   const port = await agent.start();
   const url = `http://127.0.0.1:${port}`;
   slack.oauth.redirectUrls = [`${url}/slack/oauth_redirect`];

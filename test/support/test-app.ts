@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/common/config.js';
 import { secretsOf } from '../../src/common/config-secrets.js';
 import { createLogger } from '../../src/common/logger.js';
-import { createDocsAgent, type DocsAgent, type DocsAgentOptions } from '../../src/composition/app.js';
+import { type AgentOptions, createDocsAgent, type DocsAgent } from '../../src/composition/app.js';
 import { FAKE_API_KEY, FAKE_PROJECT_ID, FakeDocs } from './fake-docs.js';
 import { FakeSlack } from './fake-slack.js';
 import { postSigned, type SlashCommandFields, slashCommandBody } from './slack-signing.js';
@@ -76,7 +76,7 @@ export async function startTestApp(
     slack?: FakeSlack;
     docs?: FakeDocs;
     /** Extra wiring for the app (e.g. a job store that fails on demand). */
-    agentOptions?: Omit<DocsAgentOptions, 'logger'>;
+    agentOptions?: Omit<AgentOptions, 'logger'>;
   } = {},
 ): Promise<TestApp> {
   const slack = options.slack ?? (await FakeSlack.start());

@@ -24,10 +24,18 @@ describe('shutdown budget', () => {
   });
 
   // The table only protects the exit if stop() and main.ts read it: a literal timeout there would rot again.
-  it('shutDown() and main.ts take every timeout from the table', () => {
-    const app = readFileSync(new URL('../../src/composition/shutdown.ts', import.meta.url), 'utf8');
-    // Each wait's arguments, from `within(` or `.drain(` to the end of its statement.
-    const stop = app.slice(app.indexOf('export async function shutDown(')).replace(/\s+/g, ' ');
+  it('shutDown(), the process stop and main.ts take every timeout from the table', () => {
+    const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
+    const scope = read('../../src/composition/shutdown.ts');
+    const app = read('../../src/composition/app.ts');
+    // Each wait's arguments, from `within(` or `.drain(` to the end of its statement: a scope's stop, then
+    // the process's (its front door first, its shared connections last).
+    const stop = [
+      scope.slice(scope.indexOf('export async function shutDown(')),
+      app.slice(app.indexOf('    stop() {')),
+    ]
+      .join(' ')
+      .replace(/\s+/g, ' ');
     const waits = stop
       .split(/within\(|\.drain\(/)
       .slice(1)

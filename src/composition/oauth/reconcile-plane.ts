@@ -1,7 +1,7 @@
 import { describeError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { RedisDueIndex } from '../../state/adapters.js';
-import type { DocsAgent } from '../docs-agent.js';
+import type { Scope } from '../docs-agent.js';
 import type { WakeResult } from './tenant-runtimes.js';
 
 /** How often a replica reads the due index. */
@@ -42,7 +42,7 @@ export class ReconcilePlane {
     private readonly deps: {
       index: DueClaimPort;
       wake(tenant: string): Promise<WakeResult>;
-      agentOf(tenant: string): Pick<DocsAgent, 'reconcileDue'> | undefined;
+      agentOf(tenant: string): Pick<Scope, 'reconcileDue'> | undefined;
       now(): number;
       logger: Logger;
       /** This replica's holds: a tenant another replica holds is left to it a while (issue 43 "no thrash"). */

@@ -3,8 +3,8 @@ import { lazyChild } from '../../common/lazy-logger.js';
 import { tenantCaches } from '../../common/process-lru.js';
 import { createTenantSlackApp, type TenantSlackApp } from '../../slack/tenant-slack-app.js';
 import type { ProjectConnection, TenantKey, TenantLifecycle } from '../../tenants/tenant.js';
-import { createDocsAgent } from '../app.js';
-import type { DocsAgent, TenantScope } from '../docs-agent.js';
+import type { Scope, TenantScope } from '../docs-agent.js';
+import { createScope } from '../scope.js';
 import { TenantProjects, tenantConfig, tenantNamespace } from './tenant-config.js';
 import type { TenantRuntimesDeps } from './tenant-runtimes-deps.js';
 import { refusalCounts, tokenRefusalCheck } from './token-refusals.js';
@@ -14,7 +14,7 @@ export interface TenantRuntime {
   stamp: string;
   projects: TenantProjects;
   slack: TenantSlackApp;
-  agent: DocsAgent;
+  agent: Scope;
   /** False from the moment it is uninstalled: its Slack client refuses every call. */
   installed: boolean;
   /** Its install id, key-space generation and hold (on hold: no Slack call leaves, work waits). */
@@ -56,14 +56,14 @@ export function updateInPlace(
  */
 const START_WAIT_MS = 1_500;
 
-/** Whether a resident scope has work in hand that stopping it would cut (see DocsAgent.busy). */
+/** Whether a resident scope has work in hand that stopping it would cut (see Scope.busy). */
 export async function scopeBusy(
   runtime: TenantRuntime | undefined,
   plane: { busy(tenant: TenantKey): boolean } | undefined,
 ): Promise<boolean> {
   if (!runtime) return false;
   if (runtime.inFlight > 0 || plane?.busy(runtime.scope.key)) return true;
-  return (await runtime.agent.busy?.().catch(() => true)) ?? false;
+  return runtime.agent.busy().catch(() => true);
 }
 
 /** Waits for the runtime's start, at most START_WAIT_MS. */
@@ -132,7 +132,7 @@ export function buildTenantRuntime(
   );
   const holder: { runtime?: TenantRuntime; slack?: TenantSlackApp } = {};
   deps.metrics.loaded(what.cause ?? 'work'); // a context built here (issue 43 §4: contexts loaded per minute)
-  const agent = createDocsAgent(runtimeConfig, {
+  const agent = createScope(runtimeConfig, {
     logger,
     clock,
     tenant: scope,

@@ -1,61 +1,46 @@
-import { systemClock } from '../../common/clock.js';
-import type { Config } from '../../common/config.js';
 import type { OAuthConfig } from '../../common/config-oauth.js';
-import { secretsOf } from '../../common/config-secrets.js';
-import { listenOn } from '../../common/listen-address.js';
-import { createLogger, SecretSet } from '../../common/logger.js';
 import { ProcessLru } from '../../common/process-lru.js';
 import { ReplicaTicker } from '../../common/replica-ticker.js';
 import { secretBoxFromSettings } from '../../common/secret-box.js';
-import { type MetricsServer, startMetricsServer } from '../../metrics/metrics-server.js';
 import { TenantMetrics } from '../../metrics/tenant-metrics.js';
-import { createFrontDoor } from '../../slack/oauth/front-door.js';
 import { InstallRateLimit } from '../../slack/oauth/install-rate.js';
 import { tenantDirectoryFor } from '../../state/adapters.js';
 import { within } from '../app-steps.js';
-import type { DocsAgent, DocsAgentOptions } from '../docs-agent.js';
-import { healthRoutes } from '../health.js';
-import { createProcessEdge } from '../process-edge.js';
+import type { ProcessParts, Tenants } from '../tenants.js';
 import { DUE_TICK_MS, ReconcilePlane } from './reconcile-plane.js';
 import { releaseLifted } from './tenant-holds.js';
 import { TenantRuntimes } from './tenant-runtimes.js';
 import { TenantUpkeep } from './tenant-upkeep.js';
 
+/** Tests' hooks into OAuth mode's timing (real deployments use the config's). */
+export interface OAuthOptions {
+  /** Tests: how often tokens and purges are looked at (a minute), how long uninstalled data stays (an hour). */
+  upkeepIntervalMs?: number;
+  purgeDelayMs?: number;
+  /** Tests: how often the directory of installs is read (every 2 s). */
+  syncIntervalMs?: number;
+  /** Tests: false leaves out the directory's announcements (this replica's view then changes only by reads). */
+  watchDirectory?: boolean;
+  /** Tests: how long an unused scope stays resident (Redis mode; 10 min), if built for background work only (90 s). */
+  scopeIdleMs?: number;
+  backgroundIdleMs?: number;
+}
+
 /**
- * OAuth mode: one HTTP front door for every tenant. It verifies each request's signature, resolves its
- * tenant once (org-wide install first, then the workspace) and hands it to that tenant's scope; it also
- * serves the install pages and health.
+ * OAuth mode's tenants: every workspace that installed the app. A request's tenant is resolved once (org-wide
+ * install first, then the workspace) and handed to its scope, built on demand and evicted when idle.
  *
- * Built here, once per replica, whatever the number of tenants: the front door, the directory and its
- * announcements, the Redis connections, the queue plane (one BullMQ Worker per kind), the one timer
- * (`ReplicaTicker`), the due index and its reader (`ReconcilePlane`), the upkeep pass, the process LRU and
- * `/metrics`. Built per scope, on demand (`TenantRuntimes`: a request, a queued job or the due index names
- * the tenant) and evicted when idle: the single-workspace composition (`createDocsAgent`) over views of
+ * Built here, once per replica, whatever the number of tenants: the directory and its announcements, the Redis
+ * connections, the queue plane (one BullMQ Worker per kind and shard), the one timer (`ReplicaTicker`), the due
+ * index and its reader (`ReconcilePlane`), the upkeep pass and the process LRU. Built per scope, on demand
+ * (`TenantRuntimes`: a request, a queued job or the due index names the tenant): `createScope` over views of
  * those (its stores in its key space, its processors registered on the plane, its periods on the ticker).
  */
-export function createOAuthAgent(
-  config: Config & { oauth: OAuthConfig },
-  options: Pick<DocsAgentOptions, 'logger' | 'clock'> & {
-    /** Tests: how often tokens and purges are looked at (a minute), how long uninstalled data stays (an hour). */
-    upkeepIntervalMs?: number;
-    purgeDelayMs?: number;
-    /** Tests: how often the directory of installs is read (every 2 s). */
-    syncIntervalMs?: number;
-    /** Tests: false leaves out the directory's announcements (this replica's view then changes only by reads). */
-    watchDirectory?: boolean;
-    /** Tests: how long an unused scope stays resident (Redis mode; 10 min), if built for background work only (90 s). */
-    scopeIdleMs?: number;
-    backgroundIdleMs?: number;
-  } = {},
-): DocsAgent {
-  const secrets = new SecretSet(secretsOf(config));
-  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets });
-  const clock = options.clock ?? systemClock;
-  const box = secretBoxFromSettings(config.oauth.encryptionKey, config.oauth.oldEncryptionKeys);
+export function oauthTenants(p: ProcessParts & { oauth: OAuthConfig }, options: OAuthOptions = {}): Tenants {
+  const { config, oauth, logger, secrets, clock, edge } = p;
+  const box = secretBoxFromSettings(oauth.encryptionKey, oauth.oldEncryptionKeys);
   const store = tenantDirectoryFor(config, box, logger);
   const metrics = new TenantMetrics();
-  // The process's clients of the outside (HTTP pools): every scope uses them, none builds its own.
-  const edge = createProcessEdge(config, logger);
   // Built once per replica: its one timer, and (Redis) the due index every scope's owed work is marked in.
   const ticker = new ReplicaTicker(logger, store.dueIndex !== undefined);
   const plane = store.queuePlane({
@@ -76,17 +61,12 @@ export function createOAuthAgent(
     // Evicted only where their polls and schedules live in the shared plane (they wake them again).
     ...(plane
       ? {
-          scopeIdleMs: options.scopeIdleMs ?? config.oauth.scopeIdleMs,
-          backgroundIdleMs: options.backgroundIdleMs ?? config.oauth.backgroundIdleMs,
+          scopeIdleMs: options.scopeIdleMs ?? oauth.scopeIdleMs,
+          backgroundIdleMs: options.backgroundIdleMs ?? oauth.backgroundIdleMs,
         }
       : {}),
-    maxResidentScopes: config.oauth.maxResidentScopes,
-    config,
-    directory: store.directory,
-    logger,
-    secrets,
-    metrics,
-    clock,
+    maxResidentScopes: oauth.maxResidentScopes,
+    ...{ config, directory: store.directory, logger, secrets, metrics, clock },
     sharedRedis: store.sharedRedis,
     // Memory: every write is this process's own, so there are no changes to follow.
     ...(options.watchDirectory === false || store.backend !== 'redis'
@@ -114,10 +94,8 @@ export function createOAuthAgent(
       logger: logger.child({ component: 'due-index' }),
       ...(plane ? { holds: (changed: () => void) => plane.queues.holds.view(() => true, changed) } : {}),
     });
-  let stopOwed: (() => void) | undefined;
-  let stopRehome: (() => void) | undefined;
   const upkeep = new TenantUpkeep({
-    oauth: config.oauth,
+    oauth,
     directory: store.directory,
     tenants: () => runtimes.tenants(),
     purge: (tenant, generation) => store.purge(tenant, generation),
@@ -130,33 +108,25 @@ export function createOAuthAgent(
     clock,
     logger,
   });
-  let stopping = false;
+  const stops: Array<() => void> = [];
   let ready = false;
-  let stopped: Promise<void> | undefined;
-  let metricsServer: MetricsServer | undefined;
   const startAbort = new AbortController();
-  const frontDoor = createFrontDoor({
-    config,
-    logger,
-    routes: healthRoutes({
-      stopping: () => stopping,
-      state: () => store.state(),
-      slackConnected: () => ready,
-    }),
+  return {
+    metrics,
     installer: {
-      clientId: config.oauth.clientId,
-      clientSecret: config.oauth.clientSecret,
-      stateSecret: config.oauth.stateSecret,
-      links: { privacyUrl: config.oauth.privacyUrl, supportUrl: config.oauth.supportUrl },
+      clientId: oauth.clientId,
+      clientSecret: oauth.clientSecret,
+      stateSecret: oauth.stateSecret,
+      links: { privacyUrl: oauth.privacyUrl, supportUrl: oauth.supportUrl },
       ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
       directory: store.directory,
       now: () => clock.now(),
       logger,
       rateLimit: new InstallRateLimit(
         store.installCounter,
-        config.oauth.installsPerMinute,
+        oauth.installsPerMinute,
         () => clock.now(),
-        config.oauth.trustProxy,
+        oauth.trustProxy,
       ),
       onInstalled: (installation) => {
         logger.info({ tenant: installation.tenant, name: installation.name }, 'installed');
@@ -165,29 +135,24 @@ export function createOAuthAgent(
       },
     },
     dispatch: (request, source) => runtimes.dispatch(request, source),
-  });
-
-  return {
-    logger,
-    metricsPort: () => metricsServer?.port,
-    get jobs(): never {
+    state: () => store.state(),
+    connected: () => ready,
+    jobs() {
       throw new Error('OAuth mode has a job service per tenant');
     },
     onFatal: () => undefined,
     periodicRuns: () => ticker.size(),
-    async start() {
-      const port = await frontDoor.start(listenOn(config));
-      metricsServer = await startMetricsServer(metrics, config.metrics, logger);
-      if (!(await store.waitUntilReady(startAbort.signal))) return port;
+    async start(port) {
+      if (!(await store.waitUntilReady(startAbort.signal))) return;
       // The stored data in this version's layout before any scope or Worker reads it (one HMGET when done).
       await store.migrate(startAbort.signal);
       await runtimes.start();
-      if (owed) stopOwed = ticker.every(DUE_TICK_MS, () => owed.tick());
+      if (owed) stops.push(ticker.every(DUE_TICK_MS, () => owed.tick()));
       plane?.start(); // a Worker per kind and shard: a job of a tenant not resident here builds its scope
       // Ready once its Workers listen (their blocking connections made), at most 10 s: they are many now.
       if (plane) await Promise.race([plane.queues.ready().catch(() => undefined), sleepUnref(10_000)]);
       // Jobs an older replica still queues in the layout before (rolling upgrade) move to their shards.
-      if (plane) stopRehome = ticker.every(60_000, () => plane.rehome());
+      if (plane) stops.push(ticker.every(60_000, () => plane.rehome()));
       upkeep.start(options.upkeepIntervalMs);
       ready = true;
       logger.info(
@@ -198,26 +163,17 @@ export function createOAuthAgent(
             : 'installs and state are in memory: every install is lost at restart (set REDIS_URL to keep them)'
         }`,
       );
-      return port;
     },
-    stop() {
-      stopped ??= (async () => {
-        stopping = true;
-        startAbort.abort();
-        await within(frontDoor.stop(), 2_000, 'closing the HTTP front door', logger);
-        await upkeep.stop();
-        stopOwed?.();
-        stopRehome?.();
-        await owed?.stop();
-        // The plane first: a job taken after the scopes stopped would find nobody to run it.
-        if (plane) await within(plane.close(), 5_000, 'closing the queue plane', logger);
-        await runtimes.stop();
-        await within(edge.close(), 5_000, 'closing the upstream connections', logger);
-        ticker.close();
-        await metricsServer?.close();
-        await store.close();
-      })();
-      return stopped;
+    async stop() {
+      startAbort.abort();
+      await upkeep.stop();
+      for (const stop of stops) stop();
+      await owed?.stop();
+      // The plane first: a job taken after the scopes stopped would find nobody to run it.
+      if (plane) await within(plane.close(), 5_000, 'closing the queue plane', logger);
+      await runtimes.stop();
+      ticker.close();
+      await store.close();
     },
   };
 }

@@ -38,10 +38,14 @@ const MAKERS: Array<{ what: string; call: RegExp; allowed: string[] }> = [
     allowed: ['state/adapters.ts'],
   },
   {
-    what: 'Slack apps (a gateway, its pacing, a WebClient with a token)',
-    call: /(?<!function )\b(createWorkspaceSlackApp|createTenantSlackApp|createEdgeApp)\(/,
-    // Single-workspace mode's Slack side is a tenant's Slack side fed by its own receiver.
-    allowed: ['composition', 'slack/workspace-slack-app.ts'],
+    what: 'Slack apps (a gateway, its pacing, a WebClient with a token) and front doors',
+    call: /(?<!function )\b(createTenantSlackApp|createEdgeApp|createFrontDoor)\(/,
+    allowed: ['composition'],
+  },
+  {
+    what: 'receivers of Slack requests (one front door per process, both modes)',
+    call: /\bnew (HTTPReceiver|SocketModeReceiver)\(/,
+    allowed: ['slack/front-door.ts'],
   },
   {
     what: 'Bolt apps and WebClients',

@@ -112,7 +112,10 @@ export function registerListeners(app: App, depsOf: (context: Context) => SlackD
   // Before Bolt's listeners see them: assistant events, and messages in DM threads (routed back to the
   // conversation service when the thread is not an assistant thread). Registered whatever the deps: a
   // request whose deps have no assistant surface passes by them.
-  const assistant = narrowed(deps, (all) => all.assistant && { ...all, assistant: all.assistant });
+  // The same deps object, its `assistant` known to be there (no copy per request).
+  const assistant = narrowed(deps, (all) =>
+    all.assistant ? (all as SlackDeps & Required<Pick<SlackDeps, 'assistant'>>) : undefined,
+  );
   registerAssistant(app, assistant);
   // The confirmation card's [Start job] [Edit] [Cancel] for an instruction in an assistant thread.
   registerAssistantConfirm(app, assistant);

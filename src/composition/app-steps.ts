@@ -9,7 +9,7 @@ import type { EvidenceStore } from '../insights/health/ports.js';
 import type { JobStore } from '../jobs/ports.js';
 import { SharedMessages } from '../slack/posted-message-edits.js';
 import type { AdapterOptions, StateBackend } from '../state/adapters.js';
-import type { DocsAgentOptions } from './docs-agent.js';
+import type { ScopeOptions } from './docs-agent.js';
 
 /** Waits for a shutdown step at most `ms`; a step that fails or overruns is logged and left behind. */
 export async function within(
@@ -42,7 +42,11 @@ export function stateNote(backend: StateBackend): string {
 }
 
 /** What the state adapters take from the agent's options (tests' prepared stores and timers, a tenant's key space). */
-export function adapterOptions(options: DocsAgentOptions, logger: Logger, clock: Clock): AdapterOptions {
+export function adapterOptions(
+  options: Omit<ScopeOptions, 'slackApp' | 'edge'>,
+  logger: Logger,
+  clock: Clock,
+): AdapterOptions {
   return {
     logger,
     clock,

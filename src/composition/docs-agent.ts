@@ -13,7 +13,8 @@ import type { TenantDirectory } from '../tenants/ports.js';
 import type { TenantHold, TenantInstallation, TenantKey, TenantSettings } from '../tenants/tenant.js';
 import type { ProcessEdge } from './process-edge.js';
 
-export interface DocsAgentOptions {
+/** What a scope (scope.ts) is handed: the process's shared parts, and tests' hooks into its state and time. */
+export interface ScopeOptions {
   logger?: Logger;
   clock?: Clock;
   /** Time for the weekly report scheduler (tests pass a manual one); defaults to real timers on `clock`. */
@@ -28,8 +29,8 @@ export interface DocsAgentOptions {
   impactTimers?: SchedulerTimers;
   /** OAuth mode: the tenant this runtime serves (absent in single-workspace mode). */
   tenant?: TenantScope;
-  /** OAuth mode: the tenant's Slack side, fed by the shared receiver (else the process's own receiver). */
-  slackApp?: (options: SlackAppOptions) => SlackApp;
+  /** Its Slack side over the process's one Bolt app, fed by the process's front door. */
+  slackApp: (options: SlackAppOptions) => SlackApp;
   /** OAuth mode: the tenant's metrics (the process serves every tenant's together). */
   metrics?: Metrics;
   /** OAuth mode: the tenant's projects and keys, as connected in Slack (kept current while running). */
@@ -44,18 +45,9 @@ export interface DocsAgentOptions {
   dueIndex?: DueMarker;
   /** OAuth mode on Redis: the replica's shared queue plane (the tenant's queues are views of it). */
   plane?: QueuePlane;
-  /**
-   * The process's clients of the outside (HTTP pools, GitHub, Slack's WebClient and the one Bolt app), shared
-   * by every scope and closed by the process; single-workspace mode builds its own when none is handed in.
-   */
-  edge?: ProcessEdge;
-}
-
-/** What a scope is handed: the process's edge and its Slack side over it, with the options of its mode. */
-export type ScopeOptions = DocsAgentOptions & {
+  /** The process's clients of the outside (HTTP pools, GitHub, Slack's WebClient and the one Bolt app). */
   edge: ProcessEdge;
-  slackApp: NonNullable<DocsAgentOptions['slackApp']>;
-};
+}
 
 /** What a tenant's runtime knows of its tenant (OAuth mode); everything else it reaches is already scoped. */
 export interface TenantScope {

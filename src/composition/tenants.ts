@@ -6,7 +6,7 @@ import type { MetricsExposition } from '../metrics/metrics-server.js';
 import type { InstallerInput } from '../slack/oauth/installer.js';
 import type { InboundRequest } from '../slack/tenant-slack-app.js';
 import type { TenantSource } from '../tenants/tenant.js';
-import type { DocsAgentOptions } from './docs-agent.js';
+import type { ScopeOptions } from './docs-agent.js';
 import type { ProcessEdge } from './process-edge.js';
 
 /** What the process builds once and hands to its tenants (app.ts). */
@@ -47,7 +47,7 @@ export interface Tenants {
 
 /** Tests' and benchmarks' hooks into single-workspace mode's scope (prepared stores, time, a tenant's scope). */
 export type WorkspaceOptions = Pick<
-  DocsAgentOptions,
+  ScopeOptions,
   | 'clock'
   | 'schedulerTimers'
   | 'jobStore'

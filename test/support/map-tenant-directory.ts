@@ -1,4 +1,4 @@
-import type { DocsAgentOptions, TenantScope } from '../../src/composition/docs-agent.js';
+import type { ScopeOptions, TenantScope } from '../../src/composition/docs-agent.js';
 import type { TenantDirectory } from '../../src/tenants/ports.js';
 import {
   NO_SETTINGS,
@@ -115,7 +115,7 @@ export const INSTALLER_ID = 'U0INSTALLER';
 
 /** A tenant scope for `startTestApp({ agentOptions: { tenant } })`: its directory, and the changes it saw. */
 export function testTenant(settings: TenantSettings = NO_SETTINGS): {
-  scope: NonNullable<DocsAgentOptions['tenant']>;
+  scope: NonNullable<ScopeOptions['tenant']>;
   directory: MapTenantDirectory;
   changes: number[];
 } {

@@ -79,7 +79,7 @@ export async function untilStarted(runtime: TenantRuntime): Promise<void> {
 export type LoadCause = 'request' | 'work';
 
 /**
- * One tenant's runtime: the single-workspace composition with the tenant's config, key space, metrics,
+ * One tenant's runtime: a scope (`createScope`) with the tenant's config, key space, metrics,
  * projects and Slack app (every call with the installation's current token, none once uninstalled); started
  * in the background.
  */

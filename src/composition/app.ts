@@ -51,6 +51,12 @@ export function createDocsAgent(config: Config, options: AgentOptions = {}): Doc
     ...(tenants.installer ? { installer: tenants.installer } : {}),
     dispatch: (request, source) => tenants.dispatch(request, source),
   });
+  /** Whoever takes the metrics server closes it, once (a stop may come while start opens it). */
+  const closeMetrics = () => {
+    const server = metricsServer;
+    metricsServer = undefined;
+    return server?.close() ?? Promise.resolve();
+  };
   let started: Promise<number> | undefined;
   let stopped: Promise<void> | undefined;
   return {
@@ -69,7 +75,9 @@ export function createDocsAgent(config: Config, options: AgentOptions = {}): Doc
         const port = await door.start(listenOn(config));
         if (stopping) await door.stop(); // stopped while it opened
         metricsServer = await startMetricsServer(tenants.metrics, config.metrics, logger);
-        if (!stopping) await tenants.start(port);
+        if (stopping)
+          await closeMetrics().catch(() => undefined); // stopped while it opened
+        else await tenants.start(port);
         return port;
       })();
       return started;
@@ -87,8 +95,7 @@ export function createDocsAgent(config: Config, options: AgentOptions = {}): Doc
           'closing the upstream connections',
           logger,
         );
-        const metricsClosed = metricsServer?.close() ?? Promise.resolve();
-        await within(metricsClosed, SHUTDOWN_STEP_MS.metricsPort, 'closing the metrics port', logger);
+        await within(closeMetrics(), SHUTDOWN_STEP_MS.metricsPort, 'closing the metrics port', logger);
       })();
       return stopped;
     },

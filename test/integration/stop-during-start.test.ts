@@ -1,8 +1,10 @@
+import { connect } from 'node:net';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/common/config.js';
 import { createLogger } from '../../src/common/logger.js';
 import { createDocsAgent } from '../../src/composition/app.js';
+import { freePort } from '../support/bot-process.js';
 import { FakeDocs } from '../support/fake-docs.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
@@ -51,6 +53,36 @@ describe('stopping during start-up', () => {
       const open = await botConnections();
       if (open > 0) leaked.push(i);
       await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+    }
+    expect(leaked).toEqual([]);
+  });
+
+  /** Whether something accepts connections on the port (the bot's HTTP or metrics server still open). */
+  const listening = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+
+  it('at any moment of start-up: once stopped, neither its HTTP port nor its metrics port stays open', async () => {
+    const leaked: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const [port, metricsPort] = [await freePort(), await freePort()];
+      const env = { PORT: String(port), METRICS_PORT: String(metricsPort) };
+      const config = loadConfig(testEnv(slack, docs, env));
+      // The token check takes a while: stops land before it, during it, while the ports open, or after.
+      slack.inject('auth.test', { kind: 'delay', ms: 60, thenSucceed: true });
+      const agent = createDocsAgent(config, { logger: createLogger({ level: 'silent', secrets: [] }) });
+      const started = agent.start().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, i * 12));
+      await agent.stop();
+      await started;
+      if (await listening(port)) leaked.push(`${i}: HTTP`);
+      if (await listening(metricsPort)) leaked.push(`${i}: metrics`);
     }
     expect(leaked).toEqual([]);
   });

@@ -76,6 +76,22 @@ describe('AppHomePublisher', () => {
     expect(published).toHaveLength(2);
   });
 
+  it('keeps nothing of its refreshes once they are over (a tenant whose job ended holds no tables for them)', async () => {
+    const { store, home, published } = harness();
+    await store.saveJob(job('a', 'U1'));
+    await home.opened('T1', 'U1');
+    home.jobChanged(job('a', 'U1', { status: 'completed', prLink: 'https://github.com/x/y/pull/1' }));
+    expect(home.inFlight()).toEqual({ pending: 1, running: 0, tables: 1 });
+    await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS);
+    await vi.waitFor(() => expect(published).toHaveLength(2));
+    await vi.waitFor(() => expect(home.inFlight()).toEqual({ pending: 0, running: 0, tables: 0 }));
+    // And a later change is refreshed as before.
+    home.jobChanged(job('b', 'U1'));
+    await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS);
+    await vi.waitFor(() => expect(published).toHaveLength(3));
+    await vi.waitFor(() => expect(home.inFlight().tables).toBe(0));
+  });
+
   it('publishes nothing for someone who never opened Home, nor for a refresh that changed nothing shown', async () => {
     const { home, published } = harness();
     home.jobChanged(job('a', 'U2'));

@@ -59,6 +59,11 @@ export interface AppHomeSources {
   debounceMs?: number;
   /** The process's cache for this tenant (OAuth mode: one bound for every tenant's caches). */
   hashes?: CacheView<string> | undefined;
+  /**
+   * Jobs' states last shown, there too: a tenant whose job has ended keeps no table of its own for it
+   * (issue 43 §2); an entry the bound evicts costs at most one more publish of the same view.
+   */
+  seen?: CacheView<string> | undefined;
 }
 
 const homeMark = (userId: string) => `home-opened:${userId}`;
@@ -85,7 +90,8 @@ export class AppHomePublisher {
   // Refreshes waiting and running: made when needed and dropped once empty (each table costs about 150
   // bytes), so a tenant whose job ended keeps none of them (issue 43 §2).
   private pending: Map<string, { teamId: string | null; timer: NodeJS.Timeout }> | undefined;
-  private readonly seen = new Map<string, string>();
+  /** Per job: the state Home last showed of it (OAuth mode: in the process's one bounded cache). */
+  private readonly seen: CacheView<string>;
   private running: Set<Promise<void>> | undefined;
   /** Per user: the hash Slack answered this process's last publish with. */
   private readonly hashes: CacheView<string>;
@@ -93,6 +99,7 @@ export class AppHomePublisher {
 
   constructor(private readonly sources: AppHomeSources) {
     this.hashes = sources.hashes ?? new ProcessLru(HASHES_MAX).view('home-hashes');
+    this.seen = sources.seen ?? new ProcessLru(SEEN_JOBS_MAX).view('home-seen');
   }
 
   /**
@@ -174,9 +181,7 @@ export class AppHomePublisher {
     if (this.closed) return;
     const state = shownState(record);
     if (this.seen.get(record.jobId) === state) return;
-    this.seen.delete(record.jobId);
     this.seen.set(record.jobId, state);
-    if (this.seen.size > SEEN_JOBS_MAX) this.seen.delete(this.seen.keys().next().value!);
     this.schedule(record.teamId, record.requesterId);
   }
 

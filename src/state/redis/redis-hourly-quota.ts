@@ -56,6 +56,9 @@ export interface RedisHourlyQuotaOptions {
   windowMs?: number;
 }
 
+/** Per process, not per quota object: a user's quota is made per use (redis-adapters.ts) and counts on. */
+let sequence = 0;
+
 /** `HourlyQuota` shared by every replica through one Redis key; same rolling-window rules as the in-memory one. */
 export class RedisHourlyQuota implements HourlyQuota {
   private readonly client: RedisClient;
@@ -63,7 +66,6 @@ export class RedisHourlyQuota implements HourlyQuota {
   private readonly limit: number;
   private readonly now: () => number;
   private readonly windowMs: number;
-  private sequence = 0;
 
   constructor(options: RedisHourlyQuotaOptions) {
     this.client = options.client;
@@ -76,8 +78,8 @@ export class RedisHourlyQuota implements HourlyQuota {
   async take(count = 1): Promise<QuotaTake> {
     const now = Math.floor(this.now());
     // Unique members per unit, or two takes in the same millisecond would count once.
-    this.sequence = (this.sequence + 1) % 1_000_000;
-    const member = `${now}:${process.pid}:${this.sequence}:${Math.random().toString(36).slice(2, 10)}`;
+    sequence = (sequence + 1) % 1_000_000;
+    const member = `${now}:${process.pid}:${sequence}:${Math.random().toString(36).slice(2, 10)}`;
     // Redis away: `state_unavailable`, so the user is told the store is unreachable, not "something went wrong".
     const reply = (await guardState(() =>
       this.client.eval(TAKE, { keys: [this.key], arguments: [...this.args(now, count), member] }),

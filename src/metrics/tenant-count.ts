@@ -13,15 +13,18 @@ export interface CounterRead {
  * exposition reads it as it read a Counter (`get()`), and sums it the same way.
  */
 export class TenantCount implements CounterRead {
-  /** A handful of label sets per tenant: an array, searched, costs less than a Map's table. */
-  private readonly values: Array<{ labels: Record<string, string>; value: number }> = [];
+  /**
+   * A handful of label sets per tenant: an array, searched, costs less than a Map's table; copied on a new
+   * label set (rare) so its store is exactly its length, not a pushed array's 17 slots.
+   */
+  private values: ReadonlyArray<{ labels: Record<string, string>; value: number }> = [];
 
   constructor(private readonly spec: { name: string; help: string; labelNames: readonly string[] }) {}
 
   inc(labels: Record<string, string>): void {
     const found = this.values.find((v) => sameLabels(v.labels, labels));
     if (found) found.value += 1;
-    else this.values.push({ labels: { ...labels }, value: 1 });
+    else this.values = [...this.values, { labels: { ...labels }, value: 1 }];
   }
 
   async get(): Promise<MetricJson> {

@@ -37,6 +37,8 @@ export class KeyedPacer {
     private readonly now: () => number = Date.now,
     /** Work waiting per key at most; more is refused (`pacer_queue_full`) instead of waiting ever longer. */
     private readonly maxQueuePerKey = Number.POSITIVE_INFINITY,
+    /** Called when the sweep has forgotten the last key: the pacer is as new (its owner may drop it). */
+    private readonly onEmpty?: () => void,
   ) {}
 
   run<T>(key: string, work: () => Promise<T>, priority = 0): Promise<T> {
@@ -174,8 +176,9 @@ export class KeyedPacer {
         this.sweep = undefined;
         const at = this.now();
         this.prune(at);
-        if (this.keys?.size === 0) this.keys = undefined;
-        else this.armSweep(at);
+        if (this.keys?.size !== 0) return this.armSweep(at);
+        this.keys = undefined;
+        this.onEmpty?.();
       },
       boundedDelay(Math.max(this.intervalMs, soonest - now)),
     );

@@ -192,10 +192,10 @@ async function runApp(
     );
   });
   let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout!.on('data', (chunk: Buffer) => {
     out += chunk.toString();
   });
-  child.stdin.end(JSON.stringify(args));
+  child.stdin!.end(JSON.stringify(args));
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => {
       const line = out.trim().split('\n').pop() ?? '';

@@ -37,7 +37,7 @@ describe("SlackPacing keeps nothing once a tenant's calls are over (issue 43 §2
       Promise.all([
         pacing.run('chat.postMessage', 'C1', 'final', async () => Date.now()),
         pacing.run('chat.postMessage', 'C1', 'final', async () => Date.now()),
-        pacing.run('users.info', undefined, 'background', async () => Date.now()),
+        pacing.run('users.info', undefined, 'refresh', async () => Date.now()),
       ]);
     const t0 = Date.now();
     const first = calls();

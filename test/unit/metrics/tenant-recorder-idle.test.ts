@@ -28,7 +28,7 @@ describe("a tenant's recorder", () => {
     recorders[7]!.jobStarted('started'); // one count: that one counter
     recorders[8]!.jobStarted('started');
     recorders[8]!.jobStarted('started');
-    recorders[8]!.jobStarted('refused');
+    recorders[8]!.jobStarted('create_failed');
     expect(recorders[7]!.countersBuilt()).toHaveLength(1);
     // Its counts alone, no prom-client Counter (about 0.4 KB each) kept for as long as the tenant stays.
     expect(recorders[7]!.countersBuilt()[0]).not.toBeInstanceOf(Counter);
@@ -36,7 +36,7 @@ describe("a tenant's recorder", () => {
     const { samples } = parseExposition((await tenants.render()).body);
     const starts = (outcome: string) =>
       samples.find((s) => s.name === 'docs_agent_job_starts_total' && s.labels.outcome === outcome)?.value;
-    expect([starts('started'), starts('refused')]).toEqual([3, 1]);
+    expect([starts('started'), starts('create_failed')]).toEqual([3, 1]);
     const watched = samples.find(
       (s) => s.name === 'docs_agent_watched_jobs' && s.labels.status === 'running',
     );

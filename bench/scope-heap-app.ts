@@ -8,9 +8,10 @@ import { createDocsAgent, createLogger, loadConfig, secretsOf } from './product.
 /**
  * bench/scope-heap.ts, the measured side: the OAuth-mode app in a process of its own (plain JavaScript,
  * bundled as `node dist/main.js` runs; or under tsx when asked), so its heap is the app's alone. Each seeded
- * tenant sends one signed `/docs-agent help`, which builds its scope as production does. After every `step`
- * scopes: two full GCs, heap used read; at the `snapshots` counts a heap snapshot is written. Prints one JSON
- * line (ScopeHeapResult).
+ * tenant sends one signed `/docs-agent help`, which builds its scope as production does (work `job`: one
+ * `/docs-agent <instruction>`, a job on the platform; before each measure the parent completes the step's
+ * jobs and answers once their PR links were replied). After every `step` scopes: two full GCs, heap used
+ * read; at the `snapshots` counts a heap snapshot is written. Prints one JSON line (ScopeHeapResult).
  */
 export interface ScopeHeapArgs {
   env: Record<string, string>;
@@ -18,6 +19,12 @@ export interface ScopeHeapArgs {
   scopes: number;
   step: number;
   snapshots: number[];
+  work: 'help' | 'job';
+}
+
+/** Child to parent (IPC): complete the jobs created so far; answer once `jobs` PR links were replied. */
+export interface SettleRequest {
+  jobs: number;
 }
 
 export interface ScopeHeapResult {
@@ -46,8 +53,10 @@ async function run(args: ScopeHeapArgs): Promise<ScopeHeapResult> {
   try {
     points.push({ scopes: 0, heapUsed: await settledHeap() });
     for (let i = 0; i < args.scopes; i++) {
-      await command(events, secret, args.slackUrl, i);
+      await command(events, secret, args.slackUrl, i, args.work);
       const scopes = i + 1;
+      const measured = args.snapshots.includes(scopes) || scopes % args.step === 0;
+      if (measured && args.work === 'job') await jobsSettled(scopes);
       if (args.snapshots.includes(scopes)) {
         await settledHeap();
         const file = join(tmpdir(), `scope-heap-${process.pid}-${scopes}.heapsnapshot`);
@@ -69,17 +78,33 @@ async function settledHeap(): Promise<number> {
   return getHeapStatistics().used_heap_size;
 }
 
-async function command(events: string, secret: string, slackUrl: string, i: number): Promise<void> {
+async function command(
+  events: string,
+  secret: string,
+  slackUrl: string,
+  i: number,
+  work: ScopeHeapArgs['work'],
+): Promise<void> {
   const body = slashCommandBody({
     team_id: seededTeam(i),
     user_id: 'U0ALICE',
     channel_id: 'C0DOCS',
-    text: 'help',
+    text: work === 'job' ? `document the rate limits for the scope-heap bench bench-mark-h${i}` : 'help',
     response_url: `${slackUrl}/response/scope-heap-${i}`,
   });
   const answer = await postSigned(events, body, secret);
-  if (answer.status !== 200 || !answer.body.includes('/docs-agent'))
+  if (answer.status !== 200 || (work === 'help' && !answer.body.includes('/docs-agent')))
     throw new Error(`${seededTeam(i)} was not served: ${answer.status} ${answer.body.slice(0, 200)}`);
+}
+
+/** Job mode: the parent completes every job so far and answers once all `jobs` PR links were replied. */
+function jobsSettled(jobs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.once('message', (answer: { settled: boolean; error?: string }) =>
+      answer.settled ? resolve() : reject(new Error(answer.error)),
+    );
+    process.send!({ jobs } satisfies SettleRequest);
+  });
 }
 
 if (process.argv.includes('--child')) {
@@ -87,5 +112,6 @@ if (process.argv.includes('--child')) {
   for await (const chunk of process.stdin) input += String(chunk);
   const result = await run(JSON.parse(input) as ScopeHeapArgs);
   process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.disconnect?.();
   process.exit(0);
 }

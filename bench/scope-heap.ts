@@ -3,11 +3,12 @@ import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { replicaEnv } from './deployment.js';
-import { seedInstalls } from './deployment-redis.js';
-import { FakesProcess } from './fakes-process.js';
+import { seededTeam, seedInstalls } from './deployment-redis.js';
+import { FakesProcess, type GitHubReport } from './fakes-process.js';
 import { retainedByKind } from './heap-retained.js';
 import { selfSizes } from './heap-snapshot-sizes.js';
-import type { ScopeHeapArgs, ScopeHeapResult } from './scope-heap-app.js';
+import type { ScopeHeapArgs, ScopeHeapResult, SettleRequest } from './scope-heap-app.js';
+import { connectProject } from './tenant-apps.js';
 
 /*
  * What one resident tenant scope costs in heap (issue 43 §2; BENCHMARKS §14, "Memory per scope"). The
@@ -18,6 +19,11 @@ import type { ScopeHeapArgs, ScopeHeapResult } from './scope-heap-app.js';
  * so the per-scope bytes are named. The child runs plain JavaScript bundled by esbuild, as production runs
  * `node dist/main.js`; SCOPE_HEAP_TSX=1 runs it under tsx instead, as bench 14's replicas run (tsx keeps
  * function names with a `__name` call per named closure, which costs heap per closure).
+ * SCOPE_HEAP_WORK=job: what a scope keeps after one real job (bench 14's work) instead of `help` alone. Each
+ * tenant has a docs project of its own (on the fake platform, saved through the directory as bench 14 does)
+ * and sends one `/docs-agent <instruction>`; before each measure the fake platform completes every job of the
+ * step at once with a PR, and the heap is read only once every one of those PR links was replied in Slack
+ * (seen by the fakes process).
  *
  *   npx tsx bench/scope-heap.ts     (SCOPE_HEAP_MAX=1000 SCOPE_HEAP_STEP=200 SCOPE_HEAP_SNAP=100,300 SCOPE_HEAP_TOP=30)
  */
@@ -30,7 +36,9 @@ const TOP = Number(process.env.SCOPE_HEAP_TOP ?? 30);
 type By = 'kind' | 'holder' | 'owner' | 'retained';
 const VIEWS = (process.env.SCOPE_HEAP_BY ?? 'kind').split(',') as By[];
 const UNDER_TSX = process.env.SCOPE_HEAP_TSX === '1';
+const WORK = process.env.SCOPE_HEAP_WORK === 'job' ? 'job' : 'help';
 const APP = fileURLToPath(new URL('./scope-heap-app.ts', import.meta.url));
+const SETTLE_TIMEOUT_MS = 180_000;
 
 async function main(): Promise<void> {
   const fakes = await FakesProcess.start();
@@ -40,15 +48,15 @@ async function main(): Promise<void> {
     const { env, encryptionKey } = await replicaEnv(fakes, redis.url, {
       TENANT_SCOPES_MAX: String(MAX + 100),
       TENANT_IDLE_SECONDS: String(24 * 60 * 60),
+      // As bench 14: the fake GitHub (the deployment has no token of its own).
+      ...(WORK === 'job' ? { GITHUB_API_URL: fakes.urls.githubUrl ?? '' } : {}),
     });
     await seedInstalls(redis.url, encryptionKey, 0, MAX);
-    result = await runApp({
-      env,
-      slackUrl: fakes.urls.slackUrl,
-      scopes: MAX,
-      step: STEP,
-      snapshots: SNAPSHOTS,
-    });
+    if (WORK === 'job') await connectProjects(fakes, redis.url, encryptionKey);
+    result = await runApp(
+      { env, slackUrl: fakes.urls.slackUrl, scopes: MAX, step: STEP, snapshots: SNAPSHOTS, work: WORK },
+      jobsSettler(fakes),
+    );
   } finally {
     await fakes.stop();
     await redis.stop();
@@ -59,6 +67,7 @@ async function main(): Promise<void> {
       scopes: MAX,
       runtime: UNDER_TSX ? 'tsx' : 'bundled',
       heapUsedMb: result.points.map((p) => [p.scopes, Number((p.heapUsed / 1e6).toFixed(1))]),
+      work: WORK,
       kbPerScope: Number((slope(fitted) / 1024).toFixed(1)),
       loadAverage: result.loadAverage.map((l) => Number(l.toFixed(2))),
     }),
@@ -129,15 +138,64 @@ async function appEntry(): Promise<string[]> {
   return [outfile];
 }
 
-async function runApp(args: ScopeHeapArgs): Promise<ScopeHeapResult> {
+/** A docs project each on the fake platform (its own job quota), connected through the directory. */
+async function connectProjects(fakes: FakesProcess, redisUrl: string, encryptionKey: string): Promise<void> {
+  for (let at = 0; at < MAX; at += 50)
+    await Promise.all(
+      Array.from({ length: Math.min(50, MAX - at) }, async (_, k) => {
+        const project = { projectId: `proj_scope_heap_${at + k}`, apiKey: `scope-heap-${at + k}` };
+        await fakes.send({ cmd: 'addProject', ...project });
+        await connectProject(redisUrl, seededTeam(at + k), project, encryptionKey);
+      }),
+    );
+}
+
+/**
+ * Answers the child's settle requests: every job the platform holds and has not completed yet is completed
+ * now with a PR; the answer comes once `jobs` PR links in all were replied in Slack.
+ */
+function jobsSettler(fakes: FakesProcess): (request: SettleRequest) => Promise<void> {
+  const completed = new Set<string>();
+  return async ({ jobs }) => {
+    const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+    for (;;) {
+      const fresh = (await fakes.send<string[]>({ cmd: 'jobIds' })).filter((id) => !completed.has(id));
+      for (const id of fresh) completed.add(id);
+      if (fresh.length)
+        await fakes.send({
+          cmd: 'completeAfter',
+          jobs: fresh.map((jobId) => ({ jobId, afterMs: 0 })),
+          reportBranch: false,
+        });
+      const report = await fakes.send<GitHubReport>({ cmd: 'githubReport' });
+      const replied = report.prs.filter((pr) => pr.repliedAt !== null).length;
+      if (replied >= jobs) return;
+      if (Date.now() > deadline)
+        throw new Error(`${replied} of ${jobs} PR links replied (${completed.size} jobs completed)`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+}
+
+async function runApp(
+  args: ScopeHeapArgs,
+  settle: (request: SettleRequest) => Promise<void>,
+): Promise<ScopeHeapResult> {
   const child = spawn(process.execPath, ['--expose-gc', ...(await appEntry()), '--child'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
+  });
+  // The child asks (IPC) before each measure in job mode; it measures once the answer comes.
+  child.on('message', (request: SettleRequest) => {
+    settle(request).then(
+      () => child.send({ settled: true }),
+      (error: unknown) => child.send({ settled: false, error: String(error) }),
+    );
   });
   let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout!.on('data', (chunk: Buffer) => {
     out += chunk.toString();
   });
-  child.stdin.end(JSON.stringify(args));
+  child.stdin!.end(JSON.stringify(args));
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => {
       const line = out.trim().split('\n').pop() ?? '';

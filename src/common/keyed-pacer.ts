@@ -20,10 +20,15 @@ interface KeyState {
  * Paces work per key the way Slack rate-limits (per channel, per method): a burst of `burst` starts at
  * once, then one start per `intervalMs`. Work that has to wait is queued per key and started by priority
  * (0 first, then arrival order), so a user-visible answer queued behind a hundred card refreshes is the
- * next one out. One number per idle key and one timer per waiting key: queueing costs about a microsecond.
+ * next one out. One timer per waiting key: queueing costs about a microsecond. A key idle again (its whole
+ * burst back, nothing waiting) is the same as a key never used, so a sweep forgets it, and the table goes
+ * with the last key: a tenant's pacers keep nothing once its job's posts are over (issue 43 §2).
  */
 export class KeyedPacer {
-  private readonly keys = new Map<string, KeyState>();
+  /** Made on the first key, dropped once the sweep finds every key idle. */
+  private keys: Map<string, KeyState> | undefined;
+  /** One per pacer while it holds keys (unref'd): forgets idle keys. */
+  private sweep: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -32,12 +37,14 @@ export class KeyedPacer {
     private readonly now: () => number = Date.now,
     /** Work waiting per key at most; more is refused (`pacer_queue_full`) instead of waiting ever longer. */
     private readonly maxQueuePerKey = Number.POSITIVE_INFINITY,
+    /** Called when the sweep has forgotten the last key: the pacer is as new (its owner may drop it). */
+    private readonly onEmpty?: () => void,
   ) {}
 
   run<T>(key: string, work: () => Promise<T>, priority = 0): Promise<T> {
     if (this.closed) return Promise.reject(pacerClosed());
     const now = this.now();
-    if (this.keys.size >= PRUNE_AT) this.prune(now);
+    if ((this.keys?.size ?? 0) >= PRUNE_AT) this.prune(now);
     const state = this.state(key, now);
     if (!state.timer && !state.starting && this.startable(state, now)) {
       this.take(state, now);
@@ -58,7 +65,7 @@ export class KeyedPacer {
   runUntilStarted<T>(key: string, work: (started: () => void) => Promise<T>, priority = 0): Promise<T> {
     if (this.closed) return Promise.reject(pacerClosed());
     const now = this.now();
-    if (this.keys.size >= PRUNE_AT) this.prune(now);
+    if ((this.keys?.size ?? 0) >= PRUNE_AT) this.prune(now);
     const state = this.state(key, now);
     return new Promise<T>((resolve, reject) => {
       const start = () => {
@@ -103,7 +110,7 @@ export class KeyedPacer {
 
   /** Gives back a start `takeWithin` took but did not use (the replicas' shared slot was not free after all). */
   giveBack(key: string): void {
-    const state = this.keys.get(key);
+    const state = this.keys?.get(key);
     if (state) state.due = Math.max(this.now(), state.due - this.intervalMs);
   }
 
@@ -128,26 +135,54 @@ export class KeyedPacer {
 
   /** Work waiting on `key` (for tests and metrics). */
   waiting(key: string): number {
-    return this.keys.get(key)?.queues.reduce((sum, q) => sum + q.length, 0) ?? 0;
+    return this.keys?.get(key)?.queues.reduce((sum, q) => sum + q.length, 0) ?? 0;
   }
 
   /** Drops all waiting work (on shutdown): its callers get a `shutting_down` error. */
   close(): void {
     this.closed = true;
-    for (const state of this.keys.values()) {
+    clearTimeout(this.sweep);
+    this.sweep = undefined;
+    for (const state of this.keys?.values() ?? []) {
       clearTimeout(state.timer);
       for (const queue of state.queues) for (const waiting of queue) waiting.reject(pacerClosed());
     }
-    this.keys.clear();
+    this.keys = undefined;
+  }
+
+  /** Keys held (idle ones not yet forgotten included), for tests. */
+  keysHeld(): number {
+    return this.keys?.size ?? 0;
   }
 
   private state(key: string, now: number): KeyState {
+    this.keys ??= new Map();
     let state = this.keys.get(key);
     if (!state) {
       state = { due: now, queues: [], timer: undefined, starting: false };
       this.keys.set(key, state);
+      this.armSweep(now);
     }
     return state;
+  }
+
+  /** Forgets idle keys once the soonest due time has passed (never sooner than an interval), until none is left. */
+  private armSweep(now: number): void {
+    if (this.sweep || this.closed || !this.keys) return;
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const state of this.keys.values()) soonest = Math.min(soonest, state.due);
+    this.sweep = setTimeout(
+      () => {
+        this.sweep = undefined;
+        const at = this.now();
+        this.prune(at);
+        if (this.keys?.size !== 0) return this.armSweep(at);
+        this.keys = undefined;
+        this.onEmpty?.();
+      },
+      boundedDelay(Math.max(this.intervalMs, soonest - now)),
+    );
+    this.sweep.unref();
   }
 
   private startable(state: KeyState, now: number): boolean {
@@ -182,9 +217,9 @@ export class KeyedPacer {
 
   /** Keys whose due time has passed and that have nothing waiting are idle with a full burst. */
   private prune(now: number): void {
-    for (const [key, state] of this.keys)
+    for (const [key, state] of this.keys ?? [])
       if (state.due <= now && !state.timer && !state.starting && state.queues.every((q) => q.length === 0))
-        this.keys.delete(key);
+        this.keys?.delete(key);
   }
 }
 

@@ -2,8 +2,10 @@
  * A Map or Set whose table is made on the first entry. V8 gives every `new Map()` / `new Set()` a hash table
  * at once (about 150 bytes with 64-bit pointers); a tenant scope's parts keep some twenty of them for
  * leases, reads in flight and the like, empty in a quiet scope (issue 43 §2: ≤ 20 KB per resident tenant).
- * These cost one small object until used; once made, the table stays (iterations in progress keep their
- * Map's semantics). Only the methods the parts use are here.
+ * These cost one small object until used, and again once emptied (by deletes or a clear): the table goes
+ * with the last entry, so a scope whose job has ended keeps none for it. An iteration in progress goes on
+ * over the dropped table (it sees no entry added after the drop: none of the parts adds while iterating).
+ * Only the methods the parts use are here.
  */
 
 /** What an unused one iterates: one empty Map and one empty Set for the process, never written. */
@@ -32,11 +34,15 @@ export class LazyMap<K, V> {
   }
 
   delete(key: K): boolean {
-    return this.map?.delete(key) ?? false;
+    const map = this.map;
+    if (!map?.delete(key)) return false;
+    if (map.size === 0) this.map = undefined;
+    return true;
   }
 
   clear(): void {
-    this.map?.clear();
+    this.map?.clear(); // an iteration in progress ends, as a Map's would
+    this.map = undefined;
   }
 
   keys(): MapIterator<K> {
@@ -74,11 +80,15 @@ export class LazySet<T> {
   }
 
   delete(value: T): boolean {
-    return this.set?.delete(value) ?? false;
+    const set = this.set;
+    if (!set?.delete(value)) return false;
+    if (set.size === 0) this.set = undefined;
+    return true;
   }
 
   clear(): void {
     this.set?.clear();
+    this.set = undefined;
   }
 
   values(): SetIterator<T> {

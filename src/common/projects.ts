@@ -92,13 +92,22 @@ export const channelProjectsSchema = z
   });
 
 /** Which docs project a channel acts on: its own mapping, else the default (DOCS_PROJECT_ID). */
+/**
+ * No channel mapped to a project of its own (most workspaces): the process's one empty map, never written,
+ * since each new Map has its hash table (issue 43 §2: per resident tenant, twice).
+ */
+export const NO_CHANNEL_PROJECTS: ReadonlyMap<string, string> = new Map();
+
+const ownCopy = (byChannel: ReadonlyMap<string, string>) =>
+  byChannel.size > 0 ? new Map(byChannel) : NO_CHANNEL_PROJECTS;
+
 export class ProjectDirectory {
   private defaultProject: string;
   private byChannel: ReadonlyMap<string, string>;
 
-  constructor(defaultProjectId: string, byChannel: ReadonlyMap<string, string> = new Map()) {
+  constructor(defaultProjectId: string, byChannel: ReadonlyMap<string, string> = NO_CHANNEL_PROJECTS) {
     this.defaultProject = checkedDefault(defaultProjectId);
-    this.byChannel = new Map(byChannel);
+    this.byChannel = ownCopy(byChannel);
   }
 
   get defaultProjectId(): string {
@@ -108,7 +117,7 @@ export class ProjectDirectory {
   /** OAuth mode: a tenant connected or disconnected a project in Slack; the running bot follows at once. */
   replace(defaultProjectId: string, byChannel: ReadonlyMap<string, string>): void {
     this.defaultProject = checkedDefault(defaultProjectId);
-    this.byChannel = new Map(byChannel);
+    this.byChannel = ownCopy(byChannel);
   }
 
   static fromText(defaultProjectId: string, text: string | undefined): ProjectDirectory {

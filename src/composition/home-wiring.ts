@@ -41,6 +41,7 @@ export interface AppHomeWiring {
   logger: Logger;
   /** OAuth mode: the tenant's part of the process's one bounded cache. */
   hashes?: AppHomeSources['hashes'];
+  seen?: AppHomeSources['seen'];
   /** ADMIN_USER_IDS: who sees the hourly budgets in single-workspace mode (OAuth mode: the tenant's managers). */
   isAdmin(userId: string): boolean;
   /** "This week in your docs" (absent: no such section). */
@@ -117,6 +118,7 @@ export function createAppHome(w: AppHomeWiring): AppHomePublisher {
       }),
     logger: w.logger.child({ component: 'app-home' }),
     hashes: w.hashes,
+    seen: w.seen,
     ...(w.thisWeek ? { thisWeek: w.thisWeek } : {}),
   });
 }
@@ -169,6 +171,7 @@ export function wireHome(
       clock,
       logger,
       hashes: cache('home-hashes'),
+      seen: cache('home-seen'),
       isAdmin: (userId) => access.isAdmin(userId),
       ...(reports ? { thisWeek: () => thisWeek(reports)() } : {}),
     });

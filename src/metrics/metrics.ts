@@ -6,6 +6,7 @@ import type { JobMetrics, JobStartOutcome, PollOutcome } from '../jobs/job-servi
 import type { ApiMetrics } from '../platform/http-transport.js';
 import type { SlackApiMetrics } from '../slack/slack-gateway.js';
 import { type MetricsSources, scrapeGauges } from './scrape-gauges.js';
+import { type CounterRead, TenantCount } from './tenant-count.js';
 
 /**
  * The one module that knows prom-client. Services and adapters declare the narrow recorder interfaces they
@@ -68,10 +69,11 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
   readonly registry: Registry | undefined;
   /**
    * Its counters: all of them with a registry (its exposition lists each); a tenant's recorder builds each
-   * on its first count (issue 43 §2: a tenant that never polls or posts pays no Counter for it; the
-   * process's exposition names every metric through its template either way).
+   * on its first count, as a TenantCount (its counts alone, no prom-client object), read by the process's
+   * exposition (issue 43 §2: a tenant that never polls or posts pays nothing for it; the exposition names
+   * every metric through its template either way).
    */
-  private readonly counters: Partial<Record<CounterName, Counter<string>>> = {};
+  private readonly counters: Partial<Record<CounterName, Counter<string> | TenantCount>> = {};
   /** Its scrape-time gauges when it has a registry; a tenant's recorder has none kept (built per read). */
   private readonly gauges: Array<Gauge<string>> | undefined;
   private sources: MetricsSources = {};
@@ -89,13 +91,14 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
    * recorder: built for this read, unregistered, each reading its stores when collected).
    */
   list(): ReadonlyArray<Counter<string> | Gauge<string>> {
-    return [...this.countersBuilt(), ...this.scrapeGauges()];
+    const counters = this.countersBuilt().map((c) => (c instanceof TenantCount ? c.toCounter() : c));
+    return [...(counters as Array<Counter<string>>), ...this.scrapeGauges()];
   }
 
   /** Its counters, those built (a tenant's recorder: those it has counted with). */
-  countersBuilt(): Array<Counter<string>> {
+  countersBuilt(): CounterRead[] {
     const counters = (Object.keys(COUNTERS) as CounterName[]).map((name) => this.counters[name]);
-    return counters.filter((c) => c !== undefined);
+    return counters.filter((c) => c !== undefined) as CounterRead[];
   }
 
   /** Its scrape-time gauges (a tenant's recorder: built now, for this read). */
@@ -103,12 +106,13 @@ export class Metrics implements ApiMetrics, SlackApiMetrics, JobMetrics, Deliver
     return this.gauges ?? scrapeGauges([], () => this.sources);
   }
 
-  private counter(name: CounterName): Counter<string> {
+  private counter(name: CounterName): Pick<TenantCount, 'inc'> {
     let counter = this.counters[name];
     if (!counter) {
       const { labelNames, ...spec } = COUNTERS[name];
-      const registers = this.registry ? [this.registry] : [];
-      counter = new Counter({ ...spec, labelNames: [...labelNames], registers });
+      counter = this.registry
+        ? new Counter({ ...spec, labelNames: [...labelNames], registers: [this.registry] })
+        : new TenantCount(COUNTERS[name]);
       this.counters[name] = counter;
     }
     return counter;

@@ -59,6 +59,11 @@ export interface AppHomeSources {
   debounceMs?: number;
   /** The process's cache for this tenant (OAuth mode: one bound for every tenant's caches). */
   hashes?: CacheView<string> | undefined;
+  /**
+   * Jobs' states last shown, there too: a tenant whose job has ended keeps no table of its own for it
+   * (issue 43 §2); an entry the bound evicts costs at most one more publish of the same view.
+   */
+  seen?: CacheView<string> | undefined;
 }
 
 const homeMark = (userId: string) => `home-opened:${userId}`;
@@ -82,15 +87,19 @@ function shownState(record: JobRecord): string {
  * (another replica, or a holder whose claim ran out), and the view is read and published again.
  */
 export class AppHomePublisher {
-  private readonly pending = new Map<string, { teamId: string | null; timer: NodeJS.Timeout }>();
-  private readonly seen = new Map<string, string>();
-  private readonly running = new Set<Promise<void>>();
+  // Refreshes waiting and running: made when needed and dropped once empty (each table costs about 150
+  // bytes), so a tenant whose job ended keeps none of them (issue 43 §2).
+  private pending: Map<string, { teamId: string | null; timer: NodeJS.Timeout }> | undefined;
+  /** Per job: the state Home last showed of it (OAuth mode: in the process's one bounded cache). */
+  private readonly seen: CacheView<string>;
+  private running: Set<Promise<void>> | undefined;
   /** Per user: the hash Slack answered this process's last publish with. */
   private readonly hashes: CacheView<string>;
   private closed = false;
 
   constructor(private readonly sources: AppHomeSources) {
     this.hashes = sources.hashes ?? new ProcessLru(HASHES_MAX).view('home-hashes');
+    this.seen = sources.seen ?? new ProcessLru(SEEN_JOBS_MAX).view('home-seen');
   }
 
   /**
@@ -172,22 +181,30 @@ export class AppHomePublisher {
     if (this.closed) return;
     const state = shownState(record);
     if (this.seen.get(record.jobId) === state) return;
-    this.seen.delete(record.jobId);
     this.seen.set(record.jobId, state);
-    if (this.seen.size > SEEN_JOBS_MAX) this.seen.delete(this.seen.keys().next().value!);
     this.schedule(record.teamId, record.requesterId);
   }
 
   /** Republishes the user's Home after the debounce (once, however often asked meanwhile). */
   private schedule(teamId: string | null, userId: string): void {
-    if (this.closed || this.pending.has(userId)) return;
+    if (this.closed || this.pending?.has(userId)) return;
     const timer = setTimeout(() => {
-      this.pending.delete(userId);
-      const run = this.republish(teamId, userId).finally(() => this.running.delete(run));
-      this.running.add(run);
+      this.pending?.delete(userId);
+      if (this.pending?.size === 0) this.pending = undefined;
+      const run = this.republish(teamId, userId).finally(() => {
+        this.running?.delete(run);
+        if (this.running?.size === 0) this.running = undefined;
+      });
+      (this.running ??= new Set()).add(run);
     }, this.sources.debounceMs ?? HOME_DEBOUNCE_MS);
     timer.unref();
-    this.pending.set(userId, { teamId, timer });
+    (this.pending ??= new Map()).set(userId, { teamId, timer });
+  }
+
+  /** Refreshes waiting or running (for tests: none is kept once they are over). */
+  inFlight(): { pending: number; running: number; tables: number } {
+    const tables = Number(this.pending !== undefined) + Number(this.running !== undefined);
+    return { pending: this.pending?.size ?? 0, running: this.running?.size ?? 0, tables };
   }
 
   private async republish(teamId: string | null, userId: string): Promise<void> {
@@ -202,8 +219,8 @@ export class AppHomePublisher {
   /** Shutdown: pending refreshes are dropped (Home is refreshed again when opened); running ones finish. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const { timer } of this.pending.values()) clearTimeout(timer);
-    this.pending.clear();
-    await Promise.allSettled([...this.running]);
+    for (const { timer } of this.pending?.values() ?? []) clearTimeout(timer);
+    this.pending = undefined;
+    await Promise.allSettled([...(this.running ?? [])]);
   }
 }

@@ -1,6 +1,7 @@
 import { App, type Authorize, type Receiver, type webApi } from '@slack/bolt';
 import type { Config, SlackAppTier } from '../common/config.js';
 import { describeError } from '../common/errors.js';
+import { LazySet } from '../common/lazy-collections.js';
 import type { Logger } from '../common/logger.js';
 import { boltLevel, boltLogger } from './bolt-logger.js';
 import type { SlackDeps } from './listeners/index.js';
@@ -65,7 +66,8 @@ export function boltApp(input: {
  * already taken on, and so eviction sees the scope busy.
  */
 export class InFlight {
-  private readonly work = new Set<Promise<unknown>>();
+  // Its table goes with the last work (issue 43 §2: a resident scope between requests keeps none).
+  private readonly work = new LazySet<Promise<unknown>>();
 
   constructor(private readonly logger: Logger) {}
 

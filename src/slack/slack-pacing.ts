@@ -1,6 +1,7 @@
 import type { SlackAppTier } from '../common/config.js';
 import { AppError } from '../common/errors.js';
 import { KeyedPacer } from '../common/keyed-pacer.js';
+import { LazyMap } from '../common/lazy-collections.js';
 import type { SharedSlots } from '../common/shared-slots.js';
 
 /**
@@ -88,7 +89,8 @@ const MARGIN = 1.05;
  * the replicas of that workspace share one pace per method and channel.
  */
 export class SlackPacing {
-  private readonly methods = new Map<string, KeyedPacer>();
+  /** Per method, while it paces something: a pacer whose keys are all idle again is dropped (as new). */
+  private readonly methods = new LazyMap<string, KeyedPacer>();
   private readonly posts: KeyedPacer | undefined;
   private readonly percent: number;
   private readonly postInterval: number;
@@ -222,7 +224,10 @@ export class SlackPacing {
     let pacer = this.methods.get(method);
     if (!pacer) {
       const { interval, burst } = this.paceOf(method);
-      pacer = new KeyedPacer(interval, burst, Date.now, this.maxQueue);
+      const made: KeyedPacer = new KeyedPacer(interval, burst, Date.now, this.maxQueue, () => {
+        if (this.methods.get(method) === made) this.methods.delete(method);
+      });
+      pacer = made;
       this.methods.set(method, pacer);
     }
     return { pacer, key: method };

@@ -46,7 +46,10 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
   const jobQuotas = perProject(config.docs.projectId, (projectId) =>
     quota('agent-jobs', config.docs.jobsPerHour, projectId),
   );
-  const userQuotas = perProject('', (key) => quota('agent-jobs-user', userShareOf(config), key));
+  // A user's budget is its key in Redis and nothing else: made per use, so a tenant keeps no object per person
+  // who once started a job (issue 43 §2: per-user state grew without bound in a resident scope).
+  const userQuota = (projectId: string, userId: string) =>
+    quota('agent-jobs-user', userShareOf(config), `${projectId}:${userId}`);
   // Every queue is a view of the plane: OAuth mode's shared one, or single-workspace mode's own (its one
   // key space, its one tenant), built here and closed with its poll queue.
   const ownPlane = options.plane
@@ -82,7 +85,7 @@ export function redisAdapters(config: Config & { redisUrl: string }, options: Ad
     doorbellLeases: new RedisDoorbellLeases(client, `${namespace}:`),
     agentJobQuota: jobQuotas.default,
     agentJobQuotaFor: jobQuotas.of,
-    agentJobUserQuotaFor: (projectId, userId) => userQuotas.of(`${projectId}:${userId}`),
+    agentJobUserQuotaFor: userQuota,
     analyticsBudget: quota('analytics', config.analytics.hourlyBudget),
     // A scope's Keyv stores are built when first used: most tenants never read some of them (issue 43 §2).
     analyticsCache: builtOnFirstUse(() => createRedisAnalyticsCache(client, namespace, logger, now)),

@@ -90,6 +90,24 @@ describe('createAdapters with REDIS_URL', () => {
     await shutDown(adapters);
   });
 
+  it("keeps nothing per user for a user's job budget: each use is a fresh view of the same Redis key", async () => {
+    const adapters = createAdapters(loadConfig({ ...env, REDIS_URL: redis.url }), {
+      logger,
+      clock,
+      namespace: 'user-quota-test',
+    });
+    expect(await adapters.waitUntilReady(new AbortController().signal)).toBe(true);
+    const first = adapters.agentJobUserQuotaFor('proj_1', 'U1');
+    const again = adapters.agentJobUserQuotaFor('proj_1', 'U1');
+    expect(again).not.toBe(first);
+    const before = await again.remaining();
+    expect(await first.take()).toEqual({ ok: true });
+    expect(await first.take()).toEqual({ ok: true });
+    expect(await again.remaining()).toBe(before - 2);
+    expect(await adapters.agentJobUserQuotaFor('proj_1', 'U2').remaining()).toBe(before);
+    await shutDown(adapters);
+  });
+
   it('is not ready while Redis does not answer, and stops waiting on abort', async () => {
     const down = await startRedisServer();
     const url = down.url;

@@ -1,6 +1,7 @@
 import type { HomeView } from '@slack/types';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
+import { ProcessLru } from '../../src/common/process-lru.js';
 import { type JobRecord, newJobRecord } from '../../src/jobs/domain/job.js';
 import {
   AppHomePublisher,
@@ -74,6 +75,52 @@ describe('AppHomePublisher', () => {
     expect(published).toHaveLength(2);
     await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS * 5);
     expect(published).toHaveLength(2);
+  });
+
+  it('keeps nothing of its refreshes once they are over (a tenant whose job ended holds no tables for them)', async () => {
+    const { store, home, published } = harness();
+    await store.saveJob(job('a', 'U1'));
+    await home.opened('T1', 'U1');
+    home.jobChanged(job('a', 'U1', { status: 'completed', prLink: 'https://github.com/x/y/pull/1' }));
+    expect(home.inFlight()).toEqual({ pending: 1, running: 0, tables: 1 });
+    await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS);
+    await vi.waitFor(() => expect(published).toHaveLength(2));
+    await vi.waitFor(() => expect(home.inFlight()).toEqual({ pending: 0, running: 0, tables: 0 }));
+    // And a later change is refreshed as before.
+    home.jobChanged(job('b', 'U1'));
+    await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS);
+    await vi.waitFor(() => expect(published).toHaveLength(3));
+    await vi.waitFor(() => expect(home.inFlight().tables).toBe(0));
+  });
+
+  it("keeps jobs' shown states in the cache it is handed, no table of its own, and still tells a change from a repeat", async () => {
+    const store = createMemoryJobStore(logger);
+    const published: string[] = [];
+    const lru = new ProcessLru(100);
+    const home = new AppHomePublisher({
+      store,
+      schedules: async () => [],
+      budgets: async () => undefined,
+      publish: async (userId) => void published.push(userId),
+      logger,
+      hashes: lru.view('T1/home-hashes'),
+      seen: lru.view('T1/home-seen'),
+    });
+    await store.saveJob(job('a', 'U1'));
+    await home.opened('T1', 'U1');
+    await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS);
+    const done = job('a', 'U1', { status: 'completed', prLink: 'https://github.com/x/y/pull/1' });
+    home.jobChanged(done);
+    await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS);
+    await vi.waitFor(() => expect(published).toHaveLength(3));
+    // The same ended state again (a card refresh): nothing to publish.
+    home.jobChanged(done);
+    await vi.advanceTimersByTimeAsync(HOME_DEBOUNCE_MS * 2);
+    expect(published).toHaveLength(3);
+    await vi.waitFor(() => expect(home.inFlight().tables).toBe(0));
+    const own = Object.values(home).filter((v) => v instanceof Map || v instanceof Set);
+    expect(own).toEqual([]);
+    expect(lru.size).toBeGreaterThan(0);
   });
 
   it('publishes nothing for someone who never opened Home, nor for a refresh that changed nothing shown', async () => {

@@ -3,10 +3,12 @@ import { loadConfig } from '../../src/common/config.js';
 import { secretsOf } from '../../src/common/config-secrets.js';
 import {
   ChannelProjectsError,
+  NO_CHANNEL_PROJECTS,
   ProjectDirectory,
   parseChannelProjectEntries,
   parseChannelProjects,
 } from '../../src/common/projects.js';
+import { projectsOf } from '../../src/composition/oauth/tenant-config.js';
 
 describe('parseChannelProjects', () => {
   it('maps channels to projects, tolerating spaces', () => {
@@ -92,6 +94,25 @@ describe('ProjectDirectory', () => {
     expect(directory.projectFor('C0456DEF')).toBe('proj_b');
     expect(directory.projectFor('C0OTHER')).toBe('proj_default');
     expect(directory.projectFor(undefined)).toBe('proj_default');
+  });
+
+  it('holds no table of its own when no channel has a project of its own, and copies a mapping it is given', () => {
+    const connection = { projectId: 'proj_a', apiKey: 'k', connectedBy: 'U1', connectedAt: 0 };
+    const { channels } = projectsOf([{ ...connection, channelId: undefined }]);
+    expect(channels).toBe(NO_CHANNEL_PROJECTS);
+    const plain = new ProjectDirectory('proj_a', channels);
+    const replaced = new ProjectDirectory('proj_b', new Map([['C1', 'proj_c']]));
+    replaced.replace('proj_b', new Map());
+    const own = (d: ProjectDirectory) =>
+      (d as unknown as { byChannel: ReadonlyMap<string, string> }).byChannel;
+    expect([own(plain), own(replaced)]).toEqual([NO_CHANNEL_PROJECTS, NO_CHANNEL_PROJECTS]);
+    expect(own(plain)).toBe(NO_CHANNEL_PROJECTS);
+    expect(own(replaced)).toBe(NO_CHANNEL_PROJECTS);
+    const mapping = new Map([['C1', 'proj_c']]);
+    const mapped = new ProjectDirectory('proj_b', mapping);
+    mapping.set('C2', 'proj_d');
+    expect([mapped.projectFor('C1'), mapped.projectFor('C2')]).toEqual(['proj_c', 'proj_b']);
+    expect(NO_CHANNEL_PROJECTS.size).toBe(0);
   });
 
   it('lists every project once, default first', () => {

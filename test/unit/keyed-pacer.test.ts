@@ -97,6 +97,26 @@ describe('KeyedPacer', () => {
     expect(await late).toEqual([3000]);
   });
 
+  it('forgets a key once it is idle again (nothing kept per key after the work), and paces the same', async () => {
+    const pacer = new KeyedPacer(1000, 2);
+    const t0 = Date.now();
+    const first = startTimes(pacer, 'C1', 3, t0);
+    expect(pacer.keysHeld()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    // The third start has just gone: its pace still holds the key.
+    expect(await first).toEqual([0, 0, 1000]);
+    expect(pacer.keysHeld()).toBe(1);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(pacer.keysHeld()).toBe(0);
+    // A forgotten key has its whole burst, as it had before.
+    const again = startTimes(pacer, 'C1', 3, t0);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await again).toEqual([3000, 3000, 4000]);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(pacer.keysHeld()).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('on close, drops delayed work with a shutting_down error and refuses new work', async () => {
     const pacer = new KeyedPacer(1000, 1);
     let ran = 0;

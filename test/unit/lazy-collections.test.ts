@@ -33,6 +33,33 @@ describe('LazyMap and LazySet (issue 43 §2: no hash table in a quiet scope)', (
     expect(inner(set)).toHaveLength(1);
   });
 
+  it('drop their Map or Set once emptied again, by deletes or a clear (a scope whose job ended keeps none)', () => {
+    const inner = (o: object) => Object.values(o).filter((v) => v instanceof Map || v instanceof Set);
+    const map = new LazyMap<string, number>();
+    const set = new LazySet<string>();
+    map.set('a', 1).set('b', 2);
+    set.add('a').add('b');
+    map.delete('a');
+    set.delete('a');
+    expect([inner(map), inner(set)].map((x) => x.length)).toEqual([1, 1]);
+    map.delete('b');
+    set.delete('b');
+    expect([...inner(map), ...inner(set)]).toEqual([]);
+    map.set('c', 3);
+    set.add('c');
+    map.clear();
+    set.clear();
+    expect([...inner(map), ...inner(set)]).toEqual([]);
+    // An iteration that deletes every entry as it goes ends as a Map's would.
+    for (const k of ['x', 'y', 'z']) map.set(k, 0);
+    const seen: string[] = [];
+    for (const [k] of map) {
+      seen.push(k);
+      map.delete(k);
+    }
+    expect([seen, map.size, inner(map).length]).toEqual([['x', 'y', 'z'], 0, 0]);
+  });
+
   it('answer as a Map and a Set do, through any sequence of changes', () => {
     const lazy = new LazyMap<string, number>();
     const map = new Map<string, number>();

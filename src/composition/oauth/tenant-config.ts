@@ -1,5 +1,5 @@
 import type { Config } from '../../common/config.js';
-import { ProjectDirectory } from '../../common/projects.js';
+import { NO_CHANNEL_PROJECTS, ProjectDirectory } from '../../common/projects.js';
 import type {
   ProjectConnection,
   TenantInstallation,
@@ -43,9 +43,8 @@ export function effectiveConnections(
 /** The projects a tenant's runtime uses: the whole-workspace one by default, channels mapped to theirs. */
 export function projectsOf(connections: ProjectConnection[]) {
   const workspace = connections.find((c) => c.channelId === undefined) ?? connections[0];
-  const channels = new Map(
-    connections.flatMap((c) => (c.channelId ? [[c.channelId, c.projectId] as const] : [])),
-  );
+  const mapped = connections.flatMap((c) => (c.channelId ? [[c.channelId, c.projectId] as const] : []));
+  const channels = mapped.length > 0 ? new Map(mapped) : NO_CHANNEL_PROJECTS;
   const keys = new Map(connections.map((c) => [c.projectId, c.apiKey] as const));
   return { defaultProjectId: workspace?.projectId ?? NOT_CONNECTED, channels, keys };
 }

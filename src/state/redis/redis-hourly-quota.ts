@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { HOUR_MS, type HourlyQuota, type QuotaTake } from '../../common/hourly-quota.js';
 import { guardState } from '../keyv-job-store.js';
 import type { RedisClient } from './redis-client.js';
@@ -63,7 +64,6 @@ export class RedisHourlyQuota implements HourlyQuota {
   private readonly limit: number;
   private readonly now: () => number;
   private readonly windowMs: number;
-  private sequence = 0;
 
   constructor(options: RedisHourlyQuotaOptions) {
     this.client = options.client;
@@ -75,9 +75,9 @@ export class RedisHourlyQuota implements HourlyQuota {
 
   async take(count = 1): Promise<QuotaTake> {
     const now = Math.floor(this.now());
-    // Unique members per unit, or two takes in the same millisecond would count once.
-    this.sequence = (this.sequence + 1) % 1_000_000;
-    const member = `${now}:${process.pid}:${this.sequence}:${Math.random().toString(36).slice(2, 10)}`;
+    // Unique members per unit, or two takes in the same millisecond would count once: a random UUID, since a
+    // user's quota is made per use (redis-adapters.ts), so no counter of the object's own could tell them apart.
+    const member = `${now}:${randomUUID()}`;
     // Redis away: `state_unavailable`, so the user is told the store is unreachable, not "something went wrong".
     const reply = (await guardState(() =>
       this.client.eval(TAKE, { keys: [this.key], arguments: [...this.args(now, count), member] }),

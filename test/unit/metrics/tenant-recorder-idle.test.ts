@@ -1,3 +1,4 @@
+import { Counter } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { Metrics } from '../../../src/metrics/metrics.js';
 import { TenantMetrics } from '../../../src/metrics/tenant-metrics.js';
@@ -25,9 +26,17 @@ describe("a tenant's recorder", () => {
       for (const [i, gauge] of first.entries()) expect(again[i]).not.toBe(gauge);
     }
     recorders[7]!.jobStarted('started'); // one count: that one counter
+    recorders[8]!.jobStarted('started');
+    recorders[8]!.jobStarted('started');
+    recorders[8]!.jobStarted('create_failed');
     expect(recorders[7]!.countersBuilt()).toHaveLength(1);
+    // Its counts alone, no prom-client Counter (about 0.4 KB each) kept for as long as the tenant stays.
+    expect(recorders[7]!.countersBuilt()[0]).not.toBeInstanceOf(Counter);
 
     const { samples } = parseExposition((await tenants.render()).body);
+    const starts = (outcome: string) =>
+      samples.find((s) => s.name === 'docs_agent_job_starts_total' && s.labels.outcome === outcome)?.value;
+    expect([starts('started'), starts('create_failed')]).toEqual([3, 1]);
     const watched = samples.find(
       (s) => s.name === 'docs_agent_watched_jobs' && s.labels.status === 'running',
     );

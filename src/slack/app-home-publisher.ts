@@ -195,10 +195,12 @@ export class AppHomePublisher {
         this.running?.delete(run);
         if (this.running?.size === 0) this.running = undefined;
       });
-      (this.running ??= new Set()).add(run);
+      this.running ??= new Set();
+      this.running.add(run);
     }, this.sources.debounceMs ?? HOME_DEBOUNCE_MS);
     timer.unref();
-    (this.pending ??= new Map()).set(userId, { teamId, timer });
+    this.pending ??= new Map();
+    this.pending.set(userId, { teamId, timer });
   }
 
   /** Refreshes waiting or running (for tests: none is kept once they are over). */

@@ -5,6 +5,7 @@ import { secretsOf } from '../../src/common/config-secrets.js';
 import { createLogger, SecretSet } from '../../src/common/logger.js';
 import { createDocsAgent } from '../../src/composition/app.js';
 import type { DocsAgent } from '../../src/composition/docs-agent.js';
+import type { OAuthOptions } from '../../src/composition/oauth/oauth-tenants.js';
 import { FakeDocs } from './fake-docs.js';
 import { FakeSlack } from './fake-slack.js';
 import type { NextInstall } from './fake-slack-oauth.js';
@@ -45,17 +46,11 @@ const hrefOf = (html: string, marker: RegExp) => {
 
 /** The OAuth-mode bot in this process (HTTP on a random port) over a fake Slack and a fake docs platform. */
 export async function startOAuthApp(
-  options: {
+  options: OAuthOptions & {
     env?: Record<string, string>;
     slack?: FakeSlack;
     docs?: FakeDocs;
     clock?: Clock;
-    upkeepIntervalMs?: number;
-    purgeDelayMs?: number;
-    syncIntervalMs?: number;
-    watchDirectory?: boolean;
-    scopeIdleMs?: number;
-    backgroundIdleMs?: number;
     /** TENANT_SCOPES_MAX below its floor of 10 (a test of the cap with two tenants). */
     maxResidentScopes?: number;
   } = {},
@@ -72,16 +67,9 @@ export async function startOAuthApp(
     secrets: new SecretSet(secretsOf(config)),
     destination: { write: (line: string) => logs.push(line) },
   });
-  const agent = createDocsAgent(config, {
-    logger,
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.upkeepIntervalMs !== undefined ? { upkeepIntervalMs: options.upkeepIntervalMs } : {}),
-    ...(options.purgeDelayMs !== undefined ? { purgeDelayMs: options.purgeDelayMs } : {}),
-    ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
-    ...(options.watchDirectory !== undefined ? { watchDirectory: options.watchDirectory } : {}),
-    ...(options.scopeIdleMs !== undefined ? { scopeIdleMs: options.scopeIdleMs } : {}),
-    ...(options.backgroundIdleMs !== undefined ? { backgroundIdleMs: options.backgroundIdleMs } : {}),
-  });
+  // The process's options as given (its timing hooks), with this app's logger.
+  const { env: _env, slack: _slack, docs: _docs, maxResidentScopes: _max, ...hooks } = options;
+  const agent = createDocsAgent(config, { ...hooks, logger });
   const port = await agent.start();
   const url = `http://127.0.0.1:${port}`;
   slack.oauth.redirectUrls = [`${url}/slack/oauth_redirect`];

@@ -1,8 +1,9 @@
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { postSigned, slashCommandBody } from '../test/support/slack-signing.js';
 import { seededTeam } from './deployment-redis.js';
+import { AllocationSites } from './heap-alloc-sites.js';
 import { createDocsAgent, createLogger, loadConfig, secretsOf } from './product.js';
 
 /**
@@ -28,8 +29,11 @@ export interface SettleRequest {
 }
 
 export interface ScopeHeapResult {
-  points: Array<{ scopes: number; heapUsed: number }>;
+  /** heapUsed: every space; bySpace: each of V8's heap spaces' used bytes (code and trusted apart). */
+  points: Array<{ scopes: number; heapUsed: number; bySpace: Record<string, number> }>;
   snapshots: Array<{ scopes: number; file: string }>;
+  /** SCOPE_HEAP_SITES=1: bytes still held, by the line that allocated them, from the first snapshot's count. */
+  sites?: Array<{ site: string; bytes: number }>;
   loadAverage: number[];
 }
 
@@ -50,8 +54,11 @@ async function run(args: ScopeHeapArgs): Promise<ScopeHeapResult> {
   const secret = args.env.SLACK_SIGNING_SECRET ?? '';
   const points: ScopeHeapResult['points'] = [];
   const snapshots: ScopeHeapResult['snapshots'] = [];
+  const sites = process.env.SCOPE_HEAP_SITES === '1' ? new AllocationSites() : undefined;
+  let held: ScopeHeapResult['sites'];
   try {
-    points.push({ scopes: 0, heapUsed: await settledHeap() });
+    if (sites && args.snapshots.length === 0) await sites.start();
+    points.push({ scopes: 0, ...(await settledHeap()) });
     for (let i = 0; i < args.scopes; i++) {
       await command(events, secret, args.slackUrl, i, args.work);
       const scopes = i + 1;
@@ -61,21 +68,27 @@ async function run(args: ScopeHeapArgs): Promise<ScopeHeapResult> {
         await settledHeap();
         const file = join(tmpdir(), `scope-heap-${process.pid}-${scopes}.heapsnapshot`);
         snapshots.push({ scopes, file: writeHeapSnapshot(file) });
+        if (sites && scopes === args.snapshots[0]) await sites.start();
       }
-      if (scopes % args.step === 0) points.push({ scopes, heapUsed: await settledHeap() });
+      if (scopes % args.step === 0) points.push({ scopes, ...(await settledHeap()) });
+    }
+    if (sites) {
+      await settledHeap();
+      held = await sites.stop(Number(process.env.SCOPE_HEAP_TOP ?? 30));
     }
   } finally {
     await agent.stop();
   }
-  return { points, snapshots, loadAverage: loadavg() };
+  return { points, snapshots, ...(held ? { sites: held } : {}), loadAverage: loadavg() };
 }
 
 /** Heap used once garbage is gone (two full GCs with a turn between: weak callbacks and finalizers run). */
-async function settledHeap(): Promise<number> {
+async function settledHeap(): Promise<{ heapUsed: number; bySpace: Record<string, number> }> {
   gc!();
   await new Promise((resolve) => setImmediate(resolve));
   gc!();
-  return getHeapStatistics().used_heap_size;
+  const bySpace = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]));
+  return { heapUsed: getHeapStatistics().used_heap_size, bySpace };
 }
 
 async function command(

@@ -24,6 +24,10 @@ import { connectProject } from './tenant-apps.js';
  * and sends one `/docs-agent <instruction>`; before each measure the fake platform completes every job of the
  * step at once with a PR, and the heap is read only once every one of those PR links was replied in Slack
  * (seen by the fakes process).
+ * The slope is also printed per V8 heap space (`kbPerScopeBySpace`): code and trusted space hold compiled
+ * code, which grows as the process warms up, not with tenants. SCOPE_HEAP_SITES=1: V8's sampling heap profiler
+ * runs from the first snapshot's count to the end and names the functions whose allocations are still held
+ * (bench/heap-alloc-sites.ts), in KB per scope built meanwhile.
  *
  *   npx tsx bench/scope-heap.ts     (SCOPE_HEAP_MAX=1000 SCOPE_HEAP_STEP=200 SCOPE_HEAP_SNAP=100,300 SCOPE_HEAP_TOP=30)
  */
@@ -69,9 +73,16 @@ async function main(): Promise<void> {
       heapUsedMb: result.points.map((p) => [p.scopes, Number((p.heapUsed / 1e6).toFixed(1))]),
       work: WORK,
       kbPerScope: Number((slope(fitted) / 1024).toFixed(1)),
+      kbPerScopeBySpace: bySpaceSlopes(fitted),
       loadAverage: result.loadAverage.map((l) => Number(l.toFixed(2))),
     }),
   );
+  if (result.sites) {
+    const from = SNAPSHOTS[0] ?? 0;
+    console.log(`still held, by the line that allocated it (scopes ${from} → ${MAX}; KB per scope):`);
+    for (const { site, bytes } of result.sites)
+      console.log(`  ${(bytes / 1024 / (MAX - from)).toFixed(2).padStart(6)}  ${site}`);
+  }
   const [lo, hi] = result.snapshots;
   if (lo && hi) for (const by of VIEWS) printTop(lo, hi, by);
   if (process.env.SCOPE_HEAP_KEEP === '1')
@@ -118,6 +129,16 @@ function slope(points: Array<{ scopes: number; heapUsed: number }>): number {
     den += (p.scopes - mx) ** 2;
   }
   return num / den;
+}
+
+/** The slope of each heap space (KB per scope, spaces that moved): code and trusted space hold compiled code. */
+function bySpaceSlopes(points: ScopeHeapResult['points']): Record<string, number> {
+  const spaces = Object.keys(points[0]?.bySpace ?? {});
+  const slopes = spaces.map((space) => {
+    const kb = slope(points.map((p) => ({ scopes: p.scopes, heapUsed: p.bySpace[space] ?? 0 }))) / 1024;
+    return [space, Number(kb.toFixed(1))] as const;
+  });
+  return Object.fromEntries(slopes.filter(([, kb]) => kb !== 0));
 }
 
 /** Bundles the app side once into .bench/ (git-ignored; packages stay external), unless it runs under tsx. */

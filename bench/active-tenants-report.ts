@@ -7,6 +7,9 @@ export interface Sample {
   replica: number;
   atS: number;
   rssMb: number;
+  /** V8's heap, as /metrics says (prom-client's process metrics): in use (garbage included) and committed. */
+  heapUsedMb?: number | undefined;
+  heapTotalMb?: number | undefined;
   /** `docs_agent_tenants`: tenants resident in the replica now. */
   resident: number | undefined;
   /** Tenant contexts loaded and dropped since the replica started (undefined: the replica has no such series). */
@@ -40,9 +43,11 @@ const NAMES = ['A', 'B'];
 /** Fewer resident tenants than this on a replica and its RSS slope is the GC's noise. */
 const SLOPE_MIN_RESIDENT = 1_000;
 
-/** Least-squares slope of RSS (KB) over resident tenants: what one more resident tenant costs. */
-function slopeKb(samples: Sample[]): number {
-  const points = samples.filter((s) => s.resident !== undefined).map((s) => [s.resident!, s.rssMb * 1024]);
+/** Least-squares slope of RSS (or another figure, KB) over resident tenants: what one more resident costs. */
+function slopeKb(samples: Sample[], mb: (s: Sample) => number | undefined = (s) => s.rssMb): number {
+  const points = samples
+    .filter((s) => s.resident !== undefined && mb(s) !== undefined)
+    .map((s) => [s.resident!, mb(s)! * 1024]);
   if (points.length < 2) return Number.NaN;
   const mx = points.reduce((n, [x]) => n + x!, 0) / points.length;
   const my = points.reduce((n, [, y]) => n + y!, 0) / points.length;
@@ -62,6 +67,9 @@ export function activeReport(run: ActiveRun): string[] {
       firstRss: own[0]?.rssMb ?? Number.NaN,
       peakResident: Math.max(0, ...own.map((s) => s.resident ?? 0)),
       slope: slopeKb(own),
+      heapTotalSlope: slopeKb(own, (s) => s.heapTotalMb),
+      heapUsedSlope: slopeKb(own, (s) => s.heapUsedMb),
+      peakHeapTotal: Math.max(0, ...own.map((s) => s.heapTotalMb ?? 0)),
       loaded: last?.loaded,
       forRequests: last?.loadedForRequests,
       // A labelled counter has no series before its first drop.
@@ -75,6 +83,9 @@ export function activeReport(run: ActiveRun): string[] {
     'RSS at start → peak': `${fmt(r.firstRss, 0)} → ${fmt(r.peakRss, 0)} MB`,
     'resident tenants (peak)': r.peakResident,
     'KB per resident tenant (slope)': fmt(r.slope, 0),
+    // Where the RSS slope goes: V8's committed heap and the heap in use (garbage not yet collected included).
+    'heap committed / in use (slope, KB)': `${fmt(r.heapTotalSlope, 0)} / ${fmt(r.heapUsedSlope, 0)}`,
+    'heap committed (peak)': `${fmt(r.peakHeapTotal, 0)} MB`,
     'contexts loaded / dropped': `${count(r.loaded)} / ${count(r.dropped)}`,
     'loads per minute': r.loaded === undefined ? '—' : fmt(r.loaded / minutes, 1),
     'Redis connections': r.connections,

@@ -178,6 +178,9 @@ async function waitForReplies(fakes: FakesProcess, expected: number): Promise<nu
   return replied;
 }
 
+/** In the unit `rssMb` reads (MiB), so that the slopes compare. */
+const megabytes = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 1024 / 1024);
+
 /** Every SAMPLE_MS until stopped: each replica's RSS and what its /metrics says of tenants. */
 function startSampling(replicas: Replica[], samples: Sample[]): { stop(): void; done: Promise<void> } {
   let stopped = false;
@@ -191,6 +194,8 @@ function startSampling(replicas: Replica[], samples: Sample[]): { stop(): void; 
           replica: index,
           atS: (performance.now() - started) / 1000,
           rssMb: rssMb(r.pid),
+          heapUsedMb: megabytes(metricValue(text, 'nodejs_heap_size_used_bytes')),
+          heapTotalMb: megabytes(metricValue(text, 'nodejs_heap_size_total_bytes')),
           resident: metricValue(text, 'docs_agent_tenants'),
           loaded: metricValue(text, 'docs_agent_tenant_contexts_loaded_total'),
           loadedForRequests: metricValue(text, 'docs_agent_tenant_contexts_loaded_total{cause="request"}'),

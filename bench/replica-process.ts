@@ -15,14 +15,21 @@ import { freePort } from '../test/support/bot-process.js';
 
 /**
  * One replica of the deployment benchmark (bench/deployment.ts): `dist/main.js` in a process of its own, as
- * production runs it (the Dockerfile's and `npm start`'s plain Node, built first when `src/` is newer; under
- * tsx every named closure keeps a `name`, about 40 KB more per resident tenant: BENCHMARKS §14), seen only
- * from outside: the time from spawn to
- * `/readyz` 200, its resident memory and CPU (/proc), its TCP connections to Redis (/proc's socket table),
- * and its HTTP ports. Nothing here knows how the bot is built inside, so it measures whatever main is.
+ * production runs it (the Dockerfile's plain Node, its heap sized as in a 512 MB container, built first when
+ * `src/` is newer; under tsx every named closure keeps a `name`, about 40 KB more per resident tenant:
+ * BENCHMARKS §14), seen only from outside: the time from spawn to `/readyz` 200, its resident memory and CPU
+ * (/proc), its TCP connections to Redis (/proc's socket table), and its HTTP ports. Nothing here knows how the bot is built inside, so it measures whatever main is.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * Each replica's V8 heap as in a 512 MB container, where production's replicas are meant to fit: Node sizes its
+ * heap from the container's memory limit, 256 MB of old space and 1 MB semi-spaces (a heap limit of 259 MB,
+ * read with Node 22 and 24 inside a 512 MB memory cgroup). This machine sets no such limit, and V8 would size
+ * the heap for the whole host (4.3 GB) and collect far later. BENCH_REPLICA_HEAP=host: V8's default here.
+ */
+const CONTAINER_HEAP =
+  process.env.BENCH_REPLICA_HEAP === 'host' ? undefined : '--max-old-space-size=256 --max-semi-space-size=1';
 const MAIN = join(ROOT, 'dist/main.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -58,6 +65,7 @@ export async function spawnReplica(
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? cwd,
+      ...(CONTAINER_HEAP ? { NODE_OPTIONS: CONTAINER_HEAP } : {}),
       ...env,
       PORT: String(port),
       METRICS_PORT: String(metricsPort),

@@ -1,5 +1,5 @@
 import { loadavg } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { type RedisServer, startRedisServer } from '../test/support/redis-server.js';
 import { FakesProcess, type GeneratorLag } from './fakes-process.js';
 import { type BenchApp, startBenchApp } from './harness.js';
@@ -66,6 +66,8 @@ export interface WindowConditions {
   /** The app's CPU between two turns of its event loop (ms): its longest stretch, and those of 10 ms or more. */
   appStretchMaxMs: number;
   appStretchesOver10: number;
+  /** The garbage collector's longest pause in the window (ms, wall time): a stretch it explains is not ours. */
+  gcMaxMs: number;
   generatorLag: GeneratorLag;
 }
 
@@ -111,10 +113,16 @@ export async function measureWindow<R extends { generatorLag: GeneratorLag; seco
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   const stretches = watchLoopStretches();
+  let gcMaxMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcMaxMs = Math.max(gcMaxMs, entry.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
   const cpu = process.cpuUsage();
   const result = await run();
   const used = process.cpuUsage(cpu);
   loop.disable();
+  gc.disconnect();
   const stretch = stretches();
   return {
     result,
@@ -126,6 +134,7 @@ export async function measureWindow<R extends { generatorLag: GeneratorLag; seco
       appLoopMaxMs: loop.max / 1e6,
       appStretchMaxMs: stretch.maxMs,
       appStretchesOver10: stretch.over10,
+      gcMaxMs,
       generatorLag: result.generatorLag,
     },
   };
@@ -197,7 +206,10 @@ export function windowRows(
     )} ms, max ${fmt(conditions.appLoopMaxMs, 0)} ms; CPU between loop turns max ${fmt(
       conditions.appStretchMaxMs,
       1,
-    )} ms, ${conditions.appStretchesOver10} of 10 ms or more${window.note ? `; ${window.note}` : ''})`,
+    )} ms, ${conditions.appStretchesOver10} of 10 ms or more; collector's longest pause ${fmt(
+      conditions.gcMaxMs,
+      1,
+    )} ms${window.note ? `; ${window.note}` : ''})`,
   });
   return rows;
 }

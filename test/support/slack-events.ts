@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { postSigned } from './slack-signing.js';
+
+type Json = Record<string, unknown>;
 
 export const TEAM_ID = 'T0TEAM';
 export const BOT_USER_ID = 'U0DOCSBOT';
@@ -74,4 +77,52 @@ export function eventEnvelope(
 /** Headers of a Slack retry of an event delivery. */
 export function retryHeaders(num: number, reason = 'http_timeout'): Record<string, string> {
   return { 'x-slack-retry-num': String(num), 'x-slack-retry-reason': reason };
+}
+
+/** An event's own `event_ts`: now, to the microsecond. */
+function eventTs(): string {
+  return `${(Date.now() / 1000).toFixed(6)}`;
+}
+
+export interface ReactionFields {
+  userId?: string;
+  reaction?: string;
+  channelId?: string;
+  /** The message reacted to. */
+  ts: string;
+  /** Its author (absent for some messages, e.g. from integrations). */
+  itemUser?: string;
+  eventId?: string;
+}
+
+/** The Events API envelope of a `reaction_added` on a message. Pass the same eventId for a redelivery. */
+export function reactionAddedEnvelope(fields: ReactionFields): Json {
+  return eventEnvelope(
+    {
+      type: 'reaction_added',
+      user: fields.userId ?? 'U0ALICE',
+      reaction: fields.reaction ?? 'memo',
+      ...(fields.itemUser === undefined ? {} : { item_user: fields.itemUser }),
+      item: { type: 'message', channel: fields.channelId ?? 'C0DOCS', ts: fields.ts },
+      event_ts: eventTs(),
+    },
+    fields.eventId,
+  );
+}
+
+/** `app_home_opened` for the Home tab; `view` is present once the app has published one for the user. */
+export function appHomeOpenedEnvelope(fields: { userId?: string; channelId?: string; view?: Json }): Json {
+  return eventEnvelope({
+    type: 'app_home_opened',
+    user: fields.userId ?? 'U0ALICE',
+    channel: fields.channelId ?? 'D0ALICE',
+    tab: 'home',
+    event_ts: eventTs(),
+    ...(fields.view ? { view: fields.view } : {}),
+  });
+}
+
+/** Posts an Events API envelope to the app, signed, as JSON. */
+export function postEvent(url: string, envelope: Json, secret: string, headers: Record<string, string> = {}) {
+  return postSigned(url, JSON.stringify(envelope), secret, { contentType: 'application/json', headers });
 }

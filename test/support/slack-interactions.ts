@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { BOT_USER_ID, eventEnvelope, nextMessageTs, TEAM_ID } from './slack-events.js';
+import { BOT_USER_ID, nextMessageTs, TEAM_ID } from './slack-events.js';
 import { postSigned } from './slack-signing.js';
+
+// The Events API envelopes of the same surfaces (reactions, Home) live with the other events.
+export {
+  appHomeOpenedEnvelope,
+  postEvent,
+  type ReactionFields,
+  reactionAddedEnvelope,
+} from './slack-events.js';
 
 /**
  * Interaction payloads and Events API envelopes for the shortcut, modal, Home and reaction surfaces, shaped
@@ -253,51 +261,7 @@ export function feedbackClickPayload(fields: FeedbackClickFields): Json {
   };
 }
 
-export interface ReactionFields {
-  userId?: string;
-  reaction?: string;
-  channelId?: string;
-  /** The message reacted to. */
-  ts: string;
-  /** Its author (absent for some messages, e.g. from integrations). */
-  itemUser?: string;
-  eventId?: string;
-}
-
-/** The Events API envelope of a `reaction_added` on a message. Pass the same eventId for a redelivery. */
-export function reactionAddedEnvelope(fields: ReactionFields): Json {
-  const eventTs = actionTs();
-  return eventEnvelope(
-    {
-      type: 'reaction_added',
-      user: fields.userId ?? 'U0ALICE',
-      reaction: fields.reaction ?? 'memo',
-      ...(fields.itemUser === undefined ? {} : { item_user: fields.itemUser }),
-      item: { type: 'message', channel: fields.channelId ?? 'C0DOCS', ts: fields.ts },
-      event_ts: eventTs,
-    },
-    fields.eventId,
-  );
-}
-
-/** `app_home_opened` for the Home tab; `view` is present once the app has published one for the user. */
-export function appHomeOpenedEnvelope(fields: { userId?: string; channelId?: string; view?: Json }): Json {
-  return eventEnvelope({
-    type: 'app_home_opened',
-    user: fields.userId ?? 'U0ALICE',
-    channel: fields.channelId ?? 'D0ALICE',
-    tab: 'home',
-    event_ts: actionTs(),
-    ...(fields.view ? { view: fields.view } : {}),
-  });
-}
-
 /** Posts an interaction payload to the app, signed. */
 export function postInteraction(url: string, payload: Json, secret: string) {
   return postSigned(url, interactionBody(payload), secret);
-}
-
-/** Posts an Events API envelope to the app, signed, as JSON. */
-export function postEvent(url: string, envelope: Json, secret: string, headers: Record<string, string> = {}) {
-  return postSigned(url, JSON.stringify(envelope), secret, { contentType: 'application/json', headers });
 }

@@ -97,7 +97,7 @@ describe('"Add to Slack" cannot be blocked by junk callbacks', () => {
     // 120 failed callbacks an address may send a minute (the default's bound), each claiming another address.
     for (let i = 0; i < 120; i++)
       statuses.push(await junkCallback(app, { 'x-forwarded-for': i % 2 ? `198.51.100.${i}` : `junk-${i}` }));
-    expect(statuses.every((s) => s === 502)).toBe(true);
+    expect(statuses.filter((s) => s !== 502)).toEqual([]);
     const { cookie, state } = await installPage(app);
     const busy = await getFrom(`${app.url}/slack/oauth_redirect?code=x&state=${encodeURIComponent(state)}`, {
       cookie,

@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Logger as BoltLogger, type HTTPReceiverOptions, webApi } from '@slack/bolt';
-import slackOAuth, { type Installation, type StateStore } from '@slack/oauth';
+import slackOAuth, { type Installation, type InstallURLOptions, type StateStore } from '@slack/oauth';
 import type { Logger } from '../../common/logger.js';
 import type { TenantDirectory } from '../../tenants/ports.js';
 import type { TenantInstallation } from '../../tenants/tenant.js';
@@ -94,22 +95,32 @@ function installerIsAdmin(slackApiUrl: string): InstallerRoleLookup {
   };
 }
 
+/** The key of a state's own nonce among the install options it signs (dropped again once verified). */
+const NONCE = 'docsAgentStateNonce';
+
 /**
  * The state store on the injected clock (so an expired link is testable), signed with SLACK_STATE_SECRET;
- * a state whose signature holds is used once (a second callback with it is refused as expired).
+ * a state whose signature holds is used once (a second callback with it is refused as expired). Each state
+ * carries a nonce of its own inside the signature: @slack/oauth's holds only the time and one of a million
+ * random numbers, so two links made in the same millisecond could be one state, and the second person's
+ * install would be refused as already used.
  */
-function clockedStateStore(
+export function singleUseStateStore(
   stateSecret: string,
   now: () => number,
   uses: Pick<InstallRateLimit, 'firstUse'> | undefined,
 ): StateStore {
   const signed = new slackOAuth.ClearStateStore(stateSecret, STATE_SECONDS);
   return {
-    generateStateParam: (options) => signed.generateStateParam(options, new Date(now())),
+    generateStateParam: (options) => {
+      const nonce = randomBytes(12).toString('base64url');
+      return signed.generateStateParam({ ...options, [NONCE]: nonce } as InstallURLOptions, new Date(now()));
+    },
     verifyStateParam: async (_now, state) => {
-      const options = await signed.verifyStateParam(new Date(now()), state);
+      const verified = await signed.verifyStateParam(new Date(now()), state);
       if (uses && !(await uses.firstUse(state, STATE_SECONDS * 1000)))
         throw new slackOAuth.InvalidStateError('The state was already used');
+      const { [NONCE]: _nonce, ...options } = verified as InstallURLOptions & { [NONCE]?: string };
       return options;
     },
   };
@@ -196,7 +207,7 @@ export function slackInstaller(input: InstallerInput): InstallerReceiverOptions 
       redirectUriPath: REDIRECT_PATH,
       directInstall: false,
       stateVerification: true,
-      stateStore: clockedStateStore(input.stateSecret, now, input.rateLimit),
+      stateStore: singleUseStateStore(input.stateSecret, now, input.rateLimit),
       stateCookieExpirationSeconds: STATE_SECONDS,
       authorizationUrl: authorizationUrlFor(slackApiUrl),
       renderHtmlForInstallPath: (url) => installPage(url, input.links),

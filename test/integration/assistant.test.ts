@@ -4,73 +4,36 @@ import {
   ASSISTANT_DM,
   assistantContextChanged,
   assistantMessage,
-  assistantThreadStarted,
   messagesCarrying,
   startFromCard,
 } from '../support/assistant-events.js';
+import { assistantHarness } from '../support/assistant-harness.js';
 import { waitFor } from '../support/http.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
-import { eventEnvelope, messageEvent, nextMessageTs, retryHeaders } from '../support/slack-events.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { messageEvent } from '../support/slack-events.js';
 
 /*
  * Slack's AI app container end to end (signed requests, both state modes): prompts, reports in words, a job
  * through to its one result message (steps, status line, title), a follow-up, the context channel's project,
- * the card when Slack refuses to stream. Stop and long runs: agent-sessions.test.ts.
+ * the card when Slack refuses to stream. Slack's redeliveries and a job that cannot be created:
+ * assistant-redelivery.test.ts. Stop and long runs: agent-sessions.test.ts.
  */
 
 const CHANNEL_A = 'C0PROJA';
 const PR = 'https://github.com/acme/docs/pull/42';
 
 let redis: RedisServer | undefined;
-let app: TestApp | undefined;
-let db = 0;
 
 beforeAll(async () => {
   redis = await startRedisServer();
-});
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
 });
 afterAll(async () => {
   await redis?.stop();
 });
 
 describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)', (mode) => {
-  async function boot(env: Record<string, string> = {}): Promise<TestApp> {
-    // Each Redis-mode test its own database (of Redis's 16): the fake's job ids restart at 1.
-    if (mode === 'Redis') db += 1;
-    app = await startTestApp({
-      env: { ...(mode === 'Redis' ? { REDIS_URL: `${redis?.url}/${db}` } : {}), ...env },
-    });
-    return app;
-  }
-
-  async function send(t: TestApp, event: Record<string, unknown>) {
-    const response = await t.event(eventEnvelope(event));
-    expect(response.status).toBe(200);
-    return event;
-  }
-
-  /** A new assistant thread, its prompts offered (so its record is in the store). */
-  async function openThread(t: TestApp, contextChannel?: string): Promise<string> {
-    const threadTs = nextMessageTs();
-    await send(t, assistantThreadStarted({ threadTs, ...(contextChannel ? { contextChannel } : {}) }));
-    await waitFor(() => t.slack.assistant.prompts.find((p) => p.threadTs === threadTs), { what: 'prompts' });
-    return threadTs;
-  }
-
-  const streamOf = (t: TestApp, threadTs: string) =>
-    waitFor(() => [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs), {
-      what: 'stream',
-    });
-
-  // The bot's posts in a thread, but the confirmation cards asking before a job starts.
-  const botPosts = (t: TestApp, threadTs: string) =>
-    t.slack
-      .callsOf('chat.postMessage')
-      .filter((c) => c.args.thread_ts === threadTs && !JSON.stringify(c.args).includes('assistant_confirm_'));
+  const { boot, send, openThread, streamOf, botPosts, stop } = assistantHarness(mode, () => redis?.url);
+  afterEach(stop);
 
   it('offers four prompts on a new thread, each answered at once without starting a job', async () => {
     const t = await boot();
@@ -259,57 +222,5 @@ describe.each(['memory', 'Redis'] as const)('the assistant container (%s state)'
     await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
       what: 'status cleared',
     });
-  });
-
-  it('answers words once when Slack delivers the message again', async () => {
-    const t = await boot();
-    const threadTs = await openThread(t);
-    const event = assistantMessage({ threadTs, text: 'list' });
-    await send(t, event);
-    await t.event(eventEnvelope(event), retryHeaders(1));
-    await send(t, assistantMessage({ threadTs, text: 'help' }));
-    await waitFor(() => botPosts(t, threadTs).length >= 2, { what: 'answers' });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const answers = botPosts(t, threadTs).map((c) => JSON.stringify(c.args));
-    // One answer per message (the redelivery adds none); the two messages are handled concurrently.
-    expect(answers).toHaveLength(2);
-    expect(answers.filter((a) => a.includes("You haven't started any docs agent jobs yet"))).toHaveLength(1);
-    expect(answers.filter((a) => a.includes('*Ask me here*'))).toHaveLength(1);
-  });
-
-  it("keeps a running job's status line when Slack delivers its instruction again", async () => {
-    const t = await boot();
-    const threadTs = await openThread(t);
-    const event = assistantMessage({ threadTs, text: 'Document the webhooks retries' });
-    await send(t, event);
-    await startFromCard(t, t.slack, threadTs);
-    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === 'is waiting for the agent…', {
-      what: 'waiting status',
-    });
-    const before = t.slack.assistant.statuses.length;
-    await t.event(eventEnvelope(event), retryHeaders(1));
-    await waitFor(() => t.slack.assistant.statuses.length >= before + 2, { what: 'redelivery handled' });
-    expect(t.slack.assistant.statusOf(ASSISTANT_DM, threadTs)).toBe('is waiting for the agent…');
-    expect(t.docs.jobs.size).toBe(1);
-  });
-
-  it('ends the stream with the reason when the job cannot be created, and clears the status', async () => {
-    const t = await boot();
-    const threadTs = await openThread(t);
-    t.docs.inject({ method: 'POST', path: '/v2/' }, { kind: 'status', status: 429, retryAfter: '600' });
-    await send(t, assistantMessage({ threadTs, text: 'Document the pagination cursors' }));
-    await startFromCard(t, t.slack, threadTs);
-    const stream = await waitFor(
-      () =>
-        [...t.slack.assistant.streams.values()].find((s) => s.threadTs === threadTs && s.state === 'stopped'),
-      { what: 'stream stopped' },
-    );
-    const created = stream.steps.get('created');
-    expect(created?.status).toBe('error');
-    expect(created?.details).toContain('hourly limit');
-    await waitFor(() => t.slack.assistant.statusOf(ASSISTANT_DM, threadTs) === '', {
-      what: 'status cleared',
-    });
-    expect(t.docs.jobs.size).toBe(0);
   });
 });

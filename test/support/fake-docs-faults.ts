@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FakeDocsRequest } from './fake-docs.js';
+import type { FakeDocsRequest } from './fake-docs-request.js';
 
 /* Faults the fake docs platform injects: on demand (`inject`) or drawn at random with a seed (`randomFaults`). */
 

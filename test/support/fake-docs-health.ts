@@ -1,4 +1,4 @@
-import type { FakeDocsRequest } from './fake-docs.js';
+import type { FakeDocsRequest } from './fake-docs-request.js';
 
 /**
  * The four analytics endpoints behind `/docs-health`, as analytics.openapi.json describes them: searches

@@ -10,13 +10,15 @@ import {
 } from './fake-docs-faults.js';
 import { FakeDocsHealth } from './fake-docs-health.js';
 import { type FakeJob, newFakeJob, promptOf, publicJob, takeHourlySlot } from './fake-docs-jobs.js';
+import { type FakeDocsRequest, readFakeDocsRequest } from './fake-docs-request.js';
 import { pageViewsAnswer, rowsOverDays, type ViewRow, type ViewsBody } from './fake-docs-views.js';
-import { listen, readBody, sendJson } from './http.js';
+import { listen, sendJson } from './http.js';
 import { contractViolation, requestRefusal } from './openapi-contract.js';
 import { seededRandom } from './seeded-random.js';
 
 export { RANDOM_FAULT_KINDS, type RandomFaultKind, type RandomFaultOptions } from './fake-docs-faults.js';
 export type { FakeJob } from './fake-docs-jobs.js';
+export type { FakeDocsRequest } from './fake-docs-request.js';
 export { makeViewRows, type ViewRow, type ViewsBody } from './fake-docs-views.js';
 export { seededRandom } from './seeded-random.js';
 
@@ -24,14 +26,6 @@ export const FAKE_PROJECT_ID = 'proj_acme_docs';
 export const FAKE_API_KEY = 'svc_fake_test_key_0123456789abcdefghijkl';
 /** A key whose scope allows GET only: POSTs get 403, as the reference describes. */
 export const FAKE_READONLY_KEY = 'svc_fake_readonly_key_0123456789abcdefgh';
-
-export interface FakeDocsRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  body: unknown;
-  authorization: string | undefined;
-}
 
 /**
  * The docs platform as its published specs (`test/fixtures/openapi/`, every answer validated) and the
@@ -300,17 +294,4 @@ export class FakeDocs {
         : answer.body;
     this.answer(r, res, answer.status, body);
   }
-}
-
-async function readFakeDocsRequest(req: IncomingMessage): Promise<FakeDocsRequest> {
-  const raw = await readBody(req);
-  const url = new URL(req.url ?? '/', 'http://fake');
-  let body: unknown;
-  try {
-    body = raw ? JSON.parse(raw) : undefined;
-  } catch {
-    body = raw;
-  }
-  const { method = 'GET', headers } = req;
-  return { method, path: url.pathname, query: url.searchParams, body, authorization: headers.authorization };
 }

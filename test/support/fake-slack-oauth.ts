@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type FakeTenant, type NextInstall, tenantKeyOf } from './fake-slack-tenants.js';
+
+export { type FakeTenant, type NextInstall, tenantKeyOf } from './fake-slack-tenants.js';
 
 /**
  * The fake Slack's OAuth side ("Add to Slack"): the authorize page with Allow and Cancel, `oauth.v2.access`
@@ -8,27 +11,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * Until it has issued a token, every token is the home workspace's (T0TEAM), as in single-workspace tests;
  * from then on a token it did not issue (or that was revoked or rotated away) is `invalid_auth`.
  */
-
-/** Which workspace (or org, for an org-wide install) the next "Allow" installs the app in. */
-export type NextInstall =
-  | {
-      teamId: string;
-      teamName: string;
-      enterpriseId?: string;
-      enterpriseName?: string;
-      isEnterpriseInstall?: false;
-    }
-  | { enterpriseId: string; enterpriseName: string; isEnterpriseInstall: true };
-
-export interface FakeTenant {
-  /** The org for an org-wide install, else the workspace. */
-  key: string;
-  install: NextInstall;
-  botUserId: string;
-  botId: string;
-  scopes: string[];
-  installerUserId: string;
-}
 
 interface IssuedToken {
   tenant: string;
@@ -54,10 +36,6 @@ const escapeText = (text: string) =>
     /[&<>"']/g,
     (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch] ?? '&#39;',
   );
-
-export function tenantKeyOf(install: NextInstall): string {
-  return install.isEnterpriseInstall ? install.enterpriseId : install.teamId;
-}
 
 export class FakeSlackOAuth {
   clientId = '1111111111.2222222222';

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type FakeTenant, type NextInstall, tenantKeyOf } from './fake-slack-tenants.js';
+import {
+  type FakeTenant,
+  type IssuedToken,
+  type NextInstall,
+  type PendingCode,
+  tenantKeyOf,
+} from './fake-slack-tenants.js';
 
 export { type FakeTenant, type NextInstall, tenantKeyOf } from './fake-slack-tenants.js';
 
@@ -11,21 +17,6 @@ export { type FakeTenant, type NextInstall, tenantKeyOf } from './fake-slack-ten
  * Until it has issued a token, every token is the home workspace's (T0TEAM), as in single-workspace tests;
  * from then on a token it did not issue (or that was revoked or rotated away) is `invalid_auth`.
  */
-
-interface IssuedToken {
-  tenant: string;
-  live: boolean;
-  /** ms since the epoch (token rotation). */
-  expiresAt: number | undefined;
-}
-
-interface PendingCode {
-  install: NextInstall;
-  scopes: string[];
-  redirectUri: string | undefined;
-  issuedAt: number;
-  used: boolean;
-}
 
 const CODE_TTL_MS = 10 * 60_000;
 /** Methods that take no bot token: the code exchange itself, and Socket Mode's app-level token. */

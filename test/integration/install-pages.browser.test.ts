@@ -4,6 +4,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { type OAuthTestApp, STATE_SECRET, startOAuthApp } from '../support/oauth-app.js';
+import { helpAnswer, reachesNoRuntime } from '../support/oauth-tenant-checks.js';
 
 /*
  * "Add to Slack" in a real browser against the real OAuth-mode bot (in this process, memory mode, over the fake
@@ -87,37 +88,6 @@ describe.skipIf(!HAS_CHROMIUM)(
       ]);
       await page.waitForLoadState();
       return response.status();
-    }
-
-    type Where = { team_id: string; enterprise_id?: string; is_enterprise_install?: 'true' | 'false' };
-
-    /** A signed `/docs-agent help` from there, until a runtime answers it (its runtime starts as it is saved). */
-    async function helpAnswer(where: Where): Promise<{ response_type?: string; text?: string }> {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const { status, body } = await app.command({ text: 'help', ...where });
-        expect(status).toBe(200);
-        if (body) return JSON.parse(body);
-        if (Date.now() > deadline) throw new Error(`no runtime answered ${JSON.stringify(where)}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    }
-
-    /** A signed command from a team with no install: acknowledged empty, said so once, no runtime of its own. */
-    async function reachesNoRuntime(teamId: string): Promise<void> {
-      const before = app.slack.calls.length;
-      const { status, body } = await app.command({ text: 'help', team_id: teamId });
-      expect(status).toBe(200);
-      expect(body).toBe('');
-      const lines = app.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
-      const ignored = lines.filter((l) => (l.source as { teamId?: string } | undefined)?.teamId === teamId);
-      expect(ignored.map((l) => l.msg)).toContain(
-        'a request from a workspace or org without an install; acknowledged, ignored',
-      );
-      expect(lines.filter((l) => l.tenant === teamId)).toEqual([]);
-      expect(
-        app.slack.calls.slice(before).filter((c) => app.slack.oauth.tenantOf(c.authorization) === teamId),
-      ).toEqual([]);
     }
 
     it('the install page: language, title, what it does, every scope and why, one Add to Slack link', async () => {
@@ -210,14 +180,14 @@ describe.skipIf(!HAS_CHROMIUM)(
       await fitsNarrowScreen();
 
       // The tenant really works: its runtime answers a signed command, and spoke to Slack with its own token.
-      const answer = await helpAnswer({ team_id: 'T0ACME' });
+      const answer = await helpAnswer(app, { team_id: 'T0ACME' });
       expect(answer.response_type).toBe('ephemeral');
       expect(answer.text).toContain('/docs-agent');
       const token = app.slack.oauth.liveToken('T0ACME');
       expect(token).toMatch(/^xoxb-T0ACME-/);
       expect(app.slack.calls.some((c) => c.authorization === `Bearer ${token}`)).toBe(true);
       // A workspace that never installed reaches no runtime.
-      await reachesNoRuntime('T0NEVER');
+      await reachesNoRuntime(app, 'T0NEVER');
     });
 
     it('an org-wide Enterprise Grid install names the org, and serves a workspace of the org', async () => {
@@ -239,7 +209,7 @@ describe.skipIf(!HAS_CHROMIUM)(
         `https://app.slack.com/manage/E0GLOBEX/integrations/profile/${app.slack.oauth.appId}/workspaces/add`,
       );
       await fitsNarrowScreen();
-      const answer = await helpAnswer({
+      const answer = await helpAnswer(app, {
         team_id: 'T0GLOBEXHR',
         enterprise_id: 'E0GLOBEX',
         is_enterprise_install: 'true',
@@ -258,7 +228,7 @@ describe.skipIf(!HAS_CHROMIUM)(
       await page.getByRole('link', { name: 'Try again' }).click();
       await page.waitForURL(`${app.url}/slack/install`);
       expect(await page.title()).toBe('Add docs-agent to Slack');
-      await reachesNoRuntime('T0CANCEL');
+      await reachesNoRuntime(app, 'T0CANCEL');
     });
 
     it('a forged state, a link opened in another browser, or one older than 10 minutes: "expired", try again', async () => {
@@ -288,7 +258,7 @@ describe.skipIf(!HAS_CHROMIUM)(
       // No code was exchanged, so no token issued, and the team has no runtime.
       expect(app.slack.callsOf('oauth.v2.access')).toHaveLength(exchanges);
       skew = 0;
-      await reachesNoRuntime('T0FORGED');
+      await reachesNoRuntime(app, 'T0FORGED');
     });
 
     it('a code Slack refuses: a failure page that says Slack did not accept it', async () => {
@@ -302,7 +272,7 @@ describe.skipIf(!HAS_CHROMIUM)(
       expect(await page.locator('main code').textContent()).toBe('invalid_code');
       expect(await page.getByRole('link', { name: 'Try again' }).count()).toBe(1);
       await fitsNarrowScreen();
-      await reachesNoRuntime('T0REFUSED');
+      await reachesNoRuntime(app, 'T0REFUSED');
     });
 
     it('logged no secret: not the client secret, the state secret, a bot token or a code', () => {

@@ -1,8 +1,9 @@
 import { createCluster } from '@redis/client';
 import { PLANE_KINDS } from '../src/state/redis/plane-kinds.js';
-import { planeJobId, QueuePlane } from '../src/state/redis/queue-plane.js';
+import { QueuePlane } from '../src/state/redis/queue-plane.js';
 import { createSharedRedisConnections } from '../src/state/redis/redis-job-store.js';
-import { startRedisCluster } from '../test/support/redis-cluster.js';
+import { addNowAndLater } from '../test/support/plane-seed.js';
+import { commandsProcessed, primariesOf, startRedisCluster } from '../test/support/redis-cluster.js';
 import { createLogger } from './product.js';
 import { table } from './stats.js';
 
@@ -29,11 +30,8 @@ async function main(): Promise<void> {
   const shared = createSharedRedisConnections(cluster.seedUrl, logger, { cluster: true });
   await shared.connect();
   const tenants = Array.from({ length: TENANTS }, (_, i) => `T0SPREAD${i.toString(36).toUpperCase()}`);
-  const nodes = await Promise.all(probe.masters.map((master) => probe.nodeClient(master)));
-  const processed = () =>
-    Promise.all(
-      nodes.map(async (node) => Number(/total_commands_processed:(\d+)/.exec(await node.info('stats'))?.[1])),
-    );
+  const nodes = await primariesOf(probe);
+  const processed = () => commandsProcessed(nodes);
   const rows: Array<Record<string, string | number>> = [];
   const total = nodes.map(() => 0);
   try {
@@ -75,18 +73,7 @@ async function oneKind(
   try {
     for (const tenant of tenants) plane.register(kind, tenant, async () => void ran.add(tenant));
     const before = await processed();
-    for (const tenant of tenants)
-      for (const [id, delay] of [
-        ['now', 0],
-        ['later', 3_600_000],
-      ] as const)
-        await plane
-          .queue(kind, tenant)
-          .add(
-            kind,
-            { tenant, jobId: id, dueAt: Date.now() + delay },
-            { jobId: planeJobId(kind, tenant, id), delay, removeOnComplete: true },
-          );
+    await addNowAndLater(plane, kind, kind, tenants);
     const deadline = Date.now() + 120_000;
     while (ran.size < tenants.length) {
       if (Date.now() > deadline) throw new Error(`${kind}: ${ran.size} of ${tenants.length} jobs ran`);

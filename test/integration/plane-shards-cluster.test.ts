@@ -1,13 +1,19 @@
 import { createCluster } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/logger.js';
-import { planeJobId, QueuePlane } from '../../src/state/redis/queue-plane.js';
+import { QueuePlane } from '../../src/state/redis/queue-plane.js';
 import {
   createSharedRedisConnections,
   type SharedRedisConnections,
 } from '../../src/state/redis/redis-job-store.js';
 import { waitFor } from '../support/http.js';
-import { primariesOf, type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
+import { addNowAndLater } from '../support/plane-seed.js';
+import {
+  commandsProcessed,
+  primariesOf,
+  type RedisCluster,
+  startRedisCluster,
+} from '../support/redis-cluster.js';
 
 const logger = createLogger({ level: 'silent', secrets: [] });
 const TENANTS = Array.from({ length: 240 }, (_, i) => `T0SPREAD${i.toString(36).toUpperCase()}`);
@@ -40,12 +46,7 @@ describe('the queue plane on a Redis Cluster', () => {
     run++;
     const prefix = `spread-${run}`;
     const nodes = await primariesOf(probe);
-    const processed = async () =>
-      Promise.all(
-        nodes.map(async (node) =>
-          Number(/total_commands_processed:(\d+)/.exec(await node.info('stats'))?.[1]),
-        ),
-      );
+    const processed = () => commandsProcessed(nodes);
     const ran = new Set<string>();
     const plane = new QueuePlane({
       client: shared.queueClient,
@@ -58,18 +59,7 @@ describe('the queue plane on a Redis Cluster', () => {
       for (const tenant of TENANTS) plane.register('polls', tenant, async () => void ran.add(tenant));
       const before = await processed();
       // A poll due now and one an hour away for every tenant.
-      for (const tenant of TENANTS)
-        for (const [id, delay] of [
-          ['now', 0],
-          ['later', 3_600_000],
-        ] as const)
-          await plane
-            .queue('polls', tenant)
-            .add(
-              'poll',
-              { tenant, jobId: id, dueAt: Date.now() + delay },
-              { jobId: planeJobId('poll', tenant, id), delay, removeOnComplete: true },
-            );
+      await addNowAndLater(plane, 'polls', 'poll', TENANTS);
       await waitFor(() => ran.size === TENANTS.length, { what: 'every tenant’s poll', timeoutMs: 30_000 });
       const after = await processed();
       const keys = await Promise.all(nodes.map(async (node) => (await node.keys(`${prefix}:*`)).length));

@@ -255,3 +255,12 @@ export async function keysOf<M>(client: {
 }): Promise<string[]> {
   return (await Promise.all((await primariesOf(client)).map((node) => node.keys('*')))).flat();
 }
+
+/** Commands each primary has processed so far (`INFO stats`): read before and after, the difference is its traffic. */
+export function commandsProcessed(
+  nodes: Array<{ info(section: string): Promise<string> }>,
+): Promise<number[]> {
+  return Promise.all(
+    nodes.map(async (node) => Number(/total_commands_processed:(\d+)/.exec(await node.info('stats'))?.[1])),
+  );
+}

@@ -1,9 +1,11 @@
+import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/common/config.js';
 import { createLogger } from '../../src/common/logger.js';
 import { secretBoxFromSettings } from '../../src/common/secret-box.js';
 import { suspension } from '../../src/composition/oauth/token-refusals.js';
 import { tenantDirectoryFor } from '../../src/state/adapters.js';
+import { parkedFromMember } from '../../src/state/parked-jobs.js';
 import { waitFor } from '../support/http.js';
 import { ENCRYPTION_KEY, type OAuthTestApp, oauthEnv, startOAuthApp } from '../support/oauth-app.js';
 import { redisForReplicas } from '../support/redis-replicas.js';
@@ -55,18 +57,31 @@ describe('OAuth mode on Redis: a held tenant’s poll waits parked until the hol
     expect(await directory.directory.hold(ALPHA.teamId, hold, lifecycle!.installId)).toBe(true);
 
     const path = new RegExp(`/job/${id}$`);
-    const polls = app.docs.requestsTo('GET', path).length;
-    const builds = logged('tenant runtime started');
     const parks = logged('parked until the hold lifts');
     await waitFor(() => logged('parked until the hold lifts') > parks, {
       what: 'the poll parked',
       timeoutMs: 10_000,
     });
-    expect(app.docs.requestsTo('GET', path).length).toBe(polls);
-    expect(logged('tenant runtime started')).toBe(builds);
+    // Counted once the park is seen: a poll the plane took before the hold was written may still have been
+    // on its way to the docs API then (CI saw one land after), and its follow-up is the one parked.
+    const polls = app.docs.requestsTo('GET', path).length;
+    const builds = logged('tenant runtime started');
+
+    // Where it waits: the tenant's parked set in Redis holds its poll, read back from a client of our own.
+    const probe = createClient({ url: redis.url() });
+    await probe.connect();
+    try {
+      const parked = await probe.sMembers(`docs-agent:t:{${ALPHA.teamId}}:parked-jobs`);
+      expect(parked.map((member) => parkedFromMember(member).kind)).toEqual(['polls']);
+    } finally {
+      probe.destroy();
+    }
 
     const pr = 'https://github.com/acme/docs/pull/4344';
     app.docs.complete(id, pr);
+    // Parked: no docs call and no scope built for it until the hold lifts.
+    expect(app.docs.requestsTo('GET', path).length).toBe(polls);
+    expect(logged('tenant runtime started')).toBe(builds);
     await app.install(ALPHA.install); // installed again: the hold lifts
     const replies = () => prLinkReplies(app.slack, pr);
     await waitFor(() => replies().length > 0, { what: 'the PR link reply', timeoutMs: 15_000 });
